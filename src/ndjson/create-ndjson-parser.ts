@@ -1,0 +1,575 @@
+/**
+ * Bytes in, records out, nothing lost: the synchronous framing core.
+ *
+ * Frames on bytes (0x0A never occurs inside a UTF-8 sequence), strips one trailing CR, decodes each
+ * line on its own (so a character split across chunks survives and ASCII lines stay cheap), then
+ * parses. Three framings: NDJSON, RFC 7464 json-seq (0x1E), and pretty-printed objects found by
+ * brace depth (the Cline CLI prints them); `auto` picks one from the first bytes.
+ * The behaviour on each hazard is specified by ../shared/corpus/ndjson-hazards/MANIFEST.md and
+ * where we differ, docs/architecture.md says why.
+ *
+ * No I/O and no Node-only imports: this runs in browsers too.
+ */
+import type { Issue, IssueCode, IssueSeverity } from "../errors.ts";
+import { AgentStreamError } from "../errors.ts";
+import type { JsonObject } from "../model/events.ts";
+import { findDuplicateKey, inspectValue } from "./_inspect-value.ts";
+
+/** How records are delimited. */
+export type Framing = "auto" | "ndjson" | "json-seq" | "pretty";
+
+/** A JSON object read from the input. */
+export interface JsonRecord {
+  readonly kind: "json";
+  readonly value: JsonObject;
+  /** 1-based line where the record starts. */
+  readonly line: number;
+  /** Byte offset where the record starts. */
+  readonly offset: number;
+  /** Length in bytes, without the line terminator. */
+  readonly length: number;
+  /** True when invalid UTF-8 was replaced by U+FFFD while decoding. */
+  readonly lossy?: boolean;
+}
+
+/** A line of the input that is not JSON: a banner, a log line, an agent's plain-text output. */
+export interface TextRecord {
+  readonly kind: "text";
+  readonly text: string;
+  readonly line: number;
+  readonly offset: number;
+  readonly length: number;
+  readonly lossy?: boolean;
+}
+
+/** What the framer hands out: JSON objects and the text lines between them. */
+export type InputRecord = JsonRecord | TextRecord;
+
+/** Counts of what the framer saw, for `summary` and health reports. */
+export interface FramingStats {
+  /** Lines (or json-seq texts) seen, blank ones included. */
+  lines: number;
+  /** JSON objects handed out. */
+  json: number;
+  /** Text lines handed out. */
+  text: number;
+  blank: number;
+  /** Lines that looked like JSON and did not parse, or were rejected (depth, forbidden keys, not an object). */
+  invalid: number;
+  tooLong: number;
+  bytes: number;
+}
+
+export interface NdjsonCallbacks {
+  /** Called once per record, synchronously, as soon as its line is complete. */
+  onRecord(record: InputRecord): void;
+  /** Called for every input problem. Never thrown. */
+  onIssue?(issue: Issue): void;
+}
+
+export interface NdjsonOptions {
+  /** @defaultValue "auto" */
+  framing?: Framing;
+  /** Longest line kept, in bytes; a longer one is discarded while it streams and reported once. @defaultValue 16 MiB */
+  maxLineBytes?: number;
+  /** Deepest nesting accepted. @defaultValue 128 */
+  maxDepth?: number;
+  /**
+   * What to do with an object that repeats a key. `keep-last` keeps the record as JSON.parse reads it
+   * (last value wins) and reports it: Codex 0.155 writes `id` twice in web_search items, and dropping
+   * them would lose real events. `reject` drops the record, as strict I-JSON readers do.
+   * @defaultValue "keep-last"
+   */
+  duplicateKeys?: "keep-last" | "reject";
+  /** File name put on issues. */
+  file?: string;
+}
+
+/** A push parser: feed it any slices of the input, then call `end`. */
+export interface NdjsonParser {
+  /** Any slice of bytes or text; each complete record is handed out before `feed` returns. */
+  feed(chunk: Uint8Array | string): void;
+  /** Flushes the final line (which may lack its newline) and reports a torn tail. */
+  end(): void;
+  /** What has been seen so far. */
+  readonly stats: FramingStats;
+  /** The framing in use (`auto` until the first bytes decide it). */
+  readonly framing: Framing;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const RS = 0x1e;
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 128;
+
+const encoder = new TextEncoder();
+const lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
+
+/**
+ * Creates a push parser for NDJSON, json-seq or pretty-printed JSON.
+ * @example
+ * const parser = createNdjsonParser({ onRecord: (r) => console.log(r), onIssue: (i) => console.warn(i) });
+ * parser.feed('{"type":"init"}\n'); parser.end();
+ */
+export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOptions = {}): NdjsonParser {
+  if (typeof callbacks?.onRecord !== "function") {
+    throw new AgentStreamError("invalid-option", "createNdjsonParser needs callbacks with an onRecord function: createNdjsonParser({ onRecord: (record) => ... })");
+  }
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const rejectDuplicates = options.duplicateKeys === "reject";
+  let framing: Framing = options.framing ?? "auto";
+  if (!["auto", "ndjson", "json-seq", "pretty"].includes(framing)) {
+    throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq or pretty`);
+  }
+  const { onRecord } = callbacks;
+  const onIssue = callbacks.onIssue ?? (() => {});
+  const file = options.file;
+
+  const stats: FramingStats = { lines: 0, json: 0, text: 0, blank: 0, invalid: 0, tooLong: 0, bytes: 0 };
+  // The unfinished line: a list of chunk slices, joined once when the line ends (no quadratic re-scan).
+  let pending: Uint8Array[] = [];
+  let pendingLength = 0;
+  let discarding = false; // inside a line that passed maxLineBytes
+  let line = 0; // number of the line being read, 1-based once it starts
+  let lineStart = 0; // byte offset where the current line starts
+  let consumed = 0; // bytes fed so far
+  let fatal = false;
+  let sniffed = false; // the first bytes have been checked for gzip / UTF-16
+  let sawStructured = false;
+  // Pretty framing: brace-depth scanner state, carried across chunks.
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let recordLine = 0;
+  let recordOffset = 0;
+  let lineHasContent = false;
+  let afterRecord = false;
+
+  function issue(code: IssueCode, severity: IssueSeverity, message: string, at: number, offset: number, length: number): void {
+    const value: Issue = file === undefined ? { code, severity, message, line: at, offset, length } : { code, severity, message, line: at, offset, length, file };
+    onIssue(value);
+  }
+
+  function decode(bytes: Uint8Array, at: number, offset: number): { text: string; lossy: boolean } {
+    const text = lenientDecoder.decode(bytes);
+    if (!text.includes("\uFFFD")) return { text, lossy: false };
+    try {
+      strictDecoder.decode(bytes); // U+FFFD can be genuine text; only a strict decode failure is lossy
+      return { text, lossy: false };
+    } catch {
+      issue("invalid-utf8", "warning", "invalid UTF-8 replaced by U+FFFD; the raw bytes are at the given offset", at, offset, bytes.length);
+      return { text, lossy: true };
+    }
+  }
+
+  /** Handles one complete NDJSON line (terminator removed). `final` is true for a last line with no LF. */
+  function handleLine(bytes: Uint8Array, at: number, offset: number, final: boolean): void {
+    stats.lines++;
+    let start = 0;
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === CR) end--;
+    if (end - start >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      start = 3;
+      issue("bom-stripped", "warning", "byte order mark (U+FEFF) removed; JSON Lines writers must not add one (files joined with cat?)", at, offset, 3);
+    }
+    if (start < end && bytes[start] === RS) {
+      start++;
+      issue("rs-stripped", "warning", "record separator (0x1E) at the start of an NDJSON line removed (jq --seq output?)", at, offset, 1);
+    }
+    let first = start;
+    while (first < end && isJsonSpace(bytes[first] as number)) first++;
+    if (first === end) {
+      stats.blank++;
+      issue("blank-line", "info", "blank line skipped", at, offset, bytes.length);
+      return;
+    }
+    const { text, lossy } = decode(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), at, offset);
+    handleText(text, bytes[first] as number, at, offset, end, lossy, final);
+  }
+
+  /** Parses one framed text whose first non-space byte is `lead`. */
+  function handleText(text: string, lead: number, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
+    const looksLikeJson = lead === 0x7b || lead === 0x5b; // { [
+    const mayBeScalar = lead === 0x22 || lead === 0x2d || (lead >= 0x30 && lead <= 0x39) || lead === 0x74 || lead === 0x66 || lead === 0x6e;
+    if (!looksLikeJson && !mayBeScalar) return emitText(text, at, offset, length, lossy, final);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (!looksLikeJson && !(final && isTruncatedScalar(text))) return emitText(text, at, offset, length, lossy, final);
+      stats.invalid++;
+      if (text.includes("\r") && text.split("\r").every((part) => part.trim() === "" || isJson(part))) {
+        issue("cr-only-line-endings", "warning", "lines end with a lone CR (old Mac line endings); NDJSON needs LF or CRLF: convert with `tr '\\r' '\\n'`", at, offset, length);
+      } else if (final) {
+        issue("truncated-tail", "warning", "the input ends inside a record (writer killed mid-line?); the partial record was skipped", at, offset, length);
+      } else {
+        const reason = error instanceof Error ? error.message : String(error);
+        const hint = text.trim() === "{" || text.trim() === "[" ? " (pretty-printed JSON? use --framing pretty, or jq -c)" : "";
+        issue("invalid-json", "warning", `not valid JSON: ${reason}${hint}`, at, offset, length);
+      }
+      return;
+    }
+    const inspection = inspectValue(value, maxDepth);
+    if (inspection.depth > maxDepth) {
+      stats.invalid++;
+      issue("depth-exceeded", "warning", `nesting deeper than ${maxDepth} levels; record skipped (raise maxDepth to keep it)`, at, offset, length);
+      return;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      if (final && typeof value === "number") {
+        stats.invalid++;
+        issue("possibly-truncated", "warning", "the input ends with a bare number and no newline; it may have been cut (RFC 7464 §2.4), so it was dropped", at, offset, length);
+        return;
+      }
+      stats.invalid++;
+      issue("not-object", "warning", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`, at, offset, length);
+      return;
+    }
+    if (inspection.forbiddenKey !== undefined) {
+      stats.invalid++;
+      issue("forbidden-key", "warning", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`, at, offset, length);
+      return;
+    }
+    const duplicate = findDuplicateKey(text, inspection.keyCount);
+    if (duplicate !== undefined) {
+      if (rejectDuplicates) {
+        stats.invalid++;
+        issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; record skipped`, at, offset, length);
+        return;
+      }
+      issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
+    }
+    if (inspection.unsafeIntegers > 0) {
+      issue("unsafe-integer", "warning", "an integer beyond ±(2^53−1) lost precision when parsed; read ids as strings", at, offset, length);
+    }
+    if (inspection.overflows > 0) {
+      issue("number-overflow", "warning", "a number too large for a double became Infinity", at, offset, length);
+    }
+    if (final) issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
+    sawStructured = true;
+    stats.json++;
+    const record: JsonRecord = lossy
+      ? { kind: "json", value: value as JsonObject, line: at, offset, length, lossy }
+      : { kind: "json", value: value as JsonObject, line: at, offset, length };
+    onRecord(record);
+  }
+
+  function emitText(text: string, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
+    stats.text++;
+    const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text;
+    issue("non-json-line", "info", `kept as text: ${sawStructured ? "a non-JSON line in the stream" : "text before the first record"}`, at, offset, length);
+    if (final) issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
+    const record: TextRecord = lossy
+      ? { kind: "text", text: trimmed, line: at, offset, length, lossy }
+      : { kind: "text", text: trimmed, line: at, offset, length };
+    onRecord(record);
+  }
+
+  function join(parts: Uint8Array[], total: number): Uint8Array {
+    if (parts.length === 1) return parts[0] as Uint8Array;
+    const joined = new Uint8Array(total);
+    let at = 0;
+    for (const part of parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    return joined;
+  }
+
+  function tooLong(at: number, offset: number): void {
+    stats.tooLong++;
+    stats.lines++;
+    issue("line-too-long", "warning", `line longer than ${maxLineBytes} bytes discarded while streaming (raise maxLineBytes to keep it)`, at, offset, maxLineBytes);
+  }
+
+  /** Adds a slice of the current line, switching to discard mode past the limit. */
+  function append(slice: Uint8Array): void {
+    if (discarding) return;
+    if (pendingLength + slice.length > maxLineBytes) {
+      pending = [];
+      pendingLength = 0;
+      discarding = true;
+      tooLong(line + 1, lineStart);
+      return;
+    }
+    if (slice.length > 0) {
+      // Copy when keeping a view into a caller's buffer would pin it (Node reuses pooled buffers).
+      pending.push(slice);
+      pendingLength += slice.length;
+    }
+  }
+
+  function feedNdjson(chunk: Uint8Array): void {
+    let from = 0;
+    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
+      const at = ++line;
+      if (discarding) {
+        discarding = false;
+      } else if (pendingLength === 0) {
+        if (nl - from > maxLineBytes) tooLong(at, lineStart);
+        else handleLine(chunk.subarray(from, nl), at, lineStart, false);
+      } else {
+        append(chunk.subarray(from, nl));
+        if (discarding) discarding = false;
+        else handleLine(join(pending, pendingLength), at, lineStart, false);
+      }
+      pending = [];
+      pendingLength = 0;
+      lineStart = consumed + nl + 1;
+      from = nl + 1;
+    }
+    if (from < chunk.length) append(from === 0 ? chunk.slice() : chunk.slice(from));
+  }
+
+  // json-seq: RS starts a text; LF inside a text is allowed (pretty texts), so only RS frames.
+  let seqLine = 1; // line number at the current position (counts LFs)
+  let seqTextLine = 0;
+  let seqTextOffset = 0;
+  let seqOpen = false;
+
+  function flushSeq(final: boolean): void {
+    if (!seqOpen) return;
+    seqOpen = false;
+    const bytes = discarding ? undefined : join(pending, pendingLength);
+    pending = [];
+    pendingLength = 0;
+    if (bytes === undefined) {
+      discarding = false;
+      return;
+    }
+    let first = 0;
+    while (first < bytes.length && isJsonSpace(bytes[first] as number)) first++;
+    if (first === bytes.length) return; // consecutive RS: ignored (RFC 7464 §2.1)
+    stats.lines++;
+    const { text, lossy } = decode(bytes, seqTextLine, seqTextOffset);
+    const lead = bytes[first] as number;
+    // RFC 7464 §2.4: a text must end with LF; a bare scalar without it may be truncated.
+    const endsWithLf = bytes[bytes.length - 1] === LF;
+    handleText(text, lead, seqTextLine, seqTextOffset, bytes.length, lossy, final && !endsWithLf && lead !== 0x7b && lead !== 0x5b);
+  }
+
+  function feedSeq(chunk: Uint8Array): void {
+    let from = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte === RS) {
+        if (i > from) append(chunk.subarray(from, i));
+        flushSeq(false);
+        seqOpen = true;
+        seqTextLine = seqLine;
+        seqTextOffset = consumed + i + 1;
+        from = i + 1;
+      } else if (byte === LF) {
+        seqLine++;
+      }
+    }
+    if (from < chunk.length) {
+      if (!seqOpen) {
+        // Bytes before the first RS: a json-seq parser skips them (§2.3); report them.
+        seqOpen = true;
+        seqTextLine = seqLine;
+        seqTextOffset = consumed + from;
+      }
+      append(chunk.slice(from));
+    }
+    line = seqLine;
+  }
+
+  // Pretty: an object starts at a `{` or `[` that opens a line and ends where its depth returns
+  // to zero; text between objects is kept line by line. Strings and escapes are tracked so
+  // braces inside strings do not count.
+  function feedPretty(chunk: Uint8Array): void {
+    let from = 0; // start of the not-yet-appended slice
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i] as number;
+      if (depth === 0) {
+        if (byte === LF) {
+          line++;
+          if (i > from) append(chunk.subarray(from, i));
+          const bytes = join(pending, pendingLength);
+          pending = [];
+          pendingLength = 0;
+          if (discarding) discarding = false;
+          // The LF that ends a record's last line is not a blank line of its own.
+          else if (!(afterRecord && !lineHasContent && isBlank(bytes))) handleLine(bytes, line, lineStart, false);
+          lineHasContent = false;
+          afterRecord = false;
+          lineStart = consumed + i + 1;
+          from = i + 1;
+          continue;
+        }
+        if (!lineHasContent && !isJsonSpace(byte)) {
+          lineHasContent = true;
+          if (byte === 0x7b || byte === 0x5b) {
+            depth = 1;
+            inString = false;
+            escaped = false;
+            recordLine = line + 1;
+            recordOffset = lineStart;
+          }
+        }
+        continue;
+      }
+      if (byte === LF) line++;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (byte === 0x5c) escaped = true;
+        else if (byte === 0x22) inString = false;
+        continue;
+      }
+      if (byte === 0x22) inString = true;
+      else if (byte === 0x7b || byte === 0x5b) depth++;
+      else if (byte === 0x7d || byte === 0x5d) {
+        depth--;
+        if (depth === 0) {
+          append(chunk.subarray(from, i + 1));
+          from = i + 1;
+          const bytes = join(pending, pendingLength);
+          pending = [];
+          pendingLength = 0;
+          if (discarding) discarding = false;
+          else {
+            stats.lines++;
+            let start = 0;
+            if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+            const body = start === 0 ? bytes : bytes.subarray(start);
+            const { text, lossy } = decode(body, recordLine, recordOffset);
+            let lead = 0;
+            for (const b of body) if (!isJsonSpace(b)) { lead = b; break; }
+            handleText(text, lead, recordLine, recordOffset, bytes.length, lossy, false);
+          }
+          // The rest of this physical line (usually just the LF) is not part of the record.
+          lineHasContent = false;
+          afterRecord = true;
+          lineStart = consumed + i + 1;
+        }
+      }
+    }
+    if (from < chunk.length) append(chunk.slice(from));
+  }
+
+  /** Looks at the first bytes: rejects gzip and UTF-16, picks a framing for `auto`. */
+  function sniff(chunk: Uint8Array): boolean {
+    const b0 = chunk[0];
+    const b1 = chunk[1];
+    if (chunk.length < 3) return false; // too few bytes to tell gzip, UTF-16 or a BOM apart: wait
+    if (b0 === 0x1f && b1 === 0x8b) {
+      fatal = true;
+      issue("gzip", "fatal", "the input is gzip-compressed; decompress it first (gunzip -c file | agentstream ...)", 0, 0, 0);
+      return false;
+    }
+    if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) {
+      fatal = true;
+      issue("utf16", "fatal", "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8", 0, 0, 0);
+      return false;
+    }
+    if (framing === "auto") {
+      let i = 0;
+      if (b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf) i = 3;
+      while (i < chunk.length && isJsonSpace(chunk[i] as number)) i++;
+      if (i === chunk.length) return false; // nothing decisive yet: wait for more
+      if (chunk[i] === RS) framing = "json-seq";
+      else if (chunk[i] === 0x7b || chunk[i] === 0x5b) {
+        // `{` alone on the first line: a pretty-printed stream (Cline). Need the whole first line.
+        const nl = chunk.indexOf(LF, i);
+        if (nl === -1) return chunk.length < 4096 ? false : ((framing = "ndjson"), true);
+        let j = i + 1;
+        while (j < nl && isJsonSpace(chunk[j] as number)) j++;
+        framing = j === nl ? "pretty" : "ndjson";
+      } else framing = "ndjson";
+    }
+    return true;
+  }
+
+  let sniffBuffer: Uint8Array | undefined;
+
+  function feedBytes(chunk: Uint8Array): void {
+    if (fatal || chunk.length === 0) return;
+    if (!sniffed) {
+      const head = sniffBuffer === undefined ? chunk : join([sniffBuffer, chunk], sniffBuffer.length + chunk.length);
+      if (!sniff(head)) {
+        if (fatal) return;
+        sniffBuffer = head.slice();
+        return;
+      }
+      sniffed = true;
+      sniffBuffer = undefined;
+      chunk = head;
+    }
+    stats.bytes += chunk.length;
+    if (framing === "json-seq") feedSeq(chunk);
+    else if (framing === "pretty") feedPretty(chunk);
+    else feedNdjson(chunk);
+    consumed += chunk.length;
+  }
+
+  return {
+    feed(chunk: Uint8Array | string): void {
+      if (typeof chunk === "string") feedBytes(encoder.encode(chunk));
+      else if (chunk instanceof Uint8Array) feedBytes(chunk);
+      else throw new AgentStreamError("invalid-option", `feed() takes a string or a Uint8Array, not ${typeof chunk}`);
+    },
+    end(): void {
+      if (!sniffed && sniffBuffer !== undefined && !fatal) {
+        if (framing === "auto") framing = "ndjson";
+        sniffed = true;
+        const head = sniffBuffer;
+        sniffBuffer = undefined;
+        feedBytes(head);
+      }
+      if (fatal) return;
+      if (framing === "json-seq") {
+        flushSeq(true);
+        return;
+      }
+      if (discarding) {
+        discarding = false;
+        return;
+      }
+      if (pendingLength > 0) {
+        const bytes = join(pending, pendingLength);
+        pending = [];
+        pendingLength = 0;
+        if (framing === "pretty" && depth > 0) {
+          stats.lines++;
+          stats.invalid++;
+          issue("truncated-tail", "warning", "the input ends inside a record; the partial record was skipped", recordLine, recordOffset, bytes.length);
+          return;
+        }
+        handleLine(bytes, ++line, lineStart, true);
+      }
+    },
+    stats,
+    get framing() {
+      return framing;
+    },
+  };
+}
+
+function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === LF || byte === CR;
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (!isJsonSpace(byte)) return false;
+  return true;
+}
+
+/** A final line cut inside a scalar: a string, a number, or a prefix of true / false / null. */
+function isTruncatedScalar(text: string): boolean {
+  const t = text.trim();
+  if (/^("|-?\d)/.test(t)) return true;
+  return t.length > 0 && ["true", "false", "null"].some((literal) => literal.startsWith(t));
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
