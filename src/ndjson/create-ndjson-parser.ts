@@ -16,7 +16,8 @@ import type { JsonObject } from "../model/events.ts";
 import { findDuplicateKey, inspectValue } from "./_inspect-value.ts";
 
 /** How records are delimited. */
-export type Framing = "auto" | "ndjson" | "json-seq" | "pretty";
+/** How records are delimited. `document`: the whole input is one JSON text (a saved session file). */
+export type Framing = "auto" | "ndjson" | "json-seq" | "pretty" | "document";
 
 /** A JSON object read from the input. */
 export interface JsonRecord {
@@ -121,8 +122,8 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const rejectDuplicates = options.duplicateKeys === "reject";
   let framing: Framing = options.framing ?? "auto";
-  if (!["auto", "ndjson", "json-seq", "pretty"].includes(framing)) {
-    throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq or pretty`);
+  if (!["auto", "ndjson", "json-seq", "pretty", "document"].includes(framing)) {
+    throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq, pretty or document`);
   }
   const { onRecord } = callbacks;
   const onIssue = callbacks.onIssue ?? (() => {});
@@ -242,7 +243,8 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       }
       issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
     }
-    if (inspection.unsafeIntegers > 0) {
+    // 1.0e+28 is an integral double too, but it was written as a float: only a long digit run lost digits.
+    if (inspection.unsafeIntegers > 0 && /\d{16}/.test(text)) {
       issue("unsafe-integer", "warning", "an integer beyond ±(2^53−1) lost precision when parsed; read ids as strings", at, offset, length);
     }
     if (inspection.overflows > 0) {
@@ -461,7 +463,8 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       issue("gzip", "fatal", "the input is gzip-compressed; decompress it first (gunzip -c file | agentstream ...)", 0, 0, 0);
       return false;
     }
-    if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) {
+    // A BOM, or a NUL in the first two bytes (ASCII in UTF-16 without a BOM): UTF-8 text has neither.
+    if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || b0 === 0 || b1 === 0) {
       fatal = true;
       issue("utf16", "fatal", "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8", 0, 0, 0);
       return false;
@@ -502,6 +505,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     stats.bytes += chunk.length;
     if (framing === "json-seq") feedSeq(chunk);
     else if (framing === "pretty") feedPretty(chunk);
+    else if (framing === "document") append(chunk.slice());
     else feedNdjson(chunk);
     consumed += chunk.length;
   }
@@ -521,6 +525,20 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         feedBytes(head);
       }
       if (fatal) return;
+      if (framing === "document") {
+        const bytes = join(pending, pendingLength);
+        pending = [];
+        pendingLength = 0;
+        if (discarding) return;
+        if (isBlank(bytes)) {
+          stats.lines++;
+          stats.invalid++;
+          issue("invalid-json", "warning", "the document is empty", 1, 0, bytes.length);
+          return;
+        }
+        handleLine(bytes, 1, 0, false);
+        return;
+      }
       if (framing === "json-seq") {
         flushSeq(true);
         return;
