@@ -374,12 +374,12 @@ export type AgentEventType = AgentEvent["type"];
 /** The event with the given `type`. */
 export type EventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
 
-/** Keys of the envelope that the pipeline fills in; dialects leave them out. */
-type EnvelopeKey = "v" | "seq" | "source";
+/** Keys of the envelope that the pipeline fills in; dialects leave them out (`source` too, unless re-reading our own output). */
+type EnvelopeKey = "v" | "seq";
 /** Distributes `Omit` over the union, so each member keeps its own fields. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as a dialect decodes it, before the pipeline stamps `v`, `seq` and `source`. */
-export type AgentEventDraft = DistributiveOmit<AgentEvent, EnvelopeKey> & { readonly sessionId?: string; readonly time?: string };
+export type AgentEventDraft = DistributiveOmit<AgentEvent, EnvelopeKey>;
 
 /** Every event type, in the order docs/events.md lists them. */
 export const EVENT_TYPES: readonly AgentEventType[] = [
@@ -412,12 +412,3 @@ export const EVENT_TYPES: readonly AgentEventType[] = [
 export function assertNever(value: never): never {
   throw new Error(`unhandled value: ${JSON.stringify(value)}`);
 }
-
-/** Usage with every figure unknown. */
-export const EMPTY_USAGE: Usage = {
-  inputTokens: null,
-  outputTokens: null,
-  cacheReadTokens: null,
-  cacheWriteTokens: null,
-  reasoningTokens: null,
-};

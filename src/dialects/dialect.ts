@@ -1,0 +1,55 @@
+/**
+ * The contract every agent dialect implements: records in (JSON objects or text lines), event
+ * drafts out. A dialect is one file in this folder plus docs/dialects/<name>.md.
+ */
+import type { AgentEventDraft, JsonValue } from "../model/events.ts";
+import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
+import type { IssueCode } from "../errors.ts";
+
+/** What a decoder may report about a record it could not fully understand. */
+export interface DecodeProblem {
+  readonly code: IssueCode;
+  readonly message: string;
+  readonly severity?: "info" | "warning" | "error";
+}
+
+/** Handed to a decoder with each record. */
+export interface DecodeContext {
+  /** 1-based line of the record. */
+  readonly line: number;
+  /** Reports a problem with the current record; it becomes an `Issue` with this line. */
+  report(problem: DecodeProblem): void;
+}
+
+/** Turns one agent's records into events. Holds state across records (a tool call spread over lines). */
+export interface DialectDecoder {
+  /** Decodes one record into zero or more event drafts; never throws on bad input. */
+  decode(record: InputRecord, context: DecodeContext): AgentEventDraft[];
+  /** Closes whatever is still open when the input ends (the pipeline calls it once). */
+  end(context: DecodeContext): AgentEventDraft[];
+}
+
+/** One agent dialect. */
+export interface Dialect {
+  /** The id used on the command line: `--from codex`. */
+  readonly name: string;
+  /** One line for `agentstream formats`. */
+  readonly description: string;
+  /**
+   * True when this record, among the first of a stream, shows the stream is in this dialect.
+   * Detection runs dialects in registry order, so a specific dialect must not claim a generic one's records.
+   */
+  detect(record: InputRecord): boolean;
+  /**
+   * True for dialects that read text lines themselves (Aider, Harmony). For the others the pipeline
+   * turns text lines into `text` events without asking the decoder.
+   */
+  readonly readsText?: boolean;
+  /** A fresh decoder for one stream. */
+  createDecoder(): DialectDecoder;
+}
+
+/** Drafts for an `unknown` event: the record is kept verbatim, with the reason. */
+export function unknownRecord(raw: JsonValue, reason: string): AgentEventDraft {
+  return { type: "unknown", raw, reason };
+}

@@ -1,0 +1,2 @@
+export * from "./events.ts";
+export { emptyUsage, addUsage, usageFrom, isUsageEmpty } from "./usage.ts";

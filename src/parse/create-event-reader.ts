@@ -1,0 +1,212 @@
+/**
+ * The synchronous pipeline: bytes → records (ndjson/) → dialect detection → dialect decoder →
+ * stages (stream repair) → envelope (v, seq, source, sessionId) → `onEvent`.
+ * No I/O: the adapters in read-events.ts and agent-event-stream.ts feed it.
+ */
+import { AgentStreamError, type Issue } from "../errors.ts";
+import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
+import { createNdjsonParser, type FramingStats, type InputRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../dialects/dialect.ts";
+import { detectDialect, getDialect } from "../dialects/index.ts";
+
+/** A step between the decoder and the envelope: sees every draft in order, may change, drop or add drafts. */
+export interface EventStage {
+  push(draft: AgentEventDraft, emit: (draft: AgentEventDraft) => void): void;
+  /** The input ended: emit whatever is still held. */
+  end(emit: (draft: AgentEventDraft) => void): void;
+}
+
+/** Options for reading agent events. */
+export interface ReadOptions extends NdjsonOptions {
+  /** Dialect name, a Dialect object, or `auto` to detect it from the first records. @defaultValue "auto" */
+  dialect?: string | Dialect;
+  /** Attach each source record to its events as `raw`. @defaultValue false */
+  includeRaw?: boolean;
+  /** Stop at the first input issue of severity warning or worse, by throwing `AgentStreamError` with code `strict-issue`. */
+  strict?: boolean;
+  /** Receives every input issue (framing, decoding, repair). */
+  onIssue?: (issue: Issue) => void;
+  /** How many records auto-detection may look at before it settles for `json`. @defaultValue 64 */
+  detectLimit?: number;
+  /** Stages run on every draft before the envelope is stamped (the repair stage is one). */
+  stages?: readonly EventStage[];
+}
+
+/** Counts for `summary` and health reports. */
+export interface RecordStats {
+  /** Lines (or json-seq texts / pretty objects) read, blank ones included. */
+  total: number;
+  /** JSON records that a dialect understood. */
+  events: number;
+  blank: number;
+  /** Non-JSON lines kept as `text` events (or read by a text dialect). */
+  text: number;
+  /** Lines that looked like JSON and were rejected. */
+  invalid: number;
+  tooLong: number;
+  /** JSON records no rule understood, kept as `unknown` events. */
+  unknown: number;
+}
+
+export interface EventReaderCallbacks {
+  /** Every event, in order, as soon as it is decoded. */
+  onEvent(event: AgentEvent): void;
+}
+
+/** A push reader: feed bytes or text, get events. */
+export interface EventReader {
+  feed(chunk: Uint8Array | string): void;
+  end(): void;
+  /** The dialect in use, once detected (or given). */
+  readonly dialect: string | undefined;
+  readonly stats: RecordStats;
+  readonly framing: FramingStats;
+}
+
+/**
+ * Creates the synchronous pipeline that turns an agent's output into events.
+ * @example
+ * const reader = createEventReader({ onEvent: (e) => console.log(e.type) }, { dialect: "auto" });
+ * reader.feed(chunk); reader.end();
+ */
+export function createEventReader(callbacks: EventReaderCallbacks, options: ReadOptions = {}): EventReader {
+  if (typeof callbacks?.onEvent !== "function") {
+    throw new AgentStreamError("invalid-option", "createEventReader needs callbacks with an onEvent function: createEventReader({ onEvent: (event) => ... })");
+  }
+  const { onEvent } = callbacks;
+  const includeRaw = options.includeRaw === true;
+  const strict = options.strict === true;
+  const detectLimit = options.detectLimit ?? 64;
+  const stages = options.stages ?? [];
+  const file = options.file;
+  let dialect: Dialect | undefined =
+    options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
+  let decoder: DialectDecoder | undefined = dialect?.createDecoder();
+  const held: InputRecord[] = []; // records read while detecting
+  let seq = 0;
+  let rootSessionId: string | undefined;
+  let sawJson = false;
+  let unknown = 0;
+  let currentLine = 0;
+  let currentRaw: JsonValue | undefined;
+
+  function reportIssue(issue: Issue): void {
+    options.onIssue?.(issue);
+    if (strict && issue.severity !== "info") {
+      throw new AgentStreamError("strict-issue", `${issue.code}: ${issue.message} (line ${issue.line ?? 0})`, { issue });
+    }
+  }
+
+  const context: DecodeContext = {
+    get line() {
+      return currentLine;
+    },
+    report(problem) {
+      const issue: Issue = { code: problem.code, severity: problem.severity ?? "warning", message: problem.message, line: currentLine };
+      reportIssue(file === undefined ? issue : { ...issue, file });
+    },
+  };
+
+  function stamp(draft: AgentEventDraft): void {
+    if (draft.type === "session.started" && draft.parentSessionId === undefined && draft.sessionId !== undefined) rootSessionId = draft.sessionId;
+    const event = {
+      v: MODEL_VERSION,
+      seq: seq++,
+      ...draft,
+    } as { -readonly [K in keyof AgentEvent]: AgentEvent[K] } & Record<string, unknown>;
+    if (event.sessionId === undefined && rootSessionId !== undefined) event.sessionId = rootSessionId;
+    if (event.source === undefined && dialect !== undefined) event.source = currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name };
+    if (includeRaw && event.raw === undefined && currentRaw !== undefined) event.raw = currentRaw;
+    onEvent(event as AgentEvent);
+  }
+
+  function runStages(draft: AgentEventDraft, index: number): void {
+    const stage = stages[index];
+    if (stage === undefined) stamp(draft);
+    else stage.push(draft, (next) => runStages(next, index + 1));
+  }
+
+  function emitDrafts(drafts: readonly AgentEventDraft[]): void {
+    for (const draft of drafts) {
+      if (draft.type === "unknown") unknown++;
+      if (stages.length === 0) stamp(draft);
+      else runStages(draft, 0);
+    }
+  }
+
+  function decode(record: InputRecord): void {
+    currentLine = record.line;
+    if (record.kind === "text" && !(dialect?.readsText ?? false)) {
+      currentRaw = undefined;
+      emitDrafts([{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }]);
+      return;
+    }
+    if (record.kind === "json") sawJson = true;
+    currentRaw = record.kind === "json" ? record.value : undefined;
+    emitDrafts((decoder as DialectDecoder).decode(record, context));
+  }
+
+  function settle(chosen: Dialect): void {
+    dialect = chosen;
+    decoder = chosen.createDecoder();
+    for (const record of held.splice(0)) decode(record);
+  }
+
+  const framer = createNdjsonParser(
+    {
+      onRecord(record) {
+        if (decoder !== undefined) return decode(record);
+        held.push(record);
+        const found = detectDialect(record);
+        if (found !== undefined) settle(found);
+        else if (held.length >= detectLimit) settle(getDialect("json"));
+      },
+      onIssue: reportIssue,
+    },
+    options,
+  );
+
+  return {
+    feed(chunk) {
+      framer.feed(chunk);
+    },
+    end() {
+      framer.end();
+      if (decoder === undefined) {
+        if (held.some((r) => r.kind === "json")) {
+          reportIssue({ code: "dialect-mismatch", severity: "info", message: "no agent dialect recognised; records kept as opaque events (use --from to choose one)", line: 0 });
+        }
+        settle(getDialect("json"));
+      }
+      currentLine = 0;
+      currentRaw = undefined;
+      emitDrafts((decoder as DialectDecoder).end(context));
+      const finish = (index: number): void => {
+        const stage = stages[index];
+        if (stage === undefined) return;
+        stage.end((draft) => runStages(draft, index + 1));
+        finish(index + 1);
+      };
+      finish(0);
+    },
+    get dialect() {
+      return dialect?.name;
+    },
+    get stats(): RecordStats {
+      const f = framer.stats;
+      const textRecords = f.text;
+      return {
+        total: f.lines,
+        events: f.json - unknown,
+        blank: f.blank,
+        text: textRecords,
+        invalid: f.invalid,
+        tooLong: f.tooLong,
+        unknown,
+      };
+    },
+    get framing() {
+      return framer.stats;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Thin async adapters over the synchronous reader: an async generator for Node streams, Web
+ * ReadableStreams, async iterables and strings, and a Web TransformStream (`AgentEventStream`).
+ */
+import { AgentStreamError } from "../errors.ts";
+import type { AgentEvent } from "../model/events.ts";
+import { createEventReader, type EventReader, type ReadOptions } from "./create-event-reader.ts";
+
+/** Anything agentstream can read from. */
+export type EventSourceInput =
+  | string
+  | Uint8Array
+  | AsyncIterable<string | Uint8Array>
+  | Iterable<string | Uint8Array>
+  | ReadableStream<string | Uint8Array>;
+
+/**
+ * Reads normalized events from an agent's output: `process.stdin`, a file stream, a fetch body, a string.
+ * @example
+ * for await (const event of readEvents(process.stdin, { dialect: "auto" })) console.log(event.type);
+ */
+export async function* readEvents(source: EventSourceInput, options: ReadOptions = {}): AsyncGenerator<AgentEvent, ReaderSummary> {
+  const queue: AgentEvent[] = [];
+  const reader = createEventReader({ onEvent: (event) => queue.push(event) }, options);
+  for await (const chunk of chunksOf(source)) {
+    reader.feed(chunk);
+    // Hand events out as soon as their line ends: one chunk's events, then read on.
+    for (let i = 0; i < queue.length; i++) yield queue[i] as AgentEvent;
+    queue.length = 0;
+  }
+  reader.end();
+  for (const event of queue) yield event;
+  queue.length = 0;
+  return summaryOf(reader);
+}
+
+/** What `readEvents` returns when it is done (the generator's return value). */
+export interface ReaderSummary {
+  readonly dialect: string | undefined;
+  readonly stats: EventReader["stats"];
+}
+
+function summaryOf(reader: EventReader): ReaderSummary {
+  return { dialect: reader.dialect, stats: reader.stats };
+}
+
+/** Normalizes every supported source into an async iterable of chunks. */
+export async function* chunksOf(source: EventSourceInput): AsyncGenerator<string | Uint8Array> {
+  if (typeof source === "string" || source instanceof Uint8Array) {
+    yield source;
+    return;
+  }
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
+    const reader = source.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (typeof source === "object" && source !== null && (Symbol.asyncIterator in source || Symbol.iterator in source)) {
+    yield* source as AsyncIterable<string | Uint8Array>;
+    return;
+  }
+  throw new AgentStreamError("invalid-option", "readEvents needs a string, bytes, an (async) iterable of chunks, or a ReadableStream");
+}
+
+/**
+ * A Web TransformStream from text or bytes to events; works in browsers, Deno and Node.
+ * @example
+ * const events = response.body.pipeThrough(new AgentEventStream({ dialect: "codex" }));
+ */
+export class AgentEventStream extends TransformStream<string | Uint8Array, AgentEvent> {
+  constructor(options: ReadOptions = {}) {
+    let reader: EventReader | undefined;
+    super({
+      start(controller) {
+        reader = createEventReader({ onEvent: (event) => controller.enqueue(event) }, options);
+      },
+      transform(chunk) {
+        reader?.feed(chunk);
+      },
+      flush() {
+        reader?.end();
+      },
+    });
+  }
+}
