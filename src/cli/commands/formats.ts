@@ -1,0 +1,29 @@
+import { dialects } from "../../dialects/index.ts";
+import { outputFormats } from "../../serialize/index.ts";
+import { formatSpecs } from "../../schema/formats.ts";
+import type { Command } from "../command.ts";
+import { EXIT } from "../command.ts";
+
+export const formats: Command = {
+  name: "formats",
+  summary: "list the input dialects and output formats",
+  help: `Usage: agentstream formats [--json]
+
+Lists what agentstream reads (--from) and writes (--to), and which formats have a schema.`,
+  options: { json: { type: "boolean", default: false } },
+  async run(values, _positionals, io) {
+    const inputs = dialects.map((d) => ({ name: d.name, description: d.description }));
+    const outputs = outputFormats.map((f) => ({ name: f.name, description: f.description, mediaType: f.mediaType, schema: formatSpecs.some((s) => s.name === f.name) }));
+    if (values.json === true) {
+      await io.stdout.write(`${JSON.stringify({ inputs: [{ name: "auto", description: "detect the dialect from the first records" }, ...inputs], outputs }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const width = Math.max(...[...inputs, ...outputs].map((x) => x.name.length)) + 2;
+    const lines = ["Input dialects (--from):", `  ${"auto".padEnd(width)}detect the dialect from the first records`];
+    for (const d of inputs) lines.push(`  ${d.name.padEnd(width)}${d.description}`);
+    lines.push("", "Output formats (--to):");
+    for (const f of outputs) lines.push(`  ${f.name.padEnd(width)}${f.description}${f.schema ? " [schema]" : ""}`);
+    await io.stdout.write(`${lines.join("\n")}\n`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,19 @@
+/** What the CLI needs from the outside world; `bin.ts` supplies the real one, tests a fake. */
+export interface CliOutput {
+  /** Writes text; may return a promise that resolves when the consumer has drained it (backpressure). */
+  write(text: string): void | Promise<void>;
+  readonly isTTY: boolean;
+  /** Terminal width, when it is a terminal. */
+  readonly columns?: number;
+}
+
+export interface CliIo {
+  readonly stdin: AsyncIterable<Uint8Array | string> & { readonly isTTY?: boolean };
+  readonly stdout: CliOutput;
+  readonly stderr: CliOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Opens a file as a stream of chunks; throws (ENOENT, EISDIR, ...) when it cannot be read. */
+  openFile(path: string): AsyncIterable<Uint8Array>;
+  /** Size in bytes, or undefined when unknown. */
+  fileSize(path: string): number | undefined;
+}

@@ -1,0 +1,48 @@
+/** The real CliIo over process streams and the file system (Node only). */
+import { createReadStream, statSync } from "node:fs";
+import type { CliIo, CliOutput } from "./io.ts";
+
+function output(stream: NodeJS.WriteStream): CliOutput {
+  return {
+    write(text: string) {
+      if (stream.write(text)) return;
+      // Backpressure: wait until the consumer drained what we wrote (or the pipe closed).
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          stream.off("drain", done);
+          stream.off("close", done);
+          resolve();
+        };
+        stream.once("drain", done);
+        stream.once("close", done);
+      });
+    },
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+    get columns() {
+      return stream.columns;
+    },
+  };
+}
+
+export function processIo(): CliIo {
+  return {
+    stdin: process.stdin,
+    stdout: output(process.stdout),
+    stderr: output(process.stderr),
+    env: process.env,
+    openFile(path) {
+      const stats = statSync(path); // throws ENOENT / EACCES before we start
+      if (stats.isDirectory()) throw new Error(`${path} is a directory`);
+      return createReadStream(path, { highWaterMark: 256 * 1024 });
+    },
+    fileSize(path) {
+      try {
+        return statSync(path).size;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

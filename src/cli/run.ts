@@ -1,0 +1,100 @@
+/**
+ * `agentstream <command> [options] [file ...]`: parses arguments with node:util parseArgs and
+ * dispatches. Returns the exit code; never touches `process` (bin.ts does).
+ */
+import { parseArgs } from "node:util";
+import { AgentStreamError } from "../errors.ts";
+import { EXIT, type Command } from "./command.ts";
+import { convert } from "./commands/convert.ts";
+import { formats } from "./commands/formats.ts";
+import { render } from "./commands/render.ts";
+import { schema } from "./commands/schema.ts";
+import { summary } from "./commands/summary.ts";
+import { validate } from "./commands/validate.ts";
+import type { CliIo } from "./io.ts";
+import { VERSION } from "../version.ts";
+
+/** Every command, in the order `--help` lists them. */
+export const commands: readonly Command[] = [render, convert, summary, validate, schema, formats];
+
+function mainHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return `agentstream ${VERSION}: read any LLM agent's event stream, repair it, normalize it, validate it,
+write it out in other formats, and show it to people.
+
+Usage: agentstream <command> [options] [file ...]     (no file, or "-", reads stdin)
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n")}
+
+Options:
+  -h, --help       help for agentstream or a command (agentstream <command> --help)
+  --version        print the version
+
+Examples:
+  claude -p "fix the tests" --output-format stream-json --verbose | agentstream render
+  codex exec --json "add a README" | agentstream summary --json
+  agentstream convert --to agentstream session.jsonl > events.ndjson
+  agentstream validate events.ndjson
+
+Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error.
+Docs: docs/cli.md, docs/events.md`;
+}
+
+/** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    if (io.stdin.isTTY === true) {
+      await io.stdout.write(`${mainHelp()}\n`);
+      return EXIT.ok;
+    }
+    // Piped input and no command: the most useful thing is to show it.
+    return runCommand(io.stdout.isTTY ? render : convert, [], io);
+  }
+  if (first === "--version" || first === "-V") {
+    await io.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    const topic = commands.find((c) => c.name === rest[0]);
+    await io.stdout.write(`${topic ? topic.help : mainHelp()}\n`);
+    return EXIT.ok;
+  }
+  const command = commands.find((c) => c.name === first);
+  if (command === undefined) {
+    if (first.startsWith("-") || first.includes(".") || first.includes("/")) {
+      // `agentstream file.jsonl` or `agentstream --from codex`: render (or convert) without naming the command.
+      return runCommand(io.stdout.isTTY ? render : convert, [...argv], io);
+    }
+    const near = commands.find((c) => c.name.startsWith(first.slice(0, 3)));
+    await io.stderr.write(`agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""}\nRun agentstream --help for the list.\n`);
+    return EXIT.usage;
+  }
+  return runCommand(command, rest, io);
+}
+
+async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    await io.stdout.write(`${command.help}\n`);
+    return EXIT.ok;
+  }
+  let values: Record<string, unknown>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: [...args], options: command.options, allowPositionals: true, strict: true }));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await io.stderr.write(`agentstream ${command.name}: ${reason}\nRun agentstream ${command.name} --help for its options.\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await command.run(values, positionals, io);
+  } catch (error) {
+    if (!AgentStreamError.is(error)) throw error;
+    await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
+    if (error.code === "io") return EXIT.io;
+    if (error.code === "strict-issue") return EXIT.issues;
+    return EXIT.usage;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * agentstream: read any LLM agent's event stream, repair it, normalize it into one versioned event
+ * model, validate it and write it out again. The CLI is in cli/ and is not part of this surface.
+ */
+export type * from "./model/events.ts";
+export { MODEL_VERSION, EVENT_TYPES, assertNever } from "./model/events.ts";
+export { addUsage, emptyUsage, usageFrom, isUsageEmpty } from "./model/usage.ts";
+export { AgentStreamError, formatIssue, type ErrorCode, type Issue, type IssueCode, type IssueSeverity } from "./errors.ts";
+export { createNdjsonParser, type Framing, type FramingStats, type InputRecord, type JsonRecord, type NdjsonCallbacks, type NdjsonOptions, type NdjsonParser, type TextRecord } from "./ndjson/create-ndjson-parser.ts";
+export { dialects, detectDialect, getDialect, type Dialect, type DialectDecoder, type DecodeContext, type DecodeProblem } from "./dialects/index.ts";
+export { createEventReader, readEvents, AgentEventStream, type EventReader, type EventReaderCallbacks, type EventStage, type ReadOptions, type RecordStats, type EventSourceInput, type ReaderSummary } from "./parse/index.ts";
+export { agentstreamSchema, checkSequence, createSequenceChecker, validateEvent, formatSpecs, getFormatSpec, type FormatSpec, type FormatValidator, type SequenceChecker } from "./schema/index.ts";
+export { toLine, toLines, outputFormats, getOutputFormat, type EventWriter, type OutputFormat, type WriterOptions } from "./serialize/index.ts";
+export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
+export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
+export { createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type TerminalRenderer } from "./render/index.ts";
+export { VERSION } from "./version.ts";

@@ -1,0 +1,28 @@
+/**
+ * Our own model as NDJSON: one event per line, UTF-8, no ASCII escaping (the Witness convention).
+ * JSON.stringify escapes every control character (so no raw LF can split a line) and writes
+ * U+2028/U+2029 raw, which is valid JSON and not a line end for NDJSON readers; lone surrogates
+ * are written as \u escapes (ES2019), so no text is lost to U+FFFD.
+ */
+import type { AgentEvent } from "../model/events.ts";
+import type { EventWriter } from "./writer.ts";
+
+/** One event as one NDJSON line (without the newline). */
+export function toLine(event: AgentEvent): string {
+  return JSON.stringify(event);
+}
+
+/** Events as NDJSON lines (without newlines). */
+export function toLines(events: Iterable<AgentEvent>): string[] {
+  const lines: string[] = [];
+  for (const event of events) lines.push(JSON.stringify(event));
+  return lines;
+}
+
+/** The streaming writer for `--to agentstream`. */
+export function createAgentstreamWriter(): EventWriter {
+  return {
+    write: (event) => `${JSON.stringify(event)}\n`,
+    end: () => "",
+  };
+}

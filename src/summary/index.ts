@@ -1,0 +1,1 @@
+export { createSummaryBuilder, type SessionSummary, type SummaryBuilder, type ToolCallStatus } from "./summarize.ts";

@@ -1,0 +1,150 @@
+/**
+ * One session's facts, folded from its events: what `agentstream summary --json` prints.
+ * Anything the input did not carry is `null`, never invented.
+ */
+import type { Issue } from "../errors.ts";
+import type { AgentEvent, Usage } from "../model/events.ts";
+import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
+import type { RecordStats } from "../parse/create-event-reader.ts";
+
+/** How a tool call ended, as far as the stream says. */
+export type ToolCallStatus = "success" | "error" | "incomplete";
+
+/** The `summary --json` contract (docs/cli.md). */
+export interface SessionSummary {
+  dialect: string | null;
+  agent: string | null;
+  agentVersion: string | null;
+  sessionId: string | null;
+  model: string | null;
+  status: "success" | "error" | "interrupted" | "incomplete";
+  error: string | null;
+  finalText: string | null;
+  toolCalls: { id: string; name: string; status: ToolCallStatus }[];
+  usage: Usage;
+  costUsd: number | null;
+  durationMs: number | null;
+  turns: number | null;
+  /** Subagent sessions seen (sessions with a parent). */
+  subagents: number;
+  /** Repairs the repair stage made, by kind. */
+  repairs: Record<string, number>;
+  records: RecordStats;
+  issues: { line: number; code: string; message: string }[];
+}
+
+/** Folds events one at a time; `result()` can be called at any point. */
+export interface SummaryBuilder {
+  add(event: AgentEvent): void;
+  addIssue(issue: Issue): void;
+  result(stats: RecordStats, dialect: string | undefined): SessionSummary;
+}
+
+/** Creates an accumulator for one stream's summary. */
+export function createSummaryBuilder(): SummaryBuilder {
+  let started: Extract<AgentEvent, { type: "session.started" }> | undefined;
+  let completed: Extract<AgentEvent, { type: "session.completed" }> | undefined;
+  let rootId: string | undefined;
+  const childSessions = new Set<string>();
+  const tools = new Map<string, { id: string; name: string; status: ToolCallStatus }>();
+  let lastAssistantText: string | undefined;
+  let turnUsage = emptyUsage();
+  let deltaUsage = emptyUsage();
+  let cumulativeUsage: Usage | undefined;
+  let cost: number | null = null;
+  let turnsStarted = 0;
+  let turnsCompleted = 0;
+  let lastFatalError: string | undefined;
+  const repairs: Record<string, number> = {};
+  const issues: SessionSummary["issues"] = [];
+
+  const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
+  const addCost = (value: number | undefined): void => {
+    if (value !== undefined) cost = (cost ?? 0) + value;
+  };
+
+  return {
+    add(event) {
+      switch (event.type) {
+        case "session.started":
+          if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
+            if (event.sessionId !== undefined && event.sessionId !== rootId) childSessions.add(event.sessionId);
+          } else if (started === undefined) {
+            started = event;
+            rootId = event.sessionId;
+          }
+          break;
+        case "session.completed":
+          if (isRoot(event)) completed = event;
+          break;
+        case "turn.started":
+          if (isRoot(event)) turnsStarted++;
+          break;
+        case "turn.completed":
+          if (isRoot(event)) turnsCompleted++;
+          if (event.usage) turnUsage = addUsage(turnUsage, event.usage);
+          addCost(event.costUsd);
+          break;
+        case "usage":
+          if (event.scope === "cumulative") cumulativeUsage = event.usage;
+          else deltaUsage = addUsage(deltaUsage, event.usage);
+          addCost(event.costUsd);
+          break;
+        case "message.completed":
+          if (event.role === "assistant" && event.kind === "text" && isRoot(event) && event.text.trim() !== "") lastAssistantText = event.text;
+          break;
+        case "tool.started": {
+          const known = tools.get(event.toolCallId);
+          if (known === undefined) tools.set(event.toolCallId, { id: event.toolCallId, name: event.name, status: "incomplete" });
+          break;
+        }
+        case "tool.completed": {
+          const known = tools.get(event.toolCallId);
+          const status: ToolCallStatus = event.isError ? "error" : "success";
+          if (known === undefined) tools.set(event.toolCallId, { id: event.toolCallId, name: event.name ?? "", status });
+          else known.status = status;
+          break;
+        }
+        case "error":
+          if (event.fatal === true || event.scope === "session") lastFatalError = event.message;
+          break;
+        case "repair":
+          repairs[event.kind] = (repairs[event.kind] ?? 0) + 1;
+          break;
+        default:
+          break;
+      }
+    },
+    addIssue(issue) {
+      if (issue.severity === "info") return;
+      issues.push({ line: issue.line ?? 0, code: issue.code, message: issue.message });
+    },
+    result(stats, dialect) {
+      let usage: Usage;
+      if (completed?.usage !== undefined && !isUsageEmpty(completed.usage)) usage = completed.usage;
+      else if (cumulativeUsage !== undefined) usage = addUsage(cumulativeUsage, emptyUsage());
+      else usage = addUsage(turnUsage, deltaUsage);
+      const turns = completed?.turns ?? (Math.max(turnsStarted, turnsCompleted) || null);
+      const status = completed?.status ?? "incomplete";
+      return {
+        dialect: dialect ?? null,
+        agent: started?.agent ?? null,
+        agentVersion: started?.agentVersion ?? null,
+        sessionId: started?.sessionId ?? completed?.sessionId ?? null,
+        model: started?.model ?? null,
+        status,
+        error: completed?.error ?? (status === "error" || status === "incomplete" ? (lastFatalError ?? null) : null),
+        finalText: completed?.finalText ?? lastAssistantText ?? null,
+        toolCalls: [...tools.values()].map((t) => ({ ...t })),
+        usage,
+        costUsd: completed?.costUsd ?? cost,
+        durationMs: completed?.durationMs ?? null,
+        turns,
+        subagents: childSessions.size,
+        repairs: { ...repairs },
+        records: { ...stats },
+        issues: [...issues],
+      };
+    },
+  };
+}
