@@ -1,0 +1,124 @@
+/**
+ * Bookkeeping every dialect needs: message positions for deltas, open messages and tool calls to
+ * close at the end of input, and ids for records that carry none. Dialects report what the agent
+ * said as it said it; de-duplication of repeated or snapshot text is the repair stage's job.
+ */
+import type { AgentEventDraft, MessageKind, MessageMeta, MessageRole } from "../model/events.ts";
+
+interface OpenMessage {
+  role: MessageRole;
+  kind: MessageKind;
+  /** All delta text so far, joined on demand. */
+  parts: string[];
+  length: number;
+  sessionId: string | undefined;
+  meta: MessageMeta;
+}
+
+/** Options for a started message. */
+export interface StartOptions extends MessageMeta {
+  sessionId?: string | undefined;
+  time?: string | undefined;
+}
+
+/** Tracks streamed messages and tool calls for one decoder. */
+export interface StreamState {
+  /** `message.started` (once per id; later calls return nothing). */
+  start(messageId: string, role: MessageRole, kind: MessageKind, options?: StartOptions): AgentEventDraft[];
+  /** `message.started` if needed, then `message.delta` at the right position. Empty text gives nothing. */
+  delta(messageId: string, text: string, role: MessageRole, kind: MessageKind, options?: StartOptions): AgentEventDraft[];
+  /**
+   * `message.completed` with `text` (or, when `text` is undefined, the text streamed so far).
+   * Starts the message first if it never started, so every completed message has a start.
+   */
+  complete(messageId: string, text: string | undefined, role: MessageRole, kind: MessageKind, options?: StartOptions & { signature?: string | undefined }): AgentEventDraft[];
+  /** True while `messageId` has started and not completed. */
+  isOpen(messageId: string): boolean;
+  /** Text streamed so far for an open message. */
+  streamedText(messageId: string): string | undefined;
+  /** Marks a tool call as started (for closing at end). */
+  toolStarted(toolCallId: string, name: string, sessionId?: string): void;
+  /** Marks a tool call as completed; returns false when it was not open. */
+  toolCompleted(toolCallId: string): boolean;
+  /** Name of an open or finished tool call. */
+  toolName(toolCallId: string): string | undefined;
+  /** Closes every open message (with its streamed text) and tool call (as an error: the input ended). */
+  closeAll(): AgentEventDraft[];
+  /** A fresh id for records that carry none: `prefix-1`, `prefix-2`, ... */
+  nextId(prefix: string): string;
+}
+
+export function createStreamState(): StreamState {
+  const messages = new Map<string, OpenMessage>();
+  const openTools = new Map<string, { name: string; sessionId: string | undefined }>();
+  const toolNames = new Map<string, string>();
+  const counters = new Map<string, number>();
+
+  const withSession = <T extends AgentEventDraft>(draft: T, sessionId: string | undefined, time?: string): T => {
+    let out = draft;
+    if (sessionId !== undefined) out = { ...out, sessionId };
+    if (time !== undefined) out = { ...out, time };
+    return out;
+  };
+  const metaOf = (options?: StartOptions): MessageMeta => {
+    const meta: { contentType?: string; language?: string; channel?: string } = {};
+    if (options?.contentType !== undefined) meta.contentType = options.contentType;
+    if (options?.language !== undefined) meta.language = options.language;
+    if (options?.channel !== undefined) meta.channel = options.channel;
+    return meta;
+  };
+
+  const state: StreamState = {
+    start(messageId, role, kind, options) {
+      if (messages.has(messageId)) return [];
+      const meta = metaOf(options);
+      messages.set(messageId, { role, kind, parts: [], length: 0, sessionId: options?.sessionId, meta });
+      return [withSession({ type: "message.started", messageId, role, kind, ...meta }, options?.sessionId, options?.time)];
+    },
+    delta(messageId, text, role, kind, options) {
+      if (text === "") return [];
+      const out = state.start(messageId, role, kind, options);
+      const open = messages.get(messageId) as OpenMessage;
+      out.push(withSession({ type: "message.delta", messageId, text, position: open.length }, options?.sessionId ?? open.sessionId, options?.time));
+      open.parts.push(text);
+      open.length += text.length;
+      return out;
+    },
+    complete(messageId, text, role, kind, options) {
+      const out = state.start(messageId, role, kind, options);
+      const open = messages.get(messageId) as OpenMessage;
+      messages.delete(messageId);
+      const full = text ?? open.parts.join("");
+      const draft: AgentEventDraft = { type: "message.completed", messageId, role, kind, text: full, ...open.meta, ...metaOf(options) };
+      const signed = options?.signature !== undefined ? { ...draft, signature: options.signature } : draft;
+      out.push(withSession(signed, options?.sessionId ?? open.sessionId, options?.time));
+      return out;
+    },
+    isOpen: (messageId) => messages.has(messageId),
+    streamedText: (messageId) => messages.get(messageId)?.parts.join(""),
+    toolStarted(toolCallId, name, sessionId) {
+      openTools.set(toolCallId, { name, sessionId });
+      toolNames.set(toolCallId, name);
+    },
+    toolCompleted: (toolCallId) => openTools.delete(toolCallId),
+    toolName: (toolCallId) => toolNames.get(toolCallId),
+    closeAll() {
+      const out: AgentEventDraft[] = [];
+      for (const [messageId, open] of [...messages]) {
+        messages.delete(messageId);
+        out.push(withSession({ type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.parts.join(""), ...open.meta }, open.sessionId));
+      }
+      for (const [toolCallId, open] of [...openTools]) {
+        openTools.delete(toolCallId);
+        out.push(withSession({ type: "tool.completed", toolCallId, name: open.name, isError: true, output: "the input ended before the tool call completed" }, open.sessionId));
+      }
+      return out;
+    },
+    nextId(prefix) {
+      const n = (counters.get(prefix) ?? 0) + 1;
+      counters.set(prefix, n);
+      return `${prefix}-${n}`;
+    },
+  };
+  return state;
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from "node:fs";
+import type { Issue } from "../../src/errors.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
+import { createEventReader, type ReadOptions } from "../../src/parse/create-event-reader.ts";
+import { createSummaryBuilder, type SessionSummary } from "../../src/summary/summarize.ts";
+
+export interface ReadResult {
+  events: AgentEvent[];
+  issues: Issue[];
+  dialect: string | undefined;
+  summary: SessionSummary;
+}
+
+/** Reads chunks through the synchronous pipeline and folds the summary, as `summary --json` does. */
+export function readAll(chunks: readonly (Uint8Array | string)[], options: ReadOptions = {}): ReadResult {
+  const events: AgentEvent[] = [];
+  const issues: Issue[] = [];
+  const builder = createSummaryBuilder();
+  const reader = createEventReader(
+    {
+      onEvent(event) {
+        events.push(event);
+        builder.add(event);
+      },
+    },
+    {
+      ...options,
+      onIssue(issue) {
+        issues.push(issue);
+        builder.addIssue(issue);
+      },
+    },
+  );
+  for (const chunk of chunks) reader.feed(chunk);
+  reader.end();
+  return { events, issues, dialect: reader.dialect, summary: builder.result(reader.stats, reader.dialect) };
+}
+
+export function readFile(path: string, options: ReadOptions = {}): ReadResult {
+  return readAll([readFileSync(path)], options);
+}
