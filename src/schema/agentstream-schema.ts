@@ -56,7 +56,7 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
       status: { enum: ["success", "error", "interrupted"] },
       error: str,
       finalText: str,
-      usage: { $ref: "#/$defs/usage" },
+      usage: { $ref: "#/$defs/tokenUsage" },
       costUsd: { type: "number", minimum: 0 },
       durationMs: { type: "number", minimum: 0 },
       turns: nonNegative,
@@ -66,7 +66,7 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
   "turn.started": { required: ["turnId"], properties: { turnId: str } },
   "turn.completed": {
     required: ["turnId"],
-    properties: { turnId: str, status: { enum: ["success", "error"] }, error: str, usage: { $ref: "#/$defs/usage" }, costUsd: { type: "number", minimum: 0 } },
+    properties: { turnId: str, status: { enum: ["success", "error"] }, error: str, usage: { $ref: "#/$defs/tokenUsage" }, costUsd: { type: "number", minimum: 0 } },
   },
   "message.started": { required: ["messageId", "role", "kind"], properties: { messageId: str, role, kind, ...messageMeta } },
   "message.delta": { required: ["messageId", "text", "position"], properties: { messageId: str, text: str, position: nonNegative } },
@@ -124,7 +124,7 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
   },
   usage: {
     required: ["usage", "scope"],
-    properties: { usage: { $ref: "#/$defs/usage" }, scope: { enum: ["delta", "cumulative"] }, costUsd: { type: "number", minimum: 0 }, model: str },
+    properties: { usage: { $ref: "#/$defs/tokenUsage" }, scope: { enum: ["delta", "cumulative"] }, costUsd: { type: "number", minimum: 0 }, model: str },
   },
   metric: { required: ["name", "values"], properties: { name: str, text: str, values: jsonObject } },
   rate_limit: { required: ["status"], properties: { status: str, resetsAt: str, limit: str, details: jsonObject } },
@@ -155,7 +155,7 @@ export const agentstreamSchema: Schema = {
   })),
   unevaluatedProperties: false,
   $defs: {
-    usage: {
+    tokenUsage: {
       type: "object",
       required: ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"],
       properties: { inputTokens: tokenCount, outputTokens: tokenCount, cacheReadTokens: tokenCount, cacheWriteTokens: tokenCount, reasoningTokens: tokenCount },
