@@ -1,0 +1,135 @@
+// `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
+// NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
+// ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--only substring]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { ensureCorpus } from "./corpus.mjs";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : args[i + 1];
+};
+const rounds = Number(opt("rounds", 3));
+const sizeMb = Number(opt("mb", 64));
+const only = opt("only", "");
+
+const methods = [
+  "floor",
+  "floor+stringify+write",
+  "split2+JSON.parse",
+  "ndjson",
+  "readline+JSON.parse",
+  "ours: readEvents",
+  "ours: convert --to agentstream",
+  "ours: summary",
+  ...extraMethods(),
+].filter((m) => m === "floor" || m.includes(only));
+
+/** Writer and renderer rows, for the formats and modes this build has. */
+function extraMethods() {
+  const out = [];
+  try {
+    const formats = JSON.parse(execFileSync(process.execPath, ["dist/cli/bin.js", "formats", "--json"], { encoding: "utf8" })).outputs.map((f) => f.name);
+    for (const f of formats) if (f !== "agentstream") out.push(`ours: convert --to ${f}`);
+  } catch {}
+  out.push("ours: render --mode none", "ours: render --mode full");
+  return out;
+}
+
+const corpus = await ensureCorpus(`mixed-${sizeMb}mb`, 42, sizeMb * 1e6);
+const bytes = statSync(corpus).size;
+const tmp = mkdtempSync(join(tmpdir(), "agentstream-bench-"));
+console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.version}, ${rounds} rounds\n`);
+
+function runMethod(method, file = corpus, repeat = 1) {
+  const result = join(tmp, "result.json");
+  execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], { stdio: ["ignore", "ignore", "inherit"], maxBuffer: 1 << 20 });
+  return JSON.parse(readFileSync(result, "utf8"));
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const shuffle = (xs, seed) => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const j = seed % (i + 1);
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+};
+
+const samples = new Map(methods.map((m) => [m, []]));
+let lineCount = 0;
+for (let round = 0; round < rounds; round++) {
+  const times = {};
+  for (const method of shuffle(methods, round + 7)) {
+    const r = runMethod(method);
+    times[method] = r;
+    if (method === "floor") lineCount = r.events;
+  }
+  for (const method of methods) samples.get(method).push({ ...times[method], ratio: times.floor.ms / times[method].ms });
+  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+}
+
+const rows = methods.map((method) => {
+  const s = samples.get(method);
+  const ms = median(s.map((x) => x.ms));
+  return {
+    method,
+    mbps: bytes / 1e6 / (ms / 1000),
+    linesPerSec: lineCount / (ms / 1000),
+    rssMb: median(s.map((x) => x.rssMb)),
+    ratio: median(s.map((x) => x.ratio)),
+  };
+});
+const pad = (s, n) => String(s).padEnd(n);
+const padL = (s, n) => String(s).padStart(n);
+console.log(`${pad("method", 36)}${padL("MB/s", 8)}${padL("records/s", 12)}${padL("peak RSS MB", 13)}${padL("x floor", 9)}`);
+for (const r of rows) {
+  console.log(`${pad(r.method, 36)}${padL(r.mbps.toFixed(1), 8)}${padL(Math.round(r.linesPerSec).toLocaleString("en"), 12)}${padL(r.rssMb.toFixed(0), 13)}${padL(r.ratio.toFixed(2), 9)}`);
+}
+const ratio = (name) => rows.find((r) => r.method === name)?.ratio;
+const rt = ratio("floor+stringify+write");
+const conv = ratio("ours: convert --to agentstream");
+const split2 = ratio("split2+JSON.parse");
+console.log("\ntargets:");
+if (conv && rt) console.log(`  convert vs parse+stringify+write: ${(conv / rt).toFixed(2)}x (target >= 0.8x)`);
+if (conv && split2) console.log(`  convert vs split2+JSON.parse:      ${(conv / split2).toFixed(2)}x (target >= 2x)`);
+if (ratio("ours: summary")) console.log(`  summary vs floor:                  ${ratio("ours: summary").toFixed(2)}x (target >= 1.0x)`);
+
+// Latency: lines written one every 2 ms into a pipe; time from write to event.
+{
+  const { readEvents } = await import("../dist/index.js");
+  const input = new PassThrough();
+  const written = [];
+  const latencies = [];
+  const consumer = (async () => {
+    let i = 0;
+    for await (const event of readEvents(input, { dialect: "json" })) {
+      if (event.type === "unknown") latencies.push(performance.now() - written[i++]);
+    }
+  })();
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 2));
+    written.push(performance.now());
+    input.write(`{"type":"probe","i":${i},"text":"hello world"}\n`);
+  }
+  input.end();
+  await consumer;
+  console.log(`\nlatency (write → event, 200 lines 2 ms apart): first ${latencies[0].toFixed(3)} ms, median ${median(latencies).toFixed(3)} ms, max ${Math.max(...latencies).toFixed(3)} ms (target: first < 1 ms)`);
+}
+
+// Memory: the same corpus streamed once and four times in one process: peak RSS should stay flat.
+{
+  const once = runMethod("ours: summary", corpus, 1);
+  const four = runMethod("ours: summary", corpus, 4);
+  console.log(`peak RSS, summary over ${(bytes / 1e6).toFixed(0)} MB: ${once.rssMb.toFixed(0)} MB; over ${((4 * bytes) / 1e6).toFixed(0)} MB: ${four.rssMb.toFixed(0)} MB (flat = the stream is not held)`);
+}
