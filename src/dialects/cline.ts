@@ -1,17 +1,461 @@
-// Source: see docs/dialects/cline.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: `cline --oneshot --yolo -F json "<prompt>"` (Go CLI 1.x) and `cline … --json` (TS CLI 2.x); versions and quirks: docs/dialects/cline.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
+import { usageFrom } from "../model/usage.ts";
+import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, at, bool, compact, num, obj, str } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
 
+/** A `ClineMessage` as the CLI prints it (Go struct order: type, text, ts, reasoning, say|ask, partial, ...). */
+interface ClineMessageRecord {
+  type: "say" | "ask";
+  ts: number;
+  say?: string;
+  ask?: string;
+  /** Always present in the Go CLI, often `""`; many subtypes put JSON text here. */
+  text?: string;
+  reasoning?: string;
+  partial?: boolean;
+  lastCheckpointHash?: string;
+  /** Newer command fields. */
+  exitCode?: number;
+  commandCompleted?: boolean;
+  modelInfo?: { modelId?: string; providerId?: string; mode?: string };
+}
+
+/** TS CLI 2.x first line. */
+interface TaskStartedRecord {
+  type: "task_started";
+  taskId: string;
+}
+
+/** TS CLI 2.x failure line. */
+interface ErrorRecord {
+  type: "error";
+  message: string;
+}
+
+/** `say:api_req_started` text (ClineApiReqInfo) and `say:subagent_usage` text. */
+interface ApiReqInfo {
+  request?: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  cacheWrites?: number;
+  cacheReads?: number;
+  cost?: number;
+  cancelReason?: "streaming_failed" | "user_cancelled" | "retries_exhausted";
+  streamingFailedMessage?: string;
+  retryStatus?: { attempt: number; maxAttempts: number; delaySec: number; errorSnippet?: string };
+}
+
+/** `say:tool` / `ask:tool` text (ClineSayTool). */
+interface SayTool {
+  tool: string;
+  path?: string;
+  diff?: string;
+  content?: string;
+  regex?: string;
+  filePattern?: string;
+}
+
+/** `say:use_mcp_server` / `ask:use_mcp_server` text. */
+interface UseMcpServer {
+  serverName: string;
+  type: "use_mcp_tool" | "access_mcp_resource";
+  toolName?: string;
+  arguments?: string;
+  uri?: string;
+}
+
+// Compile-time use of the wire types, so the reads below stay in step with them.
+type WireField = keyof ClineMessageRecord | keyof TaskStartedRecord | keyof ErrorRecord | keyof ApiReqInfo | keyof SayTool | keyof UseMcpServer;
+const field = <K extends WireField>(key: K): K => key;
+
+/** Every `say` subtype of ClineSay (cline/cline src/shared/ExtensionMessage.ts). */
+const SAY_TYPES = new Set([
+  "task", "error", "error_retry", "api_req_started", "api_req_finished", "text", "reasoning", "completion_result", "user_feedback",
+  "user_feedback_diff", "api_req_retried", "command", "command_output", "tool", "shell_integration_warning",
+  "shell_integration_warning_with_suggestion", "browser_action_launch", "browser_action", "browser_action_result",
+  "mcp_server_request_started", "mcp_server_response", "mcp_notification", "use_mcp_server", "diff_error", "deleted_api_reqs",
+  "clineignore_error", "command_permission_denied", "checkpoint_created", "load_mcp_documentation", "generate_explanation", "info",
+  "task_progress", "hook_status", "hook_output_stream", "subagent", "use_subagents", "subagent_usage", "conditional_rules_applied",
+]);
+/** Every `ask` subtype of ClineAsk. */
+const ASK_TYPES = new Set([
+  "followup", "plan_mode_respond", "act_mode_respond", "command", "command_output", "completion_result", "tool", "api_req_failed",
+  "resume_task", "resume_completed_task", "mistake_limit_reached", "auto_approval_max_req_reached", "browser_action_launch",
+  "use_mcp_server", "new_task", "condense", "summarize_task", "report_bug", "use_subagents",
+]);
+
+const TOOL_KINDS: Record<string, ToolKind> = {
+  readFile: "file_read",
+  editedExistingFile: "file_edit",
+  newFileCreated: "file_write",
+  fileDeleted: "file_write",
+  listFilesTopLevel: "search",
+  listFilesRecursive: "search",
+  listCodeDefinitionNames: "search",
+  searchFiles: "search",
+  webFetch: "web_fetch",
+  webSearch: "web_search",
+};
+
+/** Parses JSON text carried inside a message's `text`; undefined when it is not a JSON object. */
+function parseObject(text: string | undefined): JsonObject | undefined {
+  if (text === undefined || !text.startsWith("{")) return undefined;
+  try {
+    return obj(JSON.parse(text) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Epoch milliseconds to RFC 3339; undefined when out of range. */
+function timeOf(ts: number | undefined): string | undefined {
+  if (ts === undefined || ts < 0 || ts > 8.64e15) return undefined;
+  return new Date(ts).toISOString();
+}
+
+/** `- [x] done` / `- [ ] todo` lines of a task_progress checklist. */
+function planItems(text: string): PlanItem[] {
+  const items: PlanItem[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^\s*[-*]\s*\[([ xX~-])\]\s*(.*)$/.exec(line);
+    if (m === null) continue;
+    const mark = m[1] as string;
+    items.push({ text: (m[2] as string).trim(), status: mark === " " ? "pending" : mark === "x" || mark === "X" ? "completed" : "in_progress" });
+  }
+  return items;
+}
+
+/** A tool call waiting for its output records (commands, MCP, browser) or the next record. */
+interface PendingTool {
+  id: string;
+  name: string;
+  /** Which follow-up subtype carries its output. */
+  outputSay: string;
+  output: string[];
+  exitCode: number | undefined;
+  command: string | undefined;
+}
+
+/** Cline CLI JSON output: ClineMessage objects (`say`/`ask`), one per line or pretty-printed. */
 export const cline: Dialect = {
   name: "cline",
   description: "Cline CLI JSON output (say/ask messages, pretty-printed objects)",
-  detect: () => false,
+  detect(record) {
+    if (record.kind !== "json") return false;
+    const v = record.value;
+    const type = str(v, field("type"));
+    if (type === "task_started") return str(v, field("taskId")) !== undefined;
+    if (type !== "say" && type !== "ask") return false;
+    return num(v, field("ts")) !== undefined && str(v, type === "say" ? field("say") : field("ask")) !== undefined;
+  },
   createDecoder() {
+    const state = createStreamState();
+    let sessionOpen = false;
+    let taskCompleted = false;
+    let apiRequestsInTask = 0;
+    let sessionId: string | undefined;
+    let pending: PendingTool | undefined;
+    let lastCompletion: string | undefined;
+    // Open partial messages by id, with the latest snapshot text.
+    const partials = new Map<string, { role: "assistant" | "user"; kind: "text" | "reasoning"; text: string }>();
+    // Usage already counted per api_req_started ts, so a re-printed record is not counted twice.
+    const countedUsage = new Map<number, { i: number; o: number; cw: number; cr: number; c: number }>();
+
+    const sessionStart = (time: string | undefined): AgentEventDraft[] => {
+      sessionOpen = true;
+      taskCompleted = false;
+      apiRequestsInTask = 0;
+      lastCompletion = undefined;
+      return [compact({ type: "session.started" as const, agent: "cline", sessionId, time })];
+    };
+
+    const closePending = (): AgentEventDraft[] => {
+      if (pending === undefined) return [];
+      const p = pending;
+      pending = undefined;
+      state.toolCompleted(p.id);
+      const output = p.output.length > 0 ? p.output.join("\n") : undefined;
+      return [compact({ type: "tool.completed" as const, toolCallId: p.id, name: p.name, output, exitCode: p.exitCode, isError: p.exitCode !== undefined && p.exitCode !== 0 })];
+    };
+
+    const closePartials = (exceptId: string | undefined): AgentEventDraft[] => {
+      const out: AgentEventDraft[] = [];
+      for (const [id, p] of [...partials]) {
+        if (id === exceptId) continue;
+        partials.delete(id);
+        out.push(...state.complete(id, p.text, p.role, p.kind));
+      }
+      return out;
+    };
+
+    /** A whole or partial text message; partial records are snapshots of the message so far, with the same ts. */
+    const message = (id: string, text: string, role: "assistant" | "user", kind: "text" | "reasoning", partial: boolean, time: string | undefined): AgentEventDraft[] => {
+      if (partial) {
+        const known = partials.get(id);
+        partials.set(id, { role, kind, text });
+        // Cline 1.0.9 prints partial snapshots (the whole text so far); we pass each new snapshot on as a delta and leave de-duplication to the repair stage.
+        if (known === undefined && text === "") return state.start(id, role, kind, compact({ time }));
+        if (known !== undefined && known.text === text) return [];
+        return state.delta(id, text, role, kind, compact({ time }));
+      }
+      partials.delete(id);
+      return state.complete(id, text, role, kind, compact({ time }));
+    };
+
+    const startTool = (name: string, kind: ToolKind, input: JsonValue | undefined, time: string | undefined, extra: { server?: string | undefined; outputSay: string; command?: string }): AgentEventDraft[] => {
+      const out = closePending();
+      const id = state.nextId("cline-tool");
+      state.toolStarted(id, name);
+      out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server: extra.server, time }));
+      pending = { id, name, outputSay: extra.outputSay, output: [], exitCode: undefined, command: extra.command };
+      return out;
+    };
+
+    const usageOf = (info: JsonObject, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] => {
+      const figures = { i: num(info, field("tokensIn")) ?? 0, o: num(info, field("tokensOut")) ?? 0, cw: num(info, field("cacheWrites")) ?? 0, cr: num(info, field("cacheReads")) ?? 0, c: num(info, field("cost")) ?? 0 };
+      const has = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"].some((k) => num(info, k) !== undefined);
+      if (!has) return [];
+      const before = ts === undefined ? undefined : countedUsage.get(ts);
+      if (ts !== undefined) countedUsage.set(ts, figures);
+      // Cline updates api_req_started in place (same ts) when the request ends; a re-printed record adds only what changed.
+      const d = before === undefined ? figures : { i: figures.i - before.i, o: figures.o - before.o, cw: figures.cw - before.cw, cr: figures.cr - before.cr, c: figures.c - before.c };
+      if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
+      const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
+      const costUsd = num(info, field("cost")) === undefined ? undefined : d.c;
+      return [compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd, model, time })];
+    };
+
+    const completion = (text: string, ts: number | undefined, time: string | undefined): AgentEventDraft[] => {
+      const out = state.complete(`completion_result-${ts ?? state.nextId("n")}`, text, "assistant", "text", compact({ time }));
+      lastCompletion = text;
+      if (!taskCompleted) {
+        taskCompleted = true;
+        out.push(compact({ type: "session.completed" as const, status: "success" as const, finalText: text, time }));
+      }
+      return out;
+    };
+
+    const notice = (kind: string, text: string, time: string | undefined, level: "info" | "warning" = "info", details?: JsonObject): AgentEventDraft =>
+      compact({ type: "notice" as const, kind, level, text, details, time });
+
+    function decodeMessage(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+      const type = str(v, field("type")) as "say" | "ask";
+      const sub = str(v, type === "say" ? field("say") : field("ask")) ?? "";
+      const ts = num(v, field("ts"));
+      const time = timeOf(ts);
+      const text = str(v, field("text")) ?? "";
+      const partial = bool(v, field("partial")) === true;
+      const key = `${type}:${sub}`;
+      const id = `${sub}-${ts ?? state.nextId("ts")}`;
+      const known = type === "say" ? SAY_TYPES.has(sub) : ASK_TYPES.has(sub);
+      if (!known) {
+        context.report({ code: "unknown-record", message: `unknown Cline ${type} "${sub}"` });
+        return [unknownRecord(v, `unknown Cline ${type} "${sub}"`)];
+      }
+
+      const out: AgentEventDraft[] = [];
+      // A new task: the first say:text (or say:task) of a stream, or one after a completed task.
+      const isPrompt = (key === "say:task" || key === "say:text") && !partial && (!sessionOpen || (taskCompleted && key === "say:text") || apiRequestsInTask === 0);
+      if (!sessionOpen || (isPrompt && taskCompleted)) out.push(...closePending(), ...closePartials(undefined), ...sessionStart(time));
+      if (!partials.has(id)) out.push(...closePartials(id));
+      const isOutput = pending !== undefined && (sub === pending.outputSay || (sub === "command" && pending.outputSay === "command_output" && pending.command === text));
+      if (!isOutput) out.push(...closePending());
+
+      const reasoningField = str(v, field("reasoning"));
+      if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning") out.push(...state.complete(`reasoning-field-${ts ?? state.nextId("ts")}`, reasoningField, "assistant", "reasoning", compact({ time })));
+
+      switch (key) {
+        case "say:task":
+        case "say:user_feedback":
+          out.push(...message(id, text, "user", "text", partial, time));
+          break;
+        case "say:text":
+          out.push(...message(id, text, isPrompt ? "user" : "assistant", "text", partial, time));
+          break;
+        case "say:reasoning":
+          out.push(...message(id, text, "assistant", "reasoning", partial, time));
+          break;
+        case "ask:plan_mode_respond":
+        case "ask:act_mode_respond":
+        case "ask:followup": {
+          // These asks carry JSON text: {response|question, options}; older ones carry plain text.
+          const body = parseObject(text);
+          const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
+          out.push(...message(id, said, "assistant", "text", partial, time));
+          const options = arr(body, "options");
+          if (!partial && options !== undefined && options.length > 0) {
+            out.push(notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
+          }
+          break;
+        }
+        case "say:completion_result":
+          if (!partial) out.push(...completion(text, ts, time));
+          else out.push(...message(id, text, "assistant", "text", true, time));
+          break;
+        case "ask:completion_result":
+          // Cline asks for feedback after say:completion_result, usually with empty text; only a new text is a result.
+          if (text !== "" && text !== lastCompletion && !partial) out.push(...completion(text, ts, time));
+          else out.push(notice("ask", "completion_result: waiting for the user's feedback", time));
+          break;
+        case "say:api_req_started": {
+          apiRequestsInTask++;
+          const info = parseObject(text);
+          if (info === undefined) {
+            out.push(notice("api_request", text, time));
+            break;
+          }
+          out.push(...usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
+          const retry = obj(info, field("retryStatus"));
+          if (retry !== undefined) {
+            out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
+          }
+          const cancel = str(info, field("cancelReason"));
+          if (cancel !== undefined) {
+            out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
+          }
+          break;
+        }
+        case "say:subagent_usage": {
+          const info = parseObject(text);
+          if (info !== undefined) out.push(...usageOf(info, undefined, undefined, time));
+          else out.push(notice("subagent_usage", text, time));
+          break;
+        }
+        case "say:command":
+        case "ask:command":
+          if (isOutput) break; // the approved ask:command repeated as say:command: same call
+          out.push(...startTool("execute_command", "command", { command: text }, time, { outputSay: "command_output", command: text }));
+          break;
+        case "say:command_output":
+        case "ask:command_output":
+          if (pending !== undefined && isOutput) {
+            pending.output.push(text);
+            const exit = num(v, field("exitCode"));
+            if (exit !== undefined) pending.exitCode = exit;
+            out.push(compact({ type: "tool.progress" as const, toolCallId: pending.id, output: text, time }));
+          } else {
+            out.push(notice("command_output", text, time));
+          }
+          break;
+        case "say:tool":
+        case "ask:tool": {
+          const tool = parseObject(text);
+          const name = str(tool, field("tool")) ?? "tool";
+          out.push(...startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
+          const path = str(tool, field("path"));
+          const content = str(tool, field("content"));
+          if (pending !== undefined && content !== undefined && name !== "readFile") pending.output.push(content);
+          if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
+            const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
+            out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: pending?.id, time }));
+          }
+          break;
+        }
+        case "say:use_mcp_server":
+        case "ask:use_mcp_server": {
+          const call = parseObject(text);
+          const resource = str(call, "type") === "access_mcp_resource";
+          let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
+          const args = str(call, field("arguments"));
+          if (!resource && args !== undefined) input = parseObject(args) ?? args;
+          const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
+          out.push(...startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
+          break;
+        }
+        case "say:mcp_server_response":
+          if (pending !== undefined && isOutput) pending.output.push(text);
+          else out.push(notice("mcp_server_response", text, time));
+          break;
+        case "say:browser_action_launch":
+        case "ask:browser_action_launch":
+          out.push(...startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
+          break;
+        case "say:browser_action":
+          out.push(...startTool("browser_action", "other", parseObject(text) ?? text, time, { outputSay: "browser_action_result" }));
+          break;
+        case "say:browser_action_result": {
+          const result = parseObject(text);
+          const logs = str(result, "logs");
+          if (pending !== undefined && isOutput) pending.output.push(logs ?? str(result, "currentUrl") ?? "");
+          else out.push(notice("browser_action_result", logs ?? "", time));
+          break;
+        }
+        case "say:task_progress": {
+          const items = planItems(text);
+          out.push(items.length > 0 ? compact({ type: "plan.updated" as const, items, time }) : notice("task_progress", text, time));
+          break;
+        }
+        case "say:error":
+        case "say:diff_error":
+        case "say:clineignore_error":
+        case "say:command_permission_denied":
+          out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
+          break;
+        case "ask:api_req_failed":
+          out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
+          break;
+        case "ask:mistake_limit_reached":
+        case "ask:auto_approval_max_req_reached":
+          out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
+          break;
+        case "say:error_retry":
+        case "say:api_req_retried": {
+          const info = parseObject(text);
+          out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
+          break;
+        }
+        case "say:checkpoint_created":
+          out.push(notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
+          break;
+        case "say:shell_integration_warning":
+        case "say:shell_integration_warning_with_suggestion":
+          out.push(notice(sub, text, time, "warning"));
+          break;
+        default:
+          // Documented subtypes with nothing for the model (api_req_finished, info, hook_status, resume_task, new_task, ...).
+          out.push(notice(type === "ask" ? `ask:${sub}` : sub, text, time, "info"));
+          break;
+      }
+      return out;
+    }
+
     return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the cline decoder is not written yet")] : [];
+      decode(record, context) {
+        if (record.kind !== "json") return [];
+        const v = record.value;
+        const type = str(v, field("type"));
+        if (type === "say" || type === "ask") return decodeMessage(v, context);
+        if (type === "task_started") {
+          const out = [...closePending(), ...closePartials(undefined)];
+          sessionId = str(v, field("taskId"));
+          out.push(...sessionStart(undefined));
+          return out;
+        }
+        if (type === "error") {
+          const message = str(v, field("message")) ?? "Cline reported an error";
+          const out: AgentEventDraft[] = [...closePending(), ...closePartials(undefined)];
+          if (!sessionOpen) out.push(...sessionStart(undefined));
+          out.push({ type: "error", scope: "session", message, fatal: true });
+          if (!taskCompleted) {
+            taskCompleted = true;
+            out.push({ type: "session.completed", status: "error", error: message });
+          }
+          return out;
+        }
+        context.report({ code: "unknown-record", message: `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}` });
+        return [unknownRecord(v, `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}`)];
       },
-      end: () => [],
+      end() {
+        const out: AgentEventDraft[] = [];
+        if (pending !== undefined && pending.output.length > 0) out.push(...closePending());
+        pending = undefined;
+        out.push(...closePartials(undefined));
+        out.push(...state.closeAll());
+        return out;
+      },
     };
   },
 };
