@@ -1,17 +1,437 @@
-// Source: see docs/dialects/cursor.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: cursor-agent -p --output-format stream-json [--stream-partial-output] (docs.cursor.com/en/cli/reference/output-format); versions and quirks: docs/dialects/cursor.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
+import { usageFrom } from "../model/usage.ts";
+import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, bool, compact, get, num, obj, str, textOf } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
 
+interface TextBlock {
+  type: "text";
+  text: string;
+}
+interface CursorInit {
+  type: "system";
+  subtype: "init";
+  /** `env`, `flag` or `login`: how the CLI authenticated. */
+  apiKeySource: string;
+  cwd: string;
+  session_id: string;
+  /** Display name: `Auto`, `Claude 4 Sonnet`, `Composer 2.5`. */
+  model: string;
+  permissionMode: string;
+}
+interface CursorUser {
+  type: "user";
+  message: { role: "user"; content: TextBlock[] };
+  session_id: string;
+}
+/**
+ * Four forms (see docs/dialects/cursor.md): a partial delta (`timestamp_ms`, no `model_call_id`), a settled segment
+ * before tool calls (`timestamp_ms` + `model_call_id`), and the final segment (neither), which with
+ * `--stream-partial-output` repeats the deltas just sent.
+ */
+interface CursorAssistant {
+  type: "assistant";
+  message: { role: "assistant"; content: TextBlock[] };
+  session_id: string;
+  model_call_id?: string;
+  timestamp_ms?: number;
+}
+interface CursorThinking {
+  type: "thinking";
+  subtype: "delta" | "completed";
+  text?: string;
+  session_id: string;
+  timestamp_ms?: number;
+}
+/** `tool_call` is keyed by kind: `{shellToolCall:{args, result?}}`, `{readToolCall:…}`, or `{function:{name, arguments}}`. */
+interface CursorToolCall {
+  type: "tool_call";
+  subtype: "started" | "completed";
+  /** May hold an escaped newline: `call_…\nfc_…`. Opaque. */
+  call_id: string;
+  tool_call: Record<string, { args?: JsonObject; result?: { success?: JsonObject; error?: JsonObject; rejected?: { reason?: string } }; description?: string }>;
+  session_id: string;
+  model_call_id?: string;
+  timestamp_ms?: number;
+}
+interface CursorResult {
+  type: "result";
+  subtype: "success" | string;
+  duration_ms: number;
+  duration_api_ms?: number;
+  is_error: boolean;
+  /** The concatenation of every assistant text segment of the run. */
+  result: string;
+  session_id: string;
+  request_id?: string;
+  /** 2026.09+. */
+  usage?: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+}
+/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
+type CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
+
+const API_KEY_SOURCES = new Set(["env", "flag", "login"]);
+
+/** Tool kind from the `tool_call` key (`shellToolCall` → `shell`). */
+function toolKind(name: string): ToolKind {
+  switch (name) {
+    case "shell":
+      return "command";
+    case "read":
+    case "ls":
+      return "file_read";
+    case "write":
+      return "file_write";
+    case "edit":
+    case "delete":
+    case "applyPatch":
+      return "file_edit";
+    case "glob":
+    case "grep":
+    case "semSearch":
+      return "search";
+    case "webSearch":
+      return "web_search";
+    case "webFetch":
+      return "web_fetch";
+    case "updateTodos":
+    case "todoWrite":
+      return "todo";
+    case "mcp":
+      return "mcp";
+    case "task":
+      return "subagent";
+    default:
+      return "other";
+  }
+}
+
+/** The one kind-keyed entry of a `tool_call` object: its key, name and body. */
+function toolEntry(toolCall: JsonObject | undefined): { key: string; body: JsonObject | undefined } | undefined {
+  if (toolCall === undefined) return undefined;
+  for (const key of Object.keys(toolCall)) {
+    const body = obj(toolCall, key);
+    if (body !== undefined) return { key, body };
+  }
+  return undefined;
+}
+
+/** Texts of `message.content[]` joined. */
+function messageText(v: JsonObject): string {
+  const parts: string[] = [];
+  for (const block of arr(obj(v, "message"), "content") ?? []) {
+    const text = str(block, "text");
+    if (text !== undefined && (str(block, "type") ?? "text") === "text") parts.push(text);
+  }
+  return parts.join("");
+}
+
+/** Cursor `updateTodos` statuses may be enum-like (`TODO_STATUS_IN_PROGRESS`) or plain (`in_progress`). */
+function planItems(args: JsonValue | undefined): PlanItem[] | undefined {
+  const todos = arr(args, "todos");
+  if (todos === undefined) return undefined;
+  const items: PlanItem[] = [];
+  for (const todo of todos) {
+    const text = str(todo, "content") ?? str(todo, "text");
+    if (text === undefined) continue;
+    const status = (str(todo, "status") ?? "").toLowerCase().replace(/^todo_status_/, "");
+    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+  }
+  return items;
+}
+
+function timeOf(v: JsonObject): string | undefined {
+  const ms = num(v, "timestamp_ms");
+  return ms === undefined || ms < 0 || ms > 8.64e15 ? undefined : new Date(ms).toISOString();
+}
+
+function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
+  if (record.kind !== "json") return false;
+  const v = record.value;
+  switch (v.type) {
+    case "system":
+      // Claude Code's init also has apiKeySource and permissionMode, but with "none" or a key name, and a tools list,
+      // claude_code_version and uuid; Cursor's init has exactly these six keys.
+      return (
+        v.subtype === "init" &&
+        typeof v.apiKeySource === "string" &&
+        API_KEY_SOURCES.has(v.apiKeySource) &&
+        typeof v.session_id === "string" &&
+        v.tools === undefined &&
+        v.uuid === undefined &&
+        v.claude_code_version === undefined &&
+        v.mcp_servers === undefined
+      );
+    case "tool_call":
+      return typeof v.call_id === "string" && obj(v, "tool_call") !== undefined;
+    case "thinking":
+      return (v.subtype === "delta" || v.subtype === "completed") && typeof v.session_id === "string";
+    case "assistant":
+      return typeof v.model_call_id === "string" && typeof v.session_id === "string";
+    default:
+      return false;
+  }
+}
+
+/** Cursor Agent CLI stream (`cursor-agent -p --output-format stream-json`). */
 export const cursor: Dialect = {
   name: "cursor",
   description: "Cursor Agent CLI: cursor-agent -p --output-format stream-json [--stream-partial-output]",
-  detect: () => false,
+  detect,
   createDecoder() {
+    const state = createStreamState();
+    let rootId: string | undefined;
+    let rootStarted = false;
+    const children = new Set<string>();
+    /** Open text segment fed by partial deltas; `interrupted` once a tool call or thinking came after it. */
+    let segment: { id: string; interrupted: boolean } | undefined;
+    /** Texts of the segments already completed since the user spoke, for a cumulative final recap. */
+    let turnTexts: string[] = [];
+    let thinkingId: string | undefined;
+    const openSubagents: string[] = [];
+
+    const completeSegment = (text: string | undefined, time: string | undefined): AgentEventDraft[] => {
+      if (segment === undefined) return [];
+      const id = segment.id;
+      segment = undefined;
+      const out = state.complete(id, text, "assistant", "text", { time });
+      const last = out[out.length - 1];
+      if (last?.type === "message.completed") turnTexts.push(last.text);
+      return out;
+    };
+
+    const closeThinking = (text: string | undefined, time: string | undefined): AgentEventDraft[] => {
+      if (thinkingId === undefined) return [];
+      const id = thinkingId;
+      thinkingId = undefined;
+      return state.complete(id, text, "assistant", "reasoning", { time });
+    };
+
+    /** Events for a record of another session (a subagent): its own session.started, once, linked to the open task call. */
+    const sessionFor = (v: JsonObject, out: AgentEventDraft[]): string | undefined => {
+      const sid = str(v, "session_id");
+      if (sid === undefined || rootId === undefined || sid === rootId) return undefined;
+      if (!children.has(sid)) {
+        children.add(sid);
+        const parentToolCallId = openSubagents.length === 1 ? openSubagents[0] : undefined;
+        out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: rootId, parentToolCallId, time: timeOf(v) }));
+      }
+      return sid;
+    };
+
+    const assistant = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
+      const text = messageText(v);
+      const isDelta = num(v, "timestamp_ms") !== undefined && str(v, "model_call_id") === undefined;
+      if (isDelta) {
+        // A partial delta after a tool call or thinking starts a new segment; the old one never got its settled copy.
+        const out = segment?.interrupted === true ? completeSegment(undefined, time) : [];
+        segment ??= { id: state.nextId("assistant"), interrupted: false };
+        out.push(...state.delta(segment.id, text, "assistant", "text", { time }));
+        return out;
+      }
+      if (segment !== undefined) {
+        let settled = text;
+        const before = turnTexts.join("");
+        // cursor-agent 2026.08+ may send the final copy as the whole reply so far; the part after the earlier segments is this segment.
+        if (before !== "" && settled.length > before.length && settled.startsWith(before)) settled = settled.slice(before.length);
+        // cursor-agent --stream-partial-output re-sends the settled segment after its deltas; we give it the deltas' messageId, so it replaces them.
+        return completeSegment(settled, time);
+      }
+      const out = state.complete(state.nextId("assistant"), text, "assistant", "text", { time });
+      turnTexts.push(text);
+      return out;
+    };
+
+    const toolStarted = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
+      const toolCallId = str(v, "call_id") ?? state.nextId("tool");
+      const entry = toolEntry(obj(v, "tool_call"));
+      const key = entry?.key ?? "unknown";
+      const body = entry?.body;
+      const fn = key === "function" ? body : undefined;
+      const name = fn !== undefined ? (str(fn, "name") ?? "function") : key.replace(/ToolCall$/, "");
+      const kind = fn !== undefined ? "other" : toolKind(name);
+      const args = fn !== undefined ? get(fn, "arguments") : get(body, "args");
+      const out: AgentEventDraft[] = [];
+      if (state.toolName(toolCallId) !== undefined) return out; // started twice: keep the first
+      state.toolStarted(toolCallId, name);
+      if (kind === "subagent") openSubagents.push(toolCallId);
+      const mcpName = kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined;
+      const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
+      out.push(compact({ type: "tool.started" as const, toolCallId, name: mcpName ?? name, kind, input: args, server, description: str(body, "description"), time }));
+      if (kind === "todo") {
+        const items = planItems(args);
+        if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
+      }
+      return out;
+    };
+
+    const toolCompleted = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
+      const toolCallId = str(v, "call_id") ?? state.nextId("tool");
+      const out: AgentEventDraft[] = [];
+      if (state.toolName(toolCallId) === undefined) out.push(...toolStarted(v, time));
+      if (!state.toolCompleted(toolCallId)) return out; // completed twice
+      const index = openSubagents.indexOf(toolCallId);
+      if (index >= 0) openSubagents.splice(index, 1);
+      const entry = toolEntry(obj(v, "tool_call"));
+      const body = entry?.body;
+      const name = state.toolName(toolCallId);
+      const result = obj(body, "result");
+      const success = obj(result, "success");
+      const failure = obj(result, "error") ?? obj(result, "failure");
+      const rejected = obj(result, "rejected");
+      let output: string | undefined;
+      let isError: boolean;
+      let exitCode: number | undefined;
+      if (success !== undefined) {
+        exitCode = num(success, "exitCode");
+        // A shell command that ran but exited non-zero is reported under `success`; we mark it as an error by its exit code.
+        isError = exitCode !== undefined && exitCode !== 0;
+        output =
+          str(success, "interleavedOutput") || [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") || undefined;
+        output ??= str(success, "content") ?? str(success, "diffString");
+      } else if (rejected !== undefined) {
+        isError = true;
+        output = str(rejected, "reason") ?? "rejected";
+      } else if (failure !== undefined) {
+        isError = true;
+        output = str(failure, "message") ?? str(failure, "error") ?? textOf(failure);
+      } else {
+        isError = bool(result, "isError") === true;
+        output = result === undefined ? undefined : textOf(result);
+      }
+      out.push(
+        compact({
+          type: "tool.completed" as const,
+          toolCallId,
+          name,
+          output,
+          result,
+          exitCode,
+          isError,
+          durationMs: num(success, "executionTime"),
+          time,
+        }),
+      );
+      if (success !== undefined && !isError && name !== undefined) {
+        const kind = toolKind(name);
+        const args = get(body, "args");
+        const path = str(success, "path") ?? str(args, "path");
+        if (path !== undefined && (kind === "file_write" || kind === "file_edit")) {
+          const change: FileChange =
+            name === "delete" ? { path, kind: "delete" } : compact({ path, kind: "update" as const, diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined) });
+          out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
+        }
+      }
+      return out;
+    };
+
+    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+      const time = timeOf(v);
+      const out: AgentEventDraft[] = [];
+      if (v.type === "system" && v.subtype === "init") {
+        const sid = str(v, "session_id");
+        if (!rootStarted) {
+          rootStarted = true;
+          rootId = sid;
+          const { type: _t, subtype: _s, session_id: _i, model: _m, cwd: _c, permissionMode: _p, ...rest } = v;
+          out.push(
+            compact({
+              type: "session.started" as const,
+              agent: "cursor-agent",
+              model: str(v, "model"),
+              cwd: str(v, "cwd"),
+              sessionId: sid,
+              permissionMode: str(v, "permissionMode"),
+              details: Object.keys(rest).length > 0 ? rest : undefined,
+              time,
+            }),
+          );
+          return out;
+        }
+        if (sid === rootId || sid === undefined) {
+          // A second init for the same session (a resumed run appended to the capture).
+          out.push(compact({ type: "notice" as const, kind: "init", level: "info" as const, text: "cursor-agent initialised again", details: v, time }));
+          return out;
+        }
+      }
+      const child = sessionFor(v, out);
+      const tag = (drafts: AgentEventDraft[]): AgentEventDraft[] => {
+        if (child !== undefined) for (const d of drafts) out.push(d.sessionId === undefined ? { ...d, sessionId: child } : d);
+        else out.push(...drafts);
+        return out;
+      };
+      switch (v.type) {
+        case "system":
+          // Another system record of a subagent session, or an init of a subagent: its session.started is already out.
+          return tag([compact({ type: "notice" as const, kind: str(v, "subtype") ?? "system", level: "info" as const, text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(), details: v, time })]);
+        case "user": {
+          turnTexts = [];
+          const drafts = [...closeThinking(undefined, time), ...completeSegment(undefined, time), ...state.complete(state.nextId("user"), messageText(v), "user", "text", { time })];
+          return tag(drafts);
+        }
+        case "assistant":
+          return tag([...closeThinking(undefined, time), ...assistant(v, time)]);
+        case "thinking": {
+          if (segment !== undefined) segment.interrupted = true;
+          if (v.subtype === "delta") {
+            thinkingId ??= state.nextId("thinking");
+            return tag(state.delta(thinkingId, str(v, "text") ?? "", "assistant", "reasoning", { time }));
+          }
+          if (v.subtype === "completed") {
+            // thinking/completed carries no text (the deltas had it); one without deltas is an empty reasoning message.
+            thinkingId ??= state.nextId("thinking");
+            return tag(closeThinking(str(v, "text"), time));
+          }
+          break;
+        }
+        case "tool_call": {
+          if (segment !== undefined) segment.interrupted = true;
+          const pre = closeThinking(undefined, time);
+          if (v.subtype === "started") return tag([...pre, ...toolStarted(v, time)]);
+          if (v.subtype === "completed") return tag([...pre, ...toolCompleted(v, time)]);
+          break;
+        }
+        case "result": {
+          const drafts = [...closeThinking(undefined, time), ...completeSegment(undefined, time)];
+          const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
+          const u = obj(v, "usage");
+          const usage = u === undefined
+            ? undefined
+            : usageFrom({ inputTokens: num(u, "inputTokens"), outputTokens: num(u, "outputTokens"), cacheReadTokens: num(u, "cacheReadTokens"), cacheWriteTokens: num(u, "cacheWriteTokens") });
+          const resultText = str(v, "result");
+          const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
+          drafts.push(
+            compact({
+              type: "session.completed" as const,
+              status: isError ? ("error" as const) : ("success" as const),
+              error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
+              finalText: isError ? undefined : resultText,
+              usage,
+              durationMs: num(v, "duration_ms"),
+              details: details as JsonObject,
+              time,
+            }),
+          );
+          return tag(drafts);
+        }
+        default:
+          break;
+      }
+      context.report({ code: "unknown-record", message: `unknown cursor record ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : `/${JSON.stringify(v.subtype)}`}` });
+      out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : ` subtype ${JSON.stringify(v.subtype)}`}`));
+      return out;
+    };
+
     return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the cursor decoder is not written yet")] : [];
+      decode(record, context) {
+        if (record.kind !== "json") return [];
+        return decodeJson(record.value, context);
       },
-      end: () => [],
+      end() {
+        return [...closeThinking(undefined, undefined), ...completeSegment(undefined, undefined), ...state.closeAll()];
+      },
     };
   },
 };

@@ -1,17 +1,309 @@
-// Source: see docs/dialects/gemini.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: gemini -p "<prompt>" --output-format stream-json (google-gemini/gemini-cli); versions and quirks: docs/dialects/gemini.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, ToolKind } from "../model/events.ts";
+import { usageFrom } from "../model/usage.ts";
+import type { TextRecord } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, bool, compact, num, obj, str } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
 
+/** Fields every stream-json event carries. */
+interface GeminiEventBase {
+  type: string;
+  /** ISO 8601. */
+  timestamp?: string;
+}
+interface GeminiInit extends GeminiEventBase {
+  type: "init";
+  session_id: string;
+  model: string;
+}
+interface GeminiMessage extends GeminiEventBase {
+  type: "message";
+  role: "user" | "assistant";
+  content: string;
+  /** True on streamed assistant chunks: concatenate them. */
+  delta?: boolean;
+}
+interface GeminiToolUse extends GeminiEventBase {
+  type: "tool_use";
+  tool_name: string;
+  /** `read_file-<ms>-<hex>` (≤0.28), `read_file_<ms>_<n>` (0.29+), `<name>__…` (0.43+): opaque. */
+  tool_id: string;
+  parameters: JsonObject;
+}
+interface GeminiToolResult extends GeminiEventBase {
+  type: "tool_result";
+  tool_id: string;
+  status: "success" | "error";
+  /** The tool's display string (`resultDisplay`), often "" or absent. */
+  output?: string;
+  error?: { type: string; message: string };
+}
+interface GeminiError extends GeminiEventBase {
+  type: "error";
+  severity: "warning" | "error";
+  message: string;
+}
+interface GeminiStats {
+  total_tokens: number;
+  /** Prompt tokens, cached ones included. */
+  input_tokens: number;
+  output_tokens: number;
+  /** 0.22+: the cached part of input_tokens. */
+  cached?: number;
+  /** 0.22+: the non-cached part of input_tokens. */
+  input?: number;
+  duration_ms: number;
+  tool_calls: number;
+  /** 0.34+: the same figures per model. */
+  models?: Record<string, JsonObject>;
+}
+interface GeminiResult extends GeminiEventBase {
+  type: "result";
+  status: "success" | "error";
+  error?: { type: string; message: string };
+  stats?: GeminiStats;
+}
+/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
+type GeminiStreamRecord = GeminiInit | GeminiMessage | GeminiToolUse | GeminiToolResult | GeminiError | GeminiResult;
+
+/** What a Gemini CLI built-in tool does; names from packages/core/src/tools. Shared with gemini-session. */
+export function geminiToolKind(name: string): ToolKind {
+  switch (name) {
+    case "run_shell_command":
+      return "command";
+    case "read_file":
+    case "read_many_files":
+    case "list_directory":
+      return "file_read";
+    case "write_file":
+      return "file_write";
+    case "replace":
+    case "edit":
+      return "file_edit";
+    case "glob":
+    case "search_file_content":
+    case "grep_search":
+      return "search";
+    case "google_web_search":
+      return "web_search";
+    case "web_fetch":
+      return "web_fetch";
+    case "write_todos":
+      return "todo";
+    case "delegate_to_agent":
+    case "codebase_investigator":
+      return "subagent";
+    default:
+      return "other";
+  }
+}
+
+/** The file a Gemini file tool touched, from its arguments (`file_path`, older `absolute_path`). */
+function filePath(args: JsonValue | undefined): string | undefined {
+  return str(args, "file_path") ?? str(args, "absolute_path") ?? str(args, "path");
+}
+
+/** `file.changed` for a successful write_file / replace call; `diff` is a unified diff when the agent gave one. */
+export function geminiFileChange(name: string, args: JsonValue | undefined, toolCallId: string, diff?: string): AgentEventDraft | undefined {
+  const kind = geminiToolKind(name);
+  if (kind !== "file_write" && kind !== "file_edit") return undefined;
+  const path = filePath(args);
+  if (path === undefined) return undefined;
+  // write_file overwrites or creates and does not say which; we call it an update and keep the new content as the diff.
+  const change: FileChange = compact({ path, kind: "update" as const, diff: diff ?? (kind === "file_write" ? str(args, "content") : undefined) });
+  return { type: "file.changed", changes: [change], toolCallId, status: "success" };
+}
+
+/** `plan.updated` for a write_todos call (`todos[{description, status}]`); cancelled items count as completed. */
+export function geminiPlan(name: string, args: JsonValue | undefined, time: string | undefined): AgentEventDraft | undefined {
+  if (name !== "write_todos") return undefined;
+  const todos = arr(args, "todos");
+  if (todos === undefined) return undefined;
+  const items: PlanItem[] = [];
+  for (const todo of todos) {
+    const text = str(todo, "description") ?? str(todo, "content");
+    if (text === undefined) continue;
+    const status = str(todo, "status");
+    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+  }
+  return compact({ type: "plan.updated" as const, items, time });
+}
+
+// Gemini CLI prints these on stderr (or merged stdout) before or instead of the JSON; specific enough not to claim other agents' text.
+const BANNER = /^(?:YOLO mode is enabled\. All tool calls will be automatically approved\.|Ripgrep is not available\. Falling back to GrepTool\.|Loaded cached credentials\.|Error when talking to Gemini API\b)/;
+// packages/core/src/utils/errorReporting.ts: "Error when talking to Gemini API Full report available at: <path> <ErrorClass>: <message>".
+const API_ERROR = /^Error when talking to Gemini API(?: Full report available at: \S+)?\s*(.*)$/;
+
+function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
+  if (record.kind === "text") return BANNER.test(record.text);
+  const v = record.value;
+  switch (v.type) {
+    case "init":
+      return typeof v.session_id === "string" && typeof v.model === "string";
+    case "tool_use":
+      return typeof v.tool_name === "string" && typeof v.tool_id === "string";
+    case "tool_result":
+      return typeof v.tool_id === "string" && typeof v.status === "string";
+    case "result":
+      return typeof v.status === "string" && obj(v, "stats") !== undefined && num(obj(v, "stats"), "total_tokens") !== undefined;
+    default:
+      return false;
+  }
+}
+
+function sessionStatus(status: string | undefined, errorType: string | undefined): SessionStatus {
+  if (status === "success") return "success";
+  if (errorType === "FatalCancellationError" || status === "cancelled") return "interrupted";
+  return "error";
+}
+
+/** Gemini CLI headless stream (`--output-format stream-json`). */
 export const gemini: Dialect = {
   name: "gemini",
   description: "Gemini CLI: gemini -p --output-format stream-json",
-  detect: () => false,
+  detect,
+  // Gemini's stderr (YOLO banner, API errors, stack traces) often lands in the capture; we read it to surface the error.
+  readsText: true,
   createDecoder() {
+    const state = createStreamState();
+    let assistantId: string | undefined;
+    let sawJson = false;
+    let lastError: string | undefined;
+    /** Arguments of open file and todo tools, for file.changed at their result. */
+    const fileArgs = new Map<string, JsonValue>();
+
+    const closeAssistant = (time: string | undefined): AgentEventDraft[] => {
+      if (assistantId === undefined) return [];
+      const id = assistantId;
+      assistantId = undefined;
+      return state.isOpen(id) ? state.complete(id, undefined, "assistant", "text", { time }) : [];
+    };
+
+    const text = (record: TextRecord): AgentEventDraft[] => {
+      const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }];
+      const match = API_ERROR.exec(record.text);
+      if (match !== null) {
+        const detail = (match[1] ?? "").trim();
+        const code = /^([A-Za-z]+Error):/.exec(detail)?.[1];
+        // gemini-cli reports a turn's API failure this way once retries are spent; in -p mode the run ends, so it is fatal.
+        out.push(compact({ type: "error" as const, scope: "api" as const, message: detail === "" ? record.text : detail, code, fatal: true }));
+      }
+      return out;
+    };
+
+    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+      const time = str(v, "timestamp");
+      switch (v.type) {
+        case "init":
+          return [
+            compact({
+              type: "session.started" as const,
+              agent: "gemini-cli",
+              model: str(v, "model"),
+              sessionId: str(v, "session_id"),
+              time,
+            }),
+          ];
+        case "message": {
+          const role = str(v, "role");
+          const content = str(v, "content") ?? "";
+          if (role === "assistant") {
+            if (bool(v, "delta") === true) {
+              assistantId ??= state.nextId("assistant");
+              return state.delta(assistantId, content, "assistant", "text", { time });
+            }
+            return [...closeAssistant(time), ...state.complete(state.nextId("assistant"), content, "assistant", "text", { time })];
+          }
+          // The user message echoes the prompt (piped stdin included).
+          return [...closeAssistant(time), ...state.complete(state.nextId("user"), content, role === "system" ? "system" : "user", "text", { time })];
+        }
+        case "tool_use": {
+          const toolCallId = str(v, "tool_id") ?? state.nextId("tool");
+          const name = str(v, "tool_name") ?? "unknown";
+          const input = v.parameters;
+          const out = closeAssistant(time);
+          state.toolStarted(toolCallId, name);
+          if (input !== undefined && geminiToolKind(name).startsWith("file_")) fileArgs.set(toolCallId, input);
+          out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input, time }));
+          const plan = geminiPlan(name, input, time);
+          if (plan !== undefined) out.push(plan);
+          return out;
+        }
+        case "tool_result": {
+          const toolCallId = str(v, "tool_id") ?? state.nextId("tool");
+          const out = closeAssistant(time);
+          let name = state.toolName(toolCallId);
+          if (name === undefined) {
+            // A result whose tool_use we never saw (cut stream): start it so the pair stays valid.
+            name = "unknown";
+            out.push(compact({ type: "tool.started" as const, toolCallId, name, time }));
+          }
+          state.toolCompleted(toolCallId);
+          const error = obj(v, "error");
+          const isError = str(v, "status") !== "success";
+          // tool_result.output is the display string: "" for read_file, absent for write_file; the real output is only in the session file.
+          const output = str(v, "output") ?? str(error, "message");
+          out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, result: error, isError, time }));
+          const args = fileArgs.get(toolCallId);
+          fileArgs.delete(toolCallId);
+          if (!isError) {
+            const change = geminiFileChange(name, args, toolCallId);
+            if (change !== undefined) out.push(time === undefined ? change : { ...change, time });
+          }
+          return out;
+        }
+        case "error": {
+          const message = str(v, "message") ?? "unknown error";
+          const out = closeAssistant(time);
+          if (str(v, "severity") === "warning") {
+            out.push(compact({ type: "notice" as const, kind: "warning", level: "warning" as const, text: message, time }));
+            return out;
+          }
+          // gemini-cli (2026) sends a late model failure as this event, then a result with status "error" and no error object.
+          lastError = message;
+          out.push(compact({ type: "error" as const, scope: "turn" as const, message, time }));
+          return out;
+        }
+        case "result": {
+          const out = closeAssistant(time);
+          const stats = obj(v, "stats");
+          const error = obj(v, "error");
+          const errorType = str(error, "type");
+          const status = sessionStatus(str(v, "status"), errorType);
+          const usage = stats === undefined
+            ? undefined
+            : usageFrom({ inputTokens: num(stats, "input_tokens"), outputTokens: num(stats, "output_tokens"), cacheReadTokens: num(stats, "cached") });
+          const details = compact({ totalTokens: num(stats, "total_tokens"), toolCalls: num(stats, "tool_calls"), models: obj(stats, "models"), errorType });
+          out.push(
+            compact({
+              type: "session.completed" as const,
+              status,
+              error: status === "success" ? undefined : (str(error, "message") ?? lastError),
+              usage,
+              durationMs: num(stats, "duration_ms"),
+              details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
+              time,
+            }),
+          );
+          return out;
+        }
+        default:
+          context.report({ code: "unknown-record", message: `unknown gemini record type ${JSON.stringify(v.type)}` });
+          return [unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`)];
+      }
+    };
+
     return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the gemini decoder is not written yet")] : [];
+      decode(record, context) {
+        if (record.kind === "text") return text(record);
+        sawJson = true;
+        return decodeJson(record.value, context);
       },
-      end: () => [],
+      end() {
+        return [...closeAssistant(undefined), ...state.closeAll()];
+      },
     };
   },
 };

@@ -1,17 +1,267 @@
-// Source: see docs/dialects/gemini-session.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
+import type { AgentEventDraft, JsonObject, JsonValue } from "../model/events.ts";
+import { usageFrom } from "../model/usage.ts";
+import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, compact, get, num, obj, str, textOf } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
+import { geminiFileChange, geminiPlan, geminiToolKind } from "./gemini-cli.ts";
 
+/** Line 1: the session header. */
+interface SessionHeader {
+  sessionId: string;
+  projectHash: string;
+  startTime: string;
+  lastUpdated: string;
+  /** `main` (subagent sessions may say otherwise). */
+  kind?: string;
+}
+/** A MongoDB-style mutation of the header: `{"$set":{"lastUpdated":…}}`. */
+interface SetRecord {
+  $set: JsonObject;
+}
+interface UserRecord {
+  id: string;
+  timestamp: string;
+  type: "user";
+  content: { text?: string }[] | string;
+}
+interface ToolCallRecord {
+  id: string;
+  name: string;
+  args: JsonObject;
+  /** `[{functionResponse:{id, name, response:{output}|{error}}}]`. */
+  result?: JsonValue[];
+  status: "success" | "error" | "cancelled" | string;
+  timestamp?: string;
+  /** A string, or a FileDiff object `{fileDiff, fileName, …}` for edits. */
+  resultDisplay?: JsonValue;
+  description?: string;
+  displayName?: string;
+}
+interface GeminiRecord {
+  id: string;
+  timestamp: string;
+  type: "gemini";
+  content: string;
+  thoughts?: { subject?: string; description?: string; timestamp?: string }[];
+  /** input (cached included), output, cached, thoughts, tool, total. */
+  tokens?: { input: number; output: number; cached: number; thoughts: number; tool: number; total: number };
+  model?: string;
+  /** Present on the second write of the same record id. */
+  toolCalls?: ToolCallRecord[];
+}
+/** info / warning / error lines the CLI records beside the conversation. */
+interface NoteRecord {
+  id: string;
+  timestamp: string;
+  type: "info" | "warning" | "error";
+  content: string;
+}
+/** The records of a session file (documentation; the wire is read through the `_json` readers). */
+type GeminiSessionRecord = SessionHeader | SetRecord | UserRecord | GeminiRecord | NoteRecord;
+
+const TERMINAL = new Set(["success", "error", "cancelled"]);
+
+function isHeader(v: JsonObject): boolean {
+  return v.type === undefined && typeof v.sessionId === "string" && (typeof v.projectHash === "string" || typeof v.startTime === "string");
+}
+
+function isSet(v: JsonObject): boolean {
+  return obj(v, "$set") !== undefined && Object.keys(v).length === 1;
+}
+
+/** The text of a Gemini `content`: a string or an array of parts with `text`. */
+function contentText(value: JsonValue | undefined): string {
+  if (typeof value === "string") return value;
+  return textOf(value) ?? "";
+}
+
+/** The output of a recorded tool call: functionResponse.response.output (or .error), else the display string. */
+function toolOutput(call: JsonValue): string | undefined {
+  const parts: string[] = [];
+  for (const item of arr(call, "result") ?? []) {
+    const response = obj(obj(item, "functionResponse"), "response");
+    if (response === undefined) continue;
+    const text = str(response, "output") ?? str(response, "error") ?? textOf(response);
+    if (text !== undefined) parts.push(text);
+  }
+  if (parts.length > 0) return parts.join("\n");
+  const display = get(call, "resultDisplay");
+  return typeof display === "string" ? display : undefined;
+}
+
+/** One `gemini` record id while it may still be rewritten. */
+interface OpenRecord {
+  id: string;
+  line: number;
+  time: string | undefined;
+  text: string;
+  tokens: JsonObject | undefined;
+  model: string | undefined;
+}
+
+/** Gemini CLI saved session files (the JSONL chat recording). */
 export const geminiSession: Dialect = {
   name: "gemini-session",
   description: "Gemini CLI saved session files",
-  detect: () => false,
+  detect(record) {
+    if (record.kind !== "json") return false;
+    const v = record.value;
+    if (isHeader(v) && typeof v.projectHash === "string") return true;
+    return v.type === "gemini" && typeof v.id === "string" && typeof v.timestamp === "string" && (obj(v, "tokens") !== undefined || arr(v, "thoughts") !== undefined);
+  },
   createDecoder() {
+    const state = createStreamState();
+    let open: OpenRecord | undefined;
+    /** Record ids already closed: a late rewrite only adds tool calls. */
+    const closed = new Set<string>();
+    const seenUsers = new Set<string>();
+    const thoughtsEmitted = new Map<string, number>();
+    const toolsStarted = new Set<string>();
+    const toolsCompleted = new Set<string>();
+    const source = (line: number) => ({ dialect: "gemini-session", line });
+
+    // The session file writes a gemini record, then the same id again with its toolCalls; we hold the record open until
+    // another record comes, so its text and tokens are taken from the last write and counted once.
+    const close = (): AgentEventDraft[] => {
+      if (open === undefined) return [];
+      const rec = open;
+      open = undefined;
+      closed.add(rec.id);
+      const out: AgentEventDraft[] = [];
+      if (state.isOpen(rec.id)) {
+        for (const d of state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time })) out.push({ ...d, source: source(rec.line) });
+      }
+      if (rec.tokens !== undefined) {
+        const t = rec.tokens;
+        const usage = usageFrom({ inputTokens: num(t, "input"), outputTokens: num(t, "output"), cacheReadTokens: num(t, "cached"), reasoningTokens: num(t, "thoughts") });
+        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: rec.model, time: rec.time, source: source(rec.line) }));
+      }
+      return out;
+    };
+
+    const toolEvents = (calls: JsonValue[], time: string | undefined): AgentEventDraft[] => {
+      const out: AgentEventDraft[] = [];
+      for (const call of calls) {
+        const toolCallId = str(call, "id");
+        const name = str(call, "name") ?? "unknown";
+        if (toolCallId === undefined) continue;
+        const args = get(call, "args");
+        const callTime = str(call, "timestamp") ?? time;
+        if (!toolsStarted.has(toolCallId)) {
+          toolsStarted.add(toolCallId);
+          state.toolStarted(toolCallId, name);
+          out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input: args, description: str(call, "description"), time: callTime }));
+          const plan = geminiPlan(name, args, callTime);
+          if (plan !== undefined) out.push(plan);
+        }
+        const status = str(call, "status");
+        if (status !== undefined && TERMINAL.has(status) && !toolsCompleted.has(toolCallId)) {
+          toolsCompleted.add(toolCallId);
+          state.toolCompleted(toolCallId);
+          const isError = status !== "success";
+          out.push(compact({ type: "tool.completed" as const, toolCallId, name, output: toolOutput(call), isError, time: callTime }));
+          if (!isError) {
+            const change = geminiFileChange(name, args, toolCallId, str(obj(call, "resultDisplay"), "fileDiff"));
+            if (change !== undefined) out.push(callTime === undefined ? change : { ...change, time: callTime });
+          }
+        }
+      }
+      return out;
+    };
+
+    const gemini = (v: JsonObject, line: number): AgentEventDraft[] => {
+      const id = str(v, "id") ?? state.nextId("gemini");
+      const time = str(v, "timestamp");
+      const out: AgentEventDraft[] = [];
+      if (open !== undefined && open.id !== id) out.push(...close());
+      const late = closed.has(id);
+      if (!late) {
+        const text = contentText(get(v, "content"));
+        if (open === undefined) open = { id, line, time, text, tokens: undefined, model: undefined };
+        open.line = line;
+        open.time = time ?? open.time;
+        open.text = text;
+        open.tokens = obj(v, "tokens") ?? open.tokens;
+        open.model = str(v, "model") ?? open.model;
+        const streamed = state.streamedText(id) ?? "";
+        // A rewrite that extends the text streams the new part; any other change is carried by message.completed (it replaces).
+        if (text.startsWith(streamed)) out.push(...state.delta(id, text.slice(streamed.length), "assistant", "text", { time }));
+        const thoughts = arr(v, "thoughts") ?? [];
+        const done = thoughtsEmitted.get(id) ?? 0;
+        for (let i = done; i < thoughts.length; i++) {
+          const thought = thoughts[i];
+          const subject = str(thought, "subject");
+          const description = str(thought, "description") ?? "";
+          const thoughtText = subject === undefined || subject === "" ? description : `**${subject}**\n${description}`;
+          out.push(...state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", { time: str(thought, "timestamp") ?? time }));
+        }
+        thoughtsEmitted.set(id, Math.max(done, thoughts.length));
+      }
+      out.push(...toolEvents(arr(v, "toolCalls") ?? [], time));
+      return out;
+    };
+
+    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+      if (isSet(v)) {
+        // $set only moves lastUpdated (or other header fields): nothing for the conversation, kept as a notice.
+        const fields = obj(v, "$set") as JsonObject;
+        const time = str(fields, "lastUpdated");
+        return [compact({ type: "notice" as const, kind: "session_update", level: "info" as const, text: `session header updated: ${Object.keys(fields).join(", ")}`, details: fields, time })];
+      }
+      const time = str(v, "timestamp");
+      switch (v.type) {
+        case "gemini":
+          return gemini(v, context.line);
+        case "user": {
+          const out = close();
+          const id = str(v, "id") ?? state.nextId("user");
+          // The user record can be rewritten like the gemini ones; the first write is kept.
+          if (seenUsers.has(id)) return out;
+          seenUsers.add(id);
+          out.push(...state.complete(id, contentText(get(v, "content")), "user", "text", { time }));
+          return out;
+        }
+        case "info":
+        case "warning": {
+          const out = close();
+          const level = v.type === "info" ? ("info" as const) : ("warning" as const);
+          out.push(compact({ type: "notice" as const, kind: String(v.type), level, text: contentText(get(v, "content")), time }));
+          return out;
+        }
+        case "error": {
+          const out = close();
+          out.push(compact({ type: "error" as const, scope: "session" as const, message: contentText(get(v, "content")) || "error", time }));
+          return out;
+        }
+        default:
+          break;
+      }
+      if (isHeader(v)) {
+        const { sessionId, startTime, ...rest } = v;
+        return [
+          compact({
+            type: "session.started" as const,
+            agent: "gemini-cli",
+            sessionId: typeof sessionId === "string" ? sessionId : undefined,
+            time: typeof startTime === "string" ? startTime : undefined,
+            details: Object.keys(rest).length > 0 ? rest : undefined,
+          }),
+        ];
+      }
+      context.report({ code: "unknown-record", message: `unknown gemini session record ${v.type === undefined ? `with keys ${Object.keys(v).slice(0, 5).join(", ")}` : `type ${JSON.stringify(v.type)}`}` });
+      return [...close(), unknownRecord(v, v.type === undefined ? "unknown record shape" : `unknown record type ${JSON.stringify(v.type)}`)];
+    };
+
     return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the gemini-session decoder is not written yet")] : [];
+      decode(record, context) {
+        if (record.kind !== "json") return [];
+        return decodeJson(record.value, context);
       },
-      end: () => [],
+      end() {
+        return [...close(), ...state.closeAll()];
+      },
     };
   },
 };

@@ -1,17 +1,300 @@
-// Source: see docs/dialects/opencode.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: opencode run --format json (anomalyco/opencode packages/opencode/src/cli/cmd/run.ts); versions and quirks: docs/dialects/opencode.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
+import { usageFrom } from "../model/usage.ts";
+import type { TextRecord } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, compact, get, num, obj, str } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
 
+/** Every line: `{type, timestamp (epoch ms), sessionID, ...data}`. */
+interface OpencodeEventBase {
+  type: string;
+  timestamp: number;
+  sessionID: string;
+}
+/** Fields of every message part. */
+interface PartBase {
+  id: string;
+  sessionID: string;
+  messageID: string;
+}
+interface StepStart extends OpencodeEventBase {
+  type: "step_start";
+  part: PartBase & { type: "step-start"; snapshot?: string };
+}
+interface TextLike extends OpencodeEventBase {
+  type: "text" | "reasoning";
+  /** Printed once, whole, when the part ends (`time.end` set); no token deltas in JSON mode. */
+  part: PartBase & { type: "text" | "reasoning"; text: string; synthetic?: boolean; time?: { start: number; end?: number } };
+}
+/** Only `completed` and `error` are printed; `pending` / `running` exist in the model. */
+type ToolState =
+  | { status: "completed"; input: JsonObject; output: string; title?: string; metadata?: JsonObject; time: { start: number; end: number } }
+  | { status: "error"; input: JsonObject; error: string; metadata?: JsonObject; time: { start: number; end: number } }
+  | { status: "pending" | "running"; input?: JsonObject };
+interface ToolUse extends OpencodeEventBase {
+  type: "tool_use";
+  part: PartBase & { type: "tool"; callID: string; tool: string; state: ToolState };
+}
+interface StepFinish extends OpencodeEventBase {
+  type: "step_finish";
+  /** Per step, not cumulative. `tokens.input` excludes cache reads; `total` (1.14+) = input + output + reasoning + cache. */
+  part: PartBase & {
+    type: "step-finish";
+    reason: "stop" | "tool-calls" | string;
+    cost: number;
+    tokens: { total?: number; input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+  };
+}
+interface OpencodeError extends OpencodeEventBase {
+  type: "error";
+  /** `APIError`, `ProviderAuthError`, `UnknownError`, `MessageOutputLengthError`, `MessageAbortedError`, ... */
+  error: { name: string; data?: { message?: string } & JsonObject };
+}
+/** Newer run.ts only; not seen in a capture. */
+interface Done extends OpencodeEventBase {
+  type: "done";
+  reason: string;
+  rejected?: JsonValue[];
+}
+/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
+type OpencodeRecord = StepStart | TextLike | ToolUse | StepFinish | OpencodeError | Done;
+
+const TYPES = new Set(["step_start", "step_finish", "text", "reasoning", "tool_use", "error", "done"]);
+// run.ts prints this on stdout when a permission is auto-rejected (no --auto): "! permission requested: <perm> (<pattern>); auto-rejecting".
+const PERMISSION = /^! permission requested: (.*); auto-rejecting$/;
+// OpenCode's own error class (provider.ts), printed with its stack on stderr when the model does not exist.
+const OPENCODE_STDERR = /^ProviderModelNotFoundError\b/;
+// A stderr line naming an error class: `ProviderModelNotFoundError: ...`, `APIError: ...`.
+const ERROR_LINE = /^([A-Z][A-Za-z]*Error): (.*)$/;
+
+function toolKind(tool: string): ToolKind {
+  switch (tool) {
+    case "bash":
+      return "command";
+    case "read":
+    case "list":
+      return "file_read";
+    case "write":
+      return "file_write";
+    case "edit":
+    case "multiedit":
+    case "patch":
+    case "apply_patch":
+      return "file_edit";
+    case "glob":
+    case "grep":
+    case "codesearch":
+      return "search";
+    case "websearch":
+      return "web_search";
+    case "webfetch":
+      return "web_fetch";
+    case "todowrite":
+    case "todoread":
+      return "todo";
+    case "task":
+      return "subagent";
+    default:
+      return "other";
+  }
+}
+
+/** Epoch milliseconds → RFC 3339, when it is a plausible time. */
+function isoOf(ms: number | undefined): string | undefined {
+  if (ms === undefined || ms < 0 || ms > 8.64e15) return undefined;
+  return new Date(ms).toISOString();
+}
+
+function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
+  const todos = arr(input, "todos");
+  if (todos === undefined) return undefined;
+  const items: PlanItem[] = [];
+  for (const todo of todos) {
+    const text = str(todo, "content");
+    if (text === undefined) continue;
+    const status = str(todo, "status");
+    // OpenCode todos are pending / in_progress / completed / cancelled; cancelled counts as completed (done with).
+    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+  }
+  return items;
+}
+
+function fileChange(tool: string, input: JsonValue | undefined, metadata: JsonValue | undefined): FileChange | undefined {
+  const kind = toolKind(tool);
+  if (kind !== "file_write" && kind !== "file_edit") return undefined;
+  const path = str(input, "filePath") ?? str(input, "path");
+  if (path === undefined) return undefined;
+  // edit keeps a unified diff in metadata.diff; write has the new content in input.content.
+  return compact({ path, kind: "update" as const, diff: str(metadata, "diff") ?? (kind === "file_write" ? str(input, "content") : undefined) });
+}
+
+/** OpenCode `run --format json`. */
 export const opencode: Dialect = {
   name: "opencode",
   description: "OpenCode: opencode run --format json",
-  detect: () => false,
+  detect(record) {
+    if (record.kind === "text") return PERMISSION.test(record.text) || OPENCODE_STDERR.test(record.text);
+    const v = record.value;
+    return typeof v.type === "string" && TYPES.has(v.type) && typeof v.sessionID === "string" && typeof v.timestamp === "number";
+  },
+  // Permission rejections and stderr errors come as plain text between the JSON lines; we read them to surface them.
+  readsText: true,
   createDecoder() {
+    const state = createStreamState();
+    let sessionStarted = false;
+    let sawJson = false;
+    let turnId: string | undefined;
+    /** What ends the session when the input ends: the last step's reason, or a session error. */
+    let last: { reason?: string; error?: string; time: string | undefined; line: number } | undefined;
+    let done = false;
+    const toolsStarted = new Set<string>();
+
+    const text = (record: TextRecord): AgentEventDraft[] => {
+      const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }];
+      const permission = PERMISSION.exec(record.text);
+      if (permission !== null) {
+        out.push({ type: "error", scope: "tool", message: `permission requested: ${permission[1] ?? ""}; auto-rejected`, code: "permission_rejected", fatal: false });
+        return out;
+      }
+      const error = ERROR_LINE.exec(record.text);
+      if (error !== null) out.push({ type: "error", scope: "api", message: record.text, code: error[1] as string });
+      return out;
+    };
+
+    const closeTurn = (status: "success" | "error", time: string | undefined, error?: string): AgentEventDraft[] => {
+      if (turnId === undefined) return [];
+      const id = turnId;
+      turnId = undefined;
+      return [compact({ type: "turn.completed" as const, turnId: id, status, error, time })];
+    };
+
+    const toolUse = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
+      const part = obj(v, "part");
+      const toolState = obj(part, "state");
+      const name = str(part, "tool") ?? "unknown";
+      const toolCallId = str(part, "callID") ?? str(part, "id") ?? state.nextId("tool");
+      const input = get(toolState, "input");
+      const status = str(toolState, "status");
+      const out: AgentEventDraft[] = [];
+      if (!toolsStarted.has(toolCallId)) {
+        toolsStarted.add(toolCallId);
+        state.toolStarted(toolCallId, name);
+        const description = str(input, "description");
+        out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: toolKind(name), input, description, time }));
+        const items = name === "todowrite" ? planOf(input) : undefined;
+        if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
+      }
+      if (status !== "completed" && status !== "error") {
+        if (status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId, status, time }));
+        return out;
+      }
+      if (!state.toolCompleted(toolCallId)) return out; // already completed: a repeated line
+      const isError = status === "error";
+      const metadata = get(toolState, "metadata");
+      const start = num(obj(toolState, "time"), "start");
+      const end = num(obj(toolState, "time"), "end");
+      out.push(
+        compact({
+          type: "tool.completed" as const,
+          toolCallId,
+          name,
+          output: isError ? (str(toolState, "error") ?? "error") : str(toolState, "output"),
+          exitCode: num(metadata, "exit"),
+          isError,
+          durationMs: start !== undefined && end !== undefined && end >= start ? end - start : undefined,
+          time,
+        }),
+      );
+      const change = isError ? undefined : fileChange(name, input, metadata);
+      if (change !== undefined) out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
+      return out;
+    };
+
+    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+      const time = isoOf(num(v, "timestamp"));
+      const part = obj(v, "part");
+      const out: AgentEventDraft[] = [];
+      // OpenCode has no init record; the first line with a sessionID starts the session.
+      const sessionId = str(v, "sessionID") ?? str(part, "sessionID");
+      if (!sessionStarted && sessionId !== undefined) {
+        sessionStarted = true;
+        out.push(compact({ type: "session.started" as const, agent: "opencode", sessionId, time }));
+      }
+      switch (v.type) {
+        case "step_start": {
+          out.push(...closeTurn("error", time, "the step ended without step_finish"));
+          turnId = str(part, "id") ?? state.nextId("step");
+          out.push(compact({ type: "turn.started" as const, turnId, time }));
+          return out;
+        }
+        case "text":
+        case "reasoning": {
+          const kind = v.type === "text" ? "text" : "reasoning";
+          const messageId = str(part, "id") ?? state.nextId(kind);
+          out.push(...state.complete(messageId, str(part, "text") ?? "", "assistant", kind, { time }));
+          return out;
+        }
+        case "tool_use":
+          out.push(...toolUse(v, time));
+          return out;
+        case "step_finish": {
+          if (turnId === undefined) {
+            turnId = str(part, "id") ?? state.nextId("step");
+            out.push(compact({ type: "turn.started" as const, turnId, time }));
+          }
+          const tokens = obj(part, "tokens");
+          const cache = obj(tokens, "cache");
+          const usage = tokens === undefined
+            ? undefined
+            : usageFrom({ inputTokens: num(tokens, "input"), outputTokens: num(tokens, "output"), reasoningTokens: num(tokens, "reasoning"), cacheReadTokens: num(cache, "read"), cacheWriteTokens: num(cache, "write") });
+          const id = turnId;
+          turnId = undefined;
+          // opencode reports usage and cost per step (one LLM call); each turn.completed carries its own step, and the summary adds them.
+          out.push(compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }));
+          last = { reason: str(part, "reason") ?? "", time, line: context.line };
+          return out;
+        }
+        case "error": {
+          const error = obj(v, "error");
+          const name = str(error, "name");
+          const message = str(obj(error, "data"), "message") ?? name ?? "unknown error";
+          out.push(...closeTurn("error", time, message));
+          out.push(compact({ type: "error" as const, scope: "session" as const, message, code: name, fatal: true, time }));
+          last = { error: message, time, line: context.line };
+          return out;
+        }
+        case "done": {
+          out.push(...closeTurn("error", time, "the step ended without step_finish"), ...state.closeAll());
+          const error = last?.error;
+          done = true;
+          out.push(compact({ type: "session.completed" as const, status: error === undefined ? ("success" as const) : ("error" as const), error, time, details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }) }));
+          return out;
+        }
+        default:
+          context.report({ code: "unknown-record", message: `unknown opencode record type ${JSON.stringify(v.type)}` });
+          out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`));
+          return out;
+      }
+    };
+
     return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the opencode decoder is not written yet")] : [];
+      decode(record, context) {
+        if (record.kind === "text") return text(record);
+        sawJson = true;
+        return decodeJson(record.value, context);
       },
-      end: () => [],
+      end() {
+        const cut = closeTurn("error", undefined, "the input ended before step_finish");
+        const out = [...cut, ...state.closeAll()];
+        if (done || !sessionStarted || last === undefined) return out;
+        // opencode prints no final record (the process exits); a last step that stopped, or a session error, is its end.
+        const source = { dialect: "opencode", line: last.line };
+        if (last.error !== undefined) out.push(compact({ type: "session.completed" as const, status: "error" as const, error: last.error, time: last.time, source }));
+        else if (last.reason === "stop" && cut.length === 0) out.push(compact({ type: "session.completed" as const, status: "success" as const, time: last.time, source }));
+        return out;
+      },
     };
   },
 };
