@@ -163,6 +163,7 @@ export const cline: Dialect = {
     const partials = new Map<string, { role: "assistant" | "user"; kind: "text" | "reasoning"; text: string }>();
     // Usage already counted per api_req_started ts, so a re-printed record is not counted twice.
     const countedUsage = new Map<number, { i: number; o: number; cw: number; cr: number; c: number }>();
+    const startedTurns = new Set<number>();
 
     const sessionStart = (time: string | undefined): AgentEventDraft[] => {
       sessionOpen = true;
@@ -224,7 +225,7 @@ export const cline: Dialect = {
       const d = before === undefined ? figures : { i: figures.i - before.i, o: figures.o - before.o, cw: figures.cw - before.cw, cr: figures.cr - before.cr, c: figures.c - before.c };
       if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
       const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
-      const costUsd = num(info, field("cost")) === undefined ? undefined : d.c;
+      const costUsd = num(info, field("cost")) === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
       return [compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd, model, time })];
     };
 
@@ -261,7 +262,11 @@ export const cline: Dialect = {
       const isPrompt = (key === "say:task" || key === "say:text") && !partial && (!sessionOpen || (taskCompleted && key === "say:text") || apiRequestsInTask === 0);
       if (!sessionOpen || (isPrompt && taskCompleted)) out.push(...closePending(), ...closePartials(undefined), ...sessionStart(time));
       if (!partials.has(id)) out.push(...closePartials(id));
-      const isOutput = pending !== undefined && (sub === pending.outputSay || (sub === "command" && pending.outputSay === "command_output" && pending.command === text));
+      const isOutput =
+        pending !== undefined &&
+        (sub === pending.outputSay ||
+          (sub === "command" && pending.outputSay === "command_output" && pending.command === text) ||
+          (sub === "mcp_server_request_started" && pending.outputSay === "mcp_server_response"));
       if (!isOutput) out.push(...closePending());
 
       const reasoningField = str(v, field("reasoning"));
@@ -302,6 +307,11 @@ export const cline: Dialect = {
           break;
         case "say:api_req_started": {
           apiRequestsInTask++;
+          // One API request is one turn; Cline re-prints the record (same ts) when the request ends, so a turn starts once per ts.
+          if (ts === undefined || !startedTurns.has(ts)) {
+            if (ts !== undefined) startedTurns.add(ts);
+            out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? state.nextId("ts")}`, time }));
+          }
           const info = parseObject(text);
           if (info === undefined) {
             out.push(notice("api_request", text, time));
