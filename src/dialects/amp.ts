@@ -1,17 +1,23 @@
-// Source: see docs/dialects/amp.md. (Stub: detection and decoding are not written yet.)
+// Source: `amp -x "<prompt>" --stream-json` (Claude Code compatible stream JSON); versions and quirks: docs/dialects/amp.md
 import type { Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
+import { createClaudeDecoder, isAmpThreadId, type ClaudeVariant } from "./claude-code.ts";
+import { str } from "./_json.ts";
 
+/**
+ * Amp prints Claude Code's shapes (system/init, user, assistant, result) with no `stream_event`.
+ * Its `assistant.message` has no `id`/`model`, its usage adds `max_tokens`, and its `result` has no
+ * usage or cost, so each assistant line's usage is passed on as a `usage` delta (docs/dialects/amp.md).
+ */
+const AMP: ClaudeVariant = { agent: "amp", versionKeys: ["amp_version", "version"], perMessageUsage: true };
+
+/** Amp `--stream-json`: Claude-shaped records whose `session_id` is an Amp thread id (`T-<uuid>`). */
 export const amp: Dialect = {
   name: "amp",
   description: "Amp: amp -x --stream-json (Claude-compatible)",
-  detect: () => false,
-  createDecoder() {
-    return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the amp decoder is not written yet")] : [];
-      },
-      end: () => [],
-    };
+  detect(record) {
+    if (record.kind !== "json") return false;
+    const type = str(record.value, "type");
+    return (type === "system" || type === "user" || type === "assistant" || type === "result") && isAmpThreadId(str(record.value, "session_id"));
   },
+  createDecoder: () => createClaudeDecoder(AMP),
 };

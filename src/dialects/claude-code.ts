@@ -1,17 +1,1017 @@
-// Source: see docs/dialects/claude.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: `claude -p "<prompt>" --output-format stream-json --verbose [--include-partial-messages]`; versions and quirks: docs/dialects/claude.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, SessionStatus, ToolKind, Usage } from "../model/events.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { arr, at, bool, compact, get, num, obj, str } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
 
+// ---------------------------------------------------------------------------------------------
+// Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).
+// ---------------------------------------------------------------------------------------------
+
+/** Fields on (nearly) every line. `parent_tool_use_id` is an explicit `null` on main-agent lines. */
+interface Envelope {
+  type: string;
+  session_id?: string;
+  uuid?: string;
+  parent_tool_use_id?: string | null;
+  /** ISO time on `assistant`/`user` lines since 2.1.x. */
+  timestamp?: string;
+}
+
+/** `system`/`init`; Qwen Code writes `permission_mode` and `qwen_code_version` instead. */
+interface SystemInit extends Envelope {
+  subtype: "init";
+  cwd?: string;
+  model?: string;
+  tools?: string[];
+  mcp_servers?: { name: string; status: string }[];
+  permissionMode?: string;
+  permission_mode?: string;
+  claude_code_version?: string;
+  apiKeySource?: string;
+}
+
+/** `system`/`hook_started` | `hook_progress` | `hook_response` (and any later `hook_*`). */
+interface SystemHook extends Envelope {
+  hook_id?: string;
+  hook_name?: string;
+  hook_event?: string;
+  output?: string;
+  stdout?: string;
+  stderr?: string;
+  exit_code?: number;
+  outcome?: "success" | "error" | "cancelled";
+}
+
+/** `system`/`api_retry`. */
+interface SystemApiRetry extends Envelope {
+  attempt: number;
+  max_retries?: number;
+  retry_delay_ms?: number;
+  error_status?: number | null;
+  error?: string;
+}
+
+/** `system`/`task_started` | `task_progress` | `task_updated` | `task_notification`. */
+interface SystemTask extends Envelope {
+  task_id?: string;
+  tool_use_id?: string;
+  description?: string;
+  subagent_type?: string;
+  task_type?: string;
+  prompt?: string;
+  last_tool_name?: string;
+  patch?: { status?: string; end_time?: number };
+  status?: string;
+  summary?: string;
+  output_file?: string;
+  usage?: { total_tokens?: number; tool_uses?: number; duration_ms?: number };
+}
+
+/** An Anthropic API message: `assistant.message` and `stream_event` `message_start.message`. */
+interface ApiMessage {
+  id?: string;
+  model?: string;
+  role?: string;
+  content?: ContentBlock[] | string;
+  stop_reason?: string | null;
+  usage?: WireUsage;
+}
+
+/** Content blocks of assistant and user messages. */
+interface ContentBlock {
+  type: "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "mcp_tool_use" | "tool_result" | "image" | string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  /** `redacted_thinking` payload. */
+  data?: string;
+  id?: string;
+  name?: string;
+  input?: JsonValue;
+  server_name?: string;
+  tool_use_id?: string;
+  content?: string | ContentBlock[];
+  is_error?: boolean;
+}
+
+/** `assistant`: one line per content block in 2.x (the lines of one API message share `message.id`). */
+interface AssistantRecord extends Envelope {
+  message: ApiMessage;
+  /** API error code on the synthetic error message (`model_not_found`, `rate_limit`, ...). */
+  error?: string;
+  is_api_error_message?: boolean;
+  /** The turn was interrupted; the message holds the partial text. */
+  aborted?: boolean;
+}
+
+/** `user`: the prompt, tool results, subagent prompts. */
+interface UserRecord extends Envelope {
+  message: { role: "user"; content: string | ContentBlock[] };
+  /** Tool-specific rich result: an object (Bash, Write, Edit, Agent), an array (MCP) or a string (errors). */
+  tool_use_result?: JsonValue;
+  isReplay?: boolean;
+  subagent_type?: string;
+  task_description?: string;
+}
+
+/** `stream_event` (`--include-partial-messages`): a raw Anthropic Messages SSE event. */
+interface StreamEventRecord extends Envelope {
+  event: { type: string; index?: number; message?: ApiMessage; content_block?: ContentBlock; delta?: JsonObject; usage?: WireUsage };
+  ttft_ms?: number;
+}
+
+/** Anthropic usage: `input_tokens` excludes the cache reads and writes. */
+interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens?: number };
+}
+
+/** `result`: the end of one query; `type` may come last in the key order (2.1.27x+). */
+interface ResultRecord extends Envelope {
+  subtype?: "success" | "error_during_execution" | "error_max_turns" | "error_max_budget_usd" | "error_max_structured_output_retries" | string;
+  is_error?: boolean;
+  result?: string;
+  errors?: string[];
+  duration_ms?: number;
+  duration_api_ms?: number;
+  num_turns?: number;
+  total_cost_usd?: number;
+  /** Before 1.0.22. */
+  total_cost?: number;
+  usage?: WireUsage;
+  modelUsage?: JsonObject;
+  permission_denials?: JsonValue[];
+  stop_reason?: string | null;
+  terminal_reason?: "completed" | "max_turns" | "api_error" | "prompt_too_long" | "aborted_streaming" | "aborted_tools" | string;
+  api_error_status?: number | null;
+}
+
+/** `rate_limit_event`. */
+interface RateLimitRecord extends Envelope {
+  rate_limit_info: { status?: string; resetsAt?: number; rateLimitType?: string; overageStatus?: string; isUsingOverage?: boolean };
+}
+
+/** `tool_progress`. */
+interface ToolProgressRecord extends Envelope {
+  tool_use_id?: string;
+  tool_name?: string;
+  elapsed_time_seconds?: number;
+  task_id?: string;
+}
+
+// Compile-time use of the wire types, so the key names read below stay in step with them.
+type WireKey =
+  | keyof SystemInit
+  | keyof SystemHook
+  | keyof SystemApiRetry
+  | keyof SystemTask
+  | keyof ApiMessage
+  | keyof ContentBlock
+  | keyof AssistantRecord
+  | keyof UserRecord
+  | keyof StreamEventRecord
+  | keyof WireUsage
+  | keyof ResultRecord
+  | keyof RateLimitRecord
+  | keyof ToolProgressRecord;
+const skip = (...keys: WireKey[]): ReadonlySet<string> => new Set(keys);
+
+// ---------------------------------------------------------------------------------------------
+// Variants: Amp and Qwen Code print the same shapes with a few differences.
+// ---------------------------------------------------------------------------------------------
+
+/** What differs between Claude Code and the agents that copy its stream-json (Amp, Qwen Code). */
+export interface ClaudeVariant {
+  /** `session.started.agent`: `claude-code`, `amp`, `qwen-code`. */
+  readonly agent: string;
+  /** Keys of `system/init` that carry the agent's version; the first present wins. */
+  readonly versionKeys: readonly string[];
+  /**
+   * Emit each `assistant` line's `message.usage` as a `usage` event of scope `delta`. Only for agents
+   * whose `result` carries no usage (Amp), where one line is one whole API message.
+   */
+  readonly perMessageUsage: boolean;
+}
+
+/** Claude Code itself. */
+export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
+
+/** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
+const TOOL_KINDS = new Map<string, ToolKind>([
+  ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["run_shell_command", "command"],
+  ["Read", "file_read"], ["NotebookRead", "file_read"], ["read_file", "file_read"], ["read_many_files", "file_read"],
+  ["Write", "file_write"], ["write_file", "file_write"], ["create_file", "file_write"],
+  ["Edit", "file_edit"], ["MultiEdit", "file_edit"], ["NotebookEdit", "file_edit"], ["edit", "file_edit"], ["replace", "file_edit"], ["edit_file", "file_edit"], ["undo_edit", "file_edit"],
+  ["Grep", "search"], ["Glob", "search"], ["LS", "search"], ["glob", "search"], ["grep_search", "search"], ["search_file_content", "search"], ["list_directory", "search"], ["finder", "search"], ["codebase_search_agent", "search"],
+  ["WebSearch", "web_search"], ["web_search", "web_search"], ["google_web_search", "web_search"],
+  ["WebFetch", "web_fetch"], ["web_fetch", "web_fetch"], ["read_web_page", "web_fetch"],
+  ["Task", "subagent"], ["Agent", "subagent"], ["task", "subagent"], ["oracle", "subagent"], ["librarian", "subagent"],
+  ["TodoWrite", "todo"], ["TodoRead", "todo"], ["todo_write", "todo"], ["todo_read", "todo"], ["TaskCreate", "todo"], ["TaskUpdate", "todo"], ["TaskList", "todo"], ["TaskGet", "todo"], ["task_list", "todo"],
+]);
+
+/** Server-side tools of the Anthropic API (`server_tool_use` blocks). */
+const SERVER_TOOL_KINDS = new Map<string, ToolKind>([["web_search", "web_search"], ["web_fetch", "web_fetch"], ["code_execution", "command"], ["bash_code_execution", "command"]]);
+
+/** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */
+const INFO_SUBTYPES = new Set([
+  "files_persisted", "local_command_output", "session_state_changed", "elicitation_complete", "notification", "post_turn_summary",
+  "tool_use_summary", "mcp_status", "informational", "session_start", "plugin_status", "memory_saved",
+]);
+
+/** Keys of a content block, a tool-use block: the ones that name a tool call. */
+const TOOL_USE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
+
+/** Tool kind and MCP server of a tool name (`mcp__<server>__<tool>`). */
+function classifyTool(name: string, blockType: string, serverName: string | undefined): { kind: ToolKind; server?: string } {
+  if (blockType === "mcp_tool_use") return serverName === undefined ? { kind: "mcp" } : { kind: "mcp", server: serverName };
+  if (blockType === "server_tool_use") return { kind: SERVER_TOOL_KINDS.get(name) ?? "other" };
+  if (name.startsWith("mcp__")) {
+    const rest = name.slice(5);
+    const cut = rest.indexOf("__");
+    return { kind: "mcp", server: cut > 0 ? rest.slice(0, cut) : rest };
+  }
+  return { kind: TOOL_KINDS.get(name) ?? "other" };
+}
+
+/** A token count the schema accepts (a non-negative integer), else null. */
+function count(value: JsonValue | undefined): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+/** Anthropic usage to the model's Usage; undefined when no figure is present. */
+function usageOf(value: JsonValue | undefined): Usage | undefined {
+  const u = obj(value);
+  if (u === undefined) return undefined;
+  const usage: Usage = {
+    inputTokens: count(get(u, "input_tokens")),
+    outputTokens: count(get(u, "output_tokens")),
+    cacheReadTokens: count(get(u, "cache_read_input_tokens")),
+    cacheWriteTokens: count(get(u, "cache_creation_input_tokens")),
+    reasoningTokens: count(at(u, "output_tokens_details", "thinking_tokens")),
+  };
+  return Object.values(usage).every((v) => v === null) ? undefined : usage;
+}
+
+/** A non-negative finite number, else undefined. */
+function nonNegative(value: number | undefined): number | undefined {
+  return value !== undefined && value >= 0 ? value : undefined;
+}
+
+/** A non-empty string, else undefined. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** Every key of `o` except `without`, or undefined when nothing is left. `__proto__` is never copied. */
+function rest(o: JsonObject | undefined, without: ReadonlySet<string>): JsonObject | undefined {
+  if (o === undefined) return undefined;
+  const out: JsonObject = {};
+  let any = false;
+  for (const key of Object.keys(o)) {
+    if (without.has(key) || key === "__proto__") continue;
+    const v = o[key];
+    if (v === undefined) continue;
+    out[key] = v;
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+/** The object, or undefined when it has no keys (so an empty `details` stays absent). */
+function filled(o: JsonObject): JsonObject | undefined {
+  for (const _ in o) return o;
+  return undefined;
+}
+
+/** An `unknown` event for a record or block no rule understands, in a session. */
+function unknownIn(raw: JsonValue, reason: string, sessionId: string | undefined): AgentEventDraft {
+  return sessionId === undefined ? unknownRecord(raw, reason) : { type: "unknown", raw, reason, sessionId };
+}
+
+/** Epoch seconds to RFC 3339; undefined when out of range. */
+function isoFromSeconds(seconds: number | undefined): string | undefined {
+  if (seconds === undefined || seconds < 0 || seconds > 8.64e12) return undefined;
+  return new Date(seconds * 1000).toISOString();
+}
+
+/** Text of a tool_result `content`: a string, or text blocks joined by newlines (images and references as short markers). */
+function contentText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  const items = arr(value);
+  if (items === undefined) return JSON.stringify(value);
+  const parts: string[] = [];
+  for (const item of items) {
+    const type = str(item, "type");
+    const text = typeof item === "string" ? item : str(item, "text");
+    if (text !== undefined) parts.push(text);
+    else if (type === "image" || type === "document") parts.push(`[${type}]`);
+    else if (type === "tool_reference") parts.push(`[tool_reference: ${str(item, "tool_name") ?? ""}]`);
+    else parts.push(JSON.stringify(item));
+  }
+  return parts.join("\n");
+}
+
+/** Claude's Edit/Write `structuredPatch` hunks as a unified diff. */
+function unifiedDiff(path: string, patch: JsonValue[] | undefined): string | undefined {
+  if (patch === undefined || patch.length === 0) return undefined;
+  const out = [`--- ${path}`, `+++ ${path}`];
+  for (const hunk of patch) {
+    out.push(`@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`);
+    for (const line of arr(hunk, "lines") ?? []) if (typeof line === "string") out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** A todo status as the model names it. */
+function planStatus(status: string | undefined): PlanItem["status"] {
+  if (status === "completed" || status === "done") return "completed";
+  if (status === "in_progress" || status === "in-progress" || status === "active") return "in_progress";
+  return "pending";
+}
+
+/** How a `task_notification` status ends a subagent session; undefined when it does not say. */
+function taskStatus(status: string | undefined): SessionStatus | undefined {
+  if (status === "completed") return "success";
+  if (status === "failed" || status === "error") return "error";
+  if (status === "stopped" || status === "killed" || status === "cancelled" || status === "canceled" || status === "aborted") return "interrupted";
+  return undefined;
+}
+
+/** A tool call as far as the stream has told it. */
+interface ToolInfo {
+  name: string;
+  kind: ToolKind;
+  input: JsonValue | undefined;
+  sessionId: string | undefined;
+  open: boolean;
+}
+
+/** One streamed content block (`content_block_start`), by API message and index. */
+interface StreamedBlock {
+  type: string;
+  toolId: string | undefined;
+  signature: string | undefined;
+}
+
+/** Block bookkeeping of one API message: which indices streamed, which an `assistant` line completed. */
+interface ApiMessageState {
+  streamed: Map<number, StreamedBlock>;
+  done: Set<number>;
+}
+
+/** A subagent session, keyed by the parent's tool call id. */
+interface ChildSession {
+  sessionId: string;
+  completed: boolean;
+}
+
+const INIT_SKIP = skip("type", "subtype", "session_id", "uuid", "cwd", "model", "permissionMode", "permission_mode");
+const ENVELOPE_SKIP = skip("type", "session_id", "uuid", "parent_tool_use_id");
+const SYSTEM_SKIP = skip("type", "subtype", "session_id", "uuid", "parent_tool_use_id");
+const RESULT_SKIP = skip("type", "session_id", "uuid", "result", "total_cost_usd", "total_cost", "duration_ms", "num_turns");
+const RATE_LIMIT_SKIP = new Set(["status", "resetsAt", "rateLimitType"]);
+
+/**
+ * Creates the decoder for Claude Code stream-json and the agents that copy it (Amp, Qwen Code).
+ * @example
+ * const decoder = createClaudeDecoder(CLAUDE_CODE);
+ */
+export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
+  const state = createStreamState();
+  let rootSessionId: string | undefined;
+  const startedSessions = new Set<string>();
+  const children = new Map<string, ChildSession>();
+  const tools = new Map<string, ToolInfo>();
+  const taskTools = new Map<string, string>();
+  const apiMessages = new Map<string, ApiMessageState>();
+  /** The API message being streamed, per stream (`""` for the main agent, else the parent tool call id). */
+  const streaming = new Map<string, string>();
+  const openTurns = new Map<string, string | undefined>();
+  /** TaskCreate/TaskUpdate lists, per session. */
+  const taskLists = new Map<string, { id: string; text: string; status: PlanItem["status"] }[]>();
+  let lastApiError: string | undefined;
+  let aborted = false;
+
+  const apiMessage = (id: string): ApiMessageState => {
+    let m = apiMessages.get(id);
+    if (m === undefined) {
+      m = { streamed: new Map(), done: new Set() };
+      apiMessages.set(id, m);
+    }
+    return m;
+  };
+
+  /** The block index an `assistant` line's block stands for: the first streamed block of its type not yet completed, else the next free index. */
+  const blockIndex = (m: ApiMessageState, type: string): number => {
+    for (let i = 0; ; i++) {
+      if (m.done.has(i)) continue;
+      const streamed = m.streamed.get(i);
+      if (streamed === undefined || streamed.type === type) {
+        m.done.add(i);
+        return i;
+      }
+    }
+  };
+
+  const rootOf = (rec: JsonObject): string | undefined => str(rec, "session_id") ?? rootSessionId;
+
+  /** The subagent session of a parent tool call, started on first sight. */
+  const childOf = (toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string => {
+    const known = children.get(toolUseId);
+    if (known !== undefined) return known.sessionId;
+    // Claude Code gives subagent traffic no session id of its own (it repeats the parent's); we derive one from the parent tool call id.
+    const sessionId = `subagent-${toolUseId}`;
+    children.set(toolUseId, { sessionId, completed: false });
+    const parentSessionId = tools.get(toolUseId)?.sessionId ?? rootOf(rec);
+    out.push(compact({ type: "session.started" as const, agent: variant.agent, sessionId, parentSessionId, parentToolCallId: toolUseId, details }));
+    return sessionId;
+  };
+
+  /** The session a record belongs to: a subagent's when `parent_tool_use_id` is set, else the root. */
+  const sessionOf = (rec: JsonObject, out: AgentEventDraft[]): string | undefined => {
+    const parent = nonEmpty(str(rec, "parent_tool_use_id"));
+    if (parent === undefined) return rootOf(rec);
+    return childOf(parent, rec, out, filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })));
+  };
+
+  const notice = (kind: string, text: string, sessionId: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): AgentEventDraft =>
+    compact({ type: "notice" as const, kind, level, text, details, sessionId });
+
+  const startTool = (id: string, name: string, blockType: string, block: JsonValue | undefined, input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const known = tools.get(id);
+    if (known !== undefined) {
+      if (input !== undefined) known.input = input;
+      return;
+    }
+    const { kind, server } = classifyTool(name, blockType, str(block, "server_name"));
+    tools.set(id, { name, kind, input, sessionId, open: true });
+    state.toolStarted(id, name, sessionId);
+    out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server, description: str(input, "description"), sessionId }));
+  };
+
+  const completeTool = (id: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined }, isError: boolean, sessionId: string | undefined, out: AgentEventDraft[]): ToolInfo | undefined => {
+    const info = tools.get(id);
+    if (info !== undefined && info.open) {
+      info.open = false;
+      state.toolCompleted(id);
+    }
+    out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: info?.name, ...fields, isError, sessionId: info?.sessionId ?? sessionId }));
+    return info;
+  };
+
+  /** TodoWrite-style tools carry the whole list in their input. */
+  const todoList = (input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const todos = arr(input, "todos");
+    if (todos === undefined) return;
+    const items: PlanItem[] = [];
+    for (const todo of todos) {
+      const text = str(todo, "content") ?? str(todo, "text") ?? str(todo, "description");
+      if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
+    }
+    out.push(compact({ type: "plan.updated" as const, items, sessionId }));
+  };
+
+  /** TaskCreate/TaskUpdate change one item at a time; we keep the list and emit it whole. */
+  const taskListChange = (info: ToolInfo, output: string | undefined, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const key = sessionId ?? "";
+    const list = taskLists.get(key) ?? [];
+    taskLists.set(key, list);
+    if (info.name === "TaskCreate") {
+      const text = str(info.input, "subject") ?? str(info.input, "description");
+      if (text === undefined) return;
+      const id = str(at(rich, "task", "id")) ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
+      list.push({ id, text, status: planStatus(str(info.input, "status")) });
+    } else if (info.name === "TaskUpdate") {
+      const id = str(info.input, "taskId");
+      const item = list.find((t) => t.id === id);
+      if (item === undefined) return;
+      const status = str(info.input, "status");
+      if (status === "deleted") list.splice(list.indexOf(item), 1);
+      else {
+        if (status !== undefined) item.status = planStatus(status);
+        item.text = str(info.input, "subject") ?? item.text;
+      }
+    } else return;
+    out.push(compact({ type: "plan.updated" as const, items: list.map((t) => ({ text: t.text, status: t.status })), sessionId }));
+  };
+
+  /** file.changed for a successful write or edit. */
+  const fileChange = (id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const input = info.input;
+    const path = str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
+    if (path === undefined) return;
+    const richType = str(rich, "type");
+    const kind: FileChange["kind"] = richType === "create" || (richType === undefined && info.name === "create_file") ? "add" : "update";
+    const content = str(input, "content");
+    const diff = unifiedDiff(path, arr(rich, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
+    const change: FileChange = compact({ path, kind, diff });
+    out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: id, status: "success" as const, sessionId }));
+  };
+
+  const completeChild = (toolUseId: string, status: SessionStatus, fields: { error?: string | undefined; finalText?: string | undefined; usage?: Usage | undefined; durationMs?: number | undefined; details?: JsonObject | undefined }, out: AgentEventDraft[]): void => {
+    const child = children.get(toolUseId);
+    if (child === undefined || child.completed) return;
+    child.completed = true;
+    out.push(compact({ type: "session.completed" as const, status, ...fields, sessionId: child.sessionId }));
+  };
+
+  // -- records ---------------------------------------------------------------------------------
+
+  const init = (rec: JsonObject, out: AgentEventDraft[]): void => {
+    const sessionId = str(rec, "session_id");
+    if (sessionId !== undefined && startedSessions.has(sessionId)) {
+      // Claude Code 2.1.198 re-sends system/init when a background agent's notification starts a new query; we keep one session.started and note the rest.
+      out.push(notice("init", "system/init again: a new query began in the same session", sessionId, compact({ model: str(rec, "model"), cwd: str(rec, "cwd") })));
+      return;
+    }
+    if (sessionId !== undefined) {
+      startedSessions.add(sessionId);
+      rootSessionId = sessionId;
+    }
+    const toolNames = arr(rec, "tools")?.filter((t): t is string => typeof t === "string");
+    const versionKey = variant.versionKeys.find((k) => typeof get(rec, k) === "string");
+    const without = new Set(INIT_SKIP);
+    if (toolNames !== undefined) without.add("tools");
+    if (versionKey !== undefined) without.add(versionKey);
+    out.push(
+      compact({
+        type: "session.started" as const,
+        agent: variant.agent,
+        agentVersion: versionKey === undefined ? undefined : str(rec, versionKey),
+        model: str(rec, "model"),
+        cwd: str(rec, "cwd"),
+        tools: toolNames,
+        permissionMode: str(rec, "permissionMode") ?? str(rec, "permission_mode"),
+        details: rest(rec, without),
+        sessionId,
+      }),
+    );
+  };
+
+  const hook = (rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const name = str(rec, "hook_name") ?? str(rec, "hook_event") ?? "hook";
+    const outcome = str(rec, "outcome");
+    const exitCode = num(rec, "exit_code");
+    let text: string;
+    if (subtype === "hook_started") text = `${name} started`;
+    else if (subtype === "hook_response") text = `${name} ${outcome ?? "finished"}${exitCode === undefined ? "" : ` (exit ${exitCode})`}`;
+    else text = `${name} ${subtype.slice(5)}`;
+    const failed = outcome === "error" || outcome === "cancelled" || (exitCode !== undefined && exitCode !== 0);
+    out.push(notice("hook", text, sessionId, rest(rec, ENVELOPE_SKIP), failed ? "warning" : "info"));
+  };
+
+  const task = (rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const taskId = str(rec, "task_id");
+    const toolId = str(rec, "tool_use_id") ?? (taskId === undefined ? undefined : taskTools.get(taskId));
+    if (taskId !== undefined && toolId !== undefined) taskTools.set(taskId, toolId);
+    const info = toolId === undefined ? undefined : tools.get(toolId);
+    const description = str(rec, "description");
+    let status: string;
+    let output: string | undefined;
+    let elapsedMs: number | undefined;
+    if (subtype === "task_started") {
+      status = description === undefined ? "task started" : `task started: ${description}`;
+      if (toolId !== undefined && (info?.kind === "subagent" || str(rec, "subagent_type") !== undefined)) {
+        childOf(toolId, rec, out, compact({ taskId, description, subagentType: str(rec, "subagent_type"), taskType: str(rec, "task_type"), prompt: str(rec, "prompt") }));
+      }
+    } else if (subtype === "task_progress") {
+      const last = str(rec, "last_tool_name");
+      status = last === undefined ? (description ?? "task running") : `task running: ${last}`;
+      elapsedMs = nonNegative(num(at(rec, "usage", "duration_ms")));
+    } else if (subtype === "task_updated") {
+      status = `task ${str(at(rec, "patch", "status")) ?? "updated"}`;
+    } else if (subtype === "task_notification") {
+      status = `task ${str(rec, "status") ?? "notification"}`;
+      output = str(rec, "summary");
+    } else status = subtype.replace("_", " ");
+    if (toolId !== undefined && info?.open === true) {
+      out.push(compact({ type: "tool.progress" as const, toolCallId: toolId, status, output, elapsedMs, sessionId: info.sessionId }));
+    } else {
+      out.push(notice("task", taskId === undefined ? status : `${status} (${taskId})`, sessionId, rest(rec, ENVELOPE_SKIP)));
+    }
+    // A background agent's tool call completed at launch; its notification is the only end of the subagent.
+    if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
+      const ended = taskStatus(str(rec, "status"));
+      if (ended !== undefined) {
+        completeChild(toolId, ended, { finalText: ended === "success" ? str(rec, "summary") : undefined, error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`), durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))), details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }) }, out);
+      }
+    }
+  };
+
+  const system = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
+    const subtype = str(rec, "subtype") ?? "";
+    if (subtype === "init") return init(rec, out);
+    const sessionId = sessionOf(rec, out);
+    switch (subtype) {
+      case "status": {
+        const status = str(rec, "status");
+        out.push(notice("status", status === undefined ? "status cleared" : `status: ${status}`, sessionId, rest(rec, SYSTEM_SKIP)));
+        return;
+      }
+      case "api_retry": {
+        const attempt = count(get(rec, "attempt")) ?? 0;
+        const maxAttempts = count(get(rec, "max_retries")) ?? undefined;
+        const status = num(rec, "error_status");
+        const reason = str(rec, "error") ?? str(at(rec, "error", "message"));
+        const error = status === undefined ? reason : reason === undefined ? `HTTP ${status}` : `${status} ${reason}`;
+        out.push(compact({ type: "retry" as const, attempt, maxAttempts, delayMs: nonNegative(num(rec, "retry_delay_ms")), error, sessionId }));
+        return;
+      }
+      case "thinking_tokens": {
+        const estimate = num(rec, "estimated_tokens");
+        out.push(compact({ type: "metric" as const, name: "thinking_tokens", text: estimate === undefined ? undefined : `~${estimate} thinking tokens`, values: rest(rec, SYSTEM_SKIP) ?? {}, sessionId }));
+        return;
+      }
+      case "compact_boundary": {
+        const meta = obj(rec, "compact_metadata");
+        const trigger = str(meta, "trigger");
+        const before = num(meta, "pre_tokens");
+        const text = `conversation compacted${trigger === undefined ? "" : ` (${trigger})`}${before === undefined ? "" : `, ${before} tokens before`}`;
+        out.push(notice("compact_boundary", text, sessionId, rest(rec, SYSTEM_SKIP)));
+        return;
+      }
+      case "keep_alive":
+        out.push(compact({ type: "heartbeat" as const, sessionId }));
+        return;
+      default:
+        break;
+    }
+    if (subtype.startsWith("hook_")) return hook(rec, subtype, sessionId, out);
+    if (subtype.startsWith("task_")) return task(rec, subtype, sessionId, out);
+    if (!INFO_SUBTYPES.has(subtype)) context.report({ code: "unknown-record", severity: "info", message: `system subtype "${subtype}" is not in the documented list; kept as a notice` });
+    const text = str(rec, "message") ?? str(rec, "summary") ?? str(rec, "content") ?? `system/${subtype}`;
+    out.push(notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
+  };
+
+  const assistant = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
+    const sessionId = sessionOf(rec, out);
+    const message = obj(rec, "message");
+    const content = get(message, "content");
+    const blocks: JsonValue[] = typeof content === "string" ? [{ type: "text", text: content }] : (arr(content) ?? []);
+    const errorCode = str(rec, "error");
+    if (bool(rec, "is_api_error_message") === true || (errorCode !== undefined && str(message, "model") === "<synthetic>")) {
+      // Claude Code 2.x reports API failures as a synthetic assistant message (model "<synthetic>"); we emit an api error, not assistant text.
+      const text = blocks.map((b) => str(b, "text")).filter((t): t is string => t !== undefined).join("\n");
+      lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
+      out.push(compact({ type: "error" as const, scope: "api" as const, message: lastApiError, code: errorCode, sessionId }));
+      return;
+    }
+    if (bool(rec, "aborted") === true) aborted = true;
+    const apiId = str(message, "id") ?? state.nextId("msg");
+    const m = apiMessage(apiId);
+    const options = { sessionId };
+    for (const block of blocks) {
+      const type = str(block, "type") ?? "";
+      const index = blockIndex(m, type);
+      const messageId = `${apiId}#${index}`;
+      if (type === "text") {
+        out.push(...state.complete(messageId, str(block, "text") ?? "", "assistant", "text", options));
+      } else if (type === "thinking") {
+        const text = str(block, "thinking") ?? "";
+        // Claude Code 2.1.x (sonnet-5) sends thinking blocks with empty text and only a signature; we call them redacted_reasoning.
+        const signature = nonEmpty(str(block, "signature")) ?? m.streamed.get(index)?.signature;
+        const kind: MessageKind = text === "" && signature !== undefined ? "redacted_reasoning" : "reasoning";
+        out.push(...state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
+      } else if (type === "redacted_thinking") {
+        out.push(...state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }));
+      } else if (TOOL_USE_BLOCKS.has(type)) {
+        const id = str(block, "id") ?? state.nextId("tool");
+        const name = str(block, "name") ?? "";
+        const input = get(block, "input");
+        startTool(id, name, type, block, input, sessionId, out);
+        if (name === "TodoWrite" || name === "todo_write") todoList(input, sessionId, out);
+      } else if (type.endsWith("_tool_result")) {
+        const id = str(block, "tool_use_id") ?? "";
+        const result = get(block, "content");
+        const isError = (str(result, "type") ?? "").endsWith("_error");
+        completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
+      } else {
+        context.report({ code: "unknown-record", message: `assistant content block of type "${type}" is not understood` });
+        out.push(unknownIn(block, `unknown assistant content block "${type}"`, sessionId));
+      }
+    }
+    if (variant.perMessageUsage) {
+      const usage = usageOf(get(message, "usage"));
+      if (usage !== undefined) out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
+    }
+  };
+
+  const toolResult = (block: JsonValue, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+    const id = str(block, "tool_use_id");
+    if (id === undefined) {
+      out.push(notice("tool_result", "tool_result without tool_use_id", sessionId, obj(block)));
+      return;
+    }
+    const isError = bool(block, "is_error") === true;
+    const output = contentText(get(block, "content"));
+    const known = tools.get(id);
+    let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
+    if (exitCode === undefined && isError && known?.kind === "command") {
+      // Claude Code's Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
+      const m = /^(?:Error: )?Exit code (\d+)/.exec(output ?? (typeof rich === "string" ? rich : ""));
+      if (m !== null) exitCode = Number(m[1]);
+    }
+    const durationMs = nonNegative(num(rich, "durationMs") ?? num(rich, "totalDurationMs") ?? num(rich, "duration_ms"));
+    const info = completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
+    if (info === undefined) return;
+    const toolSession = info.sessionId ?? sessionId;
+    if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit") fileChange(id, info, rich, toolSession, out);
+    if (!isError && info.kind === "todo") taskListChange(info, output, rich, toolSession, out);
+    if (info.kind === "subagent" && str(rich, "status") !== "async_launched") {
+      const answer = contentText(get(rich, "content")) ?? output;
+      completeChild(id, isError ? "error" : "success", { finalText: isError ? undefined : answer, error: isError ? (answer ?? "the subagent failed") : undefined, usage: usageOf(get(rich, "usage")), durationMs: nonNegative(num(rich, "totalDurationMs")), details: compact({ agentId: str(rich, "agentId"), totalTokens: num(rich, "totalTokens"), totalToolUseCount: num(rich, "totalToolUseCount") }) }, out);
+    }
+  };
+
+  const user = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
+    const sessionId = sessionOf(rec, out);
+    const content = get(obj(rec, "message"), "content");
+    const baseId = str(rec, "uuid") ?? state.nextId("user");
+    if (typeof content === "string") {
+      out.push(...state.complete(`${baseId}#0`, content, "user", "text", { sessionId }));
+      return;
+    }
+    const blocks = arr(content) ?? [];
+    const rich = get(rec, "tool_use_result");
+    const results = blocks.reduce<number>((n, b) => (str(b, "type") === "tool_result" ? n + 1 : n), 0);
+    blocks.forEach((block, i) => {
+      const type = str(block, "type") ?? "";
+      if (type === "text") out.push(...state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
+      // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
+      else if (type === "tool_result") toolResult(block, results === 1 ? rich : undefined, sessionId, out);
+      else if (type === "image" || type === "document") out.push(notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
+      else {
+        context.report({ code: "unknown-record", message: `user content block of type "${type}" is not understood` });
+        out.push(unknownIn(block, `unknown user content block "${type}"`, sessionId));
+      }
+    });
+  };
+
+  const streamEvent = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
+    const sessionId = sessionOf(rec, out);
+    const event = obj(rec, "event");
+    const type = str(event, "type");
+    const key = nonEmpty(str(rec, "parent_tool_use_id")) ?? "";
+    const current = (): string => {
+      let id = streaming.get(key);
+      if (id === undefined) {
+        id = state.nextId("msg");
+        streaming.set(key, id);
+      }
+      return id;
+    };
+    switch (type) {
+      case "message_start": {
+        const id = str(at(event, "message", "id")) ?? state.nextId("msg");
+        streaming.set(key, id);
+        apiMessage(id);
+        openTurns.set(id, sessionId);
+        out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
+        return;
+      }
+      case "content_block_start": {
+        const apiId = current();
+        const index = count(get(event, "index")) ?? 0;
+        const block = obj(event, "content_block");
+        const blockType = str(block, "type") ?? "";
+        const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
+        apiMessage(apiId).streamed.set(index, streamed);
+        const messageId = `${apiId}#${index}`;
+        if (TOOL_USE_BLOCKS.has(blockType)) {
+          streamed.toolId = str(block, "id") ?? state.nextId("tool");
+          // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
+          startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
+        } else if (blockType === "text") out.push(...state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (blockType === "thinking") out.push(...state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+        return;
+      }
+      case "content_block_delta": {
+        const apiId = current();
+        const index = count(get(event, "index")) ?? 0;
+        const streamed = apiMessages.get(apiId)?.streamed.get(index);
+        const delta = obj(event, "delta");
+        const deltaType = str(delta, "type");
+        const messageId = `${apiId}#${index}`;
+        if (deltaType === "text_delta") out.push(...state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (deltaType === "thinking_delta") out.push(...state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+        else if (deltaType === "signature_delta") {
+          // The signature comes whole in one delta (2.1.218 also puts it on content_block_start); we keep the latest.
+          if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
+        } else if (deltaType === "input_json_delta") {
+          const text = str(delta, "partial_json") ?? "";
+          if (text === "") return;
+          if (streamed?.toolId !== undefined) out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
+          else out.push(notice("input_json_delta", "tool input for a block that is not a tool call", sessionId, compact({ messageId, partialJson: text }), "warning"));
+        } else if (deltaType === "citations_delta") {
+          out.push(notice("citation", str(at(delta, "citation", "cited_text")) ?? "citation", sessionId, compact({ messageId, citation: get(delta, "citation") })));
+        } else {
+          context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
+          out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
+        }
+        return;
+      }
+      case "content_block_stop":
+        // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
+        return;
+      case "message_delta": {
+        const stopReason = str(at(event, "delta", "stop_reason"));
+        const usage = obj(event, "usage");
+        // Per-message usage is never summed (the result has the session's totals); we keep it as a metric.
+        out.push(compact({ type: "metric" as const, name: "message_delta", text: stopReason === undefined ? undefined : `stop_reason: ${stopReason}`, values: compact({ messageId: streaming.get(key), stopReason, usage }), sessionId }));
+        return;
+      }
+      case "message_stop": {
+        const id = streaming.get(key);
+        streaming.delete(key);
+        if (id !== undefined && openTurns.has(id)) {
+          openTurns.delete(id);
+          out.push(compact({ type: "turn.completed" as const, turnId: id, sessionId }));
+        }
+        return;
+      }
+      case "ping":
+        out.push(compact({ type: "heartbeat" as const, sessionId }));
+        return;
+      case "error":
+        out.push(compact({ type: "error" as const, scope: "api" as const, message: str(at(event, "error", "message")) ?? "stream error", code: str(at(event, "error", "type")), sessionId }));
+        return;
+      case "goal_state": {
+        // Qwen Code 0.25 sends its goal tracker as a stream_event that is not an Anthropic event; we keep it as a notice.
+        const goal = obj(event, "goal_state");
+        out.push(notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal));
+        return;
+      }
+      default:
+        context.report({ code: "unknown-record", message: `stream_event of type "${type ?? "?"}" is not understood` });
+        out.push(unknownIn(rec, `unknown stream_event type "${type ?? "?"}"`, sessionId));
+    }
+  };
+
+  const result = (rec: JsonObject, out: AgentEventDraft[]): void => {
+    const sessionId = rootOf(rec);
+    const subtype = str(rec, "subtype");
+    const isError = bool(rec, "is_error") === true;
+    const terminal = str(rec, "terminal_reason");
+    const apiStatus = num(rec, "api_error_status");
+    const text = str(rec, "result");
+    const errors = arr(rec, "errors")?.filter((e): e is string => typeof e === "string");
+    let status: SessionStatus;
+    if (terminal !== undefined && /^(aborted|interrupt)/.test(terminal)) status = "interrupted";
+    else if (terminal === undefined && aborted && subtype === "error_during_execution") status = "interrupted";
+    // Claude Code 2.1.x ends API failures with subtype "success" and is_error true; we decide from is_error, terminal_reason and api_error_status.
+    else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && terminal !== "completed") || apiStatus !== undefined) status = "error";
+    else status = "success";
+    const error = status === "success" ? undefined : (nonEmpty(text) ?? (errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined) ?? lastApiError ?? terminal ?? subtype ?? "error");
+    const turns = count(get(rec, "num_turns")) ?? undefined;
+    out.push(
+      compact({
+        type: "session.completed" as const,
+        status,
+        error,
+        finalText: status === "success" ? text : undefined,
+        usage: usageOf(get(rec, "usage")),
+        costUsd: nonNegative(num(rec, "total_cost_usd") ?? num(rec, "total_cost")),
+        durationMs: nonNegative(num(rec, "duration_ms")),
+        turns,
+        details: rest(rec, RESULT_SKIP),
+        sessionId,
+      }),
+    );
+    lastApiError = undefined;
+    aborted = false;
+  };
+
+  const decodeRecord = (rec: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+    const out: AgentEventDraft[] = [];
+    const type = str(rec, "type");
+    switch (type) {
+      case "system":
+        system(rec, context, out);
+        break;
+      case "assistant":
+        assistant(rec, context, out);
+        break;
+      case "user":
+        user(rec, context, out);
+        break;
+      case "stream_event":
+        streamEvent(rec, context, out);
+        break;
+      case "result":
+        result(rec, out);
+        break;
+      case "rate_limit_event": {
+        const info = obj(rec, "rate_limit_info");
+        out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: rootOf(rec) }));
+        break;
+      }
+      case "tool_progress": {
+        const sessionId = sessionOf(rec, out);
+        const id = str(rec, "tool_use_id");
+        const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
+        const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
+        if (id !== undefined && tools.get(id)?.open === true) out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
+        else out.push(notice("tool_progress", `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`, sessionId, rest(rec, ENVELOPE_SKIP)));
+        break;
+      }
+      case "auth_status": {
+        const error = str(rec, "error");
+        const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
+        out.push(notice("auth_status", error ?? (lines.join("\n") || "authenticating"), rootOf(rec), rest(rec, ENVELOPE_SKIP), error === undefined ? "info" : "warning"));
+        break;
+      }
+      case "tool_use_summary":
+        out.push(notice("tool_use_summary", str(rec, "summary") ?? "tool use summary", rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+        break;
+      case "prompt_suggestion":
+        out.push(notice("prompt_suggestion", str(rec, "suggestion") ?? "prompt suggestion", rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+        break;
+      case "control_request":
+      case "control_response":
+      case "control_cancel_request":
+        out.push(notice("control", `${type}${str(at(rec, "request", "subtype")) === undefined ? "" : `: ${str(at(rec, "request", "subtype"))}`}`, rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+        break;
+      case "keep_alive":
+        out.push(compact({ type: "heartbeat" as const, sessionId: rootOf(rec) }));
+        break;
+      default:
+        context.report({ code: "unknown-record", message: `record type "${type ?? "(none)"}" is not understood` });
+        out.push(unknownRecord(rec, type === undefined ? "record has no type" : `unknown record type "${type}"`));
+    }
+    const time = str(rec, "timestamp");
+    return time === undefined ? out : out.map((e) => (e.time === undefined ? { ...e, time } : e));
+  };
+
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      try {
+        return decodeRecord(record.value, context);
+      } catch (error) {
+        // A decoder must never throw; a bug here keeps the record as unknown and says why.
+        const message = error instanceof Error ? error.message : String(error);
+        context.report({ code: "unknown-record", severity: "error", message: `decoder failed on this record: ${message}` });
+        return [unknownRecord(record.value, `decoder failed: ${message}`)];
+      }
+    },
+    end() {
+      const out: AgentEventDraft[] = [];
+      for (const [turnId, sessionId] of openTurns) out.push(compact({ type: "turn.completed" as const, turnId, sessionId }));
+      openTurns.clear();
+      out.push(...state.closeAll());
+      return out;
+    },
+  };
+}
+
+/** True when a system/init (or any record) carries an Amp thread id (`T-<uuid>`). */
+export function isAmpThreadId(value: string | undefined): boolean {
+  return value !== undefined && /^T-[0-9a-f]{8}-[0-9a-f]{4}-/i.test(value);
+}
+
+/** Anthropic SSE event types that Claude Code wraps in `stream_event`. */
+const SSE_TYPES = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"]);
+
+/** Claude Code stream-json, with and without `--include-partial-messages`. */
 export const claude: Dialect = {
   name: "claude",
   description: "Claude Code: claude -p --output-format stream-json --verbose [--include-partial-messages]",
-  detect: () => false,
-  createDecoder() {
-    return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the claude decoder is not written yet")] : [];
-      },
-      end: () => [],
-    };
+  detect(record) {
+    if (record.kind !== "json") return false;
+    const v = record.value;
+    const sessionId = str(v, "session_id");
+    // Session transcripts (claude-session) use camelCase sessionId and parentUuid; Amp uses T-<uuid> thread ids.
+    if (sessionId === undefined || isAmpThreadId(sessionId) || get(v, "parentUuid") !== undefined) return false;
+    switch (str(v, "type")) {
+      case "system": {
+        const subtype = str(v, "subtype");
+        if (typeof get(v, "qwen_code_version") === "string" || get(v, "permission_mode") !== undefined) return false;
+        // Cursor's init has neither claude_code_version nor a tools list (and no uuid on its system lines).
+        if (subtype === "init") return typeof get(v, "claude_code_version") === "string" || arr(v, "tools") !== undefined;
+        if (subtype?.startsWith("hook_") === true) return str(v, "hook_id") !== undefined || str(v, "hook_event") !== undefined;
+        return subtype !== undefined && subtype !== "session_start" && str(v, "uuid") !== undefined;
+      }
+      case "stream_event":
+        return SSE_TYPES.has(str(at(v, "event", "type")) ?? "");
+      case "assistant":
+      case "user":
+        // Main-agent lines carry an explicit `parent_tool_use_id: null`; Cursor's have none.
+        return Object.hasOwn(v, "parent_tool_use_id") && obj(v, "message") !== undefined;
+      case "result":
+        return num(v, "num_turns") !== undefined || num(v, "total_cost_usd") !== undefined;
+      case "rate_limit_event":
+        return obj(v, "rate_limit_info") !== undefined;
+      case "tool_progress":
+        return str(v, "tool_use_id") !== undefined;
+      default:
+        return false;
+    }
   },
+  createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
 };
