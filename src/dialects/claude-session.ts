@@ -1,17 +1,966 @@
-// Source: see docs/dialects/claude-session.md. (Stub: detection and decoding are not written yet.)
-import type { Dialect } from "./dialect.ts";
+// Source: Claude Code session transcripts that `claude` writes by itself (any mode) to ~/.claude/projects/<project>/<session>.jsonl and, for subagents (2.x), <session>/subagents/agent-<id>.jsonl; versions and quirks: docs/dialects/claude-session.md
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, ToolKind, Usage } from "../model/events.ts";
+import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
+import { arr, bool, get, num, obj, str } from "./_json.ts";
+import { createStreamState } from "./_messages.ts";
+import type { Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 
-export const claudeSession: Dialect = {
-  name: "claude-session",
-  description: "Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl)",
-  detect: () => false,
-  createDecoder() {
-    return {
-      decode(record) {
-        return record.kind === "json" ? [unknownRecord(record.value, "the claude-session decoder is not written yet")] : [];
-      },
-      end: () => [],
+// ---------------------------------------------------------------------------------------------
+// Wire types: what a transcript line looks like (read with the safe readers of _json.ts).
+// ---------------------------------------------------------------------------------------------
+
+/** Fields of the conversation records (user, assistant, system, attachment, progress). */
+interface TranscriptEnvelope {
+  type: string;
+  uuid?: string;
+  /** `null` for the first record of a chain (a session, a sidechain, or the record after a compaction). */
+  parentUuid?: string | null;
+  logicalParentUuid?: string;
+  /** True for Task / Agent subagent records (inline in 1.x, in subagents/agent-<id>.jsonl in 2.x). */
+  isSidechain?: boolean;
+  /** 2.x subagent records: the agent's id (the `agent-<id>.jsonl` file name). */
+  agentId?: string;
+  sessionId?: string;
+  /** 2.1.2xx assistant records repeat it in snake case. */
+  session_id?: string;
+  version?: string;
+  cwd?: string;
+  gitBranch?: string;
+  entrypoint?: string;
+  userType?: string;
+  slug?: string;
+  timestamp?: string;
+  isMeta?: boolean;
+}
+
+/** An Anthropic Messages API content block. */
+interface ContentBlock {
+  type: "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "tool_result" | "image" | string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  data?: string;
+  id?: string;
+  name?: string;
+  input?: JsonValue;
+  tool_use_id?: string;
+  content?: string | ContentBlock[];
+  is_error?: boolean;
+}
+
+/** Anthropic usage, as the API returned it for one message. */
+interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens?: number };
+}
+
+/** `type:"assistant"`: one record per content block; the records of one API message share `message.id`. */
+interface AssistantRecord extends TranscriptEnvelope {
+  type: "assistant";
+  requestId?: string;
+  message: { id?: string; model?: string; content?: ContentBlock[]; stop_reason?: string | null; usage?: WireUsage };
+  /** Synthetic API-error messages (model `<synthetic>`): `rate_limit`, `invalid_request`, ... */
+  error?: string;
+  isApiErrorMessage?: boolean;
+  apiErrorStatus?: number;
+}
+
+/** `type:"user"`: a prompt, tool results, meta text or a slash-command wrapper. */
+interface UserRecord extends TranscriptEnvelope {
+  type: "user";
+  message: { role: "user"; content: string | ContentBlock[] };
+  /** Structured tool result: Bash `{stdout, stderr, interrupted}`, edits `{filePath, structuredPatch}`, ... or an error string. */
+  toolUseResult?: JsonValue;
+  isCompactSummary?: boolean;
+  permissionMode?: string;
+}
+
+/** `type:"system"`: compaction, local commands, hooks, API retries, turn durations. */
+interface SystemRecord extends TranscriptEnvelope {
+  type: "system";
+  subtype?: string;
+  content?: string;
+  level?: "info" | "warning" | "error" | "suggestion";
+  compactMetadata?: { trigger?: string; preTokens?: number };
+  retryAttempt?: number;
+  maxRetries?: number;
+  retryInMs?: number;
+  error?: { message?: string; status?: number; formatted?: string };
+  durationMs?: number;
+  hookErrors?: JsonValue[];
+  preventedContinuation?: boolean;
+}
+
+/** `type:"attachment"` (2.1.x): `attachment.type` ∈ goal_status, skill_listing, agent_listing_delta, hook_*, ... */
+interface AttachmentRecord extends TranscriptEnvelope {
+  type: "attachment";
+  attachment: { type?: string; content?: string; met?: boolean; sentinel?: boolean; condition?: string; reason?: string };
+}
+
+/** `type:"progress"` (2.0.x): bash / hook / agent progress tied to a tool call by `parentToolUseID`. */
+interface ProgressRecord extends TranscriptEnvelope {
+  type: "progress";
+  data: { type?: string; output?: string; elapsedTimeSeconds?: number };
+  toolUseID?: string;
+  parentToolUseID?: string;
+}
+
+/** Records outside the conversation tree (no uuid): titles, modes, snapshots, queue operations. */
+interface MetadataRecord {
+  type: "summary" | "file-history-snapshot" | "queue-operation" | "mode" | "permission-mode" | "bridge-session" | "ai-title" | "custom-title" | "last-prompt" | "tag" | "agent-name";
+  sessionId?: string;
+  /** summary */
+  summary?: string;
+  leafUuid?: string;
+  /** file-history-snapshot */
+  messageId?: string;
+  snapshot?: { timestamp?: string; trackedFileBackups?: JsonObject };
+  isSnapshotUpdate?: boolean;
+  /** queue-operation */
+  operation?: string;
+  content?: string;
+  timestamp?: string;
+}
+
+/** Every transcript record this dialect reads. */
+export type ClaudeSessionRecord = AssistantRecord | UserRecord | SystemRecord | AttachmentRecord | ProgressRecord | MetadataRecord;
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+// ---------------------------------------------------------------------------------------------
+
+const DIALECT = "claude-session";
+const AGENT = "claude-code";
+/** Claude Code writes this model name on messages it makes itself (API errors, "No response requested."). */
+const SYNTHETIC_MODEL = "<synthetic>";
+/** Records held while a session's model is still unknown, at most (then they go out without it). */
+const HOLD_LIMIT = 512;
+
+/** Record types without a uuid that only transcripts write, and the notice kind each becomes. */
+const METADATA_KINDS: ReadonlyMap<string, string> = new Map([
+  ["summary", "summary"],
+  ["file-history-snapshot", "file_history_snapshot"],
+  ["queue-operation", "queue_operation"],
+  ["mode", "mode"],
+  ["permission-mode", "permission_mode"],
+  ["bridge-session", "bridge_session"],
+  ["ai-title", "title"],
+  ["custom-title", "title"],
+  ["last-prompt", "last_prompt"],
+  ["tag", "tag"],
+  ["agent-name", "agent_name"],
+]);
+const CONVERSATION_TYPES: ReadonlySet<string> = new Set(["user", "assistant", "system", "attachment", "progress"]);
+
+function detect(record: InputRecord): boolean {
+  if (record.kind !== "json") return false;
+  const v = record.value;
+  const type = str(v, "type");
+  if (type === undefined) return false;
+  // Stream-json (`claude -p --output-format stream-json`) has `session_id` and no `parentUuid`; transcripts have both camelCase fields.
+  if (Object.hasOwn(v, "parentUuid") && (str(v, "uuid") !== undefined || str(v, "sessionId") !== undefined)) return true;
+  if (type === "summary") return str(v, "leafUuid") !== undefined;
+  if (type === "file-history-snapshot") return obj(v, "snapshot") !== undefined;
+  if (METADATA_KINDS.has(type)) return str(v, "sessionId") !== undefined;
+  return CONVERSATION_TYPES.has(type) && str(v, "sessionId") !== undefined && (bool(v, "isSidechain") !== undefined || str(v, "userType") !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Tool name → kind (and MCP server for `mcp__<server>__<tool>`). */
+function toolKind(name: string): { kind: ToolKind; server?: string } {
+  if (name.startsWith("mcp__")) {
+    const rest = name.slice(5);
+    const cut = rest.indexOf("__");
+    return cut > 0 ? { kind: "mcp", server: rest.slice(0, cut) } : { kind: "mcp" };
+  }
+  switch (name) {
+    case "Bash":
+    case "BashOutput":
+    case "KillBash":
+    case "KillShell":
+    case "PowerShell":
+      return { kind: "command" };
+    case "Read":
+    case "NotebookRead":
+    case "LS":
+      return { kind: "file_read" };
+    case "Write":
+      return { kind: "file_write" };
+    case "Edit":
+    case "MultiEdit":
+    case "NotebookEdit":
+      return { kind: "file_edit" };
+    case "Glob":
+    case "Grep":
+      return { kind: "search" };
+    case "WebSearch":
+    case "web_search":
+      return { kind: "web_search" };
+    case "WebFetch":
+    case "web_fetch":
+      return { kind: "web_fetch" };
+    case "Task":
+    case "Agent":
+      return { kind: "subagent" };
+    case "TodoWrite":
+    case "TodoRead":
+    case "TaskCreate":
+    case "TaskUpdate":
+    case "TaskList":
+    case "TaskGet":
+      return { kind: "todo" };
+    default:
+      return { kind: "other" };
+  }
+}
+
+/** Text of a tool_result's content: a string, or text blocks (images and other blocks as short markers). */
+function contentText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return JSON.stringify(value);
+  const parts: string[] = [];
+  for (const block of value) {
+    const type = str(block, "type");
+    const text = str(block, "text");
+    if (text !== undefined) parts.push(text);
+    else if (type === "image") parts.push("[image]");
+    else if (type === "tool_reference") parts.push(`[tool_reference: ${str(block, "tool_name") ?? ""}]`);
+    else parts.push(JSON.stringify(block));
+  }
+  return parts.join("\n");
+}
+
+function usageOf(u: JsonObject): Usage {
+  return {
+    inputTokens: num(u, "input_tokens") ?? null,
+    outputTokens: num(u, "output_tokens") ?? null,
+    cacheReadTokens: num(u, "cache_read_input_tokens") ?? null,
+    cacheWriteTokens: num(u, "cache_creation_input_tokens") ?? null,
+    reasoningTokens: num(obj(u, "output_tokens_details"), "thinking_tokens") ?? null,
+  };
+}
+
+type UsageKey = keyof Usage;
+const USAGE_KEYS: readonly UsageKey[] = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"];
+
+/** Field-wise maximum (null = not reported). */
+function maxUsage(a: Usage, b: Usage): Usage {
+  const out: Record<UsageKey, number | null> = { ...a };
+  for (const k of USAGE_KEYS) {
+    const x = a[k];
+    const y = b[k];
+    out[k] = x === null ? y : y === null ? x : Math.max(x, y);
+  }
+  return out;
+}
+
+/** What `next` adds over `counted`, field by field, never negative. */
+function usageGrowth(next: Usage, counted: Usage): Usage | undefined {
+  const out: Record<UsageKey, number | null> = { ...next };
+  let grew = false;
+  for (const k of USAGE_KEYS) {
+    const x = next[k];
+    const y = counted[k];
+    if (x === null) continue;
+    const d = y === null ? x : Math.max(0, x - y);
+    out[k] = d;
+    if (d > 0) grew = true;
+  }
+  return grew ? out : undefined;
+}
+
+/** A unified diff from Claude Code's `structuredPatch` hunks. */
+function patchText(path: string, hunks: JsonValue[]): string | undefined {
+  const lines: string[] = [];
+  for (const hunk of hunks) {
+    const body = arr(hunk, "lines");
+    if (body === undefined) continue;
+    lines.push(`@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`);
+    for (const line of body) if (typeof line === "string") lines.push(line);
+  }
+  return lines.length === 0 ? undefined : [`--- ${path}`, `+++ ${path}`, ...lines].join("\n");
+}
+
+/** file.changed facts from a Write / Edit / MultiEdit `toolUseResult`. */
+function fileChangeOf(result: JsonObject | undefined): FileChange | undefined {
+  const path = str(result, "filePath");
+  const hunks = arr(result, "structuredPatch");
+  if (path === undefined || hunks === undefined) return undefined;
+  const created = str(result, "type") === "create";
+  const diff = patchText(path, hunks) ?? (created ? str(result, "content") : undefined);
+  return diff === undefined ? { path, kind: created ? "add" : "update" } : { path, kind: created ? "add" : "update", diff };
+}
+
+function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
+  const todos = arr(input, "todos");
+  if (todos === undefined) return undefined;
+  const items: PlanItem[] = [];
+  for (const todo of todos) {
+    const text = str(todo, "content") ?? str(todo, "subject");
+    if (text === undefined) continue;
+    const status = str(todo, "status");
+    items.push({ text, status: status === "in_progress" || status === "completed" ? status : "pending" });
+  }
+  return items;
+}
+
+const INTERRUPTED = "[Request interrupted by user";
+const COMMAND_PREFIXES = ["<command-name>", "<command-message>", "<bash-input>"];
+const OUTPUT_PREFIXES = ["<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>"];
+
+/** The notice kind for text Claude Code wrote into a user record itself (slash commands and their output), if it is one. */
+function wrapperKind(text: string): string | undefined {
+  const t = text.trimStart();
+  if (COMMAND_PREFIXES.some((p) => t.startsWith(p))) return "command";
+  if (OUTPUT_PREFIXES.some((p) => t.startsWith(p))) return "command_output";
+  return undefined;
+}
+
+function commandDetails(text: string): JsonObject | undefined {
+  const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(text)?.[1];
+  if (name === undefined) return undefined;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1];
+  return args === undefined ? { command: name } : { command: name, args };
+}
+
+/** Fields of a record that are not the conversation envelope, for notice details. */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  "type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "agentId", "sessionId", "session_id", "version", "cwd", "gitBranch", "entrypoint", "userType", "slug", "timestamp", "isMeta",
+]);
+function detailsOf(value: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (!ENVELOPE_KEYS.has(key) && v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoder
+// ---------------------------------------------------------------------------------------------
+
+/** One session in the file: the main thread, or a subagent (sidechain). */
+interface Session {
+  /** The `sessionId` its events carry. */
+  id: string | undefined;
+  parentSessionId?: string;
+  parentToolCallId?: string;
+  /** What session.started will say; filled from records until it is emitted. */
+  agentVersion?: string | undefined;
+  model?: string | undefined;
+  cwd?: string | undefined;
+  permissionMode?: string | undefined;
+  details: JsonObject;
+  time?: string | undefined;
+  line: number;
+  /** session.started has gone out (or sits in the hold queue as a placeholder that will not change). */
+  emitted: boolean;
+  /** The API message id whose records came last, for counting usage once per message id. */
+  currentMessageId?: string | undefined;
+  /** How the last prompt/reply/tool activity ended, for the end of input. */
+  last?: { kind: "interrupted" | "api_error" | "other"; text: string; time?: string | undefined };
+  ended: boolean;
+}
+
+type Held = { readonly draft: AgentEventDraft } | { readonly session: Session; readonly line: number };
+
+interface PendingUsage {
+  usage: Usage;
+  model: string | undefined;
+  session: Session;
+  time: string | undefined;
+}
+
+function createDecoder(): DialectDecoder {
+  const state = createStreamState();
+  let root: Session | undefined;
+  const children = new Map<string, Session>();
+  /** 1.x inline sidechains: record uuid → the subagent session it belongs to. */
+  const chainOwner = new Map<string, Session>();
+  /** Task / Agent prompts waiting for their sidechain: prompt text → tool call id. */
+  const taskPrompts = new Map<string, string>();
+  const childByToolCall = new Map<string, Session>();
+  const openTools = new Set<string>();
+  const blockCounts = new Map<string, number>();
+  const pendingUsage = new Map<string, PendingUsage>();
+  const countedUsage = new Map<string, Usage>();
+  const otherSessionIds = new Set<string>();
+  /** Events wait here while a started session's model is unknown (see docs: session.started carries the model). */
+  const held: Held[] = [];
+  let unresolved = 0;
+  let out: AgentEventDraft[] = [];
+  let line = 0;
+
+  const emit = (draft: AgentEventDraft): void => {
+    if (held.length > 0) held.push({ draft: draft.source === undefined && line > 0 ? { ...draft, source: { dialect: DIALECT, line } } : draft });
+    else out.push(draft);
+  };
+  const emitAll = (drafts: readonly AgentEventDraft[]): void => {
+    for (const d of drafts) emit(d);
+  };
+
+  const startedDraft = (s: Session, atLine: number): AgentEventDraft => {
+    const draft: Record<string, JsonValue | undefined> = {
+      type: "session.started",
+      agent: AGENT,
+      agentVersion: s.agentVersion,
+      model: s.model,
+      cwd: s.cwd,
+      parentSessionId: s.parentSessionId,
+      parentToolCallId: s.parentToolCallId,
+      permissionMode: s.permissionMode,
+      details: Object.keys(s.details).length > 0 ? s.details : undefined,
+      sessionId: s.id,
+      time: s.time,
     };
-  },
+    for (const key of Object.keys(draft)) if (draft[key] === undefined) delete draft[key];
+    const started = draft as unknown as AgentEventDraft;
+    return atLine > 0 ? { ...started, source: { dialect: DIALECT, line: atLine } } : started;
+  };
+
+  const release = (): void => {
+    for (const item of held) {
+      if ("draft" in item) out.push(item.draft);
+      else {
+        item.session.emitted = true;
+        out.push(startedDraft(item.session, item.line));
+      }
+    }
+    held.length = 0;
+    unresolved = 0;
+  };
+
+  const resolve = (s: Session, model: string): void => {
+    if (s.model !== undefined || s.emitted) return;
+    s.model = model;
+    unresolved--;
+  };
+
+  const newSession = (id: string | undefined, rec: JsonObject): Session => {
+    const s: Session = { id, details: {}, line, emitted: false, ended: false };
+    const time = str(rec, "timestamp");
+    if (time !== undefined) s.time = time;
+    held.push({ session: s, line });
+    unresolved++;
+    return s;
+  };
+
+  /** Fills session.started fields from a record while it has not gone out. */
+  const learn = (s: Session, rec: JsonObject): void => {
+    if (s.emitted) return;
+    s.agentVersion ??= str(rec, "version");
+    s.cwd ??= str(rec, "cwd");
+    s.permissionMode ??= str(rec, "permissionMode");
+    s.time ??= str(rec, "timestamp");
+    if (s.id === undefined && s.parentSessionId === undefined) {
+      const id = str(rec, "sessionId");
+      if (id !== undefined) s.id = id;
+    }
+    for (const key of ["gitBranch", "entrypoint", "slug", "agentId"]) {
+      const v = str(rec, key);
+      if (v !== undefined && s.details[key] === undefined && v !== "") s.details[key] = v;
+    }
+    const agentType = str(rec, "attributionAgent");
+    if (agentType !== undefined && s.parentSessionId !== undefined) s.details["agentType"] ??= agentType;
+  };
+
+  const rootSession = (rec: JsonObject): Session => {
+    if (root === undefined) root = newSession(str(rec, "sessionId"), rec);
+    const id = str(rec, "sessionId");
+    if (id !== undefined && root.id !== undefined && id !== root.id && !otherSessionIds.has(id)) {
+      // Claude Code may append records of a resumed session (another sessionId) to the file; we keep one root and say so.
+      otherSessionIds.add(id);
+      emit({ type: "notice", kind: "session_id_changed", level: "info", text: `records continue with sessionId ${id}`, details: { sessionId: id }, sessionId: root.id });
+    }
+    return root;
+  };
+
+  const childSession = (key: string, suffix: string, rec: JsonObject, parentToolCallId: string | undefined): Session => {
+    const parentId = str(rec, "sessionId") ?? root?.id;
+    const s = newSession(parentId === undefined ? suffix : `${parentId}/${suffix}`, rec);
+    if (parentId !== undefined) s.parentSessionId = parentId;
+    if (parentToolCallId !== undefined) {
+      s.parentToolCallId = parentToolCallId;
+      childByToolCall.set(parentToolCallId, s);
+    }
+    children.set(key, s);
+    return s;
+  };
+
+  /** The session a conversation record belongs to: the main thread, or a subagent. */
+  const sessionOf = (rec: JsonObject): Session => {
+    if (bool(rec, "isSidechain") !== true) return rootSession(rec);
+    const uuid = str(rec, "uuid");
+    const agentId = str(rec, "agentId");
+    let s: Session | undefined;
+    if (agentId !== undefined) {
+      // Claude Code 2.x writes each subagent to its own file with `agentId`; the link to the parent's tool call is only in the .meta.json beside it.
+      s = children.get(`agent:${agentId}`) ?? childSession(`agent:${agentId}`, `agent-${agentId}`, rec, undefined);
+    } else {
+      // Claude Code 1.x writes sidechains into the main file; we follow parentUuid and link the chain to the Task call whose prompt it starts with.
+      const parent = str(rec, "parentUuid");
+      s = parent === undefined ? undefined : chainOwner.get(parent);
+      if (s === undefined) {
+        const prompt = promptOf(rec);
+        const toolCallId = prompt === undefined ? undefined : taskPrompts.get(prompt);
+        if (prompt !== undefined && toolCallId !== undefined) taskPrompts.delete(prompt);
+        const chainKey = uuid ?? parent ?? state.nextId("sidechain");
+        s = childSession(`chain:${chainKey}`, `sidechain-${chainKey}`, rec, toolCallId);
+      }
+    }
+    if (uuid !== undefined && agentId === undefined) chainOwner.set(uuid, s);
+    return s;
+  };
+
+  const flushUsage = (messageId: string): void => {
+    const pending = pendingUsage.get(messageId);
+    if (pending === undefined) return;
+    pendingUsage.delete(messageId);
+    const counted = countedUsage.get(messageId);
+    // Claude Code repeats a message's usage on every record of it; we count each message id once, with its final (largest) figures.
+    const usage = counted === undefined ? pending.usage : usageGrowth(pending.usage, counted);
+    countedUsage.set(messageId, counted === undefined ? pending.usage : maxUsage(counted, pending.usage));
+    if (usage === undefined) return;
+    const draft: AgentEventDraft = { type: "usage", usage, scope: "delta" };
+    emit(withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}) }, pending.session, pending.time));
+  };
+
+  const flushSessionUsage = (s: Session): void => {
+    if (s.currentMessageId !== undefined) flushUsage(s.currentMessageId);
+    s.currentMessageId = undefined;
+  };
+
+  const withIds = <T extends AgentEventDraft>(draft: T, s: Session, time: string | undefined): T => {
+    let d = draft;
+    if (s.id !== undefined) d = { ...d, sessionId: s.id };
+    if (time !== undefined) d = { ...d, time };
+    return d;
+  };
+
+  const notice = (s: Session, kind: string, text: string, time: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): void => {
+    const draft: AgentEventDraft = details === undefined ? { type: "notice", kind, level, text } : { type: "notice", kind, level, text, details };
+    emit(withIds(draft, s, time));
+  };
+
+  // --- assistant -----------------------------------------------------------------------------
+
+  const assistant = (rec: JsonObject, s: Session, time: string | undefined): void => {
+    const message = obj(rec, "message");
+    const uuid = str(rec, "uuid");
+    const messageId = str(message, "id") ?? uuid ?? state.nextId("message");
+    const model = str(message, "model");
+    const rawContent = get(message, "content");
+    const blocks: JsonValue[] = typeof rawContent === "string" ? [{ type: "text", text: rawContent }] : (arr(rawContent) ?? []);
+    const options = { sessionId: s.id, time };
+
+    if (bool(rec, "isApiErrorMessage") === true) {
+      // Claude Code writes an API failure as a synthetic assistant message (`isApiErrorMessage`, `error`, `apiErrorStatus`); we emit an error, not assistant text.
+      const text = contentText(blocks) ?? "";
+      const code = str(rec, "error");
+      const status = num(rec, "apiErrorStatus");
+      const message = text !== "" ? text : (code ?? "API error");
+      emit(withIds(code === undefined ? { type: "error", scope: "api", message } : { type: "error", scope: "api", message, code }, s, time));
+      if (code === "rate_limit" || status === 429) {
+        const details: JsonObject = { message };
+        if (code !== undefined) details["error"] = code;
+        if (status !== undefined) details["apiErrorStatus"] = status;
+        emit(withIds({ type: "rate_limit", status: "rejected", details }, s, time));
+      }
+      s.last = { kind: "api_error", text: message, time };
+      return;
+    }
+    if (model === SYNTHETIC_MODEL) {
+      // Claude Code writes bookkeeping replies ("No response requested.") as model "<synthetic>"; we keep them as notices, not model output.
+      notice(s, "synthetic_message", contentText(blocks) ?? "", time, { messageId });
+      s.last = { kind: "other", text: "" };
+      return;
+    }
+    if (model !== undefined) resolve(s, model);
+
+    const usage = obj(message, "usage");
+    if (usage !== undefined) {
+      if (s.currentMessageId !== undefined && s.currentMessageId !== messageId) flushUsage(s.currentMessageId);
+      s.currentMessageId = messageId;
+      const figures = usageOf(usage);
+      const pending = pendingUsage.get(messageId);
+      if (pending === undefined) pendingUsage.set(messageId, { usage: figures, model, session: s, time });
+      else {
+        pending.usage = maxUsage(pending.usage, figures);
+        pending.time = time ?? pending.time;
+      }
+    }
+
+    for (const block of blocks) {
+      const type = str(block, "type");
+      const index = blockCounts.get(messageId) ?? 0;
+      blockCounts.set(messageId, index + 1);
+      const blockId = `${messageId}:${index}`;
+      switch (type) {
+        case "text":
+          emitAll(state.complete(blockId, str(block, "text") ?? "", "assistant", "text", options));
+          break;
+        case "thinking": {
+          const text = str(block, "thinking") ?? "";
+          const signature = str(block, "signature");
+          // Claude Code 2.1.x writes thinking as "" with only a signature (hidden thinking); we emit redacted_reasoning.
+          const kind: MessageKind = text === "" ? "redacted_reasoning" : "reasoning";
+          emitAll(state.complete(blockId, text, "assistant", kind, { ...options, signature }));
+          break;
+        }
+        case "redacted_thinking":
+          emitAll(state.complete(blockId, "", "assistant", "redacted_reasoning", { ...options, signature: str(block, "data") }));
+          break;
+        case "tool_use":
+        case "server_tool_use":
+          toolStarted(block, s, time);
+          break;
+        default: {
+          const toolUseId = str(block, "tool_use_id");
+          if (type !== undefined && type.endsWith("_tool_result") && toolUseId !== undefined) {
+            // Server tools (web search) answer inside the assistant message.
+            toolCompleted(s, toolUseId, get(block, "content"), str(get(block, "content"), "type")?.endsWith("_error") === true, undefined, time);
+          } else {
+            notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { messageId, block: block ?? null });
+          }
+        }
+      }
+    }
+    s.last = { kind: "other", text: "" };
+  };
+
+  const toolStarted = (block: JsonValue, s: Session, time: string | undefined): void => {
+    const toolCallId = str(block, "id") ?? state.nextId("tool");
+    const name = str(block, "name") ?? "unknown";
+    const input = get(block, "input");
+    const { kind, server } = toolKind(name);
+    const description = str(input, "description");
+    state.toolStarted(toolCallId, name, s.id);
+    openTools.add(toolCallId);
+    const draft: AgentEventDraft = { type: "tool.started", toolCallId, name, kind };
+    emit(
+      withIds(
+        {
+          ...draft,
+          ...(input !== undefined ? { input } : {}),
+          ...(server !== undefined ? { server } : {}),
+          ...(description !== undefined ? { description } : {}),
+        },
+        s,
+        time,
+      ),
+    );
+    if (name === "TodoWrite") {
+      const items = planOf(input);
+      if (items !== undefined) emit(withIds({ type: "plan.updated", items }, s, time));
+    }
+    if (kind === "subagent") {
+      const prompt = str(input, "prompt");
+      if (prompt !== undefined) taskPrompts.set(prompt, toolCallId);
+    }
+  };
+
+  const toolCompleted = (s: Session, toolCallId: string, content: JsonValue | undefined, isError: boolean, toolUseResult: JsonValue | undefined, time: string | undefined): void => {
+    const output = contentText(content);
+    const name = state.toolName(toolCallId);
+    const result = obj(toolUseResult);
+    let exitCode = num(result, "exitCode");
+    if (exitCode === undefined && isError && name !== undefined && toolKind(name).kind === "command") {
+      // Claude Code writes a failed Bash call as the text "Exit code N\n…" (and toolUseResult "Error: Exit code N\n…"); we read N.
+      const match = /^(?:Error: )?Exit code (\d+)/.exec(output ?? str(toolUseResult) ?? "");
+      if (match?.[1] !== undefined) exitCode = Number(match[1]);
+    }
+    const seconds = num(result, "durationSeconds");
+    const durationMs = num(result, "durationMs") ?? num(result, "totalDurationMs") ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
+
+    const child = childByToolCall.get(toolCallId);
+    if (child !== undefined && !child.ended) {
+      childByToolCall.delete(toolCallId);
+      flushSessionUsage(child);
+      child.ended = true;
+      const completed: Record<string, JsonValue | undefined> = {
+        type: "session.completed",
+        status: isError ? "error" : "success",
+        error: isError ? (output ?? "subagent failed") : undefined,
+        finalText: !isError && output !== undefined && output !== "" ? output : undefined,
+        durationMs: durationMs !== undefined && durationMs >= 0 ? durationMs : undefined,
+      };
+      const details: JsonObject = {};
+      for (const key of ["totalTokens", "totalToolUseCount", "agentId"]) {
+        const v = get(result, key);
+        if (v !== undefined) details[key] = v;
+      }
+      if (Object.keys(details).length > 0) completed["details"] = details;
+      for (const key of Object.keys(completed)) if (completed[key] === undefined) delete completed[key];
+      emit(withIds(completed as unknown as AgentEventDraft, child, time));
+    }
+
+    state.toolCompleted(toolCallId);
+    openTools.delete(toolCallId);
+    const draft: Record<string, JsonValue | undefined> = {
+      type: "tool.completed",
+      toolCallId,
+      name,
+      output,
+      result,
+      exitCode: exitCode !== undefined && Number.isInteger(exitCode) ? exitCode : undefined,
+      isError,
+      durationMs: durationMs !== undefined && durationMs >= 0 ? durationMs : undefined,
+    };
+    for (const key of Object.keys(draft)) if (draft[key] === undefined) delete draft[key];
+    emit(withIds(draft as unknown as AgentEventDraft, s, time));
+    if (!isError) {
+      const change = fileChangeOf(result);
+      if (change !== undefined) emit(withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
+    }
+  };
+
+  // --- user ----------------------------------------------------------------------------------
+
+  const userText = (rec: JsonObject, s: Session, text: string, messageId: string, time: string | undefined): void => {
+    if (text.startsWith(INTERRUPTED)) {
+      // Claude Code writes "[Request interrupted by user]" (or "... for tool use]") as a user text; we emit a notice and remember it for the end.
+      notice(s, "interrupted", text, time, undefined, "warning");
+      s.last = { kind: "interrupted", text, time };
+      return;
+    }
+    if (bool(rec, "isCompactSummary") === true) return notice(s, "compact_summary", text, time);
+    const wrapper = wrapperKind(text);
+    if (wrapper !== undefined) return notice(s, wrapper, text, time, wrapper === "command" ? commandDetails(text) : undefined);
+    // Claude Code writes its own texts (caveats, skill bodies, "Continue from where you left off.") as isMeta user records; we keep them as notices.
+    if (bool(rec, "isMeta") === true) {
+      const source = str(rec, "sourceToolUseID");
+      return notice(s, "meta", text, time, source === undefined ? undefined : { sourceToolUseID: source });
+    }
+    emitAll(state.complete(messageId, text, "user", "text", { sessionId: s.id, time }));
+    s.last = { kind: "other", text: "" };
+  };
+
+  const user = (rec: JsonObject, s: Session, time: string | undefined): boolean => {
+    const content = get(obj(rec, "message"), "content");
+    const uuid = str(rec, "uuid") ?? state.nextId("user");
+    if (typeof content === "string") {
+      userText(rec, s, content, uuid, time);
+      return true;
+    }
+    const blocks = arr(content);
+    if (blocks === undefined) return false;
+    const results = blocks.filter((b) => str(b, "type") === "tool_result").length;
+    const toolUseResult = get(rec, "toolUseResult");
+    blocks.forEach((block, i) => {
+      const type = str(block, "type");
+      if (type === "text") userText(rec, s, str(block, "text") ?? "", i === 0 ? uuid : `${uuid}:${i}`, time);
+      else if (type === "tool_result") {
+        const toolCallId = str(block, "tool_use_id");
+        if (toolCallId === undefined) notice(s, "content_block", "[tool_result without tool_use_id]", time, { block });
+        else {
+          // toolUseResult belongs to the record, so it is only attached when the record holds one tool_result.
+          toolCompleted(s, toolCallId, get(block, "content"), bool(block, "is_error") === true, results === 1 ? toolUseResult : undefined, time);
+          s.last = { kind: "other", text: "" };
+        }
+      } else if (type === "image") notice(s, "image", "[image]", time, { mediaType: str(obj(block, "source"), "media_type") ?? null });
+      else notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { block: block ?? null });
+    });
+    return true;
+  };
+
+  // --- system, attachment, progress, metadata -------------------------------------------------
+
+  const system = (rec: JsonObject, s: Session, time: string | undefined): void => {
+    const subtype = str(rec, "subtype") ?? "system";
+    const content = str(rec, "content");
+    const level = str(rec, "level");
+    switch (subtype) {
+      case "api_error": {
+        // Claude Code 2.x logs each retried API failure as system/api_error (retryAttempt, maxRetries, retryInMs).
+        const error = obj(rec, "error");
+        const status = num(error, "status");
+        const message = str(error, "message") ?? str(error, "formatted") ?? content ?? (status !== undefined ? `API error ${status}` : "API error");
+        const attempt = num(rec, "retryAttempt");
+        if (attempt !== undefined && Number.isInteger(attempt) && attempt >= 0) {
+          const maxAttempts = num(rec, "maxRetries");
+          const delayMs = num(rec, "retryInMs");
+          const draft: AgentEventDraft = { type: "retry", attempt, error: message };
+          emit(
+            withIds(
+              {
+                ...draft,
+                ...(maxAttempts !== undefined && Number.isInteger(maxAttempts) && maxAttempts >= 0 ? { maxAttempts } : {}),
+                ...(delayMs !== undefined && delayMs >= 0 ? { delayMs } : {}),
+              },
+              s,
+              time,
+            ),
+          );
+        } else {
+          emit(withIds({ type: "error", scope: "api", message, ...(status !== undefined ? { code: String(status) } : {}) }, s, time));
+        }
+        if (status === 429) emit(withIds({ type: "rate_limit", status: "rejected", details: { message, apiErrorStatus: status } }, s, time));
+        return;
+      }
+      case "turn_duration": {
+        const values: JsonObject = {};
+        for (const key of ["durationMs", "messageCount"]) {
+          const v = num(rec, key);
+          if (v !== undefined) values[key] = v;
+        }
+        emit(withIds({ type: "metric", name: "turn_duration", values }, s, time));
+        return;
+      }
+      case "stop_hook_summary": {
+        const errors = arr(rec, "hookErrors") ?? [];
+        const prevented = bool(rec, "preventedContinuation") === true;
+        const count = num(rec, "hookCount");
+        const stopReason = str(rec, "stopReason");
+        const text = `Stop hooks${count !== undefined ? ` (${count})` : ""} ran${errors.length > 0 ? ` with ${errors.length} error(s)` : ""}${prevented ? `; continuation prevented${stopReason ? `: ${stopReason}` : ""}` : ""}`;
+        notice(s, "hook", text, time, detailsOf(rec), errors.length > 0 || prevented ? "warning" : "info");
+        return;
+      }
+      default: {
+        // compact_boundary, microcompact_boundary, local_command, informational, away_summary, ... are notices.
+        const kind = subtype === "local_command" ? (wrapperKind(content ?? "") ?? "command") : subtype;
+        notice(s, kind, content ?? subtype, time, detailsOf(rec), level === "warning" || level === "error" ? "warning" : "info");
+      }
+    }
+  };
+
+  const attachment = (rec: JsonObject, s: Session, time: string | undefined): void => {
+    const a = obj(rec, "attachment") ?? {};
+    const type = str(a, "type") ?? "attachment";
+    if (type === "goal_status") {
+      const condition = str(a, "condition") ?? "";
+      // Claude Code 2.1.153 writes `/goal clear` as met:true plus sentinel:true with the old condition; we say "cleared", not "met".
+      const outcome = bool(a, "sentinel") === true ? "cleared" : bool(a, "met") === true ? "met" : "not met";
+      const reason = str(a, "reason");
+      notice(s, "goal_status", `Goal ${outcome}: ${condition}${reason !== undefined ? ` (${reason})` : ""}`, time, a);
+      return;
+    }
+    const added = arr(a, "addedTypes")?.filter((x): x is string => typeof x === "string");
+    const text = str(a, "content") ?? str(a, "stdout") ?? (added !== undefined ? `agent types added: ${added.join(", ")}` : type);
+    const failed = type.includes("error") || type.includes("blocking") || (num(a, "exitCode") ?? 0) !== 0;
+    notice(s, type.startsWith("hook_") ? "hook" : type, text, time, a, failed ? "warning" : "info");
+  };
+
+  const progress = (rec: JsonObject, s: Session, time: string | undefined): void => {
+    const data = obj(rec, "data") ?? {};
+    const type = str(data, "type") ?? "progress";
+    const toolCallId = str(rec, "parentToolUseID");
+    if (type === "bash_progress" && toolCallId !== undefined && openTools.has(toolCallId)) {
+      // Claude Code 2.0.x bash_progress carries the current tail of the output (a snapshot); we pass it as it is.
+      const output = str(data, "output");
+      const seconds = num(data, "elapsedTimeSeconds");
+      const draft: AgentEventDraft = { type: "tool.progress", toolCallId };
+      emit(withIds({ ...draft, ...(output !== undefined ? { output } : {}), ...(seconds !== undefined && seconds >= 0 ? { elapsedMs: seconds * 1000 } : {}) }, s, time));
+      return;
+    }
+    const details: JsonObject = { data };
+    if (toolCallId !== undefined) details["parentToolUseID"] = toolCallId;
+    notice(s, type === "hook_progress" ? "hook" : type, str(data, "hookName") ?? str(data, "output") ?? type, time, details);
+  };
+
+  const metadata = (rec: JsonObject, type: string, kind: string): void => {
+    const s = rootSession(rec);
+    learn(s, rec);
+    const time = str(rec, "timestamp") ?? str(obj(rec, "snapshot"), "timestamp");
+    let text: string;
+    switch (type) {
+      case "summary":
+        text = str(rec, "summary") ?? "";
+        break;
+      case "file-history-snapshot": {
+        const files = Object.keys(obj(obj(rec, "snapshot"), "trackedFileBackups") ?? {});
+        text = `file history snapshot${bool(rec, "isSnapshotUpdate") === true ? " update" : ""}: ${files.length} file(s)`;
+        break;
+      }
+      case "queue-operation":
+        text = [str(rec, "operation"), str(rec, "content")].filter((x) => x !== undefined).join(": ");
+        break;
+      case "mode":
+        text = `mode: ${str(rec, "mode") ?? ""}`;
+        break;
+      case "permission-mode":
+        text = `permission mode: ${str(rec, "permissionMode") ?? ""}`;
+        break;
+      case "bridge-session":
+        text = `bridge session ${str(rec, "bridgeSessionId") ?? ""}`;
+        break;
+      default:
+        text = str(rec, "aiTitle") ?? str(rec, "customTitle") ?? str(rec, "lastPrompt") ?? str(rec, "tag") ?? str(rec, "agentName") ?? type;
+    }
+    notice(s, kind, text, time, detailsOf(rec));
+  };
+
+  return {
+    decode(record, context) {
+      out = [];
+      line = context.line;
+      if (record.kind !== "json") return out;
+      const rec = record.value;
+      const type = str(rec, "type");
+      const time = str(rec, "timestamp");
+      const metaKind = type === undefined ? undefined : METADATA_KINDS.get(type);
+      if (metaKind !== undefined && type !== undefined) metadata(rec, type, metaKind);
+      else if (type !== undefined && CONVERSATION_TYPES.has(type)) {
+        const s = sessionOf(rec);
+        learn(s, rec);
+        let understood = true;
+        if (type === "assistant") assistant(rec, s, time);
+        else if (type === "user") understood = user(rec, s, time);
+        else if (type === "system") system(rec, s, time);
+        else if (type === "attachment") attachment(rec, s, time);
+        else progress(rec, s, time);
+        if (!understood) {
+          context.report({ code: "unknown-record", message: `claude-session: ${type} record without message content` });
+          emit(unknownRecord(rec, `${type} record without message content`));
+        }
+      } else {
+        context.report({ code: "unknown-record", message: `claude-session: unknown record type ${JSON.stringify(type ?? null)}` });
+        emit(unknownRecord(rec, `unknown record type ${JSON.stringify(type ?? null)}`));
+      }
+      if (held.length > 0 && (unresolved <= 0 || held.length > HOLD_LIMIT)) release();
+      return out;
+    },
+    end() {
+      out = [];
+      line = 0;
+      const sessions = [...(root !== undefined ? [root] : []), ...children.values()];
+      for (const s of sessions) flushSessionUsage(s);
+      for (const messageId of [...pendingUsage.keys()]) flushUsage(messageId);
+      release();
+      out.push(...state.closeAll());
+      openTools.clear();
+      // A transcript has no result record: a session ends only where its last turn was interrupted or failed for good.
+      for (const s of sessions) {
+        if (s.ended || s.last === undefined || s.last.kind === "other") continue;
+        s.ended = true;
+        const draft: AgentEventDraft = { type: "session.completed", status: s.last.kind === "interrupted" ? "interrupted" : "error", error: s.last.text };
+        out.push(withIds(draft, s, s.last.time));
+      }
+      return out;
+    },
+  };
+}
+
+/** Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl). */
+export const claudeSession: Dialect = {
+  name: DIALECT,
+  description: "Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl)",
+  detect,
+  createDecoder,
 };
+
+/** The prompt text of a sidechain's first user record (string content or its first text block). */
+function promptOf(rec: JsonObject): string | undefined {
+  if (str(rec, "type") !== "user") return undefined;
+  const content = get(obj(rec, "message"), "content");
+  if (typeof content === "string") return content;
+  return str(arr(content)?.[0], "text");
+}
