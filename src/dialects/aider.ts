@@ -29,6 +29,16 @@ const APPLIED = /^Applied edit to (.+)$/;
 const FAILED_EDIT = /^Failed to apply edit to (.+)$/;
 const COMMIT = /^Commit ([0-9a-f]{7,40}) (.*)$/;
 const TOKENS = /^Tokens: (.+?) received\.(?: Cost: \$([\d.,]+) message, \$([\d.,]+) session\.)?/;
+/** Banner line labels → `session.started.details` keys. */
+const DETAIL_KEYS: Record<string, string> = {
+  "Weak model": "weakModel",
+  "Editor model": "editorModel",
+  "Git repo": "gitRepo",
+  "Repo-map": "repoMap",
+  "Cur working dir": "cwd",
+  "Multiline mode": "multilineMode",
+  "VSCode terminal detected": "vscodeTerminal",
+};
 /** Website transcripts wrap the chat in HTML (`<div class="chat-transcript" markdown="1">`). */
 const MARKUP = /^<\/?div\b[^>]*>$/;
 
@@ -172,6 +182,11 @@ export const aider: Dialect = {
     const output = (line: AiderLine | undefined, text: string): void => {
       if (line === undefined) {
         if (text.trim() === "") return;
+        // The history file records the launch command (`> /usr/bin/aider --model x`) before the banner.
+        if (banner !== undefined && /(?:^|\/)aider(?:\s|$)/.test(text) && banner.details.command === undefined) {
+          banner.details.command = text;
+          return;
+        }
         endMessage();
         flushBanner();
         const warning = /^(?:Warning|Error)\b/i.test(text);
@@ -190,7 +205,7 @@ export const aider: Dialect = {
         }
         case "banner-detail":
           if (banner !== undefined) {
-            banner.details[line.key] = line.value;
+            banner.details[DETAIL_KEYS[line.key] ?? line.key] = line.value;
             return;
           }
           out.push({ type: "notice", kind: "output", level: "info", text });
