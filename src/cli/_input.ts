@@ -17,6 +17,7 @@ export const readingOptions = {
   "max-line-bytes": { type: "string" },
   "max-depth": { type: "string" },
   "duplicate-keys": { type: "string", default: "keep-last" },
+  "no-repair": { type: "boolean", default: false },
   verbose: { type: "boolean", short: "v", default: false },
   quiet: { type: "boolean", short: "q", default: false },
 } as const;
@@ -30,6 +31,7 @@ export const readingOptionsHelp = `Input options:
   --max-line-bytes <n>     longest line kept (default: 16777216)
   --max-depth <n>          deepest nesting accepted (default: 128)
   --duplicate-keys <mode>  keep-last (report and keep) | reject (default: keep-last)
+  --no-repair              show the raw stream: no snapshot/duplicate repair (docs/repair.md)
   -v, --verbose            also print informational diagnostics (blank lines, text lines)
   -q, --quiet              print no diagnostics`;
 
@@ -41,6 +43,7 @@ export type ReadingValues = {
   "max-line-bytes"?: string;
   "max-depth"?: string;
   "duplicate-keys"?: string;
+  "no-repair"?: boolean;
   verbose?: boolean;
   quiet?: boolean;
 };
@@ -52,6 +55,7 @@ export function toReadOptions(values: ReadingValues): ReadOptions {
   if (values.framing !== undefined) options.framing = values.framing as Framing;
   if (values.strict === true) options.strict = true;
   if (values["include-raw"] === true) options.includeRaw = true;
+  if (values["no-repair"] === true) options.repair = false;
   if (values["max-line-bytes"] !== undefined) options.maxLineBytes = positiveInteger("--max-line-bytes", values["max-line-bytes"]);
   if (values["max-depth"] !== undefined) options.maxDepth = positiveInteger("--max-depth", values["max-depth"]);
   const keys = values["duplicate-keys"];

@@ -8,6 +8,7 @@ import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } 
 import { createNdjsonParser, type FramingStats, type InputRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../dialects/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
+import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
 
 /** A step between the decoder and the envelope: sees every draft in order, may change, drop or add drafts. */
 export interface EventStage {
@@ -28,8 +29,20 @@ export interface ReadOptions extends NdjsonOptions {
   onIssue?: (issue: Issue) => void;
   /** How many records auto-detection may look at before it settles for `json`. @defaultValue 64 */
   detectLimit?: number;
-  /** Stages run on every draft before the envelope is stamped (the repair stage is one). */
+  /**
+   * Stream repair (snapshots sent as deltas, repeated text, final messages after their deltas,
+   * ordering faults): on by default; `false` shows the raw stream; an object tunes the thresholds.
+   * @defaultValue true
+   */
+  repair?: boolean | RepairOptions;
+  /** More stages, run on every draft after repair and before the envelope is stamped. */
   stages?: readonly EventStage[];
+}
+
+/** Health counters: what went wrong in the input and what was repaired. */
+export interface HealthStats extends RepairStats {
+  parseErrors: number;
+  unknownRecords: number;
 }
 
 /** Counts for `summary` and health reports. */
@@ -61,6 +74,7 @@ export interface EventReader {
   readonly dialect: string | undefined;
   readonly stats: RecordStats;
   readonly framing: FramingStats;
+  readonly health: HealthStats;
 }
 
 /**
@@ -77,7 +91,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   const includeRaw = options.includeRaw === true;
   const strict = options.strict === true;
   const detectLimit = options.detectLimit ?? 64;
-  const stages = options.stages ?? [];
+  const repairStage = options.repair === false ? undefined : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
+  const stages = repairStage === undefined ? (options.stages ?? []) : [repairStage, ...(options.stages ?? [])];
   const file = options.file;
   let dialect: Dialect | undefined =
     options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
@@ -181,6 +196,11 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       currentLine = 0;
       currentRaw = undefined;
       emitDrafts((decoder as DialectDecoder).end(context));
+      const f = framer.stats;
+      const content = f.lines - f.blank;
+      if (f.invalid > 0 && f.invalid * 2 > content) {
+        reportIssue({ code: "parse-error-rate", severity: "warning", message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`, line: 0 });
+      }
       const finish = (index: number): void => {
         const stage = stages[index];
         if (stage === undefined) return;
@@ -207,6 +227,10 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     },
     get framing() {
       return framer.stats;
+    },
+    get health(): HealthStats {
+      const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+      return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { Issue } from "../errors.ts";
 import type { AgentEvent, Usage } from "../model/events.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
-import type { RecordStats } from "../parse/create-event-reader.ts";
+import type { HealthStats, RecordStats } from "../parse/create-event-reader.ts";
 
 /** How a tool call ended, as far as the stream says. */
 export type ToolCallStatus = "success" | "error" | "incomplete";
@@ -29,6 +29,8 @@ export interface SessionSummary {
   subagents: number;
   /** Repairs the repair stage made, by kind. */
   repairs: Record<string, number>;
+  /** Health of the stream: parse errors, unknown records, repairs, large deltas, protocol violations. */
+  health: HealthStats;
   records: RecordStats;
   issues: { line: number; code: string; message: string }[];
 }
@@ -37,7 +39,7 @@ export interface SessionSummary {
 export interface SummaryBuilder {
   add(event: AgentEvent): void;
   addIssue(issue: Issue): void;
-  result(stats: RecordStats, dialect: string | undefined): SessionSummary;
+  result(stats: RecordStats, dialect: string | undefined, health?: HealthStats): SessionSummary;
 }
 
 /** Creates an accumulator for one stream's summary. */
@@ -119,7 +121,7 @@ export function createSummaryBuilder(): SummaryBuilder {
       if (issue.severity === "info") return;
       issues.push({ line: issue.line ?? 0, code: issue.code, message: issue.message });
     },
-    result(stats, dialect) {
+    result(stats, dialect, health) {
       let usage: Usage;
       if (completed?.usage !== undefined && !isUsageEmpty(completed.usage)) usage = completed.usage;
       else if (cumulativeUsage !== undefined) usage = addUsage(cumulativeUsage, emptyUsage());
@@ -142,6 +144,7 @@ export function createSummaryBuilder(): SummaryBuilder {
         turns,
         subagents: childSessions.size,
         repairs: { ...repairs },
+        health: health ?? { parseErrors: stats.invalid, unknownRecords: stats.unknown, repairs: Object.values(repairs).reduce((a, b) => a + b, 0), largeDeltas: 0, protocolViolations: 0 },
         records: { ...stats },
         issues: [...issues],
       };

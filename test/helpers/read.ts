@@ -33,7 +33,7 @@ export function readAll(chunks: readonly (Uint8Array | string)[], options: ReadO
   );
   for (const chunk of chunks) reader.feed(chunk);
   reader.end();
-  return { events, issues, dialect: reader.dialect, summary: builder.result(reader.stats, reader.dialect) };
+  return { events, issues, dialect: reader.dialect, summary: builder.result(reader.stats, reader.dialect, reader.health) };
 }
 
 export function readFile(path: string, options: ReadOptions = {}): ReadResult {

@@ -33,7 +33,7 @@ ${readingOptionsHelp}`,
         builderFor(issue.file ?? currentInput).addIssue(issue);
       },
     });
-    const summaries = runs.map((run) => builderFor(run.name).result(run.reader.stats, run.reader.dialect));
+    const summaries = runs.map((run) => builderFor(run.name).result(run.reader.stats, run.reader.dialect, run.reader.health));
     if (values.json === true) {
       const body = summaries.length === 1 ? summaries[0] : summaries;
       await io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);

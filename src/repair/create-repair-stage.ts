@@ -1,0 +1,400 @@
+/**
+ * Stream repair: one stage between the dialects and everything downstream that makes every
+ * dialect keep the delta contract (append-only text, each character once), and reports every
+ * change it makes as a `repair` event so a user can audit it. `--no-repair` leaves it out.
+ *
+ * The rules re-implement, from its description, ralph-workflow's StreamingSession contract
+ * (../shared/seeds/ralph-workflow-json-parser-streaming-contract.md and
+ * ../shared/docs/seed-origins-and-ralph-contract.md); docs/repair.md gives each rule and why.
+ */
+import type { AgentEventDraft, MessageKind, MessageRole } from "../model/events.ts";
+import type { EventStage } from "../parse/create-event-reader.ts";
+
+/** Thresholds of the snapshot and resend rules. */
+export interface RepairOptions {
+  /** Accumulated text at least this long that a delta starts with is a snapshot, whatever the ratio. @defaultValue 30 */
+  minOverlapChars?: number;
+  /** Below `minOverlapChars`, an overlap this long or longer counts when it is ≥ `minOverlapRatio` of the delta and ends at a safe boundary. @defaultValue 8 */
+  shortOverlapChars?: number;
+  /** @defaultValue 0.5 */
+  minOverlapRatio?: number;
+  /** A delta repeated right after itself is a resend glitch only when at least this long (so "ha", "ha" and "." "." "." stay). @defaultValue 8 */
+  minResendChars?: number;
+  /** Deltas longer than this are counted as large (a snapshot-as-delta symptom). @defaultValue 200 */
+  largeDeltaChars?: number;
+}
+
+/** Counters for the health report. */
+export interface RepairStats {
+  repairs: number;
+  largeDeltas: number;
+  protocolViolations: number;
+}
+
+type Channel = {
+  /** What went downstream so far (the deltas' concatenation). */
+  emitted: string;
+  /** The text as the stage believes it is, when it differs from `emitted` (a snapshot rewrote earlier text). */
+  trueText: string | undefined;
+  /** The last delta as it arrived. */
+  lastRaw: string;
+  /** A short first delta held back until the next one says whether the stream is snapshots. */
+  held: string | undefined;
+  mode: "unknown" | "delta" | "snapshot";
+  deltas: number;
+  completed: boolean;
+  role: MessageRole;
+  kind: MessageKind;
+  sessionId: string | undefined;
+  /** Raw concatenation of every delta that arrived (what a dialect closing the message at end of input would send). */
+  rawConcat: string;
+};
+
+type Emit = (draft: AgentEventDraft) => void;
+
+const SAFE_BOUNDARY = /[\s.,;:!?)\]}'"`\-–—…]/u;
+/** Events that do not show text: a held first delta may wait past them (Claude interleaves thinking_tokens metrics). */
+const QUIET_TYPES = new Set<AgentEventDraft["type"]>(["metric", "usage", "rate_limit", "heartbeat", "retry", "notice", "repair"]);
+/** Completed messages remembered (for late deltas and repeated completions); older ones are forgotten so memory stays flat. */
+const REMEMBERED_MESSAGES = 512;
+
+/** Creates the repair stage; pass it in `ReadOptions.stages`. */
+export function createRepairStage(options: RepairOptions = {}): EventStage & { readonly stats: RepairStats } {
+  const minOverlap = options.minOverlapChars ?? 30;
+  const shortOverlap = options.shortOverlapChars ?? 8;
+  const minRatio = options.minOverlapRatio ?? 0.5;
+  const minResend = options.minResendChars ?? 8;
+  const largeDelta = options.largeDeltaChars ?? 200;
+  const stats: RepairStats = { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+  const messages = new Map<string, Channel>();
+  const toolInputs = new Map<string, Channel>();
+  /** Recently streamed assistant messages, for matching a complete message that arrives under another id. */
+  const recentStreamed: string[] = [];
+
+  function repair(emit: Emit, kind: string, message: string, removedChars: number, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): void {
+    stats.repairs++;
+    const draft: AgentEventDraft = { type: "repair", kind, removedChars, message };
+    const withIds = { ...draft, ...(ids.messageId !== undefined ? { messageId: ids.messageId } : {}), ...(ids.toolCallId !== undefined ? { toolCallId: ids.toolCallId } : {}) };
+    emit(ids.sessionId !== undefined ? { ...withIds, sessionId: ids.sessionId } : withIds);
+  }
+
+  function channelFor(map: Map<string, Channel>, id: string, role: MessageRole, kind: MessageKind, sessionId: string | undefined): Channel {
+    let channel = map.get(id);
+    if (channel === undefined) {
+      channel = { emitted: "", trueText: undefined, lastRaw: "", held: undefined, mode: "unknown", deltas: 0, completed: false, role, kind, sessionId, rawConcat: "" };
+      map.set(id, channel);
+    }
+    return channel;
+  }
+
+  /**
+   * Decides what part of `delta` is new for `channel`. Returns the text to send on (possibly
+   * empty) and reports what it removed. The rules, in order (docs/repair.md explains each):
+   * resend glitch, snapshot of the text so far, snapshot of the previous delta (recovery when an
+   * earlier snapshot slipped through), and, in a stream known to send snapshots, stale or revised
+   * snapshots versus true deltas mixed in.
+   */
+  function resolve(channel: Channel, delta: string, emit: Emit, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): string {
+    const previousRaw = channel.lastRaw;
+    channel.lastRaw = delta;
+    channel.rawConcat += delta;
+    channel.deltas++;
+    if (delta.length > largeDelta) stats.largeDeltas++;
+    const current = channel.trueText ?? channel.emitted;
+
+    // 1. Resend glitch: the same (non-trivial) delta twice in a row; A, B, A, B is kept.
+    if (delta === previousRaw && delta.length >= minResend && hasWordChar(delta) && channel.mode !== "snapshot") {
+      repair(emit, "duplicate-delta", `the same ${delta.length}-character delta arrived twice in a row; the repeat was dropped`, delta.length, ids);
+      return "";
+    }
+    // 2. Snapshot of everything so far: the delta starts with the whole text.
+    if (current.length > 0 && delta.length >= current.length && delta.startsWith(current)) {
+      const overlap = current.length;
+      const strong =
+        channel.mode === "snapshot" ||
+        (hasWordChar(current) && (overlap >= minOverlap || (overlap >= shortOverlap && (overlap / delta.length >= minRatio || isSafeBoundary(delta, overlap)))));
+      if (strong) return snapshotSuffix(channel, delta, overlap, emit, ids);
+    }
+    // 3. Snapshot of the previous delta: an earlier snapshot was too short to recognise, so the
+    //    text so far already repeats; recover from here on (the completed message is corrected).
+    if (
+      channel.mode !== "snapshot" &&
+      previousRaw.length >= shortOverlap &&
+      delta.length > previousRaw.length &&
+      delta.startsWith(previousRaw) &&
+      hasWordChar(previousRaw) &&
+      current.endsWith(previousRaw)
+    ) {
+      channel.mode = "snapshot";
+      channel.trueText = delta;
+      const fresh = delta.slice(previousRaw.length);
+      repair(emit, "snapshot-as-delta", `a snapshot was sent as a delta (it repeats the previous delta); the ${previousRaw.length} repeated characters were removed`, previousRaw.length, ids);
+      return fresh;
+    }
+    if (channel.mode === "snapshot") {
+      if (delta === current || (current.startsWith(delta) && delta.length >= shortOverlap)) {
+        repair(emit, "snapshot-as-delta", "a snapshot with nothing new was dropped", delta.length, ids);
+        return "";
+      }
+      const common = commonPrefixLength(delta, current);
+      if (common >= shortOverlap && common * 2 >= delta.length) {
+        // The agent revised earlier text. Append-only output cannot unsay it; the completed
+        // message carries the revision.
+        repair(emit, "snapshot-discontinuity", "a snapshot does not extend the text shown so far; the revision is kept for the completed message", 0, ids);
+        channel.trueText = delta;
+        return "";
+      }
+      // A true delta in a stream that also sends snapshots: append it.
+      if (channel.trueText !== undefined) channel.trueText += delta;
+      return delta;
+    }
+    channel.mode = "delta";
+    if (channel.trueText !== undefined) channel.trueText += delta;
+    return delta;
+  }
+
+  function snapshotSuffix(channel: Channel, delta: string, overlap: number, emit: Emit, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): string {
+    channel.mode = "snapshot";
+    const fresh = delta.slice(overlap);
+    repair(
+      emit,
+      "snapshot-as-delta",
+      fresh === "" ? "a snapshot repeated the text so far with nothing new; dropped" : `a snapshot was sent as a delta; the ${overlap} characters already shown were removed`,
+      overlap,
+      ids,
+    );
+    if (channel.trueText !== undefined) channel.trueText = delta;
+    return fresh;
+  }
+
+  function sendMessageDelta(channel: Channel, messageId: string, text: string, draft: AgentEventDraft, emit: Emit): void {
+    if (text === "") return;
+    const out: AgentEventDraft = { ...(draft as AgentEventDraft & { type: "message.delta" }), text, position: channel.emitted.length };
+    channel.emitted += text;
+    emit(out);
+    void messageId;
+  }
+
+  function flushHeld(channel: Channel, messageId: string, template: AgentEventDraft, emit: Emit): void {
+    if (channel.held === undefined) return;
+    const held = channel.held;
+    channel.held = undefined;
+    sendMessageDelta(channel, messageId, held, { ...template, text: held } as AgentEventDraft, emit);
+  }
+
+  const heldTemplates = new Map<string, AgentEventDraft>();
+
+  function flushAllHeld(emit: Emit, except?: string): void {
+    for (const [messageId, template] of heldTemplates) {
+      if (messageId === except) continue;
+      const channel = messages.get(messageId);
+      if (channel !== undefined) flushHeld(channel, messageId, template, emit);
+      heldTemplates.delete(messageId);
+    }
+  }
+
+  function onMessageDelta(draft: Extract<AgentEventDraft, { type: "message.delta" }>, emit: Emit): void {
+    const known = messages.get(draft.messageId);
+    if (known === undefined) {
+      // Delta for a message that never started: start it (assistant text, the common case) and say so.
+      stats.protocolViolations++;
+      repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, { messageId: draft.messageId, sessionId: draft.sessionId });
+      const started: AgentEventDraft = { type: "message.started", messageId: draft.messageId, role: "assistant", kind: "text" };
+      emit(draft.sessionId !== undefined ? { ...started, sessionId: draft.sessionId } : started);
+    }
+    const channel = known ?? channelFor(messages, draft.messageId, "assistant", "text", draft.sessionId);
+    const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
+    if (heldTemplates.size > 0 && !(heldTemplates.size === 1 && heldTemplates.has(draft.messageId))) flushAllHeld(emit, draft.messageId);
+    if (channel.completed) {
+      stats.protocolViolations++;
+      repair(emit, "delta-after-completion", `text for "${draft.messageId}" after its message.completed was dropped (the complete message already has it)`, draft.text.length, ids);
+      return;
+    }
+    if (draft.text === "") return;
+    // While a message has fewer than `minOverlap` characters, its deltas are held back until
+    // the next one tells whether this stream sends snapshots: "Hel" then "Hello" is a snapshot
+    // stream, and showing "Hel" first would duplicate it. Past `minOverlap` characters a snapshot
+    // is recognised on its own (rule 2). Anything visible releases held text at once, so the
+    // cost is a few deltas of delay at the start of a message, never reordering.
+    if (channel.mode === "unknown" && channel.emitted === "") {
+      const held = channel.held ?? "";
+      if (draft.text === channel.lastRaw && draft.text.length >= minResend && hasWordChar(draft.text)) {
+        channel.rawConcat += draft.text;
+        repair(emit, "duplicate-delta", `the same ${draft.text.length}-character delta arrived twice in a row; the repeat was dropped`, draft.text.length, ids);
+        return;
+      }
+      channel.lastRaw = draft.text;
+      channel.rawConcat += draft.text;
+      channel.deltas++;
+      if (held !== "" && draft.text.length > held.length && draft.text.startsWith(held) && hasWordChar(held)) {
+        channel.held = undefined;
+        heldTemplates.delete(draft.messageId);
+        channel.mode = "snapshot";
+        repair(emit, "snapshot-as-delta", `a snapshot was sent as a delta; the ${held.length} characters before it were not repeated`, held.length, ids);
+        sendMessageDelta(channel, draft.messageId, draft.text, draft, emit);
+        return;
+      }
+      const joined = held + draft.text;
+      if (joined.length < minOverlap) {
+        channel.held = joined;
+        heldTemplates.set(draft.messageId, draft);
+        return;
+      }
+      channel.held = undefined;
+      heldTemplates.delete(draft.messageId);
+      channel.mode = "delta";
+      sendMessageDelta(channel, draft.messageId, joined, { ...draft, text: joined }, emit);
+      return;
+    }
+    sendMessageDelta(channel, draft.messageId, resolve(channel, draft.text, emit, ids), draft, emit);
+  }
+
+  function onMessageCompleted(draft: Extract<AgentEventDraft, { type: "message.completed" }>, emit: Emit): void {
+    const channel = messages.get(draft.messageId);
+    const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
+    if (channel !== undefined) {
+      flushHeld(channel, draft.messageId, { type: "message.delta", messageId: draft.messageId, text: "", position: 0, ...(draft.sessionId ? { sessionId: draft.sessionId } : {}) }, emit);
+      heldTemplates.delete(draft.messageId);
+    }
+    if (channel?.completed === true) {
+      stats.protocolViolations++;
+      const previous = channel.trueText ?? channel.emitted;
+      if (draft.text === previous || draft.text === "") {
+        repair(emit, "duplicate-completion", `message "${draft.messageId}" completed again with the same text; dropped`, draft.text.length, ids);
+        return;
+      }
+      repair(emit, "second-completion", `message "${draft.messageId}" completed twice with different text; the later text replaces the earlier`, 0, ids);
+      channel.trueText = draft.text;
+      emit(draft);
+      return;
+    }
+    let text = draft.text;
+    if (channel !== undefined && channel.deltas > 0) {
+      const streamed = channel.trueText ?? channel.emitted;
+      if (text === "" && streamed !== "") {
+        // Codex-style empty completion that would wipe what was streamed: keep the streamed text.
+        repair(emit, "empty-completion", `message "${draft.messageId}" completed with empty text after ${streamed.length} streamed characters; the streamed text is kept`, 0, ids);
+        text = streamed;
+      } else if (text === channel.rawConcat && text !== streamed) {
+        // The dialect closed the message with the raw concatenation of its deltas (no final text
+        // from the agent): use the repaired text instead.
+        repair(emit, "final-from-repaired-deltas", `message "${draft.messageId}" had no final text from the agent; the repaired streamed text is used`, text.length - streamed.length > 0 ? text.length - streamed.length : 0, ids);
+        text = streamed;
+      }
+      if (draft.role === "assistant") remember(draft.messageId);
+    } else if (channel === undefined && draft.role === "assistant") {
+      // A complete message with no deltas under its id: is it the final copy of a message that was
+      // streamed under another id (GLM, Cursor's recap)? Then it is a repeat, not new text.
+      const twin = findStreamedTwin(draft);
+      if (twin !== undefined) {
+        repair(emit, "final-matched-by-content", `complete message "${draft.messageId}" repeats message "${twin}" streamed before; dropped`, draft.text.length, ids);
+        return;
+      }
+    }
+    const state = channel ?? channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
+    state.completed = true;
+    state.trueText = text;
+    // Only the final text is needed from here on; move the entry to the end of the eviction order.
+    state.emitted = "";
+    state.rawConcat = "";
+    messages.delete(draft.messageId);
+    messages.set(draft.messageId, state);
+    forgetOldMessages();
+    emit(text === draft.text ? draft : { ...draft, text });
+  }
+
+  function forgetOldMessages(): void {
+    if (messages.size <= REMEMBERED_MESSAGES) return;
+    for (const [id, channel] of messages) {
+      if (messages.size <= REMEMBERED_MESSAGES) break;
+      if (channel.completed) messages.delete(id);
+    }
+  }
+
+  function remember(messageId: string): void {
+    recentStreamed.push(messageId);
+    if (recentStreamed.length > 4) recentStreamed.shift();
+  }
+
+  function findStreamedTwin(draft: Extract<AgentEventDraft, { type: "message.completed" }>): string | undefined {
+    const wanted = draft.text.trim();
+    if (wanted === "") return undefined;
+    for (let i = recentStreamed.length - 1; i >= 0; i--) {
+      const id = recentStreamed[i] as string;
+      const channel = messages.get(id);
+      if (channel === undefined || channel.kind !== draft.kind || channel.sessionId !== draft.sessionId) continue;
+      if ((channel.trueText ?? channel.emitted).trim() === wanted) return id;
+    }
+    return undefined;
+  }
+
+  function onToolInputDelta(draft: Extract<AgentEventDraft, { type: "tool.input.delta" }>, emit: Emit): void {
+    if (draft.text === "") return;
+    const channel = channelFor(toolInputs, draft.toolCallId, "assistant", "text", draft.sessionId);
+    const fresh = resolve(channel, draft.text, emit, { toolCallId: draft.toolCallId, sessionId: draft.sessionId });
+    if (fresh === "") return;
+    channel.emitted += fresh;
+    emit(fresh === draft.text ? draft : { ...draft, text: fresh });
+  }
+
+  return {
+    stats,
+    push(draft, emit) {
+      switch (draft.type) {
+        case "message.delta":
+          onMessageDelta(draft, emit);
+          return;
+        case "message.completed":
+          onMessageCompleted(draft, emit);
+          return;
+        case "message.started": {
+          flushAllHeld(emit);
+          const known = messages.get(draft.messageId);
+          if (known !== undefined && !known.completed) {
+            // GLM behind Claude Code repeats message_start mid-message: keep the message going.
+            stats.protocolViolations++;
+            repair(emit, "repeated-start", `message "${draft.messageId}" started again while open; the repeat was dropped`, 0, { messageId: draft.messageId, sessionId: draft.sessionId });
+            return;
+          }
+          if (known !== undefined) messages.delete(draft.messageId); // a reused id after completion starts afresh
+          channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
+          emit(draft);
+          return;
+        }
+        case "tool.input.delta":
+          onToolInputDelta(draft, emit);
+          return;
+        case "tool.completed":
+          toolInputs.delete(draft.toolCallId);
+          flushAllHeld(emit);
+          emit(draft);
+          return;
+        default:
+          // Anything visible ends a held first delta's wait: show it before the event that follows it.
+          if (!QUIET_TYPES.has(draft.type)) flushAllHeld(emit);
+          emit(draft);
+      }
+    },
+    end(emit) {
+      flushAllHeld(emit);
+    },
+  };
+}
+
+/** Letters or digits: repeating pure punctuation ("| --- ", "...") is natural; repeating words is not. */
+function hasWordChar(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text);
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** True when the overlap ends where a word or sentence could end. */
+function isSafeBoundary(text: string, at: number): boolean {
+  if (at >= text.length) return true;
+  return SAFE_BOUNDARY.test(text[at - 1] ?? "") || SAFE_BOUNDARY.test(text[at] ?? "");
+}
