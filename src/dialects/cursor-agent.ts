@@ -255,11 +255,12 @@ export const cursor: Dialect = {
       const args = fn !== undefined ? get(fn, "arguments") : get(body, "args");
       const out: AgentEventDraft[] = [];
       if (state.toolName(toolCallId) !== undefined) return out; // started twice: keep the first
-      state.toolStarted(toolCallId, name);
-      if (kind === "subagent") openSubagents.push(toolCallId);
-      const mcpName = kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined;
+      // mcpToolCall args name the MCP tool (toolName) and its server (providerIdentifier).
+      const toolName = (kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined) ?? name;
       const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
-      out.push(compact({ type: "tool.started" as const, toolCallId, name: mcpName ?? name, kind, input: args, server, description: str(body, "description"), time }));
+      state.toolStarted(toolCallId, toolName);
+      if (kind === "subagent") openSubagents.push(toolCallId);
+      out.push(compact({ type: "tool.started" as const, toolCallId, name: toolName, kind, input: args, server, description: str(body, "description"), time }));
       if (kind === "todo") {
         const items = planItems(args);
         if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));

@@ -244,7 +244,8 @@ export const gemini: Dialect = {
           const error = obj(v, "error");
           const isError = str(v, "status") !== "success";
           // tool_result.output is the display string: "" for read_file, absent for write_file; the real output is only in the session file.
-          const output = str(v, "output") ?? str(error, "message");
+          const display = str(v, "output");
+          const output = display === undefined || display === "" ? (str(error, "message") ?? display) : display;
           out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, result: error, isError, time }));
           const args = fileArgs.get(toolCallId);
           fileArgs.delete(toolCallId);
