@@ -6,6 +6,13 @@ import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, JsonObject } from "../model/events.ts";
 import { agentstreamSchema } from "./agentstream-schema.ts";
 import { createSequenceChecker, validateEvent } from "./validate.ts";
+import { aaepFormat } from "./formats/aaep.ts";
+import { agUiFormat } from "./formats/ag-ui.ts";
+import { aiSdkFormat } from "./formats/ai-sdk.ts";
+import { codexThreadFormat } from "./formats/codex-thread.ts";
+import { codexFormat } from "./formats/codex.ts";
+import { oneshotFormat } from "./formats/oneshot.ts";
+import { witnessFormat } from "./formats/witness.ts";
 
 /** Validates one stream of records in a given format. */
 export interface FormatValidator {
@@ -42,7 +49,9 @@ const agentstreamFormat: FormatSpec = {
 };
 
 /** Every format with a schema and validator. */
-export const formatSpecs: FormatSpec[] = [agentstreamFormat];
+export const formatSpecs: FormatSpec[] = [agentstreamFormat, witnessFormat, oneshotFormat, aaepFormat, codexThreadFormat, codexFormat, agUiFormat, aiSdkFormat].filter(
+  (spec): spec is FormatSpec => spec !== undefined,
+);
 
 /** The format called `name`; throws a usage error that lists the names when there is none. */
 export function getFormatSpec(name: string): FormatSpec {

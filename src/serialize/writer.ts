@@ -10,8 +10,12 @@ export interface EventWriter {
 
 /** Options every writer understands. */
 export interface WriterOptions {
-  /** Server-Sent Events framing, for the UI protocols. */
+  /** Server-Sent Events framing, for the UI protocols (`--sse`). */
   sse?: boolean;
+  /** AAEP: re-chunk streamed text at sentence boundaries (`--coalesce sentence`); chunks still concatenate to the original text. */
+  coalesce?: "none" | "sentence";
+  /** codex-thread: print the final pretty JSON summary after the stream (`--final-summary`). */
+  finalSummary?: boolean;
 }
 
 /** One output format. */

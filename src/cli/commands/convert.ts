@@ -1,4 +1,5 @@
-import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
+import { AgentStreamError } from "../../errors.ts";
+import { getOutputFormat, outputFormats, type WriterOptions } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
@@ -12,17 +13,28 @@ Reads agent output (files, or stdin when none or "-") and writes it in another f
 
 Options:
   --to <format>            output format (default: agentstream); one of: ${outputFormats.map((f) => f.name).join(", ")}
-  --sse                    Server-Sent Events framing (UI protocol formats)
+  --sse                    Server-Sent Events framing (ag-ui, ai-sdk)
+  --coalesce <mode>        aaep: none | sentence (re-chunk text at sentence boundaries)
+  --final-summary          codex-thread: print the final pretty JSON summary after the stream
 ${readingOptionsHelp}
 
 Examples:
   codex exec --json "fix the tests" | agentstream convert --to agentstream
   agentstream convert --from claude --to agentstream session.jsonl > events.ndjson`,
-  options: { ...readingOptions, to: { type: "string", default: "agentstream" }, sse: { type: "boolean", default: false } },
+  options: {
+    ...readingOptions,
+    to: { type: "string", default: "agentstream" },
+    sse: { type: "boolean", default: false },
+    coalesce: { type: "string", default: "none" },
+    "final-summary": { type: "boolean", default: false },
+  },
   async run(values, files, io) {
     const format = getOutputFormat(String(values.to));
+    const coalesce = String(values.coalesce);
+    if (coalesce !== "none" && coalesce !== "sentence") throw new AgentStreamError("usage", `--coalesce takes none or sentence, not "${coalesce}"`);
+    const writerOptions: WriterOptions = { sse: values.sse === true, coalesce, finalSummary: values["final-summary"] === true };
     let out: string[] = [];
-    let writer = format.create({ sse: values.sse === true });
+    let writer = format.create(writerOptions);
     let current: string | undefined;
     const flush = async (): Promise<void> => {
       if (out.length === 0) return;
@@ -35,7 +47,7 @@ Examples:
         if (current !== undefined && current !== input) {
           // Each input is its own stream: close the previous writer's output first.
           out.push(writer.end());
-          writer = format.create({ sse: values.sse === true });
+          writer = format.create(writerOptions);
         }
         current = input;
         const text = writer.write(event);
