@@ -420,6 +420,13 @@ export const codex: Dialect = {
       else out.push({ type: "notice", kind: "tool_repeat", level: "info", text: `tool call ${draft.toolCallId} reported done again`, details: { toolCallId: draft.toolCallId } });
     };
 
+    const closeOpenTools = (out: AgentEventDraft[], reason: string): void => {
+      // A failed or aborted turn ends its running tool calls; we close them as errors with the turn's reason.
+      for (const id of toolsSeen) {
+        if (state.toolCompleted(id)) out.push({ type: "tool.completed", toolCallId: id, name: state.toolName(id) ?? "tool", isError: true, output: reason });
+      }
+    };
+
     // ----- current format -----
 
     const messageItem = (out: AgentEventDraft[], phase: string, id: string, text: string | undefined, kind: "text" | "reasoning", channel?: string): void => {
@@ -576,6 +583,7 @@ export const codex: Dialect = {
         case "turn.failed": {
           ensureStarted(out);
           const error = str(at(v, "error", "message")) ?? "turn failed";
+          closeOpenTools(out, error);
           out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "error", error });
           turnId = undefined;
           lastTurn = { status: "error", error };
@@ -808,6 +816,7 @@ export const codex: Dialect = {
         }
         case "turn_aborted": {
           const error = `turn aborted: ${str(msg, "reason") ?? "unknown reason"}`;
+          closeOpenTools(out, error);
           out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "error", error });
           turnId = undefined;
           lastTurn = { status: "interrupted", error };
@@ -865,7 +874,9 @@ export const codex: Dialect = {
         return out;
       },
       end() {
-        const out = state.closeAll();
+        const out: AgentEventDraft[] = [];
+        if (turnId !== undefined && pendingError !== undefined) closeOpenTools(out, pendingError);
+        out.push(...state.closeAll());
         if (turnId !== undefined && pendingError !== undefined) {
           out.push({ type: "turn.completed", turnId, status: "error", error: pendingError });
           turnId = undefined;
