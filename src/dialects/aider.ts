@@ -273,6 +273,7 @@ export const aider: Dialect = {
         const breaks = lastLine === 0 ? 1 : Math.max(1, record.line - lastLine);
         lastLine = record.line;
         const { text, quoted } = unquote(record.text);
+        // Aider's .aider.chat.history.md writes the user's messages as `#### ` lines; we make them user messages.
         if (record.text.startsWith("#### ")) {
           endMessage();
           flushBanner();

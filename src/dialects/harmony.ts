@@ -348,6 +348,7 @@ export const harmony: Dialect = {
       const line = record.kind === "text" ? record.text : JSON.stringify(record.value);
       if (mode === undefined) mode = record.kind === "text" && isTokenLine(line) ? "tokens" : "text";
       if (mode === "tokens") {
+        // openai/harmony test-data stores completions as o200k_harmony token ids; we decode the structure and keep text tokens as [id].
         if (!sawTokenNote) {
           sawTokenNote = true;
           const message = "o200k_harmony token ids: structure decoded, text tokens kept as [id] (decode them with the openai-harmony tokenizer)";
