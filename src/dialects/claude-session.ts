@@ -173,52 +173,36 @@ function detect(record: InputRecord): boolean {
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
+/** Claude Code tool names and their kinds (the stream-json dialect uses the same names). */
+const TOOL_KINDS: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
+  ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["PowerShell", "command"],
+  ["Read", "file_read"], ["NotebookRead", "file_read"],
+  ["Write", "file_write"],
+  ["Edit", "file_edit"], ["MultiEdit", "file_edit"], ["NotebookEdit", "file_edit"],
+  ["Grep", "search"], ["Glob", "search"], ["LS", "search"],
+  ["WebSearch", "web_search"], ["WebFetch", "web_fetch"],
+  ["Task", "subagent"], ["Agent", "subagent"],
+  ["TodoWrite", "todo"], ["TodoRead", "todo"], ["TaskCreate", "todo"], ["TaskUpdate", "todo"], ["TaskList", "todo"], ["TaskGet", "todo"],
+]);
+/** Server-side tools of the Anthropic API (`server_tool_use` blocks). */
+const SERVER_TOOL_KINDS: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([["web_search", "web_search"], ["web_fetch", "web_fetch"], ["code_execution", "command"], ["bash_code_execution", "command"]]);
+
 /** Tool name → kind (and MCP server for `mcp__<server>__<tool>`). */
-function toolKind(name: string): { kind: ToolKind; server?: string } {
+function toolKind(name: string, blockType = "tool_use"): { kind: ToolKind; server?: string } {
+  if (blockType === "server_tool_use") return { kind: SERVER_TOOL_KINDS.get(name) ?? "other" };
   if (name.startsWith("mcp__")) {
     const rest = name.slice(5);
     const cut = rest.indexOf("__");
-    return cut > 0 ? { kind: "mcp", server: rest.slice(0, cut) } : { kind: "mcp" };
+    return { kind: "mcp", server: cut > 0 ? rest.slice(0, cut) : rest };
   }
-  switch (name) {
-    case "Bash":
-    case "BashOutput":
-    case "KillBash":
-    case "KillShell":
-    case "PowerShell":
-      return { kind: "command" };
-    case "Read":
-    case "NotebookRead":
-    case "LS":
-      return { kind: "file_read" };
-    case "Write":
-      return { kind: "file_write" };
-    case "Edit":
-    case "MultiEdit":
-    case "NotebookEdit":
-      return { kind: "file_edit" };
-    case "Glob":
-    case "Grep":
-      return { kind: "search" };
-    case "WebSearch":
-    case "web_search":
-      return { kind: "web_search" };
-    case "WebFetch":
-    case "web_fetch":
-      return { kind: "web_fetch" };
-    case "Task":
-    case "Agent":
-      return { kind: "subagent" };
-    case "TodoWrite":
-    case "TodoRead":
-    case "TaskCreate":
-    case "TaskUpdate":
-    case "TaskList":
-    case "TaskGet":
-      return { kind: "todo" };
-    default:
-      return { kind: "other" };
-  }
+  return { kind: TOOL_KINDS.get(name) ?? "other" };
+}
+
+/** A todo status as the model names it. */
+function planStatus(status: string | undefined): PlanItem["status"] {
+  if (status === "completed" || status === "done") return "completed";
+  if (status === "in_progress" || status === "in-progress" || status === "active") return "in_progress";
+  return "pending";
 }
 
 /** Text of a tool_result's content: a string, or text blocks (images and other blocks as short markers). */
@@ -238,13 +222,18 @@ function contentText(value: JsonValue | undefined): string | undefined {
   return parts.join("\n");
 }
 
+/** A token count the schema accepts (a non-negative integer), else null. */
+function count(value: number | undefined): number | null {
+  return value !== undefined && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
 function usageOf(u: JsonObject): Usage {
   return {
-    inputTokens: num(u, "input_tokens") ?? null,
-    outputTokens: num(u, "output_tokens") ?? null,
-    cacheReadTokens: num(u, "cache_read_input_tokens") ?? null,
-    cacheWriteTokens: num(u, "cache_creation_input_tokens") ?? null,
-    reasoningTokens: num(obj(u, "output_tokens_details"), "thinking_tokens") ?? null,
+    inputTokens: count(num(u, "input_tokens")),
+    outputTokens: count(num(u, "output_tokens")),
+    cacheReadTokens: count(num(u, "cache_read_input_tokens")),
+    cacheWriteTokens: count(num(u, "cache_creation_input_tokens")),
+    reasoningTokens: count(num(obj(u, "output_tokens_details"), "thinking_tokens")),
   };
 }
 
@@ -304,10 +293,8 @@ function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
   if (todos === undefined) return undefined;
   const items: PlanItem[] = [];
   for (const todo of todos) {
-    const text = str(todo, "content") ?? str(todo, "subject");
-    if (text === undefined) continue;
-    const status = str(todo, "status");
-    items.push({ text, status: status === "in_progress" || status === "completed" ? status : "pending" });
+    const text = str(todo, "content") ?? str(todo, "text") ?? str(todo, "description");
+    if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
   }
   return items;
 }
@@ -394,6 +381,9 @@ function createDecoder(): DialectDecoder {
   const pendingUsage = new Map<string, PendingUsage>();
   const countedUsage = new Map<string, Usage>();
   const otherSessionIds = new Set<string>();
+  /** TaskCreate / TaskUpdate inputs by tool call id, and the task list they build, per session. */
+  const taskInputs = new Map<string, { name: string; input: JsonValue | undefined }>();
+  const taskLists = new Map<Session, { id: string; text: string; status: PlanItem["status"] }[]>();
   /** Events wait here while a started session's model is unknown (see docs: session.started carries the model). */
   const held: Held[] = [];
   let unresolved = 0;
@@ -486,7 +476,9 @@ function createDecoder(): DialectDecoder {
 
   const childSession = (key: string, suffix: string, rec: JsonObject, parentToolCallId: string | undefined): Session => {
     const parentId = str(rec, "sessionId") ?? root?.id;
-    const s = newSession(parentId === undefined ? suffix : `${parentId}/${suffix}`, rec);
+    // Transcripts repeat the parent's sessionId on subagent records; we derive one: subagent-<tool call id> (as the stream-json dialect does) when the link is known, else <sessionId>/<suffix>.
+    const id = parentToolCallId !== undefined ? `subagent-${parentToolCallId}` : parentId === undefined ? suffix : `${parentId}/${suffix}`;
+    const s = newSession(id, rec);
     if (parentId !== undefined) s.parentSessionId = parentId;
     if (parentToolCallId !== undefined) {
       s.parentToolCallId = parentToolCallId;
@@ -603,7 +595,7 @@ function createDecoder(): DialectDecoder {
       const type = str(block, "type");
       const index = blockCounts.get(messageId) ?? 0;
       blockCounts.set(messageId, index + 1);
-      const blockId = `${messageId}:${index}`;
+      const blockId = `${messageId}#${index}`;
       switch (type) {
         case "text":
           emitAll(state.complete(blockId, str(block, "text") ?? "", "assistant", "text", options));
@@ -641,7 +633,7 @@ function createDecoder(): DialectDecoder {
     const toolCallId = str(block, "id") ?? state.nextId("tool");
     const name = str(block, "name") ?? "unknown";
     const input = get(block, "input");
-    const { kind, server } = toolKind(name);
+    const { kind, server } = toolKind(name, str(block, "type"));
     const description = str(input, "description");
     state.toolStarted(toolCallId, name, s.id);
     openTools.add(toolCallId);
@@ -662,6 +654,7 @@ function createDecoder(): DialectDecoder {
       const items = planOf(input);
       if (items !== undefined) emit(withIds({ type: "plan.updated", items }, s, time));
     }
+    if (name === "TaskCreate" || name === "TaskUpdate") taskInputs.set(toolCallId, { name, input });
     if (kind === "subagent") {
       const prompt = str(input, "prompt");
       if (prompt !== undefined) taskPrompts.set(prompt, toolCallId);
@@ -720,7 +713,32 @@ function createDecoder(): DialectDecoder {
     if (!isError) {
       const change = fileChangeOf(result);
       if (change !== undefined) emit(withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
+      const task = taskInputs.get(toolCallId);
+      if (task !== undefined) taskListChange(s, task.name, task.input, output, toolUseResult, time);
     }
+    taskInputs.delete(toolCallId);
+  };
+
+  /** TaskCreate / TaskUpdate change one item at a time (2.1.x); we keep the list and emit it whole, as the stream-json dialect does. */
+  const taskListChange = (s: Session, name: string, input: JsonValue | undefined, output: string | undefined, rich: JsonValue | undefined, time: string | undefined): void => {
+    const list = taskLists.get(s) ?? [];
+    taskLists.set(s, list);
+    if (name === "TaskCreate") {
+      const text = str(input, "subject") ?? str(input, "description");
+      if (text === undefined) return;
+      const id = str(obj(obj(rich), "task"), "id") ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
+      list.push({ id, text, status: planStatus(str(input, "status")) });
+    } else {
+      const item = list.find((t) => t.id === str(input, "taskId"));
+      if (item === undefined) return;
+      const status = str(input, "status");
+      if (status === "deleted") list.splice(list.indexOf(item), 1);
+      else {
+        if (status !== undefined) item.status = planStatus(status);
+        item.text = str(input, "subject") ?? item.text;
+      }
+    }
+    emit(withIds({ type: "plan.updated", items: list.map((t) => ({ text: t.text, status: t.status })) }, s, time));
   };
 
   // --- user ----------------------------------------------------------------------------------
