@@ -312,6 +312,7 @@ function contentText(value: JsonValue | undefined): string | undefined {
     if (text !== undefined) parts.push(text);
     else if (type === "image" || type === "document") parts.push(`[${type}]`);
     else if (type === "tool_reference") parts.push(`[tool_reference: ${str(item, "tool_name") ?? ""}]`);
+    else if (type === "web_search_result") parts.push(`${str(item, "title") ?? ""} <${str(item, "url") ?? ""}>`);
     else parts.push(JSON.stringify(item));
   }
   return parts.join("\n");
@@ -867,7 +868,10 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     // Claude Code 2.1.x ends API failures with subtype "success" and is_error true; we decide from is_error, terminal_reason and api_error_status.
     else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && terminal !== "completed") || apiStatus !== undefined) status = "error";
     else status = "success";
-    const error = status === "success" ? undefined : (nonEmpty(text) ?? (errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined) ?? lastApiError ?? terminal ?? subtype ?? "error");
+    const listed = errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined;
+    // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.
+    const reason = subtype === undefined || subtype === "success" ? (nonEmpty(text) ?? listed) : (listed ?? nonEmpty(text));
+    const error = status === "success" ? undefined : (reason ?? lastApiError ?? terminal ?? subtype ?? "error");
     const turns = count(get(rec, "num_turns")) ?? undefined;
     out.push(
       compact({
