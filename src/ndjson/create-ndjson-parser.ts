@@ -31,6 +31,8 @@ export interface JsonRecord {
   readonly length: number;
   /** True when invalid UTF-8 was replaced by U+FFFD while decoding. */
   readonly lossy?: boolean;
+  /** The decoded line as it was written (for text dialects that read JSON-looking lines as text). */
+  readonly text: string;
 }
 
 /** A line of the input that is not JSON: a banner, a log line, an agent's plain-text output. */
@@ -41,6 +43,11 @@ export interface TextRecord {
   readonly offset: number;
   readonly length: number;
   readonly lossy?: boolean;
+  /**
+   * True for a line that looked like JSON and was rejected (reported as an issue). JSON dialects
+   * skip these; text dialects (Aider, Harmony) read them as the text they are.
+   */
+  readonly invalid?: boolean;
 }
 
 /** What the framer hands out: JSON objects and the text lines between them. */
@@ -193,6 +200,13 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
 
   /** Parses one framed text whose first non-space byte is `lead`. */
   function handleText(text: string, lead: number, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
+    /** Reports a rejected record and hands its text on, marked invalid (text dialects read it; JSON dialects skip it). */
+    const reject = (code: IssueCode, message: string): void => {
+      stats.invalid++;
+      issue(code, "warning", message, at, offset, length);
+      const record: TextRecord = lossy ? { kind: "text", text, line: at, offset, length, lossy, invalid: true } : { kind: "text", text, line: at, offset, length, invalid: true };
+      onRecord(record);
+    };
     const looksLikeJson = lead === 0x7b || lead === 0x5b; // { [
     const mayBeScalar = lead === 0x22 || lead === 0x2d || (lead >= 0x30 && lead <= 0x39) || lead === 0x74 || lead === 0x66 || lead === 0x6e;
     if (!looksLikeJson && !mayBeScalar) return emitText(text, at, offset, length, lossy, final);
@@ -201,44 +215,38 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       value = JSON.parse(text);
     } catch (error) {
       if (!looksLikeJson && !(final && isTruncatedScalar(text))) return emitText(text, at, offset, length, lossy, final);
-      stats.invalid++;
       if (text.includes("\r") && text.split("\r").every((part) => part.trim() === "" || isJson(part))) {
-        issue("cr-only-line-endings", "warning", "lines end with a lone CR (old Mac line endings); NDJSON needs LF or CRLF: convert with `tr '\\r' '\\n'`", at, offset, length);
+        reject("cr-only-line-endings", "lines end with a lone CR (old Mac line endings); NDJSON needs LF or CRLF: convert with `tr '\\r' '\\n'`");
       } else if (final) {
-        issue("truncated-tail", "warning", "the input ends inside a record (writer killed mid-line?); the partial record was skipped", at, offset, length);
+        reject("truncated-tail", "the input ends inside a record (writer killed mid-line?); the partial record was skipped");
       } else {
         const reason = error instanceof Error ? error.message : String(error);
         const hint = text.trim() === "{" || text.trim() === "[" ? " (pretty-printed JSON? use --framing pretty, or jq -c)" : "";
-        issue("invalid-json", "warning", `not valid JSON: ${reason}${hint}`, at, offset, length);
+        reject("invalid-json", `not valid JSON: ${reason}${hint}`);
       }
       return;
     }
     const inspection = inspectValue(value, maxDepth);
     if (inspection.depth > maxDepth) {
-      stats.invalid++;
-      issue("depth-exceeded", "warning", `nesting deeper than ${maxDepth} levels; record skipped (raise maxDepth to keep it)`, at, offset, length);
+      reject("depth-exceeded", `nesting deeper than ${maxDepth} levels; record skipped (raise maxDepth to keep it)`);
       return;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       if (final && typeof value === "number") {
-        stats.invalid++;
-        issue("possibly-truncated", "warning", "the input ends with a bare number and no newline; it may have been cut (RFC 7464 §2.4), so it was dropped", at, offset, length);
+        reject("possibly-truncated", "the input ends with a bare number and no newline; it may have been cut (RFC 7464 §2.4), so it was dropped");
         return;
       }
-      stats.invalid++;
-      issue("not-object", "warning", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`, at, offset, length);
+      reject("not-object", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`);
       return;
     }
     if (inspection.forbiddenKey !== undefined) {
-      stats.invalid++;
-      issue("forbidden-key", "warning", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`, at, offset, length);
+      reject("forbidden-key", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`);
       return;
     }
     const duplicate = findDuplicateKey(text, inspection.keyCount);
     if (duplicate !== undefined) {
       if (rejectDuplicates) {
-        stats.invalid++;
-        issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; record skipped`, at, offset, length);
+        reject("duplicate-key", `key "${duplicate}" appears twice in one object; record skipped`);
         return;
       }
       issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
@@ -254,8 +262,8 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     sawStructured = true;
     stats.json++;
     const record: JsonRecord = lossy
-      ? { kind: "json", value: value as JsonObject, line: at, offset, length, lossy }
-      : { kind: "json", value: value as JsonObject, line: at, offset, length };
+      ? { kind: "json", value: value as JsonObject, line: at, offset, length, text, lossy }
+      : { kind: "json", value: value as JsonObject, line: at, offset, length, text };
     onRecord(record);
   }
 

@@ -152,6 +152,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   function decode(record: InputRecord): void {
     currentLine = record.line;
     if (record.kind === "text" && !(dialect?.readsText ?? false)) {
+      if (record.invalid === true) return; // rejected JSON: already reported and counted
+
       currentRaw = undefined;
       emitDrafts([{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }]);
       return;

@@ -18,8 +18,9 @@ function feedGenerated(parts: { text: string; times?: number }[], options: Ndjso
   const parser = createNdjsonParser(
     {
       onRecord(record) {
+        if (record.kind !== "json") return;
         records++;
-        if (record.kind === "json" && values.length < 8) values.push(record.value);
+        if (values.length < 8) values.push(record.value);
       },
       onIssue: (issue) => issues.push(issue),
     },
