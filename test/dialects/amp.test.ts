@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { amp } from "../../src/dialects/amp.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
+import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -17,6 +18,8 @@ const T = "T-019e5b10-1111-7222-8333-944455556666";
 const fixture = (name: string): string => join(repoRoot, "test/fixtures/amp", name);
 const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
 const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+/** A framed JSON record, as the NDJSON layer hands it to `detect`. */
+const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({ kind: "json", value, text, line: 1, offset: 0, length: text.length });
 
 describe("amp: detection", () => {
   const records: [string, JsonObject, boolean][] = [
@@ -28,7 +31,7 @@ describe("amp: detection", () => {
     ["a T- id on a record type Amp does not print", { type: "thread", session_id: T }, false],
   ];
   it.each(records)("%s → %s", (_name, value, expected) => {
-    expect(amp.detect({ kind: "json", value, line: 1, offset: 0, length: 1 })).toBe(expected);
+    expect(amp.detect(jsonRecord(value))).toBe(expected);
   });
 });
 

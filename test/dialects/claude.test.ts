@@ -10,6 +10,7 @@ import { claude } from "../../src/dialects/claude-code.ts";
 import { detectDialect } from "../../src/dialects/index.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
+import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -21,6 +22,8 @@ const readFixture = (name: string): ReadResult => readFile(fixture(name), { repa
 const lines = (...records: object[]): string => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
 const decode = (...records: object[]): ReadResult => readAll([lines(...records)], { dialect: "claude", repair: false });
 const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+/** A framed JSON record, as the NDJSON layer hands it to `detect`. */
+const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({ kind: "json", value, text, line: 1, offset: 0, length: text.length });
 const only = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T> => {
   const found = ofType(events, type);
   expect(found).toHaveLength(1);
@@ -128,7 +131,7 @@ describe("claude: detection", () => {
         continue;
       }
       if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-      const found = detectDialect({ kind: "json", value, line: 1, offset: 0, length: line.length });
+      const found = detectDialect(jsonRecord(value, line));
       if (found !== undefined) return found.name;
     }
     return undefined;
@@ -148,13 +151,14 @@ describe("claude: detection", () => {
     ["Gemini init", { type: "init", session_id: S, model: "gemini-2.5-pro" }, false],
   ];
   it.each(records)("%s → claims: %s", (_name, value, expected) => {
-    expect(claude.detect({ kind: "json", value, line: 1, offset: 0, length: 1 })).toBe(expected);
+    expect(claude.detect(jsonRecord(value))).toBe(expected);
   });
   it("text lines are not claimed", () => {
-    expect(claude.detect({ kind: "text", text: "Claude Code v2", line: 1, offset: 0, length: 14 } as never)).toBe(false);
+    const text: InputRecord = { kind: "text", text: "Claude Code v2", line: 1, offset: 0, length: 14 };
+    expect(claude.detect(text)).toBe(false);
   });
   it.skipIf(!hasShared)("does not claim another agent's capture, and every claude capture is detected as claude", () => {
-    for (const folder of ["cursor", "claude-session", "gemini", "codex", "opencode", "amp", "qwen"]) {
+    for (const folder of readdirSync(sharedPath("fixtures")).filter((f) => f !== "claude" && f !== "protocols" && statSync(sharedPath("fixtures", f)).isDirectory())) {
       const dir = sharedPath("fixtures", folder);
       for (const name of readdirRecursive(dir)) expect(detectFirst(name), name).not.toBe("claude");
     }

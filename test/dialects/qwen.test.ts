@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { qwen } from "../../src/dialects/qwen-code.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
+import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readFile, type ReadResult } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -18,6 +19,8 @@ const Q = "7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b";
 const fixture = (name: string): string => join(repoRoot, "test/fixtures/qwen", name);
 const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
 const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+/** A framed JSON record, as the NDJSON layer hands it to `detect`. */
+const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({ kind: "json", value, text, line: 1, offset: 0, length: text.length });
 
 describe("qwen: detection", () => {
   const records: [string, JsonObject, boolean][] = [
@@ -29,7 +32,7 @@ describe("qwen: detection", () => {
     ["Cursor init", { type: "system", subtype: "init", apiKeySource: "login", session_id: Q, model: "Auto", permissionMode: "default" }, false],
   ];
   it.each(records)("%s → %s", (_name, value, expected) => {
-    expect(qwen.detect({ kind: "json", value, line: 1, offset: 0, length: 1 })).toBe(expected);
+    expect(qwen.detect(jsonRecord(value))).toBe(expected);
   });
 });
 
