@@ -298,7 +298,8 @@ export const gemini: Dialect = {
 
     return {
       decode(record, context) {
-        if (record.kind === "text") return text(record);
+        // A JSON-looking line the framer rejected was reported already; it is not Gemini text.
+        if (record.kind === "text") return record.invalid === true ? [] : text(record);
         sawJson = true;
         return decodeJson(record.value, context);
       },

@@ -281,7 +281,8 @@ export const opencode: Dialect = {
 
     return {
       decode(record, context) {
-        if (record.kind === "text") return text(record);
+        // A JSON-looking line the framer rejected (an elided record) was reported already; it is not OpenCode text.
+        if (record.kind === "text") return record.invalid === true ? [] : text(record);
         sawJson = true;
         return decodeJson(record.value, context);
       },

@@ -13,7 +13,7 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/cursor/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: cursor, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
+const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
 
 const S = "sess-1";
 const init = { type: "system", subtype: "init", apiKeySource: "login", cwd: "/w", session_id: S, model: "Auto", permissionMode: "default" };

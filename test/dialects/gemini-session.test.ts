@@ -12,7 +12,7 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/gemini-session/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: geminiSession, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
+const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
 
 const T = "2026-03-01T10:00:00.000Z";
 const header = { sessionId: "s-1", projectHash: "ab12", startTime: T, lastUpdated: T, kind: "main" };

@@ -14,7 +14,7 @@ const fixture = (name: string): string => new URL(`../fixtures/gemini/${name}`, 
 const decode = (...lines: (object | string)[]) =>
   readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: gemini, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
+const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
 const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const T = "2026-03-01T10:00:00.000Z";

@@ -13,7 +13,7 @@ const fixture = (name: string): string => new URL(`../fixtures/opencode/${name}`
 const decode = (...lines: (object | string)[]) =>
   readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: opencode, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
+const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
 const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const S = "ses_test";
@@ -242,6 +242,9 @@ describe.skipIf(!hasShared)("opencode: real captures", () => {
     const { events, summary, dialect } = capture("sortie_doc_v1.14.25_permission_reject_author-elided.txt");
     expect(dialect).toBe("opencode");
     expect(ofType(events, "error")).toMatchObject([{ scope: "tool", code: "permission_rejected", message: "permission requested: external_directory (/etc/*); auto-rejected" }]);
+    // The author-elided tool_use line is invalid JSON: reported by the framer, not turned into text.
+    expect(ofType(events, "text")).toHaveLength(1);
+    expect(summary.issues.map((i) => i.code)).toEqual(["invalid-json"]);
     expect(summary.status).toBe("incomplete");
   });
 });
