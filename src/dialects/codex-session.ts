@@ -211,7 +211,7 @@ const ITEM_NOTICES: Record<string, string> = {
 
 /** What a Codex tool does, by the name the model calls it. */
 function toolKindOf(name: string): { kind: ToolKind; server?: string } {
-  const mcp = /^(?:mcp__)?([^_][^]*?)__(.+)$/.exec(name);
+  const mcp = /^(?:mcp__)?([^_].*?)__(.+)$/.exec(name);
   if (mcp !== null && mcp[1] !== undefined) return { kind: "mcp", server: mcp[1] };
   switch (name) {
     case "shell":
@@ -322,6 +322,7 @@ export const codexSession: Dialect = {
     /** Messages told once by response_item and once by event_msg: the first copy is the message, the second pairs with it. */
     const copies: { key: string; text: string; source: Source; messageId: string }[] = [];
     const calls = new Map<string, { name: string; kind: ToolKind; patch?: string; fileChanged: boolean }>();
+    const usedIds = new Set<string>();
 
     const unknown = (out: AgentEventDraft[], context: DecodeContext, raw: JsonObject, reason: string): void => {
       out.push(unknownRecord(raw, reason));
@@ -358,7 +359,9 @@ export const codexSession: Dialect = {
         out.push({ type: "notice", kind: "duplicate", level: "info", text: `${record} repeats message ${ids.join(", ")}`, details: compact({ messageId: ids[0], record, phase: options.channel }) });
         return;
       }
-      const id = options.id !== undefined && !state.isOpen(options.id) ? options.id : state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
+      // Item ids are used once; a repeated one (a fork replays history) gets a fresh id so no message completes twice.
+      const id = options.id !== undefined && !usedIds.has(options.id) ? options.id : state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
+      usedIds.add(id);
       out.push(...state.complete(id, text, role, kind, compact({ channel: options.channel, signature: options.signature })));
       for (const p of parts) copies.push({ key, text: p, source, messageId: id });
       if (copies.length > 64) copies.splice(0, copies.length - 64);
@@ -450,7 +453,12 @@ export const codexSession: Dialect = {
           if (summary.length > 0) message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), { id: str(p, "id"), parts: summary, signature: encrypted });
           if (raw.length > 0) message(out, "response_item", "response_item reasoning", "assistant", "reasoning", raw.join("\n\n"), { channel: "raw", parts: raw });
           // Reasoning with only encrypted_content: the provider withheld it; we emit redacted_reasoning with the ciphertext as signature.
-          if (summary.length === 0 && raw.length === 0) out.push(...state.complete(str(p, "id") ?? state.nextId("reasoning"), "", "assistant", encrypted !== undefined ? "redacted_reasoning" : "reasoning", compact({ signature: encrypted })));
+          if (summary.length === 0 && raw.length === 0) {
+            const itemId = str(p, "id");
+            const id = itemId !== undefined && !usedIds.has(itemId) ? itemId : state.nextId("reasoning");
+            usedIds.add(id);
+            out.push(...state.complete(id, "", "assistant", encrypted !== undefined ? "redacted_reasoning" : "reasoning", compact({ signature: encrypted })));
+          }
           return;
         }
         case "function_call":

@@ -166,6 +166,24 @@ describe("codex-session record shapes", () => {
     expect(events.slice(1).map((e) => e.time)).toEqual(["2026-09-20T10:00:05.000Z", "2026-09-20T10:00:05.000Z"]);
   });
 
+  it("a repeated item id (a fork replays history) gets a fresh message id, so no message completes twice", () => {
+    const msg = (text: string) => line("response_item", { type: "message", role: "assistant", id: "msg_1", content: [{ type: "output_text", text }] });
+    const { events } = raw([META, msg("one"), msg("two")].join("\n"));
+    expect(ofType(events, "message.completed").map((e) => [e.messageId, e.text])).toEqual([
+      ["msg_1", "one"],
+      ["msg-1", "two"],
+    ]);
+    expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
+  });
+
+  it.each([
+    ["mcp__docs__search", "docs"],
+    ["github__create_issue", "github"],
+  ])("MCP tool name %s → kind mcp, server %s", (name, server) => {
+    const events = after(line("response_item", { type: "function_call", name, arguments: "{}", call_id: "c" }));
+    expect(events[0]).toMatchObject({ type: "tool.started", name, kind: "mcp", server });
+  });
+
   it("the same text told by two event_msgs is not paired (only response_item with event_msg is)", () => {
     const events = after(line("event_msg", { type: "agent_message", message: "same" }), line("event_msg", { type: "agent_message", message: "same" }));
     expect(events.filter((e) => e.type === "message.completed")).toHaveLength(2);
