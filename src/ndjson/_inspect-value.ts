@@ -80,8 +80,13 @@ export function findDuplicateKey(text: string, keyCount: number): string | undef
   if (keyCount === 0) return undefined;
   let quoteColons = 0;
   for (let at = text.indexOf('":'); at !== -1; at = text.indexOf('":', at + 2)) quoteColons++;
-  if (quoteColons === keyCount && !/\s:/.test(text)) return undefined;
+  if (quoteColons === keyCount && !hasSpaceBeforeColon(text)) return undefined;
   return scanForDuplicateKey(text);
+}
+
+/** White space right before a colon anywhere (four native scans; cheaper than a regular expression over the line). */
+function hasSpaceBeforeColon(text: string): boolean {
+  return text.includes(" :") || text.includes("\t:") || text.includes("\n:") || text.includes("\r:");
 }
 
 /** Exact tokenizer over JSON text: tracks the keys of each open object. Assumes `text` is valid JSON. */
