@@ -426,7 +426,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
   const childOf = (toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string => {
     const known = children.get(toolUseId);
     if (known !== undefined) return known.sessionId;
-    // Claude Code gives subagent traffic no session id of its own (it repeats the parent's); we derive one from the parent tool call id.
+    // Claude Code 1.0.17+ gives subagent lines the parent's session_id and a parent_tool_use_id; we derive the subagent's own id from that tool call id.
     const sessionId = `subagent-${toolUseId}`;
     children.set(toolUseId, { sessionId, completed: false });
     const parentSessionId = tools.get(toolUseId)?.sessionId ?? rootOf(rec);
@@ -596,7 +596,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     } else {
       out.push(notice("task", taskId === undefined ? status : `${status} (${taskId})`, sessionId, rest(rec, ENVELOPE_SKIP)));
     }
-    // A background agent's tool call completed at launch; its notification is the only end of the subagent.
+    // Claude Code 2.1.198 completes a background Agent call at launch (async_launched); we end its subagent at the task_notification.
     if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
       const ended = taskStatus(str(rec, "status"));
       if (ended !== undefined) {
@@ -714,7 +714,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     const known = tools.get(id);
     let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
-      // Claude Code's Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
+      // Claude Code 2.1.x Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
       const m = /^(?:Error: )?Exit code (\d+)/.exec(output ?? (typeof rich === "string" ? rich : ""));
       if (m !== null) exitCode = Number(m[1]);
     }
@@ -802,7 +802,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         if (deltaType === "text_delta") out.push(...state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
         else if (deltaType === "thinking_delta") out.push(...state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
         else if (deltaType === "signature_delta") {
-          // The signature comes whole in one delta (2.1.218 also puts it on content_block_start); we keep the latest.
+          // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
           if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
         } else if (deltaType === "input_json_delta") {
           const text = str(delta, "partial_json") ?? "";
