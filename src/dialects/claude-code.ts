@@ -186,6 +186,9 @@ const skip = (...keys: WireKey[]): ReadonlySet<string> => new Set(keys);
 // ---------------------------------------------------------------------------------------------
 
 /** What differs between Claude Code and the agents that copy its stream-json (Amp, Qwen Code). */
+/** terminal_reason values that mean the run failed (2.1.2xx); others with is_error false are successes. */
+const ERROR_TERMINAL_REASONS = new Set(["api_error", "max_turns", "prompt_too_long", "max_budget_usd", "error_during_execution", "error"]);
+
 export interface ClaudeVariant {
   /** `session.started.agent`: `claude-code`, `amp`, `qwen-code`. */
   readonly agent: string;
@@ -866,7 +869,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (terminal !== undefined && /^(aborted|interrupt)/.test(terminal)) status = "interrupted";
     else if (terminal === undefined && aborted && subtype === "error_during_execution") status = "interrupted";
     // Claude Code 2.1.x ends API failures with subtype "success" and is_error true; we decide from is_error, terminal_reason and api_error_status.
-    else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && terminal !== "completed") || apiStatus !== undefined) status = "error";
+    // A terminal_reason we do not know (newer versions) is not an error by itself: is_error and subtype decide.
+    else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && ERROR_TERMINAL_REASONS.has(terminal)) || apiStatus !== undefined) status = "error";
     else status = "success";
     const listed = errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined;
     // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.

@@ -532,3 +532,16 @@ describe.skipIf(!hasShared)("claude: real captures (../shared/fixtures/claude)",
     expect(only(r.events, "session.completed").details).toMatchObject({ terminal_reason: "prompt_too_long", api_error_status: 400 });
   });
 });
+
+describe("claude: result status with a terminal_reason from a newer version", () => {
+  it("is success when is_error is false and the subtype is success", async () => {
+    const { readAll } = await import("../helpers/read.ts");
+    const lines = [
+      '{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[],"claude_code_version":"2.1.300","uuid":"u1","cwd":"/w","permissionMode":"default","apiKeySource":"none","mcp_servers":[]}',
+      '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s","terminal_reason":"some_future_reason","num_turns":1,"uuid":"u2"}',
+    ];
+    const { summary } = readAll([`${lines.join("\n")}\n`]);
+    expect(summary.status).toBe("success");
+    expect(summary.finalText).toBe("ok");
+  });
+});
