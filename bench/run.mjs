@@ -48,7 +48,12 @@ console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.
 
 function runMethod(method, file = corpus, repeat = 1) {
   const result = join(tmp, "result.json");
-  execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], { stdio: ["ignore", "ignore", "inherit"], maxBuffer: 1 << 20 });
+  try {
+    execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 24 });
+  } catch (error) {
+    process.stderr.write(`${method}: failed (${String(error.stderr ?? error).split("\n").find((l) => /Error/.test(l)) ?? "error"})\n`);
+    return { events: 0, ms: NaN, rssMb: NaN };
+  }
   return JSON.parse(readFileSync(result, "utf8"));
 }
 
@@ -67,19 +72,22 @@ const shuffle = (xs, seed) => {
 };
 
 const samples = new Map(methods.map((m) => [m, []]));
+const failed = new Set();
 let lineCount = 0;
 for (let round = 0; round < rounds; round++) {
   const times = {};
   for (const method of shuffle(methods, round + 7)) {
+    if (failed.has(method)) continue;
     const r = runMethod(method);
+    if (Number.isNaN(r.ms)) failed.add(method);
     times[method] = r;
     if (method === "floor") lineCount = r.events;
   }
-  for (const method of methods) samples.get(method).push({ ...times[method], ratio: times.floor.ms / times[method].ms });
+  for (const method of methods) if (times[method]) samples.get(method).push({ ...times[method], ratio: times.floor.ms / times[method].ms });
   process.stderr.write(`round ${round + 1}/${rounds} done\n`);
 }
 
-const rows = methods.map((method) => {
+const rows = methods.filter((m) => !failed.has(m)).map((method) => {
   const s = samples.get(method);
   const ms = median(s.map((x) => x.ms));
   return {

@@ -31,8 +31,8 @@ export interface JsonRecord {
   readonly length: number;
   /** True when invalid UTF-8 was replaced by U+FFFD while decoding. */
   readonly lossy?: boolean;
-  /** The decoded line as it was written (for text dialects that read JSON-looking lines as text). */
-  readonly text: string;
+  /** The decoded line as it was written (for text dialects that read JSON-looking lines as text); set by the framer. */
+  readonly text?: string;
 }
 
 /** A line of the input that is not JSON: a banner, a log line, an agent's plain-text output. */
