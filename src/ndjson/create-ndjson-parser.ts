@@ -155,6 +155,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   let recordOffset = 0;
   let lineHasContent = false;
   let afterRecord = false;
+  // Pretty framing of a JSON array of events (`[ {..}, {..} ]`, as AG-UI's .NET goldens are saved):
+  // the array's elements are the records; `[`, `,` and `]` between them are not text.
+  let arrayState: "unknown" | "open" | "closed" | "none" = "unknown";
 
   function issue(code: IssueCode, severity: IssueSeverity, message: string, at: number, offset: number, length: number): void {
     const value: Issue = file === undefined ? { code, severity, message, line: at, offset, length } : { code, severity, message, line: at, offset, length, file };
@@ -388,6 +391,30 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     line = seqLine;
   }
 
+  /**
+   * Pretty framing, at depth 0: true when `byte` is framing, not content: a BOM at the start of the
+   * input (RFC 8259 §8.1 lets a parser ignore it), the `[` that opens the input as an array of
+   * records, or a `,` or `]` of that array.
+   */
+  function prettyArrayByte(byte: number, at: number): boolean {
+    if (at < 3 && leadingBom) {
+      if (at === 0) issue("bom-stripped", "info", "byte order mark (U+FEFF) at the start of a JSON document ignored", 1, 0, 3);
+      return true;
+    }
+    if (arrayState === "unknown") {
+      arrayState = byte === 0x5b ? "open" : "none";
+      return arrayState === "open";
+    }
+    if (arrayState !== "open") return false;
+    if (byte === 0x5d) arrayState = "closed";
+    return byte === 0x2c || byte === 0x5d;
+  }
+
+  /** True when the input is a JSON array of records: lines holding only its punctuation are not text. */
+  function inArrayFraming(): boolean {
+    return arrayState === "open" || arrayState === "closed";
+  }
+
   // Pretty: an object starts at a `{` or `[` that opens a line and ends where its depth returns
   // to zero; text between objects is kept line by line. Strings and escapes are tracked so
   // braces inside strings do not count.
@@ -404,13 +431,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
           pendingLength = 0;
           if (discarding) discarding = false;
           // The LF that ends a record's last line is not a blank line of its own.
-          else if (!(afterRecord && !lineHasContent && isBlank(bytes))) handleLine(bytes, line, lineStart, false);
+          else if (!(afterRecord && !lineHasContent && isBlank(bytes)) && !(inArrayFraming() && !lineHasContent)) handleLine(bytes, line, lineStart, false);
           lineHasContent = false;
           afterRecord = false;
           lineStart = consumed + i + 1;
           from = i + 1;
           continue;
         }
+        if (arrayState !== "none" && !lineHasContent && !isJsonSpace(byte) && prettyArrayByte(byte, consumed + i)) continue;
         if (!lineHasContent && !isJsonSpace(byte)) {
           lineHasContent = true;
           if (byte === 0x7b || byte === 0x5b) {
@@ -477,9 +505,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       issue("utf16", "fatal", "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8", 0, 0, 0);
       return false;
     }
+    leadingBom = b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf;
     if (framing === "auto") {
-      let i = 0;
-      if (b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf) i = 3;
+      let i = leadingBom ? 3 : 0;
       while (i < chunk.length && isJsonSpace(chunk[i] as number)) i++;
       if (i === chunk.length) return false; // nothing decisive yet: wait for more
       if (chunk[i] === RS) framing = "json-seq";
@@ -496,6 +524,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   }
 
   let sniffBuffer: Uint8Array | undefined;
+  let leadingBom = false;
 
   function feedBytes(chunk: Uint8Array): void {
     if (fatal || chunk.length === 0) return;
@@ -551,6 +580,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         flushSeq(true);
         return;
       }
+      if (framing === "pretty" && arrayState === "open" && depth === 0) {
+        issue("truncated-tail", "warning", "the input ends inside a JSON array (no closing `]`); the records before it were read", line, consumed, 0);
+      }
       if (discarding) {
         discarding = false;
         return;
@@ -559,6 +591,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         const bytes = join(pending, pendingLength);
         pending = [];
         pendingLength = 0;
+        if (framing === "pretty" && inArrayFraming() && !lineHasContent) return; // the array's closing `]` with no final newline
         if (framing === "pretty" && depth > 0) {
           stats.lines++;
           stats.invalid++;
