@@ -110,19 +110,23 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
   let lastRootCompleted: SessionCompletedEvent | undefined;
   const usage: UsageFold = { turnSum: emptyUsage(), deltaSum: emptyUsage(), cumulative: undefined };
 
+  /** Lines written before the thread id is known (warnings before session.started): they follow thread.started. */
+  let beforeThread: string[] = [];
   const line = (record: Record<string, JsonValue>): void => {
-    out.push(`${JSON.stringify(record)}\n`);
+    (threadStarted ? out : beforeThread).push(`${JSON.stringify(record)}\n`);
   };
   const nextItemId = (): string => `item_${itemCount++}`;
   const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
 
-  const ensureThread = (threadId?: string): void => {
+  const startThread = (threadId: string | undefined): void => {
     if (threadStarted) return;
     threadStarted = true;
     line({ type: "thread.started", thread_id: threadId ?? PLACEHOLDER_THREAD_ID });
+    out.push(...beforeThread);
+    beforeThread = [];
   };
   const ensureTurn = (): void => {
-    ensureThread();
+    startThread(undefined);
     if (turnOpen) return;
     turnOpen = true;
     turnHasItems = false;
@@ -131,8 +135,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
   };
   const item = (phase: "item.started" | "item.updated" | "item.completed", value: CodexItem): void => {
     // Warnings (error items) may come outside a turn, as Codex writes them before turn.started.
-    if (value.type === "error") ensureThread();
-    else {
+    if (value.type !== "error") {
       ensureTurn();
       turnHasItems = true;
     }
@@ -264,6 +267,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
   const handle = (event: AgentEvent): void => {
     switch (event.type) {
       case "session.started":
+        agentName ??= event.agent;
         if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
           if (event.sessionId !== undefined && event.sessionId !== rootId) childSessions.add(event.sessionId);
           return;
@@ -274,7 +278,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
           agentName = event.agent;
         }
         // One thread per output: a second root session continues it (as `codex exec resume` would).
-        ensureThread(event.sessionId);
+        startThread(event.sessionId);
         return;
       case "session.completed": {
         if (!isRoot(event)) return;
@@ -378,14 +382,12 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
         return;
       case "error":
         if (event.fatal === true || event.scope === "session") turnFatal = event.message;
-        ensureThread();
         line({ type: "error", message: event.message });
         return;
       case "retry": {
         // Codex's own wording, so Codex tools (and our reader) see a reconnect, not a failure.
         const reason = event.error;
         const message = reason?.startsWith("Reconnecting...") === true ? reason : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
-        ensureThread();
         line({ type: "error", message });
         return;
       }
@@ -419,6 +421,8 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
         flushHeld();
       }
       if (event.type !== "tool.input.delta" && awaitingInput.length > 0) flushAwaitingInput();
+      // The first session id we see names the thread (a stream may say it before its session.started).
+      if (!threadStarted && event.type !== "session.started" && event.sessionId !== undefined && isRoot(event)) startThread(event.sessionId);
       handle(event);
       return take();
     },
@@ -426,6 +430,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
       flushAwaitingInput();
       flushHeld();
       if (turnOpen) closeTurn(turnFatal === undefined ? { final: true } : { final: true, failure: turnFatal });
+      if (beforeThread.length > 0) startThread(undefined);
       return take();
     },
   };
