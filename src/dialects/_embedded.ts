@@ -1,0 +1,22 @@
+/**
+ * Reading back the events our writers carry inside another format's extension field (witness
+ * `debug` meta, oneshot `event` data, codex-thread `log`, AAEP `extensions.agentstream`). A body is
+ * taken only when it is a valid agentstream event once the envelope is added; anything else stays
+ * the format's own record, so a foreign producer's look-alike can never inject a malformed event.
+ */
+import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type JsonValue } from "../model/events.ts";
+import { validateEvent } from "../schema/validate.ts";
+
+const KNOWN = new Set<string>(EVENT_TYPES);
+// Text streamed piecewise is never carried this way; a stray one could not be placed in a message.
+const NOT_EMBEDDED = new Set<string>(["message.started", "message.delta", "tool.input.delta"]);
+
+/** The event carried in `value`, or undefined when `value` is not one. */
+export function embeddedEvent(value: JsonValue | undefined): AgentEventDraft | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const type = value.type;
+  if (typeof type !== "string" || !KNOWN.has(type) || NOT_EMBEDDED.has(type)) return undefined;
+  if (Object.hasOwn(value, "v") || Object.hasOwn(value, "seq") || Object.hasOwn(value, "source")) return undefined;
+  if (validateEvent({ v: MODEL_VERSION, seq: 0, ...value }).length > 0) return undefined;
+  return value as unknown as AgentEventDraft;
+}

@@ -1,0 +1,70 @@
+/**
+ * Helpers for writer tests: write events in a format, validate the output with that format's own
+ * validator, and read it back with a dialect (round trips).
+ */
+import type { Dialect } from "../../src/dialects/dialect.ts";
+import type { Issue } from "../../src/errors.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
+import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
+import { getFormatSpec } from "../../src/schema/formats.ts";
+import { getOutputFormat, type WriterOptions } from "../../src/serialize/index.ts";
+import { readAll, type ReadResult } from "./read.ts";
+import { listCaptures, repoRoot } from "./shared.ts";
+
+/** Writes events with the named writer; returns the whole output. */
+export function convertEvents(events: readonly AgentEvent[], format: string, options: WriterOptions = {}): string {
+  const writer = getOutputFormat(format).create(options);
+  const parts: string[] = [];
+  for (const event of events) parts.push(writer.write(event));
+  parts.push(writer.end());
+  return parts.join("");
+}
+
+/** The JSON records of NDJSON text. */
+export function records(text: string): Record<string, unknown>[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Every issue (info excluded) the named format's validator finds in NDJSON text. */
+export function validateFormat(format: string, text: string): Issue[] {
+  const validator = getFormatSpec(format).createValidator();
+  const issues: Issue[] = [];
+  const parser = createNdjsonParser(
+    {
+      onRecord(record) {
+        if (record.kind === "json") issues.push(...validator.check(record.value, record.line));
+        else issues.push({ code: "invalid-json", severity: "error", message: `not JSON: ${record.text.slice(0, 80)}`, line: record.line });
+      },
+      onIssue(issue) {
+        // A long integer lost its digits when the source was read, not when it was written.
+        if (issue.severity !== "info" && issue.code !== "unsafe-integer") issues.push(issue);
+      },
+    },
+    { framing: "ndjson" },
+  );
+  parser.feed(text);
+  parser.end();
+  issues.push(...validator.end());
+  return issues.filter((i) => i.severity !== "info");
+}
+
+/** Validates hand-made records (objects) as one stream. */
+export function validateRecords(format: string, values: readonly object[]): Issue[] {
+  return validateFormat(format, values.map((v) => JSON.stringify(v)).join("\n") + "\n");
+}
+
+/** Reads text back with one dialect (repair on, as a user would). */
+export function readBack(text: string, dialect: Dialect): ReadResult {
+  return readAll([text], { dialect });
+}
+
+/** The example session and every real capture, as [name, path]. */
+export function sources(): [string, string][] {
+  return [
+    ["example/claude-code-session.ndjson", `${repoRoot}/examples/claude-code-session.ndjson`],
+    ...listCaptures().map(([dialect, path]): [string, string] => [`${dialect}/${path.split("/").pop()}`, path]),
+  ];
+}

@@ -1,0 +1,47 @@
+/** Builders and views of events for writer tests. */
+import type { AgentEvent } from "../../src/model/events.ts";
+import { createToolInputJoiner } from "../../src/serialize/_tool-input.ts";
+
+/** Events from loose drafts: `v` and `seq` are stamped in order. */
+export function build(drafts: readonly object[]): AgentEvent[] {
+  return drafts.map((draft, seq) => ({ v: 1, seq, ...draft }) as AgentEvent);
+}
+
+/** What a round trip compares; each `false` is a loss the format's doc lists. */
+export interface RoundTripView {
+  /** Compare `time` (as an instant, so `Z` and `.000Z` are equal). */
+  time: boolean;
+  /** Compare message ids. */
+  messageIds: boolean;
+  /** Compare a metric's `name` and `text` (Witness keeps one label). */
+  metricNames: boolean;
+  /** Treat a tool output of "" as absent (formats whose output field is required). */
+  emptyOutputIsAbsent: boolean;
+}
+
+const STREAM_ONLY = new Set(["message.started", "message.delta", "tool.input.delta"]);
+
+/**
+ * The events as a whole-message format sees them: streamed tool input joined into its call, the
+ * started/delta split dropped, the envelope (`v`, `seq`, `source`, `raw`) dropped.
+ */
+export function roundTripView(events: readonly AgentEvent[], view: RoundTripView): Record<string, unknown>[] {
+  const joiner = createToolInputJoiner();
+  const joined = [...events.flatMap((e) => joiner.push(e)), ...joiner.end()];
+  return joined
+    .filter((e) => !STREAM_ONLY.has(e.type))
+    .map((event) => {
+      const { v, seq, source, raw, time, ...rest } = event as AgentEvent & Record<string, unknown>;
+      void v, void seq, void source;
+      const out: Record<string, unknown> = { ...rest };
+      if (event.type === "unknown") out.raw = raw;
+      if (view.time && time !== undefined) out.time = Date.parse(time as string);
+      if (!view.messageIds) delete out.messageId;
+      if (!view.metricNames && event.type === "metric") {
+        delete out.name;
+        delete out.text;
+      }
+      if (view.emptyOutputIsAbsent && event.type === "tool.completed" && out.output === "") delete out.output;
+      return out;
+    });
+}
