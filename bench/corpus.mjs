@@ -1,5 +1,6 @@
-// Deterministic benchmark corpus (seeded PRNG): a realistic mix of agent output in the shapes
-// Claude Code (stream-json with partial messages), Codex (exec --json) and Gemini CLI print:
+// Deterministic benchmark corpus (seeded PRNG): agent output in the shapes Claude Code
+// (stream-json with partial messages), Codex (exec --json) and Gemini CLI print — one agent per
+// corpus, as a real stream is — with:
 // many small text deltas, tool outputs from 100 B to 200 KB, a few multi-MB lines (a base64
 // image, a huge log), and non-ASCII text (Vietnamese, CJK, emoji, ANSI escapes in tool output).
 import { createWriteStream, existsSync, mkdirSync, statSync } from "node:fs";
@@ -17,7 +18,8 @@ function prng(seed) {
 
 const WORDS = ["the", "test", "passes", "now", "function", "returns", "Xin chào", "thế giới", "配置文件", "错误", "🙂", "👩‍💻", "🇻🇳", "→", "const", "x", "=", "await", "fetch(url)", "\"quoted\"", "back\\slash", "tab\there"];
 
-export function* generateLines(seed, targetBytes) {
+/** `agent`: "claude" | "codex" | "gemini". */
+export function* generateLines(seed, targetBytes, agent = "claude") {
   const rand = prng(seed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const words = (n) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
@@ -38,11 +40,14 @@ export function* generateLines(seed, targetBytes) {
   while (bytes < targetBytes) {
     session++;
     const sid = `sess-${seed}-${session}`;
-    const kind = session % 3;
+    const kind = { claude: 0, codex: 1, gemini: 2 }[agent];
     if (bigDone < bigAt.size && bytes > [...bigAt][bigDone]) {
       bigDone++;
       const size = 2_000_000 + Math.floor(rand() * 8_000_000); // 2–10 MB: a base64 image, a huge log
-      yield emit({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_big${bigDone}`, content: "iVBORw0KGgo".repeat(Math.floor(size / 11)) }] }, session_id: sid, parent_tool_use_id: null });
+      const payload = "iVBORw0KGgo".repeat(Math.floor(size / 11));
+      if (agent === "codex") yield emit({ type: "item.completed", item: { id: `item_big${bigDone}`, type: "command_execution", command: "base64 image.png", aggregated_output: payload, exit_code: 0, status: "completed" } });
+      else if (agent === "gemini") yield emit({ type: "tool_result", timestamp: "2026-01-01T00:00:03.000Z", tool_id: `read_big${bigDone}`, status: "success", output: payload });
+      else yield emit({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_big${bigDone}`, content: payload }] }, session_id: sid, parent_tool_use_id: null });
     }
     if (kind === 0) {
       yield emit({ type: "system", subtype: "init", session_id: sid, cwd: "/w", model: "claude-sonnet-4-5", tools: ["Bash", "Read", "Edit"], claude_code_version: "2.1.220", permissionMode: "default", apiKeySource: "none" });
@@ -89,13 +94,13 @@ export function* generateLines(seed, targetBytes) {
 }
 
 /** Writes the corpus file once (cached by name) and returns its path. */
-export async function ensureCorpus(name, seed, targetBytes) {
+export async function ensureCorpus(name, seed, targetBytes, agent = "claude") {
   const dir = new URL("./.corpus/", import.meta.url);
   mkdirSync(dir, { recursive: true });
   const path = new URL(`${name}.ndjson`, dir).pathname;
   if (existsSync(path) && statSync(path).size >= targetBytes) return path;
   const out = createWriteStream(path);
-  for (const line of generateLines(seed, targetBytes)) {
+  for (const line of generateLines(seed, targetBytes, agent)) {
     if (!out.write(`${line}\n`)) await new Promise((r) => out.once("drain", r));
   }
   await new Promise((r) => out.end(r));

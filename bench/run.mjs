@@ -1,7 +1,7 @@
 // `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
 // NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
-//   node bench/run.mjs [--rounds N] [--mb SIZE] [--only substring]
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,7 +41,8 @@ function extraMethods() {
   return out;
 }
 
-const corpus = await ensureCorpus(`mixed-${sizeMb}mb`, 42, sizeMb * 1e6);
+const agent = opt("agent", "claude");
+const corpus = await ensureCorpus(`${agent}-${sizeMb}mb`, 42, sizeMb * 1e6, agent);
 const bytes = statSync(corpus).size;
 const tmp = mkdtempSync(join(tmpdir(), "agentstream-bench-"));
 console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.version}, ${rounds} rounds\n`);
