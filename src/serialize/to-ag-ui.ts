@@ -13,6 +13,7 @@
  * run's RUN_FINISHED back until the next run or the end so that trailing events fold into it.
  */
 import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../model/events.ts";
+import { compact, payloadOf } from "./_payload.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
 /** One AG-UI event as we write it (a JSON object with a `type`). */
@@ -54,6 +55,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
   let runId = "";
   let finishing: Extract<AgentEvent, { type: "session.completed" }> | undefined;
   let preamble: AgentEvent[] | undefined = [];
+  let rootSeen = false;
 
   // Per-run state (cleared when a run finishes; everything in it is closed first).
   const messages = new Map<string, OpenMessage>();
@@ -397,6 +399,16 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     emit("CUSTOM", { name: `agentstream.${event.type}`, value }, event, lane);
   }
 
+  /**
+   * A session.started that opens a run: one with no parent, or the first session of a stream that
+   * has no root (a subagent's own transcript is the main agent there, as `summary` counts it).
+   */
+  function isRootStart(event: AgentEvent): event is Extract<AgentEvent, { type: "session.started" }> {
+    if (event.type !== "session.started" || (hasParent(event) && rootSeen)) return false;
+    rootSeen = true;
+    return true;
+  }
+
   function handle(event: AgentEvent): void {
     if (preamble !== undefined) {
       // Before the first session.started: hold quiet events so RUN_STARTED can carry the session's id.
@@ -404,8 +416,9 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
         preamble.push(event);
         return;
       }
-      releasePreamble(isRootStart(event) ? event : undefined, event.sessionId);
-      if (isRootStart(event)) return;
+      const root = isRootStart(event);
+      releasePreamble(root ? event : undefined, event.sessionId);
+      if (root) return;
     }
     if (isRootStart(event)) {
       if (finishing !== undefined) finishRun();
@@ -494,9 +507,9 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
   };
 }
 
-/** A session.started with no parent: it opens a run. */
-function isRootStart(event: AgentEvent): event is Extract<AgentEvent, { type: "session.started" }> {
-  return event.type === "session.started" && event.parentSessionId === undefined && event.parentToolCallId === undefined;
+/** A session.started that names a parent session or tool call. */
+function hasParent(event: Extract<AgentEvent, { type: "session.started" }>): boolean {
+  return event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
 }
 
 /** Session facts with no RUN_STARTED / SUBAGENT_STARTED field. */
@@ -509,6 +522,8 @@ function sessionExtras(event: Extract<AgentEvent, { type: "session.started" }>):
     cwd: event.cwd,
     tools: event.tools === undefined ? undefined : [...event.tools],
     permissionMode: event.permissionMode,
+    parentSessionId: event.parentSessionId,
+    parentToolCallId: event.parentToolCallId,
     details: event.details,
   });
 }
@@ -538,19 +553,4 @@ function usageJson(usage: Usage): JsonObject {
   return { ...usage };
 }
 
-/** An event's own fields: everything but the envelope (`v`, `seq`, `type`, `time`, `source`, `raw`). */
-export function payloadOf(event: AgentEvent): JsonObject {
-  const value: JsonObject = {};
-  for (const [key, field] of Object.entries(event)) {
-    if (key === "v" || key === "seq" || key === "type" || key === "time" || key === "source" || key === "raw" || field === undefined) continue;
-    value[key] = field as JsonValue;
-  }
-  return value;
-}
 
-/** The object without its undefined fields. */
-function compact(fields: { [key: string]: JsonValue | undefined }): JsonObject {
-  const value: JsonObject = {};
-  for (const [key, field] of Object.entries(fields)) if (field !== undefined) value[key] = field;
-  return value;
-}
