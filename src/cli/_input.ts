@@ -5,6 +5,7 @@
 import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
+import { primeOnce } from "../parse/read-events.ts";
 import type { Framing } from "../ndjson/create-ndjson-parser.ts";
 import type { CliIo } from "./io.ts";
 
@@ -98,6 +99,8 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 export async function readInputs(files: readonly string[], io: CliIo, values: ReadingValues, handlers: ReadHandlers): Promise<InputRun[]> {
   const baseOptions = toReadOptions(values);
   const inputs = files.length === 0 ? ["-"] : files;
+  // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
+  if (inputs.includes("-")) primeOnce();
   const runs: InputRun[] = [];
   for (const file of inputs) {
     const name = file === "-" ? "<stdin>" : file;

@@ -76,7 +76,7 @@ let primed = false;
  * caller is still waiting for its source: V8 compiles functions on first use, and without this the
  * first real line of a live stream pays for compiling the whole path (about a millisecond).
  */
-function primeOnce(): void {
+export function primeOnce(): void {
   if (primed) return;
   primed = true;
   for (const sample of PRIMING_SAMPLES) {
