@@ -1,0 +1,40 @@
+/**
+ * The layering the architecture doc promises, checked on the source: the core runs in browsers
+ * (no Node-only imports outside the CLI), the model imports nothing, and imports flow one way.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "./helpers/shared.ts";
+
+const src = join(repoRoot, "src");
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+const sources = files(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }));
+const importsOf = (text: string): string[] => [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
+
+describe("architecture", () => {
+  it("no Node-only import outside src/cli (the core runs in browsers)", () => {
+    const offenders = sources.filter((f) => !f.path.startsWith("cli/") && importsOf(f.text).some((i) => i.startsWith("node:")));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it("the model imports nothing from the rest of src", () => {
+    const offenders = sources.filter((f) => f.path.startsWith("model/") && importsOf(f.text).some((i) => i.startsWith("..")));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it("nothing outside src/cli imports the CLI, and the library entry does not either", () => {
+    const offenders = sources.filter((f) => !f.path.startsWith("cli/") && importsOf(f.text).some((i) => /(^|\/)cli\//.test(i)));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it("the framing core knows nothing about agents", () => {
+    const offenders = sources.filter((f) => f.path.startsWith("ndjson/") && importsOf(f.text).some((i) => i.includes("dialects") || i.includes("parse/")));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+});
