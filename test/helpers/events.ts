@@ -9,8 +9,12 @@ export function build(drafts: readonly object[]): AgentEvent[] {
 
 /** What a round trip compares; each `false` is a loss the format's doc lists. */
 export interface RoundTripView {
-  /** Compare `time` (as an instant, so `Z` and `.000Z` are equal). */
-  time: boolean;
+  /**
+   * Compare `time` as an instant (so `Z` and `.000Z` are equal): `true` everywhere, `"source"` only
+   * where the source event had one (formats that must write a time on every record carry the last
+   * one forward), `false` never.
+   */
+  time: boolean | "source";
   /** Compare message ids. */
   messageIds: boolean;
   /** Compare a metric's `name` and `text` (Witness keeps one label). */
@@ -35,7 +39,7 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
       void v, void seq, void source;
       const out: Record<string, unknown> = { ...rest };
       if (event.type === "unknown") out.raw = raw;
-      if (view.time && time !== undefined) out.time = Date.parse(time as string);
+      if (view.time !== false && time !== undefined) out.time = Date.parse(time as string);
       if (!view.messageIds) delete out.messageId;
       if (!view.metricNames && event.type === "metric") {
         delete out.name;
@@ -44,4 +48,17 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
       if (view.emptyOutputIsAbsent && event.type === "tool.completed" && out.output === "") delete out.output;
       return out;
     });
+}
+
+/** The two views a round trip compares: `expected` from the source, `actual` from what was read back. */
+export function roundTripPair(source: readonly AgentEvent[], back: readonly AgentEvent[], view: RoundTripView): { expected: Record<string, unknown>[]; actual: Record<string, unknown>[] } {
+  const expected = roundTripView(source, view);
+  const actual = roundTripView(back, view);
+  if (view.time === "source") {
+    expected.forEach((event, i) => {
+      const other = actual[i];
+      if (event.time === undefined && other !== undefined) delete other.time;
+    });
+  }
+  return { expected, actual };
 }
