@@ -438,7 +438,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
           from = i + 1;
           continue;
         }
-        if (arrayState !== "none" && !lineHasContent && !isJsonSpace(byte) && prettyArrayByte(byte, consumed + i)) continue;
+        if (arrayState !== "none" && !lineHasContent && !isJsonSpace(byte) && prettyArrayByte(byte, consumed + i)) {
+          // Framing is not part of the next record: drop it (and the blanks before it) from the line.
+          pending = [];
+          pendingLength = 0;
+          from = i + 1;
+          lineStart = consumed + i + 1;
+          continue;
+        }
         if (!lineHasContent && !isJsonSpace(byte)) {
           lineHasContent = true;
           if (byte === 0x7b || byte === 0x5b) {
