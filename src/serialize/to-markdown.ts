@@ -1,8 +1,407 @@
-// Writer for `--to markdown`. (Stub: not written yet; see docs/formats/markdown.md.)
-import { AgentStreamError } from "../errors.ts";
+// Source of truth: our own event model (src/model/events.ts) as a CommonMark/GFM transcript; layout, the safety rules
+// for agent text and what is left out: docs/formats/markdown.md. Agent text stays Markdown (answers are written in
+// it), but it cannot open HTML, load images, hide links to other schemes, spoof our headings or swallow the rest of
+// the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
+import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
+import { formatMetric } from "../render/create-terminal-renderer.ts";
+import { cleanText, createSessionFacts, createToolTracker, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
-/** The streaming writer for `--to markdown`. */
+/** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {
-  throw new AgentStreamError("unknown-format", "the markdown writer is not written yet");
+  let out: string[] = [];
+  const facts = createSessionFacts();
+  const tools = createToolTracker();
+  const children = new Set<string>();
+  let rootId: string | undefined;
+  let titled = false;
+  /** The `##` section we are in: who speaks, so assistant activity after a prompt gets its own heading. */
+  let section: string | undefined;
+  /** Message text gathered from deltas, for messages whose message.completed never comes. */
+  const open = new Map<string, { role: MessageRole; kind: string; channel: string | undefined; sessionId: string | undefined; chunks: string[] }>();
+  let shownAnswer = false;
+
+  const isChild = (sessionId: string | undefined): boolean => sessionId !== undefined && children.has(sessionId);
+  const write = (markdown: string): void => {
+    out.push(`${markdown}\n\n`);
+  };
+  const title = (): void => {
+    if (titled) return;
+    titled = true;
+    write("# Agent session");
+  };
+  /** Whether the open section holds nothing but reasoning (the text that follows its thinking stays under it). */
+  let onlyReasoning = false;
+  /** Opens a `##` section for `who` unless we are in it; `message` asks for a new one unless the section holds only reasoning. */
+  const enter = (who: string, what: "message" | "reasoning" | "activity" = "activity"): void => {
+    title();
+    const stay = section === who && (what !== "message" || onlyReasoning);
+    if (!stay) {
+      section = who;
+      write(`## ${who}`);
+      onlyReasoning = true;
+    }
+    if (what !== "reasoning") onlyReasoning = false;
+  };
+  const speaker = (role: MessageRole, sessionId: string | undefined): string => {
+    const name = role === "assistant" ? "Assistant" : role === "user" ? "User" : role === "system" ? "System" : "Developer";
+    return isChild(sessionId) ? `${name} (subagent ${code(sessionId ?? "")})` : name;
+  };
+
+  const message = (role: MessageRole, kind: string, channel: string | undefined, sessionId: string | undefined, text: string): void => {
+    if (text.trim() === "" && kind !== "redacted_reasoning") return;
+    const who = speaker(role, sessionId);
+    if (kind === "reasoning" || kind === "redacted_reasoning") {
+      enter(who, "reasoning");
+      const summary = kind === "reasoning" ? "Thinking" : "Thinking (redacted by the provider)";
+      write(`<details>\n<summary>${summary}</summary>\n\n${text.trim() === "" ? "_(no text)_" : safeMarkdown(text)}\n\n</details>`);
+      return;
+    }
+    if (role === "assistant") shownAnswer = true;
+    enter(who, "message");
+    if (channel !== undefined && channel !== "final") write(`_Channel: ${code(channel)}_`);
+    write(safeMarkdown(text));
+  };
+
+  // ----- tools -----
+
+  const showTool = (tool: TranscriptTool): void => {
+    enter(speaker("assistant", tool.sessionId));
+    write(`### Tool: ${code(tool.name)}`);
+    if (tool.input === undefined) return;
+    const command = tool.kind === "command" ? keyArgument(tool.input) : "";
+    if (command !== "") write(fenced(command, "sh"));
+    else write(fenced(typeof tool.input === "string" ? tool.input : JSON.stringify(tool.input, null, 2), typeof tool.input === "string" ? "text" : "json"));
+  };
+  const showReady = (): void => {
+    for (const tool of tools.ready()) showTool(tool);
+  };
+
+  const toolCompleted = (event: Extract<AgentEvent, { type: "tool.completed" }>): void => {
+    const known = tools.get(event.toolCallId) !== undefined;
+    const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
+    if (tool === undefined) return;
+    const name = event.name ?? tool.name;
+    if (!known) {
+      // A result with no call before it: it gets the call's heading.
+      enter(speaker("assistant", event.sessionId));
+      write(`### Tool: ${code(name)}`);
+    }
+    const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
+    write(`**Result of ${code(name)}:** ${details}`);
+    const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : undefined);
+    if (output !== undefined && output.trim() !== "") write(fenced(output, "text"));
+    else if (event.result !== undefined) write(fenced(JSON.stringify(event.result, null, 2), "json"));
+  };
+
+  const fileChanged = (event: Extract<AgentEvent, { type: "file.changed" }>): void => {
+    enter(speaker("assistant", event.sessionId));
+    for (const change of event.changes) {
+      write(`**Changed:** ${changeText(change)}`);
+      if (change.diff !== undefined && change.diff.trim() !== "") write(fenced(change.diff, "diff"));
+    }
+  };
+
+  // ----- events -----
+
+  const handle = (event: AgentEvent): void => {
+    switch (event.type) {
+      case "session.started": {
+        if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
+          if (event.sessionId !== undefined && event.sessionId !== rootId) children.add(event.sessionId);
+          enter(`Subagent ${code(event.sessionId ?? "")}`);
+          if (event.parentToolCallId !== undefined) write(`Started by tool call ${code(event.parentToolCallId)}.`);
+          return;
+        }
+        rootId ??= event.sessionId;
+        title();
+        const rows: [string, string | undefined][] = [
+          ["Session", event.sessionId],
+          ["Agent", [event.agent, event.agentVersion].filter(Boolean).join(" ") || undefined],
+          ["Model", event.model],
+          ["Directory", event.cwd],
+          ["Permission mode", event.permissionMode],
+        ];
+        const list = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `- **${k}:** ${k === "Agent" ? inline(v) : code(v)}`);
+        if (list.length > 0) write(list.join("\n"));
+        return;
+      }
+      case "session.completed":
+        if (isChild(event.sessionId)) {
+          enter(`Subagent ${code(event.sessionId ?? "")}`);
+          write(`Subagent finished: **${event.status}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
+        }
+        return;
+      case "turn.started":
+      case "usage":
+      case "heartbeat":
+      case "repair":
+      case "unknown":
+        return;
+      case "turn.completed":
+        if (event.status === "error") {
+          title();
+          write(`> **Turn failed:** ${inline(event.error ?? "(no reason given)")}`);
+        }
+        return;
+      case "message.started":
+        open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, chunks: [] });
+        return;
+      case "message.delta": {
+        let pending = open.get(event.messageId);
+        if (pending === undefined) {
+          // A delta for a message that never started: we take it for assistant text.
+          pending = { role: "assistant", kind: "text", channel: undefined, sessionId: event.sessionId, chunks: [] };
+          open.set(event.messageId, pending);
+        }
+        pending.chunks.push(event.text);
+        return;
+      }
+      case "message.completed":
+        open.delete(event.messageId);
+        message(event.role, event.kind, event.channel, event.sessionId, event.text);
+        return;
+      case "tool.started": {
+        const tool = tools.started(event);
+        if (tool !== undefined) showTool(tool);
+        return;
+      }
+      case "tool.input.delta":
+        tools.inputDelta(event.toolCallId, event.text);
+        return;
+      case "tool.progress":
+        if (event.output !== undefined) tools.progress(event.toolCallId, event.output);
+        return;
+      case "tool.completed":
+        toolCompleted(event);
+        return;
+      case "file.changed":
+        fileChanged(event);
+        return;
+      case "plan.updated":
+        enter(speaker("assistant", event.sessionId));
+        write(`**Plan:**\n\n${event.items.map(planLine).join("\n")}`);
+        return;
+      case "metric":
+        title();
+        write(`_Metric:_ ${inline(formatMetric(event.name, event.text, event.values))}`);
+        return;
+      case "rate_limit":
+        // "allowed" is the normal state; warnings and rejections are worth a line.
+        if (event.status !== "allowed") {
+          title();
+          write(`> **Rate limit ${inline(event.status)}**${event.limit !== undefined ? ` (${inline(event.limit)})` : ""}${event.resetsAt !== undefined ? `, resets at ${inline(event.resetsAt)}` : ""}`);
+        }
+        return;
+      case "retry":
+        title();
+        write(`> **Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
+        return;
+      case "error":
+        title();
+        write(`> **Error (${event.scope}${event.code !== undefined ? `, ${inline(event.code)}` : ""}):** ${inline(event.message)}`);
+        return;
+      case "notice":
+        if (event.level === "warning") {
+          title();
+          write(`> **Warning:** ${inline(event.text)}`);
+        }
+        return;
+      case "text":
+        title();
+        write(fenced(event.text, "text"));
+        return;
+      default:
+        assertNever(event);
+    }
+  };
+
+  const summaryTable = (): void => {
+    for (const [id, pending] of open) {
+      open.delete(id);
+      message(pending.role, pending.kind, pending.channel, pending.sessionId, pending.chunks.join(""));
+    }
+    const summary = facts.result();
+    title();
+    if (summary.finalText !== null && !shownAnswer) {
+      section = "Final answer";
+      write("## Final answer");
+      write(safeMarkdown(summary.finalText));
+    }
+    const rows: [string, string][] = [["Status", `**${summary.status}**`]];
+    if (summary.error !== null) rows.push(["Error", cell(summary.error)]);
+    const agent = formatAgent(summary);
+    if (agent !== "") rows.push(["Agent", cell(agent)]);
+    // A `|` ends a table cell even inside a code span: GFM wants it escaped there too.
+    if (summary.model !== null) rows.push(["Model", code(summary.model).replace(/\|/g, "\\|")]);
+    if (summary.sessionId !== null) rows.push(["Session", code(summary.sessionId).replace(/\|/g, "\\|")]);
+    rows.push(["Tokens", formatTokens(summary.usage) || "not reported"]);
+    rows.push(["Cost", summary.costUsd !== null ? formatCost(summary.costUsd) : "not reported"]);
+    if (summary.durationMs !== null) rows.push(["Duration", formatDuration(summary.durationMs)]);
+    if (summary.turns !== null) rows.push(["Turns", String(summary.turns)]);
+    rows.push(["Tool calls", formatToolCount(summary)]);
+    if (summary.subagents > 0) rows.push(["Subagents", String(summary.subagents)]);
+    const repairs = Object.values(summary.repairs).reduce((a, b) => a + b, 0);
+    if (repairs > 0) rows.push(["Stream repairs", String(repairs)]);
+    if (summary.records.unknown > 0) rows.push(["Records not understood", String(summary.records.unknown)]);
+    write("## Summary");
+    write(["| Field | Value |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n"));
+  };
+
+  let seen = false;
+  return {
+    write(event) {
+      seen = true;
+      facts.add(event);
+      if (event.type !== "tool.input.delta") showReady();
+      handle(event);
+      return take();
+    },
+    end() {
+      showReady();
+      if (seen) summaryTable();
+      return take();
+    },
+  };
+
+  function take(): string {
+    if (out.length === 0) return "";
+    const text = out.join("");
+    out = [];
+    return text;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Making agent text safe inside our document
+// ---------------------------------------------------------------------------------------------
+
+/** A fenced code block whose fence is longer than any backtick run in `text`, so the text cannot close it. */
+export function fenced(text: string, info: string): string {
+  const body = cleanText(text).replace(/\n+$/, "");
+  let longest = 0;
+  for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${info}\n${body}\n${fence}`;
+}
+
+/** An inline code span for a short agent string (a name, an id, a path): one line, delimited by a longer backtick run. */
+export function code(text: string): string {
+  const flat = cleanText(text).replace(/\s*\n\s*/g, " ");
+  let longest = 0;
+  for (const run of flat.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const ticks = "`".repeat(longest + 1);
+  // A span that starts or ends with a backtick needs a space inside the delimiters (CommonMark strips one).
+  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
+  return `${ticks}${pad}${flat}${pad}${ticks}`;
+}
+
+/** One line of agent text inside our own Markdown (a quote, a label): escaped as text, line breaks as spaces. */
+function inline(text: string): string {
+  return escapeInline(cleanText(text).replace(/\s*\n\s*/g, " "));
+}
+
+/** A table cell: inline text with `|` escaped. */
+function cell(text: string): string {
+  return inline(text).replace(/\|/g, "\\|");
+}
+
+/**
+ * Agent Markdown made safe to embed: fences the agent opened are closed at the end; outside code, `<` becomes
+ * `&lt;` (no raw HTML, no autolinks), images become text, links to anything but http(s), mailto, anchors and plain
+ * relative paths become text, reference definitions become text, and ATX / setext headings are escaped so the agent
+ * cannot start a section of ours.
+ */
+export function safeMarkdown(text: string): string {
+  const lines = cleanText(text).replace(/\n+$/, "").split("\n");
+  const out: string[] = [];
+  let fence: { char: string; length: number } | undefined;
+  let afterParagraph = false;
+  for (const line of lines) {
+    if (fence !== undefined) {
+      out.push(line);
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+      if (close?.[1] !== undefined && close[1][0] === fence.char && close[1].length >= fence.length) fence = undefined;
+      continue;
+    }
+    const opening = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(line);
+    if (opening?.[2] !== undefined && !(opening[2][0] === "`" && (opening[3] ?? "").includes("`"))) {
+      fence = { char: opening[2][0] ?? "`", length: opening[2].length };
+      out.push(`${opening[1] ?? ""}${opening[2]}${(opening[3] ?? "").replace(/</g, "&lt;")}`);
+      afterParagraph = false;
+      continue;
+    }
+    out.push(escapeLine(line, afterParagraph));
+    afterParagraph = line.trim() !== "";
+  }
+  // A fence the agent left open would swallow everything we write after it.
+  if (fence !== undefined) out.push(fence.char.repeat(fence.length));
+  return out.join("\n");
+}
+
+/** One line outside fenced code: block-level escapes, then inline ones. */
+function escapeLine(line: string, afterParagraph: boolean): string {
+  let escaped = line;
+  if (/^ {0,3}#{1,6}(\s|$)/.test(escaped)) escaped = escaped.replace(/#/, "\\#");
+  else if (afterParagraph && /^ {0,3}(=+|-+)\s*$/.test(escaped)) escaped = escaped.replace(/[=-]/, (c) => `\\${c}`);
+  else if (/^ {0,3}\[[^\]]*\]:/.test(escaped)) escaped = escaped.replace(/\[/, "\\[");
+  return escapeInline(escaped);
+}
+
+/** Inline escapes outside code spans (a backtick run closed by a run of the same length on the line). */
+function escapeInline(line: string): string {
+  if (!/[<!\]]/.test(line)) return line;
+  let out = "";
+  let i = 0;
+  while (i < line.length) {
+    const tick = line.indexOf("`", i);
+    if (tick === -1) {
+      out += escapeText(line.slice(i));
+      break;
+    }
+    out += escapeText(line.slice(i, tick));
+    let run = tick;
+    while (line[run] === "`") run++;
+    const close = closingRun(line, run, run - tick);
+    if (close === -1) {
+      out += line.slice(tick, run); // unmatched backticks are literal text
+      i = run;
+      continue;
+    }
+    out += line.slice(tick, close);
+    i = close;
+  }
+  return out;
+}
+
+/** End index of the backtick run of exactly `length` after `from`, or -1. */
+function closingRun(line: string, from: number, length: number): number {
+  let j = line.indexOf("`", from);
+  while (j !== -1) {
+    let k = j;
+    while (line[k] === "`") k++;
+    if (k - j === length) return k;
+    j = line.indexOf("`", k);
+  }
+  return -1;
+}
+
+/** Link destinations we leave as links: web and mail addresses, anchors, plain relative paths. */
+const SAFE_DESTINATION = /^\s*(https?:\/\/|mailto:|#|\.{0,2}\/|[\w][\w./-]*(?:[)#\s]|$))/i;
+
+function escapeText(text: string): string {
+  return text
+    .replace(/\]\(/g, (match, offset: number) => (SAFE_DESTINATION.test(text.slice(offset + 2)) ? match : "]\\("))
+    .replace(/!\[/g, "!\\[")
+    .replace(/</g, "&lt;");
+}
+
+function changeText(change: FileChange): string {
+  if (change.kind === "rename" && change.newPath !== undefined) return `rename ${code(change.path)} → ${code(change.newPath)}`;
+  return `${change.kind} ${code(change.path)}`;
+}
+
+function planLine(item: PlanItem): string {
+  const mark = item.status === "completed" ? "[x]" : "[ ]";
+  return `- ${mark} ${inline(item.text)}${item.status === "in_progress" ? " _(in progress)_" : ""}`;
 }

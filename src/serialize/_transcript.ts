@@ -1,0 +1,195 @@
+/**
+ * What the two transcript writers for people (`text`, `markdown`) share: cleaning agent text, the argument worth
+ * showing for a tool call, tool calls whose arguments stream in, and the session facts of the closing footer (folded
+ * by the same code as `agentstream summary`, so the footer and `summary --json` never disagree).
+ */
+import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent, Usage } from "../model/events.ts";
+import { sanitizeForTerminal } from "../render/_sanitize.ts";
+import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
+
+/** Agent or tool text made safe to print: CRLF becomes LF, every other control character a visible picture (␛, ␍, ␇). */
+export function cleanText(text: string): string {
+  return sanitizeForTerminal(text.includes("\r\n") ? text.replace(/\r\n/g, "\n") : text);
+}
+
+const KEY_ARGUMENTS = ["command", "cmd", "file_path", "path", "filePath", "absolute_path", "notebook_path", "pattern", "query", "url", "description", "prompt"] as const;
+
+/** Longest compact-JSON rendering of arguments that have no key argument. */
+const MAX_JSON_ARGUMENT = 200;
+
+/**
+ * The argument worth showing for a tool call: the command, the file, the query (whole), the paths of a patch, or else
+ * the arguments as compact JSON cut at 200 characters; `""` when there are none.
+ */
+export function keyArgument(input: JsonValue | undefined): string {
+  if (typeof input === "string") return input;
+  if (typeof input !== "object" || input === null) return "";
+  if (Array.isArray(input)) return input.length === 0 ? "" : compactJson(input);
+  for (const key of KEY_ARGUMENTS) {
+    const value = input[key];
+    if (typeof value === "string" && value !== "") return value;
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) return value.join(" ");
+  }
+  const changes = input.changes;
+  if (Array.isArray(changes)) {
+    const paths = changes.map((c) => (typeof c === "object" && c !== null && !Array.isArray(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
+    if (paths.length > 0) return paths.join(", ");
+  }
+  return Object.keys(input).length === 0 ? "" : compactJson(input);
+}
+
+function compactJson(value: JsonValue): string {
+  const text = JSON.stringify(value);
+  return text.length > MAX_JSON_ARGUMENT ? `${text.slice(0, MAX_JSON_ARGUMENT - 1)}…` : text;
+}
+
+/** A tool call as the transcript shows it. */
+export interface TranscriptTool {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly kind: ToolKind | undefined;
+  readonly sessionId: string | undefined;
+  input: JsonValue | undefined;
+  /** Streamed argument fragments, parsed once when the call is shown. */
+  inputText: string[] | undefined;
+  /** `tool.progress` output: shown when `tool.completed` carries none. */
+  readonly progress: string[];
+  shown: boolean;
+  done: boolean;
+}
+
+/** Tool calls by id; a call whose arguments stream in is shown once they have arrived (at the next other event). */
+export interface ToolTracker {
+  /** Records a call; returns it when it can be shown now, `undefined` while its arguments stream. */
+  started(event: ToolStartedEvent): TranscriptTool | undefined;
+  /** Adds an argument fragment. */
+  inputDelta(toolCallId: string, text: string): void;
+  /** Adds progress output. */
+  progress(toolCallId: string, output: string): void;
+  /** Calls whose arguments have arrived and that are not shown yet, in the order they started. */
+  ready(): TranscriptTool[];
+  /** The call a `tool.completed` ends (made up from the event when it never started); `undefined` when already done. */
+  completed(toolCallId: string, name: string | undefined, sessionId: string | undefined): TranscriptTool | undefined;
+  get(toolCallId: string): TranscriptTool | undefined;
+}
+
+/** Creates an empty tracker. */
+export function createToolTracker(): ToolTracker {
+  const tools = new Map<string, TranscriptTool>();
+  let waiting: TranscriptTool[] = [];
+  const show = (tool: TranscriptTool): TranscriptTool => {
+    if (tool.inputText !== undefined && tool.input === undefined) tool.input = parseArguments(tool.inputText.join(""));
+    tool.inputText = undefined;
+    tool.shown = true;
+    return tool;
+  };
+  return {
+    started(event) {
+      const known = tools.get(event.toolCallId);
+      if (known !== undefined) {
+        if (!known.shown && known.input === undefined && event.input !== undefined) known.input = event.input;
+        return undefined;
+      }
+      const tool: TranscriptTool = { toolCallId: event.toolCallId, name: event.name, kind: event.kind, sessionId: event.sessionId, input: event.input, inputText: undefined, progress: [], shown: false, done: false };
+      tools.set(event.toolCallId, tool);
+      if (event.input === undefined) {
+        waiting.push(tool);
+        return undefined;
+      }
+      return show(tool);
+    },
+    inputDelta(toolCallId, text) {
+      const tool = tools.get(toolCallId);
+      if (tool !== undefined && !tool.shown) (tool.inputText ??= []).push(text);
+    },
+    progress(toolCallId, output) {
+      const tool = tools.get(toolCallId);
+      if (tool !== undefined && !tool.done) tool.progress.push(output);
+    },
+    ready() {
+      if (waiting.length === 0) return [];
+      const out = waiting.filter((t) => !t.shown).map(show);
+      waiting = [];
+      return out;
+    },
+    completed(toolCallId, name, sessionId) {
+      let tool = tools.get(toolCallId);
+      if (tool?.done === true) return undefined;
+      if (tool === undefined) {
+        tool = { toolCallId, name: name ?? "tool", kind: undefined, sessionId, input: undefined, inputText: undefined, progress: [], shown: true, done: false };
+        tools.set(toolCallId, tool);
+      }
+      tool.done = true;
+      return tool;
+    },
+    get: (toolCallId) => tools.get(toolCallId),
+  };
+}
+
+/** Streamed arguments: JSON when they parse, else the text itself. */
+function parseArguments(text: string): JsonValue | undefined {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+/** The session's facts, folded as `agentstream summary` folds them. */
+export interface SessionFacts {
+  add(event: AgentEvent): void;
+  result(): SessionSummary;
+}
+
+/** Creates the fold behind the footer. */
+export function createSessionFacts(): SessionFacts {
+  const builder = createSummaryBuilder();
+  const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, unknown: 0 };
+  return {
+    add(event) {
+      stats.events++;
+      if (event.type === "unknown") stats.unknown++;
+      builder.add(event);
+    },
+    result: () => builder.result(stats, undefined),
+  };
+}
+
+/** "33 input, 399 output, 64006 cache read" (only the figures the agent reported); `""` when none. */
+export function formatTokens(usage: Usage): string {
+  const parts: [number | null, string][] = [
+    [usage.inputTokens, "input"],
+    [usage.outputTokens, "output"],
+    [usage.cacheReadTokens, "cache read"],
+    [usage.cacheWriteTokens, "cache write"],
+    [usage.reasoningTokens, "reasoning"],
+  ];
+  return parts
+    .filter(([n]) => n !== null)
+    .map(([n, label]) => `${n} ${label}`)
+    .join(", ");
+}
+
+/** "18.7 s", "120 ms". */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** "$0.0421". */
+export function formatCost(usd: number): string {
+  return `$${usd.toFixed(4)}`;
+}
+
+/** "3 (1 failed, 1 unfinished)". */
+export function formatToolCount(summary: SessionSummary): string {
+  const failed = summary.toolCalls.filter((t) => t.status === "error").length;
+  const open = summary.toolCalls.filter((t) => t.status === "incomplete").length;
+  const notes = [failed > 0 ? `${failed} failed` : "", open > 0 ? `${open} unfinished` : ""].filter(Boolean);
+  return `${summary.toolCalls.length}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`;
+}
+
+/** "claude-code 2.1.220". */
+export function formatAgent(summary: SessionSummary): string {
+  return [summary.agent, summary.agentVersion].filter((v): v is string => v !== null).join(" ");
+}
