@@ -76,23 +76,19 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     out.push(sse ? `data: ${json}\n\n` : `${json}\n`);
   }
 
-  /** The base fields every event may carry: timestamp, subagent lane, the source record. */
-  function base(event: AgentEvent | undefined, lane: string | undefined): AgUiEvent {
-    const fields: AgUiEvent = { type: "" };
-    if (lane !== undefined) fields.subagentRunId = lane;
+  /**
+   * Writes one AG-UI event: its own fields, then the base fields every event may carry (the
+   * subagent lane, a timestamp from the event's time, the source record) and our extras under
+   * `metadata.agentstream`. Undefined fields are left out by JSON.stringify.
+   */
+  function emit(type: string, fields: { readonly [key: string]: JsonValue | undefined }, event?: AgentEvent, lane?: string, extra?: JsonObject): void {
+    const record: AgUiEvent = { type, ...fields };
+    if (lane !== undefined) record.subagentRunId = lane;
     if (event?.time !== undefined) {
       const ms = Date.parse(event.time);
-      if (Number.isFinite(ms)) fields.timestamp = ms;
+      if (Number.isFinite(ms)) record.timestamp = ms;
     }
-    if (event?.raw !== undefined && event.type !== "unknown") fields.rawEvent = event.raw;
-    return fields;
-  }
-
-  function emit(type: string, fields: { [key: string]: JsonValue | undefined }, event?: AgentEvent, lane?: string, extra?: JsonObject): void {
-    const record: AgUiEvent = { type };
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined) record[key] = value;
-    const common = base(event, lane);
-    for (const [key, value] of Object.entries(common)) if (key !== "type" && value !== undefined) record[key] = value;
+    if (event?.raw !== undefined && event.type !== "unknown") record.rawEvent = event.raw;
     if (extra !== undefined && Object.keys(extra).length > 0) record.metadata = { agentstream: extra };
     send(record);
   }

@@ -68,9 +68,7 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
   const subagentSessions = new Set<string>();
 
   function send(chunk: Chunk): void {
-    const record: { [key: string]: JsonValue } = {};
-    for (const [key, value] of Object.entries(chunk)) if (value !== undefined) record[key] = value;
-    const json = JSON.stringify(record);
+    const json = JSON.stringify(chunk); // leaves undefined fields out
     // JSON.stringify escapes CR and LF, so a value can never end the `data:` field or the line early.
     out.push(sse ? `data: ${json}\n\n` : `${json}\n`);
   }
