@@ -1,71 +1,478 @@
 /**
- * Neutralises untrusted text before it reaches a terminal. A small scanner, not a regular
- * expression: it walks the text, recognises complete escape sequences, and turns every control
- * character into its visible Control Picture (ESC → ␛, BEL → ␇), so nothing the agent or a tool
- * printed can set the title, write the clipboard (OSC 52), move the cursor, or hide text.
- * With `keepSgr`, complete colour sequences (CSI … m) pass through and nothing else does.
- * See ../shared/docs/security-terminal-escapes.md.
+ * Neutralises untrusted text (agent messages, tool output, tool names, non-JSON lines) before it
+ * reaches a terminal. An ECMA-48 / DEC escape-sequence parser (a small state machine in the shape
+ * of Paul Williams' vt100.net parser), not a regular expression: it walks the text, delimits every
+ * escape sequence, and writes what it does not deliberately keep in a visible form.
+ *
+ * - C0 controls (but LF and TAB) become Control Pictures (ESC → ␛, BEL → ␇, CR → ␍), DEL → ␡;
+ *   CR LF is a line break.
+ * - An escape sequence is shown as ␛ followed by its remaining characters, themselves made visible,
+ *   so nothing can set the title, write the clipboard (OSC 52), move the cursor, switch modes,
+ *   or hide text. An unterminated OSC/DCS/APC neutralises only its introducer: the text after it
+ *   is shown, never swallowed.
+ * - C1 controls (U+0080–U+009F, including the 8-bit CSI U+009B and OSC U+009D), bidi overrides
+ *   and isolates, zero-width and other invisible format characters and Unicode tag characters
+ *   become `<U+XXXX>`; lone surrogates become U+FFFD; more than 4 stacked combining marks are cut.
+ * - `sgr: "keep"` re-emits complete 7-bit SGR colour sequences (`ESC [ 0-9;: m`, at most 64
+ *   parameter characters, conceal removed) and nothing else; `sgr: "drop"` removes them silently.
+ * - `link` turns a well-formed OSC 8 hyperlink to an http(s) URL into what `link(url)` returns
+ *   (we re-emit our own link, never theirs); the closing OSC 8 is consumed.
+ *
+ * It streams: `createSanitizer()` keeps its state across chunks (a sequence split between two
+ * deltas, a CR before an LF, a surrogate pair), and costs O(length of the chunk) per chunk.
+ * See ../shared/docs/security-terminal-escapes.md and docs/render.md.
  */
 
-/** Characters that need the slow path: C0 (but TAB and LF), DEL, C1, bidi overrides and isolates. */
-const NEEDS_WORK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
-
+/** What the sanitizer does with the escape sequences it may keep. */
 export interface SanitizeOptions {
-  /** Keep complete SGR (colour) sequences. @defaultValue false */
+  /** `visible` (default): show SGR like any other sequence; `keep`: re-emit complete SGR; `drop`: remove complete SGR. */
+  sgr?: "visible" | "keep" | "drop";
+  /** @deprecated use `sgr: "keep"`. */
   keepSgr?: boolean;
-  /** Keep LF as a line break (true) or show it as ␊ (false). @defaultValue true */
+  /** Keep LF as a line break (true) or show it as ⏎ and TAB as a space, for one-line slots (false). @defaultValue true */
   keepNewlines?: boolean;
+  /** When set, a complete OSC 8 link to a well-formed http(s) URL becomes `link(url)`; its closing OSC 8 is removed. */
+  link?: (url: string) => string;
 }
 
-/** Returns `text` safe to write to a terminal. */
-export function sanitizeForTerminal(text: string, options: SanitizeOptions = {}): string {
+/** A streaming sanitizer: feed chunks of one field in order, then `end()`. */
+export interface TerminalSanitizer {
+  /** Sanitises the next chunk; may hold back an incomplete escape sequence, CR or surrogate until the next one. */
+  write(chunk: string): string;
+  /** Returns whatever was held back, made visible, and resets the state. */
+  end(): string;
+  /** True when kept SGR was emitted since the last `takeStyled()`: the caller must reset styles before its own text. */
+  takeStyled(): boolean;
+}
+
+/** Parser states (numbers, not an enum: erasable syntax only). */
+const State = {
+  /** Text. */
+  Ground: 0,
+  /** After ESC. */
+  Escape: 1,
+  /** ESC followed by intermediates 0x20–0x2F (nF: charset designation and friends). */
+  EscapeIntermediate: 2,
+  /** CSI: parameters, then intermediates, then the final byte. */
+  Csi: 3,
+  /** OSC: until BEL or ST. */
+  Osc: 4,
+  /** DCS, SOS, PM, APC: until ST. */
+  String: 5,
+  /** Inside OSC or a string, after ESC: `\` ends it (ST). */
+  StringEscape: 6,
+} as const;
+type ParserState = (typeof State)[keyof typeof State];
+
+/** Longest sequence we hold back when its ending could change what we emit; longer ones are shown. */
+const MAX_HELD = 4096;
+/** Longest SGR parameter string we re-emit (longer is a parameter flood: shown). */
+const MAX_SGR_PARAMS = 64;
+/** Combining marks kept on one base character. */
+const MAX_COMBINING = 4;
+
+/** Characters that need the slow path: C0 (but TAB and LF), DEL, C1, invisible format characters, surrogates. */
+const NEEDS_WORK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]/;
+/** A run of combining marks long enough to be cut. */
+const COMBINING_FLOOD = /\p{M}{5}/u;
+const COMBINING = /\p{M}/u;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+
+/** Creates a streaming sanitizer for one field. */
+export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitizer {
+  const sgr = options.sgr ?? (options.keepSgr === true ? "keep" : "visible");
   const keepNewlines = options.keepNewlines ?? true;
-  if (!NEEDS_WORK.test(text) && (keepNewlines || !text.includes("\n"))) return text;
-  const keepSgr = options.keepSgr === true;
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x1b && keepSgr) {
-      const end = sgrEnd(text, i);
-      if (end !== -1) {
-        out += text.slice(i, end);
-        i = end - 1;
-        continue;
+  const link = options.link;
+  /** Sequences whose ending matters: hold them back across chunks instead of showing them at once. */
+  const holding = sgr !== "visible" || link !== undefined;
+
+  let state: ParserState = State.Ground;
+  /** The sequence so far (only while `holding`). */
+  let seq = "";
+  let pendingCR = false;
+  let pendingHigh = "";
+  let combining = 0;
+  /** The last code point written in ground state, for the ZWJ-between-emoji rule. */
+  let lastBase = "";
+  /** A ZWJ waiting for the next character to decide whether it joins two pictographs. */
+  let pendingZwj = false;
+  let styled = false;
+
+  const visible = (c: number): string => {
+    if (c === 0x0a) return keepNewlines ? "\n" : "\u23ce";
+    if (c === 0x09) return keepNewlines ? "\t" : " ";
+    if (c < 0x20) return String.fromCharCode(0x2400 + c);
+    if (c === 0x7f) return "\u2421";
+    return `<U+${c.toString(16).toUpperCase().padStart(4, "0")}>`;
+  };
+  /** Shows text held as a sequence: every character visible. */
+  const showAll = (text: string): string => {
+    let out = "";
+    for (let i = 0; i < text.length; i++) out += char(text.charCodeAt(i), text[i] as string);
+    return out;
+  };
+  /** One character inside an escape sequence, in a visible form. */
+  function char(c: number, ch: string): string {
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || isInvisible(c)) return visible(c);
+    return ch;
+  }
+
+  /** Ends the sequence in `seq` (complete) and returns its output. */
+  function finishSequence(complete: string): string {
+    state = State.Ground;
+    seq = "";
+    if (complete.charCodeAt(1) === 0x5b) {
+      // CSI: keep or drop SGR, show the rest.
+      const params = complete.slice(2, -1);
+      if (complete.endsWith("m") && params.length <= MAX_SGR_PARAMS && /^[0-9;:]*$/.test(params)) {
+        if (sgr === "drop") return "";
+        if (sgr === "keep") {
+          const kept = filterSgr(params);
+          if (kept === undefined) return "";
+          styled = true;
+          return `\x1b[${kept}m`;
+        }
+      }
+    } else if (link !== undefined && complete.charCodeAt(1) === 0x5d && complete.startsWith("\x1b]8;")) {
+      // OSC 8 ; params ; URI ST: ours to re-emit when the URI is a well-formed http(s) URL.
+      const body = complete.slice(4, complete.endsWith("\x07") ? -1 : -2);
+      const semi = body.indexOf(";");
+      if (semi !== -1) {
+        const uri = body.slice(semi + 1);
+        if (uri === "") return "";
+        const safe = safeHttpUrl(uri);
+        if (safe !== undefined) return link(safe);
       }
     }
-    if (c === 0x0a) out += keepNewlines ? "\n" : "\u240a";
-    else if (c === 0x09) out += "\t";
-    else if (c < 0x20) out += String.fromCharCode(0x2400 + c);
-    else if (c === 0x7f) out += "\u2421";
-    else if (c >= 0x80 && c <= 0x9f) out += `<U+${c.toString(16).toUpperCase().padStart(4, "0")}>`;
-    else if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200e || c === 0x200f || c === 0x061c) {
-      out += `<U+${c.toString(16).toUpperCase()}>`;
-    } else out += text[i];
+    return showAll(complete);
   }
-  return out;
+
+  function write(chunk: string): string {
+    if (chunk === "") return "";
+    if (
+      state === State.Ground &&
+      !pendingCR &&
+      pendingHigh === "" &&
+      !pendingZwj &&
+      combining === 0 &&
+      !NEEDS_WORK.test(chunk) &&
+      (keepNewlines || (!chunk.includes("\n") && !chunk.includes("\t"))) &&
+      !COMBINING_FLOOD.test(chunk)
+    ) {
+      lastBase = chunk[chunk.length - 1] as string;
+      return chunk;
+    }
+    const text = pendingHigh + chunk;
+    pendingHigh = "";
+    let out = "";
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      let ch = text[i] as string;
+      // Surrogates: pair them, or show U+FFFD; a high surrogate at the end waits for the next chunk.
+      if (c >= 0xd800 && c <= 0xdbff) {
+        if (i + 1 >= text.length) {
+          pendingHigh = ch;
+          break;
+        }
+        const next = text.charCodeAt(i + 1);
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          ch = text.slice(i, i + 2);
+          c = ch.codePointAt(0) as number;
+          i++;
+        } else {
+          ch = "\ufffd";
+          c = 0xfffd;
+        }
+      } else if (c >= 0xdc00 && c <= 0xdfff) {
+        ch = "\ufffd";
+        c = 0xfffd;
+      }
+      if (pendingCR) {
+        pendingCR = false;
+        if (c === 0x0a && state === State.Ground) {
+          out += visible(0x0a);
+          lastBase = "";
+          continue;
+        }
+        out += visible(0x0d);
+      }
+      switch (state) {
+        case State.Ground:
+          if (c === 0x1b) {
+            out += flushZwj();
+            state = State.Escape;
+            if (holding) seq = ch;
+            else out += visible(c);
+            combining = 0;
+            continue;
+          }
+          if (c === 0x9b || c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+            // 8-bit CSI / OSC / DCS / SOS / PM / APC: never kept, always shown; the state machine still delimits them.
+            out += flushZwj() + visible(c);
+            state = c === 0x9b ? State.Csi : c === 0x9d ? State.Osc : State.String;
+            combining = 0;
+            continue;
+          }
+          if (c === 0x0d) {
+            out += flushZwj();
+            pendingCR = true;
+            combining = 0;
+            continue;
+          }
+          out += ground(c, ch);
+          continue;
+        case State.Escape:
+          if (holding) seq += ch;
+          else out += char(c, ch);
+          if (c === 0x5b) state = State.Csi;
+          else if (c === 0x5d) state = State.Osc;
+          else if (c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) state = State.String;
+          else if (c >= 0x20 && c <= 0x2f) state = State.EscapeIntermediate;
+          else if (c === 0x1b) {
+            // ESC ESC: the first one was a lone ESC; the second starts again.
+            if (holding) {
+              out += showAll(seq.slice(0, -1));
+              seq = ch;
+            }
+          } else if (c >= 0x30 && c <= 0x7e) {
+            if (holding) out += finishSequence(seq);
+            else state = State.Ground;
+          } else {
+            // A lone ESC before anything else: it was shown; go on in ground.
+            if (holding) out += showAll(seq);
+            seq = "";
+            state = State.Ground;
+          }
+          continue;
+        case State.EscapeIntermediate:
+          if (holding) seq += ch;
+          else out += char(c, ch);
+          if (c >= 0x30 && c <= 0x7e) {
+            if (holding) out += finishSequence(seq);
+            else state = State.Ground;
+          } else if (!(c >= 0x20 && c <= 0x2f)) {
+            if (holding) out += showAll(seq);
+            seq = "";
+            state = State.Ground;
+          }
+          continue;
+        case State.Csi:
+          if (c >= 0x40 && c <= 0x7e) {
+            if (holding && seq !== "") out += finishSequence(seq + ch);
+            else {
+              out += char(c, ch);
+              state = State.Ground;
+              seq = "";
+            }
+          } else if (c >= 0x20 && c <= 0x3f) {
+            if (holding && seq !== "") seq += ch;
+            else out += ch;
+          } else {
+            // Not part of a CSI (a control, or text): the sequence was malformed; show it and go on.
+            if (holding && seq !== "") out += showAll(seq);
+            seq = "";
+            state = State.Ground;
+            i -= ch.length; // re-read this character in ground
+            continue;
+          }
+          if (seq.length > MAX_HELD) {
+            out += showAll(seq);
+            seq = "";
+            state = State.Ground;
+          }
+          continue;
+        case State.Osc:
+        case State.String:
+          if (c === 0x1b) {
+            state = State.StringEscape;
+            if (holding && seq !== "") seq += ch;
+            else out += visible(c);
+          } else if (c === 0x07 && state === State.Osc) {
+            if (holding && seq !== "") out += finishSequence(seq + ch);
+            else {
+              out += visible(c);
+              state = State.Ground;
+            }
+          } else if (c === 0x9c) {
+            // 8-bit ST: shown, and the string ends.
+            if (holding && seq !== "") out += showAll(seq);
+            out += visible(c);
+            seq = "";
+            state = State.Ground;
+          } else {
+            if (holding && seq !== "") seq += ch;
+            else out += char(c, ch);
+            if (seq.length > MAX_HELD) {
+              out += showAll(seq);
+              seq = "";
+            }
+          }
+          continue;
+        case State.StringEscape:
+          if (c === 0x5c) {
+            if (holding && seq !== "") out += finishSequence(seq + ch);
+            else {
+              out += ch;
+              state = State.Ground;
+            }
+          } else {
+            // ESC inside a string that is not ST: the string ended there (unterminated); the ESC starts anew.
+            const restart = holding && seq !== "" ? seq.slice(0, -1) : "";
+            if (restart !== "") out += showAll(restart);
+            seq = holding ? "\x1b" : "";
+            state = State.Escape;
+            i -= ch.length;
+          }
+          continue;
+      }
+    }
+    return out;
+  }
+
+  /** A character in ground state: invisible ones made visible, combining floods cut, ZWJ kept only between pictographs. */
+  function ground(c: number, ch: string): string {
+    if (c === 0x0a || c === 0x09) {
+      combining = 0;
+      const shown = flushZwj() + visible(c);
+      lastBase = "";
+      return shown;
+    }
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      combining = 0;
+      return flushZwj() + visible(c);
+    }
+    if (c === 0x200d) {
+      // ZERO WIDTH JOINER: kept inside emoji sequences (👩‍💻), shown anywhere else.
+      if (pendingZwj) return visible(c);
+      if (lastBase !== "" && PICTOGRAPHIC.test(lastBase)) {
+        pendingZwj = true;
+        return "";
+      }
+      return visible(c);
+    }
+    if (pendingZwj) {
+      pendingZwj = false;
+      if (PICTOGRAPHIC.test(ch)) {
+        lastBase = ch;
+        combining = 0;
+        return `\u200d${ch}`;
+      }
+      return visible(0x200d) + ground(c, ch);
+    }
+    if (isInvisible(c)) {
+      combining = 0;
+      return visible(c);
+    }
+    if (c >= 0x300 && COMBINING.test(ch)) {
+      combining++;
+      return combining > MAX_COMBINING ? "" : ch;
+    }
+    combining = 0;
+    lastBase = ch;
+    return ch;
+  }
+
+  function flushZwj(): string {
+    if (!pendingZwj) return "";
+    pendingZwj = false;
+    return visible(0x200d);
+  }
+
+  return {
+    write,
+    end() {
+      let out = "";
+      if (pendingCR) out += visible(0x0d);
+      if (pendingHigh !== "") out += "\ufffd";
+      out += flushZwj();
+      if (seq !== "") out += showAll(seq);
+      state = State.Ground;
+      seq = "";
+      pendingCR = false;
+      pendingHigh = "";
+      combining = 0;
+      lastBase = "";
+      return out;
+    },
+    takeStyled() {
+      const was = styled;
+      styled = false;
+      return was;
+    },
+  };
 }
 
-/** End index (exclusive) of a complete `ESC [ params m` sequence at `start`, or -1. */
-function sgrEnd(text: string, start: number): number {
-  if (text.charCodeAt(start + 1) !== 0x5b) return -1;
-  for (let i = start + 2; i < text.length && i < start + 64; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x6d) return i + 1; // m
-    if (!((c >= 0x30 && c <= 0x39) || c === 0x3b || c === 0x3a)) return -1; // digits ; :
-  }
-  return -1;
+/** True for format characters that change or hide what is shown: bidi controls, zero-width characters, tags. */
+function isInvisible(c: number): boolean {
+  return (
+    c === 0x00ad ||
+    c === 0x061c ||
+    c === 0x180e ||
+    (c >= 0x200b && c <= 0x200f) ||
+    (c >= 0x2028 && c <= 0x202e) ||
+    (c >= 0x2060 && c <= 0x2069) ||
+    c === 0xfeff ||
+    (c >= 0xe0000 && c <= 0xe007f)
+  );
 }
 
-/** Removes complete SGR sequences, for measuring or for modes without colour. */
+/** Keeps SGR parameters but conceal (8); colour groups (38;5;n, 38;2;r;g;b) stay whole. Undefined when nothing is left. */
+function filterSgr(params: string): string | undefined {
+  if (params === "") return "0";
+  const items = params.split(";");
+  const kept: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as string;
+    if ((item === "38" || item === "48" || item === "58") && i + 1 < items.length) {
+      const form = items[i + 1];
+      const take = form === "5" ? 3 : form === "2" ? 5 : 1;
+      kept.push(...items.slice(i, i + take));
+      i += take - 1;
+      continue;
+    }
+    if (item === "8") continue; // conceal: hides text from the person while the model reads it
+    kept.push(item);
+  }
+  return kept.length === 0 ? undefined : kept.join(";");
+}
+
+/** The URL when `text` is a well-formed http(s) URL of printable ASCII, else undefined. */
+export function safeHttpUrl(text: string): string | undefined {
+  if (text.length > 2048 || !/^https?:\/\/[!-~]+$/.test(text)) return undefined;
+  try {
+    const url = new URL(text);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") return undefined;
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Returns `text` safe to write to a terminal (one whole field). */
+export function sanitizeForTerminal(text: string, options: SanitizeOptions = {}): string {
+  const sanitizer = createSanitizer(options);
+  return sanitizer.write(text) + sanitizer.end();
+}
+
+/** Removes our own styling (complete SGR sequences and OSC 8 links) from trusted text, for measuring it. */
 export function stripSgr(text: string): string {
   if (!text.includes("\x1b")) return text;
   let out = "";
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) === 0x1b) {
-      const end = sgrEnd(text, i);
-      if (end !== -1) {
-        i = end - 1;
-        continue;
+      if (text[i + 1] === "[") {
+        let j = i + 2;
+        while (j < text.length && /[0-9;:]/.test(text[j] as string)) j++;
+        if (text[j] === "m") {
+          i = j;
+          continue;
+        }
+      } else if (text.startsWith("]8;", i + 1)) {
+        const end = text.indexOf("\x1b\\", i);
+        if (end !== -1) {
+          i = end + 1;
+          continue;
+        }
       }
     }
     out += text[i];

@@ -1,2 +1,2 @@
-export { createTerminalRenderer, formatMetric, keyArgument, type RenderMode, type RendererOptions, type TerminalRenderer } from "./create-terminal-renderer.ts";
-export { sanitizeForTerminal, stripSgr, type SanitizeOptions } from "./_sanitize.ts";
+export { createTerminalRenderer, formatMetric, keyArgument, type RenderMode, type RendererOptions, type TerminalRenderer, type Verbosity } from "./create-terminal-renderer.ts";
+export { createSanitizer, sanitizeForTerminal, stripSgr, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";

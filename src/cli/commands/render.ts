@@ -1,4 +1,5 @@
-import { createTerminalRenderer, type RenderMode } from "../../render/create-terminal-renderer.ts";
+import { randomUUID } from "node:crypto";
+import { createTerminalRenderer, type RenderMode, type Verbosity } from "../../render/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../command.ts";
@@ -10,26 +11,51 @@ export const render: Command = {
   summary: "show any agent's stream, live or saved, as a person would read it",
   help: `Usage: agentstream render [options] [file ...]
 
-Shows agent output in the terminal as it happens: messages, reasoning, tool calls and their output,
-errors and a footer with status, tokens and cost. Append-only: it reads right in a terminal, a
-pipe, a CI log or a file. Control characters in agent text are shown as visible symbols.
+Shows agent output in the terminal as it happens: messages, reasoning, tool calls with their key
+argument and (cut) output, file changes, plans, errors, metrics and a footer with status, duration,
+turns, tokens and cost. Subagents are indented under the call that started them. Append-only (no
+cursor movement): it reads right in a terminal at any width, a pipe, a CI log or a file. Escape
+sequences and control characters in agent and tool text are shown as visible symbols, never run.
 
 Options:
-  --mode <mode>            full | basic | none (default: chosen from the terminal, NO_COLOR, FORCE_COLOR)
-  --full                   show tool output in full
+  --mode <mode>            full | basic | none (default: chosen from the terminal, NO_COLOR,
+                           FORCE_COLOR, CLICOLOR, CLICOLOR_FORCE, TERM=dumb)
+  -q, --quiet              answers, tool calls, errors, metrics and the footer only
+  -v, --verbose            also notices, repairs, unknown records, system messages, more output
+  --full                   everything, nothing cut
+  --debug                  each event as one line of JSON (with the agent's raw record)
+  --width <n>              fit one-line slots to n columns (default: the terminal's, else 80)
+  --links                  make http(s) URLs clickable (OSC 8 links we build; the URL is the text)
+  --keep-colors            keep the colours (SGR only) of tool output; other sequences stay visible
 ${readingOptionsHelp}
 
 Example:
   claude -p "fix the tests" --output-format stream-json --verbose | agentstream render`,
-  options: { ...readingOptions, mode: { type: "string" }, full: { type: "boolean", default: false } },
+  options: {
+    ...readingOptions,
+    mode: { type: "string" },
+    full: { type: "boolean", default: false },
+    debug: { type: "boolean", default: false },
+    width: { type: "string" },
+    links: { type: "boolean", default: false },
+    "keep-colors": { type: "boolean", default: false },
+  },
   async run(values, files, io) {
     const mode = chooseMode(values.mode as string | undefined, io);
+    const verbosity: Verbosity = values.debug === true ? "debug" : values.full === true ? "full" : values.verbose === true ? "verbose" : values.quiet === true ? "quiet" : "normal";
+    let width = io.stdout.columns ?? 80;
+    if (values.width !== undefined) {
+      width = Number(values.width);
+      if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
+    }
     let pending: string[] = [];
     const renderer = createTerminalRenderer({
       write: (text) => pending.push(text),
       mode,
-      width: io.stdout.columns ?? 80,
-      verbosity: values.full === true ? "full" : values.verbose === true ? "verbose" : values.quiet === true ? "quiet" : "normal",
+      width,
+      verbosity,
+      links: values.links === true,
+      keepColors: values["keep-colors"] === true,
     });
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
@@ -37,11 +63,19 @@ Example:
       pending = [];
       await io.stdout.write(text);
     };
-    const runs = await readInputs(files, io, { ...(values as ReadingValues), verbose: false }, { onEvent: (event) => renderer.render(event), onChunk: flush });
-    renderer.end();
-    await flush();
-    const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
-    return failed ? EXIT.issues : EXIT.ok;
+    // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
+    const ciToken = io.env.GITHUB_ACTIONS === "true" ? `agentstream-${randomUUID()}` : undefined;
+    if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
+    const reading = { ...(values as ReadingValues), verbose: false, "include-raw": values.debug === true || values["include-raw"] === true };
+    try {
+      const runs = await readInputs(files, io, reading, { onEvent: (event) => renderer.render(event), onChunk: flush });
+      renderer.end();
+      await flush();
+      const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
+      return failed ? EXIT.issues : EXIT.ok;
+    } finally {
+      if (ciToken !== undefined) await io.stdout.write(`::${ciToken}::\n`);
+    }
   },
 };
 

@@ -1,0 +1,170 @@
+/**
+ * Pure formatting for the terminal view: metric lines, a tool call's key argument, durations,
+ * token counts and cost. Returns raw (unsanitised) text; the renderer sanitises it.
+ */
+import type { JsonValue, Usage } from "../model/events.ts";
+
+/**
+ * A metric as one line. Flame metrics (a `temperature` with `k`, `state` or `reflex_score`) follow
+ * the Witness Forge display rule, "Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)";
+ * any other metric is "name: label (key=value, ...)". Every value is shown: metrics are never dropped.
+ */
+export function formatMetric(name: string, text: string | undefined, values: Record<string, unknown>): string {
+  if (typeof values.temperature === "number" && ("k" in values || "state" in values || "reflex_score" in values)) {
+    const extras: string[] = [];
+    if (values.state !== undefined) extras.push(`state=${scalar(values.state)}`);
+    if (values.k !== undefined) extras.push(`k=${fixed3(values.k)}`);
+    if (values.reflex_score !== undefined) extras.push(`reflex=${fixed3(values.reflex_score)}`);
+    for (const [key, value] of flatten(values)) {
+      if (key !== "temperature" && key !== "state" && key !== "k" && key !== "reflex_score") extras.push(`${key}=${value}`);
+    }
+    return `Effective Temperature: ${fixed3(values.temperature)}${extras.length > 0 ? ` (${extras.join(", ")})` : ""}`;
+  }
+  const pairs = flatten(values).map(([key, value]) => `${key}=${value}`);
+  const label = text !== undefined && text !== "" && text !== name ? `${name}: ${text}` : name;
+  return `${label}${pairs.length > 0 ? ` (${pairs.join(", ")})` : ""}`;
+}
+
+function fixed3(value: unknown): string {
+  return typeof value === "number" ? value.toFixed(3) : scalar(value);
+}
+
+/** A number as written (integers whole, others to 3 decimals), a plain string bare, anything else as compact JSON. */
+function scalar(value: unknown): string {
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
+  if (typeof value === "string") return /^[^\s,=()"]+$/.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Nested objects become dotted keys (two levels), so `usage={"output_tokens":96}` reads `usage.output_tokens=96`. */
+function flatten(values: Record<string, unknown>, prefix = "", depth = 0): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < 2 && Object.keys(value).length > 0) {
+      out.push(...flatten(value as Record<string, unknown>, `${prefix}${key}.`, depth + 1));
+    } else out.push([`${prefix}${key}`, scalar(value)]);
+  }
+  return out;
+}
+
+const SHELLS = new Set(["bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "pwsh", "powershell"]);
+
+/**
+ * The argument worth showing for a tool call: the command, the file path, the query, the URL, the
+ * subagent's task. Paths under `cwd` are shown relative to it. "" when there is none.
+ */
+export function keyArgument(input: JsonValue | undefined, cwd?: string, kind?: string): string {
+  if (input === undefined || input === null) return "";
+  if (typeof input === "string") return input;
+  if (typeof input !== "object" || Array.isArray(input)) return "";
+  const rel = (path: string): string => relativePath(path, cwd);
+  const str = (key: string): string | undefined => {
+    const value = input[key];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const command = input.command ?? input.cmd ?? input.argv;
+  if (typeof command === "string" && command !== "") return unwrapShell(command);
+  if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) {
+    const argv = command as string[];
+    // ["bash", "-lc", "npm test"] is the shell wrapper Codex uses: show the script.
+    if (argv.length === 3 && SHELLS.has(argv[0] as string) && (argv[1] === "-lc" || argv[1] === "-c")) return argv[2] as string;
+    return argv.map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : JSON.stringify(part))).join(" ");
+  }
+  if (kind === "subagent") {
+    const task = str("description") ?? str("prompt");
+    const type = str("subagent_type");
+    if (task !== undefined) return type !== undefined && type !== "general-purpose" ? `${task} (${type})` : task;
+  }
+  const pattern = str("pattern");
+  if (pattern !== undefined) {
+    const where = str("path") ?? str("glob");
+    return where !== undefined ? `${pattern} in ${rel(where)}` : pattern;
+  }
+  for (const key of ["file_path", "absolute_path", "filePath", "notebook_path", "path", "file"]) {
+    const value = str(key);
+    if (value !== undefined) return rel(value);
+  }
+  for (const key of ["query", "url", "description", "subject", "title", "skill", "prompt", "bash_id", "shell_id", "taskId", "name"]) {
+    const value = str(key);
+    if (value !== undefined) return value;
+  }
+  const changes = input.changes;
+  if (Array.isArray(changes)) {
+    const paths = changes.map((c) => (c !== null && typeof c === "object" && !Array.isArray(c) && typeof c.path === "string" ? rel(c.path) : "")).filter(Boolean);
+    if (paths.length > 0) return paths.join(", ");
+  } else if (changes !== null && typeof changes === "object" && changes !== undefined) {
+    const paths = Object.keys(changes).map(rel);
+    if (paths.length > 0) return paths.join(", ");
+  }
+  const todos = input.todos ?? input.items;
+  if (Array.isArray(todos)) return `${todos.length} item${todos.length === 1 ? "" : "s"}`;
+  return "";
+}
+
+/** `/bin/bash -lc "npm test"` (the wrapper Codex reports) as `npm test`. */
+function unwrapShell(command: string): string {
+  const match = /^(?:\S*\/)?(?:ba|z)?sh -l?c (["'])([\s\S]*)\1$/.exec(command);
+  if (match === null) return command;
+  const script = match[2] as string;
+  return match[1] === '"' ? script.replace(/\\(["\\$`])/g, "$1") : script;
+}
+
+/** `path` relative to `cwd` when it lies inside it. */
+export function relativePath(path: string, cwd: string | undefined): string {
+  if (cwd === undefined || cwd === "" || cwd === "/") return path;
+  const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
+}
+
+/** 850ms, 18.7s, 2m 05s, 1h 02m. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** 399, 2.9k, 64.0k, 1.25M. */
+export function formatCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}
+
+/** $0.0421, $1.23. */
+export function formatCost(usd: number): string {
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** "33 in · 399 out · cache 64.0k read, 2.9k write · 120 reasoning": only what the agent reported. */
+export function formatUsage(usage: Usage): string {
+  const parts: string[] = [];
+  if (usage.inputTokens !== null) parts.push(`${formatCount(usage.inputTokens)} in`);
+  if (usage.outputTokens !== null) parts.push(`${formatCount(usage.outputTokens)} out`);
+  const cache = [usage.cacheReadTokens !== null && usage.cacheReadTokens > 0 ? `${formatCount(usage.cacheReadTokens)} read` : "", usage.cacheWriteTokens !== null && usage.cacheWriteTokens > 0 ? `${formatCount(usage.cacheWriteTokens)} write` : ""].filter(Boolean);
+  if (cache.length > 0) parts.push(`cache ${cache.join(", ")}`);
+  if (usage.reasoningTokens !== null && usage.reasoningTokens > 0) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
+  return parts.length > 0 ? `tokens ${parts.join(" · ")}` : "";
+}
+
+/** An RFC 3339 time as "2026-11-18 11:06 UTC" (no clock, no time zone lookup). */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** Adds and subtracts line counts of a unified diff (or of new content, all added). */
+export function diffStat(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  const isUnified = /^(---|\+\+\+|@@) /m.test(diff);
+  if (!isUnified) return { added: diff === "" ? 0 : diff.replace(/\n$/, "").split("\n").length, removed: 0 };
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+++") || line.startsWith("---")) continue;
+    if (line.startsWith("+")) added++;
+    else if (line.startsWith("-")) removed++;
+  }
+  return { added, removed };
+}

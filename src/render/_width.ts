@@ -1,0 +1,100 @@
+/**
+ * Display width of sanitised text in terminal columns (wcwidth-like: East Asian wide and emoji are
+ * 2, combining marks and joiners 0). Used only to cut one-line slots so they fit a row; when it is
+ * wrong the terminal soft-wraps, which the append-only output tolerates.
+ */
+
+const ZERO_WIDTH = /[\p{M}\u200b-\u200f\u2060-\u2064\ufe00-\ufe0f\ufeff]/u;
+
+/** Columns one code point takes. */
+export function codePointWidth(cp: number, ch: string): number {
+  if (cp < 0x300) return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ? 0 : 1;
+  if (ZERO_WIDTH.test(ch)) return 0;
+  if (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    cp === 0x2329 ||
+    cp === 0x232a ||
+    (cp >= 0x231a && cp <= 0x231b) ||
+    (cp >= 0x23e9 && cp <= 0x23ec) ||
+    cp === 0x23f0 ||
+    cp === 0x23f3 ||
+    (cp >= 0x25fd && cp <= 0x25fe) ||
+    (cp >= 0x2614 && cp <= 0x2615) ||
+    (cp >= 0x2648 && cp <= 0x2653) ||
+    cp === 0x267f ||
+    cp === 0x2693 ||
+    cp === 0x26a1 ||
+    (cp >= 0x26aa && cp <= 0x26ab) ||
+    (cp >= 0x26bd && cp <= 0x26be) ||
+    (cp >= 0x26c4 && cp <= 0x26c5) ||
+    cp === 0x26ce ||
+    cp === 0x26d4 ||
+    cp === 0x26ea ||
+    (cp >= 0x26f2 && cp <= 0x26f3) ||
+    cp === 0x26f5 ||
+    cp === 0x26fa ||
+    cp === 0x26fd ||
+    cp === 0x2705 ||
+    (cp >= 0x270a && cp <= 0x270b) ||
+    cp === 0x2728 ||
+    cp === 0x274c ||
+    cp === 0x274e ||
+    (cp >= 0x2753 && cp <= 0x2755) ||
+    cp === 0x2757 ||
+    (cp >= 0x2795 && cp <= 0x2797) ||
+    cp === 0x27b0 ||
+    cp === 0x27bf ||
+    (cp >= 0x2b1b && cp <= 0x2b1c) ||
+    cp === 0x2b50 ||
+    cp === 0x2b55 ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xa960 && cp <= 0xa97f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe10 && cp <= 0xfe19) ||
+    (cp >= 0xfe30 && cp <= 0xfe6f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f004 && cp <= 0x1f004) ||
+    cp === 0x1f0cf ||
+    cp === 0x1f18e ||
+    (cp >= 0x1f191 && cp <= 0x1f19a) ||
+    (cp >= 0x1f200 && cp <= 0x1f251) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f680 && cp <= 0x1f6ff) ||
+    (cp >= 0x1f7e0 && cp <= 0x1f7eb) ||
+    (cp >= 0x1f90c && cp <= 0x1f9ff) ||
+    (cp >= 0x1fa70 && cp <= 0x1faff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  ) {
+    return 2;
+  }
+  return 1;
+}
+
+/** Columns `text` takes on one row (no newlines expected). */
+export function displayWidth(text: string): number {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  let width = 0;
+  for (const ch of text) width += codePointWidth(ch.codePointAt(0) as number, ch);
+  return width;
+}
+
+/** `text` cut to at most `max` columns, ending in `…` when cut. */
+export function cutToWidth(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max && /^[\x20-\x7e]*$/.test(text)) return { text, cut: false };
+  if (displayWidth(text) <= max) return { text, cut: false };
+  let width = 0;
+  let out = "";
+  for (const ch of text) {
+    const w = codePointWidth(ch.codePointAt(0) as number, ch);
+    if (width + w > max - 1) break;
+    width += w;
+    out += ch;
+  }
+  return { text: `${out}…`, cut: true };
+}
