@@ -58,7 +58,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
 
   const labelFor = (role: MessageRole, kind: string, channel: string | undefined, child: boolean): string => {
     let label = kind === "reasoning" ? "Thinking" : kind === "redacted_reasoning" ? "Thinking (redacted)" : role === "assistant" ? "Assistant" : role === "user" ? "User" : role === "system" ? "System" : "Developer";
-    if (channel !== undefined && channel !== "final") label += ` [${cleanText(channel)}]`;
+    if (channel !== undefined && channel !== "final") label += ` [${oneLine(channel)}]`;
     return child ? `${label} (subagent)` : label;
   };
 
@@ -112,7 +112,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
 
   const showTool = (tool: TranscriptTool): void => {
     const argument = keyArgument(tool.input);
-    const name = `Tool ${cleanText(tool.name)}${tool.sessionId !== undefined && children.has(tool.sessionId) ? " (subagent)" : ""}`;
+    const name = `Tool ${oneLine(tool.name)}${tool.sessionId !== undefined && children.has(tool.sessionId) ? " (subagent)" : ""}`;
     block(argument === "" ? name : labelled(name, argument), "tool", tool.toolCallId);
   };
   const showReady = (): void => {
@@ -126,7 +126,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? JSON.stringify(event.result, null, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
     const attach = lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId;
-    block(`Result ${cleanText(event.name ?? tool.name)}: ${details}${body}`, "result", event.toolCallId, attach);
+    block(`Result ${oneLine(event.name ?? tool.name)}: ${details}${body}`, "result", event.toolCallId, attach);
   };
 
   const fileChanged = (event: Extract<AgentEvent, { type: "file.changed" }>): void => {
@@ -142,16 +142,16 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
         const child = event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
         if (child) {
           if (event.sessionId !== undefined && event.sessionId !== rootId) children.add(event.sessionId);
-          block(cleanText(`Subagent ${event.sessionId ?? ""} started${event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : ""}`.replace(/ {2,}/g, " ")));
+          block(oneLine(`Subagent ${event.sessionId ?? ""} started${event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : ""}`.replace(/ {2,}/g, " ")));
           return;
         }
         rootId ??= event.sessionId;
         const about = [[event.agent, event.agentVersion].filter(Boolean).join(" "), event.model !== undefined ? `model ${event.model}` : "", event.cwd !== undefined ? `in ${event.cwd}` : ""].filter(Boolean).join(", ");
-        block(cleanText(`Session${event.sessionId !== undefined ? ` ${event.sessionId}` : ""}${about !== "" ? `: ${about}` : ""}`));
+        block(oneLine(`Session${event.sessionId !== undefined ? ` ${event.sessionId}` : ""}${about !== "" ? `: ${about}` : ""}`));
         return;
       }
       case "session.completed":
-        if (isChild(event)) block(cleanText(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`));
+        if (isChild(event)) block(oneLine(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`));
         return;
       case "turn.started":
       case "usage":
@@ -202,11 +202,11 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
         block(`Plan:\n${event.items.map(planLine).join("\n")}`);
         return;
       case "metric":
-        block(labelled("Metric", formatMetric(event.name, event.text, event.values)));
+        block(`Metric: ${oneLine(formatMetric(event.name, event.text, event.values))}`);
         return;
       case "rate_limit":
         // "allowed" is the normal state; warnings and rejections are worth a line.
-        if (event.status !== "allowed") block(cleanText(`Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`));
+        if (event.status !== "allowed") block(oneLine(`Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`));
         return;
       case "retry": {
         const head = `Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}${event.delayMs !== undefined ? ` in ${formatDuration(event.delayMs)}` : ""}`;
@@ -214,7 +214,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
         return;
       }
       case "error":
-        block(labelled(`Error (${event.scope}${event.code !== undefined ? `, ${cleanText(event.code)}` : ""})`, event.message));
+        block(labelled(`Error (${event.scope}${event.code !== undefined ? `, ${oneLine(event.code)}` : ""})`, event.message));
         return;
       case "notice":
         if (event.level === "warning") block(labelled("Warning", event.text));
@@ -233,8 +233,8 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     const lines: string[] = [`Status: ${summary.status}`];
     if (summary.error !== null) lines.push(labelled("Error", summary.error));
     const agent = formatAgent(summary);
-    if (agent !== "") lines.push(`Agent: ${cleanText(agent)}`);
-    if (summary.model !== null) lines.push(`Model: ${cleanText(summary.model)}`);
+    if (agent !== "") lines.push(`Agent: ${oneLine(agent)}`);
+    if (summary.model !== null) lines.push(`Model: ${oneLine(summary.model)}`);
     const tokens = formatTokens(summary.usage);
     if (tokens !== "") lines.push(`Tokens: ${tokens}`);
     if (summary.costUsd !== null) lines.push(`Cost: ${formatCost(summary.costUsd)}`);
@@ -273,6 +273,11 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   }
 }
 
+/** A name, an id or a status line: control characters made visible and line breaks turned into spaces. */
+function oneLine(text: string): string {
+  return cleanText(text).replace(/\s*\n\s*/g, " ");
+}
+
 /** `Label: first line` with the other lines indented under it; control characters made visible. */
 function labelled(label: string, text: string): string {
   const lines = cleanText(text).replace(/\n+$/, "").split("\n");
@@ -292,11 +297,11 @@ function indented(text: string, prefix: string): string {
 
 function changeText(change: FileChange): string {
   const what = change.kind === "rename" && change.newPath !== undefined ? `rename ${change.path} -> ${change.newPath}` : `${change.kind} ${change.path}`;
-  const head = `Changed: ${cleanText(what)}`;
+  const head = `Changed: ${oneLine(what)}`;
   return change.diff === undefined || change.diff.trim() === "" ? head : `${head}\n${indented(change.diff, BODY)}`;
 }
 
 function planLine(item: PlanItem): string {
   const mark = item.status === "completed" ? "[x]" : item.status === "in_progress" ? "[>]" : "[ ]";
-  return `${INDENT}${mark} ${cleanText(item.text).replace(/\n/g, " ")}`;
+  return `${INDENT}${mark} ${oneLine(item.text)}`;
 }

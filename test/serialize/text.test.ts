@@ -2,24 +2,20 @@
  * `--to text`: the layout of each event, the golden transcript of the example, streaming, odd sequences, and hostile
  * text: no control character but newline and tab survives into the output.
  */
-import { readFileSync } from "node:fs";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../src/model/events.ts";
 import { createTextWriter } from "../../src/serialize/to-text.ts";
 import { convertEvents, sources } from "../helpers/convert.ts";
 import { readFile } from "../helpers/read.ts";
-import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { FORBIDDEN, hostileEvents, hostilePayloads, stream } from "../helpers/hostile.ts";
+import { noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 
-const stream = (...drafts: AgentEventDraft[]): AgentEvent[] => drafts.map((d, seq) => ({ ...d, v: 1, seq }) as AgentEvent);
 const toText = (...drafts: AgentEventDraft[]): string => convertEvents(stream(...drafts), "text");
 /** The transcript without its footer (everything before the rule). */
 const body = (...drafts: AgentEventDraft[]): string => toText(...drafts).split(`\n${"-".repeat(40)}\n`)[0] ?? "";
 const usage: Usage = { inputTokens: 10, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: null, reasoningTokens: null };
 const START: AgentEventDraft = { type: "session.started", agent: "claude-code", agentVersion: "2.1.0", model: "sonnet", cwd: "/w", sessionId: "s1" };
-
-/** Control characters that must never reach the output: C0 but LF and TAB, DEL, C1, bidi overrides and isolates. */
-export const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe("text layout", () => {
   it.each<[string, AgentEventDraft[], string]>([
@@ -166,49 +162,18 @@ it("golden: the example session", async () => {
 
 noteSharedMissing();
 
-/** Each hostile string in every slot a transcript shows. */
-function hostileEvents(payload: string): AgentEvent[] {
-  return stream(
-    { type: "session.started", sessionId: payload, agent: payload, model: payload, cwd: payload },
-    { type: "session.started", sessionId: `${payload}-sub`, parentSessionId: payload, parentToolCallId: payload },
-    { type: "message.delta", messageId: "d", text: payload, position: 0 },
-    { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: payload },
-    { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: payload, channel: payload },
-    { type: "tool.started", toolCallId: "t", name: payload, kind: "command", input: { command: payload } },
-    { type: "tool.completed", toolCallId: "t", name: payload, output: payload, isError: true },
-    { type: "tool.started", toolCallId: "u", name: payload, kind: "mcp", input: { [payload]: payload } },
-    { type: "tool.completed", toolCallId: "u", result: { [payload]: payload }, isError: false },
-    { type: "file.changed", changes: [{ path: payload, kind: "rename", newPath: payload, diff: payload }] },
-    { type: "plan.updated", items: [{ text: payload, status: "pending" }] },
-    { type: "error", scope: "tool", message: payload, code: payload },
-    { type: "notice", kind: "warning", level: "warning", text: payload },
-    { type: "retry", attempt: 1, error: payload },
-    { type: "rate_limit", status: payload, limit: payload, resetsAt: payload },
-    { type: "metric", name: payload, text: payload, values: { [payload]: payload } },
-    { type: "text", text: payload, position: "interleaved" },
-    { type: "turn.completed", turnId: "x", status: "error", error: payload },
-    { type: "session.completed", status: "error", error: payload, finalText: payload, sessionId: `${payload}-sub` },
-    { type: "session.completed", status: "error", error: payload, finalText: payload, sessionId: payload },
-  );
-}
-
-/** The terminal escape payloads (read in place), plus the C0/C1/bidi characters one by one. */
-export function hostilePayloads(): [string, string][] {
-  const own: [string, string][] = [
-    ["every C0, DEL and C1", Array.from({ length: 0xa0 }, (_, i) => String.fromCharCode(i)).join("")],
-    ["bidi overrides and isolates", "a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j"],
-    ["CR rewrites", "progress 10%\rprogress 100%\r\n"],
-  ];
-  if (!hasShared) return own;
-  const corpus = JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: { id: string; payload: string }[] };
-  return [...own, ...corpus.payloads.map((p): [string, string] => [p.id, p.payload])];
-}
-
 describe("hostile text: no control character but newline and tab reaches the output", () => {
   it.each(hostilePayloads())("%s", (_id, payload) => {
     const text = convertEvents(hostileEvents(payload), "text");
     expect(text).not.toMatch(FORBIDDEN);
   });
+});
+
+it("names, ids and statuses stay on one line", () => {
+  const text = convertEvents(hostileEvents("a\nb"), "text");
+  expect(text.split("\n")[0]).toBe("Session a b: a b, model a b, in a b");
+  expect(text).toContain("Tool a b: a\n  b\n");
+  expect(text).toContain("Changed: rename a b -> a b\n");
 });
 
 describe("odd sequences", () => {
