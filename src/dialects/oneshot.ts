@@ -90,7 +90,7 @@ export const oneshot: Dialect = {
           type: "tool.started" as const,
           toolCallId,
           name,
-          kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : CATEGORY_KINDS[tool],
+          kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : Object.hasOwn(CATEGORY_KINDS, tool) ? CATEGORY_KINDS[tool] : undefined,
           input: data.input ?? (command === undefined ? undefined : { command }),
           server: str(data, "server"),
           description: str(data, "reason"),

@@ -55,7 +55,7 @@ const EXECUTORS: Record<string, string> = {
 /** The oneshot executor for an agent product or dialect name. */
 export function oneshotExecutor(agentOrDialect: string | undefined): string {
   if (agentOrDialect === undefined) return "unknown";
-  return EXECUTORS[agentOrDialect] ?? agentOrDialect;
+  return Object.hasOwn(EXECUTORS, agentOrDialect) ? (EXECUTORS[agentOrDialect] as string) : agentOrDialect;
 }
 
 /** The spec's tool vocabulary (`bash|edit|read`) for our tool kinds; other kinds keep the tool's own name. */

@@ -21,6 +21,11 @@ export interface RoundTripView {
   metricNames: boolean;
   /** Treat a tool output of "" as absent (formats whose output field is required). */
   emptyOutputIsAbsent: boolean;
+  /**
+   * The session's start comes first (formats that open with it, codex-thread's `thread.started`):
+   * text and notices the agent printed before its first session.started move after it.
+   */
+  sessionFirst?: boolean;
 }
 
 const STREAM_ONLY = new Set(["message.started", "message.delta", "tool.input.delta"]);
@@ -52,7 +57,7 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
 
 /** The two views a round trip compares: `expected` from the source, `actual` from what was read back. */
 export function roundTripPair(source: readonly AgentEvent[], back: readonly AgentEvent[], view: RoundTripView): { expected: Record<string, unknown>[]; actual: Record<string, unknown>[] } {
-  const expected = roundTripView(source, view);
+  const expected = roundTripView(view.sessionFirst === true ? sessionFirst(source) : source, view);
   const actual = roundTripView(back, view);
   if (view.time === "source") {
     expected.forEach((event, i) => {
@@ -61,4 +66,14 @@ export function roundTripPair(source: readonly AgentEvent[], back: readonly Agen
     });
   }
   return { expected, actual };
+}
+
+/** The first session.started moved before the text and notices that preceded it (which then belong to it). */
+function sessionFirst(events: readonly AgentEvent[]): AgentEvent[] {
+  const at = events.findIndex((e) => e.type !== "text" && e.type !== "notice");
+  const start = events[at];
+  if (at <= 0 || start?.type !== "session.started") return [...events];
+  const sessionId = start.parentSessionId === undefined ? start.sessionId : undefined;
+  const moved = events.slice(0, at).map((e) => (e.sessionId === undefined && sessionId !== undefined ? { ...e, sessionId } : e));
+  return [start, ...moved, ...events.slice(at + 1)];
 }
