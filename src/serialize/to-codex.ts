@@ -98,6 +98,8 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
   let rootSeen = false;
   const childSessions = new Set<string>();
   const tools = new Map<string, ToolItem>();
+  /** Started items not yet complete: what a turn end must close (kept apart so a close never walks every call). */
+  const running = new Set<ToolItem>();
   /** Tool calls whose item.started waits for their streamed input. */
   const awaitingInput: ToolItem[] = [];
   /** A finished file edit, held for one event in case its `file.changed` follows. */
@@ -200,6 +202,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
     tool.started = true;
     if (tool.inputText !== undefined && tool.input === undefined) tool.input = parseInput(tool.inputText.join(""));
     tool.inputText = undefined;
+    running.add(tool);
     item("item.started", toolItem(tool, "in_progress", false));
   };
   const flushAwaitingInput = (): void => {
@@ -236,9 +239,9 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
       messages.delete(id);
       messageItem(message.role, message.kind, message.channel, message.root, message.chunks.join(""));
     }
-    for (const tool of tools.values()) {
-      if (!tool.started || tool.done) continue;
+    for (const tool of running) {
       // Codex completes every item before the turn ends; a call the source never finished ends as failed.
+      running.delete(tool);
       tool.done = true;
       if (tool.type === "file_change") completeFileChange(tool, true);
       else item("item.completed", toolItem(tool, "failed", true, { output: "the tool call did not complete" }));
@@ -347,6 +350,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
         if (tool?.done === true) return;
         tool ??= newTool(event.toolCallId, event.name ?? "tool", undefined, undefined, undefined);
         tool.done = true;
+        running.delete(tool);
         if (tool.type === "file_change") {
           heldFileChange = { tool, failed: event.isError };
           return;
