@@ -146,7 +146,7 @@ const eventShapes: Record<string, Schema> = {
 };
 
 /** The JSON Schema 2020-12 of one `codex exec --json` line (0.44+). */
-export const codexSchema: Schema = {
+const codexSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/codex.schema.json",
   title: "Codex exec --json event (0.44+)",
