@@ -14,7 +14,8 @@
  *   and isolates, zero-width and other invisible format characters and Unicode tag characters
  *   become `<U+XXXX>`; lone surrogates become U+FFFD; more than 4 stacked combining marks are cut.
  * - `sgr: "keep"` re-emits complete 7-bit SGR colour sequences (`ESC [ 0-9;: m`, at most 64
- *   parameter characters, conceal removed) and nothing else; `sgr: "drop"` removes them silently.
+ *   parameter characters, conceal removed) and nothing else, and `end()` closes them with
+ *   `ESC [ 0 m`; `sgr: "drop"` removes them silently.
  * - `link` turns a well-formed OSC 8 hyperlink to an http(s) URL into what `link(url)` returns
  *   (we re-emit our own link, never theirs); the closing OSC 8 is consumed.
  *
@@ -27,8 +28,6 @@
 export interface SanitizeOptions {
   /** `visible` (default): show SGR like any other sequence; `keep`: re-emit complete SGR; `drop`: remove complete SGR. */
   sgr?: "visible" | "keep" | "drop";
-  /** @deprecated use `sgr: "keep"`. */
-  keepSgr?: boolean;
   /** Keep LF as a line break (true) or show it as ⏎ and TAB as a space, for one-line slots (false). @defaultValue true */
   keepNewlines?: boolean;
   /** When set, a complete OSC 8 link to a well-formed http(s) URL becomes `link(url)`; its closing OSC 8 is removed. */
@@ -80,7 +79,7 @@ const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 
 /** Creates a streaming sanitizer for one field. */
 export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitizer {
-  const sgr = options.sgr ?? (options.keepSgr === true ? "keep" : "visible");
+  const sgr = options.sgr ?? "visible";
   const keepNewlines = options.keepNewlines ?? true;
   const link = options.link;
   /** Sequences whose ending matters: hold them back across chunks instead of showing them at once. */
@@ -97,6 +96,8 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
   /** A ZWJ waiting for the next character to decide whether it joins two pictographs. */
   let pendingZwj = false;
   let styled = false;
+  /** Kept SGR was written in this field and not reset yet: `end()` closes it with ESC [ 0 m. */
+  let open = false;
 
   const visible = (c: number): string => {
     if (c === 0x0a) return keepNewlines ? "\n" : "\u23ce";
@@ -130,6 +131,7 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
           const kept = filterSgr(params);
           if (kept === undefined) return "";
           styled = true;
+          open = kept !== "0";
           return `\x1b[${kept}m`;
         }
       }
@@ -160,6 +162,11 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
       !COMBINING_FLOOD.test(chunk)
     ) {
       lastBase = chunk[chunk.length - 1] as string;
+      // A run of combining marks may go on in the next chunk: carry its length.
+      let end = chunk.length;
+      while (end > 0 && COMBINING.test(chunk[end - 1] as string)) end--;
+      combining = chunk.length - end;
+      if (combining > 0) lastBase = "";
       return chunk;
     }
     const text = pendingHigh + chunk;
@@ -386,6 +393,8 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
       if (pendingHigh !== "") out += "\ufffd";
       out += flushZwj();
       if (seq !== "") out += showAll(seq);
+      if (open) out += "\x1b[0m";
+      open = false;
       state = State.Ground;
       seq = "";
       pendingCR = false;
