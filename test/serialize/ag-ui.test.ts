@@ -10,6 +10,7 @@
 import { readdirSync } from "node:fs";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { HttpAgent, transformChunks, verifyEvents, type BaseEvent, type Message } from "@ag-ui/client";
+import { test } from "@fast-check/vitest";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -19,6 +20,7 @@ import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
 import { agUiFormat } from "../../src/schema/formats/ag-ui.ts";
 import { createAgUiWriter } from "../../src/serialize/to-ag-ui.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
+import { oddEvents } from "../helpers/odd-events.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
 
@@ -340,6 +342,10 @@ describe("ag-ui writer: mapping", () => {
 
   it("writes nothing for an empty input", () => {
     expect(writeText([])).toBe("");
+  });
+
+  test.prop([oddEvents], { numRuns: 300 })("any sequence of events gives valid AG-UI (EventSchemas, verifyEvents, our validator)", async (events) => {
+    await expectValid(write(events));
   });
 
   it("frames SSE as one data field per event, and no value can split a field", () => {

@@ -8,6 +8,7 @@
  * rejects one synthetic stream per rule, and the reader agrees on every rule it enforces.
  */
 import { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
+import { test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { Issue } from "../../src/errors.ts";
@@ -15,6 +16,7 @@ import type { AgentEvent, AgentEventDraft, JsonObject, JsonValue } from "../../s
 import { aiSdkFormat } from "../../src/schema/formats/ai-sdk.ts";
 import { createAiSdkWriter } from "../../src/serialize/to-ai-sdk.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
+import { oddEvents } from "../helpers/odd-events.ts";
 import { readFile } from "../helpers/read.ts";
 import { listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 
@@ -276,6 +278,12 @@ describe("ai-sdk writer: mapping", () => {
     expect(types(out)).toEqual(expected);
     const message = await expectValid(out, readerErrors);
     check?.(out, message);
+  });
+
+  test.prop([oddEvents], { numRuns: 300 })("any sequence of events gives a valid stream that readUIMessageStream reads", async (events) => {
+    const chunks = write(events);
+    const errorChunks = chunks.filter((c) => c.type === "error").length;
+    await expectValid(chunks, Array.from({ length: errorChunks }, () => expect.any(String)));
   });
 
   it("writes nothing for an empty input", () => {
