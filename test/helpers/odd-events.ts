@@ -16,8 +16,8 @@ const text = fc.oneof(fc.constant(""), fc.string({ maxLength: 6 }), fc.constantF
 const usage = fc.constant({ inputTokens: 1, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
 
 /** Drops undefined fields (the model has exactOptionalPropertyTypes). */
-function clean<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+function clean(value: { type: AgentEventDraft["type"] } & Record<string, unknown>): AgentEventDraft {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as unknown as AgentEventDraft;
 }
 
 const draft: fc.Arbitrary<AgentEventDraft> = fc.oneof(
