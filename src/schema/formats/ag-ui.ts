@@ -132,7 +132,7 @@ export const AG_UI_EVENT_TYPES: readonly string[] = Object.keys(eventShapes);
 /** JSON Schema 2020-12 of one AG-UI event: a discriminated union on `type`; extra fields allowed (zod passthrough). */
 export const agUiSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://github.com/agentstream/agentstream/schema/ag-ui.schema.json",
+  $id: "https://agentstream.dev/schema/v1/ag-ui.schema.json",
   title: "AG-UI protocol event (protocol 1.0, @ag-ui/core 1.0.0)",
   type: "object",
   required: ["type"],

@@ -58,7 +58,7 @@ export const AI_SDK_CHUNK_TYPES: readonly string[] = Object.keys(chunkShapes);
 /** JSON Schema 2020-12 of one UI message chunk (extra fields allowed, as zod looseObject). */
 export const aiSdkSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://github.com/agentstream/agentstream/schema/ai-sdk.schema.json",
+  $id: "https://agentstream.dev/schema/v1/ai-sdk.schema.json",
   title: "Vercel AI SDK UI message stream chunk (ai 6.x uiMessageChunkSchema)",
   type: "object",
   required: ["type"],
