@@ -410,8 +410,10 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     }
     begin("tools", tool.depth, `tool:${tool.id}`);
     emit(`${indentOf(tool.depth)}${toolLine(tool, "→")}\n`);
-    if (verbose && tool.description !== undefined && tool.description !== "" && !keyArgOf(tool).includes(tool.description)) {
-      emit(`${indentOf(tool.depth)}  ${style("meta", `# ${oneLine(tool.description)}`)}\n`);
+    const input = tool.input;
+    const description = tool.description ?? (input !== null && typeof input === "object" && !Array.isArray(input) && typeof input.description === "string" ? input.description : undefined);
+    if (verbose && description !== undefined && description !== "" && !keyArgOf(tool).includes(description)) {
+      emit(`${indentOf(tool.depth)}  ${style("meta", `# ${oneLine(description)}`)}\n`);
     }
   }
 
