@@ -19,6 +19,7 @@ export type Role =
   | "output"
   | "gutter"
   | "ok"
+  | "okStrong"
   | "error"
   | "errorStrong"
   | "warning"
@@ -42,10 +43,11 @@ const FULL: Record<Role, string> = {
   output: "2",
   gutter: "2",
   ok: "32",
+  okStrong: "1;32",
   error: "31",
   errorStrong: "1;31",
   warning: "33",
-  metric: "3",
+  metric: "2;3",
   meta: "2",
   header: "1",
   diffAdd: "32",

@@ -141,6 +141,8 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   let current: MessageState | undefined;
   /** Notes that arrived while a message line was open: shown when it closes. */
   let deferred: (() => void)[] = [];
+  /** Notes that arrived between a tool call and its result: shown after the result, so the two stay together. */
+  let afterTool: (() => void)[] = [];
   const tools = new Map<string, ToolState>();
   /** Tool calls whose arguments are still streaming: their header waits for them, in order. */
   let waitingHeaders: ToolState[] = [];
@@ -186,6 +188,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   /** Starts a new item: closes an open line, and separates groups at the top level by one blank line. */
   function begin(group: Group, depth: number, item: string): void {
     settle();
+    releaseAfterTool();
     heartbeatRun = undefined;
     if (depth === 0 && lastGroup !== undefined && (group === "message" || group === "footer" || lastGroup.group !== group || lastGroup.depth !== 0)) {
       if (!(group === "text" && lastGroup.group === "text")) emit("\n");
@@ -201,10 +204,24 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     emit(`${indent}${text.includes("\n") ? text.split("\n").join(`\n${indent}${hang}`) : text}\n`);
   }
 
-  /** A note (metric, notice, status): shown now, or after the open message line when one is open. */
+  /** A status line (rate limit, retry, progress): shown now, or after the open message line when one is open. */
   function note(show: () => void): void {
     if (current !== undefined) deferred.push(show);
     else show();
+  }
+
+  /** A side note (metric, notice, repair, unknown record): like `note`, and it also waits for the result of the tool call on screen. */
+  function sideNote(show: () => void): void {
+    if (current !== undefined) deferred.push(show);
+    else if (lastItem.startsWith("tool:") && tools.get(lastItem.slice(5))?.headerShown === true) afterTool.push(show);
+    else show();
+  }
+
+  function releaseAfterTool(): void {
+    if (afterTool.length === 0) return;
+    const notes = afterTool;
+    afterTool = [];
+    for (const show of notes) show();
   }
 
   // ---------------------------------------------------------------- sessions
@@ -520,7 +537,16 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       cost !== undefined ? formatCost(cost) : "",
     ].filter(Boolean);
     begin(child ? "tools" : "footer", depth, "footer");
-    emit(`${indentOf(depth)}${style(role, `${mark} ${word}`)}${parts.length > 0 ? style("meta", ` · ${parts.join(" · ")}`) : ""}\n`);
+    const head = `${indentOf(depth)}${style(role === "ok" ? "okStrong" : role, `${mark} ${word}`)}`;
+    const oneRow = `${indentOf(depth)}${mark} ${word} · ${parts.join(" · ")}`;
+    if (parts.length === 0) emit(`${head}\n`);
+    else if (displayWidth(oneRow) <= width || usage === undefined || formatUsage(usage) === "") emit(`${head}${style("meta", ` · ${parts.join(" · ")}`)}\n`);
+    else {
+      // Too wide for one row: the token counts go on a second line instead of wrapping mid-phrase.
+      const tokens = formatUsage(usage);
+      const rest = parts.filter((p) => p !== tokens);
+      emit(`${head}${rest.length > 0 ? style("meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style("meta", tokens)}\n`);
+    }
     if (event.error !== undefined && event.error !== "" && event.status !== "success") {
       const reason = sanitizeForTerminal(event.error, { sgr: "visible" });
       emit(`${indentOf(depth)}  ${style("error", reason.split("\n").join(`\n${indentOf(depth)}  `))}\n`);
@@ -678,13 +704,17 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : JSON.stringify(event.result, null, 2)) : tool.progress.join(""));
         const boilerplate = tool.kind === "file_edit" || tool.kind === "file_write" || tool.kind === "todo";
         const showText = output.trim() !== "" && (event.isError ? !quiet : verbose || (!quiet && !boilerplate));
-        if (!showText && !event.isError) break;
+        if (!showText && !event.isError) {
+          releaseAfterTool();
+          break;
+        }
         referTo(tool);
         if (showText) showOutput(tool.depth, output, event.isError ? "error" : "output");
         if (event.isError) {
           const status = [event.exitCode !== undefined ? `exit ${event.exitCode}` : "failed", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(" · ");
           emit(`${indentOf(tool.depth)}  ${style("error", `✗ ${status}`)}\n`);
         }
+        releaseAfterTool();
         break;
       }
       case "file.changed": {
@@ -725,8 +755,10 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       case "metric": {
         // Metrics are never dropped, at any verbosity (the Witness Forge rule).
         const depth = depthOf(event);
-        const text = formatMetric(event.name, event.text, event.values);
-        note(() => line(depth, style("metric", oneLine(text))));
+        const text = oneLine(formatMetric(event.name, event.text, event.values));
+        // Flame metrics are short and shown whole; a long generic one keeps to one row unless -v.
+        const shown = verbose || text.startsWith("Effective Temperature:") ? text : cutToWidth(text, Math.max(width - indentOf(depth).length, 20)).text;
+        sideNote(() => line(depth, style("metric", shown)));
         break;
       }
       case "rate_limit": {
@@ -773,7 +805,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         if (event.level === "warning" ? quiet : !verbose) break;
         const depth = depthOf(event);
         const text = sanitizeForTerminal(event.text);
-        note(() => line(depth, event.level === "warning" ? style("warning", `⚠ ${text}`) : style("meta", `· ${text}`), "  "));
+        sideNote(() => line(depth, event.level === "warning" ? style("warning", `⚠ ${text}`) : style("meta", `· ${text}`), "  "));
         break;
       }
       case "text": {
@@ -786,14 +818,14 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       case "repair": {
         if (!verbose) break;
         const depth = depthOf(event);
-        note(() => line(depth, style("meta", `⚕ repair ${oneLine(event.kind)}: ${oneLine(event.message)}${event.removedChars > 0 ? ` (${event.removedChars} chars removed)` : ""}`)));
+        sideNote(() => line(depth, style("meta", `⚕ repair ${oneLine(event.kind)}: ${oneLine(event.message)}${event.removedChars > 0 ? ` (${event.removedChars} chars removed)` : ""}`)));
         break;
       }
       case "unknown": {
         if (!verbose) break;
         const depth = depthOf(event);
         const raw = JSON.stringify(event.raw) ?? "";
-        note(() => {
+        sideNote(() => {
           line(depth, style("meta", `? unknown record${event.reason !== undefined ? `: ${oneLine(event.reason)}` : ""}`));
           showOutput(depth, raw, "meta");
         });
@@ -814,6 +846,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       releaseHeaders();
       for (const m of [...messages.values()]) if (m.started || m.length > 0) finishMessage(m);
       settle();
+      releaseAfterTool();
       const open = [...sessions.values()].filter((s) => s.root && s.started && !s.completed);
       if (open.length > 0 && wroteAnything && verbosity !== "debug") {
         begin("footer", 0, "footer");

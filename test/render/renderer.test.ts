@@ -86,7 +86,7 @@ describe("the append-only streaming contract", () => {
     expect(none.output).not.toContain("\x1b");
     expect(basic.output).not.toMatch(/\x1b\[(?:[0-9;]*;)?[23](?:;[0-9;]*)?m/);
     expect(full.output).toMatch(/\x1b\[2;36m/); // reasoning dimmed cyan
-    expect(full.output).toMatch(/\x1b\[3m/); // metric italic
+    expect(full.output).toMatch(/\x1b\[2;3m/); // metric italic (and grey)
   });
 
   it("an interrupted message resumes on a new line with its marker, and its text is never repeated", () => {
@@ -235,7 +235,7 @@ describe("what the view shows", () => {
   it("metrics are never dropped, at any verbosity, and are italic", () => {
     const metric: AgentEventDraft = { type: "metric", name: "flame", text: "Flame state", values: { k: 0.013, state: "sync", temperature: 0.65, reflex_score: 0.72 } };
     for (const verbosity of ["quiet", "normal", "verbose", "full"] as const) expect(render([metric], { verbosity }).text).toBe("Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\n");
-    expect(render([metric], { mode: "full" }).output).toBe("\x1b[3mEffective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\x1b[0m\n");
+    expect(render([metric], { mode: "full" }).output).toBe("\x1b[2;3mEffective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\x1b[0m\n");
   });
 
   it("the final answer is green and bold, never cut, and not repeated when the agent already said it", () => {
@@ -251,7 +251,10 @@ describe("what the view shows", () => {
 
   it("the footer: status, duration, turns, tokens and cost; the error of a failed session below it", () => {
     const usage = { inputTokens: 33, outputTokens: 399, cacheReadTokens: 64006, cacheWriteTokens: 2940, reasoningTokens: null };
-    expect(render([{ type: "session.completed", status: "success", durationMs: 18734, turns: 4, usage, costUsd: 0.0421 }]).text).toBe("✓ done · 18.7s · 4 turns · tokens 33 in · 399 out · cache 64.0k read, 2.9k write · $0.0421\n");
+    const done: AgentEventDraft = { type: "session.completed", status: "success", durationMs: 18734, turns: 4, usage, costUsd: 0.0421 };
+    expect(render([done], { width: 120 }).text).toBe("✓ done · 18.7s · 4 turns · tokens 33 in · 399 out · cache 64.0k read, 2.9k write · $0.0421\n");
+    // Narrower than that line: the token counts move to a second line rather than wrap mid-phrase.
+    expect(render([done], { width: 80 }).text).toBe("✓ done · 18.7s · 4 turns · $0.0421\n  tokens 33 in · 399 out · cache 64.0k read, 2.9k write\n");
     expect(render([{ type: "session.completed", status: "error", error: "API Error: 429\nrate limited", turns: 1 }]).text).toBe("✗ failed · 1 turn\n  API Error: 429\n  rate limited\n");
     expect(render([{ type: "session.completed", status: "interrupted" }]).text).toBe("◼ interrupted\n");
     // Without totals at the end, the last cumulative usage stands in.
