@@ -230,7 +230,7 @@ export const codexThread: Dialect = {
         return [compact({ type: "notice" as const, kind: "log", level, text: str(v, "message") ?? "", details: obj(v, "event"), sessionId: str(v, "session_id"), time })];
       }
       if (event.type === "message.completed") {
-        return state.complete(state.nextId(event.role), event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+        return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
       }
       return [event];
     };

@@ -172,7 +172,7 @@ export const oneshot: Dialect = {
         }
         if (event.type === "session.started") sessionStarted = true;
         if (event.type === "message.completed") {
-          return state.complete(state.nextId(event.role), event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+          return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
         }
         return [event];
       }

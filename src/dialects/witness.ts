@@ -119,7 +119,7 @@ export const witness: Dialect = {
       if (event === undefined) return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
       // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
       if (event.type === "message.completed") {
-        return state.complete(state.nextId(event.role), event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+        return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
       }
       return [event];
     };

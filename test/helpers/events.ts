@@ -26,6 +26,11 @@ export interface RoundTripView {
    * text and notices the agent printed before its first session.started move after it.
    */
   sessionFirst?: boolean;
+  /**
+   * Sessions' completions are compared as a set, after everything else (AAEP holds each session's
+   * terminal event to the end of the stream, because nothing may follow it).
+   */
+  terminalsLast?: boolean;
 }
 
 const STREAM_ONLY = new Set(["message.started", "message.delta", "tool.input.delta"]);
@@ -57,8 +62,12 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
 
 /** The two views a round trip compares: `expected` from the source, `actual` from what was read back. */
 export function roundTripPair(source: readonly AgentEvent[], back: readonly AgentEvent[], view: RoundTripView): { expected: Record<string, unknown>[]; actual: Record<string, unknown>[] } {
-  const expected = roundTripView(view.sessionFirst === true ? sessionFirst(source) : source, view);
-  const actual = roundTripView(back, view);
+  let expected = roundTripView(view.sessionFirst === true ? sessionFirst(source) : source, view);
+  let actual = roundTripView(back, view);
+  if (view.terminalsLast === true) {
+    expected = terminalsAtEnd(expected);
+    actual = terminalsAtEnd(actual);
+  }
   if (view.time === "source") {
     expected.forEach((event, i) => {
       const other = actual[i];
@@ -76,4 +85,12 @@ function sessionFirst(events: readonly AgentEvent[]): AgentEvent[] {
   const sessionId = start.parentSessionId === undefined ? start.sessionId : undefined;
   const moved = events.slice(0, at).map((e) => (e.sessionId === undefined && sessionId !== undefined ? { ...e, sessionId } : e));
   return [start, ...moved, ...events.slice(at + 1)];
+}
+
+/** Session completions moved after everything else, in a stable order of their own. */
+function terminalsAtEnd(events: Record<string, unknown>[]): Record<string, unknown>[] {
+  const terminals = events.filter((e) => e.type === "session.completed");
+  const rest = events.filter((e) => e.type !== "session.completed");
+  const key = (e: Record<string, unknown>): string => JSON.stringify({ ...e, time: undefined });
+  return [...rest, ...terminals.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))];
 }
