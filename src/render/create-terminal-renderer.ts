@@ -489,7 +489,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       const lineRole: Role = diff ? (text.startsWith("+") ? "diffAdd" : text.startsWith("-") ? "diffDel" : text.startsWith("@@") ? "diffHunk" : role) : role;
       out.push(text === "" ? gutterOnly : `${indent}${colorLine(lineRole, linkify(text))}`);
     }
-    const summary = hiddenSummary(keepAll ? 0 : hidden, cutLines);
+    const summary = hiddenSummary(keepAll ? 0 : hidden, cutLines, room);
     if (!keepAll) out[head] = `${indent}${style("meta", summary)}`;
     else if (summary !== "") out.push(`${indent}${style("meta", summary)}`);
     emit(`${out.join("\n")}\n`);
@@ -501,10 +501,12 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     return style(role, text);
   }
 
-  function hiddenSummary(hiddenLines: number, cutLines: number): string {
+  /** The one line that says what was cut; the hint goes when it would not fit the row (`room` columns). */
+  function hiddenSummary(hiddenLines: number, cutLines: number, room = width): string {
     if (hiddenLines <= 0 && cutLines === 0) return "";
     const what = [hiddenLines > 0 ? `${hiddenLines} more line${hiddenLines === 1 ? "" : "s"} hidden` : "", cutLines > 0 ? `${cutLines} long line${cutLines === 1 ? "" : "s"} cut` : ""].filter(Boolean).join(", ");
-    return `… ${what} (${verbose ? "--full shows all" : "-v shows more, --full all"})`;
+    const hinted = `… ${what} (${verbose ? "--full shows all" : "-v shows more, --full all"})`;
+    return displayWidth(hinted) <= room ? hinted : `… ${what}`;
   }
 
   /** Before output of a tool whose header is not the last thing on screen: which call it belongs to. */
@@ -656,7 +658,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
             streamText(m, all.slice(0, keep).join("\n"));
             endText(m);
             closeLine(m);
-            emit(`${indentOf(m.depth)}  ${style("meta", hiddenSummary(hidden, 0))}\n`);
+            emit(`${indentOf(m.depth)}  ${style("meta", hiddenSummary(hidden, 0, width - indentOf(m.depth).length - 2))}\n`);
           } else streamText(m, event.text);
           finishMessage(m);
         } else messages.delete(m.id);

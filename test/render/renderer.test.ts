@@ -164,7 +164,8 @@ describe("verbosity", () => {
   it("long lines are cut to the width; the same one line says so", () => {
     const { text } = render([...tool("t", "Bash", { command: "cat" }, `${"y".repeat(300)}\nshort`)], { width: 40 });
     expect(text.match(/…/g)?.length).toBe(2); // the cut line's end and the summary
-    expect(text).toContain("… 1 long line cut (-v shows more, --full all)");
+    expect(text).toContain("  │ … 1 long line cut\n"); // the hint does not fit 40 columns: left out rather than wrapped
+    expect(render([...tool("t", "Bash", { command: "cat" }, `${"y".repeat(300)}\nshort`)], { width: 80 }).text).toContain("… 1 long line cut (-v shows more, --full all)");
   });
 
   it("quiet: no output, no reasoning; the call, the answer and the footer", () => {
