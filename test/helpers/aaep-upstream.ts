@@ -46,8 +46,9 @@ export function upstreamAaep(): Upstream | undefined {
 /** Upstream schema errors for one event (empty when valid), as the suite checks it: envelope, then its core type. */
 export function upstreamErrors(upstream: Upstream, event: Record<string, unknown>): string[] {
   const errors: string[] = [];
+  const type = String(event.type);
   if (!upstream.envelope(event)) errors.push(...(upstream.envelope.errors ?? []).map((e) => `envelope ${e.instancePath} ${e.message ?? ""}`));
-  const core = upstream.core.get(String(event.type));
-  if (core !== undefined && !core(event)) errors.push(...(core.errors ?? []).map((e) => `${String(event.type)} ${e.instancePath} ${e.message ?? ""}`));
+  const core = upstream.core.get(type);
+  if (core !== undefined && !core(event)) errors.push(...(core.errors ?? []).map((e) => `${type} ${e.instancePath} ${e.message ?? ""}`));
   return errors;
 }
