@@ -151,6 +151,8 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   /** What the last lines on screen belong to (`tool:<id>`, `msg:<id>`, ...): decides whether a tool result needs a reference line. */
   let lastItem = "";
   let heartbeatRun: { printed: number } | undefined;
+  /** The last error message shown: a turn or session end that repeats it word for word does not show it again. */
+  let lastError = "";
 
   // ---------------------------------------------------------------- output primitives
 
@@ -549,7 +551,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       const rest = parts.filter((p) => p !== tokens);
       emit(`${head}${rest.length > 0 ? style("meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style("meta", tokens)}\n`);
     }
-    if (event.error !== undefined && event.error !== "" && event.status !== "success") {
+    if (event.error !== undefined && event.error !== "" && event.status !== "success" && squeeze(event.error) !== lastError) {
       const reason = sanitizeForTerminal(event.error, { sgr: "visible" });
       emit(`${indentOf(depth)}  ${style("error", reason.split("\n").join(`\n${indentOf(depth)}  `))}\n`);
     }
@@ -620,7 +622,11 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       case "turn.started":
         break;
       case "turn.completed":
-        if (event.status === "error") line(depthOf(event), style("error", `✗ turn failed${event.error !== undefined ? `: ${sanitizeForTerminal(event.error)}` : ""}`), "  ");
+        if (event.status === "error") {
+          const repeated = event.error !== undefined && squeeze(event.error) === lastError;
+          line(depthOf(event), style("error", `✗ turn failed${event.error !== undefined && !repeated ? `: ${sanitizeForTerminal(event.error)}` : ""}`), "  ");
+          if (event.error !== undefined) lastError = squeeze(event.error);
+        }
         break;
       case "message.started":
         messageState(event.messageId, event.role, event.kind, event);
@@ -801,6 +807,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         settle();
         lastItem = `error:${event.seq}`;
         line(depth, style(event.fatal === true ? "errorStrong" : "error", `✗ ${oneLine(what)}: ${sanitizeForTerminal(event.message)}`), "  ");
+        lastError = squeeze(event.message);
         break;
       }
       case "notice": {

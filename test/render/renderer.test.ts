@@ -377,6 +377,15 @@ describe("what the view shows", () => {
     expect(user).toBe(`› ${Array.from({ length: 8 }, (_, i) => `p${i}`).join("\n  ")}\n  … 12 more lines hidden (-v shows more, --full all)\n`);
   });
 
+  it("an error repeated by the failed turn and the failed session is shown once", () => {
+    const { text } = render([
+      { type: "error", scope: "api", message: "usage limit reached" },
+      { type: "turn.completed", turnId: "t", status: "error", error: "usage limit reached" },
+      { type: "session.completed", status: "error", error: "usage limit reached" },
+    ]);
+    expect(text).toBe("✗ api error: usage limit reached\n✗ turn failed\n\n✗ failed\n");
+  });
+
   it("says when the stream ended before the session did", () => {
     expect(render([start(), ...msg("m", "partial")]).text).toMatch(/◌ the stream ended before the session did/);
   });
