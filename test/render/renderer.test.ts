@@ -383,7 +383,7 @@ describe("what the view shows", () => {
       { type: "turn.completed", turnId: "t", status: "error", error: "usage limit reached" },
       { type: "session.completed", status: "error", error: "usage limit reached" },
     ]);
-    expect(text).toBe("✗ api error: usage limit reached\n✗ turn failed\n\n✗ failed\n");
+    expect(text).toBe("✗ api error: usage limit reached\n✗ turn failed\n✗ failed\n");
   });
 
   it("says when the stream ended before the session did", () => {
