@@ -66,8 +66,9 @@ function createIdMap(prefix: string): (raw: string) => string {
 
 /** The first `max` code points of `text`, ending in "…" when cut. */
 function clip(text: string, max: number): string {
-  if (codePointLength(text) <= max) return text;
-  return `${Array.from(text)
+  if (text.length <= max || codePointLength(text) <= max) return text;
+  // A code point is at most two UTF-16 units: this head holds every code point that is kept.
+  return `${Array.from(text.slice(0, max * 2))
     .slice(0, max - 1)
     .join("")}…`;
 }
@@ -75,9 +76,11 @@ function clip(text: string, max: number): string {
 /** A string a subscriber may read aloud: one line, non-empty, no secret marker (L1-SAFETY-007); else undefined. */
 function spoken(text: string | undefined, max = NORMAL_MAX): string | undefined {
   if (text === undefined) return undefined;
-  const line = text.replace(/\s+/g, " ").trim();
+  // Only the start of a long text can be kept; normalising all of it would cost time for nothing.
+  const head = text.length > max * 2 + 2 ? text.slice(0, max * 2 + 2) : text;
+  const line = clip(head.replace(/\s+/g, " ").trim(), max);
   if (line === "" || aaepSecretMarker(line) !== undefined) return undefined;
-  return clip(line, max);
+  return line;
 }
 
 /** AAEP tool names match `^[A-Za-z_][A-Za-z0-9_.-]{0,255}$`. */
@@ -166,8 +169,8 @@ const BCP47 = /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/;
 /** Notices that are the agent asking the user to approve an action (Codex approval requests, permission prompts). */
 const CONFIRMATION_KINDS = /approval|permission/i;
 const CLARIFICATION_KINDS = /request_user_input|elicitation|question/i;
-/** Telemetry nobody needs announced. */
-const BACKGROUND_TYPES = new Set<AgentEvent["type"]>(["usage", "metric", "heartbeat", "repair", "turn.started", "turn.completed", "tool.progress"]);
+/** Extension events nobody needs announced: telemetry, and messages that are not output (reasoning, the user's own words). */
+const BACKGROUND_TYPES = new Set<AgentEvent["type"]>(["usage", "metric", "heartbeat", "repair", "turn.started", "turn.completed", "tool.progress", "message.completed"]);
 /** Events that come before an agent says which session it is (stderr banners, hook notices): held so they join it. */
 const PRELUDE_TYPES = new Set<AgentEvent["type"]>(["text", "notice"]);
 

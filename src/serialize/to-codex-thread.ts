@@ -27,12 +27,23 @@ function defined(fields: Record<string, JsonValue | undefined>): JsonObject {
   return out;
 }
 
-/** The first non-blank line, cut at SUMMARY_CHARS (at a code point boundary). */
+/** The first non-blank line, cut at SUMMARY_CHARS (at a code point boundary); reads only that line's start, however long the text. */
 export function shortSummary(text: string | undefined): string {
   if (text === undefined) return "";
-  const first = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
-  const points = Array.from(first);
-  return points.length <= SUMMARY_CHARS ? first : `${points.slice(0, SUMMARY_CHARS - 1).join("")}…`;
+  let start = 0;
+  while (start < text.length) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (!/\S/.test(line)) continue;
+    const trimmed = line.trim();
+    // Two UTF-16 units per code point at most: this head holds every code point the summary can keep.
+    const points = Array.from(trimmed.slice(0, SUMMARY_CHARS * 2 + 2));
+    if (points.length <= SUMMARY_CHARS && trimmed.length <= SUMMARY_CHARS * 2 + 2) return trimmed;
+    return `${points.slice(0, SUMMARY_CHARS - 1).join("")}…`;
+  }
+  return "";
 }
 
 function messageKind(role: MessageRole, kind: MessageKind): CodexThreadItemKind {
@@ -63,9 +74,8 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
   let threadSession: string | undefined;
   /** Text and notices seen before the thread could start. */
   let prelude: AgentEvent[] = [];
-  /** The thread's completion, held until the end, and the lines written after it (see `write`). */
+  /** The thread's completion, held until the end. */
   let heldCompletion: { event: EventOf<"session.completed">; ms: number } | undefined;
-  let afterCompletion: { event: AgentEvent; ms: number }[] = [];
   let rootSessionId: string | undefined;
   let task: string | null = null;
   const openItems = new Map<string, { kind: CodexThreadItemKind; name: string; parts: string[] | undefined; sessionId: string | undefined }>();
@@ -86,7 +96,7 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
 
   const log = (event: AgentEvent, ms: number): string => {
     const warning = event.type === "unknown" || event.type === "retry" || (event.type === "notice" && event.level === "warning") || (event.type === "rate_limit" && event.status === "rejected");
-    return line("log", ms, { level: warning ? "warning" : "info", message: describeEvent(event), event: eventBody(event) });
+    return line("log", ms, { level: warning ? "warning" : "info", message: shortSummary(describeEvent(event)), event: eventBody(event) });
   };
 
   const threadStarted = (event: EventOf<"session.started"> | undefined, ms: number, sessionId: string | undefined): string => {
@@ -271,23 +281,16 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
     }
   };
 
-  /** Writes an event once the thread has started; the thread's completion is held back. */
+  /**
+   * Writes an event once the thread has started. The thread's completion is held back (it must be
+   * the last line); what comes after it is written at once, since it still precedes thread.completed.
+   */
   const emit = (event: AgentEvent, ms: number): string => {
     if (event.type === "session.completed" && event.sessionId === threadSession) {
-      // A second completion of the thread (Claude's background agents): the first becomes a log line in its place.
-      let out = "";
-      if (heldCompletion !== undefined) {
-        out += log(heldCompletion.event, heldCompletion.ms);
-        for (const later of afterCompletion) out += write(later.event, later.ms);
-      }
+      // The thread completes again (Claude's background agents): the earlier completion becomes a log line here.
+      const previous = heldCompletion;
       heldCompletion = { event, ms };
-      afterCompletion = [];
-      return out;
-    }
-    // Nothing may follow thread.completed: what comes after the completion waits with it, in order.
-    if (heldCompletion !== undefined) {
-      afterCompletion.push({ event, ms });
-      return "";
+      return previous === undefined ? "" : log(previous.event, previous.ms);
     }
     return write(event, ms);
   };
@@ -324,8 +327,6 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
       let out = "";
       if (threadId === undefined) out += start(undefined);
       for (const ready of joiner.end()) out += emit(ready, clock.ms(ready.time));
-      for (const later of afterCompletion) out += write(later.event, later.ms);
-      afterCompletion = [];
       // Items the input never closed: closed as incomplete, so every item.started has its item.completed.
       const ms = clock.ms(undefined);
       for (const [id, item] of openItems) {

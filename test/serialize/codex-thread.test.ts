@@ -145,7 +145,7 @@ describe("codex-thread writer: mapping", () => {
     expect(middle(events)).toEqual(expected);
   });
 
-  it("thread.completed last: the session's completion waits for what follows it; a second completion becomes a log in its place", () => {
+  it("thread.completed last: the session's completion is held to the end; a second completion turns the first into a log line", () => {
     const out = records(
       write([
         start,
@@ -155,8 +155,8 @@ describe("codex-thread writer: mapping", () => {
         { type: "tool.completed", toolCallId: "after", isError: true, sessionId: "s-1" },
       ]),
     );
-    expect(out.map((r) => r.type)).toEqual(["thread.started", "log", "item.started", "item.completed", "item.started", "item.completed", "thread.completed"]);
-    expect(out[1]).toMatchObject({ event: { type: "session.completed", finalText: "first" } });
+    expect(out.map((r) => r.type)).toEqual(["thread.started", "item.started", "item.completed", "log", "item.started", "item.completed", "thread.completed"]);
+    expect(out[3]).toMatchObject({ event: { type: "session.completed", finalText: "first" } });
     expect(out.at(-1)).toMatchObject({ status: "failed", summary: "Session failed: boom", final_report: { status: "failed", final_text: "second", error: "boom" } });
     expect(out.map((r) => r.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
@@ -278,9 +278,9 @@ describe("codex-thread: every capture round-trips through our reader", () => {
     expect(back.dialect).toBe("codex-thread");
     // What codex-thread cannot carry (docs/formats/codex-thread.md): the started/delta split, time
     // below the millisecond and "no time" after a known time (carried forward), text and notices
-    // printed before the session started (they follow thread.started), absent vs empty tool output,
-    // and secrets in tool arguments (redacted; none in these captures' arguments).
-    const { expected, actual } = roundTripPair(source.events, back.events, { time: "source", messageIds: true, metricNames: true, emptyOutputIsAbsent: false, sessionFirst: true });
+    // printed before the session started (they follow thread.started), where the thread's completion
+    // stood (held to the end), and secrets in tool arguments (redacted; none in these captures' arguments).
+    const { expected, actual } = roundTripPair(source.events, back.events, { time: "source", messageIds: true, metricNames: true, emptyOutputIsAbsent: false, sessionFirst: true, terminalsLast: true });
     expect(actual).toEqual(expected);
     expect(back.summary.finalText).toEqual(source.summary.finalText);
     expect(back.summary.toolCalls).toEqual(source.summary.toolCalls);
