@@ -100,14 +100,9 @@ export function createScreen(cols: number, options: { scrollback?: number; watch
     }
     for (const final of "pqrstu|{}~") {
       for (const intermediates of ["", "$", "+"]) {
-        term.parser.registerDcsHandler({ final, ...(intermediates !== "" ? { intermediates } : {}) }, {
-          hook() {
-            effects.dcs++;
-          },
-          put() {},
-          unhook() {
-            return false;
-          },
+        term.parser.registerDcsHandler({ final, ...(intermediates !== "" ? { intermediates } : {}) }, () => {
+          effects.dcs++;
+          return false;
         });
       }
     }

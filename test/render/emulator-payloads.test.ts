@@ -76,6 +76,23 @@ describe.skipIf(!hasShared)("escape payloads (../shared/corpus/terminal) reach t
     expect(payloads.length).toBe(50);
   });
 
+  it("the hooks see what a raw payload does: the same emulator, written to without the renderer, is hijacked", async () => {
+    const hijacked: string[] = [];
+    for (const p of payloads) {
+      const screen = createScreen(200, { watch: true });
+      const before = screen.modes();
+      await screen.write(`x${p.payload}`);
+      const e = screen.effects;
+      const moved = screen.cursor().col < 1 || screen.cursor().row > 0;
+      if (e.titles.length + e.osc52 + e.links.length + e.osc.length + e.dcs + e.bells + e.csi.length + e.esc.length > 0 || JSON.stringify(screen.modes()) !== JSON.stringify(before) || moved) hijacked.push(p.id);
+      screen.dispose();
+    }
+    for (const id of ["osc-title", "osc52-clipboard-write", "osc8-deceptive-link", "clear-screen", "cursor-up-rewrite", "alt-screen", "mouse-and-focus-reporting", "hide-cursor", "decrqss", "device-queries", "c1-csi-codepoint", "bell-flood"]) {
+      expect(hijacked).toContain(id);
+    }
+    expect(hijacked.length).toBeGreaterThanOrEqual(30);
+  });
+
   const cases = payloads.flatMap((p) => MODES.map((mode) => [p.id, mode, p] as const));
   it.each(cases)("%s in mode %s", async (_id, mode, p) => {
     const r = await renderPayload(sessionWith(p.payload), { mode, width: 200, verbosity: "full" });
