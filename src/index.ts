@@ -13,5 +13,5 @@ export { agentstreamSchema, checkSequence, createSequenceChecker, validateEvent,
 export { toLine, toLines, outputFormats, getOutputFormat, type EventWriter, type OutputFormat, type WriterOptions } from "./serialize/index.ts";
 export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
 export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
-export { createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type TerminalRenderer } from "./render/index.ts";
+export { createSanitizer, createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type SanitizeOptions, type TerminalRenderer, type TerminalSanitizer, type Verbosity } from "./render/index.ts";
 export { VERSION } from "./version.ts";

@@ -9,7 +9,7 @@
  */
 import { assertNever, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
 import { hyperlink, paint, sgrOf, type Role } from "./_color.ts";
-import { diffStat, formatCost, formatCount, formatDuration, formatMetric, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
+import { diffStat, formatCost, formatDuration, formatMetric, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";
 import type { RenderMode, Verbosity } from "./_types.ts";
 import { cutToWidth, displayWidth } from "./_width.ts";
