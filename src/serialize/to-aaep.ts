@@ -486,6 +486,8 @@ export function createAaepWriter(options: WriterOptions = {}): EventWriter {
         // Reasoning and what the user said are not output for the user to hear.
         return extensionEvent(event, key, ms);
       case "tool.started":
+        // A call that is still open is not invoked again (L1-TOOL-002): the repeat is an extension event.
+        if (sessions.get(key)?.calls.has(event.toolCallId) === true) return extensionEvent(event, key, ms);
         return toolInvoked(event, key, ms, false);
       case "tool.completed":
         return toolCompleted(event, key, ms, false);

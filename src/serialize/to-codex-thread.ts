@@ -239,15 +239,19 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
         );
       }
       case "message.started":
+        // An item id is open once: a repeated start (or a tool call under the same id) is told as a log line.
+        if (openItems.has(event.messageId)) return log(event, ms);
         return itemStarted(event.messageId, messageKind(event.role, event.kind), event.role, null, {}, event.sessionId, ms, []);
       case "message.delta":
         openItems.get(event.messageId)?.parts?.push(event.text);
         return "";
       case "message.completed":
+        if (openItems.get(event.messageId)?.kind === "tool_call") return log(event, ms);
         // The task is what the user asked first; known only once said, so it appears in final_report.
         if (event.role === "user" && task === null && event.sessionId === threadSession) task = redactText(event.text);
         return message(event, ms);
       case "tool.started":
+        if (openItems.has(event.toolCallId)) return log(event, ms);
         toolsStarted++;
         // The design: "args must be safe to log (omit secrets; redact GitHub token)".
         return itemStarted(
@@ -259,8 +263,11 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
           event.sessionId,
           ms,
         );
-      case "tool.completed":
+      case "tool.completed": {
+        const open = openItems.get(event.toolCallId);
+        if (open !== undefined && open.kind !== "tool_call") return log(event, ms);
         return toolCompleted(event, ms);
+      }
       case "error":
         return line(
           "error",

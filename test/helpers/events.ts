@@ -94,3 +94,51 @@ function terminalsAtEnd(events: Record<string, unknown>[]): Record<string, unkno
   const key = (e: Record<string, unknown>): string => JSON.stringify({ ...e, time: undefined });
   return [...rest, ...terminals.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))];
 }
+
+/**
+ * Streams of valid events in any order (odd ones included: deltas with no start, results with no
+ * call, events after the session ended, ids reused, several sessions), for "never throws, still
+ * valid" properties. Built from fast-check by the caller: `fc.array(fc.constantFrom(...oddEventDrafts()))`.
+ */
+export function oddEventDrafts(): object[] {
+  const ids = ["a", "b"];
+  const sessions = [{}, { sessionId: "s1" }, { sessionId: "s2" }];
+  const times = [{}, { time: "2026-01-01T00:00:00Z" }, { time: "2026-01-01T00:00:01.5+02:00" }];
+  const usage = { inputTokens: 1, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
+  const drafts: object[] = [];
+  for (const s of sessions) {
+    const t = times[drafts.length % times.length] ?? {};
+    drafts.push({ type: "session.started", agent: "codex", ...s, ...t }, { type: "session.started", parentSessionId: "s1", sessionId: "sub", ...t });
+    drafts.push({ type: "session.completed", status: "success", finalText: "done", ...s }, { type: "session.completed", status: "error", error: "password wrong", ...s }, { type: "session.completed", status: "interrupted", ...s });
+    for (const id of ids) {
+      drafts.push(
+        { type: "message.started", messageId: id, role: "assistant", kind: "text", ...s },
+        { type: "message.delta", messageId: id, text: "Hi. 😀 ", position: 0, ...s },
+        { type: "message.completed", messageId: id, role: "assistant", kind: "text", text: "Hi. 😀 there", ...s },
+        { type: "message.completed", messageId: id, role: "assistant", kind: "reasoning", text: "hmm", ...s },
+        { type: "message.completed", messageId: id, role: "user", kind: "text", text: "go", ...s, ...t },
+        { type: "tool.started", toolCallId: id, name: "Bash", input: { command: "ls", token: "x" }, ...s },
+        { type: "tool.started", toolCallId: id, name: "9 bad name" },
+        { type: "tool.input.delta", toolCallId: id, text: '{"a":' },
+        { type: "tool.progress", toolCallId: id, output: "..." },
+        { type: "tool.completed", toolCallId: id, isError: true, output: "sk-abcdefghijklmnopqrstu failed", exitCode: 2, ...s },
+        { type: "turn.started", turnId: id, ...s },
+        { type: "turn.completed", turnId: id, usage, ...s },
+      );
+    }
+  }
+  drafts.push(
+    { type: "usage", usage, scope: "delta" },
+    { type: "metric", name: "flame", values: { k: 1 } },
+    { type: "heartbeat" },
+    { type: "error", scope: "api", message: "rate limit", fatal: true },
+    { type: "notice", kind: "exec_approval_request", level: "warning", text: "Run it?" },
+    { type: "notice", kind: "request_user_input", level: "warning", text: "" },
+    { type: "notice", kind: "hook", level: "info", text: "hook" },
+    { type: "text", text: "banner", position: "preamble" },
+    { type: "text", text: "", position: "interleaved" },
+    { type: "unknown", raw: { odd: true }, reason: "x" },
+    { type: "repair", kind: "duplicate-delta", removedChars: 1, message: "m" },
+  );
+  return drafts;
+}

@@ -11,7 +11,7 @@ import { compileSchema } from "../../src/schema/_ajv.ts";
 import { AAEP_MAX_CHUNK, aaepToolName, coalesceHint, createAaepWriter, splitSentences } from "../../src/serialize/to-aaep.ts";
 import { upstreamAaep, upstreamErrors } from "../helpers/aaep-upstream.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords } from "../helpers/convert.ts";
-import { build, roundTripPair } from "../helpers/events.ts";
+import { build, oddEventDrafts, roundTripPair } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing } from "../helpers/shared.ts";
 
@@ -443,3 +443,13 @@ describe("aaep: every capture validates against the upstream AAEP schemas and ro
   });
 });
 
+
+describe("aaep writer: any order of events", () => {
+  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 }), fc.constantFrom("none" as const, "sentence" as const)])("never throws and always validates (ours and upstream)", (drafts, coalesce) => {
+    const text = convertEvents(build(drafts), "aaep", { coalesce });
+    expect(validateFormat("aaep", text)).toEqual([]);
+    const upstream = upstreamAaep();
+    if (upstream !== undefined) for (const event of records(text)) expect(upstreamErrors(upstream, event)).toEqual([]);
+    expect(() => readBack(text, aaep)).not.toThrow();
+  });
+});

@@ -2,13 +2,14 @@
  * `--to codex-thread`: the dev-agent lifecycle, redaction, the envelope's timestamp / sequence /
  * thread_id rules, `--final-summary`, the validator's rules, and round trips through our reader.
  */
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { codexThread } from "../../src/dialects/codex-thread.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { REDACTED, redactSecrets, redactText } from "../../src/serialize/_redact.ts";
 import { shortSummary } from "../../src/serialize/to-codex-thread.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords } from "../helpers/convert.ts";
-import { build, roundTripPair } from "../helpers/events.ts";
+import { build, oddEventDrafts, roundTripPair } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";
 import { noteSharedMissing } from "../helpers/shared.ts";
 
@@ -286,5 +287,13 @@ describe("codex-thread: every capture round-trips through our reader", () => {
     expect(back.summary.toolCalls).toEqual(source.summary.toolCalls);
     expect(back.summary.usage).toEqual(source.summary.usage);
     expect(back.summary.status).toEqual(source.summary.status);
+  });
+});
+
+describe("codex-thread writer: any order of events", () => {
+  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 })])("never throws and always validates", (drafts) => {
+    const text = convertEvents(build(drafts), "codex-thread");
+    expect(validateFormat("codex-thread", text).filter((i) => !/turn .* never started/.test(i.message))).toEqual([]);
+    expect(() => readBack(text, codexThread)).not.toThrow();
   });
 });

@@ -2,12 +2,13 @@
  * `--to witness`: the mapping, the spec's validator rules, odd sequences, and round trips through
  * our witness reader over the example and every real capture.
  */
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { witness } from "../../src/dialects/witness.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { createWitnessWriter } from "../../src/serialize/to-witness.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords } from "../helpers/convert.ts";
-import { build, roundTripView } from "../helpers/events.ts";
+import { build, oddEventDrafts, roundTripView } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";
 import { noteSharedMissing } from "../helpers/shared.ts";
 
@@ -151,5 +152,13 @@ describe("witness: every capture round-trips through our reader", () => {
     expect(back.summary.toolCalls).toEqual(source.summary.toolCalls);
     expect(back.summary.usage).toEqual(source.summary.usage);
     expect(back.summary.status).toEqual(source.summary.status);
+  });
+});
+
+describe("witness writer: any order of events", () => {
+  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 })])("never throws and always validates", (drafts) => {
+    const text = convertEvents(build(drafts), "witness");
+    expect(validateFormat("witness", text)).toEqual([]);
+    expect(() => readBack(text, witness)).not.toThrow();
   });
 });
