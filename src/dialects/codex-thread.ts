@@ -1,6 +1,7 @@
 // Source: the dev-agent "Streaming JSON Output Design" (yaodihuang/Plan_Agent,
 // dev_agent/docs/stream-json.md), and what `convert --to codex-thread` writes; docs/dialects/codex-thread.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, MessageKind, MessageRole, SessionStatus, ToolKind } from "../model/events.ts";
+import { CODEX_THREAD_TYPES } from "../schema/formats/codex-thread.ts";
 import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 import { arr, bool, compact, num, obj, str } from "./_json.ts";
@@ -43,19 +44,7 @@ interface ItemCompleted extends CodexThreadEnvelope {
 /** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
 export type CodexThreadRecord = ThreadStarted | ItemStarted | ItemCompleted | CodexThreadEnvelope;
 
-const TYPES = new Set([
-  "thread.started",
-  "turn.started",
-  "turn.completed",
-  "item.started",
-  "item.completed",
-  "thread.completed",
-  "error",
-  "log",
-  "publish.started",
-  "publish.completed",
-  "assistant.message",
-]);
+const TYPES = new Set<string>(CODEX_THREAD_TYPES);
 /** Message item kinds → role and kind. */
 const MESSAGE_KINDS: Record<string, { role: MessageRole; kind: MessageKind }> = {
   agent_message: { role: "assistant", kind: "text" },

@@ -16,6 +16,7 @@ const event = (type: string, required: string[], properties: Record<string, obje
   then: { required, properties },
 });
 
+/** The event types a codex-thread stream may hold: the design's catalog, its `publish.*` aliases, `log`, and the earlier `assistant.message`. */
 export const CODEX_THREAD_TYPES = [
   "thread.started",
   "turn.started",
