@@ -113,6 +113,7 @@ function unwrapShell(command: string): string {
 export function relativePath(path: string, cwd: string | undefined): string {
   if (cwd === undefined || cwd === "" || cwd === "/") return path;
   const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  if (path === cwd || path === base) return ".";
   return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
 }
 

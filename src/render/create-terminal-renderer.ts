@@ -482,7 +482,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         out.push("");
         continue;
       }
-      let text = shownLines[i] as string;
+      let text = (shownLines[i] as string).trimEnd();
       if (!uncut) {
         const fitted = cutToWidth(text.replace(/\t/g, "    "), verbose ? room * 4 : room);
         if (fitted.cut) cutLines++;

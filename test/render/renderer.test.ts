@@ -275,6 +275,7 @@ describe("what the view shows", () => {
     expect(keyArgument({ command: "/bin/bash -lc \"sed -n '1,2p' \\\"a b\\\"\"" })).toBe("sed -n '1,2p' \"a b\"");
     expect(keyArgument({ file_path: "/repo/src/a.ts" }, "/repo")).toBe("src/a.ts");
     expect(keyArgument({ pattern: "TODO", path: "/repo/src" }, "/repo")).toBe("TODO in src");
+    expect(keyArgument({ pattern: "needle", path: "/repo" }, "/repo")).toBe("needle in .");
     expect(keyArgument({ query: "vitest docs" })).toBe("vitest docs");
     expect(keyArgument({ description: "Find the bug", prompt: "long...", subagent_type: "Explore" }, undefined, "subagent")).toBe("Find the bug (Explore)");
     expect(keyArgument({ todos: [{}, {}] })).toBe("2 items");
