@@ -14,4 +14,5 @@ export { toLine, toLines, outputFormats, getOutputFormat, type EventWriter, type
 export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
 export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
 export { createSanitizer, createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type SanitizeOptions, type TerminalRenderer, type TerminalSanitizer, type Verbosity } from "./render/index.ts";
+export { createRepairStage, type RepairOptions, type RepairStats } from "./repair/create-repair-stage.ts";
 export { VERSION } from "./version.ts";
