@@ -72,6 +72,8 @@ const MAX_COMBINING = 4;
 
 /** Characters that need the slow path: C0 (but TAB and LF), DEL, C1, invisible format characters, surrogates. */
 const NEEDS_WORK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]/;
+/** The same class, global: finds where the next run of ordinary text ends, so runs are copied whole. */
+const NEXT_WORK = new RegExp(NEEDS_WORK.source, "g");
 /** A run of combining marks long enough to be cut. */
 const COMBINING_FLOOD = /\p{M}{5}/u;
 const COMBINING = /\p{M}/u;
@@ -173,6 +175,26 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
     pendingHigh = "";
     let out = "";
     for (let i = 0; i < text.length; i++) {
+      // Ordinary text between special characters is copied as one slice, not character by
+      // character (tool output full of colour codes would otherwise cost a string append per character).
+      if (state === State.Ground && !pendingCR && !pendingZwj && combining === 0) {
+        NEXT_WORK.lastIndex = i;
+        const special = NEXT_WORK.exec(text);
+        const stop = special === null ? text.length : special.index;
+        if (stop - i > 1) {
+          const run = text.slice(i, stop);
+          if (!COMBINING_FLOOD.test(run) && (keepNewlines || (!run.includes("\n") && !run.includes("\t")))) {
+            out += run;
+            let end = run.length;
+            while (end > 0 && COMBINING.test(run[end - 1] as string)) end--;
+            combining = run.length - end;
+            lastBase = combining > 0 ? "" : (run[run.length - 1] as string);
+            if (run.includes("\n")) lastBase = run.endsWith("\n") ? "" : lastBase;
+            i = stop - 1;
+            continue;
+          }
+        }
+      }
       let c = text.charCodeAt(i);
       let ch = text[i] as string;
       // Surrogates: pair them, or show U+FFFD; a high surrogate at the end waits for the next chunk.

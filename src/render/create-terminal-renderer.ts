@@ -464,8 +464,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
    * verbosity's budget with exactly one line saying what was hidden.
    */
   function showOutput(depth: number, text: string, role: Role = "output", diff = false): void {
-    const clean = sanitizeForTerminal(text, richText);
-    const all = trimBlankEnds(clean.split("\n"));
+    const all = outputLines(text);
     if (all.length === 0) return;
     const gutterOnly = `${indentOf(depth)}  ${style("gutter", "│")}`;
     const indent = `${gutterOnly} `;
@@ -495,6 +494,23 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     if (!keepAll) out[head] = `${indent}${style("meta", summary)}`;
     else if (summary !== "") out.push(`${indent}${style("meta", summary)}`);
     emit(`${out.join("\n")}\n`);
+  }
+
+  /**
+   * The output's lines, sanitised. When the output will be cut, only the lines that can be shown
+   * are sanitised (a 10 MB tool result costs a split, not a full escape-sequence scan); line
+   * numbers are the same either way, because sanitising never adds or removes a line break.
+   */
+  function outputLines(text: string): string[] {
+    const head = verbose ? VERBOSE_HEAD : NORMAL_HEAD;
+    const tail = verbose ? VERBOSE_TAIL : NORMAL_TAIL;
+    if (uncut || text.length < 4096) return trimBlankEnds(sanitizeForTerminal(text, richText).split("\n"));
+    const raw = trimBlankEnds(text.split("\n"));
+    if (raw.length - head - tail < MIN_HIDDEN) return trimBlankEnds(sanitizeForTerminal(raw.join("\n"), richText).split("\n"));
+    const clean = (line: string): string => sanitizeForTerminal(line.endsWith("\r") ? line.slice(0, -1) : line, richText);
+    const lines: string[] = new Array<string>(raw.length);
+    for (let i = 0; i < raw.length; i++) lines[i] = i < head || i >= raw.length - tail ? clean(raw[i] as string) : "";
+    return lines;
   }
 
   /** Our style around one line of untrusted text; kept SGR in it is reset at the end of the line. */
