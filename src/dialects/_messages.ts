@@ -55,10 +55,8 @@ export function createStreamState(): StreamState {
   const counters = new Map<string, number>();
 
   const withSession = <T extends AgentEventDraft>(draft: T, sessionId: string | undefined, time?: string): T => {
-    let out = draft;
-    if (sessionId !== undefined) out = { ...out, sessionId };
-    if (time !== undefined) out = { ...out, time };
-    return out;
+    if (sessionId === undefined) return time === undefined ? draft : { ...draft, time };
+    return time === undefined ? { ...draft, sessionId } : { ...draft, sessionId, time };
   };
   const metaOf = (options?: StartOptions): MessageMeta => {
     const meta: { contentType?: string; language?: string; channel?: string } = {};

@@ -124,15 +124,18 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
 
   function stamp(draft: AgentEventDraft): void {
     if (draft.type === "session.started" && draft.parentSessionId === undefined && draft.sessionId !== undefined) rootSessionId = draft.sessionId;
-    const event = {
-      v: MODEL_VERSION,
-      seq: seq++,
-      ...draft,
-    } as { -readonly [K in keyof AgentEvent]: AgentEvent[K] } & Record<string, unknown>;
-    if (event.sessionId === undefined && rootSessionId !== undefined) event.sessionId = rootSessionId;
-    if (event.source === undefined && dialect !== undefined) event.source = currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name };
-    if (includeRaw && event.raw === undefined && currentRaw !== undefined) event.raw = currentRaw;
-    onEvent(event as AgentEvent);
+    // One object literal per event (no properties added afterwards, so every event of a type shares one shape).
+    const sessionId = draft.sessionId ?? rootSessionId;
+    const source = draft.source ?? (dialect === undefined ? undefined : currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name });
+    const v = MODEL_VERSION;
+    const n = seq++;
+    let event: Record<string, unknown>;
+    if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
+    else if (sessionId !== undefined) event = { v, seq: n, ...draft, sessionId };
+    else if (source !== undefined) event = { v, seq: n, ...draft, source };
+    else event = { v, seq: n, ...draft };
+    if (includeRaw && draft.raw === undefined && currentRaw !== undefined) event.raw = currentRaw;
+    onEvent(event as unknown as AgentEvent);
   }
 
   function runStages(draft: AgentEventDraft, index: number): void {

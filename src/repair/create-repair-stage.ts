@@ -169,10 +169,12 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
 
   function sendMessageDelta(channel: Channel, messageId: string, text: string, draft: AgentEventDraft, emit: Emit): void {
     if (text === "") return;
-    const out: AgentEventDraft = { ...(draft as AgentEventDraft & { type: "message.delta" }), text, position: channel.emitted.length };
+    const delta = draft as Extract<AgentEventDraft, { type: "message.delta" }>;
+    const position = channel.emitted.length;
+    // The common case (a true delta at the right position) passes the draft on as it is: no copy per delta.
+    const out: AgentEventDraft = delta.text === text && delta.position === position && delta.messageId === messageId ? delta : { ...delta, text, position };
     channel.emitted += text;
     emit(out);
-    void messageId;
   }
 
   function flushHeld(channel: Channel, messageId: string, template: AgentEventDraft, emit: Emit): void {
