@@ -99,7 +99,6 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     channel.lastRaw = delta;
     channel.rawConcat += delta;
     channel.deltas++;
-    if (delta.length > largeDelta) stats.largeDeltas++;
     const current = channel.trueText ?? channel.emitted;
 
     // 1. Resend glitch: the same (non-trivial) delta twice in a row; A, B, A, B is kept.
@@ -213,6 +212,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       return;
     }
     if (draft.text === "") return;
+    if (draft.text.length > largeDelta) stats.largeDeltas++;
     // While a message has fewer than `minOverlap` characters, its deltas are held back until
     // the next one tells whether this stream sends snapshots: "Hel" then "Hello" is a snapshot
     // stream, and showing "Hel" first would duplicate it. Past `minOverlap` characters a snapshot
@@ -332,6 +332,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
 
   function onToolInputDelta(draft: Extract<AgentEventDraft, { type: "tool.input.delta" }>, emit: Emit): void {
     if (draft.text === "") return;
+    if (draft.text.length > largeDelta) stats.largeDeltas++;
     const channel = channelFor(toolInputs, draft.toolCallId, "assistant", "text", draft.sessionId);
     const fresh = resolve(channel, draft.text, emit, { toolCallId: draft.toolCallId, sessionId: draft.sessionId });
     if (fresh === "") return;
