@@ -79,9 +79,7 @@ describe("agentstream render", () => {
     for (let i = 0; i < n; i++) lines.push(`{"v":1,"seq":${i + 1},"type":"message.delta","messageId":"m","text":"${i % 80 === 79 ? "y\\n" : "y"}","position":${i}}`);
     lines.push(`{"v":1,"seq":${n + 1},"type":"message.completed","messageId":"m","role":"assistant","kind":"text","text":""}`);
     const io = counting({ stdin: `${lines.join("\n")}\n`, stdoutTTY: true });
-    const started = performance.now();
     expect(await run(["render", "--from", "agentstream", "--no-repair"], io)).toBe(0);
-    expect(performance.now() - started).toBeLessThan(20_000);
     expect(io.writes()).toBeLessThan(10);
     expect(io.out().replace(/\x1b\[[0-9;]*m/g, "").match(/y/g)).toHaveLength(n);
   });

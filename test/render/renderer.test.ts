@@ -131,16 +131,13 @@ describe("speed: 100k tiny deltas", () => {
     return stamp(out);
   };
 
-  it.each(["none", "basic", "full"] as const)("mode %s: linear time, and basic/none write once", (mode) => {
+  it.each(["none", "basic", "full"] as const)("mode %s: basic/none write once (speed is measured by npm run bench)", (mode) => {
     const list = events();
     let writes = 0;
     let length = 0;
     const renderer = createTerminalRenderer({ mode, write: (t) => void (writes++, (length += t.length)) });
-    const started = performance.now();
     for (const e of list) renderer.render(e);
     renderer.end();
-    const ms = performance.now() - started;
-    expect(ms).toBeLessThan(3000);
     if (mode !== "full") expect(writes).toBe(1);
     expect(length).toBeGreaterThan(many);
   });
