@@ -39,7 +39,8 @@ describe("cursor: detection", () => {
   });
 
   describe.skipIf(!hasShared)("never claims a Claude Code, Amp or Qwen Code capture", () => {
-    const files = ["claude", "amp", "qwen"].flatMap((folder) => {
+    // The describe body runs at collection even when skipped: read ../shared only when it is there.
+    const files = (hasShared ? ["claude", "amp", "qwen"] : []).flatMap((folder) => {
       const walk = (dir: string): string[] =>
         readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
       return walk(sharedPath("fixtures", folder));

@@ -14,14 +14,8 @@ export const sharedDir = resolve(process.env.AGENTSTREAM_SHARED ?? join(repoRoot
 /** True when the shared corpora and captures are present. */
 export const hasShared = existsSync(join(sharedDir, "corpus")) && existsSync(join(sharedDir, "fixtures"));
 
-let warned = false;
-/** Prints the one line that says why the real-data suites skip. */
-export function noteSharedMissing(): void {
-  if (!hasShared && !warned) {
-    warned = true;
-    console.warn(`[agentstream tests] ../shared not found at ${sharedDir}: suites on real captures and corpora are skipped`);
-  }
-}
+/** Kept for the suites that call it: the one line about a missing ../shared is printed by test/global-setup.ts. */
+export function noteSharedMissing(): void {}
 
 export function sharedPath(...parts: string[]): string {
   return join(sharedDir, ...parts);
