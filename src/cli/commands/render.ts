@@ -27,7 +27,8 @@ Options:
   --width <n>              fit one-line slots to n columns (default: the terminal's, else 80)
   --links                  make http(s) URLs clickable (OSC 8 links we build; the URL is the text)
   --keep-colors            keep the colours (SGR only) of tool output; other sequences stay visible
-${readingOptionsHelp}
+${readingOptionsHelp.split("\n").filter((line) => !/^\s+-[vq], --/.test(line)).join("\n")}
+  (in render, -v and -q set how much is shown; -q also silences input diagnostics on stderr)
 
 Example:
   claude -p "fix the tests" --output-format stream-json --verbose | agentstream render`,
