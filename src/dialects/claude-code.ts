@@ -4,6 +4,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
+import { anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./_claude-wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).
@@ -205,21 +206,6 @@ export interface ClaudeVariant {
 export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
 
 /** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
-const TOOL_KINDS = new Map<string, ToolKind>([
-  ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["run_shell_command", "command"],
-  ["Read", "file_read"], ["NotebookRead", "file_read"], ["read_file", "file_read"], ["read_many_files", "file_read"],
-  ["Write", "file_write"], ["write_file", "file_write"], ["create_file", "file_write"],
-  ["Edit", "file_edit"], ["MultiEdit", "file_edit"], ["NotebookEdit", "file_edit"], ["edit", "file_edit"], ["replace", "file_edit"], ["edit_file", "file_edit"], ["undo_edit", "file_edit"],
-  ["Grep", "search"], ["Glob", "search"], ["LS", "search"], ["glob", "search"], ["grep_search", "search"], ["search_file_content", "search"], ["list_directory", "search"], ["finder", "search"], ["codebase_search_agent", "search"],
-  ["WebSearch", "web_search"], ["web_search", "web_search"], ["google_web_search", "web_search"],
-  ["WebFetch", "web_fetch"], ["web_fetch", "web_fetch"], ["read_web_page", "web_fetch"],
-  ["Task", "subagent"], ["Agent", "subagent"], ["task", "subagent"], ["oracle", "subagent"], ["librarian", "subagent"],
-  ["TodoWrite", "todo"], ["TodoRead", "todo"], ["todo_write", "todo"], ["todo_read", "todo"], ["TaskCreate", "todo"], ["TaskUpdate", "todo"], ["TaskList", "todo"], ["TaskGet", "todo"], ["task_list", "todo"],
-]);
-
-/** Server-side tools of the Anthropic API (`server_tool_use` blocks). */
-const SERVER_TOOL_KINDS = new Map<string, ToolKind>([["web_search", "web_search"], ["web_fetch", "web_fetch"], ["code_execution", "command"], ["bash_code_execution", "command"]]);
-
 /** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */
 const INFO_SUBTYPES = new Set([
   "files_persisted", "local_command_output", "session_state_changed", "elicitation_complete", "notification", "post_turn_summary",
@@ -229,34 +215,10 @@ const INFO_SUBTYPES = new Set([
 /** Keys of a content block, a tool-use block: the ones that name a tool call. */
 const TOOL_USE_BLOCKS = new Set(["tool_use", "server_tool_use", "mcp_tool_use"]);
 
-/** Tool kind and MCP server of a tool name (`mcp__<server>__<tool>`). */
-function classifyTool(name: string, blockType: string, serverName: string | undefined): { kind: ToolKind; server?: string } {
-  if (blockType === "mcp_tool_use") return serverName === undefined ? { kind: "mcp" } : { kind: "mcp", server: serverName };
-  if (blockType === "server_tool_use") return { kind: SERVER_TOOL_KINDS.get(name) ?? "other" };
-  if (name.startsWith("mcp__")) {
-    const rest = name.slice(5);
-    const cut = rest.indexOf("__");
-    return { kind: "mcp", server: cut > 0 ? rest.slice(0, cut) : rest };
-  }
-  return { kind: TOOL_KINDS.get(name) ?? "other" };
-}
-
-/** A token count the schema accepts (a non-negative integer), else null. */
-function count(value: JsonValue | undefined): number | null {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
-}
-
 /** Anthropic usage to the model's Usage; undefined when no figure is present. */
 function usageOf(value: JsonValue | undefined): Usage | undefined {
-  const u = obj(value);
-  if (u === undefined) return undefined;
-  const usage: Usage = {
-    inputTokens: count(get(u, "input_tokens")),
-    outputTokens: count(get(u, "output_tokens")),
-    cacheReadTokens: count(get(u, "cache_read_input_tokens")),
-    cacheWriteTokens: count(get(u, "cache_creation_input_tokens")),
-    reasoningTokens: count(at(u, "output_tokens_details", "thinking_tokens")),
-  };
+  if (obj(value) === undefined) return undefined;
+  const usage = anthropicUsage(value);
   return Object.values(usage).every((v) => v === null) ? undefined : usage;
 }
 
@@ -300,43 +262,6 @@ function unknownIn(raw: JsonValue, reason: string, sessionId: string | undefined
 function isoFromSeconds(seconds: number | undefined): string | undefined {
   if (seconds === undefined || seconds < 0 || seconds > 8.64e12) return undefined;
   return new Date(seconds * 1000).toISOString();
-}
-
-/** Text of a tool_result `content`: a string, or text blocks joined by newlines (images and references as short markers). */
-function contentText(value: JsonValue | undefined): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  const items = arr(value);
-  if (items === undefined) return JSON.stringify(value);
-  const parts: string[] = [];
-  for (const item of items) {
-    const type = str(item, "type");
-    const text = typeof item === "string" ? item : str(item, "text");
-    if (text !== undefined) parts.push(text);
-    else if (type === "image" || type === "document") parts.push(`[${type}]`);
-    else if (type === "tool_reference") parts.push(`[tool_reference: ${str(item, "tool_name") ?? ""}]`);
-    else if (type === "web_search_result") parts.push(`${str(item, "title") ?? ""} <${str(item, "url") ?? ""}>`);
-    else parts.push(JSON.stringify(item));
-  }
-  return parts.join("\n");
-}
-
-/** Claude's Edit/Write `structuredPatch` hunks as a unified diff. */
-function unifiedDiff(path: string, patch: JsonValue[] | undefined): string | undefined {
-  if (patch === undefined || patch.length === 0) return undefined;
-  const out = [`--- ${path}`, `+++ ${path}`];
-  for (const hunk of patch) {
-    out.push(`@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`);
-    for (const line of arr(hunk, "lines") ?? []) if (typeof line === "string") out.push(line);
-  }
-  return out.join("\n");
-}
-
-/** A todo status as the model names it. */
-function planStatus(status: string | undefined): PlanItem["status"] {
-  if (status === "completed" || status === "done") return "completed";
-  if (status === "in_progress" || status === "in-progress" || status === "active") return "in_progress";
-  return "pending";
 }
 
 /** How a `task_notification` status ends a subagent session; undefined when it does not say. */

@@ -1,8 +1,9 @@
 // Source: Claude Code session transcripts that `claude` writes by itself (any mode) to ~/.claude/projects/<project>/<session>.jsonl and, for subagents (2.x), <session>/subagents/agent-<id>.jsonl; versions and quirks: docs/dialects/claude-session.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, ToolKind, Usage } from "../model/events.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../model/events.ts";
 import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
 import { arr, bool, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
+import { anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./_claude-wire.ts";
 import type { Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 
@@ -173,70 +174,6 @@ function detect(record: InputRecord): boolean {
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-/** Claude Code tool names and their kinds (the stream-json dialect uses the same names). */
-const TOOL_KINDS: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
-  ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["PowerShell", "command"],
-  ["Read", "file_read"], ["NotebookRead", "file_read"],
-  ["Write", "file_write"],
-  ["Edit", "file_edit"], ["MultiEdit", "file_edit"], ["NotebookEdit", "file_edit"],
-  ["Grep", "search"], ["Glob", "search"], ["LS", "search"],
-  ["WebSearch", "web_search"], ["WebFetch", "web_fetch"],
-  ["Task", "subagent"], ["Agent", "subagent"],
-  ["TodoWrite", "todo"], ["TodoRead", "todo"], ["TaskCreate", "todo"], ["TaskUpdate", "todo"], ["TaskList", "todo"], ["TaskGet", "todo"],
-]);
-/** Server-side tools of the Anthropic API (`server_tool_use` blocks). */
-const SERVER_TOOL_KINDS: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([["web_search", "web_search"], ["web_fetch", "web_fetch"], ["code_execution", "command"], ["bash_code_execution", "command"]]);
-
-/** Tool name → kind (and MCP server for `mcp__<server>__<tool>`). */
-function toolKind(name: string, blockType = "tool_use"): { kind: ToolKind; server?: string } {
-  if (blockType === "server_tool_use") return { kind: SERVER_TOOL_KINDS.get(name) ?? "other" };
-  if (name.startsWith("mcp__")) {
-    const rest = name.slice(5);
-    const cut = rest.indexOf("__");
-    return { kind: "mcp", server: cut > 0 ? rest.slice(0, cut) : rest };
-  }
-  return { kind: TOOL_KINDS.get(name) ?? "other" };
-}
-
-/** A todo status as the model names it. */
-function planStatus(status: string | undefined): PlanItem["status"] {
-  if (status === "completed" || status === "done") return "completed";
-  if (status === "in_progress" || status === "in-progress" || status === "active") return "in_progress";
-  return "pending";
-}
-
-/** Text of a tool_result's content: a string, or text blocks (images and other blocks as short markers). */
-function contentText(value: JsonValue | undefined): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  if (!Array.isArray(value)) return JSON.stringify(value);
-  const parts: string[] = [];
-  for (const block of value) {
-    const type = str(block, "type");
-    const text = str(block, "text");
-    if (text !== undefined) parts.push(text);
-    else if (type === "image") parts.push("[image]");
-    else if (type === "tool_reference") parts.push(`[tool_reference: ${str(block, "tool_name") ?? ""}]`);
-    else parts.push(JSON.stringify(block));
-  }
-  return parts.join("\n");
-}
-
-/** A token count the schema accepts (a non-negative integer), else null. */
-function count(value: number | undefined): number | null {
-  return value !== undefined && Number.isInteger(value) && value >= 0 ? value : null;
-}
-
-function usageOf(u: JsonObject): Usage {
-  return {
-    inputTokens: count(num(u, "input_tokens")),
-    outputTokens: count(num(u, "output_tokens")),
-    cacheReadTokens: count(num(u, "cache_read_input_tokens")),
-    cacheWriteTokens: count(num(u, "cache_creation_input_tokens")),
-    reasoningTokens: count(num(obj(u, "output_tokens_details"), "thinking_tokens")),
-  };
-}
-
 type UsageKey = keyof Usage;
 const USAGE_KEYS: readonly UsageKey[] = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"];
 
@@ -266,25 +203,13 @@ function usageGrowth(next: Usage, counted: Usage): Usage | undefined {
   return grew ? out : undefined;
 }
 
-/** A unified diff from Claude Code's `structuredPatch` hunks. */
-function patchText(path: string, hunks: JsonValue[]): string | undefined {
-  const lines: string[] = [];
-  for (const hunk of hunks) {
-    const body = arr(hunk, "lines");
-    if (body === undefined) continue;
-    lines.push(`@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`);
-    for (const line of body) if (typeof line === "string") lines.push(line);
-  }
-  return lines.length === 0 ? undefined : [`--- ${path}`, `+++ ${path}`, ...lines].join("\n");
-}
-
 /** file.changed facts from a Write / Edit / MultiEdit `toolUseResult`. */
 function fileChangeOf(result: JsonObject | undefined): FileChange | undefined {
   const path = str(result, "filePath");
   const hunks = arr(result, "structuredPatch");
   if (path === undefined || hunks === undefined) return undefined;
   const created = str(result, "type") === "create";
-  const diff = patchText(path, hunks) ?? (created ? str(result, "content") : undefined);
+  const diff = unifiedDiff(path, hunks) ?? (created ? str(result, "content") : undefined);
   return diff === undefined ? { path, kind: created ? "add" : "update" } : { path, kind: created ? "add" : "update", diff };
 }
 
@@ -582,7 +507,7 @@ function createDecoder(): DialectDecoder {
     if (usage !== undefined) {
       if (s.currentMessageId !== undefined && s.currentMessageId !== messageId) flushUsage(s.currentMessageId);
       s.currentMessageId = messageId;
-      const figures = usageOf(usage);
+      const figures = anthropicUsage(usage);
       const pending = pendingUsage.get(messageId);
       if (pending === undefined) pendingUsage.set(messageId, { usage: figures, model, session: s, time });
       else {
@@ -633,7 +558,7 @@ function createDecoder(): DialectDecoder {
     const toolCallId = str(block, "id") ?? state.nextId("tool");
     const name = str(block, "name") ?? "unknown";
     const input = get(block, "input");
-    const { kind, server } = toolKind(name, str(block, "type"));
+    const { kind, server } = classifyTool(name, str(block, "type"));
     const description = str(input, "description");
     state.toolStarted(toolCallId, name, s.id);
     openTools.add(toolCallId);
@@ -666,7 +591,7 @@ function createDecoder(): DialectDecoder {
     const name = state.toolName(toolCallId);
     const result = obj(toolUseResult);
     let exitCode = num(result, "exitCode");
-    if (exitCode === undefined && isError && name !== undefined && toolKind(name).kind === "command") {
+    if (exitCode === undefined && isError && name !== undefined && classifyTool(name).kind === "command") {
       // Claude Code writes a failed Bash call as the text "Exit code N\n…" (and toolUseResult "Error: Exit code N\n…"); we read N.
       const match = /^(?:Error: )?Exit code (\d+)/.exec(output ?? str(toolUseResult) ?? "");
       if (match?.[1] !== undefined) exitCode = Number(match[1]);
