@@ -32,8 +32,7 @@ export type IssueCode =
   | "schema-mismatch"
   | "out-of-order"
   | "dialect-mismatch"
-  // repair
-  | "stream-repaired"
+  // health
   | "parse-error-rate";
 
 /** One problem found in the input. Never thrown; handed to `onIssue` and counted. */
