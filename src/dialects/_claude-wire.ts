@@ -6,6 +6,23 @@
 import type { JsonValue, PlanItem, ToolKind, Usage } from "../model/events.ts";
 import { arr, at, get, num, obj, str } from "./_json.ts";
 
+/** An Anthropic Messages API content block, as assistant and user messages carry them. */
+export interface ContentBlock {
+  type: "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "mcp_tool_use" | "tool_result" | "image" | string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  /** `redacted_thinking` payload. */
+  data?: string;
+  id?: string;
+  name?: string;
+  input?: JsonValue;
+  server_name?: string;
+  tool_use_id?: string;
+  content?: string | ContentBlock[];
+  is_error?: boolean;
+}
+
 /** Tool name → kind, for Claude Code's tools and the Claude-compatible agents' (Amp, Qwen). */
 const TOOL_KINDS = new Map<string, ToolKind>([
   ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["PowerShell", "command"], ["run_shell_command", "command"],

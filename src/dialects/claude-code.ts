@@ -4,7 +4,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
-import { anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./_claude-wire.ts";
+import { type ContentBlock, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./_claude-wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).
@@ -78,23 +78,6 @@ interface ApiMessage {
   content?: ContentBlock[] | string;
   stop_reason?: string | null;
   usage?: WireUsage;
-}
-
-/** Content blocks of assistant and user messages. */
-interface ContentBlock {
-  type: "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "mcp_tool_use" | "tool_result" | "image" | string;
-  text?: string;
-  thinking?: string;
-  signature?: string;
-  /** `redacted_thinking` payload. */
-  data?: string;
-  id?: string;
-  name?: string;
-  input?: JsonValue;
-  server_name?: string;
-  tool_use_id?: string;
-  content?: string | ContentBlock[];
-  is_error?: boolean;
 }
 
 /** `assistant`: one line per content block in 2.x (the lines of one API message share `message.id`). */

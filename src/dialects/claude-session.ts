@@ -3,7 +3,7 @@ import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, P
 import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
 import { arr, bool, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
-import { anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./_claude-wire.ts";
+import { type ContentBlock, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./_claude-wire.ts";
 import type { Dialect, DialectDecoder } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 
@@ -33,21 +33,6 @@ interface TranscriptEnvelope {
   slug?: string;
   timestamp?: string;
   isMeta?: boolean;
-}
-
-/** An Anthropic Messages API content block. */
-interface ContentBlock {
-  type: "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "tool_result" | "image" | string;
-  text?: string;
-  thinking?: string;
-  signature?: string;
-  data?: string;
-  id?: string;
-  name?: string;
-  input?: JsonValue;
-  tool_use_id?: string;
-  content?: string | ContentBlock[];
-  is_error?: boolean;
 }
 
 /** Anthropic usage, as the API returned it for one message. */

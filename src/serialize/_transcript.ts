@@ -4,6 +4,7 @@
  * by the same code as `agentstream summary`, so the footer and `summary --json` never disagree).
  */
 import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent, Usage } from "../model/events.ts";
+import type { EventWriter } from "./writer.ts";
 import { sanitizeForTerminal } from "../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 
@@ -192,4 +193,52 @@ export function formatToolCount(summary: SessionSummary): string {
 /** "claude-code 2.1.220". */
 export function formatAgent(summary: SessionSummary): string {
   return [summary.agent, summary.agentVersion].filter((v): v is string => v !== null).join(" ");
+}
+
+/** Text collected for the caller, handed out (and cleared) once per event. */
+export interface OutputBuffer {
+  push(text: string): void;
+  take(): string;
+}
+
+export function createOutputBuffer(): OutputBuffer {
+  let out: string[] = [];
+  return {
+    push: (text) => void out.push(text),
+    take() {
+      if (out.length === 0) return "";
+      const text = out.join("");
+      out = [];
+      return text;
+    },
+  };
+}
+
+/**
+ * The writer shell both transcripts share: every event is folded into the session facts, tool
+ * calls whose arguments are complete are shown before anything else (a streamed argument waits),
+ * then the event is handled; `finish` writes the footer, given whether any event came.
+ */
+export function createTranscriptWriter(parts: {
+  facts: SessionFacts;
+  output: OutputBuffer;
+  showReady(): void;
+  handle(event: AgentEvent): void;
+  finish(seen: boolean): void;
+}): EventWriter {
+  let seen = false;
+  return {
+    write(event) {
+      seen = true;
+      parts.facts.add(event);
+      if (event.type !== "tool.input.delta") parts.showReady();
+      parts.handle(event);
+      return parts.output.take();
+    },
+    end() {
+      parts.showReady();
+      parts.finish(seen);
+      return parts.output.take();
+    },
+  };
 }

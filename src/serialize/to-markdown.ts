@@ -4,12 +4,12 @@
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
 import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
 import { formatMetric } from "../render/create-terminal-renderer.ts";
-import { cleanText, createSessionFacts, createToolTracker, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
 /** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {
-  let out: string[] = [];
+  const output = createOutputBuffer();
   const facts = createSessionFacts();
   const tools = createToolTracker();
   const children = new Set<string>();
@@ -23,7 +23,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
 
   const isChild = (sessionId: string | undefined): boolean => sessionId !== undefined && children.has(sessionId);
   const write = (markdown: string): void => {
-    out.push(`${markdown}\n\n`);
+    output.push(`${markdown}\n\n`);
   };
   const title = (): void => {
     if (titled) return;
@@ -248,28 +248,15 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     write(["| Field | Value |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n"));
   };
 
-  let seen = false;
-  return {
-    write(event) {
-      seen = true;
-      facts.add(event);
-      if (event.type !== "tool.input.delta") showReady();
-      handle(event);
-      return take();
-    },
-    end() {
-      showReady();
+  return createTranscriptWriter({
+    facts,
+    output,
+    showReady,
+    handle,
+    finish: (seen) => {
       if (seen) summaryTable();
-      return take();
     },
-  };
-
-  function take(): string {
-    if (out.length === 0) return "";
-    const text = out.join("");
-    out = [];
-    return text;
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // as visible pictures (src/render/_sanitize.ts). Streams: assistant text is written as its deltas arrive.
 import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
 import { formatMetric } from "../render/create-terminal-renderer.ts";
-import { cleanText, createSessionFacts, createToolTracker, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
 /** Continuation lines of a labelled block are indented this much; tool output and diffs twice as much. */
@@ -23,7 +23,7 @@ interface StreamedMessage {
 
 /** The streaming writer for `--to text`. */
 export function createTextWriter(_options: WriterOptions = {}): EventWriter {
-  let out: string[] = [];
+  const output = createOutputBuffer();
   let wroteAnything = false;
   /** What the last block was, so a tool's result sits right under its call. */
   let lastBlock: { kind: "tool" | "result" | "other"; toolCallId?: string } = { kind: "other" };
@@ -40,7 +40,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   const isChild = (event: AgentEvent): boolean => event.sessionId !== undefined && children.has(event.sessionId);
   const write = (text: string): void => {
     if (text === "") return;
-    out.push(text);
+    output.push(text);
     wroteAnything = true;
   };
   const closeLine = (): void => {
@@ -248,29 +248,16 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     block(`${RULE}\n${lines.join("\n")}`);
   };
 
-  let seen = false;
-  return {
-    write(event) {
-      seen = true;
-      facts.add(event);
-      if (event.type !== "tool.input.delta") showReady();
-      handle(event);
-      return take();
-    },
-    end() {
-      showReady();
+  return createTranscriptWriter({
+    facts,
+    output,
+    showReady,
+    handle,
+    finish: (seen) => {
       closeLine();
       if (seen) footer();
-      return take();
     },
-  };
-
-  function take(): string {
-    if (out.length === 0) return "";
-    const text = out.join("");
-    out = [];
-    return text;
-  }
+  });
 }
 
 /** A name, an id or a status line: control characters made visible and line breaks turned into spaces. */
