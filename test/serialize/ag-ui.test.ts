@@ -18,7 +18,8 @@ import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject } from "../../src/model/events.ts";
 import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
 import { agUiFormat } from "../../src/schema/formats/ag-ui.ts";
-import { createAgUiWriter } from "../../src/serialize/to-ag-ui.ts";
+import { convertEvents, records } from "../helpers/convert.ts";
+import { build } from "../helpers/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { oddEvents } from "../helpers/odd-events.ts";
 import { readFile } from "../helpers/read.ts";
@@ -27,23 +28,9 @@ import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from
 type Wire = JsonObject & { type: string };
 
 /** Our events with the envelope filled in. */
-function stream(...drafts: AgentEventDraft[]): AgentEvent[] {
-  return drafts.map((draft, seq) => ({ v: 1, seq, ...draft }) as AgentEvent);
-}
-
-function writeText(events: readonly AgentEvent[], sse = false): string {
-  const writer = createAgUiWriter({ sse });
-  let text = "";
-  for (const event of events) text += writer.write(event);
-  return text + writer.end();
-}
-
-function write(events: readonly AgentEvent[]): Wire[] {
-  return writeText(events)
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Wire);
-}
+const stream = (...drafts: AgentEventDraft[]): AgentEvent[] => build(drafts);
+const writeText = (events: readonly AgentEvent[], sse = false): string => convertEvents(events, "ag-ui", { sse });
+const write = (events: readonly AgentEvent[]): Wire[] => records(writeText(events)) as Wire[];
 
 /** The peer's verdict: undefined when verifyEvents (after transformChunks) accepts the whole stream, else its error. */
 async function peerVerdict(events: readonly JsonObject[]): Promise<string | undefined> {

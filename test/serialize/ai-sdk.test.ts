@@ -14,7 +14,8 @@ import { run } from "../../src/cli/run.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject, JsonValue } from "../../src/model/events.ts";
 import { aiSdkFormat } from "../../src/schema/formats/ai-sdk.ts";
-import { createAiSdkWriter } from "../../src/serialize/to-ai-sdk.ts";
+import { convertEvents, records } from "../helpers/convert.ts";
+import { build } from "../helpers/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { oddEvents } from "../helpers/odd-events.ts";
 import { readFile } from "../helpers/read.ts";
@@ -22,23 +23,10 @@ import { listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts"
 
 type Wire = JsonObject & { type: string };
 
-function stream(...drafts: AgentEventDraft[]): AgentEvent[] {
-  return drafts.map((draft, seq) => ({ v: 1, seq, ...draft }) as AgentEvent);
-}
-
-function writeText(events: readonly AgentEvent[], sse = false): string {
-  const writer = createAiSdkWriter({ sse });
-  let text = "";
-  for (const event of events) text += writer.write(event);
-  return text + writer.end();
-}
-
-function write(events: readonly AgentEvent[]): Wire[] {
-  return writeText(events)
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Wire);
-}
+/** Our events with the envelope filled in. */
+const stream = (...drafts: AgentEventDraft[]): AgentEvent[] => build(drafts);
+const writeText = (events: readonly AgentEvent[], sse = false): string => convertEvents(events, "ai-sdk", { sse });
+const write = (events: readonly AgentEvent[]): Wire[] => records(writeText(events)) as Wire[];
 
 const chunkSchema = uiMessageChunkSchema();
 
