@@ -8,6 +8,8 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
 import { getFormatSpec } from "../../src/schema/formats.ts";
 import { getOutputFormat, type WriterOptions } from "../../src/serialize/index.ts";
+import { expect } from "vitest";
+import type { SessionSummary } from "../../src/summary/summarize.ts";
 import { readAll, type ReadResult } from "./read.ts";
 import { listCaptures, repoRoot } from "./shared.ts";
 
@@ -67,4 +69,12 @@ export function sources(): [string, string][] {
     ["example/claude-code-session.ndjson", `${repoRoot}/examples/claude-code-session.ndjson`],
     ...listCaptures().map(([dialect, path]): [string, string] => [`${dialect}/${path.split("/").pop()}`, path]),
   ];
+}
+
+/** A round trip keeps the session's facts: final text, tool calls, usage and status. */
+export function expectSameFacts(back: SessionSummary, source: SessionSummary): void {
+  expect(back.finalText).toEqual(source.finalText);
+  expect(back.toolCalls).toEqual(source.toolCalls);
+  expect(back.usage).toEqual(source.usage);
+  expect(back.status).toEqual(source.status);
 }
