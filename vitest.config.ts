@@ -1,10 +1,25 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Suites that take seconds each: a terminal emulator over every capture and payload, tmux, generated
+ * multi-MB inputs. `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
+ */
+const slow = [
+  "test/render/emulator-captures.test.ts",
+  "test/render/emulator-payloads.test.ts",
+  "test/render/tmux.test.ts",
+  "test/ndjson/generated-large.test.ts",
+  "test/agents/**/*.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: slow } },
+      { extends: true, test: { name: "slow", include: slow } },
+    ],
   },
 });
