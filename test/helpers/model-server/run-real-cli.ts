@@ -1,0 +1,158 @@
+/**
+ * Runs the real Claude Code and Codex CLIs (installed by scripts/install-agent-clis.sh into
+ * .agent-clis/) against our scripted model server, offline.
+ *
+ * Isolation: where `unshare -n` works (Linux, root), the CLI runs in a network namespace that has
+ * only a loopback, so nothing can leave the machine whatever it tries. That loopback is not the
+ * one our server listens on, so bridge.mjs, started inside the namespace, relays the CLI's
+ * connections to the server's Unix socket (the file system is shared). Elsewhere the CLI talks to
+ * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { repoRoot } from "../shared.ts";
+import { startModelServer, type ModelServer } from "./index.ts";
+import { CODEX_MODEL } from "./openai-responses.ts";
+import type { Script } from "./script.ts";
+
+/** The folder scripts/install-agent-clis.sh installs into (AGENT_CLIS_DIR overrides it for both). */
+export const agentClisDir = resolve(repoRoot, process.env.AGENT_CLIS_DIR ?? ".agent-clis");
+const bin = (name: string): string | undefined => {
+  const path = join(agentClisDir, "node_modules", ".bin", name);
+  return existsSync(path) ? path : undefined;
+};
+/** Paths of the installed CLIs; undefined when absent. */
+export const realClis = { claude: bin("claude"), codex: bin("codex") } as const;
+
+let namespaceWorks: boolean | undefined;
+/** True when `unshare -n` plus `ip link set lo up` work here (checked once). */
+export function canIsolateNetwork(): boolean {
+  namespaceWorks ??= spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up"], { stdio: "ignore", timeout: 5000 }).status === 0;
+  return namespaceWorks;
+}
+
+export interface RealCliOptions {
+  /** Kill the CLI after this long. @defaultValue 45000 */
+  readonly timeoutMs?: number;
+  /** Run in a loopback-only network namespace when possible. @defaultValue true */
+  readonly isolate?: boolean;
+}
+
+export interface RealCliRun {
+  /** Exactly what the CLI wrote on stdout. */
+  readonly stdout: Buffer;
+  readonly stderr: string;
+  /** The exit code, or 128+n when killed by signal n (the timeout sends SIGKILL). */
+  readonly exitCode: number;
+  /** True when the run had no network but the loopback (see the module comment). */
+  readonly isolated: boolean;
+  readonly timedOut: boolean;
+  /** The server, closed: its `requests` show what the CLI asked. */
+  readonly server: ModelServer;
+}
+
+/** The environment both CLIs get: nothing of ours leaks in (no real keys, no IS_SANDBOX quirks). */
+function baseEnv(home: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, SHELL: "/bin/bash", LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1" };
+}
+
+/**
+ * Runs `claude -p <prompt> --output-format stream-json --verbose --include-partial-messages`
+ * against a server playing `script`.
+ */
+export async function runRealClaude(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const claude = realClis.claude;
+  if (claude === undefined) throw new Error(`Claude Code is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => ({
+    command: claude,
+    args: ["-p", prompt, "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--allowedTools", "Bash"],
+    env: {
+      ...baseEnv(home),
+      ANTHROPIC_BASE_URL: baseUrl,
+      ANTHROPIC_API_KEY: "sk-ant-scripted-test-key",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    },
+  }));
+}
+
+/** Runs `codex exec --json <prompt>` with a `mock` Responses provider pointing at a server playing `script`. */
+export async function runRealCodex(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const codex = realClis.codex;
+  if (codex === undefined) throw new Error(`Codex is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  // Retries off: an API-error script should fail at once, not after Codex's backoff.
+  const provider = `model_providers.mock={name="mock",base_url="${"{{BASE_URL}}"}/v1",wire_api="responses",env_key="MOCK_KEY",request_max_retries=0,stream_max_retries=0}`;
+  const disabled = ["plugins", "remote_plugin", "apps", "plugin_sharing", "in_app_updates", "api_key_model_discovery", "daemon_auto_start"];
+  return runReal(script, options, (home, baseUrl) => ({
+    command: codex,
+    args: [
+      "exec", "--json", "--skip-git-repo-check",
+      "-c", "model_provider=mock", "-c", provider.replace("{{BASE_URL}}", baseUrl), "-c", `model=${CODEX_MODEL}`,
+      "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
+      "--dangerously-bypass-approvals-and-sandbox",
+      ...disabled.flatMap((feature) => ["--disable", feature]),
+      prompt,
+    ],
+    env: { ...baseEnv(home), CODEX_HOME: home, MOCK_KEY: "sk-scripted-test-key" },
+  }));
+}
+
+interface Invocation {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+}
+
+async function runReal(script: Script, options: RealCliOptions, invocation: (home: string, baseUrl: string) => Invocation): Promise<RealCliRun> {
+  const dir = mkdtempSync(join(tmpdir(), "agentstream-cli-"));
+  const home = join(dir, "home");
+  const work = join(dir, "work");
+  spawnSync("mkdir", ["-p", home, work]);
+  const isolated = options.isolate !== false && canIsolateNetwork();
+  const server = await startModelServer(script, isolated ? { socketPath: join(dir, "model.sock") } : {});
+  try {
+    const { command, args, env } = invocation(home, isolated ? "{{BASE_URL}}" : server.url);
+    const [file, argv] = isolated
+      ? ["unshare", ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", process.execPath, join(import.meta.dirname, "bridge.mjs"), join(dir, "model.sock"), command, ...args]]
+      : [command, [...args]];
+    const result = await spawnCollect(file, argv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
+    return { ...result, isolated, server };
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface Collected {
+  readonly stdout: Buffer;
+  readonly stderr: string;
+  readonly exitCode: number;
+  readonly timedOut: boolean;
+}
+
+/** Spawns with stdin from /dev/null (Codex appends piped stdin to the prompt) and collects everything. */
+function spawnCollect(file: string, args: readonly string[], options: { env: Record<string, string>; cwd: string; timeoutMs: number }): Promise<Collected> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      // The whole process group: the CLI and whatever it started (bridge, shells, tool commands).
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    }, options.timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const exitCode = code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 0);
+      resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8"), exitCode, timedOut });
+    });
+  });
+}
