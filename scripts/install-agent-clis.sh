@@ -8,11 +8,12 @@
 set -u
 cd "$(dirname "$0")/.."
 dir="${AGENT_CLIS_DIR:-.agent-clis}"
+case "$dir" in /*) ;; *) dir="$(pwd)/$dir" ;; esac
 packages=("@anthropic-ai/claude-code@2.1.197" "@openai/codex@0.169.0")
 
 installed_version() { # prints the version of package $1 installed in $dir, or nothing
   node -e 'try { console.log(require(process.argv[1]).version) } catch {}' \
-    "$(pwd)/$dir/node_modules/$1/package.json" 2>/dev/null
+    "$dir/node_modules/$1/package.json" 2>/dev/null
 }
 
 missing=()

@@ -1,6 +1,6 @@
 /**
  * The real Claude Code and Codex CLIs, offline, against our scripted model server: for every
- * scenario in scenarios.ts the CLI's stdout goes through `createEventReader` with `dialect: "auto"`,
+ * scenario in scenarios.ts the CLI's stdout goes through our reader (`createEventReader`) with `dialect: "auto"`,
  * and the events must say what the script did (answer, tool calls and their output, reasoning apart,
  * usage as the server reported it, errors as errors), with no unknown records and a valid schema and
  * sequence. This keeps our decoders honest against the pinned CLI versions.
@@ -10,12 +10,11 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import { createEventReader } from "../../src/parse/create-event-reader.ts";
 import { checkSequence, validateEvent } from "../../src/schema/index.ts";
 import { usageOf, type Script } from "../helpers/model-server/index.ts";
 import { agentClisDir, canIsolateNetwork, realClis, runRealClaude, runRealCodex, type RealCliRun } from "../helpers/model-server/run-real-cli.ts";
+import { readAll } from "../helpers/read.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
 
 const haveClis = realClis.claude !== undefined && realClis.codex !== undefined;
@@ -33,21 +32,6 @@ const clis: readonly Cli[] = [
   { name: "claude", run: runRealClaude },
   { name: "codex", run: runRealCodex },
 ];
-
-interface Read {
-  readonly dialect: string | undefined;
-  readonly events: readonly AgentEvent[];
-  readonly issues: readonly Issue[];
-}
-
-function readStdout(stdout: Buffer): Read {
-  const events: AgentEvent[] = [];
-  const issues: Issue[] = [];
-  const reader = createEventReader({ onEvent: (event) => events.push(event) }, { dialect: "auto", onIssue: (issue) => issues.push(issue) });
-  reader.feed(stdout);
-  reader.end();
-  return { dialect: reader.dialect, events, issues };
-}
 
 const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((event): event is EventOf<T> => event.type === type);
@@ -73,7 +57,7 @@ describe.skipIf(!haveClis)("real agent CLIs against the scripted model server", 
       keepStdout(cli.name, scenario, run);
       const context = `${cli.name} exited ${run.exitCode}${run.timedOut ? " (timed out)" : ""}; stderr: ${run.stderr.slice(0, 500)}`;
       expect(run.timedOut, context).toBe(false);
-      const { dialect, events, issues } = readStdout(run.stdout);
+      const { dialect, events, issues } = readAll([run.stdout], { dialect: "auto" });
 
       expect(dialect).toBe(cli.name);
       expect(ofType(events, "unknown")).toEqual([]);
