@@ -35,7 +35,10 @@ function finish(child: ChildProcess): Promise<Finished> {
 }
 
 /** Resolves with the first stdout line that satisfies `test`, parsed. */
-function lineMatching(child: ChildProcess, test: (record: { type?: string; pid?: number }) => boolean): Promise<{ type?: string; pid?: number }> {
+function lineMatching(
+  child: ChildProcess,
+  test: (record: { type?: string; pid?: number }) => boolean,
+): Promise<{ type?: string; pid?: number }> {
   return new Promise((resolve) => {
     let pending = "";
     const onData = (chunk: Buffer): void => {
@@ -128,7 +131,11 @@ describe("fake agents", () => {
   it("flood-stderr.mjs writes 16 MiB of stderr between its two stdout lines", async () => {
     const run = await finish(start("flood-stderr.mjs"));
     expect(run.code).toBe(0);
-    const lines = run.stdout.toString("utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; stderrBytes?: number });
+    const lines = run.stdout
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; stderrBytes?: number });
     expect(lines.map((line) => line.type)).toEqual(["start", "end"]);
     expect(run.stderr.length).toBe(lines[1]?.stderrBytes);
     expect(run.stderr.length).toBeGreaterThanOrEqual(16 * 1024 * 1024);
@@ -139,7 +146,9 @@ describe("fake agents", () => {
     const done = finish(child);
     const { pid } = await lineMatching(child, (record) => record.type === "child");
     expect(typeof pid).toBe("number");
-    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (exitCode) => resolve(exitCode))));
+    const code = await new Promise<number | null>((resolve) =>
+      child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (exitCode) => resolve(exitCode)),
+    );
     expect(code).toBe(0);
     try {
       // The parent is gone, the child still holds the pipe: stdout has not ended.
@@ -153,7 +162,9 @@ describe("fake agents", () => {
   });
 
   it("a command that does not exist fails with ENOENT, and with 127 through a shell", async () => {
-    const error = await new Promise<NodeJS.ErrnoException>((resolve) => spawn("agentstream-no-such-agent", [], { stdio: "ignore" }).on("error", resolve));
+    const error = await new Promise<NodeJS.ErrnoException>((resolve) =>
+      spawn("agentstream-no-such-agent", [], { stdio: "ignore" }).on("error", resolve),
+    );
     expect(error.code).toBe("ENOENT");
     const run = await finish(spawn("sh", ["-c", "agentstream-no-such-agent"], { stdio: ["ignore", "pipe", "pipe"] }));
     expect(run.code).toBe(127);

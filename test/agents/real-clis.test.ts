@@ -13,15 +13,26 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import { checkSequence, validateEvent } from "../../src/schema/index.ts";
 import { usageOf, type Script } from "../helpers/model-server/index.ts";
-import { agentClisDir, canIsolateNetwork, realClis, runRealClaude, runRealCodex, type RealCliRun } from "../helpers/model-server/run-real-cli.ts";
+import {
+  agentClisDir,
+  canIsolateNetwork,
+  realClis,
+  runRealClaude,
+  runRealCodex,
+  type RealCliRun,
+} from "../helpers/model-server/run-real-cli.ts";
 import { readAll } from "../helpers/read.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
 
 const haveClis = realClis.claude !== undefined && realClis.codex !== undefined;
 if (!haveClis) {
-  console.warn(`[agentstream tests] real agent CLIs not found in ${agentClisDir}: test/agents/real-clis.test.ts is skipped (run scripts/install-agent-clis.sh)`);
+  console.warn(
+    `[agentstream tests] real agent CLIs not found in ${agentClisDir}: test/agents/real-clis.test.ts is skipped (run scripts/install-agent-clis.sh)`,
+  );
 } else if (!canIsolateNetwork()) {
-  console.warn("[agentstream tests] unshare -n is not available: the real CLIs run WITHOUT network isolation (they are still pointed at 127.0.0.1 only)");
+  console.warn(
+    "[agentstream tests] unshare -n is not available: the real CLIs run WITHOUT network isolation (they are still pointed at 127.0.0.1 only)",
+  );
 }
 
 interface Cli {
@@ -40,7 +51,10 @@ const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], typ
 function commandOf(events: readonly AgentEvent[], started: EventOf<"tool.started">): string {
   const input = started.input as { command?: unknown } | undefined;
   if (typeof input?.command === "string") return input.command;
-  const streamed = ofType(events, "tool.input.delta").filter((delta) => delta.toolCallId === started.toolCallId).map((delta) => delta.text).join("");
+  const streamed = ofType(events, "tool.input.delta")
+    .filter((delta) => delta.toolCallId === started.toolCallId)
+    .map((delta) => delta.text)
+    .join("");
   const parsed = JSON.parse(streamed) as { command?: unknown };
   return typeof parsed.command === "string" ? parsed.command : "";
 }

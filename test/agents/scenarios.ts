@@ -29,7 +29,12 @@ export const scenarios: readonly Scenario[] = [
   {
     name: "tool call and its result",
     script: [
-      { blocks: [{ type: "text", text: "Let me look." }, { type: "tool", command: "echo scripted-output" }] },
+      {
+        blocks: [
+          { type: "text", text: "Let me look." },
+          { type: "tool", command: "echo scripted-output" },
+        ],
+      },
       { blocks: [{ type: "text", text: "The command printed scripted-output." }], usage: { input: 250, output: 40, cacheRead: 200 } },
     ],
     finalText: "The command printed scripted-output.",
@@ -37,7 +42,14 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: "thinking or reasoning",
-    script: [{ blocks: [{ type: "thinking", text: "The user wants a short greeting." }, { type: "text", text: "Hi there." }] }],
+    script: [
+      {
+        blocks: [
+          { type: "thinking", text: "The user wants a short greeting." },
+          { type: "text", text: "Hi there." },
+        ],
+      },
+    ],
     finalText: "Hi there.",
     reasoning: "The user wants a short greeting.",
   },
@@ -63,10 +75,7 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: "large tool output and a large answer",
-    script: [
-      { blocks: [{ type: "tool", command: "seq 1 30000" }] },
-      { blocks: [{ type: "text", text: LARGE_TEXT, chunks: 25 }] },
-    ],
+    script: [{ blocks: [{ type: "tool", command: "seq 1 30000" }] }, { blocks: [{ type: "text", text: LARGE_TEXT, chunks: 25 }] }],
     finalText: LARGE_TEXT,
     // Claude Code keeps a preview and saves the rest to a file; Codex returns it whole. Both start so.
     tools: [{ command: "seq 1 30000", output: "1\n2\n3\n4\n5\n" }],

@@ -29,16 +29,35 @@ export async function answerAnthropic(res: ServerResponse, turn: Turn, index: nu
   if (turn.error?.via === "http") {
     const status = turn.error.status ?? 400;
     res.setHeader("request-id", `req_${index}`);
-    sendJsonError(res, status, { type: "error", error: { type: errorType(status), message: turn.error.message }, request_id: `req_${index}` });
+    sendJsonError(res, status, {
+      type: "error",
+      error: { type: errorType(status), message: turn.error.message },
+      request_id: `req_${index}`,
+    });
     return;
   }
   const usage = usageOf(turn, index);
   const sse = openSse(res);
   const messageId = `msg_scripted_${index}`;
-  const startUsage = { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheWrite, cache_read_input_tokens: usage.cacheRead, output_tokens: 1, service_tier: "standard" };
+  const startUsage = {
+    input_tokens: usage.input,
+    cache_creation_input_tokens: usage.cacheWrite,
+    cache_read_input_tokens: usage.cacheRead,
+    output_tokens: 1,
+    service_tier: "standard",
+  };
   sse.send("message_start", {
     type: "message_start",
-    message: { id: messageId, type: "message", role: "assistant", model: model ?? FALLBACK_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
+    message: {
+      id: messageId,
+      type: "message",
+      role: "assistant",
+      model: model ?? FALLBACK_MODEL,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: startUsage,
+    },
   });
   sse.send("ping", { type: "ping" });
   if (turn.delayMs !== undefined) await sse.wait(turn.delayMs, 500, () => sse.send("ping", { type: "ping" }));
@@ -52,24 +71,44 @@ export async function answerAnthropic(res: ServerResponse, turn: Turn, index: nu
     const at = { index: blockIndex };
     if (block.type === "text") {
       sse.send("content_block_start", { type: "content_block_start", ...at, content_block: { type: "text", text: "" } });
-      for (const text of splitText(block.text, block.chunks ?? 3)) sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "text_delta", text } });
+      for (const text of splitText(block.text, block.chunks ?? 3))
+        sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "text_delta", text } });
     } else if (block.type === "thinking") {
-      sse.send("content_block_start", { type: "content_block_start", ...at, content_block: { type: "thinking", thinking: "", signature: "" } });
-      for (const thinking of splitText(block.text, 2)) sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "thinking_delta", thinking } });
-      sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "signature_delta", signature: `scripted-signature-${index}-${blockIndex}` } });
+      sse.send("content_block_start", {
+        type: "content_block_start",
+        ...at,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
+      for (const thinking of splitText(block.text, 2))
+        sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "thinking_delta", thinking } });
+      sse.send("content_block_delta", {
+        type: "content_block_delta",
+        ...at,
+        delta: { type: "signature_delta", signature: `scripted-signature-${index}-${blockIndex}` },
+      });
     } else {
       stopReason = "tool_use";
       const toolUseId = `toolu_scripted_${index}_${blockIndex}`;
-      sse.send("content_block_start", { type: "content_block_start", ...at, content_block: { type: "tool_use", id: toolUseId, name: "Bash", input: {} } });
+      sse.send("content_block_start", {
+        type: "content_block_start",
+        ...at,
+        content_block: { type: "tool_use", id: toolUseId, name: "Bash", input: {} },
+      });
       const input = JSON.stringify({ command: block.command, description: "Run a scripted command" });
-      for (const partial_json of splitText(input, 3)) sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "input_json_delta", partial_json } });
+      for (const partial_json of splitText(input, 3))
+        sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "input_json_delta", partial_json } });
     }
     sse.send("content_block_stop", { type: "content_block_stop", ...at });
   });
   sse.send("message_delta", {
     type: "message_delta",
     delta: { stop_reason: stopReason, stop_sequence: null },
-    usage: { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheWrite, cache_read_input_tokens: usage.cacheRead, output_tokens: usage.output },
+    usage: {
+      input_tokens: usage.input,
+      cache_creation_input_tokens: usage.cacheWrite,
+      cache_read_input_tokens: usage.cacheRead,
+      output_tokens: usage.output,
+    },
   });
   sse.send("message_stop", { type: "message_stop" });
   sse.end();

@@ -14,7 +14,7 @@ import { answerAnthropic, answerAnthropicSideQuery, isClaudeSideQuery } from "./
 import { answerResponses } from "./openai-responses.ts";
 import type { Script, Turn } from "./script.ts";
 
-export type { ApiError, Block, Script, Turn, TurnUsage } from "./script.ts";
+export type { Script } from "./script.ts";
 export { usageOf } from "./script.ts";
 
 /** One request the server received, in arrival order. */

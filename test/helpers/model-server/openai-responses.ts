@@ -19,7 +19,9 @@ type OutputItem = Record<string, unknown> & { id: string; type: string };
 export async function answerResponses(res: ServerResponse, turn: Turn, index: number, model: string | undefined): Promise<void> {
   if (turn.error?.via === "http") {
     const status = turn.error.status ?? 400;
-    sendJsonError(res, status, { error: { message: turn.error.message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } });
+    sendJsonError(res, status, {
+      error: { message: turn.error.message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null },
+    });
     return;
   }
   const sse = openSse(res);
@@ -27,13 +29,21 @@ export async function answerResponses(res: ServerResponse, turn: Turn, index: nu
   const send = (type: string, fields: object): void => sse.send(type, { type, sequence_number: sequence++, ...fields });
   const responseId = `resp_scripted_${index}`;
   const response = (status: string, output: OutputItem[], extra: object = {}): object => ({
-    id: responseId, object: "response", created_at: Math.floor(Date.now() / 1000), status, model: model ?? CODEX_MODEL, output, ...extra,
+    id: responseId,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: model ?? CODEX_MODEL,
+    output,
+    ...extra,
   });
   send("response.created", { response: response("in_progress", []) });
   send("response.in_progress", { response: response("in_progress", []) });
   if (turn.delayMs !== undefined) await sse.wait(turn.delayMs);
   if (turn.error?.via === "stream") {
-    send("response.failed", { response: response("failed", [], { error: { code: "server_error", message: turn.error.message }, usage: null }) });
+    send("response.failed", {
+      response: response("failed", [], { error: { code: "server_error", message: turn.error.message }, usage: null }),
+    });
     sse.end();
     return;
   }
@@ -59,13 +69,23 @@ type Send = (type: string, fields: object) => void;
 function streamItem(send: Send, block: Block, suffix: string, output_index: number): OutputItem {
   if (block.type === "text") {
     const item_id = `msg_scripted_${suffix}`;
-    send("response.output_item.added", { output_index, item: { id: item_id, type: "message", status: "in_progress", role: "assistant", content: [] } });
+    send("response.output_item.added", {
+      output_index,
+      item: { id: item_id, type: "message", status: "in_progress", role: "assistant", content: [] },
+    });
     const part = { type: "output_text", annotations: [], text: "" };
     send("response.content_part.added", { item_id, output_index, content_index: 0, part });
-    for (const delta of splitText(block.text, block.chunks ?? 3)) send("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
+    for (const delta of splitText(block.text, block.chunks ?? 3))
+      send("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
     send("response.output_text.done", { item_id, output_index, content_index: 0, text: block.text, logprobs: [] });
     send("response.content_part.done", { item_id, output_index, content_index: 0, part: { ...part, text: block.text } });
-    const item = { id: item_id, type: "message", status: "completed", role: "assistant", content: [{ ...part, text: block.text, logprobs: [] }] };
+    const item = {
+      id: item_id,
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ ...part, text: block.text, logprobs: [] }],
+    };
     send("response.output_item.done", { output_index, item });
     return item;
   }
@@ -74,7 +94,8 @@ function streamItem(send: Send, block: Block, suffix: string, output_index: numb
     send("response.output_item.added", { output_index, item: { id: item_id, type: "reasoning", summary: [] } });
     const part = { type: "summary_text", text: "" };
     send("response.reasoning_summary_part.added", { item_id, output_index, summary_index: 0, part });
-    for (const delta of splitText(block.text, 2)) send("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta });
+    for (const delta of splitText(block.text, 2))
+      send("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta });
     send("response.reasoning_summary_text.done", { item_id, output_index, summary_index: 0, text: block.text });
     send("response.reasoning_summary_part.done", { item_id, output_index, summary_index: 0, part: { ...part, text: block.text } });
     const item = { id: item_id, type: "reasoning", summary: [{ type: "summary_text", text: block.text }] };
@@ -84,11 +105,13 @@ function streamItem(send: Send, block: Block, suffix: string, output_index: numb
   const item_id = `fc_scripted_${suffix}`;
   const call_id = `call_scripted_${suffix}`;
   const args = JSON.stringify({ cmd: block.command });
-  send("response.output_item.added", { output_index, item: { id: item_id, type: "function_call", status: "in_progress", call_id, name: "exec_command", arguments: "" } });
+  send("response.output_item.added", {
+    output_index,
+    item: { id: item_id, type: "function_call", status: "in_progress", call_id, name: "exec_command", arguments: "" },
+  });
   for (const delta of splitText(args, 3)) send("response.function_call_arguments.delta", { item_id, output_index, delta });
   send("response.function_call_arguments.done", { item_id, output_index, arguments: args });
   const item = { id: item_id, type: "function_call", status: "completed", call_id, name: "exec_command", arguments: args };
   send("response.output_item.done", { output_index, item });
   return item;
 }
-

@@ -90,9 +90,19 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
   return runReal(script, options, (home, baseUrl) => ({
     command: codex,
     args: [
-      "exec", "--json", "--skip-git-repo-check",
-      "-c", "model_provider=mock", "-c", provider.replace("{{BASE_URL}}", baseUrl), "-c", `model=${CODEX_MODEL}`,
-      "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "-c",
+      "model_provider=mock",
+      "-c",
+      provider.replace("{{BASE_URL}}", baseUrl),
+      "-c",
+      `model=${CODEX_MODEL}`,
+      "-c",
+      "check_for_update_on_startup=false",
+      "-c",
+      "analytics.enabled=false",
       "--dangerously-bypass-approvals-and-sandbox",
       ...disabled.flatMap((feature) => ["--disable", feature]),
       prompt,
@@ -107,7 +117,11 @@ interface Invocation {
   readonly env: Record<string, string>;
 }
 
-async function runReal(script: Script, options: RealCliOptions, invocation: (home: string, baseUrl: string) => Invocation): Promise<RealCliRun> {
+async function runReal(
+  script: Script,
+  options: RealCliOptions,
+  invocation: (home: string, baseUrl: string) => Invocation,
+): Promise<RealCliRun> {
   const dir = mkdtempSync(join(tmpdir(), "agentstream-cli-"));
   const home = join(dir, "home");
   const work = join(dir, "work");
@@ -117,7 +131,21 @@ async function runReal(script: Script, options: RealCliOptions, invocation: (hom
   try {
     const { command, args, env } = invocation(home, isolated ? "{{BASE_URL}}" : server.url);
     const [file, argv] = isolated
-      ? ["unshare", ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", process.execPath, join(import.meta.dirname, "bridge.mjs"), join(dir, "model.sock"), command, ...args]]
+      ? [
+          "unshare",
+          [
+            "-n",
+            "sh",
+            "-c",
+            'ip link set lo up && exec "$@"',
+            "sh",
+            process.execPath,
+            join(import.meta.dirname, "bridge.mjs"),
+            join(dir, "model.sock"),
+            command,
+            ...args,
+          ],
+        ]
       : [command, [...args]];
     const result = await spawnCollect(file, argv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
     return { ...result, isolated, server };
@@ -135,7 +163,11 @@ interface Collected {
 }
 
 /** Spawns with stdin from /dev/null (Codex appends piped stdin to the prompt) and collects everything. */
-function spawnCollect(file: string, args: readonly string[], options: { env: Record<string, string>; cwd: string; timeoutMs: number }): Promise<Collected> {
+function spawnCollect(
+  file: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; cwd: string; timeoutMs: number },
+): Promise<Collected> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const out: Buffer[] = [];

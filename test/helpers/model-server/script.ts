@@ -24,7 +24,7 @@ export type Block =
   | { readonly type: "tool"; readonly command: string };
 
 /** An API error instead of an answer. */
-export interface ApiError {
+interface ApiError {
   /** `http`: a non-2xx status with a JSON body; `stream`: a 200 SSE stream that ends in an error event. */
   readonly via: "http" | "stream";
   /** HTTP status for `via: "http"`. @defaultValue 400 */
