@@ -4,12 +4,14 @@
 # too big to be dev dependencies of the package). Idempotent: does nothing when the pinned versions
 # are there. Quiet, and never fails CI: when npm cannot install them it says so in one line on stderr
 # and the suite skips with one line. Called by .ci/run after install-test-deps.sh.
-# AGENT_CLIS_DIR overrides the folder (the tests read the same variable).
+# AGENT_CLIS_DIR overrides the folder (the tests read the same variable); AGENT_CLIS_OPENCODE=1 adds OpenCode.
 set -u
 cd "$(dirname "$0")/.."
 dir="${AGENT_CLIS_DIR:-.agent-clis}"
 case "$dir" in /*) ;; *) dir="$(pwd)/$dir" ;; esac
 packages=("@anthropic-ai/claude-code@2.1.197" "@openai/codex@0.169.0")
+# OpenCode (354 MB more, 15-20 s a run) only on request: AGENT_CLIS_OPENCODE=1.
+[ "${AGENT_CLIS_OPENCODE:-}" = "1" ] && packages+=("opencode-ai@1.18.33")
 
 installed_version() { # prints the version of package $1 installed in $dir, or nothing
   node -e 'try { console.log(require(process.argv[1]).version) } catch {}' \
@@ -30,7 +32,7 @@ fi
 mkdir -p "$dir" || { echo "install-agent-clis: cannot create $dir; the real-CLI tests will skip" >&2; exit 0; }
 # A package.json of its own keeps npm from walking up into the project's.
 [ -f "$dir/package.json" ] || echo '{ "name": "agent-clis", "private": true }' > "$dir/package.json"
-if ! npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --no-progress \
+if ! npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error --no-progress \
     "${missing[@]}" >/dev/null 2>"$dir/install.log"; then
   echo "install-agent-clis: npm could not install ${missing[*]} (see $dir/install.log); the real-CLI tests will skip" >&2
 fi

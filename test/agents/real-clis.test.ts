@@ -19,6 +19,7 @@ import {
   realClis,
   runRealClaude,
   runRealCodex,
+  runRealOpenCode,
   type RealCliRun,
 } from "../helpers/model-server/run-real-cli.ts";
 import { readAll } from "../helpers/read.ts";
@@ -29,7 +30,12 @@ if (!haveClis) {
   console.warn(
     `[agentstream tests] real agent CLIs not found in ${agentClisDir}: test/agents/real-clis.test.ts is skipped (run scripts/install-agent-clis.sh)`,
   );
-} else if (!canIsolateNetwork()) {
+} else if (realClis.opencode === undefined) {
+  console.warn(
+    "[agentstream tests] OpenCode is not installed (optional: AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh): its two real-CLI tests are skipped",
+  );
+}
+if (haveClis && !canIsolateNetwork()) {
   console.warn(
     "[agentstream tests] unshare -n is not available: the real CLIs run WITHOUT network isolation (they are still pointed at 127.0.0.1 only)",
   );
@@ -123,5 +129,36 @@ describe.skipIf(!haveClis)("real agent CLIs against the scripted model server", 
       expect(session.usage?.outputTokens).toBe(sum((usage) => usage.output));
       expect(session.usage?.cacheReadTokens).toBe(sum((usage) => usage.cacheRead));
     });
+  });
+});
+
+/** OpenCode talks to the same Anthropic server; its stream has no final result line, so the checks are fewer. */
+describe.skipIf(realClis.opencode === undefined)("real OpenCode against the scripted model server (optional)", () => {
+  const chosen = scenarios.filter((scenario) => scenario.name === "text" || scenario.name === "tool call and its result");
+  it.concurrent.each(chosen.map((scenario) => [scenario.name, scenario] as const))("%s", async (_name, scenario) => {
+    const run = await runRealOpenCode(scenario.script, "Follow the scripted scenario.", { timeoutMs: 55_000 });
+    keepStdout("opencode", scenario, run);
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode, run.stderr.slice(0, 500)).toBe(0);
+    const { dialect, events, issues } = readAll([run.stdout], { dialect: "auto" });
+    expect(dialect).toBe("opencode");
+    expect(ofType(events, "unknown")).toEqual([]);
+    expect(issues).toEqual([]);
+    for (const event of events) expect(validateEvent(event)).toEqual([]);
+    expect(checkSequence(events)).toEqual([]);
+    expect(run.server.turnsUsed).toBe(scenario.script.length);
+    const answers = ofType(events, "message.completed").filter((message) => message.role === "assistant" && message.kind === "text");
+    expect(answers.at(-1)?.text).toBe(scenario.finalText);
+    const started = ofType(events, "tool.started");
+    expect(started.map((tool) => commandOf(events, tool))).toEqual((scenario.tools ?? []).map((tool) => tool.command));
+    for (const [index, tool] of (scenario.tools ?? []).entries()) {
+      const done = ofType(events, "tool.completed").filter((event) => event.toolCallId === started[index]?.toolCallId);
+      expect(done[0]?.output).toContain(tool.output);
+    }
+    // One step per model turn, each with the usage the server reported.
+    const steps = ofType(events, "turn.completed");
+    expect(steps.map((step) => [step.usage?.inputTokens, step.usage?.outputTokens])).toEqual(
+      scenario.script.map(usageOf).map((usage) => [usage.input, usage.output]),
+    );
   });
 });

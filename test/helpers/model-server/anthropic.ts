@@ -25,7 +25,13 @@ function errorType(status: number): string {
 }
 
 /** Answers one request with `turn`; `index` numbers ids and default usage. */
-export async function answerAnthropic(res: ServerResponse, turn: Turn, index: number, model: string | undefined): Promise<void> {
+export async function answerAnthropic(
+  res: ServerResponse,
+  turn: Turn,
+  index: number,
+  model: string | undefined,
+  shellTool = "Bash",
+): Promise<void> {
   if (turn.error?.via === "http") {
     const status = turn.error.status ?? 400;
     res.setHeader("request-id", `req_${index}`);
@@ -92,7 +98,7 @@ export async function answerAnthropic(res: ServerResponse, turn: Turn, index: nu
       sse.send("content_block_start", {
         type: "content_block_start",
         ...at,
-        content_block: { type: "tool_use", id: toolUseId, name: "Bash", input: {} },
+        content_block: { type: "tool_use", id: toolUseId, name: shellTool, input: {} },
       });
       const input = JSON.stringify({ command: block.command, description: "Run a scripted command" });
       for (const partial_json of splitText(input, 3))
@@ -114,10 +120,13 @@ export async function answerAnthropic(res: ServerResponse, turn: Turn, index: nu
   sse.end();
 }
 
-/** A request Claude Code makes besides the agent loop (titles, topic checks): it offers no Bash tool. */
-export function isClaudeSideQuery(body: unknown): boolean {
+/**
+ * The shell tool a request offers: Claude Code's `Bash`, OpenCode's `bash` (both take `{command, description}`).
+ * A request that offers none is a side query (titles, topic checks) outside the agent loop.
+ */
+export function shellToolOf(body: unknown): string | undefined {
   const tools = (body as { tools?: { name?: string }[] } | undefined)?.tools;
-  return !Array.isArray(tools) || !tools.some((tool) => tool.name === "Bash");
+  return Array.isArray(tools) ? tools.find((tool) => tool.name === "Bash" || tool.name === "bash")?.name : undefined;
 }
 
 /** A short text answer with zero usage, so side queries never change the totals a test checks. */

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from "node:net";
 import { rmSync } from "node:fs";
-import { answerAnthropic, answerAnthropicSideQuery, isClaudeSideQuery } from "./anthropic.ts";
+import { answerAnthropic, answerAnthropicSideQuery, shellToolOf } from "./anthropic.ts";
 import { answerResponses } from "./openai-responses.ts";
 import type { Script, Turn } from "./script.ts";
 
@@ -27,7 +27,7 @@ export interface ModelRequest {
   readonly body: unknown;
   /** The script turn this request was answered with; absent for side queries, probes and extra requests. */
   readonly turn?: number;
-  /** A Claude Code request outside the agent loop (no Bash tool offered): answered with a short text. */
+  /** A request outside the agent loop (no shell tool offered, e.g. a title): answered with a short text. */
   readonly side?: boolean;
 }
 
@@ -82,14 +82,15 @@ export async function startModelServer(script: Script, options: ModelServerOptio
       requests.push({ method: req.method ?? "GET", path, body, ...fields });
     };
     if (req.method === "POST" && path === "/v1/messages") {
-      if (isClaudeSideQuery(body)) {
+      const shellTool = shellToolOf(body);
+      if (shellTool === undefined) {
         record({ api: "anthropic", side: true });
         await answerAnthropicSideQuery(res, 1000 + sideQueries++, modelName);
         return;
       }
       const { turn, index } = takeTurn();
       record(index === undefined ? { api: "anthropic" } : { api: "anthropic", turn: index });
-      await answerAnthropic(res, turn, index ?? script.length, modelName);
+      await answerAnthropic(res, turn, index ?? script.length, modelName, shellTool);
       return;
     }
     if (req.method === "POST" && path === "/v1/responses") {

@@ -1,6 +1,6 @@
 /**
  * Runs the real Claude Code and Codex CLIs (installed by scripts/install-agent-clis.sh into
- * .agent-clis/) against our scripted model server, offline.
+ * .agent-clis/), and OpenCode when it was installed too, against our scripted model server, offline.
  *
  * Isolation: where `unshare -n` works (Linux, root), the CLI runs in a network namespace that has
  * only a loopback, so nothing can leave the machine whatever it tries. That loopback is not the
@@ -24,7 +24,7 @@ const bin = (name: string): string | undefined => {
   return existsSync(path) ? path : undefined;
 };
 /** Paths of the installed CLIs; undefined when absent. */
-export const realClis = { claude: bin("claude"), codex: bin("codex") } as const;
+export const realClis = { claude: bin("claude"), codex: bin("codex"), opencode: bin("opencode") } as const;
 
 let namespaceWorks: boolean | undefined;
 /** True when `unshare -n` plus `ip link set lo up` work here (checked once). */
@@ -108,6 +108,34 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
       prompt,
     ],
     env: { ...baseEnv(home), CODEX_HOME: home, MOCK_KEY: "sk-scripted-test-key" },
+  }));
+}
+
+/**
+ * Runs `opencode run --format json <prompt>` with its built-in `anthropic` provider pointed at a server
+ * playing `script` (OpenCode's shell tool is `bash`; the server answers with that name). Optional:
+ * installed only with AGENT_CLIS_OPENCODE=1. A run takes 15 to 20 s here, mostly its own start-up.
+ */
+export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const opencode = realClis.opencode;
+  if (opencode === undefined) throw new Error(`OpenCode is not installed in ${agentClisDir}: run AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => ({
+    command: opencode,
+    args: ["run", "--format", "json", prompt],
+    env: {
+      ...baseEnv(home),
+      ANTHROPIC_API_KEY: "sk-ant-scripted-test-key",
+      // Inline config: no file to write, and the bridge can fill in its address.
+      OPENCODE_CONFIG_CONTENT: JSON.stringify({
+        model: "anthropic/claude-sonnet-4-5",
+        autoupdate: false,
+        share: "disabled",
+        provider: { anthropic: { options: { baseURL: `${baseUrl}/v1`, apiKey: "sk-ant-scripted-test-key" } } },
+      }),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    },
   }));
 }
 
