@@ -9,8 +9,8 @@
  * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
 import { startModelServer, type ModelServer } from "./index.ts";
@@ -118,7 +118,8 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
  */
 export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
   const opencode = realClis.opencode;
-  if (opencode === undefined) throw new Error(`OpenCode is not installed in ${agentClisDir}: run AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh`);
+  if (opencode === undefined)
+    throw new Error(`OpenCode is not installed in ${agentClisDir}: run AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: opencode,
     args: ["run", "--format", "json", prompt],
@@ -153,10 +154,12 @@ async function runReal(
   const dir = mkdtempSync(join(tmpdir(), "agentstream-cli-"));
   const home = join(dir, "home");
   const work = join(dir, "work");
-  spawnSync("mkdir", ["-p", home, work]);
+  mkdirSync(home);
+  mkdirSync(work);
   const isolated = options.isolate !== false && canIsolateNetwork();
-  const server = await startModelServer(script, isolated ? { socketPath: join(dir, "model.sock") } : {});
+  let server: ModelServer | undefined;
   try {
+    server = await startModelServer(script, isolated ? { socketPath: join(dir, "model.sock") } : {});
     const { command, args, env } = invocation(home, isolated ? "{{BASE_URL}}" : server.url);
     const [file, argv] = isolated
       ? [
@@ -178,7 +181,7 @@ async function runReal(
     const result = await spawnCollect(file, argv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
     return { ...result, isolated, server };
   } finally {
-    await server.close();
+    await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -203,15 +206,23 @@ function spawnCollect(
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
+    // The CLI leads a process group of its own (detached), with whatever it starts: bridge, shells, tool commands.
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is already gone.
+      }
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      // The whole process group: the CLI and whatever it started (bridge, shells, tool commands).
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      killGroup();
     }, options.timeoutMs);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      const exitCode = code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 0);
+      killGroup(); // nothing the CLI left behind outlives the run
+      const exitCode = code ?? 128 + (signal === null ? 0 : constants.signals[signal]);
       resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8"), exitCode, timedOut });
     });
   });
