@@ -7,6 +7,13 @@ import type { AgentEvent, Usage } from "../model/events.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
 import type { HealthStats, RecordStats } from "../parse/create-event-reader.ts";
 
+/**
+ * Dialects whose input is a saved session log, written from the session's first record to its last: there the
+ * span of the timestamps is the session's duration. A live stream's timestamps only cover what was printed
+ * (not the start-up or the model's first latency), so its duration comes from its end record or stays null.
+ */
+const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set(["claude-session", "codex-session", "gemini-session"]);
+
 /** How a tool call ended, as far as the stream says. */
 export type ToolCallStatus = "success" | "error" | "incomplete";
 
@@ -159,7 +166,8 @@ export function createSummaryBuilder(): SummaryBuilder {
       else if (cumulativeUsage !== undefined) usage = addUsage(cumulativeUsage, emptyUsage());
       else usage = addUsage(turnUsage, deltaUsage);
       const turns = completed?.turns ?? (Math.max(turnsStarted, turnsCompleted) || userPrompts || null);
-      const span = firstTime !== undefined && lastTime !== undefined && lastTime > firstTime ? lastTime - firstTime : null;
+      const saved = dialect !== undefined && SAVED_SESSION_DIALECTS.has(dialect);
+      const span = saved && firstTime !== undefined && lastTime !== undefined && lastTime > firstTime ? lastTime - firstTime : null;
       const status = completed?.status ?? "incomplete";
       return {
         dialect: dialect ?? null,
