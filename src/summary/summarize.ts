@@ -28,7 +28,7 @@ export interface SessionSummary {
   error: string | null;
   finalText: string | null;
   toolCalls: { id: string; name: string; status: ToolCallStatus }[];
-  /** All tokens of the session, subagents included. */
+  /** The session's tokens, subagents included where the log carries theirs (the rule per dialect: docs/events.md). */
   usage: Usage;
   /** The part of `usage` that subagent (sidechain) sessions spent; every figure null when none reported any. */
   subagentUsage: Usage;

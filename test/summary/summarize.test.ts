@@ -10,7 +10,10 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { listCaptures } from "../helpers/shared.ts";
 
 const fixture = (dialect: string, name: string): string => new URL(`../fixtures/${dialect}/${name}`, import.meta.url).pathname;
-const captures = (dialect: string): string[] => listCaptures().filter(([d, path]) => d === dialect && !path.endsWith(".json")).map(([, path]) => path);
+const captures = (dialect: string): string[] =>
+  listCaptures()
+    .filter(([d, path]) => d === dialect && !path.endsWith(".json"))
+    .map(([, path]) => path);
 const lines = (path: string): unknown[] =>
   readFileSync(path, "utf8")
     .split("\n")
@@ -29,7 +32,11 @@ interface TranscriptLine {
   isSidechain?: boolean;
   requestId?: string;
   timestamp?: string;
-  message?: { id?: string; model?: string; usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number } };
+  message?: {
+    id?: string;
+    model?: string;
+    usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  };
 }
 
 /**
@@ -41,7 +48,12 @@ function referenceUsage(path: string): { total: number[]; sidechain: number[] } 
   for (const line of lines(path) as TranscriptLine[]) {
     const usage = line.message?.usage;
     if (line.type !== "assistant" || usage === undefined || line.message?.model === "<synthetic>") continue;
-    const figures = [usage.input_tokens ?? 0, usage.output_tokens ?? 0, usage.cache_read_input_tokens ?? 0, usage.cache_creation_input_tokens ?? 0];
+    const figures = [
+      usage.input_tokens ?? 0,
+      usage.output_tokens ?? 0,
+      usage.cache_read_input_tokens ?? 0,
+      usage.cache_creation_input_tokens ?? 0,
+    ];
     last.set(`${line.message?.id}|${line.requestId}`, { sidechain: line.isSidechain === true, figures });
   }
   const total = [0, 0, 0, 0];
@@ -55,14 +67,31 @@ function referenceUsage(path: string): { total: number[]; sidechain: number[] } 
   return { total, sidechain };
 }
 
-const figures = (usage: Usage): number[] => [usage.inputTokens ?? 0, usage.outputTokens ?? 0, usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0];
+const figures = (usage: Usage): number[] => [
+  usage.inputTokens ?? 0,
+  usage.outputTokens ?? 0,
+  usage.cacheReadTokens ?? 0,
+  usage.cacheWriteTokens ?? 0,
+];
 
 describe("summary: Claude transcript token totals (message id + request id, last record wins, sidechains apart)", () => {
   it("usage-per-request-sidechain-cost: each response counted once with its last figures, a retried request apart, the sidechain apart", () => {
     const { summary } = readFile(fixture("claude-session", "usage-per-request-sidechain-cost.ndjson"));
     // Output: msg_X 90 (last of 5, 90) + msg_Y/req_2 7 + msg_Y/req_3 9 + msg_Z 3 + sidechain msg_S 40 (last of 10, 40).
-    expect(summary.usage).toEqual({ inputTokens: 19, outputTokens: 149, cacheReadTokens: 4500, cacheWriteTokens: 450, reasoningTokens: null });
-    expect(summary.subagentUsage).toEqual({ inputTokens: 3, outputTokens: 40, cacheReadTokens: 500, cacheWriteTokens: 50, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 19,
+      outputTokens: 149,
+      cacheReadTokens: 4500,
+      cacheWriteTokens: 450,
+      reasoningTokens: null,
+    });
+    expect(summary.subagentUsage).toEqual({
+      inputTokens: 3,
+      outputTokens: 40,
+      cacheReadTokens: 500,
+      cacheWriteTokens: 50,
+      reasoningTokens: null,
+    });
     // costUSD: msg_X's last record 0.02 + the sidechain's 0.005 + msg_Y/req_2's 0.001.
     expect(summary.costUsd).toBeCloseTo(0.026, 10);
     expect(summary.subagents).toBe(1);
@@ -70,7 +99,13 @@ describe("summary: Claude transcript token totals (message id + request id, last
 
   it("a session without subagents reports no subagent usage, and no cost when no record carries costUSD", () => {
     const { summary } = readFile(fixture("claude-session", "usage-repeated-per-content-block.ndjson"));
-    expect(summary.subagentUsage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.subagentUsage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(summary.costUsd).toBeNull();
   });
 
@@ -93,10 +128,37 @@ describe("summary: saved sessions derive duration, turns and model", () => {
 
   it("prompts separated by anything count apart; the text blocks of one prompt record count once", () => {
     const sid = "5f0c2a9e-0000-4a2b-9c3d-00000000c1a1";
-    const user = (uuid: string, content: unknown, timestamp: string) => ({ parentUuid: null, isSidechain: false, userType: "external", sessionId: sid, version: "2.1.200", type: "user", uuid, timestamp, message: { role: "user", content } });
-    const synthetic = { parentUuid: "u-1", isSidechain: false, userType: "external", sessionId: sid, version: "2.1.200", type: "assistant", uuid: "a-1", timestamp: "2026-01-01T00:00:01.000Z", message: { id: "m-1", model: "<synthetic>", role: "assistant", content: [{ type: "text", text: "No response requested." }] } };
+    const user = (uuid: string, content: unknown, timestamp: string) => ({
+      parentUuid: null,
+      isSidechain: false,
+      userType: "external",
+      sessionId: sid,
+      version: "2.1.200",
+      type: "user",
+      uuid,
+      timestamp,
+      message: { role: "user", content },
+    });
+    const synthetic = {
+      parentUuid: "u-1",
+      isSidechain: false,
+      userType: "external",
+      sessionId: sid,
+      version: "2.1.200",
+      type: "assistant",
+      uuid: "a-1",
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { id: "m-1", model: "<synthetic>", role: "assistant", content: [{ type: "text", text: "No response requested." }] },
+    };
     const records = [
-      user("u-1", [{ type: "text", text: "First," }, { type: "text", text: "one prompt in two blocks." }], "2026-01-01T00:00:00.000Z"),
+      user(
+        "u-1",
+        [
+          { type: "text", text: "First," },
+          { type: "text", text: "one prompt in two blocks." },
+        ],
+        "2026-01-01T00:00:00.000Z",
+      ),
       synthetic,
       user("u-2", "Second prompt.", "2026-01-01T00:00:02.000Z"),
     ];
@@ -106,13 +168,16 @@ describe("summary: saved sessions derive duration, turns and model", () => {
   });
 
   it("a record with one timestamp has no duration; a live stream's timestamps give none either", () => {
-    for (const path of captures("claude-session").filter((p) => p.includes("goal_status"))) expect(readFile(path).summary.durationMs).toBeNull();
+    for (const path of captures("claude-session").filter((p) => p.includes("goal_status")))
+      expect(readFile(path).summary.durationMs).toBeNull();
     const { summary } = readFile(fixture("opencode", "two-steps-usage-and-cost-per-step.ndjson"));
     expect(summary.durationMs).toBeNull();
   });
 
   it.each([...captures("claude-session"), ...captures("codex-session")])("%s: duration is the span of the record timestamps", (path) => {
-    const stamps = [...readFileSync(path, "utf8").matchAll(/"timestamp":\s*"([^"]+)"/g)].map((m) => Date.parse(m[1] ?? "")).filter((ms) => !Number.isNaN(ms));
+    const stamps = [...readFileSync(path, "utf8").matchAll(/"timestamp":\s*"([^"]+)"/g)]
+      .map((m) => Date.parse(m[1] ?? ""))
+      .filter((ms) => !Number.isNaN(ms));
     const span = stamps.length === 0 ? 0 : Math.max(...stamps) - Math.min(...stamps);
     expect(readFile(path).summary.durationMs).toBe(span > 0 ? span : null);
   });
@@ -131,7 +196,16 @@ describe("summary: saved sessions derive duration, turns and model", () => {
       { type: "event_msg", payload: { type: "task_started", turn_id: "t1" } },
       { type: "turn_context", payload: { turn_id: "t1", model: "gpt-5-codex", cwd: "/w" } },
       { type: "event_msg", payload: { type: "agent_message", message: "Hi." } },
-      { type: "event_msg", payload: { type: "token_count", info: { total_token_usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 2, reasoning_output_tokens: 0, total_tokens: 12 }, last_token_usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 2, reasoning_output_tokens: 0, total_tokens: 12 } } } },
+      {
+        type: "event_msg",
+        payload: {
+          type: "token_count",
+          info: {
+            total_token_usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 2, reasoning_output_tokens: 0, total_tokens: 12 },
+            last_token_usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 2, reasoning_output_tokens: 0, total_tokens: 12 },
+          },
+        },
+      },
       { type: "event_msg", payload: { type: "task_complete", turn_id: "t1", last_agent_message: "Hi.", duration_ms: 1500 } },
       { type: "event_msg", payload: { type: "task_started", turn_id: "t2" } },
       { type: "event_msg", payload: { type: "task_complete", turn_id: "t2", last_agent_message: "Bye.", duration_ms: 700 } },
