@@ -67,6 +67,8 @@ export function createSummaryBuilder(): SummaryBuilder {
   let firstTime: number | undefined;
   let lastTime: number | undefined;
   let userPrompts = 0;
+  /** Codex rollouts write one turn_context per turn; older ones have no task_started to count. */
+  let turnContexts = 0;
   let afterUserText = false;
   let cumulativeUsage: Usage | undefined;
   let cost: number | null = null;
@@ -149,6 +151,9 @@ export function createSummaryBuilder(): SummaryBuilder {
         case "error":
           if (event.fatal === true || event.scope === "session") lastFatalError = event.message;
           break;
+        case "notice":
+          if (event.kind === "turn_context" && isRoot(event)) turnContexts++;
+          break;
         case "repair":
           repairs[event.kind] = (repairs[event.kind] ?? 0) + 1;
           break;
@@ -165,7 +170,7 @@ export function createSummaryBuilder(): SummaryBuilder {
       if (completed?.usage !== undefined && !isUsageEmpty(completed.usage)) usage = completed.usage;
       else if (cumulativeUsage !== undefined) usage = addUsage(cumulativeUsage, emptyUsage());
       else usage = addUsage(turnUsage, deltaUsage);
-      const turns = completed?.turns ?? (Math.max(turnsStarted, turnsCompleted) || userPrompts || null);
+      const turns = completed?.turns ?? (Math.max(turnsStarted, turnsCompleted) || turnContexts || userPrompts || null);
       const saved = dialect !== undefined && SAVED_SESSION_DIALECTS.has(dialect);
       const span = saved && firstTime !== undefined && lastTime !== undefined && lastTime > firstTime ? lastTime - firstTime : null;
       const status = completed?.status ?? "incomplete";
