@@ -1,6 +1,7 @@
 // Source: Claude Code session transcripts that `claude` writes by itself (any mode) to ~/.claude/projects/<project>/<session>.jsonl and, for subagents (2.x), <session>/subagents/agent-<id>.jsonl; versions and quirks: docs/dialects/claude-session.md
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../model/events.ts";
 import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
+import { emptyUsage } from "../model/usage.ts";
 import { arr, bool, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
 import { type ContentBlock, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./_claude-wire.ts";
@@ -47,7 +48,10 @@ interface WireUsage {
 /** `type:"assistant"`: one record per content block; the records of one API message share `message.id`. */
 interface AssistantRecord extends TranscriptEnvelope {
   type: "assistant";
+  /** The API request; with `message.id` it names one response, whose usage is counted once. */
   requestId?: string;
+  /** The response's cost in USD, written by some (early) Claude Code versions. */
+  costUSD?: number;
   message: { id?: string; model?: string; content?: ContentBlock[]; stop_reason?: string | null; usage?: WireUsage };
   /** Synthetic API-error messages (model `<synthetic>`): `rate_limit`, `invalid_request`, ... */
   error?: string;
@@ -261,8 +265,8 @@ interface Session {
   line: number;
   /** session.started has gone out (or sits in the hold queue as a placeholder that will not change). */
   emitted: boolean;
-  /** The API message id whose records came last, for counting usage once per message id. */
-  currentMessageId?: string | undefined;
+  /** The usage key (message id + request id) whose records came last, for counting usage once per API response. */
+  currentUsageKey?: string | undefined;
   /** How the last prompt/reply/tool activity ended, for the end of input. */
   last?: { kind: "interrupted" | "api_error" | "other"; text: string; time?: string | undefined };
   ended: boolean;
@@ -272,6 +276,8 @@ type Held = { readonly draft: AgentEventDraft } | { readonly session: Session; r
 
 interface PendingUsage {
   usage: Usage;
+  /** `costUSD`, which some transcript versions write on assistant records. */
+  costUsd: number | undefined;
   model: string | undefined;
   session: Session;
   time: string | undefined;
@@ -289,7 +295,7 @@ function createDecoder(): DialectDecoder {
   const openTools = new Set<string>();
   const blockCounts = new Map<string, number>();
   const pendingUsage = new Map<string, PendingUsage>();
-  const countedUsage = new Map<string, Usage>();
+  const countedUsage = new Map<string, { usage: Usage; costUsd: number }>();
   const otherSessionIds = new Set<string>();
   /** TaskCreate / TaskUpdate inputs by tool call id, and the task list they build, per session. */
   const taskInputs = new Map<string, { name: string; input: JsonValue | undefined }>();
@@ -423,22 +429,31 @@ function createDecoder(): DialectDecoder {
     return s;
   };
 
-  const flushUsage = (messageId: string): void => {
-    const pending = pendingUsage.get(messageId);
+  /**
+   * Claude Code writes one record per content block and repeats the response's usage on each, growing as it streams;
+   * like Claude Code's own accounting we count each response (message id + request id) once, with its last record's
+   * figures. A response whose records come back after its usage went out adds only what grew (usage deltas never go negative).
+   */
+  const flushUsage = (key: string): void => {
+    const pending = pendingUsage.get(key);
     if (pending === undefined) return;
-    pendingUsage.delete(messageId);
-    const counted = countedUsage.get(messageId);
-    // Claude Code repeats a message's usage on every record of it; we count each message id once, with its final (largest) figures.
-    const usage = counted === undefined ? pending.usage : usageGrowth(pending.usage, counted);
-    countedUsage.set(messageId, counted === undefined ? pending.usage : maxUsage(counted, pending.usage));
-    if (usage === undefined) return;
-    const draft: AgentEventDraft = { type: "usage", usage, scope: "delta" };
-    emit(withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}) }, pending.session, pending.time));
+    pendingUsage.delete(key);
+    const counted = countedUsage.get(key);
+    const usage = counted === undefined ? pending.usage : usageGrowth(pending.usage, counted.usage);
+    const cost = pending.costUsd === undefined ? undefined : pending.costUsd - (counted?.costUsd ?? 0);
+    countedUsage.set(key, {
+      usage: counted === undefined ? pending.usage : maxUsage(counted.usage, pending.usage),
+      costUsd: Math.max(counted?.costUsd ?? 0, pending.costUsd ?? 0),
+    });
+    const costUsd = cost !== undefined && cost > 0 ? cost : undefined;
+    if (usage === undefined && costUsd === undefined) return;
+    const draft: AgentEventDraft = { type: "usage", usage: usage ?? emptyUsage(), scope: "delta" };
+    emit(withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}), ...(costUsd !== undefined ? { costUsd } : {}) }, pending.session, pending.time));
   };
 
   const flushSessionUsage = (s: Session): void => {
-    if (s.currentMessageId !== undefined) flushUsage(s.currentMessageId);
-    s.currentMessageId = undefined;
+    if (s.currentUsageKey !== undefined) flushUsage(s.currentUsageKey);
+    s.currentUsageKey = undefined;
   };
 
   const withIds = <T extends AgentEventDraft>(draft: T, s: Session, time: string | undefined): T => {
@@ -490,13 +505,18 @@ function createDecoder(): DialectDecoder {
 
     const usage = obj(message, "usage");
     if (usage !== undefined) {
-      if (s.currentMessageId !== undefined && s.currentMessageId !== messageId) flushUsage(s.currentMessageId);
-      s.currentMessageId = messageId;
+      const requestId = str(rec, "requestId");
+      const key = requestId === undefined ? messageId : `${messageId}|${requestId}`;
+      if (s.currentUsageKey !== undefined && s.currentUsageKey !== key) flushUsage(s.currentUsageKey);
+      s.currentUsageKey = key;
       const figures = anthropicUsage(usage);
-      const pending = pendingUsage.get(messageId);
-      if (pending === undefined) pendingUsage.set(messageId, { usage: figures, model, session: s, time });
+      const costUsd = num(rec, "costUSD");
+      const pending = pendingUsage.get(key);
+      if (pending === undefined) pendingUsage.set(key, { usage: figures, costUsd, model, session: s, time });
       else {
-        pending.usage = maxUsage(pending.usage, figures);
+        // The last record of a response carries its final figures.
+        pending.usage = figures;
+        pending.costUsd = costUsd ?? pending.costUsd;
         pending.time = time ?? pending.time;
       }
     }
@@ -861,7 +881,7 @@ function createDecoder(): DialectDecoder {
       line = 0;
       const sessions = [...(root !== undefined ? [root] : []), ...children.values()];
       for (const s of sessions) flushSessionUsage(s);
-      for (const messageId of [...pendingUsage.keys()]) flushUsage(messageId);
+      for (const key of [...pendingUsage.keys()]) flushUsage(key);
       release();
       out.push(...state.closeAll());
       openTools.clear();

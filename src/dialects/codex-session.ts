@@ -316,6 +316,9 @@ export const codexSession: Dialect = {
     let lastTurn: { status: SessionStatus; error?: string } | undefined;
     let pendingError: string | undefined;
     let finalText: string | undefined;
+    /** Sum of task_complete.duration_ms, the session's duration when the records carry no timestamps. */
+    let turnDurationMs: number | undefined;
+    let sawTimestamp = false;
     let turnHadAnswer = false;
     let cumulative: Usage | undefined;
     let model: string | undefined;
@@ -431,7 +434,8 @@ export const codexSession: Dialect = {
       const details: JsonObject = { ...p };
       for (const key of ["id", "session_id", "cwd", "cli_version", "model"]) delete details[key];
       model = str(p, "model") ?? str(at(p, "base_instructions", "provenance", "model"));
-      out.push(compact({ type: "session.started" as const, agent: "codex", agentVersion: meta.cli_version, model, cwd: meta.cwd, sessionId: meta.id, details }));
+      // session_meta.timestamp is when the session was created, a little before the record was written; the session starts then.
+      out.push(compact({ type: "session.started" as const, agent: "codex", agentVersion: meta.cli_version, model, cwd: meta.cwd, sessionId: meta.id, details, time: str(p, "timestamp") }));
     };
 
     const responseItem = (out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void => {
@@ -535,6 +539,7 @@ export const codexSession: Dialect = {
             finalText = last;
           }
           const durationMs = num(p, "duration_ms");
+          if (durationMs !== undefined && durationMs >= 0) turnDurationMs = (turnDurationMs ?? 0) + durationMs;
           const ttft = num(p, "time_to_first_token_ms");
           if (durationMs !== undefined || ttft !== undefined) {
             out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
@@ -715,6 +720,7 @@ export const codexSession: Dialect = {
         }
         const time = str(v, "timestamp");
         if (time === undefined) return out;
+        sawTimestamp = true;
         return out.map((draft) => (draft.time === undefined ? { ...draft, time } : draft));
       },
       end() {
@@ -723,7 +729,9 @@ export const codexSession: Dialect = {
         out.unshift(...state.closeAll());
         // A rollout has no session-end record: the last turn's end stands for it; a file cut (or still being written) mid-turn gets none.
         if (turnId === undefined && lastTurn !== undefined) {
-          out.push(compact({ type: "session.completed" as const, status: lastTurn.status, error: lastTurn.error, finalText, usage: cumulative }));
+          // With timestamps, `summary` takes the span of the rollout (docs/events.md); without, the turns' own durations add up.
+          const durationMs = sawTimestamp ? undefined : turnDurationMs;
+          out.push(compact({ type: "session.completed" as const, status: lastTurn.status, error: lastTurn.error, finalText, usage: cumulative, durationMs }));
         }
         return out;
       },

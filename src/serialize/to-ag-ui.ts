@@ -13,6 +13,7 @@
  * run's RUN_FINISHED back until the next run or the end so that trailing events fold into it.
  */
 import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../model/events.ts";
+import { isUnshown } from "./_final-text.ts";
 import { compact, payloadOf } from "./_payload.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
@@ -30,6 +31,7 @@ const QUIET_TYPES = new Set<AgentEvent["type"]>(["text", "notice", "unknown", "m
 interface OpenMessage {
   readonly wireId: string;
   readonly kind: "text" | "reasoning" | "redacted_reasoning";
+  readonly role: MessageRole;
   readonly lane: string | undefined;
   /** Text sent so far, to tell a completion that extends it from one that revises it. */
   streamed: string;
@@ -66,6 +68,8 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
   const finishedSubagents = new Set<string>();
   /** Last assistant text message per lane in the current step: the parent of the tool calls that follow. */
   const lastTextMessage = new Map<string | undefined, string>();
+  /** The root assistant's text messages in this run as shown, to tell whether the final answer is among them. */
+  const shownTexts: string[] = [];
   // Across runs: which session ids are subagents (their events carry `subagentRunId`).
   const subagentSessions = new Set<string>();
   let revisions = 0;
@@ -135,6 +139,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     activeSubagents.clear();
     finishedSubagents.clear();
     lastTextMessage.clear();
+    shownTexts.length = 0;
   }
 
   /** Makes sure a run is open for `event`: finishes the held run first unless `event` can fold into it. */
@@ -171,6 +176,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
 
   function endMessage(message: OpenMessage, signature: string | undefined, event?: AgentEvent): void {
     if (message.kind === "text") {
+      if (message.lane === undefined && message.role === "assistant") shownTexts.push(message.streamed);
       emit("TEXT_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
       return;
     }
@@ -195,7 +201,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
 
   function openMessage(messageId: string, wireId: string, role: MessageRole, kind: OpenMessage["kind"], event: AgentEvent, extra: JsonObject): OpenMessage {
     const lane = laneOf(event);
-    const message: OpenMessage = { wireId, kind, lane, streamed: "" };
+    const message: OpenMessage = { wireId, kind, role, lane, streamed: "" };
     messages.set(messageId, message);
     if (kind === "text") {
       emit("TEXT_MESSAGE_START", { messageId: wireId, role }, event, lane, extra);
@@ -332,6 +338,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     if (lane === undefined) {
       // Close the content now (it is final); RUN_FINISHED waits so trailing events fold into this run.
       closeLane(undefined, true);
+      showFinalText(event);
       finishing = event;
       return;
     }
@@ -348,6 +355,19 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     } else {
       emit("SUBAGENT_ERROR", { subagentRunId: lane, message: event.error ?? `the subagent ended: ${event.status}`, code: event.status }, event, undefined, compact({ ...extra, finalText: event.finalText }));
     }
+  }
+
+  /**
+   * A chat UI shows messages, not RUN_FINISHED.result: when the final answer never came as a message (no deltas,
+   * only the completion carries it), it goes out as an assistant text message of its own.
+   */
+  function showFinalText(event: Extract<AgentEvent, { type: "session.completed" }>): void {
+    const answer = event.finalText;
+    if (answer === undefined || !isUnshown(answer, shownTexts)) return;
+    const id = `${event.sessionId ?? "session"}:final-text`;
+    const message = openMessage(id, wireIdFor(id), "assistant", "text", event, { finalText: true });
+    sendContent(message, answer, event);
+    closeMessage(id, message, undefined, event);
   }
 
   function onTurnStarted(event: Extract<AgentEvent, { type: "turn.started" }>): void {

@@ -13,6 +13,7 @@
  * clients before 5.0.217 / 6.0.231 reject unknown keys.
  */
 import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
+import { isUnshown } from "./_final-text.ts";
 import { compact, payloadOf } from "./_payload.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
@@ -66,6 +67,8 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
   const held = new Map<string, HeldMessage>();
   const tools = new Map<string, ToolState>();
   const subagentSessions = new Set<string>();
+  /** The root assistant's text parts as shown, to tell whether the final answer is already among them. */
+  const shownTexts: string[] = [];
 
   function send(chunk: Chunk): void {
     const json = JSON.stringify(chunk); // leaves undefined fields out
@@ -139,6 +142,7 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
   }
 
   function endPart(messageId: string, part: OpenPart, providerMetadata?: JsonObject): void {
+    if (part.kind === "text") shownTexts.push(part.streamed);
     if (part.open || providerMetadata !== undefined) {
       if (!part.open) send({ type: part.kind === "text" ? "text-start" : "reasoning-start", id: part.partId });
       send({ type: part.kind === "text" ? "text-end" : "reasoning-end", id: part.partId, providerMetadata });
@@ -299,6 +303,7 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
       data(event);
       return;
     }
+    showFinalText(event);
     closeStep();
     lastStatus = event;
     const metadata = compact({
@@ -312,6 +317,19 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
       details: event.details,
     });
     send({ type: "message-metadata", messageMetadata: metadata });
+  }
+
+  /**
+   * A chat UI shows parts, not metadata: when the final answer never came as a message (no deltas, only the
+   * completion carries it), it goes out as a text part of its own before the message ends.
+   */
+  function showFinalText(event: Extract<AgentEvent, { type: "session.completed" }>): void {
+    const answer = event.finalText;
+    if (answer === undefined || !isUnshown(answer, shownTexts)) return;
+    const id = `${event.sessionId ?? "session"}:final-text`;
+    const part = openPart(id, partIdFor(id), "text");
+    delta(part, answer);
+    endPart(id, part);
   }
 
   function onTurnStarted(event: Extract<AgentEvent, { type: "turn.started" }>): void {

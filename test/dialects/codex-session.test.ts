@@ -329,8 +329,11 @@ describe.skipIf(!hasShared)("codex-session real capture (../shared/fixtures/code
     // 31478 = 15359 (turn 1) + 16119 (turn 2): the thread total of the last token_count / token_usage_record.
     expect(summary.usage).toEqual({ inputTokens: 31478, outputTokens: 10, cacheReadTokens: 24320, cacheWriteTokens: 0, reasoningTokens: 0 });
     expect(summary.costUsd).toBeNull();
-    expect(summary.durationMs).toBeNull();
+    // The span of the rollout's timestamps: 15:08:21.253 (session_meta.timestamp, the session's creation) to 15:08:33.321 (the second task_complete).
+    expect(summary.durationMs).toBe(12068);
     expect(summary.turns).toBe(2);
+    // session_meta names no model; turn_context does, and the usage records carry it.
+    expect(summary.model).toBe("gpt-6-astra");
     expect(ofType(events, "turn.completed").map((e) => [e.turnId, e.status])).toEqual([
       ["01a09103-33c3-73a2-aa9a-e1637eec920b", "success"],
       ["01a09103-5773-70f2-99ab-84beeb8a16e2", "success"],

@@ -98,6 +98,26 @@ describe("ag-ui writer: mapping", () => {
       check: (out) => expect(out[2]).toMatchObject({ messageId: "m", delta: "whole" }),
     },
     {
+      name: "a final answer only the completion carries becomes an assistant message (a chat UI shows messages)",
+      input: [
+        { type: "session.started", sessionId: S },
+        { type: "session.completed", sessionId: S, status: "success", finalText: "Done." },
+      ],
+      types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"],
+      check(out) {
+        expect(out[1]).toEqual({ type: "TEXT_MESSAGE_START", messageId: `${S}:final-text`, role: "assistant", metadata: { agentstream: { finalText: true } } });
+        expect(out[2]).toMatchObject({ delta: "Done." });
+      },
+    },
+    {
+      name: "a final answer already shown as a message is not repeated",
+      input: [
+        { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Done." },
+        { type: "session.completed", status: "success", finalText: "Done." },
+      ],
+      types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"],
+    },
+    {
       name: "empty text writes no empty CONTENT",
       input: [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
@@ -270,10 +290,10 @@ describe("ag-ui writer: mapping", () => {
         { type: "session.started", sessionId: "b" },
         { type: "session.completed", sessionId: "b", status: "interrupted" },
       ],
-      types: ["RUN_STARTED", "RUN_ERROR", "RUN_STARTED", "RUN_FINISHED"],
+      types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_ERROR", "RUN_STARTED", "RUN_FINISHED"],
       check(out) {
-        expect(out[1]).toEqual({ type: "RUN_ERROR", message: "boom", metadata: { agentstream: { finalText: "partial" } } });
-        expect(out[3]).toMatchObject({ outcome: { type: "cancelled" } });
+        expect(out[4]).toEqual({ type: "RUN_ERROR", message: "boom", metadata: { agentstream: { finalText: "partial" } } });
+        expect(out[6]).toMatchObject({ outcome: { type: "cancelled" } });
       },
     },
     {
@@ -351,6 +371,8 @@ describe("ag-ui writer: mapping", () => {
 /** What a consumer can rebuild from an AG-UI stream: the final text and every tool call. */
 interface Rebuilt {
   finalText: string | null;
+  /** The root assistant text messages the client holds. */
+  shownTexts: string[];
   toolCalls: Map<string, { name: string; args: string; results: string[] }>;
 }
 
@@ -366,9 +388,11 @@ async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
   const messages: Message[] = agent.messages;
   const toolCalls: Rebuilt["toolCalls"] = new Map();
   let lastText: string | null = null;
+  const shownTexts: string[] = [];
   for (const message of messages) {
     if (message.role === "assistant") {
       if (message.subagentRunId === undefined && typeof message.content === "string" && message.content.trim() !== "") lastText = message.content;
+      if (message.subagentRunId === undefined && typeof message.content === "string") shownTexts.push(message.content);
       for (const call of message.toolCalls ?? []) toolCalls.set(call.id, { name: call.function.name, args: call.function.arguments, results: [] });
     }
   }
@@ -376,7 +400,7 @@ async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
     if (message.role === "tool") toolCalls.get(message.toolCallId)?.results.push(typeof message.content === "string" ? message.content : JSON.stringify(message.content));
   }
   const stated = finished?.result ?? finished?.finalText;
-  return { finalText: typeof stated === "string" ? stated : lastText, toolCalls };
+  return { finalText: typeof stated === "string" ? stated : lastText, shownTexts, toolCalls };
 }
 
 /** The same facts read straight from our events. */
@@ -411,6 +435,8 @@ describe("ag-ui writer: every capture, through the peer client", () => {
     await expectValid(out);
     const rebuilt = await rebuildWithHttpAgent(writeText(events, true));
     expect(rebuilt.finalText).toEqual(summary.finalText);
+    // A chat UI shows messages, not RUN_FINISHED.result: the final answer must be one of them, streamed or not.
+    if (summary.finalText !== null && summary.finalText.trim() !== "") expect([...rebuilt.shownTexts, rebuilt.shownTexts.join(""), rebuilt.shownTexts.join("\n")].some((text) => text.includes(summary.finalText!.trim()))).toBe(true);
     const expected = sourceToolCalls(events);
     expect(new Map([...rebuilt.toolCalls].map(([id, call]) => [id, { ...call, args: call.args }]))).toEqual(expected);
     // The summary's tool calls are the same ids and names.

@@ -110,6 +110,26 @@ describe("ai-sdk writer: mapping", () => {
       types: ["start", "text-start", "text-delta", "text-end", "finish"],
     },
     {
+      name: "a final answer only the completion carries becomes a text part (a chat UI shows parts)",
+      input: [
+        { type: "session.started", sessionId: S },
+        { type: "tool.started", sessionId: S, toolCallId: "t", name: "Bash", input: { command: "ls" } },
+        { type: "tool.completed", sessionId: S, toolCallId: "t", isError: false, output: "a.txt" },
+        { type: "session.completed", sessionId: S, status: "success", finalText: "There is one file." },
+      ],
+      types: ["start", "tool-input-start", "tool-input-available", "tool-output-available", "text-start", "text-delta", "text-end", "message-metadata", "finish"],
+      check: (_out, message) => expect(message.parts.filter((p) => p.type === "text")).toEqual([{ type: "text", text: "There is one file.", state: "done" }]),
+    },
+    {
+      name: "a final answer already shown as text (whole or as the joined messages) is not repeated",
+      input: [
+        { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "One." },
+        { type: "message.completed", messageId: "b", role: "assistant", kind: "text", text: "Two." },
+        { type: "session.completed", status: "success", finalText: "One.Two." },
+      ],
+      types: ["start", "text-start", "text-delta", "text-end", "text-start", "text-delta", "text-end", "message-metadata", "finish"],
+    },
+    {
       name: "empty text writes no empty delta",
       input: [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
@@ -397,6 +417,8 @@ describe("ai-sdk writer: every capture, through readUIMessageStream", () => {
       const rebuilt = message as UIMessage;
       expect(finalTextOf(rebuilt)).toEqual(summary.finalText);
       const texts = rebuilt.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
+      // A chat UI shows text parts, not metadata: the final answer must be one of them, streamed or not.
+      if (summary.finalText !== null && summary.finalText.trim() !== "") expect([...texts, texts.join(""), texts.join("\n")].some((text) => text.includes(summary.finalText!.trim()))).toBe(true);
       for (const text of rootTexts(events)) expect(texts).toContain(text);
       const facts = toolFacts(rebuilt);
       expect(facts).toEqual(sourceToolFacts(events));
