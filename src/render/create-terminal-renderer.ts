@@ -9,7 +9,8 @@
  */
 import { assertNever, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
 import { hyperlink, paint, sgrOf, type Role } from "./_color.ts";
-import { diffStat, formatCost, formatDuration, formatMetric, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
+import { diffStat, formatCost, formatCount, formatDuration, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
+import { viewMetric } from "./_metric.ts";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";
 import type { RenderMode, Verbosity } from "./_types.ts";
 import { cutToWidth, displayWidth } from "./_width.ts";
@@ -101,6 +102,14 @@ interface SessionState {
   deltaUsage: Usage | undefined;
   cost: number | undefined;
   plan: readonly PlanItem[] | undefined;
+  /** The agent's latest estimate of its thinking tokens (a metric): shown in the footer. */
+  thinkingTokens: number | undefined;
+  /** Time the turns took, summed from timing metrics: the footer's duration when the result has none. */
+  turnMs: number | undefined;
+  /** Usage and cost the turns reported (OpenCode puts them on turn.completed only). */
+  turnUsage: Usage | undefined;
+  turnCost: number | undefined;
+  turnsSeen: number;
 }
 
 type Group = "header" | "message" | "tools" | "text" | "footer";
@@ -238,7 +247,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     return sessionOf(event)?.cwd;
   }
   function newSession(depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
-    return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined };
+    return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined, thinkingTokens: undefined, turnMs: undefined, turnUsage: undefined, turnCost: undefined, turnsSeen: 0 };
   }
   function ensureSession(event: AgentEvent): SessionState {
     const id = event.sessionId ?? "";
@@ -539,21 +548,34 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
 
   // ---------------------------------------------------------------- the rest
 
+  /** What the session reported besides its result: cumulative usage, else deltas and turns added up (as `summary` folds them). */
   function usageFallback(session: SessionState | undefined): Usage | undefined {
-    return session?.cumulative ?? session?.deltaUsage;
+    if (session === undefined) return undefined;
+    if (session.cumulative !== undefined) return session.cumulative;
+    if (session.deltaUsage === undefined) return session.turnUsage;
+    return session.turnUsage === undefined ? session.deltaUsage : addUsage(session.turnUsage, session.deltaUsage);
+  }
+
+  function costFallback(session: SessionState | undefined): number | undefined {
+    if (session === undefined || (session.cost === undefined && session.turnCost === undefined)) return undefined;
+    return (session.cost ?? 0) + (session.turnCost ?? 0);
   }
 
   function footer(event: Extract<AgentEvent, { type: "session.completed" }>, session: SessionState | undefined): void {
     const depth = session?.depth ?? 0;
     const child = session !== undefined && !session.root;
-    const usage = event.usage ?? usageFallback(session);
-    const cost = event.costUsd ?? session?.cost;
+    const usage = event.usage !== undefined && formatUsage(event.usage) !== "" ? event.usage : usageFallback(session);
+    const cost = event.costUsd ?? costFallback(session);
+    const durationMs = event.durationMs ?? session?.turnMs;
+    const turns = event.turns ?? (session !== undefined && session.turnsSeen > 1 ? session.turnsSeen : undefined);
+    const thinking = session?.thinkingTokens;
     const [mark, word, role]: [string, string, Role] =
       event.status === "success" ? ["✓", child ? "subagent done" : "done", "ok"] : event.status === "interrupted" ? ["◼", child ? "subagent interrupted" : "interrupted", "warning"] : ["✗", child ? "subagent failed" : "failed", "error"];
     const parts = [
-      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
-      event.turns !== undefined ? `${event.turns} turn${event.turns === 1 ? "" : "s"}` : "",
+      durationMs !== undefined ? formatDuration(durationMs) : "",
+      turns !== undefined ? `${turns} turn${turns === 1 ? "" : "s"}` : "",
       usage !== undefined ? formatUsage(usage) : "",
+      thinking !== undefined && (usage === undefined || !(usage.reasoningTokens !== null && usage.reasoningTokens > 0)) ? `~${formatCount(thinking)} thinking` : "",
       cost !== undefined ? formatCost(cost) : "",
     ].filter(Boolean);
     begin(child ? "tools" : "footer", depth, "footer");
@@ -637,13 +659,18 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       }
       case "turn.started":
         break;
-      case "turn.completed":
+      case "turn.completed": {
+        const session = sessionOf(event) ?? ensureSession(event);
+        session.turnsSeen++;
+        if (event.usage !== undefined) session.turnUsage = addUsage(session.turnUsage, event.usage);
+        if (event.costUsd !== undefined) session.turnCost = (session.turnCost ?? 0) + event.costUsd;
         if (event.status === "error") {
           const repeated = event.error !== undefined && squeeze(event.error) === lastError;
           line(depthOf(event), style("error", `✗ turn failed${event.error !== undefined && !repeated ? `: ${sanitizeForTerminal(event.error)}` : ""}`), "  ");
           if (event.error !== undefined) lastError = squeeze(event.error);
         }
         break;
+      }
       case "message.started":
         messageState(event.messageId, event.role, event.kind, event);
         break;
@@ -777,12 +804,16 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         break;
       }
       case "metric": {
-        // Metrics are never dropped, at any verbosity (the Witness Forge rule).
+        // Agents' own diagnostics fold into the footer or say an unusual stop in words (./_metric.ts); other metrics show.
         const depth = depthOf(event);
-        const text = oneLine(formatMetric(event.name, event.text, event.values));
-        // Flame metrics are short and shown whole; a long generic one keeps to one row unless -v.
+        const view = viewMetric(event, verbose);
+        const session = sessionOf(event) ?? ensureSession(event);
+        if (view.thinkingTokens !== undefined) session.thinkingTokens = view.thinkingTokens;
+        if (view.turnMs !== undefined) session.turnMs = (session.turnMs ?? 0) + view.turnMs;
+        if (view.line === undefined) break;
+        const text = oneLine(view.line);
         const shown = verbose || text.startsWith("Effective Temperature:") ? text : cutToWidth(text, Math.max(width - indentOf(depth).length, 20)).text;
-        sideNote(() => line(depth, style("metric", shown)));
+        sideNote(() => line(depth, style(view.warning === true ? "warning" : "metric", view.warning === true ? `⚠ ${shown}` : shown)));
         break;
       }
       case "rate_limit": {
