@@ -193,12 +193,32 @@ export function formatTime(iso: string): string {
 export function diffStat(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
+  if (/^<{5,9} (?:SEARCH|ORIGINAL)$/m.test(diff)) return searchReplaceStat(diff);
   const isUnified = /^(---|\+\+\+|@@) /m.test(diff);
   if (!isUnified) return { added: diff === "" ? 0 : diff.replace(/\n$/, "").split("\n").length, removed: 0 };
   for (const line of diff.split("\n")) {
     if (line.startsWith("+++") || line.startsWith("---")) continue;
     if (line.startsWith("+")) added++;
     else if (line.startsWith("-")) removed++;
+  }
+  return { added, removed };
+}
+
+/**
+ * Aider's SEARCH/REPLACE (and older ORIGINAL/UPDATED) blocks: the search side is removed, the
+ * replace side added; the conflict markers themselves are not lines of code.
+ */
+function searchReplaceStat(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  let side: "search" | "replace" | undefined;
+  for (const line of diff.split("\n")) {
+    const t = line.trim();
+    if (/^<{5,9} (?:SEARCH|ORIGINAL)$/.test(t)) side = "search";
+    else if (/^={5,9}$/.test(t) && side === "search") side = "replace";
+    else if (/^>{5,9} (?:REPLACE|UPDATED)$/.test(t)) side = undefined;
+    else if (side === "search" && t !== "") removed++;
+    else if (side === "replace" && t !== "") added++;
   }
   return { added, removed };
 }

@@ -7,7 +7,7 @@
  * output goes through `write`. Every piece of agent or tool text goes through the escape-sequence
  * sanitizer (./_sanitize.ts) before our own styling is put around it. docs/render.md describes the view.
  */
-import { assertNever, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
+import { assertNever, isNoResult, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
 import { hyperlink, paint, sgrOf, type Role } from "./_color.ts";
 import { diffStat, formatCost, formatCount, formatDuration, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
 import { viewMetric } from "./_metric.ts";
@@ -858,6 +858,13 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
           tool = { id: event.toolCallId, name: event.name ?? "tool", kind: undefined, depth: depthOf(event), sessionId: event.sessionId, input: undefined, inputParts: [], headerShown: true, description: undefined, progress: [] };
         } else if (!tool.headerShown) showHeader(tool);
         tools.delete(event.toolCallId);
+        if (isNoResult(event)) {
+          // The input ended with the call still open: it did not fail, it has no result.
+          referTo(tool);
+          emitRows(`${indentOf(tool.depth)}  ${style("meta", "◌ no result")}\n`);
+          releaseAfterTool();
+          break;
+        }
         const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : JSON.stringify(event.result, null, 2)) : tool.progress.join(""));
         const boilerplate = tool.kind === "file_edit" || tool.kind === "file_write" || tool.kind === "todo";
         const showText = output.trim() !== "" && (event.isError ? !quiet : verbose || (!quiet && !boilerplate));

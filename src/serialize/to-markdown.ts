@@ -2,7 +2,7 @@
 // for agent text and what is left out: docs/formats/markdown.md. Agent text stays Markdown (answers are written in
 // it), but it cannot open HTML, load images, hide links to other schemes, spoof our headings or swallow the rest of
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
-import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
 import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
@@ -86,6 +86,10 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
       // A result with no call before it: it gets the call's heading.
       enter(speaker("assistant", event.sessionId));
       write(`### Tool: ${code(name)}`);
+    }
+    if (isNoResult(event)) {
+      write(`**Result of ${code(name)}:** no result`);
+      return;
     }
     const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
     write(`**Result of ${code(name)}:** ${details}`);

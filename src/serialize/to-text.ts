@@ -1,7 +1,7 @@
 // Source of truth: our own event model (src/model/events.ts) rendered for people; layout, choices and what is left
 // out: docs/formats/text.md. Plain text: no colour, no escape sequences; control characters in agent text are shown
 // as visible pictures (src/render/_sanitize.ts). Streams: assistant text is written as its deltas arrive.
-import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
 import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
@@ -122,6 +122,10 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   const toolCompleted = (event: Extract<AgentEvent, { type: "tool.completed" }>): void => {
     const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
     if (tool === undefined) return;
+    if (isNoResult(event)) {
+      block(`Result ${oneLine(event.name ?? tool.name)}: no result`, "result", event.toolCallId, lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId);
+      return;
+    }
     const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? JSON.stringify(event.result, null, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
