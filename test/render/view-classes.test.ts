@@ -11,7 +11,9 @@ import { NO_RESULT_OUTPUT } from "../../src/model/events.ts";
 import { diffStat, formatCost } from "../../src/render/_format.ts";
 import { displayWidth } from "../../src/render/_width.ts";
 import { createTerminalRenderer, type Verbosity } from "../../src/render/create-terminal-renderer.ts";
+import { run } from "../../src/cli/run.ts";
 import { convertEvents } from "../helpers/convert.ts";
+import { fakeIo } from "../helpers/fake-io.ts";
 import { readFile } from "../helpers/read.ts";
 import { listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
 
@@ -167,5 +169,18 @@ describe("tool calls and the footer (synthetic)", () => {
   it("prose keeps its indent when it wraps, and a word wider than the row is broken", () => {
     const text = render([{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: `List:\n    - an indented item that is long enough to wrap at forty columns\n${"x".repeat(50)}` }], 40);
     expect(text).toBe(`● List:\n      - an indented item that is long\n      enough to wrap at forty columns\n  ${"x".repeat(38)}\n  ${"x".repeat(12)}\n`);
+  });
+});
+
+describe("--help fits the terminal", () => {
+  it.each(["", "render", "convert", "summary", "validate"])("agentstream %s --help: reflowed at word boundaries to 80 columns, options under their column", async (command) => {
+    const io = fakeIo();
+    expect(await run(command === "" ? ["--help"] : [command, "--help"], io)).toBe(0);
+    const rows = io.out().split("\n");
+    expect(rows.filter((row) => displayWidth(row) > 80)).toEqual([]);
+    // No word is cut in two: every word of the output is a word of the help text.
+    const words = new Set(io.out().split(/\s+/));
+    for (const row of rows) if (row.trim() !== "") expect(words.has(row.trim().split(/\s+/)[0] as string)).toBe(true);
+    if (command === "render") expect(io.out()).toMatch(/^ {2}--mode <mode> {12}full \| basic \| none .*\n {27}\S/m);
   });
 });
