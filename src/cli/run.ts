@@ -13,6 +13,7 @@ import { summary } from "./commands/summary.ts";
 import { validate } from "./commands/validate.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
+import { wrapLine } from "../render/_width.ts";
 
 /** Every command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [render, convert, summary, validate, schema, formats];
@@ -58,7 +59,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (first === "--help" || first === "-h" || first === "help") {
     const topic = commands.find((c) => c.name === rest[0]);
-    await io.stdout.write(`${topic ? topic.help : mainHelp()}\n`);
+    await io.stdout.write(`${fitHelp(topic ? topic.help : mainHelp(), io)}\n`);
     return EXIT.ok;
   }
   const command = commands.find((c) => c.name === first);
@@ -76,7 +77,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
 async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
   if (args.includes("--help") || args.includes("-h")) {
-    await io.stdout.write(`${command.help}\n`);
+    await io.stdout.write(`${fitHelp(command.help, io)}\n`);
     return EXIT.ok;
   }
   let values: Record<string, unknown>;
@@ -97,4 +98,33 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     if (error.code === "strict-issue") return EXIT.issues;
     return EXIT.usage;
   }
+}
+
+/**
+ * Help text reflowed to the terminal (else $COLUMNS, else 80) at word boundaries: the lines of a
+ * paragraph are joined and wrapped again, an option's description continues under its own column.
+ */
+function fitHelp(text: string, io: CliIo): string {
+  const env = Number(io.env.COLUMNS);
+  const width = Math.max(40, io.stdout.columns ?? (Number.isInteger(env) && env > 0 ? env : 80));
+  const logical: { text: string; lead: number; column: number }[] = [];
+  for (const row of text.split("\n")) {
+    const lead = /^\s*/.exec(row)?.[0].length ?? 0;
+    const previous = logical.at(-1);
+    // A paragraph at the left edge goes on in the next line; so does an option's description, in its column.
+    const continues = previous !== undefined && row.trim() !== "" && previous.text.trim() !== "" && !/^\s*-/.test(row) && (lead === 0 ? previous.lead === 0 && !previous.text.endsWith(":") : previous.column > previous.lead && lead === previous.column);
+    if (continues) {
+      previous.text += ` ${row.trim()}`;
+      continue;
+    }
+    const option = /^(\s+\S.*?\s{2,})\S/.exec(row);
+    logical.push({ text: row, lead, column: option !== null ? (option[1] as string).length : lead });
+  }
+  return logical
+    .map(({ text: row, lead, column }) => {
+      // An option's description under its column; an indented line (an example command) two further in.
+      const hang = column > lead && column < width / 2 ? column : lead > 0 ? lead + 2 : 0;
+      return wrapLine(row, width, 0, " ".repeat(Math.max(hang - lead, 0)));
+    })
+    .join("\n");
 }

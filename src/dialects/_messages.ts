@@ -3,7 +3,7 @@
  * close at the end of input, and ids for records that carry none. Dialects report what the agent
  * said as it said it; de-duplication of repeated or snapshot text is the repair stage's job.
  */
-import type { AgentEventDraft, MessageKind, MessageMeta, MessageRole } from "../model/events.ts";
+import { NO_RESULT_OUTPUT, type AgentEventDraft, type MessageKind, type MessageMeta, type MessageRole } from "../model/events.ts";
 
 interface OpenMessage {
   role: MessageRole;
@@ -108,7 +108,7 @@ export function createStreamState(): StreamState {
       }
       for (const [toolCallId, open] of [...openTools]) {
         openTools.delete(toolCallId);
-        out.push(withSession({ type: "tool.completed", toolCallId, name: open.name, isError: true, output: "the input ended before the tool call completed" }, open.sessionId));
+        out.push(withSession({ type: "tool.completed", toolCallId, name: open.name, isError: true, output: NO_RESULT_OUTPUT }, open.sessionId));
       }
       return out;
     },

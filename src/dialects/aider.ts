@@ -118,6 +118,10 @@ export const aider: Dialect = {
     const edits = new Map<string, string[]>();
     let block: { path: string; lines: string[] } | undefined;
     let lastPathLine: string | undefined;
+    /** Jekyll front matter at the top of a website transcript. */
+    let frontMatter: "none" | "inside" | "done" = "none";
+    /** The input is one of Aider's website chat transcripts (front matter, `<div class="chat-transcript">`). */
+    let website = false;
     let out: AgentEventDraft[] = [];
 
     const flushBanner = (): void => {
@@ -272,6 +276,12 @@ export const aider: Dialect = {
         // The pipeline skips blank lines; a gap in line numbers is blank lines inside a message.
         const breaks = lastLine === 0 ? 1 : Math.max(1, record.line - lastLine);
         lastLine = record.line;
+        // A website transcript opens with Jekyll front matter (`---` … `---`): page settings, not chat.
+        if (frontMatter === "inside" || (frontMatter === "none" && record.line === 1 && record.text.trim() === "---")) {
+          frontMatter = frontMatter === "none" ? "inside" : record.text.trim() === "---" ? "done" : "inside";
+          website = true;
+          return out;
+        }
         const { text, quoted } = unquote(record.text);
         // Aider's .aider.chat.history.md writes the user's messages as `#### ` lines; we make them user messages.
         if (record.text.startsWith("#### ")) {
@@ -288,7 +298,18 @@ export const aider: Dialect = {
           return out;
         }
         if (banner !== undefined) flushBanner();
-        if (MARKUP.test(record.text.trim()) || !inTranscript) {
+        if (MARKUP.test(record.text.trim())) {
+          // The website's HTML around each chat is page structure, not something anyone said.
+          endMessage();
+          website = true;
+          return out;
+        }
+        if (!inTranscript && website) {
+          // The page's title and introduction, before the first chat: kept as an info notice.
+          out.push({ type: "notice", kind: "page", level: "info", text: record.text.replace(/^#+\s*/, "") });
+          return out;
+        }
+        if (!inTranscript) {
           endMessage();
           out.push({ type: "text", text: record.text, position: inTranscript ? "interleaved" : "preamble" });
           return out;

@@ -621,8 +621,9 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       return;
     }
     const isError = bool(block, "is_error") === true;
-    const output = contentText(get(block, "content"));
     const known = tools.get(id);
+    const raw = contentText(get(block, "content"));
+    const output = known?.kind === "subagent" && raw !== undefined ? subagentText(raw) : raw;
     let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
       // Claude Code 2.1.x Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
@@ -931,3 +932,16 @@ export const claude: Dialect = {
   },
   createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
 };
+
+/**
+ * A subagent's result as its text: Claude Code appends an `agentId: … (use SendMessage …)` line
+ * and a `<usage>subagent_tokens: …</usage>` block for the model; the figures travel in the
+ * subagent's own session.completed, so people see the answer only.
+ */
+function subagentText(text: string): string {
+  return text
+    .replace(/<usage>[\s\S]*?<\/usage>/g, "")
+    .replace(/^agentId: [^\n]*$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}

@@ -470,13 +470,14 @@ export const codex: Dialect = {
           messageItem(out, phase, id, str(it, "text"), "text", "plan");
           return;
         case "command_execution": {
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "command_execution", kind: "command" as const, input: compact({ command: str(it, "command") }) }));
+          // Named "shell", the name people know it by (and Cursor's); the item type is an implementation word.
+          startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "shell", kind: "command" as const, input: compact({ command: str(it, "command") }) }));
           if (phase === "item.updated") return outputProgress(out, id, str(it, "aggregated_output"), status);
           if (phase !== "item.completed") return;
           progress.delete(id);
           const exitCode = num(it, "exit_code");
           const isError = status === "failed" || status === "declined" || (exitCode !== undefined && exitCode !== 0);
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "command_execution", output: str(it, "aggregated_output"), exitCode, isError }));
+          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "shell", output: str(it, "aggregated_output"), exitCode, isError }));
           return;
         }
         case "file_change": {

@@ -292,6 +292,8 @@ export const cursor: Dialect = {
         output =
           str(success, "interleavedOutput") || [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") || undefined;
         output ??= str(success, "content") ?? str(success, "diffString");
+        // A shell command that printed nothing has an empty output, not the result object in its place.
+        if (output === undefined && (str(success, "stdout") !== undefined || str(success, "interleavedOutput") !== undefined)) output = "";
       } else if (rejected !== undefined) {
         isError = true;
         output = str(rejected, "reason") ?? "rejected";

@@ -408,6 +408,17 @@ export const EVENT_TYPES: readonly AgentEventType[] = [
   "unknown",
 ];
 
+/**
+ * The output of the `tool.completed` a decoder adds when the input ends with a tool call still
+ * open: the call got no result (views say "no result", not "failed").
+ */
+export const NO_RESULT_OUTPUT = "the input ended before the tool call completed";
+
+/** Whether a `tool.completed` only says the call never got its result. */
+export function isNoResult(event: { readonly isError: boolean; readonly output?: string; readonly exitCode?: number }): boolean {
+  return event.isError && event.exitCode === undefined && event.output === NO_RESULT_OUTPUT;
+}
+
 /** Compile-time exhaustiveness check for `switch (event.type)`. */
 export function assertNever(value: never): never {
   throw new Error(`unhandled value: ${JSON.stringify(value)}`);

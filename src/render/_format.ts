@@ -1,6 +1,7 @@
 /**
  * Pure formatting for the terminal view: metric lines, a tool call's key argument, durations,
- * token counts and cost. Returns raw (unsanitised) text; the renderer sanitises it.
+ * token counts and cost. The one place durations, token counts and costs are formatted: the
+ * text and markdown writers and the CLI use these too. Returns raw (unsanitised) text.
  */
 import type { JsonValue, Usage } from "../model/events.ts";
 
@@ -29,10 +30,21 @@ function fixed3(value: unknown): string {
   return typeof value === "number" ? value.toFixed(3) : scalar(value);
 }
 
-/** A number as written (integers whole, others to 3 decimals), a plain string bare, anything else as compact JSON. */
+/**
+ * A number as written (integers whole, others to 3 decimals), a plain string bare, a short list of
+ * plain values as compact JSON; a list or object with anything nested is counted, never dumped.
+ */
 function scalar(value: unknown): string {
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
   if (typeof value === "string") return /^[^\s,=()"]+$/.test(value) ? value : JSON.stringify(value);
+  if (Array.isArray(value)) {
+    const plain = value.every((v) => v === null || typeof v !== "object");
+    return plain && value.length <= 8 ? JSON.stringify(value) : `${value.length} item${value.length === 1 ? "" : "s"}`;
+  }
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).length;
+    return `${keys} field${keys === 1 ? "" : "s"}`;
+  }
   return JSON.stringify(value) ?? String(value);
 }
 
@@ -133,9 +145,30 @@ export function formatCount(n: number): string {
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
-/** $0.0421, $1.23. */
+/**
+ * A cost in dollars, rounded for people: $0.0542, $1.23, and two significant digits below a
+ * hundredth of a cent ($0.000012), never the float's noise (0.054201000000000006).
+ */
 export function formatCost(usd: number): string {
-  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  if (usd === 0) return "$0.00";
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd >= 0.0001) return `$${usd.toFixed(4)}`;
+  return `$${Number(usd.toPrecision(2)).toFixed(Math.max(4, 1 - Math.floor(Math.log10(usd))))}`;
+}
+
+/** "33 input, 399 output, 64006 cache read": exact counts in words, for transcripts (only the figures the agent reported); `""` when none. */
+export function formatTokenTotals(usage: Usage): string {
+  const parts: [number | null, string][] = [
+    [usage.inputTokens, "input"],
+    [usage.outputTokens, "output"],
+    [usage.cacheReadTokens, "cache read"],
+    [usage.cacheWriteTokens, "cache write"],
+    [usage.reasoningTokens, "reasoning"],
+  ];
+  return parts
+    .filter(([n]) => n !== null)
+    .map(([n, label]) => `${n} ${label}`)
+    .join(", ");
 }
 
 /** "33 in · 399 out · cache 64.0k read, 2.9k write · 120 reasoning": only what the agent reported. */
@@ -160,12 +193,32 @@ export function formatTime(iso: string): string {
 export function diffStat(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
+  if (/^<{5,9} (?:SEARCH|ORIGINAL)$/m.test(diff)) return searchReplaceStat(diff);
   const isUnified = /^(---|\+\+\+|@@) /m.test(diff);
   if (!isUnified) return { added: diff === "" ? 0 : diff.replace(/\n$/, "").split("\n").length, removed: 0 };
   for (const line of diff.split("\n")) {
     if (line.startsWith("+++") || line.startsWith("---")) continue;
     if (line.startsWith("+")) added++;
     else if (line.startsWith("-")) removed++;
+  }
+  return { added, removed };
+}
+
+/**
+ * Aider's SEARCH/REPLACE (and older ORIGINAL/UPDATED) blocks: the search side is removed, the
+ * replace side added; the conflict markers themselves are not lines of code.
+ */
+function searchReplaceStat(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  let side: "search" | "replace" | undefined;
+  for (const line of diff.split("\n")) {
+    const t = line.trim();
+    if (/^<{5,9} (?:SEARCH|ORIGINAL)$/.test(t)) side = "search";
+    else if (/^={5,9}$/.test(t) && side === "search") side = "replace";
+    else if (/^>{5,9} (?:REPLACE|UPDATED)$/.test(t)) side = undefined;
+    else if (side === "search" && t !== "") removed++;
+    else if (side === "replace" && t !== "") added++;
   }
   return { added, removed };
 }

@@ -7,12 +7,13 @@
  * output goes through `write`. Every piece of agent or tool text goes through the escape-sequence
  * sanitizer (./_sanitize.ts) before our own styling is put around it. docs/render.md describes the view.
  */
-import { assertNever, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
+import { assertNever, isNoResult, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
 import { hyperlink, paint, sgrOf, type Role } from "./_color.ts";
-import { diffStat, formatCost, formatDuration, formatMetric, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
+import { diffStat, formatCost, formatCount, formatDuration, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
+import { viewMetric } from "./_metric.ts";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";
 import type { RenderMode, Verbosity } from "./_types.ts";
-import { cutToWidth, displayWidth } from "./_width.ts";
+import { cutToWidth, displayWidth, splitAtWidth, visibleWidth, wrapLine } from "./_width.ts";
 
 export type { RenderMode, Verbosity } from "./_types.ts";
 
@@ -45,6 +46,8 @@ const VERBOSE_HEAD = 20;
 const VERBOSE_TAIL = 20;
 /** Lines of a prompt (user message) shown in normal verbosity. */
 const USER_LINES = 8;
+/** Columns a streamed word may still grow by and stay on its row; nearer the row's end, its start waits for the next delta. */
+const WORD_SLACK = 16;
 /** Hide nothing unless at least this many lines would be hidden (a summary line must save rows). */
 const MIN_HIDDEN = 3;
 /** A run of heartbeats prints its first one, then again when the idle time passes each of these. */
@@ -72,6 +75,18 @@ interface MessageState {
   dirty: boolean;
   /** With `links`: the end of the text that may be the start of a URL, held until it is complete. */
   hold: string;
+  /** The last word of the text so far, held until the next delta shows whether it is complete. */
+  wordHold: string;
+  /** Spaces seen but not written yet: written before the next word on the same row, dropped at a wrap. */
+  spaces: string;
+  /** Columns used on the current row. */
+  col: number;
+  /** The current row has a word on it (a word that does not fit goes to the next row). */
+  rowHasWord: boolean;
+  /** The next word is the first of a source line (its leading spaces become the hang). */
+  lineStart: boolean;
+  /** The source line's own indent, repeated on its wrapped rows. */
+  hang: string;
 }
 
 interface ToolState {
@@ -101,6 +116,14 @@ interface SessionState {
   deltaUsage: Usage | undefined;
   cost: number | undefined;
   plan: readonly PlanItem[] | undefined;
+  /** The agent's latest estimate of its thinking tokens (a metric): shown in the footer. */
+  thinkingTokens: number | undefined;
+  /** Time the turns took, summed from timing metrics: the footer's duration when the result has none. */
+  turnMs: number | undefined;
+  /** Usage and cost the turns reported (OpenCode puts them on turn.completed only). */
+  turnUsage: Usage | undefined;
+  turnCost: number | undefined;
+  turnsSeen: number;
 }
 
 type Group = "header" | "message" | "tools" | "text" | "footer";
@@ -163,6 +186,15 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     wroteAnything = true;
   }
 
+  /**
+   * Whole lines (ending in a newline), each wrapped at word boundaries to the width: a wrapped
+   * row keeps the line's indent plus two columns, so no row is wider than the terminal.
+   */
+  function emitRows(text: string): void {
+    const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+    emit(`${body.split("\n").map((row) => wrapLine(row, width, 0, "  ")).join("\n")}${body === text ? "" : "\n"}`);
+  }
+
   /** Writes what is pending. Mode full closes an open style first, so every write is self-contained. */
   function flush(): void {
     if (pending.length === 0) return;
@@ -203,7 +235,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   function line(depth: number, text: string, hang = ""): void {
     settle();
     const indent = indentOf(depth);
-    emit(`${indent}${text.includes("\n") ? text.split("\n").join(`\n${indent}${hang}`) : text}\n`);
+    emitRows(`${indent}${text.includes("\n") ? text.split("\n").join(`\n${indent}${hang}`) : text}\n`);
   }
 
   /** A status line (rate limit, retry, progress): shown now, or after the open message line when one is open. */
@@ -238,7 +270,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     return sessionOf(event)?.cwd;
   }
   function newSession(depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
-    return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined };
+    return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined, thinkingTokens: undefined, turnMs: undefined, turnUsage: undefined, turnCost: undefined, turnsSeen: 0 };
   }
   function ensureSession(event: AgentEvent): SessionState {
     const id = event.sessionId ?? "";
@@ -291,6 +323,12 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         newlines: 0,
         dirty: false,
         hold: "",
+        wordHold: "",
+        spaces: "",
+        col: 0,
+        rowHasWord: false,
+        lineStart: true,
+        hang: "",
       };
       messages.set(id, m);
     }
@@ -308,6 +346,8 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     }
     begin("message", m.depth, `msg:${m.id}`);
     emit(`${indentOf(m.depth)}${markerOf(m)} `);
+    m.col = indentOf(m.depth).length + 2;
+    m.rowHasWord = false;
     m.started = true;
     m.fresh = true;
     m.newlines = 0;
@@ -321,6 +361,12 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
 
   /** Ends `m`'s line: resets its style and writes one newline. */
   function closeLine(m: MessageState): void {
+    if (m.wordHold !== "" && current === m) {
+      // The line ends here (the message is done or something interrupts it): its held word goes first.
+      const word = m.wordHold;
+      m.wordHold = "";
+      writeSegment(m, word);
+    }
     if (sgrIsOpen || m.dirty) {
       emit("\x1b[0m");
       sgrIsOpen = false;
@@ -335,40 +381,109 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   /**
    * Appends sanitised text to message `m`: newlines become a line break plus the hanging indent
    * (written lazily, so no line ends in spaces); leading newlines and more than one blank line are
-   * dropped. O(length of the text).
+   * dropped. Prose is wrapped at word boundaries to the width, a wrapped row keeping the line's own
+   * indent; `final` says no delta follows (a held word is written). O(length of the text).
    */
-  function appendText(m: MessageState, text: string): void {
-    if (text === "") return;
+  function appendText(m: MessageState, text: string, final = false): void {
+    const all = m.wordHold === "" ? text : m.wordHold + text;
+    m.wordHold = "";
     let from = 0;
-    while (from < text.length) {
-      const nl = text.indexOf("\n", from);
-      const end = nl === -1 ? text.length : nl;
-      if (end > from) {
-        const piece = text.slice(from, end);
-        if (current !== m) enter(m);
-        else if (mode === "full" && !sgrIsOpen && openSgr !== "") enter(m);
-        if (m.newlines > 0) {
-          const breaks = Math.min(m.newlines, 2);
-          m.newlines = 0;
-          if (m.dirty) {
-            emit("\x1b[0m");
-            m.dirty = false;
-            sgrIsOpen = false;
-          }
-          emit(`${"\n".repeat(breaks)}${indentOf(m.depth)}  `);
-          if (openSgr !== "" && !sgrIsOpen) {
-            emit(`\x1b[${openSgr}m`);
-            sgrIsOpen = true;
-          }
-        }
-        emit(piece);
-        m.fresh = false;
-      }
+    while (from < all.length) {
+      const nl = all.indexOf("\n", from);
+      const end = nl === -1 ? all.length : nl;
+      const segment = all.slice(from, end);
+      if (nl === -1 && !final) writeTail(m, segment);
+      else if (segment !== "") writeSegment(m, segment);
       if (nl === -1) break;
       if (!m.fresh) m.newlines++;
+      m.spaces = "";
+      m.lineStart = true;
       from = nl + 1;
     }
     if (m.sanitizer.takeStyled()) m.dirty = true;
+  }
+
+  /**
+   * The end of a delta, whose last word may go on in the next one. It is written now when it has
+   * room to grow on its row (the stream shows as it comes); near the row's end it waits for the
+   * next delta, so the wrap falls between words. Every mode decides alike, so all show the same.
+   */
+  function writeTail(m: MessageState, segment: string): void {
+    const cut = Math.max(segment.lastIndexOf(" "), segment.lastIndexOf("\t")) + 1;
+    const word = segment.slice(cut);
+    if (cut > 0) writeSegment(m, segment.slice(0, cut));
+    if (word === "") return;
+    startRow(m);
+    const wordWidth = visibleWidth(word);
+    const room = width - m.col - (m.rowHasWord ? m.spaces.length : 0);
+    if (wordWidth + WORD_SLACK <= room || wordWidth >= width - indentOf(m.depth).length - 2) writeSegment(m, word);
+    else m.wordHold = word;
+  }
+
+  /** Puts `m`'s line on screen and writes the line breaks it owes, before its next word. */
+  function startRow(m: MessageState): void {
+    if (current !== m) enter(m);
+    else if (mode === "full" && !sgrIsOpen && openSgr !== "") enter(m);
+    if (m.newlines > 0) {
+      const breaks = Math.min(m.newlines, 2);
+      m.newlines = 0;
+      if (m.dirty) {
+        emit("\x1b[0m");
+        m.dirty = false;
+        sgrIsOpen = false;
+      }
+      emit(`${"\n".repeat(breaks)}${indentOf(m.depth)}  `);
+      m.col = indentOf(m.depth).length + 2;
+      m.rowHasWord = false;
+      if (openSgr !== "" && !sgrIsOpen) {
+        emit(`\x1b[${openSgr}m`);
+        sgrIsOpen = true;
+      }
+    }
+  }
+
+  /** A wrapped row: a line break, the message's indent and the line's own. */
+  function wrapRow(m: MessageState): void {
+    emit(`\n${indentOf(m.depth)}  ${m.hang}`);
+    m.col = indentOf(m.depth).length + 2 + m.hang.length;
+    m.rowHasWord = false;
+  }
+
+  /** Writes part of one line of `m` word by word; spaces wait for the word after them (none end a row). */
+  function writeSegment(m: MessageState, segment: string): void {
+    for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
+      if (token.charCodeAt(0) === 0x20 || token.charCodeAt(0) === 0x09) {
+        m.spaces += token.replace(/\t/g, "    ");
+        continue;
+      }
+      startRow(m);
+      if (m.lineStart) {
+        // The line's own indent (a nested list, indented code) is kept on its wrapped rows, up to half the row.
+        const base = indentOf(m.depth).length + 2;
+        m.hang = m.spaces.length < (width - base) / 2 ? m.spaces : "";
+        m.lineStart = false;
+      }
+      let word = token;
+      const gap = m.spaces.length;
+      if (m.rowHasWord && m.col + gap + visibleWidth(word) > width) wrapRow(m);
+      else if (gap > 0) {
+        emit(m.spaces);
+        m.col += gap;
+      }
+      m.spaces = "";
+      while (m.col + visibleWidth(word) > width) {
+        const [head, tail] = splitAtWidth(word, Math.max(width - m.col, 1));
+        emit(head);
+        wrapRow(m);
+        word = tail;
+      }
+      if (word !== "") {
+        emit(word);
+        m.col += visibleWidth(word);
+        m.rowHasWord = true;
+      }
+      m.fresh = false;
+    }
   }
 
   function streamText(m: MessageState, raw: string): void {
@@ -384,11 +499,11 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
 
   function endText(m: MessageState): void {
     const rest = m.sanitizer.end();
-    if (!links) appendText(m, rest);
+    if (!links) appendText(m, rest, true);
     else {
       const joined = m.hold + rest;
       m.hold = "";
-      appendText(m, linkify(joined));
+      appendText(m, linkify(joined), true);
     }
   }
 
@@ -428,11 +543,11 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       }
     }
     begin("tools", tool.depth, `tool:${tool.id}`);
-    emit(`${indentOf(tool.depth)}${toolLine(tool, "→")}\n`);
+    emitRows(`${indentOf(tool.depth)}${toolLine(tool, "→")}\n`);
     const input = tool.input;
     const description = tool.description ?? (input !== null && typeof input === "object" && !Array.isArray(input) && typeof input.description === "string" ? input.description : undefined);
     if (verbose && description !== undefined && description !== "" && !keyArgOf(tool).includes(description)) {
-      emit(`${indentOf(tool.depth)}  ${style("meta", `# ${oneLine(description)}`)}\n`);
+      emitRows(`${indentOf(tool.depth)}  ${style("meta", `# ${oneLine(description)}`)}\n`);
     }
   }
 
@@ -493,7 +608,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     const summary = hiddenSummary(keepAll ? 0 : hidden, cutLines, room);
     if (!keepAll) out[head] = `${indent}${style("meta", summary)}`;
     else if (summary !== "") out.push(`${indent}${style("meta", summary)}`);
-    emit(`${out.join("\n")}\n`);
+    emitRows(`${out.join("\n")}\n`);
   }
 
   /**
@@ -534,42 +649,55 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       return;
     }
     begin("tools", tool.depth, `tool:${tool.id}`);
-    emit(`${indentOf(tool.depth)}${toolLine(tool, "↳")}\n`);
+    emitRows(`${indentOf(tool.depth)}${toolLine(tool, "↳")}\n`);
   }
 
   // ---------------------------------------------------------------- the rest
 
+  /** What the session reported besides its result: cumulative usage, else deltas and turns added up (as `summary` folds them). */
   function usageFallback(session: SessionState | undefined): Usage | undefined {
-    return session?.cumulative ?? session?.deltaUsage;
+    if (session === undefined) return undefined;
+    if (session.cumulative !== undefined) return session.cumulative;
+    if (session.deltaUsage === undefined) return session.turnUsage;
+    return session.turnUsage === undefined ? session.deltaUsage : addUsage(session.turnUsage, session.deltaUsage);
+  }
+
+  function costFallback(session: SessionState | undefined): number | undefined {
+    if (session === undefined || (session.cost === undefined && session.turnCost === undefined)) return undefined;
+    return (session.cost ?? 0) + (session.turnCost ?? 0);
   }
 
   function footer(event: Extract<AgentEvent, { type: "session.completed" }>, session: SessionState | undefined): void {
     const depth = session?.depth ?? 0;
     const child = session !== undefined && !session.root;
-    const usage = event.usage ?? usageFallback(session);
-    const cost = event.costUsd ?? session?.cost;
+    const usage = event.usage !== undefined && formatUsage(event.usage) !== "" ? event.usage : usageFallback(session);
+    const cost = event.costUsd ?? costFallback(session);
+    const durationMs = event.durationMs ?? session?.turnMs;
+    const turns = event.turns ?? (session !== undefined && session.turnsSeen > 1 ? session.turnsSeen : undefined);
+    const thinking = session?.thinkingTokens;
     const [mark, word, role]: [string, string, Role] =
       event.status === "success" ? ["✓", child ? "subagent done" : "done", "ok"] : event.status === "interrupted" ? ["◼", child ? "subagent interrupted" : "interrupted", "warning"] : ["✗", child ? "subagent failed" : "failed", "error"];
     const parts = [
-      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
-      event.turns !== undefined ? `${event.turns} turn${event.turns === 1 ? "" : "s"}` : "",
+      durationMs !== undefined ? formatDuration(durationMs) : "",
+      turns !== undefined ? `${turns} turn${turns === 1 ? "" : "s"}` : "",
       usage !== undefined ? formatUsage(usage) : "",
+      thinking !== undefined && (usage === undefined || !(usage.reasoningTokens !== null && usage.reasoningTokens > 0)) ? `~${formatCount(thinking)} thinking` : "",
       cost !== undefined ? formatCost(cost) : "",
     ].filter(Boolean);
     begin(child ? "tools" : "footer", depth, "footer");
     const head = `${indentOf(depth)}${style(role === "ok" ? "okStrong" : role, `${mark} ${word}`)}`;
     const oneRow = `${indentOf(depth)}${mark} ${word} · ${parts.join(" · ")}`;
-    if (parts.length === 0) emit(`${head}\n`);
-    else if (displayWidth(oneRow) <= width || usage === undefined || formatUsage(usage) === "") emit(`${head}${style("meta", ` · ${parts.join(" · ")}`)}\n`);
+    if (parts.length === 0) emitRows(`${head}\n`);
+    else if (displayWidth(oneRow) <= width || usage === undefined || formatUsage(usage) === "") emitRows(`${head}${style("meta", ` · ${parts.join(" · ")}`)}\n`);
     else {
       // Too wide for one row: the token counts go on a second line instead of wrapping mid-phrase.
       const tokens = formatUsage(usage);
       const rest = parts.filter((p) => p !== tokens);
-      emit(`${head}${rest.length > 0 ? style("meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style("meta", tokens)}\n`);
+      emitRows(`${head}${rest.length > 0 ? style("meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style("meta", tokens)}\n`);
     }
     if (event.error !== undefined && event.error !== "" && event.status !== "success" && squeeze(event.error) !== lastError) {
       const reason = sanitizeForTerminal(event.error, { sgr: "visible" });
-      emit(`${indentOf(depth)}  ${style("error", reason.split("\n").join(`\n${indentOf(depth)}  `))}\n`);
+      emitRows(`${indentOf(depth)}  ${style("error", reason.split("\n").join(`\n${indentOf(depth)}  `))}\n`);
     }
   }
 
@@ -592,7 +720,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       shown = items.filter((item, i) => item.status !== previous[i]?.status);
       if (shown.length === 0) return;
     }
-    for (const item of shown) emit(`${indentOf(depth)}  ${box(item)} ${item.status === "completed" ? style("meta", oneLine(item.text)) : oneLine(item.text)}\n`);
+    for (const item of shown) emitRows(`${indentOf(depth)}  ${box(item)} ${item.status === "completed" ? style("meta", oneLine(item.text)) : oneLine(item.text)}\n`);
   }
 
   function debugLine(event: AgentEvent): void {
@@ -616,14 +744,14 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         const about = [event.agentVersion !== undefined ? `${event.agent ?? "agent"} ${event.agentVersion}` : event.agent, event.model, !isChild ? event.cwd : undefined].filter((s): s is string => s !== undefined && s !== "");
         if (isChild) {
           begin("tools", depth, `session:${event.sessionId ?? ""}`);
-          emit(`${indentOf(depth)}${style("meta", `◇ subagent${about.length > 0 ? ` · ${oneLine(about.join(" · "))}` : ""}`)}\n`);
+          emitRows(`${indentOf(depth)}${style("meta", `◇ subagent${about.length > 0 ? ` · ${oneLine(about.join(" · "))}` : ""}`)}\n`);
         } else {
           begin("header", 0, `session:${event.sessionId ?? ""}`);
           const [first, ...rest] = about.length > 0 ? about : ["session"];
-          emit(`${style("header", `◆ ${oneLine(first as string)}`)}${rest.length > 0 ? style("meta", ` · ${oneLine(rest.join(" · "))}`) : ""}\n`);
+          emitRows(`${style("header", `◆ ${oneLine(first as string)}`)}${rest.length > 0 ? style("meta", ` · ${oneLine(rest.join(" · "))}`) : ""}\n`);
           if (verbose) {
             const details = [event.sessionId !== undefined ? `session ${event.sessionId}` : "", event.tools !== undefined ? `${event.tools.length} tools` : "", event.permissionMode ?? ""].filter(Boolean);
-            if (details.length > 0) emit(`  ${style("meta", oneLine(details.join(" · ")))}\n`);
+            if (details.length > 0) emitRows(`  ${style("meta", oneLine(details.join(" · ")))}\n`);
           }
         }
         break;
@@ -637,13 +765,18 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       }
       case "turn.started":
         break;
-      case "turn.completed":
+      case "turn.completed": {
+        const session = sessionOf(event) ?? ensureSession(event);
+        session.turnsSeen++;
+        if (event.usage !== undefined) session.turnUsage = addUsage(session.turnUsage, event.usage);
+        if (event.costUsd !== undefined) session.turnCost = (session.turnCost ?? 0) + event.costUsd;
         if (event.status === "error") {
           const repeated = event.error !== undefined && squeeze(event.error) === lastError;
           line(depthOf(event), style("error", `✗ turn failed${event.error !== undefined && !repeated ? `: ${sanitizeForTerminal(event.error)}` : ""}`), "  ");
           if (event.error !== undefined) lastError = squeeze(event.error);
         }
         break;
+      }
       case "message.started":
         messageState(event.messageId, event.role, event.kind, event);
         break;
@@ -680,7 +813,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
             streamText(m, all.slice(0, keep).join("\n"));
             endText(m);
             closeLine(m);
-            emit(`${indentOf(m.depth)}  ${style("meta", hiddenSummary(hidden, 0, width - indentOf(m.depth).length - 2))}\n`);
+            emitRows(`${indentOf(m.depth)}  ${style("meta", hiddenSummary(hidden, 0, width - indentOf(m.depth).length - 2))}\n`);
           } else streamText(m, event.text);
           finishMessage(m);
         } else messages.delete(m.id);
@@ -725,6 +858,13 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
           tool = { id: event.toolCallId, name: event.name ?? "tool", kind: undefined, depth: depthOf(event), sessionId: event.sessionId, input: undefined, inputParts: [], headerShown: true, description: undefined, progress: [] };
         } else if (!tool.headerShown) showHeader(tool);
         tools.delete(event.toolCallId);
+        if (isNoResult(event)) {
+          // The input ended with the call still open: it did not fail, it has no result.
+          referTo(tool);
+          emitRows(`${indentOf(tool.depth)}  ${style("meta", "◌ no result")}\n`);
+          releaseAfterTool();
+          break;
+        }
         const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : JSON.stringify(event.result, null, 2)) : tool.progress.join(""));
         const boilerplate = tool.kind === "file_edit" || tool.kind === "file_write" || tool.kind === "todo";
         const showText = output.trim() !== "" && (event.isError ? !quiet : verbose || (!quiet && !boilerplate));
@@ -736,7 +876,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         if (showText) showOutput(tool.depth, output, event.isError ? "error" : "output");
         if (event.isError) {
           const status = [event.exitCode !== undefined ? `exit ${event.exitCode}` : "failed", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(" · ");
-          emit(`${indentOf(tool.depth)}  ${style("error", `✗ ${status}`)}\n`);
+          emitRows(`${indentOf(tool.depth)}  ${style("error", `✗ ${status}`)}\n`);
         }
         releaseAfterTool();
         break;
@@ -753,7 +893,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
           const target = change.kind === "rename" && change.newPath !== undefined ? `${relativePath(change.path, cwd)} → ${relativePath(change.newPath, cwd)}` : relativePath(change.path, cwd);
           const counts = stat !== undefined ? ` ${style("diffAdd", `+${stat.added}`)} ${style("diffDel", `−${stat.removed}`)}` : "";
           const failed = event.status === "error" ? style("error", " (failed)") : "";
-          emit(`${indentOf(depth)}  ${style("toolMark", "✎")} ${change.kind} ${style("arg", oneLine(target))}${counts}${failed}\n`);
+          emitRows(`${indentOf(depth)}  ${style("toolMark", "✎")} ${change.kind} ${style("arg", oneLine(target))}${counts}${failed}\n`);
           if (change.diff !== undefined && change.diff.trim() !== "") showOutput(depth + 1, stripDiffHeader(change.diff), "output", true);
         }
         break;
@@ -777,12 +917,16 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         break;
       }
       case "metric": {
-        // Metrics are never dropped, at any verbosity (the Witness Forge rule).
+        // Agents' own diagnostics fold into the footer or say an unusual stop in words (./_metric.ts); other metrics show.
         const depth = depthOf(event);
-        const text = oneLine(formatMetric(event.name, event.text, event.values));
-        // Flame metrics are short and shown whole; a long generic one keeps to one row unless -v.
+        const view = viewMetric(event, verbose);
+        const session = sessionOf(event) ?? ensureSession(event);
+        if (view.thinkingTokens !== undefined) session.thinkingTokens = view.thinkingTokens;
+        if (view.turnMs !== undefined) session.turnMs = (session.turnMs ?? 0) + view.turnMs;
+        if (view.line === undefined) break;
+        const text = oneLine(view.line);
         const shown = verbose || text.startsWith("Effective Temperature:") ? text : cutToWidth(text, Math.max(width - indentOf(depth).length, 20)).text;
-        sideNote(() => line(depth, style("metric", shown)));
+        sideNote(() => line(depth, style(view.warning === true ? "warning" : "metric", view.warning === true ? `⚠ ${shown}` : shown)));
         break;
       }
       case "rate_limit": {
@@ -837,7 +981,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         // A line that is not an event: shown as it is (sanitised), at the left edge.
         begin("text", 0, `text:${event.seq}`);
         const clean = linkify(sanitizeForTerminal(event.text, richText));
-        emit(`${sgrPolicy === "keep" && clean.includes("\x1b[") ? `${clean}\x1b[0m` : clean}\n`);
+        emitRows(`${sgrPolicy === "keep" && clean.includes("\x1b[") ? `${clean}\x1b[0m` : clean}\n`);
         break;
       }
       case "repair": {
@@ -875,7 +1019,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       const open = [...sessions.values()].filter((s) => s.root && s.started && !s.completed);
       if (open.length > 0 && wroteAnything && verbosity !== "debug") {
         begin("footer", 0, "footer");
-        emit(`${style("meta", "◌ the stream ended before the session did (no result record)")}\n`);
+        emitRows(`${style("meta", "◌ the stream ended before the session did (no result record)")}\n`);
       }
       flush();
     },

@@ -3,8 +3,9 @@
  * showing for a tool call, tool calls whose arguments stream in, and the session facts of the closing footer (folded
  * by the same code as `agentstream summary`, so the footer and `summary --json` never disagree).
  */
-import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent, Usage } from "../model/events.ts";
+import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../model/events.ts";
 import type { EventWriter } from "./writer.ts";
+import { viewMetric } from "../render/_metric.ts";
 import { sanitizeForTerminal } from "../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 
@@ -141,46 +142,47 @@ function parseArguments(text: string): JsonValue | undefined {
 export interface SessionFacts {
   add(event: AgentEvent): void;
   result(): SessionSummary;
+  /** What the agents' diagnostic metrics add to the footer (./render/_metric.ts decides which). */
+  diagnostics(): FooterDiagnostics;
+}
+
+/** Footer facts that come from metrics rather than from the summary. */
+export interface FooterDiagnostics {
+  /** The agent's latest estimate of the root session's thinking tokens. */
+  readonly thinkingTokens: number | undefined;
+  /** Time the root session's turns took, summed. */
+  readonly turnMs: number | undefined;
 }
 
 /** Creates the fold behind the footer. */
 export function createSessionFacts(): SessionFacts {
   const builder = createSummaryBuilder();
   const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, unknown: 0 };
+  let rootId: string | undefined;
+  let rootKnown = false;
+  let thinkingTokens: number | undefined;
+  let turnMs: number | undefined;
   return {
     add(event) {
       stats.events++;
       if (event.type === "unknown") stats.unknown++;
+      if (event.type === "session.started" && !rootKnown && event.parentSessionId === undefined && event.parentToolCallId === undefined) {
+        rootId = event.sessionId;
+        rootKnown = true;
+      }
+      if (event.type === "metric" && (!rootKnown || event.sessionId === undefined || event.sessionId === rootId)) {
+        const view = viewMetric(event, false);
+        if (view.thinkingTokens !== undefined) thinkingTokens = view.thinkingTokens;
+        if (view.turnMs !== undefined) turnMs = (turnMs ?? 0) + view.turnMs;
+      }
       builder.add(event);
     },
     result: () => builder.result(stats, undefined),
+    diagnostics: () => ({ thinkingTokens, turnMs }),
   };
 }
 
-/** "33 input, 399 output, 64006 cache read" (only the figures the agent reported); `""` when none. */
-export function formatTokens(usage: Usage): string {
-  const parts: [number | null, string][] = [
-    [usage.inputTokens, "input"],
-    [usage.outputTokens, "output"],
-    [usage.cacheReadTokens, "cache read"],
-    [usage.cacheWriteTokens, "cache write"],
-    [usage.reasoningTokens, "reasoning"],
-  ];
-  return parts
-    .filter(([n]) => n !== null)
-    .map(([n, label]) => `${n} ${label}`)
-    .join(", ");
-}
-
-/** "18.7 s", "120 ms". */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** "$0.0421". */
-export function formatCost(usd: number): string {
-  return `$${usd.toFixed(4)}`;
-}
+export { formatCost, formatDuration, formatTokenTotals as formatTokens } from "../render/_format.ts";
 
 /** "3 (1 failed, 1 unfinished)". */
 export function formatToolCount(summary: SessionSummary): string {

@@ -2,8 +2,8 @@
 // for agent text and what is left out: docs/formats/markdown.md. Agent text stays Markdown (answers are written in
 // it), but it cannot open HTML, load images, hide links to other schemes, spoof our headings or swallow the rest of
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
-import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
-import { formatMetric } from "../render/create-terminal-renderer.ts";
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
+import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
@@ -86,6 +86,10 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
       // A result with no call before it: it gets the call's heading.
       enter(speaker("assistant", event.sessionId));
       write(`### Tool: ${code(name)}`);
+    }
+    if (isNoResult(event)) {
+      write(`**Result of ${code(name)}:** no result`);
+      return;
     }
     const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
     write(`**Result of ${code(name)}:** ${details}`);
@@ -182,10 +186,14 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
         enter(speaker("assistant", event.sessionId));
         write(`**Plan:**\n\n${event.items.map(planLine).join("\n")}`);
         return;
-      case "metric":
+      case "metric": {
+        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/render/_metric.ts).
+        const view = viewMetric(event, false);
+        if (view.line === undefined) return;
         title();
-        write(`_Metric:_ ${inline(formatMetric(event.name, event.text, event.values))}`);
+        write(view.warning === true ? `> **Warning:** ${inline(view.line)}` : `_Metric:_ ${inline(view.line)}`);
         return;
+      }
       case "rate_limit":
         // "allowed" is the normal state; warnings and rejections are worth a line.
         if (event.status !== "allowed") {
@@ -237,7 +245,10 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     if (summary.sessionId !== null) rows.push(["Session", code(summary.sessionId).replace(/\|/g, "\\|")]);
     rows.push(["Tokens", formatTokens(summary.usage) || "not reported"]);
     rows.push(["Cost", summary.costUsd !== null ? formatCost(summary.costUsd) : "not reported"]);
-    if (summary.durationMs !== null) rows.push(["Duration", formatDuration(summary.durationMs)]);
+    const { thinkingTokens, turnMs } = facts.diagnostics();
+    if (thinkingTokens !== undefined && !(summary.usage.reasoningTokens !== null && summary.usage.reasoningTokens > 0)) rows.push(["Thinking", `~${thinkingTokens} tokens (estimated)`]);
+    const durationMs = summary.durationMs ?? turnMs;
+    if (durationMs !== undefined) rows.push(["Duration", formatDuration(durationMs)]);
     if (summary.turns !== null) rows.push(["Turns", String(summary.turns)]);
     rows.push(["Tool calls", formatToolCount(summary)]);
     if (summary.subagents > 0) rows.push(["Subagents", String(summary.subagents)]);

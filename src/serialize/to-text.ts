@@ -1,8 +1,8 @@
 // Source of truth: our own event model (src/model/events.ts) rendered for people; layout, choices and what is left
 // out: docs/formats/text.md. Plain text: no colour, no escape sequences; control characters in agent text are shown
 // as visible pictures (src/render/_sanitize.ts). Streams: assistant text is written as its deltas arrive.
-import { assertNever, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
-import { formatMetric } from "../render/create-terminal-renderer.ts";
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
+import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
 
@@ -122,6 +122,10 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   const toolCompleted = (event: Extract<AgentEvent, { type: "tool.completed" }>): void => {
     const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
     if (tool === undefined) return;
+    if (isNoResult(event)) {
+      block(`Result ${oneLine(event.name ?? tool.name)}: no result`, "result", event.toolCallId, lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId);
+      return;
+    }
     const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? JSON.stringify(event.result, null, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
@@ -201,9 +205,12 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
       case "plan.updated":
         block(`Plan:\n${event.items.map(planLine).join("\n")}`);
         return;
-      case "metric":
-        block(`Metric: ${oneLine(formatMetric(event.name, event.text, event.values))}`);
+      case "metric": {
+        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/render/_metric.ts).
+        const view = viewMetric(event, false);
+        if (view.line !== undefined) block(view.warning === true ? `Warning: ${oneLine(view.line)}` : `Metric: ${oneLine(view.line)}`);
         return;
+      }
       case "rate_limit":
         // "allowed" is the normal state; warnings and rejections are worth a line.
         if (event.status !== "allowed") block(oneLine(`Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`));
@@ -238,7 +245,10 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     const tokens = formatTokens(summary.usage);
     if (tokens !== "") lines.push(`Tokens: ${tokens}`);
     if (summary.costUsd !== null) lines.push(`Cost: ${formatCost(summary.costUsd)}`);
-    if (summary.durationMs !== null) lines.push(`Duration: ${formatDuration(summary.durationMs)}`);
+    const { thinkingTokens, turnMs } = facts.diagnostics();
+    if (thinkingTokens !== undefined && !(summary.usage.reasoningTokens !== null && summary.usage.reasoningTokens > 0)) lines.push(`Thinking: ~${thinkingTokens} tokens (estimated)`);
+    const durationMs = summary.durationMs ?? turnMs;
+    if (durationMs !== undefined) lines.push(`Duration: ${formatDuration(durationMs)}`);
     if (summary.turns !== null) lines.push(`Turns: ${summary.turns}`);
     lines.push(`Tool calls: ${formatToolCount(summary)}`);
     if (summary.subagents > 0) lines.push(`Subagents: ${summary.subagents}`);

@@ -132,9 +132,12 @@ describe.skipIf(!hasShared)("aider capture: aider-website_hello-world-flask.md.t
     expect(result?.dialect).toBe("aider");
     expect(ofType(events, "unknown")).toEqual([]);
   });
-  it("the website front matter and HTML wrapper stay text events", () => {
-    expect(ofType(events, "text").map((t) => t.text).slice(0, 4)).toEqual(["---", "parent: Example chat transcripts", "nav_order: 1", "---"]);
-    expect(ofType(events, "text").filter((t) => t.text.startsWith("<div")).length).toBe(4);
+  it("the website page is read as a transcript: front matter and HTML wrapper are dropped, the title and introduction are info notices", () => {
+    expect(ofType(events, "text")).toEqual([]);
+    expect(ofType(events, "notice").filter((n) => n.kind === "page").map((n) => n.text)).toEqual([
+      "Create a simple flask app with aider",
+      "In this chat transcript, the user asks to make a simple flask app with various endpoints.",
+    ]);
   });
   it("four user requests, four assistant replies, four applied edits to app.py, four commits", () => {
     const done = ofType(events, "message.completed");

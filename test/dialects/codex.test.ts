@@ -118,16 +118,16 @@ describe("codex record shapes (current format)", () => {
       "command_execution completed without a started → started then completed",
       [{ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "bash -lc ls", aggregated_output: "a\n", exit_code: 0, status: "completed" } }],
       [
-        { type: "tool.started", toolCallId: "item_1", name: "command_execution", kind: "command", input: { command: "bash -lc ls" } },
-        { type: "tool.completed", toolCallId: "item_1", name: "command_execution", output: "a\n", exitCode: 0, isError: false },
+        { type: "tool.started", toolCallId: "item_1", name: "shell", kind: "command", input: { command: "bash -lc ls" } },
+        { type: "tool.completed", toolCallId: "item_1", name: "shell", output: "a\n", exitCode: 0, isError: false },
       ],
     ],
     [
       "command_execution failed with exit 2 → isError and exitCode",
       [{ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "x", aggregated_output: "no\n", exit_code: 2, status: "failed" } }],
       [
-        { type: "tool.started", toolCallId: "item_1", name: "command_execution", kind: "command", input: { command: "x" } },
-        { type: "tool.completed", toolCallId: "item_1", name: "command_execution", output: "no\n", exitCode: 2, isError: true },
+        { type: "tool.started", toolCallId: "item_1", name: "shell", kind: "command", input: { command: "x" } },
+        { type: "tool.completed", toolCallId: "item_1", name: "shell", output: "no\n", exitCode: 2, isError: true },
       ],
     ],
     [
@@ -231,8 +231,8 @@ describe("codex synthetic fixtures", () => {
     const { events, summary } = readFile(fixture("command-updated-output-then-declined.ndjson"));
     expect(ofType(events, "tool.progress").map((e) => e.output)).toEqual(["running 3 tests\n", "ok 1\n"]);
     expect(summary.toolCalls).toEqual([
-      { id: "item_0", name: "command_execution", status: "error" },
-      { id: "item_1", name: "command_execution", status: "error" },
+      { id: "item_0", name: "shell", status: "error" },
+      { id: "item_1", name: "shell", status: "error" },
     ]);
     expect(ofType(events, "tool.completed").map((e) => e.exitCode)).toEqual([1, undefined]);
     expect(summary.status).toBe("success");
@@ -255,7 +255,7 @@ describe("codex synthetic fixtures", () => {
     const { events, summary } = readFile(fixture("cut-mid-turn.ndjson"));
     expect(ofType(events, "session.completed")).toEqual([]);
     expect(summary.status).toBe("incomplete");
-    expect(summary.toolCalls).toEqual([{ id: "item_1", name: "command_execution", status: "error" }]);
+    expect(summary.toolCalls).toEqual([{ id: "item_1", name: "shell", status: "error" }]);
     expect(summary.finalText).toBe("Running the build.");
     expect(checkSequence(events).filter((i) => /never completed/.test(i.message))).toEqual([]);
   });
@@ -277,7 +277,7 @@ describe("codex synthetic fixtures", () => {
     expect(summary.sessionId).toBe("0199894d-0000-7000-8000-000000000007");
     expect(summary.finalText).toBe("Updated a.txt and added c.txt.");
     expect(summary.toolCalls).toEqual([
-      { id: "itm_1", name: "command_execution", status: "success" },
+      { id: "itm_1", name: "shell", status: "success" },
       { id: "itm_2", name: "file_change", status: "success" },
     ]);
     expect(ofType(events, "file.changed")[0]?.changes).toEqual([
@@ -400,14 +400,14 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     ["agentcmd_exec_json_stream-output-1.jsonl", { finalText: "4", tools: [], usage: usage(2946, 0, 7), status: "success", sessionId: "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5" }],
     [
       "agentcmd_exec_json_stream-output-2.jsonl",
-      { finalText: "Files here: `stream-output-1.jsonl`, `stream-output-2.jsonl`, `test.js`.", tools: [["item_1", "command_execution", "success"]], usage: usage(6040, 4992, 129), status: "success" },
+      { finalText: "Files here: `stream-output-1.jsonl`, `stream-output-2.jsonl`, `test.js`.", tools: [["item_1", "shell", "success"]], usage: usage(6040, 4992, 129), status: "success" },
     ],
     ["agentcmd_exec_json_stream-output-3.jsonl", { finalText: "Created `hello.txt` containing `Hello from Codex`.", tools: [["item_1", "file_change", "success"]], usage: usage(6008, 4096, 51), status: "success" }],
     [
       "agentcmd_exec_json_stream-output-4.jsonl",
       {
         finalText: "`test.js` simply contains `console.log('Hello World');`, so running it will print the string “Hello World” to the standard output.",
-        tools: [["item_1", "command_execution", "success"]],
+        tools: [["item_1", "shell", "success"]],
         usage: usage(6087, 5120, 204),
         status: "success",
       },
@@ -416,14 +416,14 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
       "agentcmd_exec_json_stream-output-5.jsonl",
       {
         finalText: "Found 1 text file `hello.txt`, 5 JSONL logs `stream-output-{1..5}.jsonl`, and `test.js`. There was also a harmless `ps` permission warning from Homebrew’s shellenv script while listing.",
-        tools: [["item_1", "command_execution", "success"]],
+        tools: [["item_1", "shell", "success"]],
         usage: usage(6086, 2944, 223),
         status: "success",
       },
     ],
     [
       "adkharness_warning_error_items_before_turn_zsh_command.jsonl",
-      { finalText: "There are 8 `.py` files in `src/adk_harness`.", tools: [["item_5", "command_execution", "success"]], usage: usage(58666, 39424, 234, 0, 136), status: "success" },
+      { finalText: "There are 8 `.py` files in `src/adk_harness`.", tools: [["item_5", "shell", "success"]], usage: usage(58666, 39424, 234, 0, 136), status: "success" },
     ],
     [
       "autocrucible_usage_limit_error_turn_failed.jsonl",
@@ -440,7 +440,7 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
       {
         finalText: "1. Succeeded.\n2. Failed.\n3. Failed.\n4. Succeeded.\n5. Failed.",
         tools: [
-          ["item_1", "command_execution", "success"],
+          ["item_1", "shell", "success"],
           ["item_2", "file_change", "success"],
           ["item_3", "echo", "error"],
         ],
@@ -453,8 +453,8 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
       {
         finalText: "SPIKE-SKILL-MARKER-4c1e",
         tools: [
-          ["item_1", "command_execution", "error"],
-          ["item_3", "command_execution", "success"],
+          ["item_1", "shell", "error"],
+          ["item_3", "shell", "success"],
         ],
         usage: usage(30110, 27648, 359, 0, 33),
         status: "success",

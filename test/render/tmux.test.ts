@@ -64,7 +64,11 @@ describe.skipIf(!hasTmux || !hasBuild)("the built CLI in tmux", () => {
     expect(plain).toContain("→ Bash  npx vitest run tests/date.test.ts");
     expect(plain).toContain("│ AssertionError: expected 'in 1 days' to be 'tomorrow'");
     expect(plain).toContain("→ Edit  src/date.ts");
-    expect(plain).toContain('● Fixed: `formatDue` now says "tomorrow" for a one-day gap instead of "in 1 days". All 7 date tests pass.');
+    expect(plain.replace(/\n  (?=\S)/g, " ")).toContain('● Fixed: `formatDue` now says "tomorrow" for a one-day gap instead of "in 1 days". All 7 date tests pass.');
+    // The agent's own diagnostics (stop reasons, token estimates, timing) are not lines of the view.
+    expect(plain).not.toMatch(/stop_reason|message_delta|thinking_tokens|turn_timing|messageId=/);
+    // Prose is wrapped to the pane's width (100) at a word boundary, under its marker, by us rather than the terminal.
+    expect(plain).toContain("All 7 date tests\n  pass.");
     expect(plain).toMatch(/✓ done · 18\.7s · 4 turns · tokens 33 in · 399 out · cache 64\.0k read, 2\.9k write · \$0\.0421/);
     expect(plain.match(/Fixed: `formatDue`/g)).toHaveLength(1);
     // Mode full in a terminal: styled (tmux re-encodes our SGR when it captures with -e).

@@ -447,12 +447,13 @@ describe.skipIf(!hasShared)("real Codex captures (0.44+) pass the codex validato
 // ---------------------------------------------------------------------------------------------
 
 /** The tool items a Codex reader sees for a source: our tool calls by item type, plus one file_change per change no file tool made. */
-function expectedToolNames(events: readonly AgentEvent[], summary: SessionSummary): string[] {
+function expectedToolNames(events: readonly AgentEvent[], summary: SessionSummary, commandName = "shell"): string[] {
   const kinds = new Map<string, AgentEvent & { type: "tool.started" }>();
   for (const e of events) if (e.type === "tool.started" && !kinds.has(e.toolCallId)) kinds.set(e.toolCallId, e);
   const names = summary.toolCalls.map((call) => {
     const type = codexItemTypeFor(kinds.get(call.id)?.kind);
-    return type === "mcp_tool_call" ? call.name : type;
+    // Our codex dialect names a command_execution "shell", the name people know it by.
+    return type === "mcp_tool_call" ? call.name : type === "command_execution" ? commandName : type;
   });
   for (const e of events) {
     if (e.type !== "file.changed") continue;
@@ -541,7 +542,7 @@ describe("@openai/codex-sdk Thread.run() reads our output with our summary's fac
     if (text.includes('"turn.completed"')) expect(turn.usage).toEqual(sdkUsage(summary.usage));
     else expect([turn.usage, Object.values(summary.usage).every((n) => n === null)]).toEqual([null, true]);
     const tools = turn.items.map(toolNameOf).filter((n): n is string => n !== undefined);
-    expect(tools.sort()).toEqual(expectedToolNames(events, summary));
+    expect(tools.sort()).toEqual(expectedToolNames(events, summary, "command_execution"));
     const answers = turn.items.filter((i) => i.type === "agent_message");
     if (summary.finalText !== null) expect(answers.at(-1)?.type === "agent_message" && answers.at(-1)?.text).toBe(summary.finalText);
   });

@@ -130,7 +130,7 @@ describe("markdown layout", () => {
       { type: "session.completed", status: "error", error: "a | b", usage, costUsd: 0.01, durationMs: 500, turns: 1 },
     );
     expect(text.slice(text.indexOf("## Summary"))).toBe(
-      "## Summary\n\n| Field | Value |\n| --- | --- |\n| Status | **error** |\n| Error | a \\| b |\n| Agent | codex |\n| Model | `m\\|x` |\n| Tokens | 10 input, 20 output |\n| Cost | $0.0100 |\n| Duration | 500 ms |\n| Turns | 1 |\n| Tool calls | 0 |\n\n",
+      "## Summary\n\n| Field | Value |\n| --- | --- |\n| Status | **error** |\n| Error | a \\| b |\n| Agent | codex |\n| Model | `m\\|x` |\n| Tokens | 10 input, 20 output |\n| Cost | $0.0100 |\n| Duration | 500ms |\n| Turns | 1 |\n| Tool calls | 0 |\n\n",
     );
   });
 

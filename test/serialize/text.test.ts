@@ -51,7 +51,7 @@ describe("text layout", () => {
         { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "ls", description: "list" } },
         { type: "tool.completed", toolCallId: "t", output: "a\nb\n", exitCode: 2, durationMs: 1500, isError: true },
       ],
-      "Tool Bash: ls\nResult Bash: failed, exit 2, 1.5 s\n    a\n    b\n",
+      "Tool Bash: ls\nResult Bash: failed, exit 2, 1.5s\n    a\n    b\n",
     ],
     [
       "streamed arguments: the call is written once they have arrived",
@@ -98,7 +98,7 @@ describe("text layout", () => {
         { type: "rate_limit", status: "rejected", limit: "five_hour", resetsAt: "2026-01-01T00:00:00Z" },
         { type: "turn.completed", turnId: "t", status: "error", error: "boom" },
       ],
-      "Error (api, overloaded): try later\n\nWarning: slow\n\nRetry 1/3 in 2.0 s: 503\n\nRate limit rejected (five_hour), resets at 2026-01-01T00:00:00Z\n\nTurn failed: boom\n",
+      "Error (api, overloaded): try later\n\nWarning: slow\n\nRetry 1/3 in 2.0s: 503\n\nRate limit rejected (five_hour), resets at 2026-01-01T00:00:00Z\n\nTurn failed: boom\n",
     ],
     [
       "a subagent's start, messages, tools and end are marked",
@@ -130,7 +130,7 @@ describe("text layout", () => {
       { type: "session.completed", status: "error", error: "max turns", usage, costUsd: 0.5, durationMs: 61000, turns: 3 },
     );
     expect(text.slice(text.indexOf("-".repeat(40)))).toBe(
-      `${"-".repeat(40)}\nStatus: error\nError: max turns\nAgent: claude-code 2.1.0\nModel: sonnet\nTokens: 10 input, 20 output, 5 cache read\nCost: $0.5000\nDuration: 61.0 s\nTurns: 3\nTool calls: 1 (1 unfinished)\n`,
+      `${"-".repeat(40)}\nStatus: error\nError: max turns\nAgent: claude-code 2.1.0\nModel: sonnet\nTokens: 10 input, 20 output, 5 cache read\nCost: $0.5000\nDuration: 1m 01s\nTurns: 3\nTool calls: 1 (1 unfinished)\n`,
     );
   });
 

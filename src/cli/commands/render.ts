@@ -24,7 +24,7 @@ Options:
   -v, --verbose            also notices, repairs, unknown records, system messages, more output
   --full                   everything, nothing cut
   --debug                  each event as one line of JSON (with the agent's raw record)
-  --width <n>              fit one-line slots to n columns (default: the terminal's, else 80)
+  --width <n>              wrap and fit lines to n columns (default: the terminal's, else $COLUMNS, else 80)
   --links                  make http(s) URLs clickable (OSC 8 links we build; the URL is the text)
   --keep-colors            keep the colours (SGR only) of tool output; other sequences stay visible
 ${readingOptionsHelp.split("\n").filter((line) => !/^\s+-[vq], --/.test(line)).join("\n")}
@@ -44,7 +44,9 @@ Example:
   async run(values, files, io) {
     const mode = chooseMode(values.mode as string | undefined, io);
     const verbosity: Verbosity = values.debug === true ? "debug" : values.full === true ? "full" : values.verbose === true ? "verbose" : values.quiet === true ? "quiet" : "normal";
-    let width = io.stdout.columns ?? 80;
+    // A pipe has no width of its own: $COLUMNS (what the shell says the terminal is) stands in, else 80.
+    const envColumns = Number(io.env.COLUMNS);
+    let width = io.stdout.columns ?? (Number.isInteger(envColumns) && envColumns >= 20 ? envColumns : 80);
     if (values.width !== undefined) {
       width = Number(values.width);
       if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);

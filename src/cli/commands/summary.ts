@@ -1,3 +1,4 @@
+import { formatCost } from "../../render/_format.ts";
 import { sanitizeForTerminal } from "../../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { Command } from "../command.ts";
@@ -67,7 +68,7 @@ function formatSummary(s: SessionSummary, name: string): string {
     u.reasoningTokens !== null ? `${u.reasoningTokens} reasoning` : "",
   ].filter(Boolean);
   field("tokens", tokens.join(", "));
-  field("cost", s.costUsd === null ? null : `$${s.costUsd.toFixed(4)}`);
+  field("cost", s.costUsd === null ? null : formatCost(s.costUsd));
   const errors = s.toolCalls.filter((t) => t.status === "error").length;
   field("tool calls", s.toolCalls.length === 0 ? null : `${s.toolCalls.length}${errors ? ` (${errors} failed)` : ""}`);
   const r = s.records;
