@@ -1,0 +1,100 @@
+/**
+ * Pure redaction: a string or a JSON value in, the same with every secret replaced by
+ * `[REDACTED:<kind>]`. The rules are in rules.ts; the streaming twin is create-stream-redactor.ts.
+ */
+import type { JsonValue } from "../model/events.ts";
+import { RULES, type RedactionKind } from "./rules.ts";
+
+/** How many secrets of each kind were replaced, e.g. `{ "github-token": 2 }`. Kinds with none are absent. */
+export type RedactionCounts = Partial<Record<RedactionKind, number>>;
+
+/** The text that replaces a secret of `kind`. */
+export function redactionMarker(kind: RedactionKind): string {
+  return `[REDACTED:${kind}]`;
+}
+
+/** One cheap test for every rule's trigger: most strings have none and are returned untouched. */
+const ANY_TRIGGER = new RegExp(RULES.map((rule) => (rule.trigger.flags.includes("i") ? caseless(rule.trigger.source) : rule.trigger.source)).join("|"));
+
+function caseless(source: string): string {
+  return source.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+}
+
+function count(counts: RedactionCounts | undefined, kind: RedactionKind): void {
+  if (counts !== undefined) counts[kind] = (counts[kind] ?? 0) + 1;
+}
+
+/**
+ * `text` with every secret replaced. Only secrets that start at or after `from` are replaced and
+ * only `text.slice(from)` is returned: the streaming redactor passes text it already showed as
+ * context (a URL's scheme, a header name) in front of the new text.
+ */
+export function redactText(text: string, counts?: RedactionCounts, from = 0): string {
+  if (!ANY_TRIGGER.test(text)) return from === 0 ? text : text.slice(from);
+  let out = text;
+  for (const rule of RULES) {
+    if (!rule.trigger.test(out)) continue;
+    out = out.replace(rule.pattern, (match: string, context: string, secret: string, offset: number) => {
+      // A secret that began in text already shown is left alone (the caller showed it on purpose).
+      if (offset + context.length < from) return match;
+      count(counts, rule.kind);
+      return context + redactionMarker(rule.kind) + match.slice(context.length + secret.length);
+    });
+  }
+  return from === 0 ? out : out.slice(from);
+}
+
+// Key names are compared in snake_case (`apiKey` → `api_key`); the credential word must be the last segment.
+const SECRET_KEY = /(?:^|_)(?:password|passwd|passphrase|secret|token|api_key|apikey|access_key|secret_key|private_key|authorization|auth|credential|credentials|cookie|session_key|bearer)$/;
+
+function snakeCase(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]+/g, "_").toLowerCase();
+}
+
+/** True when a key names a credential (`password`, `apiKey`, `GITHUB_TOKEN`; not `max_tokens`). */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(snakeCase(key));
+}
+
+/**
+ * A copy of `value` with secrets replaced: a value under a key that names a credential is replaced
+ * whole (`key-name`), and every string is passed through `redactText`. Returns `value` itself
+ * when nothing changed, so clean records cost no copy.
+ */
+export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonValue {
+  if (typeof value === "string") return redactText(value, counts);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] as JsonValue;
+      const redacted = redactValue(item, counts);
+      if (redacted !== item) (out ??= value.slice())[i] = redacted;
+    }
+    return out ?? value;
+  }
+  let out: { [key: string]: JsonValue } | undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    let redacted: JsonValue;
+    // A null, empty or boolean value is not a secret, and keeping it shows the field was there.
+    if (isSecretKey(key) && inner !== null && inner !== "" && typeof inner !== "boolean" && !isMarker(inner)) {
+      count(counts, "key-name");
+      redacted = redactionMarker("key-name");
+    } else redacted = redactValue(inner, counts);
+    if (redacted === inner) continue;
+    out ??= copyObject(value);
+    // defineProperty, so a key named `__proto__` stays data.
+    Object.defineProperty(out, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+  }
+  return out ?? value;
+}
+
+function isMarker(value: JsonValue): boolean {
+  return typeof value === "string" && value.startsWith("[REDACTED");
+}
+
+function copyObject(value: { [key: string]: JsonValue }): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, key, { value: inner, enumerable: true, writable: true, configurable: true });
+  return out;
+}
