@@ -122,7 +122,8 @@ export const RULES: readonly RedactionRule[] = [
     partial: new RegExp(
       `-----BEGIN[ A-Z0-9_-]{0,100}${relaxed(["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"])}?$` +
         `|${PRIVATE_KEY_HEAD}(?:(?!${PRIVATE_KEY_END})[\\s\\S]){0,16384}$` +
-        "|-{1,5}(?:B(?:E(?:G(?:I(?:N)?)?)?)?)?$",
+        // Dashes that may begin a BEGIN line; not the dashes that end an END line (`KEY-----`).
+        "|(?<![A-Z0-9-])-{1,5}(?:B(?:E(?:G(?:I(?:N)?)?)?)?)?$",
       "g",
     ),
   },
