@@ -83,8 +83,8 @@ function token(kind: RedactionKind, variants: readonly (readonly Step[])[], end 
     kind,
     // The first four characters of each prefix are enough to skip text quickly.
     trigger: new RegExp([...new Set(firstLiterals.map((l) => escape(l.slice(0, 4))))].join("|")),
-    pattern: new RegExp(`()\\b((?:${body})${end})`, "g"),
-    partial: new RegExp(`\\b(?:${variants.map(partialOf).join("|")})$`, "g"),
+    pattern: new RegExp(`()${START}((?:${body})${end})`, "g"),
+    partial: new RegExp(`${START}(?:${variants.map(partialOf).join("|")})$`, "g"),
   };
 }
 
@@ -93,11 +93,18 @@ const WORD = "[A-Za-z0-9]";
 const WORD_ = "[A-Za-z0-9_]";
 const WORD_DASH = "[A-Za-z0-9_-]";
 
-const PRIVATE_KEY_HEAD = "-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
-const PRIVATE_KEY_END = "-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const PRIVATE_KEY_HEAD = "-----BEGIN[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const PRIVATE_KEY_END = "-----END[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----";
 
 /** Key names that make a `NAME=value` assignment a secret (`.env` dumps, `export X=...`). */
 const ENV_KEY = "[A-Z0-9_]{0,64}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]{0,64}";
+/**
+ * Where a secret may start: a word boundary, or just after a JSON escape (`\n`, `\t`), so a secret at
+ * the start of a line inside JSON text (tool input deltas) is caught too (gitleaks does the same).
+ */
+const START = "(?:\\b|(?<=\\\\[nrt]))";
+/** Where a key block may start: not inside a word or a run of dashes, or just after a JSON escape. */
+const BLOCK_START = "(?:(?<![A-Za-z0-9-])|(?<=\\\\[nrt]))";
 /** A value that is already a marker is not redacted again (a token inside a URL, then the URL rule). */
 const NOT_MARKER = "(?!\\[REDACTED)";
 
@@ -112,21 +119,8 @@ function contextual(kind: RedactionKind, trigger: RegExp, context: string, value
   };
 }
 
-/** The rules, most specific first, so a marker never splits another secret. */
+/** The rules, most specific first, so a marker never splits another secret; key blocks last. */
 export const RULES: readonly RedactionRule[] = [
-  {
-    kind: "private-key-block",
-    trigger: /-----BEGIN|-$/,
-    // A block cut off by output truncation (no END line) is redacted to the end of the text.
-    pattern: new RegExp(`()(${PRIVATE_KEY_HEAD}[\\s\\S]{0,16384}?(?:${PRIVATE_KEY_END}|$))`, "g"),
-    partial: new RegExp(
-      `-----BEGIN[ A-Z0-9_-]{0,100}${relaxed(["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"])}?$` +
-        `|${PRIVATE_KEY_HEAD}(?:(?!${PRIVATE_KEY_END})[\\s\\S]){0,16384}$` +
-        // Dashes that may begin a BEGIN line; not the dashes that end an END line (`KEY-----`).
-        "|(?<![A-Z0-9-])-{1,5}(?:B(?:E(?:G(?:I(?:N)?)?)?)?)?$",
-      "g",
-    ),
-  },
   token("github-fine-grained-pat", [[["github_pat_"], cls(WORD_, 82, 244)]], "\\b"),
   token("github-token", [[["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], cls(WORD, 36, 251)]], "\\b"),
   token("gitlab-token", [[["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-"], cls(WORD_DASH, 20, 255)]]),
@@ -157,16 +151,32 @@ export const RULES: readonly RedactionRule[] = [
   token("jwt", [[["eyJ"], cls(WORD_DASH, 10, 4096), [".eyJ"], cls(WORD_DASH, 10, 8192), ["."], cls(WORD_DASH, 10, 4096)]]),
   token("digitalocean-token", [[["dop_v1_", "doo_v1_", "dor_v1_"], cls("[a-f0-9]", 64)]], "\\b"),
   token("vault-token", [[["hvs."], cls(WORD_DASH, 90, 120)]]),
-  contextual("url-userinfo-password", /:\/\//, "\\b[a-z][a-z0-9+.-]{1,20}:\\/\\/[^\\s:@/]{1,256}:", "[^\\s@/]", 1, 256, "(?=@)", "i"),
+  contextual("url-userinfo-password", /:\/\//, `${START}[a-z][a-z0-9+.-]{1,20}:\\/\\/[^\\s:@/]{1,256}:`, "[^\\s@/]", 1, 256, "(?=@)", "i"),
   contextual(
     "authorization-header",
     /uthorization/,
-    `\\b[Aa]uthorization["']?\\s{0,5}[:=]\\s{0,5}["']?(?:Bearer|Basic|bearer|basic|Token|token)\\s{1,5}`,
+    `${START}[Aa]uthorization["']?\\s{0,5}[:=]\\s{0,5}["']?(?:Bearer|Basic|bearer|basic|Token|token)\\s{1,5}`,
     "[A-Za-z0-9._~+/=-]",
     8,
     4096,
   ),
-  contextual("aws-secret-in-context", /aws_?secret/i, `\\baws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`, "[A-Za-z0-9/+]", 40, 40, "(?![A-Za-z0-9/+])", "i"),
+  contextual("aws-secret-in-context", /aws_?secret/i, `${START}aws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`, "[A-Za-z0-9/+]", 40, 40, "(?![A-Za-z0-9/+])", "i"),
   // A `$VAR` or `${VAR}` value is a reference, not a secret.
-  contextual("env-assignment", /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/, `\\b${ENV_KEY}=["']?(?!\\$)`, "[^\\s\"'`]", 8, 4096),
+  // A backslash ends the value: inside JSON text it starts the escape of the next line (`\\n`).
+  contextual("env-assignment", /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/, `${START}${ENV_KEY}=(?:\\\\?["'])?(?!\\$)`, "[^\\s\"'`\\\\]", 8, 4096),
+  {
+    kind: "private-key-block",
+    trigger: /-----BEGIN|-$/,
+    // Last, so a secret whose key name is inside a cut-off block is caught by its own rule first.
+    // A block cut off by output truncation (no END line) is redacted to the end of the text, or to
+    // the quote that ends it inside JSON text (a key body never holds one).
+    pattern: new RegExp(`()${BLOCK_START}(${PRIVATE_KEY_HEAD}[^"]{0,16384}?(?:${PRIVATE_KEY_END}|(?=")|$))`, "g"),
+    partial: new RegExp(
+      `${BLOCK_START}-----BEGIN[ A-Z0-9_]{0,100}${relaxed(["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"])}?$` +
+        `|${BLOCK_START}${PRIVATE_KEY_HEAD}(?:(?!${PRIVATE_KEY_END})[^"]){0,16384}$` +
+        // Dashes that may begin a BEGIN line (not `KEY-----` nor `test-msg-`).
+        `|${BLOCK_START}-{1,5}(?:B(?:E(?:G(?:I(?:N)?)?)?)?)?$`,
+      "g",
+    ),
+  },
 ];
