@@ -3,46 +3,7 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { checkSequence, validateEvent } from "../../src/schema/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { listCaptures } from "../helpers/shared.ts";
-import { positives, type SecretCase } from "./_corpus.ts";
-
-/** Cuts `text` into three pieces, the cuts falling inside the secret. */
-function cutThrough(text: string, secret: string): [string, string, string] {
-  const at = text.indexOf(secret);
-  const a = at + Math.max(1, Math.floor(secret.length / 3));
-  const b = at + Math.max(2, Math.floor((secret.length * 2) / 3));
-  return [text.slice(0, a), text.slice(a, b), text.slice(b)];
-}
-
-/** An agentstream stream with the secret in every field kind that carries text; the secret in streamed fields is split across pieces. */
-function streamWith(p: SecretCase): string {
-  const text = `here it is: ${p.text} -- done`;
-  const json = JSON.stringify({ command: text });
-  const records: object[] = [{ type: "session.started", agent: "test", details: { note: text } }];
-  const add = (record: object): void => void records.push(record);
-  for (const [id, kind] of [["m1", "text"], ["m2", "reasoning"]] as const) {
-    add({ type: "message.started", messageId: id, role: "assistant", kind });
-    let position = 0;
-    for (const piece of cutThrough(text, p.token)) {
-      add({ type: "message.delta", messageId: id, text: piece, position });
-      position += piece.length;
-    }
-    add({ type: "message.completed", messageId: id, role: "assistant", kind, text });
-  }
-  add({ type: "tool.started", toolCallId: "t1", name: "Bash", kind: "command", description: text });
-  for (const piece of cutThrough(json, JSON.stringify(p.token).slice(1, -1))) add({ type: "tool.input.delta", toolCallId: "t1", text: piece });
-  for (const piece of cutThrough(text, p.token)) add({ type: "tool.progress", toolCallId: "t1", output: piece });
-  add({ type: "tool.completed", toolCallId: "t1", name: "Bash", output: text, result: { stdout: text }, isError: false });
-  add({ type: "tool.started", toolCallId: "t2", name: "Bash", input: { command: text } });
-  add({ type: "tool.completed", toolCallId: "t2", output: text, isError: true });
-  add({ type: "file.changed", changes: [{ path: "a.env", kind: "update", diff: `+${text}` }] });
-  add({ type: "error", scope: "tool", message: text });
-  add({ type: "notice", kind: "hook", level: "info", text, details: { stderr: text } });
-  add({ type: "session.completed", status: "error", error: text, finalText: text });
-  const lines = records.map((r, seq) => JSON.stringify({ v: 1, seq, ...r }));
-  // A plain text line, an unknown record and a broken JSON line that quotes the secret.
-  lines.push(text, JSON.stringify({ v: 1, seq: 99, type: "nonsense", data: text }), `{"broken": ${JSON.stringify(text)}`);
-  return `${lines.join("\n")}\n`;
-}
+import { positives, streamWith, type SecretCase } from "./_corpus.ts";
 
 describe.skipIf(positives.length === 0)("the redaction stage", () => {
   it.each(positives.map((p) => [`${p.rule}: ${p.about}`, p] as const))("removes %s from every field, raw record and diagnostic", (_name, p) => {
