@@ -57,7 +57,7 @@ export function isSecretKey(key: string): boolean {
 }
 
 /**
- * A copy of `value` with secrets replaced: a value under a key that names a credential is replaced
+ * A copy of `value` with secrets replaced: a string under a key that names a credential is replaced
  * whole (`key-name`), and every string is passed through `redactText`. Returns `value` itself
  * when nothing changed, so clean records cost no copy.
  */
@@ -76,8 +76,9 @@ export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonVal
   let out: { [key: string]: JsonValue } | undefined;
   for (const [key, inner] of Object.entries(value)) {
     let redacted: JsonValue;
-    // A null, empty or boolean value is not a secret, and keeping it shows the field was there.
-    if (isSecretKey(key) && inner !== null && inner !== "" && typeof inner !== "boolean" && !isMarker(inner)) {
+    // Only a non-empty string is replaced whole: a number or a boolean under `token` is a count or
+    // a flag, and changing its type would break the record's schema; objects are searched inside.
+    if (typeof inner === "string" && inner !== "" && isSecretKey(key) && !inner.startsWith("[REDACTED")) {
       count(counts, "key-name");
       redacted = redactionMarker("key-name");
     } else redacted = redactValue(inner, counts);
@@ -87,10 +88,6 @@ export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonVal
     Object.defineProperty(out, key, { value: redacted, enumerable: true, writable: true, configurable: true });
   }
   return out ?? value;
-}
-
-function isMarker(value: JsonValue): boolean {
-  return typeof value === "string" && value.startsWith("[REDACTED");
 }
 
 function copyObject(value: { [key: string]: JsonValue }): { [key: string]: JsonValue } {

@@ -68,7 +68,7 @@ describe("redactValue", () => {
   });
 
   it("returns the same object when nothing is secret", () => {
-    const value = { a: ["x", { b: 1 }], password: "", token: null };
+    const value = { a: ["x", { b: 1 }], password: "", token: null, secret: 42, auth: true, credentials: { user: "me" } };
     expect(redactValue(value)).toBe(value);
   });
 
