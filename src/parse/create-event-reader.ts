@@ -127,7 +127,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
 
   function reportIssue(found: Issue): void {
     // Diagnostics quote input (a snippet of a bad line): they must not carry a secret either.
-    const issue = redactionStage === undefined ? found : { ...found, message: redactText(found.message) };
+    const message = redactionStage === undefined ? found.message : redactText(found.message);
+    const issue = message === found.message ? found : { ...found, message };
     options.onIssue?.(issue);
     if (strict && issue.severity !== "info") {
       throw new AgentStreamError("strict-issue", `${issue.code}: ${issue.message} (line ${issue.line ?? 0})`, { issue });

@@ -20,6 +20,9 @@ interface MessageChannel {
   rawEnd: number;
   /** Where the next redacted delta goes. */
   outEnd: number;
+  /** The deltas as they came and as they went out: a completion with the same text reuses the redaction. */
+  rawText: string;
+  outText: string;
   readonly sessionId: string | undefined;
 }
 
@@ -43,25 +46,41 @@ export function createRedactionStage(): RedactionStage {
 
   function messageDelta(draft: Draft<"message.delta">, emit: Emit): void {
     let channel = messages.get(draft.messageId);
-    if (channel === undefined) messages.set(draft.messageId, (channel = { redactor: createStreamRedactor(counts), rawEnd: draft.position, outEnd: draft.position, sessionId: draft.sessionId }));
+    if (channel === undefined) messages.set(draft.messageId, (channel = { redactor: createStreamRedactor(counts), rawEnd: draft.position, outEnd: draft.position, rawText: "", outText: "", sessionId: draft.sessionId }));
     // A gap or overlap in the input stays visible as the same gap or overlap in the output.
     const drift = draft.position - channel.rawEnd;
     channel.rawEnd = draft.position + draft.text.length;
+    channel.rawText += draft.text;
     const text = channel.redactor.push(draft.text);
+    channel.outText += text;
     if (text.length === 0) return; // all held back: it comes with the next delta or at completion
     const position = channel.outEnd + drift;
     channel.outEnd = position + text.length;
     emit(redactFields({ ...draft, text, position }, ["text"]));
   }
 
-  function flushMessage(messageId: string, emit: Emit): void {
+  /** Ends a message's stream: sends what was held back; returns the channel (undefined when nothing streamed). */
+  function flushMessage(messageId: string, emit: Emit): MessageChannel | undefined {
     const channel = messages.get(messageId);
-    if (channel === undefined) return;
+    if (channel === undefined) return undefined;
     messages.delete(messageId);
     const text = channel.redactor.flush();
-    if (text.length === 0) return;
+    channel.outText += text;
+    if (text.length === 0) return channel;
     const draft: AgentEventDraft = { type: "message.delta", messageId, text, position: channel.outEnd };
     emit(channel.sessionId === undefined ? draft : { ...draft, sessionId: channel.sessionId });
+    return channel;
+  }
+
+  /**
+   * The completed text: when it is what the deltas said, their redaction is reused (no second scan
+   * of a long answer, and a secret in a message counts once); otherwise it is redacted anew.
+   */
+  function completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
+    const channel = flushMessage(draft.messageId, emit);
+    if (channel === undefined || channel.rawText !== draft.text) return emit(redactFields(draft));
+    const redacted = redactFields(draft, ["text"]);
+    emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
   }
 
   function flushTool(toolCallId: string, sessionId: string | undefined, emit: Emit): void {
@@ -84,8 +103,11 @@ export function createRedactionStage(): RedactionStage {
   /** Redacts every free-text and JSON field of `draft` except `skip`; returns `draft` itself when nothing changed. */
   function redactFields<T extends AgentEventDraft>(draft: T, skip: readonly string[] = []): T {
     let out: Record<string, unknown> | undefined;
-    for (const [key, value] of Object.entries(draft)) {
-      if (NOT_TEXT.has(key) || skip.includes(key) || value === undefined) continue;
+    const fields = draft as Record<string, unknown>;
+    // for-in, not Object.entries: this runs on every event, and most have nothing to redact.
+    for (const key in fields) {
+      const value = fields[key];
+      if (NOT_TEXT.has(key) || value === undefined || skip.includes(key)) continue;
       const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, counts) : redactStrings(value as JsonValue);
       if (redacted !== value) (out ??= { ...draft })[key] = redacted;
     }
@@ -119,8 +141,7 @@ export function createRedactionStage(): RedactionStage {
         case "message.delta":
           return messageDelta(draft, emit);
         case "message.completed":
-          flushMessage(draft.messageId, emit);
-          return emit(redactFields(draft));
+          return completeMessage(draft, emit);
         case "tool.input.delta": {
           const text = streamed(toolInputs, draft.toolCallId, draft.text);
           if (text.length > 0) emit(redactFields({ ...draft, text }, ["text"]));

@@ -6,10 +6,12 @@
  * become a secret is never delayed.
  */
 import { RULES } from "./rules.ts";
-import { redactText, type RedactionCounts } from "./redact-text.ts";
+import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.ts";
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
 const CONTEXT_CHARS = 384;
+/** Longer than any trigger, so one cut between two pieces is still seen. */
+const TRIGGER_OVERLAP = 16;
 /** A tail held longer than this is let go (and redacted as far as it can be): memory stays bounded. */
 const MAX_HELD_CHARS = 20_000;
 
@@ -33,9 +35,16 @@ export interface StreamRedactor {
 export function createStreamRedactor(counts?: RedactionCounts): StreamRedactor {
   let context = "";
   let held = "";
+  /** Characters shown since a trigger was last seen: past CONTEXT_CHARS the context cannot matter. */
+  let sinceTrigger = Infinity;
 
   function release(all: string, cut: number): string {
-    const shown = redactText(all.slice(0, cut), counts, context.length);
+    // The hot path (many small deltas): scan only the new text, plus a few characters of context
+    // for a trigger cut in two, unless a recent trigger makes the context matter.
+    const fresh = all.slice(Math.max(0, context.length - TRIGGER_OVERLAP), cut);
+    const triggered = mayHoldSecret(fresh);
+    sinceTrigger = triggered ? 0 : sinceTrigger + (cut - context.length);
+    const shown = triggered || sinceTrigger < CONTEXT_CHARS ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
     context = all.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
     return shown;
   }

@@ -13,11 +13,16 @@ export function redactionMarker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
-/** One cheap test for every rule's trigger: most strings have none and are returned untouched. */
-const ANY_TRIGGER = new RegExp(RULES.map((rule) => (rule.trigger.flags.includes("i") ? caseless(rule.trigger.source) : rule.trigger.source)).join("|"));
+/**
+ * One cheap test for every rule's trigger: most strings have none and are returned untouched.
+ * Written by hand as a trie (one branch per first character), which irregexp scans faster than the
+ * flat list of the rules' triggers; test/redact checks it fires wherever a rule's trigger does.
+ */
+export const ANY_TRIGGER = /g(?:ith|h[pousr]_|l(?:pa|dt|rt|pt|cb|ft|im|ag|so))|[sr]k[-_]|A(?:KIA|SIA|BIA|CCA|3T|Iza)|x(?:ox[bpear]|app)|hook|ya29|npm_|pypi|hf_|eyJ|do[por]_|hvs\.|:\/\/|uthorization|[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]|SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY|-----BEGIN|-$/;
 
-function caseless(source: string): string {
-  return source.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+/** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */
+export function mayHoldSecret(text: string): boolean {
+  return ANY_TRIGGER.test(text);
 }
 
 function count(counts: RedactionCounts | undefined, kind: RedactionKind): void {

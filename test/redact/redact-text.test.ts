@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isSecretKey, redactText, redactValue, type RedactionCounts } from "../../src/redact/index.ts";
+import { isSecretKey, redactText, redactValue, RULES, type RedactionCounts } from "../../src/redact/index.ts";
+import { ANY_TRIGGER } from "../../src/redact/redact-text.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
 describe.skipIf(positives.length === 0)("redactText on the fake-secret corpus", () => {
@@ -89,5 +90,16 @@ describe("redactValue", () => {
     ["input_tokens", false],
   ])("isSecretKey(%s) is %s", (key, expected) => {
     expect(isSecretKey(key)).toBe(expected);
+  });
+});
+
+describe("the combined trigger", () => {
+  it("fires wherever a rule's own trigger fires", () => {
+    const samples = [...RULES.flatMap((rule) => rule.trigger.source.split("|").map((alt) => alt.replace(/\\/g, "").replace("$", "")))];
+    for (const sample of samples) {
+      const matching = RULES.filter((rule) => rule.trigger.test(sample));
+      if (matching.length > 0) expect(ANY_TRIGGER.test(sample), sample).toBe(true);
+    }
+    expect(samples.length).toBeGreaterThan(40);
   });
 });
