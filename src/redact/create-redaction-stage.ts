@@ -27,7 +27,26 @@ interface MessageChannel {
 }
 
 /** Fields that hold identifiers or enumerations, never free text: left as they are. */
-const NOT_TEXT = new Set(["type", "messageId", "toolCallId", "sessionId", "parentSessionId", "parentToolCallId", "turnId", "planId", "time", "source", "role", "kind", "level", "scope", "position", "signature", "isError", "fatal"]);
+const NOT_TEXT = new Set([
+  "type",
+  "messageId",
+  "toolCallId",
+  "sessionId",
+  "parentSessionId",
+  "parentToolCallId",
+  "turnId",
+  "planId",
+  "time",
+  "source",
+  "role",
+  "kind",
+  "level",
+  "scope",
+  "position",
+  "signature",
+  "isError",
+  "fatal",
+]);
 /** Fields that hold the agent's JSON: redacted by key name too (`{"password": ...}`). */
 const JSON_FIELDS = new Set(["input", "result", "details", "raw", "values"]);
 
@@ -46,7 +65,17 @@ export function createRedactionStage(): RedactionStage {
 
   function messageDelta(draft: Draft<"message.delta">, emit: Emit): void {
     let channel = messages.get(draft.messageId);
-    if (channel === undefined) messages.set(draft.messageId, (channel = { redactor: createStreamRedactor(counts), rawEnd: draft.position, outEnd: draft.position, rawText: "", outText: "", sessionId: draft.sessionId }));
+    if (channel === undefined) {
+      channel = {
+        redactor: createStreamRedactor(counts),
+        rawEnd: draft.position,
+        outEnd: draft.position,
+        rawText: "",
+        outText: "",
+        sessionId: draft.sessionId,
+      };
+      messages.set(draft.messageId, channel);
+    }
     // A gap or overlap in the input stays visible as the same gap or overlap in the output.
     const drift = draft.position - channel.rawEnd;
     channel.rawEnd = draft.position + draft.text.length;
@@ -78,7 +107,10 @@ export function createRedactionStage(): RedactionStage {
    */
   function completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
     const channel = flushMessage(draft.messageId, emit);
-    if (channel === undefined || channel.rawText !== draft.text) return emit(redactFields(draft));
+    if (channel === undefined || channel.rawText !== draft.text) {
+      emit(redactFields(draft));
+      return;
+    }
     const redacted = redactFields(draft, ["text"]);
     emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
   }
@@ -96,7 +128,10 @@ export function createRedactionStage(): RedactionStage {
 
   function streamed(map: Map<string, StreamRedactor>, id: string, text: string): string {
     let redactor = map.get(id);
-    if (redactor === undefined) map.set(id, (redactor = createStreamRedactor(counts)));
+    if (redactor === undefined) {
+      redactor = createStreamRedactor(counts);
+      map.set(id, redactor);
+    }
     return redactor.push(text);
   }
 
@@ -109,7 +144,10 @@ export function createRedactionStage(): RedactionStage {
       const value = fields[key];
       if (NOT_TEXT.has(key) || value === undefined || skip.includes(key)) continue;
       const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, counts) : redactStrings(value as JsonValue);
-      if (redacted !== value) (out ??= { ...draft })[key] = redacted;
+      if (redacted !== value) {
+        out ??= { ...draft };
+        out[key] = redacted;
+      }
     }
     return (out ?? draft) as T;
   }
@@ -122,14 +160,20 @@ export function createRedactionStage(): RedactionStage {
       let out: JsonValue[] | undefined;
       value.forEach((item, i) => {
         const redacted = redactStrings(item);
-        if (redacted !== item) (out ??= value.slice())[i] = redacted;
+        if (redacted !== item) {
+          out ??= value.slice();
+          out[i] = redacted;
+        }
       });
       return out ?? value;
     }
     let out: { [key: string]: JsonValue } | undefined;
     for (const [key, inner] of Object.entries(value)) {
       const redacted = redactStrings(inner);
-      if (redacted !== inner) (out ??= { ...value })[key] = redacted;
+      if (redacted !== inner) {
+        out ??= { ...value };
+        out[key] = redacted;
+      }
     }
     return out ?? value;
   }
@@ -170,9 +214,15 @@ export function createRedactionStage(): RedactionStage {
       const rest = input.flush();
       if (rest.length > 0) emit(withSession({ type: "tool.input.delta", toolCallId: draft.toolCallId, text: rest }, draft.sessionId));
     }
-    if (draft.output === undefined) return emit(redactFields(draft));
+    if (draft.output === undefined) {
+      emit(redactFields(draft));
+      return;
+    }
     const output = streamed(toolOutputs, draft.toolCallId, draft.output);
-    if (output.length > 0) return emit(redactFields({ ...draft, output }, ["output"]));
+    if (output.length > 0) {
+      emit(redactFields({ ...draft, output }, ["output"]));
+      return;
+    }
     // All held back: keep the event only when it says something else.
     const { output: _held, ...rest } = draft;
     if (rest.status !== undefined || rest.elapsedMs !== undefined) emit(redactFields(rest));

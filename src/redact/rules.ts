@@ -50,13 +50,13 @@ export interface RedactionRule {
 /** A literal step (any of these strings) or a bounded character class. */
 type Step = readonly string[] | { readonly cls: string; readonly min: number; readonly max: number };
 
-function escape(literal: string): string {
+function escapeLiteral(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
 
 function full(step: Step): string {
   if ("cls" in step) return step.min === step.max ? `${step.cls}{${step.min}}` : `${step.cls}{${step.min},${step.max}}`;
-  return `(?:${step.map(escape).join("|")})`;
+  return `(?:${step.map(escapeLiteral).join("|")})`;
 }
 
 /** The step, cut anywhere: a non-empty prefix of a literal, or the class repeated 0..max times. */
@@ -65,7 +65,10 @@ function relaxed(step: Step): string {
   const prefixes = new Set<string>();
   for (const literal of step) for (let end = 1; end <= literal.length; end++) prefixes.add(literal.slice(0, end));
   // Longest first, so the alternation prefers the longer prefix.
-  return `(?:${[...prefixes].sort((a, b) => b.length - a.length).map(escape).join("|")})`;
+  return `(?:${[...prefixes]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeLiteral)
+    .join("|")})`;
 }
 
 /** Every cut of a sequence of steps: the first k-1 steps whole, then step k cut. */
@@ -82,7 +85,7 @@ function token(kind: RedactionKind, variants: readonly (readonly Step[])[], end 
   return {
     kind,
     // The first four characters of each prefix are enough to skip text quickly.
-    trigger: new RegExp([...new Set(firstLiterals.map((l) => escape(l.slice(0, 4))))].join("|")),
+    trigger: new RegExp([...new Set(firstLiterals.map((l) => escapeLiteral(l.slice(0, 4))))].join("|")),
     pattern: new RegExp(`()${START}((?:${body})${end})`, "g"),
     partial: new RegExp(`${START}(?:${variants.map(partialOf).join("|")})$`, "g"),
   };
@@ -109,7 +112,16 @@ const BLOCK_START = "(?:(?<![A-Za-z0-9-])|(?<=\\\\[nrt]))";
 const NOT_MARKER = "(?!\\[REDACTED)";
 
 /** A rule that redacts a value only when a context (a key name, a URL scheme) stands before it. */
-function contextual(kind: RedactionKind, trigger: RegExp, context: string, value: string, min: number, max: number, after = "", flags = ""): RedactionRule {
+function contextual(
+  kind: RedactionKind,
+  trigger: RegExp,
+  context: string,
+  value: string,
+  min: number,
+  max: number,
+  after = "",
+  flags = "",
+): RedactionRule {
   return {
     kind,
     trigger,
@@ -123,7 +135,9 @@ function contextual(kind: RedactionKind, trigger: RegExp, context: string, value
 export const RULES: readonly RedactionRule[] = [
   token("github-fine-grained-pat", [[["github_pat_"], cls(WORD_, 82, 244)]], "\\b"),
   token("github-token", [[["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], cls(WORD, 36, 251)]], "\\b"),
-  token("gitlab-token", [[["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-"], cls(WORD_DASH, 20, 255)]]),
+  token("gitlab-token", [
+    [["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-"], cls(WORD_DASH, 20, 255)],
+  ]),
   token("anthropic-key", [[["sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-ort"], cls("[0-9]", 2), ["-"], cls(WORD_DASH, 20, 255)]]),
   token("openai-key", [
     [["sk-proj-", "sk-svcacct-", "sk-admin-"], cls(WORD_DASH, 20, 255)],
@@ -160,10 +174,26 @@ export const RULES: readonly RedactionRule[] = [
     8,
     4096,
   ),
-  contextual("aws-secret-in-context", /aws_?secret/i, `${START}aws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`, "[A-Za-z0-9/+]", 40, 40, "(?![A-Za-z0-9/+])", "i"),
+  contextual(
+    "aws-secret-in-context",
+    /aws_?secret/i,
+    `${START}aws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`,
+    "[A-Za-z0-9/+]",
+    40,
+    40,
+    "(?![A-Za-z0-9/+])",
+    "i",
+  ),
   // A `$VAR` or `${VAR}` value is a reference, not a secret.
   // A backslash ends the value: inside JSON text it starts the escape of the next line (`\\n`).
-  contextual("env-assignment", /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/, `${START}${ENV_KEY}=(?:\\\\?["'])?(?!\\$)`, "[^\\s\"'`\\\\]", 8, 4096),
+  contextual(
+    "env-assignment",
+    /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/,
+    `${START}${ENV_KEY}=(?:\\\\?["'])?(?!\\$)`,
+    "[^\\s\"'`\\\\]",
+    8,
+    4096,
+  ),
   {
     kind: "private-key-block",
     trigger: /-----BEGIN|-$/,

@@ -30,7 +30,10 @@ function claudeWithSplitSecret(): { input: string; token: string; rule: string }
 describe.skipIf(!hasShared)("secrets are never shown or written by default", () => {
   it("the Claude capture really streams the secret in two deltas", () => {
     const { input, token } = claudeWithSplitSecret();
-    const deltas = input.split("\n").filter((line) => line.includes('"text_delta"')).map((line) => JSON.parse(line).event.delta.text as string);
+    const deltas = input
+      .split("\n")
+      .filter((line) => line.includes('"text_delta"'))
+      .map((line) => JSON.parse(line).event.delta.text as string);
     expect(deltas).toHaveLength(2);
     expect(deltas.some((d) => d.includes(token))).toBe(false);
     expect(deltas.join("").includes(token)).toBe(true);

@@ -44,7 +44,10 @@ export function streamWith(p: SecretCase): string {
   const json = JSON.stringify({ command: text });
   const records: object[] = [{ type: "session.started", agent: "test", details: { note: text } }];
   const add = (record: object): void => void records.push(record);
-  for (const [id, kind] of [["m1", "text"], ["m2", "reasoning"]] as const) {
+  for (const [id, kind] of [
+    ["m1", "text"],
+    ["m2", "reasoning"],
+  ] as const) {
     add({ type: "message.started", messageId: id, role: "assistant", kind });
     let position = 0;
     for (const piece of cutThrough(text, p.token)) {
@@ -54,7 +57,8 @@ export function streamWith(p: SecretCase): string {
     add({ type: "message.completed", messageId: id, role: "assistant", kind, text });
   }
   add({ type: "tool.started", toolCallId: "t1", name: "Bash", kind: "command", description: text });
-  for (const piece of cutThrough(json, JSON.stringify(p.token).slice(1, -1))) add({ type: "tool.input.delta", toolCallId: "t1", text: piece });
+  for (const piece of cutThrough(json, JSON.stringify(p.token).slice(1, -1)))
+    add({ type: "tool.input.delta", toolCallId: "t1", text: piece });
   for (const piece of cutThrough(text, p.token)) add({ type: "tool.progress", toolCallId: "t1", output: piece });
   add({ type: "tool.completed", toolCallId: "t1", name: "Bash", output: text, result: { stdout: text }, isError: false });
   add({ type: "tool.started", toolCallId: "t2", name: "Bash", input: { command: text } });

@@ -43,31 +43,62 @@ describe.skipIf(positives.length === 0)("every fake secret, streamed", () => {
   });
 });
 
-const words = ["the", "cat", "sat", "on", "a", "mat.", "\n", "  ", "risk-free", "git", "ok,", "A", "e", "https://example.com/x", "AKIA", "sk-", "ghp", "eyJ"];
+const words = [
+  "the",
+  "cat",
+  "sat",
+  "on",
+  "a",
+  "mat.",
+  "\n",
+  "  ",
+  "risk-free",
+  "git",
+  "ok,",
+  "A",
+  "e",
+  "https://example.com/x",
+  "AKIA",
+  "sk-",
+  "ghp",
+  "eyJ",
+];
 
 /** Texts mixing ordinary words, near-misses and every fake secret of the corpus. */
 const mixedText = fc
-  .array(fc.oneof(fc.constantFrom(...words), fc.constantFrom(...(positives.length > 0 ? positives.map((p) => p.text) : ["x"])), fc.constantFrom(...(negatives.length > 0 ? negatives.map((n) => n.text) : ["y"]))), { maxLength: 12 })
+  .array(
+    fc.oneof(
+      fc.constantFrom(...words),
+      fc.constantFrom(...(positives.length > 0 ? positives.map((p) => p.text) : ["x"])),
+      fc.constantFrom(...(negatives.length > 0 ? negatives.map((n) => n.text) : ["y"])),
+    ),
+    { maxLength: 12 },
+  )
   .map((parts) => parts.join(" "));
 
 describe("streaming equals whole-text redaction", () => {
-  test.prop([mixedText, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 300 })("any text cut into any deltas comes out as the unsplit redaction", (text, cuts) => {
-    const wholeCounts: RedactionCounts = {};
-    const streamCounts: RedactionCounts = {};
-    const whole = redactText(text, wholeCounts);
-    expect(streamed(text, cuts, streamCounts).join("")).toBe(whole);
-    expect(streamCounts).toEqual(wholeCounts);
-    for (const p of positives) expect(whole).not.toContain(p.token);
-  });
-
-  test.prop([fc.array(fc.constantFrom("the", "cat", "sat", "on", "mat", "1", "2", ".", ",", " ", "\n", "é", "日本"), { minLength: 1, maxLength: 20 })])(
-    "a delta with no possible-secret tail is shown at once",
-    (pieces) => {
-      const redactor = createStreamRedactor();
-      for (const piece of pieces) expect(redactor.push(piece)).toBe(piece);
-      expect(redactor.held).toBe(0);
+  test.prop([mixedText, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 300 })(
+    "any text cut into any deltas comes out as the unsplit redaction",
+    (text, cuts) => {
+      const wholeCounts: RedactionCounts = {};
+      const streamCounts: RedactionCounts = {};
+      const whole = redactText(text, wholeCounts);
+      expect(streamed(text, cuts, streamCounts).join("")).toBe(whole);
+      expect(streamCounts).toEqual(wholeCounts);
+      for (const p of positives) expect(whole).not.toContain(p.token);
     },
   );
+
+  test.prop([
+    fc.array(fc.constantFrom("the", "cat", "sat", "on", "mat", "1", "2", ".", ",", " ", "\n", "é", "日本"), {
+      minLength: 1,
+      maxLength: 20,
+    }),
+  ])("a delta with no possible-secret tail is shown at once", (pieces) => {
+    const redactor = createStreamRedactor();
+    for (const piece of pieces) expect(redactor.push(piece)).toBe(piece);
+    expect(redactor.held).toBe(0);
+  });
 });
 
 describe("holdStart", () => {
