@@ -15,4 +15,5 @@ export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
 export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
 export { createSanitizer, createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type SanitizeOptions, type TerminalRenderer, type TerminalSanitizer, type Verbosity } from "./render/index.ts";
 export { createRepairStage, type RepairOptions, type RepairStats } from "./repair/create-repair-stage.ts";
+export { createRedactionStage, createStreamRedactor, isSecretKey, redactionMarker, redactText, redactValue, RULES as redactionRules, type RedactionCounts, type RedactionKind, type RedactionRule, type RedactionStage, type StreamRedactor } from "./redact/index.ts";
 export { VERSION } from "./version.ts";

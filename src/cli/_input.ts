@@ -8,6 +8,7 @@ import { createEventReader, type EventReader, type ReadOptions } from "../parse/
 import { primeOnce } from "../parse/read-events.ts";
 import type { Framing } from "../ndjson/create-ndjson-parser.ts";
 import type { CliIo } from "./io.ts";
+import type { RedactionCounts } from "../redact/redact-text.ts";
 
 /** parseArgs option specs shared by the reading commands. */
 export const readingOptions = {
@@ -19,6 +20,7 @@ export const readingOptions = {
   "max-depth": { type: "string" },
   "duplicate-keys": { type: "string", default: "keep-last" },
   "no-repair": { type: "boolean", default: false },
+  "no-redact": { type: "boolean", default: false },
   verbose: { type: "boolean", short: "v", default: false },
   quiet: { type: "boolean", short: "q", default: false },
 } as const;
@@ -33,6 +35,8 @@ export const readingOptionsHelp = `Input options:
   --max-depth <n>          deepest nesting accepted (default: 128)
   --duplicate-keys <mode>  keep-last (report and keep) | reject (default: keep-last)
   --no-repair              show the raw stream: no snapshot/duplicate repair (docs/repair.md)
+  --no-redact              show secrets (API keys, tokens, passwords) as they are; by default
+                           they are replaced with [REDACTED:<kind>] (docs/redaction.md)
   -v, --verbose            also print informational diagnostics (blank lines, text lines)
   -q, --quiet              print no diagnostics`;
 
@@ -45,6 +49,7 @@ export type ReadingValues = {
   "max-depth"?: string;
   "duplicate-keys"?: string;
   "no-repair"?: boolean;
+  "no-redact"?: boolean;
   verbose?: boolean;
   quiet?: boolean;
 };
@@ -57,6 +62,8 @@ export function toReadOptions(values: ReadingValues): ReadOptions {
   if (values.strict === true) options.strict = true;
   if (values["include-raw"] === true) options.includeRaw = true;
   if (values["no-repair"] === true) options.repair = false;
+  // Secrets are never shown or written by default: the CLI writes logs and terminals.
+  options.redact = values["no-redact"] !== true;
   if (values["max-line-bytes"] !== undefined) options.maxLineBytes = positiveInteger("--max-line-bytes", values["max-line-bytes"]);
   if (values["max-depth"] !== undefined) options.maxDepth = positiveInteger("--max-depth", values["max-depth"]);
   const keys = values["duplicate-keys"];
@@ -101,6 +108,7 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
   const inputs = files.length === 0 ? ["-"] : files;
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (inputs.includes("-")) primeOnce();
+  if (values["no-redact"] === true) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   const runs: InputRun[] = [];
   for (const file of inputs) {
     const name = file === "-" ? "<stdin>" : file;
@@ -138,10 +146,20 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
     }
     reader.end();
     progress?.clear();
+    const redacted = describeRedactions(reader.redactions);
+    if (redacted !== undefined && values.quiet !== true) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
     await handlers.onChunk?.();
     runs.push({ name, reader, issues });
   }
   return runs;
+}
+
+/** `redacted 3 secrets (github-token 2, jwt 1)`, or undefined when none were. */
+export function describeRedactions(counts: RedactionCounts): string | undefined {
+  const entries = Object.entries(counts);
+  if (entries.length === 0) return undefined;
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  return `redacted ${total} secret${total === 1 ? "" : "s"} (${entries.map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
 }
 
 function ioError(name: string, cause: unknown): AgentStreamError {

@@ -9,6 +9,8 @@ import { createNdjsonParser, type FramingStats, type InputRecord, type NdjsonOpt
 import type { DecodeContext, Dialect, DialectDecoder } from "../dialects/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
+import { createRedactionStage } from "../redact/create-redaction-stage.ts";
+import { redactText, redactValue, type RedactionCounts } from "../redact/redact-text.ts";
 
 /** A step between the decoder and the envelope: sees every draft in order, may change, drop or add drafts. */
 export interface EventStage {
@@ -35,6 +37,13 @@ export interface ReadOptions extends NdjsonOptions {
    * @defaultValue true
    */
   repair?: boolean | RepairOptions;
+  /**
+   * Replace secrets (API keys, tokens, passwords, private keys) with `[REDACTED:<kind>]` in every
+   * event, in `raw` records and in issue messages; streamed text is held back only as long as its
+   * tail could still grow into a secret. The CLI turns it on (docs/redaction.md).
+   * @defaultValue false
+   */
+  redact?: boolean;
   /** More stages, run on every draft after repair and before the envelope is stamped. */
   stages?: readonly EventStage[];
 }
@@ -75,6 +84,8 @@ export interface EventReader {
   readonly stats: RecordStats;
   readonly framing: FramingStats;
   readonly health: HealthStats;
+  /** Secrets replaced so far, by kind (empty when `redact` is off). */
+  readonly redactions: RedactionCounts;
 }
 
 /**
@@ -92,7 +103,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   const strict = options.strict === true;
   const detectLimit = options.detectLimit ?? 64;
   const repairStage = options.repair === false ? undefined : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
-  const stages = repairStage === undefined ? (options.stages ?? []) : [repairStage, ...(options.stages ?? [])];
+  const redactionStage = options.redact === true ? createRedactionStage() : undefined;
+  const stages = [...(repairStage === undefined ? [] : [repairStage]), ...(redactionStage === undefined ? [] : [redactionStage]), ...(options.stages ?? [])];
   const file = options.file;
   let dialect: Dialect | undefined =
     options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
@@ -105,7 +117,18 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   let currentLine = 0;
   let currentRaw: JsonValue | undefined;
 
-  function reportIssue(issue: Issue): void {
+  let redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined;
+  /** The record attached as `raw`, redacted once per record however many events it gives. */
+  function rawToAttach(raw: JsonValue): JsonValue {
+    if (redactionStage === undefined) return raw;
+    if (redactedRaw?.from !== raw) redactedRaw = { from: raw, to: redactValue(raw) };
+    return redactedRaw.to;
+  }
+
+  function reportIssue(found: Issue): void {
+    // Diagnostics quote input (a snippet of a bad line): they must not carry a secret either.
+    const message = redactionStage === undefined ? found.message : redactText(found.message);
+    const issue = message === found.message ? found : { ...found, message };
     options.onIssue?.(issue);
     if (strict && issue.severity !== "info") {
       throw new AgentStreamError("strict-issue", `${issue.code}: ${issue.message} (line ${issue.line ?? 0})`, { issue });
@@ -134,7 +157,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     else if (sessionId !== undefined) event = { v, seq: n, ...draft, sessionId };
     else if (source !== undefined) event = { v, seq: n, ...draft, source };
     else event = { v, seq: n, ...draft };
-    if (includeRaw && draft.raw === undefined && currentRaw !== undefined) event.raw = currentRaw;
+    if (includeRaw && draft.raw === undefined && currentRaw !== undefined) event.raw = rawToAttach(currentRaw);
     onEvent(event as unknown as AgentEvent);
   }
 
@@ -232,6 +255,9 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     },
     get framing() {
       return framer.stats;
+    },
+    get redactions(): RedactionCounts {
+      return { ...redactionStage?.counts };
     },
     get health(): HealthStats {
       const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };

@@ -97,10 +97,12 @@ const PRIMING_SAMPLES = [
 export interface ReaderSummary {
   readonly dialect: string | undefined;
   readonly stats: EventReader["stats"];
+  /** Secrets replaced, by kind (empty unless `redact` is on). */
+  readonly redactions: EventReader["redactions"];
 }
 
 function summaryOf(reader: EventReader): ReaderSummary {
-  return { dialect: reader.dialect, stats: reader.stats };
+  return { dialect: reader.dialect, stats: reader.stats, redactions: reader.redactions };
 }
 
 /** Normalizes every supported source into an async iterable of chunks. */

@@ -8,14 +8,15 @@
  *    Bearer, PEM private keys, URL passwords, `NAME_TOKEN=...` and `--password ...`) are replaced
  *    inside any string, so a secret inside a shell command is caught too.
  * It is a safety net for logs, not a guarantee: an unusual secret in an unusual place passes.
+ * It applies whatever `--no-redact` says, because these formats' own rules forbid secrets; the
+ * pipeline's redaction of every event (src/redact/, docs/redaction.md) runs before it, by default.
  */
 import type { JsonValue } from "../model/events.ts";
+// One list of credential key names for the whole library.
+import { isSecretKey } from "../redact/redact-text.ts";
 
 /** What a redacted value is replaced with. */
 export const REDACTED = "[REDACTED]";
-
-// Key names are compared in snake_case (`apiKey` → `api_key`); the credential word must be the last segment.
-const SECRET_KEY = /(?:^|_)(?:password|passwd|passphrase|secret|token|api_key|apikey|access_key|secret_key|private_key|authorization|auth|credential|credentials|cookie|session_key|bearer)$/;
 
 const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
@@ -30,15 +31,6 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [/\b([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY))=("[^"]*"|'[^']*'|\S+)/gi, `$1=${REDACTED}`],
   [/(--?(?:password|passwd|token|api-key|apikey|secret|auth-token)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/gi, `$1${REDACTED}`],
 ];
-
-function snakeCase(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]+/g, "_").toLowerCase();
-}
-
-/** True when a key names a credential. */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(snakeCase(key));
-}
 
 /** A string with every well-known secret shape replaced. */
 export function redactText(text: string): string {

@@ -3,7 +3,8 @@ import { sanitizeForTerminal } from "../../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../command.ts";
-import { readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { describeRedactions, readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import type { RedactionCounts } from "../../redact/redact-text.ts";
 
 export const summary: Command = {
   name: "summary",
@@ -34,7 +35,8 @@ ${readingOptionsHelp}`,
         builderFor(issue.file ?? currentInput).addIssue(issue);
       },
     });
-    const summaries = runs.map((run) => builderFor(run.name).result(run.reader.stats, run.reader.dialect, run.reader.health));
+    // `redactions`: secrets replaced, by kind (docs/redaction.md); `{}` with --no-redact or none found.
+    const summaries = runs.map((run) => ({ ...builderFor(run.name).result(run.reader.stats, run.reader.dialect, run.reader.health), redactions: run.reader.redactions }));
     if (values.json === true) {
       const body = summaries.length === 1 ? summaries[0] : summaries;
       await io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
@@ -46,7 +48,7 @@ ${readingOptionsHelp}`,
   },
 };
 
-function formatSummary(s: SessionSummary, name: string): string {
+function formatSummary(s: SessionSummary & { redactions: RedactionCounts }, name: string): string {
   const lines: string[] = [];
   const field = (label: string, value: unknown): void => {
     if (value !== null && value !== undefined && value !== "") lines.push(`${label.padEnd(13)}${String(value)}`);
@@ -74,6 +76,7 @@ function formatSummary(s: SessionSummary, name: string): string {
   const r = s.records;
   field("records", `${r.total} lines: ${r.events} events, ${r.text} text, ${r.blank} blank, ${r.invalid} invalid, ${r.tooLong} too long, ${r.unknown} unknown`);
   field("issues", s.issues.length || null);
+  field("redactions", describeRedactions(s.redactions)?.replace(/^redacted /, "") ?? null);
   if (s.finalText !== null) lines.push("", s.finalText);
   // Agent text is untrusted: neutralise escape sequences before it reaches a terminal.
   return `${sanitizeForTerminal(lines.join("\n"))}\n`;

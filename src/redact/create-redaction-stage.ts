@@ -1,0 +1,234 @@
+/**
+ * The redaction stage: runs after stream repair and replaces secrets in every text-bearing field of
+ * every event (message text and deltas, reasoning, tool input and its deltas, tool output and its
+ * progress chunks, file diffs, errors, notices, `text` events, unknown records and details). Streamed
+ * text goes through one stream redactor per channel, so a token split across deltas is caught;
+ * delta positions are rewritten so the redacted stream is self-consistent. docs/redaction.md.
+ */
+import type { AgentEventDraft, JsonValue } from "../model/events.ts";
+import type { EventStage } from "../parse/create-event-reader.ts";
+import { createStreamRedactor, type StreamRedactor } from "./create-stream-redactor.ts";
+import { redactText, redactValue, type RedactionCounts } from "./redact-text.ts";
+
+type Emit = (draft: AgentEventDraft) => void;
+type Draft<T extends AgentEventDraft["type"]> = Extract<AgentEventDraft, { type: T }>;
+
+/** A message's text as it streams: raw characters seen, redacted characters sent. */
+interface MessageChannel {
+  readonly redactor: StreamRedactor;
+  /** Where the next raw delta is expected (its `position` when nothing is missing). */
+  rawEnd: number;
+  /** Where the next redacted delta goes. */
+  outEnd: number;
+  /** The deltas as they came and as they went out: a completion with the same text reuses the redaction. */
+  rawText: string;
+  outText: string;
+  readonly sessionId: string | undefined;
+}
+
+/** Fields that hold identifiers or enumerations, never free text: left as they are. */
+const NOT_TEXT = new Set([
+  "type",
+  "messageId",
+  "toolCallId",
+  "sessionId",
+  "parentSessionId",
+  "parentToolCallId",
+  "turnId",
+  "planId",
+  "time",
+  "source",
+  "role",
+  "kind",
+  "level",
+  "scope",
+  "position",
+  "signature",
+  "isError",
+  "fatal",
+]);
+/** Fields that hold the agent's JSON: redacted by key name too (`{"password": ...}`). */
+const JSON_FIELDS = new Set(["input", "result", "details", "raw", "values"]);
+
+/** The stage plus the counts it has made so far. */
+export interface RedactionStage extends EventStage {
+  /** Secrets replaced so far, by kind. */
+  readonly counts: RedactionCounts;
+}
+
+/** Creates the redaction stage; `createEventReader` adds it when `redact` is on. */
+export function createRedactionStage(): RedactionStage {
+  const counts: RedactionCounts = {};
+  const messages = new Map<string, MessageChannel>();
+  const toolInputs = new Map<string, StreamRedactor>();
+  const toolOutputs = new Map<string, StreamRedactor>();
+
+  function messageDelta(draft: Draft<"message.delta">, emit: Emit): void {
+    let channel = messages.get(draft.messageId);
+    if (channel === undefined) {
+      channel = {
+        redactor: createStreamRedactor(counts),
+        rawEnd: draft.position,
+        outEnd: draft.position,
+        rawText: "",
+        outText: "",
+        sessionId: draft.sessionId,
+      };
+      messages.set(draft.messageId, channel);
+    }
+    // A gap or overlap in the input stays visible as the same gap or overlap in the output.
+    const drift = draft.position - channel.rawEnd;
+    channel.rawEnd = draft.position + draft.text.length;
+    channel.rawText += draft.text;
+    const text = channel.redactor.push(draft.text);
+    channel.outText += text;
+    if (text.length === 0) return; // all held back: it comes with the next delta or at completion
+    const position = channel.outEnd + drift;
+    channel.outEnd = position + text.length;
+    emit(redactFields({ ...draft, text, position }, ["text"]));
+  }
+
+  /** Ends a message's stream: sends what was held back; returns the channel (undefined when nothing streamed). */
+  function flushMessage(messageId: string, emit: Emit): MessageChannel | undefined {
+    const channel = messages.get(messageId);
+    if (channel === undefined) return undefined;
+    messages.delete(messageId);
+    const text = channel.redactor.flush();
+    channel.outText += text;
+    if (text.length === 0) return channel;
+    const draft: AgentEventDraft = { type: "message.delta", messageId, text, position: channel.outEnd };
+    emit(channel.sessionId === undefined ? draft : { ...draft, sessionId: channel.sessionId });
+    return channel;
+  }
+
+  /**
+   * The completed text: when it is what the deltas said, their redaction is reused (no second scan
+   * of a long answer, and a secret in a message counts once); otherwise it is redacted anew.
+   */
+  function completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
+    const channel = flushMessage(draft.messageId, emit);
+    if (channel === undefined || channel.rawText !== draft.text) {
+      emit(redactFields(draft));
+      return;
+    }
+    const redacted = redactFields(draft, ["text"]);
+    emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
+  }
+
+  function flushTool(toolCallId: string, sessionId: string | undefined, emit: Emit): void {
+    const input = toolInputs.get(toolCallId);
+    toolInputs.delete(toolCallId);
+    const inputRest = input?.flush() ?? "";
+    if (inputRest.length > 0) emit(withSession({ type: "tool.input.delta", toolCallId, text: inputRest }, sessionId));
+    const output = toolOutputs.get(toolCallId);
+    toolOutputs.delete(toolCallId);
+    const outputRest = output?.flush() ?? "";
+    if (outputRest.length > 0) emit(withSession({ type: "tool.progress", toolCallId, output: outputRest }, sessionId));
+  }
+
+  function streamed(map: Map<string, StreamRedactor>, id: string, text: string): string {
+    let redactor = map.get(id);
+    if (redactor === undefined) {
+      redactor = createStreamRedactor(counts);
+      map.set(id, redactor);
+    }
+    return redactor.push(text);
+  }
+
+  /** Redacts every free-text and JSON field of `draft` except `skip`; returns `draft` itself when nothing changed. */
+  function redactFields<T extends AgentEventDraft>(draft: T, skip: readonly string[] = []): T {
+    let out: Record<string, unknown> | undefined;
+    const fields = draft as Record<string, unknown>;
+    // for-in, not Object.entries: this runs on every event, and most have nothing to redact.
+    for (const key in fields) {
+      const value = fields[key];
+      if (NOT_TEXT.has(key) || value === undefined || skip.includes(key)) continue;
+      const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, counts) : redactStrings(value as JsonValue);
+      if (redacted !== value) {
+        out ??= { ...draft };
+        out[key] = redacted;
+      }
+    }
+    return (out ?? draft) as T;
+  }
+
+  /** Like `redactValue`, by pattern only: event fields such as `changes` and `items` have our key names, not the agent's. */
+  function redactStrings(value: JsonValue): JsonValue {
+    if (typeof value === "string") return redactText(value, counts);
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+      let out: JsonValue[] | undefined;
+      value.forEach((item, i) => {
+        const redacted = redactStrings(item);
+        if (redacted !== item) {
+          out ??= value.slice();
+          out[i] = redacted;
+        }
+      });
+      return out ?? value;
+    }
+    let out: { [key: string]: JsonValue } | undefined;
+    for (const [key, inner] of Object.entries(value)) {
+      const redacted = redactStrings(inner);
+      if (redacted !== inner) {
+        out ??= { ...value };
+        out[key] = redacted;
+      }
+    }
+    return out ?? value;
+  }
+
+  return {
+    counts,
+    push(draft, emit) {
+      switch (draft.type) {
+        case "message.delta":
+          return messageDelta(draft, emit);
+        case "message.completed":
+          return completeMessage(draft, emit);
+        case "tool.input.delta": {
+          const text = streamed(toolInputs, draft.toolCallId, draft.text);
+          if (text.length > 0) emit(redactFields({ ...draft, text }, ["text"]));
+          return;
+        }
+        case "tool.progress":
+          return toolProgress(draft, emit);
+        case "tool.completed":
+          flushTool(draft.toolCallId, draft.sessionId, emit);
+          return emit(redactFields(draft));
+        default:
+          return emit(redactFields(draft));
+      }
+    },
+    end(emit) {
+      for (const messageId of [...messages.keys()]) flushMessage(messageId, emit);
+      for (const toolCallId of new Set([...toolInputs.keys(), ...toolOutputs.keys()])) flushTool(toolCallId, undefined, emit);
+    },
+  };
+
+  function toolProgress(draft: Draft<"tool.progress">, emit: Emit): void {
+    // Input deltas end when the tool runs.
+    const input = toolInputs.get(draft.toolCallId);
+    if (input !== undefined) {
+      toolInputs.delete(draft.toolCallId);
+      const rest = input.flush();
+      if (rest.length > 0) emit(withSession({ type: "tool.input.delta", toolCallId: draft.toolCallId, text: rest }, draft.sessionId));
+    }
+    if (draft.output === undefined) {
+      emit(redactFields(draft));
+      return;
+    }
+    const output = streamed(toolOutputs, draft.toolCallId, draft.output);
+    if (output.length > 0) {
+      emit(redactFields({ ...draft, output }, ["output"]));
+      return;
+    }
+    // All held back: keep the event only when it says something else.
+    const { output: _held, ...rest } = draft;
+    if (rest.status !== undefined || rest.elapsedMs !== undefined) emit(redactFields(rest));
+  }
+}
+
+function withSession(draft: AgentEventDraft, sessionId: string | undefined): AgentEventDraft {
+  return sessionId === undefined ? draft : { ...draft, sessionId };
+}

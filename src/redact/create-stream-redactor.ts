@@ -1,0 +1,98 @@
+/**
+ * Streaming redaction for one channel of text that arrives in pieces (a message's deltas, a tool's
+ * output chunks, a tool call's input deltas). A token split across two pieces must still be caught,
+ * so the redactor holds back the shortest tail that could still grow into a secret (`sk-ant-api03-x`,
+ * `ghp_`, `Authorization: Bearer abc`) and shows everything before it at once. Text that cannot
+ * become a secret is never delayed.
+ */
+import { RULES } from "./rules.ts";
+import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.ts";
+
+/** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
+const CONTEXT_CHARS = 384;
+/** Longer than any trigger with its look-behind (a key name of up to 64 characters before `=`), so a cut between two pieces is still seen. */
+const TRIGGER_OVERLAP = 96;
+/** A tail held longer than this is let go (and redacted as far as it can be): memory stays bounded. */
+const MAX_HELD_CHARS = 20_000;
+
+/** Redacts one channel of streamed text. */
+export interface StreamRedactor {
+  /** Takes the next piece; returns the redacted text that can be shown now (possibly empty). */
+  push(text: string): string;
+  /** The channel ended: returns the redacted rest. */
+  flush(): string;
+  /** Characters held back right now. */
+  readonly held: number;
+}
+
+/**
+ * Creates a streaming redactor; `counts` receives one count per secret replaced.
+ * @example
+ * const r = createStreamRedactor();
+ * r.push("token: ghp"); // "token: "
+ * r.push("_" + "a".repeat(36) + " ok"); // "[REDACTED:github-token] ok"
+ */
+export function createStreamRedactor(counts?: RedactionCounts): StreamRedactor {
+  let context = "";
+  let held = "";
+  /** Characters shown since a trigger was last seen: past CONTEXT_CHARS the context cannot matter. */
+  let sinceTrigger = Infinity;
+
+  function release(all: string, cut: number): string {
+    // The hot path (many small deltas): scan only the new text, plus a few characters of context
+    // for a trigger cut in two, unless a recent trigger makes the context matter.
+    const fresh = all.slice(Math.max(0, context.length - TRIGGER_OVERLAP), cut);
+    const triggered = mayHoldSecret(fresh);
+    sinceTrigger = triggered ? 0 : sinceTrigger + (cut - context.length);
+    const shown =
+      triggered || sinceTrigger < CONTEXT_CHARS ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
+    context = all.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
+    return shown;
+  }
+
+  return {
+    push(text) {
+      if (text.length === 0) return "";
+      const all = context + held + text;
+      let cut = holdStart(all, context.length);
+      if (all.length - cut > MAX_HELD_CHARS) cut = all.length;
+      held = all.slice(cut);
+      return release(all, cut);
+    },
+    flush() {
+      const all = context + held;
+      held = "";
+      const shown = release(all, all.length);
+      context = "";
+      return shown;
+    },
+    get held() {
+      return held.length;
+    },
+  };
+}
+
+/** Where the shortest tail of `text` that could still grow into a secret starts (`text.length` when none). */
+export function holdStart(text: string, from = 0): number {
+  // Every secret's value is a run without whitespace (a private key block aside), so a tail that
+  // could grow into one starts after the last whitespace.
+  const run = Math.max(from, lastWhitespace(text) + 1);
+  let start = text.length;
+  if (run === text.length && !text.includes("-----BEGIN")) return start;
+  for (const rule of RULES) {
+    const scanFrom = rule.kind === "private-key-block" && text.includes("-----BEGIN", Math.max(0, from - 16)) ? from : run;
+    if (scanFrom >= start) continue;
+    rule.partial.lastIndex = scanFrom;
+    const found = rule.partial.exec(text);
+    if (found !== null && found.index < start) start = Math.max(from, found.index);
+  }
+  return start;
+}
+
+function lastWhitespace(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 11) return i;
+  }
+  return -1;
+}

@@ -1,0 +1,212 @@
+/**
+ * The redaction rules: one per kind of secret, from ../shared/docs/security-secrets.md (gitleaks'
+ * high-confidence token shapes, the GitHub token format, and context rules that need a key name
+ * next to the value). docs/redaction.md lists them.
+ *
+ * Each rule has three regular expressions:
+ * - `trigger`: a cheap test (a literal prefix or keyword), so text that cannot hold this secret
+ *   skips the rule without running it;
+ * - `pattern`: the match, global, with two groups: (1) context kept as is, (2) the secret replaced;
+ * - `partial`: anchored at the end of the text, it matches the shortest tail that could still grow
+ *   into a secret (`ghp_Ab` before the rest of the token arrives); streaming holds that tail back.
+ * Every repeat is a single bounded character class (no nested quantifiers), so matching stays
+ * linear in practice on adversarial input.
+ */
+
+/** The kinds of secret we redact; the name appears in the marker, `[REDACTED:<kind>]`. */
+export type RedactionKind =
+  | "private-key-block"
+  | "github-fine-grained-pat"
+  | "github-token"
+  | "gitlab-token"
+  | "anthropic-key"
+  | "openai-key"
+  | "aws-access-key-id"
+  | "slack-token"
+  | "slack-webhook"
+  | "stripe-key"
+  | "google-api-key"
+  | "google-oauth-access-token"
+  | "npm-token"
+  | "pypi-token"
+  | "huggingface-token"
+  | "jwt"
+  | "digitalocean-token"
+  | "vault-token"
+  | "url-userinfo-password"
+  | "authorization-header"
+  | "aws-secret-in-context"
+  | "env-assignment"
+  | "key-name";
+
+/** One redaction rule. */
+export interface RedactionRule {
+  readonly kind: RedactionKind;
+  readonly trigger: RegExp;
+  readonly pattern: RegExp;
+  readonly partial: RegExp;
+}
+
+/** A literal step (any of these strings) or a bounded character class. */
+type Step = readonly string[] | { readonly cls: string; readonly min: number; readonly max: number };
+
+function escapeLiteral(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+function full(step: Step): string {
+  if ("cls" in step) return step.min === step.max ? `${step.cls}{${step.min}}` : `${step.cls}{${step.min},${step.max}}`;
+  return `(?:${step.map(escapeLiteral).join("|")})`;
+}
+
+/** The step, cut anywhere: a non-empty prefix of a literal, or the class repeated 0..max times. */
+function relaxed(step: Step): string {
+  if ("cls" in step) return `${step.cls}{0,${step.max}}`;
+  const prefixes = new Set<string>();
+  for (const literal of step) for (let end = 1; end <= literal.length; end++) prefixes.add(literal.slice(0, end));
+  // Longest first, so the alternation prefers the longer prefix.
+  return `(?:${[...prefixes]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeLiteral)
+    .join("|")})`;
+}
+
+/** Every cut of a sequence of steps: the first k-1 steps whole, then step k cut. */
+function partialOf(steps: readonly Step[]): string {
+  const alternatives: string[] = [];
+  for (let k = 0; k < steps.length; k++) alternatives.push(steps.slice(0, k).map(full).join("") + relaxed(steps[k] as Step));
+  return alternatives.join("|");
+}
+
+/** A rule for a token recognised by its own shape: a literal prefix, then bounded character classes. */
+function token(kind: RedactionKind, variants: readonly (readonly Step[])[], end = ""): RedactionRule {
+  const firstLiterals = variants.flatMap((steps) => steps[0] as readonly string[]);
+  const body = variants.map((steps) => steps.map(full).join("")).join("|");
+  return {
+    kind,
+    // The first four characters of each prefix are enough to skip text quickly.
+    trigger: new RegExp([...new Set(firstLiterals.map((l) => escapeLiteral(l.slice(0, 4))))].join("|")),
+    pattern: new RegExp(`()${START}((?:${body})${end})`, "g"),
+    partial: new RegExp(`${START}(?:${variants.map(partialOf).join("|")})$`, "g"),
+  };
+}
+
+const cls = (chars: string, min: number, max = min): Step => ({ cls: chars, min, max });
+const WORD = "[A-Za-z0-9]";
+const WORD_ = "[A-Za-z0-9_]";
+const WORD_DASH = "[A-Za-z0-9_-]";
+
+const PRIVATE_KEY_HEAD = "-----BEGIN[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const PRIVATE_KEY_END = "-----END[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+
+/** Key names that make a `NAME=value` assignment a secret (`.env` dumps, `export X=...`). */
+const ENV_KEY = "[A-Z0-9_]{0,64}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]{0,64}";
+/**
+ * Where a secret may start: a word boundary, or just after a JSON escape (`\n`, `\t`), so a secret at
+ * the start of a line inside JSON text (tool input deltas) is caught too (gitleaks does the same).
+ */
+const START = "(?:\\b|(?<=\\\\[nrt]))";
+/** Where a key block may start: not inside a word or a run of dashes, or just after a JSON escape. */
+const BLOCK_START = "(?:(?<![A-Za-z0-9-])|(?<=\\\\[nrt]))";
+/** A value that is already a marker is not redacted again (a token inside a URL, then the URL rule). */
+const NOT_MARKER = "(?!\\[REDACTED)";
+
+/** A rule that redacts a value only when a context (a key name, a URL scheme) stands before it. */
+function contextual(
+  kind: RedactionKind,
+  trigger: RegExp,
+  context: string,
+  value: string,
+  min: number,
+  max: number,
+  after = "",
+  flags = "",
+): RedactionRule {
+  return {
+    kind,
+    trigger,
+    pattern: new RegExp(`(${context})${NOT_MARKER}(${value}{${min},${max}})${after}`, `g${flags}`),
+    // The secret starts after the context, so only the value is held; the context was already shown.
+    partial: new RegExp(`(?<=${context})${NOT_MARKER}${value}{1,${max}}$`, `g${flags}`),
+  };
+}
+
+/** The rules, most specific first, so a marker never splits another secret; key blocks last. */
+export const RULES: readonly RedactionRule[] = [
+  token("github-fine-grained-pat", [[["github_pat_"], cls(WORD_, 82, 244)]], "\\b"),
+  token("github-token", [[["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], cls(WORD, 36, 251)]], "\\b"),
+  token("gitlab-token", [
+    [["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-"], cls(WORD_DASH, 20, 255)],
+  ]),
+  token("anthropic-key", [[["sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-ort"], cls("[0-9]", 2), ["-"], cls(WORD_DASH, 20, 255)]]),
+  token("openai-key", [
+    [["sk-proj-", "sk-svcacct-", "sk-admin-"], cls(WORD_DASH, 20, 255)],
+    [["sk-"], cls(WORD_DASH, 20, 255), ["T3BlbkFJ"], cls(WORD_DASH, 20, 255)],
+  ]),
+  token(
+    "aws-access-key-id",
+    [
+      [["AKIA", "ASIA", "ABIA", "ACCA"], cls("[A-Z2-7]", 16)],
+      [["A3T"], cls("[A-Z0-9]", 1), cls("[A-Z2-7]", 16)],
+    ],
+    "\\b",
+  ),
+  token("slack-token", [
+    [["xoxb-", "xoxp-", "xoxe-", "xoxa-", "xoxr-"], cls("[0-9]", 10, 13), ["-"], cls("[0-9]", 10, 13), cls("[A-Za-z0-9-]", 0, 255)],
+    [["xapp-"], cls("[0-9]", 1), ["-"], cls("[A-Z0-9]", 8, 32), ["-"], cls("[0-9]", 10, 16), ["-"], cls("[a-z0-9]", 32, 80)],
+  ]),
+  token("slack-webhook", [[["hooks.slack.com/"], ["services/", "workflows/", "triggers/"], cls("[A-Za-z0-9+/]", 43, 56)]]),
+  token("stripe-key", [[["sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"], cls(WORD, 10, 99)]], "\\b"),
+  token("google-api-key", [[["AIza"], cls(WORD_DASH, 35)]], "(?![A-Za-z0-9_-])"),
+  token("google-oauth-access-token", [[["ya29."], cls(WORD_DASH, 20, 2048)]]),
+  token("npm-token", [[["npm_"], cls(WORD, 36)]], "\\b"),
+  token("pypi-token", [[["pypi-AgEIcHlwaS5vcmc"], cls(WORD_DASH, 50, 1000)]]),
+  token("huggingface-token", [[["hf_"], cls("[A-Za-z]", 34)]], "\\b"),
+  token("jwt", [[["eyJ"], cls(WORD_DASH, 10, 4096), [".eyJ"], cls(WORD_DASH, 10, 8192), ["."], cls(WORD_DASH, 10, 4096)]]),
+  token("digitalocean-token", [[["dop_v1_", "doo_v1_", "dor_v1_"], cls("[a-f0-9]", 64)]], "\\b"),
+  token("vault-token", [[["hvs."], cls(WORD_DASH, 90, 120)]]),
+  contextual("url-userinfo-password", /:\/\//, `${START}[a-z][a-z0-9+.-]{1,20}:\\/\\/[^\\s:@/]{1,256}:`, "[^\\s@/]", 1, 256, "(?=@)", "i"),
+  contextual(
+    "authorization-header",
+    /uthorization/,
+    `${START}[Aa]uthorization["']?\\s{0,5}[:=]\\s{0,5}["']?(?:Bearer|Basic|bearer|basic|Token|token)\\s{1,5}`,
+    "[A-Za-z0-9._~+/=-]",
+    8,
+    4096,
+  ),
+  contextual(
+    "aws-secret-in-context",
+    /aws_?secret/i,
+    `${START}aws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`,
+    "[A-Za-z0-9/+]",
+    40,
+    40,
+    "(?![A-Za-z0-9/+])",
+    "i",
+  ),
+  // A `$VAR` or `${VAR}` value is a reference, not a secret.
+  // A backslash ends the value: inside JSON text it starts the escape of the next line (`\\n`).
+  contextual(
+    "env-assignment",
+    /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/,
+    `${START}${ENV_KEY}=(?:\\\\?["'])?(?!\\$)`,
+    "[^\\s\"'`\\\\]",
+    8,
+    4096,
+  ),
+  {
+    kind: "private-key-block",
+    trigger: /-----BEGIN|-$/,
+    // Last, so a secret whose key name is inside a cut-off block is caught by its own rule first.
+    // A block cut off by output truncation (no END line) is redacted to the end of the text, or to
+    // the quote that ends it inside JSON text (a key body never holds one).
+    pattern: new RegExp(`()${BLOCK_START}(${PRIVATE_KEY_HEAD}[^"]{0,16384}?(?:${PRIVATE_KEY_END}|(?=")|$))`, "g"),
+    partial: new RegExp(
+      `${BLOCK_START}-----BEGIN[ A-Z0-9_]{0,100}${relaxed(["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"])}?$` +
+        `|${BLOCK_START}${PRIVATE_KEY_HEAD}(?:(?!${PRIVATE_KEY_END})[^"]){0,16384}$` +
+        // Dashes that may begin a BEGIN line (not `KEY-----` nor `test-msg-`).
+        `|${BLOCK_START}-{1,5}(?:B(?:E(?:G(?:I(?:N)?)?)?)?)?$`,
+      "g",
+    ),
+  },
+];
