@@ -100,7 +100,7 @@ describe.skipIf(!hasShared)("secrets are never shown or written by default", () 
 
   it("--no-redact shows the secrets and says so on stderr, once", async () => {
     const { input, token } = claudeWithSplitSecret();
-    for (const argv of [["render", "--mode", "none"], ["convert"], ["summary", "--json"]]) {
+    for (const argv of [["render", "--mode", "none", "--width", "400"], ["convert"], ["summary", "--json"]]) {
       const io = fakeIo({ stdin: input });
       expect(await run([...argv, "--no-redact"], io)).toBe(0);
       expect(io.out(), argv.join(" ")).toContain(token);
