@@ -6,7 +6,8 @@ import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
-import type { Framing } from "../ndjson/create-ndjson-parser.ts";
+import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../ndjson/create-ndjson-parser.ts";
+import { EXIT } from "./command.ts";
 import type { CliIo } from "./io.ts";
 import type { RedactionCounts } from "../redact/redact-text.ts";
 
@@ -86,6 +87,10 @@ export interface InputRun {
   readonly name: string;
   readonly reader: EventReader;
   readonly issues: Issue[];
+  /** Bytes read. */
+  readonly bytes: number;
+  /** Set when nothing useful could be read: the one line printed about it (empty, not text, no dialect). */
+  readonly unreadable: string | undefined;
 }
 
 export interface ReadHandlers {
@@ -110,6 +115,10 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
   if (inputs.includes("-")) primeOnce();
   if (values["no-redact"] === true) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   const runs: InputRun[] = [];
+  if (inputs.includes("-") && io.stdin.isTTY === true && values.quiet !== true) {
+    // A terminal on stdin: without this line the command looks hung.
+    await io.stderr.write("agentstream: reading agent output from the terminal; pipe it in or name a file (Ctrl-D ends the input)\n");
+  }
   for (const file of inputs) {
     const name = file === "-" ? "<stdin>" : file;
     const issues: Issue[] = [];
@@ -120,7 +129,9 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
         file: name,
         onIssue(issue) {
           issues.push(issue);
-          if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, name)}\n`);
+          // A fatal issue is said once, in the line about the unreadable input.
+          const shown = issue.severity === "fatal" ? false : issue.severity !== "info" || values.verbose === true;
+          if (values.quiet !== true && shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
           handlers.onIssue?.(issue);
         },
       },
@@ -133,8 +144,10 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
     }
     const size = file === "-" ? undefined : io.fileSize(file);
     const progress = io.stderr.isTTY && values.quiet !== true && size !== undefined && size > PROGRESS_MIN_BYTES ? createProgress(io, name, size) : undefined;
+    let bytes = 0;
     try {
       for await (const chunk of source) {
+        bytes += chunk.length;
         reader.feed(chunk);
         progress?.advance(chunk.length);
         await handlers.onChunk?.();
@@ -149,7 +162,9 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
     const redacted = describeRedactions(reader.redactions);
     if (redacted !== undefined && values.quiet !== true) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
     await handlers.onChunk?.();
-    runs.push({ name, reader, issues });
+    const unreadable = describeUnreadable(reader, issues, bytes, values.from ?? "auto");
+    if (unreadable !== undefined && values.quiet !== true) await io.stderr.write(`${name}: ${unreadable}\n`);
+    runs.push({ name, reader, issues, bytes, unreadable });
   }
   return runs;
 }
@@ -160,6 +175,45 @@ export function describeRedactions(counts: RedactionCounts): string | undefined 
   if (entries.length === 0) return undefined;
   const total = entries.reduce((sum, [, n]) => sum + n, 0);
   return `redacted ${total} secret${total === 1 ? "" : "s"} (${entries.map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
+}
+
+/**
+ * Says, in one line, why an input gave nothing worth showing: it was empty, it was not text, or no
+ * agent dialect was recognised (and none was named). Undefined when the input was read.
+ */
+function describeUnreadable(reader: EventReader, issues: readonly Issue[], bytes: number, from: string): string | undefined {
+  const fatal = issues.find((issue) => issue.severity === "fatal");
+  if (fatal !== undefined) return `nothing read from ${plural(bytes, "byte")}: ${fatal.message} (agentstream formats lists what can be read)`;
+  const f = reader.framing;
+  if (f.lines === f.blank) {
+    const what = bytes === 0 ? "empty input" : `only ${plural(f.blank, "blank line")}`;
+    return `${what}: nothing to show; pipe an agent's output in (e.g. claude -p ... --output-format stream-json) or name a file`;
+  }
+  if (from === "auto" && reader.dialect === "json") {
+    return `no agent dialect recognised in ${plural(f.lines - f.blank, "line")} (${plural(f.json, "JSON record")}, ${plural(f.text, "text line")}, ${f.invalid} invalid); try --from <dialect> (agentstream formats lists them)`;
+  }
+  return undefined;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** The library's hints name its options; on the command line, name the flags. */
+function withCliHints(issue: Issue): Issue {
+  if (issue.code === "line-too-long") return { ...issue, message: issue.message.replace(MAX_LINE_HINT, "raise --max-line-bytes to keep it") };
+  if (issue.code === "depth-exceeded") return { ...issue, message: issue.message.replace(MAX_DEPTH_HINT, "raise --max-depth to keep it") };
+  return issue;
+}
+
+/**
+ * The exit status of a reading command: 4 when an input gave nothing readable, 1 when `--strict`
+ * and an input had an issue of severity warning or worse, else 0.
+ */
+export function readingStatus(runs: readonly InputRun[], values: ReadingValues): number {
+  if (runs.some((run) => run.unreadable !== undefined)) return EXIT.unreadable;
+  const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
+  return failed ? EXIT.issues : EXIT.ok;
 }
 
 function ioError(name: string, cause: unknown): AgentStreamError {

@@ -4,7 +4,7 @@ import { AgentStreamError } from "../../errors.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../command.ts";
 import type { CliIo } from "../io.ts";
-import { readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 
 export const render: Command = {
   name: "render",
@@ -74,8 +74,7 @@ Example:
       const runs = await readInputs(files, io, reading, { onEvent: (event) => renderer.render(event), onChunk: flush });
       renderer.end();
       await flush();
-      const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
-      return failed ? EXIT.issues : EXIT.ok;
+      return readingStatus(runs, values as ReadingValues);
     } finally {
       if (ciToken !== undefined) await io.stdout.write(`::${ciToken}::\n`);
     }

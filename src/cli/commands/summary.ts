@@ -3,7 +3,7 @@ import { sanitizeForTerminal } from "../../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { Command } from "../command.ts";
 import { EXIT } from "../command.ts";
-import { describeRedactions, readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { describeRedactions, readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 import type { RedactionCounts } from "../../redact/redact-text.ts";
 
 export const summary: Command = {
@@ -43,8 +43,7 @@ ${readingOptionsHelp}`,
     } else {
       await io.stdout.write(summaries.map((s, i) => formatSummary(s, runs[i]?.name ?? "")).join("\n"));
     }
-    const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
-    return failed ? EXIT.issues : EXIT.ok;
+    return readingStatus(runs, values as ReadingValues);
   },
 };
 
