@@ -38,7 +38,8 @@ Examples:
   agentstream convert --to agentstream session.jsonl > events.ndjson
   agentstream validate events.ndjson
 
-Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error.
+Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error,
+4 nothing could be read (empty, not text, or no dialect recognised: try --from).
 Docs: docs/cli.md, docs/events.md`;
 }
 
