@@ -7,6 +7,7 @@ import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
 import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../ndjson/create-ndjson-parser.ts";
+import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
 import { EXIT } from "./command.ts";
 import type { CliIo } from "./io.ts";
 import type { RedactionCounts } from "../redact/redact-text.ts";
@@ -53,6 +54,8 @@ export type ReadingValues = {
   "no-redact"?: boolean;
   verbose?: boolean;
   quiet?: boolean;
+  /** Not a flag (yet): read an input whose first line is an SSE field as Server-Sent Events. */
+  sse?: boolean;
 };
 
 /** Turns the shared CLI options into reader options; throws a usage error for bad values. */
@@ -91,6 +94,8 @@ export interface InputRun {
   readonly bytes: number;
   /** Set when nothing useful could be read: the one line printed about it (empty, not text, no dialect). */
   readonly unreadable: string | undefined;
+  /** For an input read as SSE: the SSE line of each record, by record line (1-based); else undefined. */
+  readonly sseLines: readonly number[] | undefined;
 }
 
 export interface ReadHandlers {
@@ -122,12 +127,23 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
   for (const file of inputs) {
     const name = file === "-" ? "<stdin>" : file;
     const issues: Issue[] = [];
+    let framing: ReturnType<typeof createSseSniffer> | undefined;
+    // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
+    const sseLine = (line: number | undefined): number | undefined => (line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line));
     const reader = createEventReader(
-      { onEvent: (event) => handlers.onEvent(event, name) },
+      {
+        onEvent(event) {
+          const line = event.source?.line;
+          const mapped = sseLine(line);
+          handlers.onEvent(mapped === line || event.source === undefined ? event : ({ ...event, source: { ...event.source, line: mapped } } as AgentEvent), name);
+        },
+      },
       {
         ...baseOptions,
         file: name,
-        onIssue(issue) {
+        onIssue(reported) {
+          const line = sseLine(reported.line);
+          const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
           issues.push(issue);
           // A fatal issue is said once, in the line about the unreadable input.
           const shown = issue.severity === "fatal" ? false : issue.severity !== "info" || values.verbose === true;
@@ -145,10 +161,12 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
     const size = file === "-" ? undefined : io.fileSize(file);
     const progress = io.stderr.isTTY && values.quiet !== true && size !== undefined && size > PROGRESS_MIN_BYTES ? createProgress(io, name, size) : undefined;
     let bytes = 0;
+    framing = values.sse === true ? createSseSniffer(reader) : undefined;
     try {
       for await (const chunk of source) {
         bytes += chunk.length;
-        reader.feed(chunk);
+        if (framing === undefined) reader.feed(chunk);
+        else framing.feed(chunk);
         progress?.advance(chunk.length);
         await handlers.onChunk?.();
       }
@@ -157,14 +175,16 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
       if (AgentStreamError.is(cause)) throw cause;
       throw ioError(name, cause);
     }
+    framing?.end();
     reader.end();
     progress?.clear();
     const redacted = describeRedactions(reader.redactions);
     if (redacted !== undefined && values.quiet !== true) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
     await handlers.onChunk?.();
-    const unreadable = describeUnreadable(reader, issues, bytes, values.from ?? "auto");
+    // An SSE stream without data events was read; the command says what it found in it.
+    const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, values.from ?? "auto") : undefined;
     if (unreadable !== undefined && values.quiet !== true) await io.stderr.write(`${name}: ${unreadable}\n`);
-    runs.push({ name, reader, issues, bytes, unreadable });
+    runs.push({ name, reader, issues, bytes, unreadable, sseLines: framing?.lines() });
   }
   return runs;
 }
@@ -214,6 +234,55 @@ export function readingStatus(runs: readonly InputRun[], values: ReadingValues):
   if (runs.some((run) => run.unreadable !== undefined)) return EXIT.unreadable;
   const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
   return failed ? EXIT.issues : EXIT.ok;
+}
+
+/**
+ * Feeds the reader NDJSON, or, when the input opens like Server-Sent Events, each event's data as
+ * one NDJSON line (the AI SDK's `data: [DONE]` terminator is not a record). Keeps the SSE line of
+ * each record so diagnostics point into the file as written.
+ */
+function createSseSniffer(reader: EventReader) {
+  const text = new TextDecoder("utf-8", { ignoreBOM: false });
+  let head = "";
+  let decided: "sse" | "ndjson" | undefined;
+  const lines: number[] = [];
+  const sse = createSseDecoder({
+    onEvent(event) {
+      if (event.data === "[DONE]") return;
+      lines.push(event.line);
+      // Raw newlines are JSON whitespace between tokens and invalid inside strings: one line keeps the JSON.
+      reader.feed(`${event.data.replace(/\r\n|\r|\n/g, " ")}\n`);
+    },
+  });
+  let raw: (Uint8Array | string)[] = []; // the chunks read while deciding, handed on as they came
+  const decide = (final: boolean): void => {
+    if (decided !== undefined || (!final && !/\S[^\n]*\n/.test(head))) return;
+    decided = looksLikeSse(head) ? "sse" : "ndjson";
+    if (decided === "sse") sse.feed(head);
+    else for (const chunk of raw) reader.feed(chunk);
+    head = "";
+    raw = [];
+  };
+  return {
+    feed(chunk: Uint8Array | string): void {
+      if (decided === "ndjson") return reader.feed(chunk);
+      const piece = typeof chunk === "string" ? chunk : text.decode(chunk, { stream: true });
+      if (decided === "sse") return sse.feed(piece);
+      head += piece;
+      raw.push(chunk);
+      decide(false);
+    },
+    end(): void {
+      const rest = text.decode();
+      if (decided === "sse" && rest !== "") sse.feed(rest);
+      else head += rest;
+      decide(true);
+      if (decided === "sse") sse.end();
+    },
+    lines: (): readonly number[] | undefined => (decided === "sse" ? lines : undefined),
+    /** The SSE line of the record fed as NDJSON line `line`, once the input is known to be SSE. */
+    lineOf: (line: number): number | undefined => (decided === "sse" ? lines[line - 1] : undefined),
+  };
 }
 
 function ioError(name: string, cause: unknown): AgentStreamError {
