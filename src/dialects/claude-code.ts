@@ -931,6 +931,12 @@ export const claude: Dialect = {
     }
   },
   createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
+  // A stream opens with system/init; Claude repeats it, same session_id, when a stream-json input sends another turn.
+  startsSession(record) {
+    if (record.kind !== "json" || str(record.value, "type") !== "system" || str(record.value, "subtype") !== "init") return undefined;
+    const sessionId = str(record.value, "session_id");
+    return sessionId === undefined ? {} : { sessionId };
+  },
 };
 
 /**

@@ -73,14 +73,33 @@ export interface RecordStats {
 export interface EventReaderCallbacks {
   /** Every event, in order, as soon as it is decoded. */
   onEvent(event: AgentEvent): void;
+  /**
+   * A new session starts in the same input (concatenated output: `cat a.jsonl b.jsonl`): called
+   * after the previous session's events (its open messages and tools completed) and before the new one's.
+   */
+  onSessionBoundary?(boundary: SessionBoundary): void;
+}
+
+/** Where one session of a concatenated input ends and the next begins. */
+export interface SessionBoundary {
+  /** 0-based number of the session that starts here (1 for the second). */
+  readonly session: number;
+  /** The dialect of the session that starts. */
+  readonly dialect: string;
+  /** 1-based input line of its first record. */
+  readonly line: number;
+  /** The input's counts up to the end of the previous session. */
+  readonly statsBefore: RecordStats;
 }
 
 /** A push reader: feed bytes or text, get events. */
 export interface EventReader {
   feed(chunk: Uint8Array | string): void;
   end(): void;
-  /** The dialect in use, once detected (or given). */
+  /** The dialect in use (the current session's), once detected (or given). */
   readonly dialect: string | undefined;
+  /** Sessions seen so far: 1, or more when sessions were concatenated. */
+  readonly sessions: number;
   readonly stats: RecordStats;
   readonly framing: FramingStats;
   readonly health: HealthStats;
@@ -108,6 +127,12 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   const file = options.file;
   let dialect: Dialect | undefined =
     options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
+  const detecting = dialect === undefined;
+  // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
+  let sessions = 1;
+  let sessionOpened = false;
+  let sessionEnded = false; // the root session's session.completed was emitted
+  let sessionKey: string | undefined;
   let decoder: DialectDecoder | undefined = dialect?.createDecoder();
   const held: InputRecord[] = []; // records read while detecting
   let seq = 0;
@@ -170,6 +195,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   function emitDrafts(drafts: readonly AgentEventDraft[]): void {
     for (const draft of drafts) {
       if (draft.type === "unknown") unknown++;
+      if (draft.type === "session.completed" && (draft.sessionId === undefined || rootSessionId === undefined || draft.sessionId === rootSessionId)) sessionEnded = true;
       if (stages.length === 0) stamp(draft);
       else runStages(draft, 0);
     }
@@ -185,8 +211,65 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       return;
     }
     if (record.kind === "json") sawJson = true;
+    noteOpening(record);
     currentRaw = record.kind === "json" ? record.value : undefined;
     emitDrafts((decoder as DialectDecoder).decode(record, context));
+  }
+
+  function noteOpening(record: InputRecord): void {
+    const opening = dialect?.startsSession?.(record);
+    if (opening === undefined) return;
+    sessionOpened = true;
+    sessionKey = opening.sessionId ?? sessionKey;
+  }
+
+  /**
+   * The dialect of a new session that `record` opens, if it opens one: a second opening record of
+   * the current dialect for another session (or after the session ended), or, when detecting, a
+   * record another dialect claims and the current one does not (its opening record, when that
+   * dialect says how its streams open).
+   */
+  function nextSession(record: InputRecord): Dialect | undefined {
+    if (record.kind !== "json" || dialect === undefined) return undefined;
+    const opening = dialect.startsSession?.(record);
+    if (opening !== undefined) {
+      // The same id continues the session (Claude repeats its init per stream-json input turn) until it has ended.
+      const sameSession = opening.sessionId !== undefined && opening.sessionId === sessionKey;
+      return sessionOpened && (!sameSession || sessionEnded) ? dialect : undefined;
+    }
+    if (!detecting || dialect.detect(record)) return undefined;
+    const found = detectDialect(record);
+    if (found === undefined || found === dialect) return undefined;
+    // Qwen and Cursor write Claude-like records: where a dialect knows how its streams open, only that opens one.
+    if (found.startsSession !== undefined && found.startsSession(record) === undefined) return undefined;
+    return found;
+  }
+
+  function startSession(next: Dialect, record: InputRecord): void {
+    const statsBefore = countStats();
+    // The boundary record is already counted by the framer: it belongs to the new session.
+    const before: RecordStats = { ...statsBefore, total: statsBefore.total - 1, events: statsBefore.events - 1 };
+    currentRaw = undefined;
+    emitDrafts((decoder as DialectDecoder).end(context));
+    endStages();
+    dialect = next;
+    decoder = next.createDecoder();
+    rootSessionId = undefined;
+    sessionOpened = false;
+    sessionEnded = false;
+    sessionKey = undefined;
+    sawJson = false;
+    callbacks.onSessionBoundary?.({ session: sessions++, dialect: next.name, line: record.line, statsBefore: before });
+  }
+
+  function endStages(): void {
+    const finish = (index: number): void => {
+      const stage = stages[index];
+      if (stage === undefined) return;
+      stage.end((draft) => runStages(draft, index + 1));
+      finish(index + 1);
+    };
+    finish(0);
   }
 
   function settle(chosen: Dialect): void {
@@ -195,10 +278,19 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     for (const record of held.splice(0)) decode(record);
   }
 
+  function countStats(): RecordStats {
+    const f = framer.stats;
+    return { total: f.lines, events: f.json - unknown, blank: f.blank, text: f.text, invalid: f.invalid, tooLong: f.tooLong, unknown };
+  }
+
   const framer = createNdjsonParser(
     {
       onRecord(record) {
-        if (decoder !== undefined) return decode(record);
+        if (decoder !== undefined) {
+          const next = nextSession(record);
+          if (next !== undefined) startSession(next, record);
+          return decode(record);
+        }
         held.push(record);
         const found = detectDialect(record);
         if (found !== undefined) settle(found);
@@ -229,29 +321,16 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       if (f.invalid > 0 && f.invalid * 2 > content) {
         reportIssue({ code: "parse-error-rate", severity: "warning", message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`, line: 0 });
       }
-      const finish = (index: number): void => {
-        const stage = stages[index];
-        if (stage === undefined) return;
-        stage.end((draft) => runStages(draft, index + 1));
-        finish(index + 1);
-      };
-      finish(0);
+      endStages();
     },
     get dialect() {
       return dialect?.name;
     },
     get stats(): RecordStats {
-      const f = framer.stats;
-      const textRecords = f.text;
-      return {
-        total: f.lines,
-        events: f.json - unknown,
-        blank: f.blank,
-        text: textRecords,
-        invalid: f.invalid,
-        tooLong: f.tooLong,
-        unknown,
-      };
+      return countStats();
+    },
+    get sessions() {
+      return sessions;
     },
     get framing() {
       return framer.stats;
