@@ -4,7 +4,7 @@
  */
 import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
-import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
+import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
 import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../ndjson/create-ndjson-parser.ts";
 import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
@@ -105,6 +105,8 @@ export interface ReadHandlers {
   onChunk?(): void | Promise<void>;
   /** Called for each issue (after it is printed). */
   onIssue?(issue: Issue): void;
+  /** Called where a new session starts inside the input named `name` (concatenated output). */
+  onSessionBoundary?(boundary: SessionBoundary, input: string): void;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -137,6 +139,7 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
           const mapped = sseLine(line);
           handlers.onEvent(mapped === line || event.source === undefined ? event : ({ ...event, source: { ...event.source, line: mapped } } as AgentEvent), name);
         },
+        onSessionBoundary: (boundary) => handlers.onSessionBoundary?.(boundary, name),
       },
       {
         ...baseOptions,

@@ -86,10 +86,14 @@ export interface SessionBoundary {
   readonly session: number;
   /** The dialect of the session that starts. */
   readonly dialect: string;
+  /** The dialect of the session that ended. */
+  readonly previousDialect: string;
   /** 1-based input line of its first record. */
   readonly line: number;
   /** The input's counts up to the end of the previous session. */
   readonly statsBefore: RecordStats;
+  /** The input's health counters up to the end of the previous session. */
+  readonly healthBefore: HealthStats;
 }
 
 /** A push reader: feed bytes or text, get events. */
@@ -252,6 +256,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     currentRaw = undefined;
     emitDrafts((decoder as DialectDecoder).end(context));
     endStages();
+    const previousDialect = (dialect as Dialect).name;
+    const healthBefore = countHealth();
     dialect = next;
     decoder = next.createDecoder();
     rootSessionId = undefined;
@@ -259,7 +265,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     sessionEnded = false;
     sessionKey = undefined;
     sawJson = false;
-    callbacks.onSessionBoundary?.({ session: sessions++, dialect: next.name, line: record.line, statsBefore: before });
+    callbacks.onSessionBoundary?.({ session: sessions++, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore });
   }
 
   function endStages(): void {
@@ -276,6 +282,11 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     dialect = chosen;
     decoder = chosen.createDecoder();
     for (const record of held.splice(0)) decode(record);
+  }
+
+  function countHealth(): HealthStats {
+    const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+    return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
   }
 
   function countStats(): RecordStats {
@@ -339,8 +350,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       return { ...redactionStage?.counts };
     },
     get health(): HealthStats {
-      const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
-      return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
+      return countHealth();
     },
   };
 }
