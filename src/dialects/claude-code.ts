@@ -931,9 +931,12 @@ export const claude: Dialect = {
     }
   },
   createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
-  // A stream opens with system/init; Claude repeats it, same session_id, when a stream-json input sends another turn.
+  // A stream opens with its SessionStart hooks (2.1+), then system/init; both come again, same session_id,
+  // for a background agent or a compaction, so the same id continues the session until its result.
   startsSession(record) {
-    if (record.kind !== "json" || str(record.value, "type") !== "system" || str(record.value, "subtype") !== "init") return undefined;
+    if (record.kind !== "json" || str(record.value, "type") !== "system") return undefined;
+    const subtype = str(record.value, "subtype");
+    if (subtype !== "init" && !(subtype === "hook_started" && str(record.value, "hook_event") === "SessionStart")) return undefined;
     const sessionId = str(record.value, "session_id");
     return sessionId === undefined ? {} : { sessionId };
   },
