@@ -268,9 +268,15 @@ function createSseSniffer(reader: EventReader) {
   };
   return {
     feed(chunk: Uint8Array | string): void {
-      if (decided === "ndjson") return reader.feed(chunk);
+      if (decided === "ndjson") {
+        reader.feed(chunk);
+        return;
+      }
       const piece = typeof chunk === "string" ? chunk : text.decode(chunk, { stream: true });
-      if (decided === "sse") return sse.feed(piece);
+      if (decided === "sse") {
+        sse.feed(piece);
+        return;
+      }
       head += piece;
       raw.push(chunk);
       decide(false);

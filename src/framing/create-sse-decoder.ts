@@ -69,7 +69,10 @@ export function createSseDecoder(callbacks: SseCallbacks): SseDecoder {
       first = false;
       if (text.startsWith("\uFEFF")) text = text.slice(1);
     }
-    if (text === "") return dispatch();
+    if (text === "") {
+      dispatch();
+      return;
+    }
     if (text.startsWith(":")) {
       callbacks.onComment?.(text.slice(text.startsWith(": ") ? 2 : 1), line);
       return;
@@ -124,6 +127,9 @@ export function createSseDecoder(callbacks: SseCallbacks): SseDecoder {
 
 /** True when a stream's first non-blank line is an SSE field or comment, not a JSON text. */
 export function looksLikeSse(head: string): boolean {
-  const firstLine = head.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/).find((l) => l.trim() !== "");
+  const firstLine = head
+    .replace(/^\uFEFF/, "")
+    .split(/\r\n|\r|\n/)
+    .find((l) => l.trim() !== "");
   return firstLine !== undefined && /^(?::|(?:data|event|id|retry):)/.test(firstLine);
 }

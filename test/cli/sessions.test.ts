@@ -49,7 +49,11 @@ describe.skipIf(!hasShared)("several sessions in one stream", () => {
     const io = fakeIo({ stdin: concatenated([claude, codex, gemini]) });
     expect(await run(["render", "--mode", "none"], io)).toBe(0);
     const out = io.out();
-    expect(out.match(/^◆ .*$/gm)).toEqual(["◆ claude-code 2.1.220 · claude-sonnet-5 · /scrubbed", "◆ codex", "◆ gemini-cli · gemini-2.5-pro"]);
+    expect(out.match(/^◆ .*$/gm)).toEqual([
+      "◆ claude-code 2.1.220 · claude-sonnet-5 · /scrubbed",
+      "◆ codex",
+      "◆ gemini-cli · gemini-2.5-pro",
+    ]);
     expect(out.match(/^[✓✗◼◌] .*$/gm)).toHaveLength(3);
     // Each footer ends its session: a blank line, then the next header.
     expect(out).toMatch(/cache 63\.6k read, 5\.4k write\n\n◆ codex\n/);
@@ -58,7 +62,9 @@ describe.skipIf(!hasShared)("several sessions in one stream", () => {
   });
 
   it("a session cut short is said to have ended where the next one starts", async () => {
-    const io = fakeIo({ stdin: readFileSync(join(import.meta.dirname, "../fixtures/sessions/claude-open-tool-then-second-session.ndjson")) });
+    const io = fakeIo({
+      stdin: readFileSync(join(import.meta.dirname, "../fixtures/sessions/claude-open-tool-then-second-session.ndjson")),
+    });
     expect(await run(["render", "--mode", "none"], io)).toBe(0);
     expect(io.out()).toMatch(/◌ the stream ended before the session did \(no result record\)\n\n◆ claude-code/);
   });

@@ -30,8 +30,16 @@ describe("input that gives nothing to show", () => {
   it.each([
     ["empty input", "", /^<stdin>: empty input: nothing to show; pipe an agent's output in/],
     ["blank lines only", "\n\n  \n", /^<stdin>: only 3 blank lines: nothing to show/],
-    ["JSON no dialect claims", '{"hello":1}\n{"world":2}\n', /^<stdin>: no agent dialect recognised in 2 lines \(2 JSON records, 0 text lines, 0 invalid\); try --from <dialect> \(agentstream formats lists them\)$/m],
-    ["plain text", "make: *** No rule to make target\n", /^<stdin>: no agent dialect recognised in 1 line \(0 JSON records, 1 text line, 0 invalid\); try --from <dialect>/],
+    [
+      "JSON no dialect claims",
+      '{"hello":1}\n{"world":2}\n',
+      /^<stdin>: no agent dialect recognised in 2 lines \(2 JSON records, 0 text lines, 0 invalid\); try --from <dialect> \(agentstream formats lists them\)$/m,
+    ],
+    [
+      "plain text",
+      "make: *** No rule to make target\n",
+      /^<stdin>: no agent dialect recognised in 1 line \(0 JSON records, 1 text line, 0 invalid\); try --from <dialect>/,
+    ],
   ])("%s: exit 4 and one line on stderr", async (_name, stdin, line) => {
     for (const command of ["render", "convert", "summary"]) {
       const io = fakeIo({ stdin });
@@ -56,7 +64,9 @@ describe("input that gives nothing to show", () => {
   it("gzip input is said once, in the same line, exit 4", async () => {
     const io = fakeIo({ stdin: new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00]) });
     expect(await run(["summary"], io)).toBe(4);
-    expect(stderrLines(io.err())).toEqual([expect.stringMatching(/^<stdin>: nothing read from 5 bytes: the input is gzip-compressed; decompress it first/)]);
+    expect(stderrLines(io.err())).toEqual([
+      expect.stringMatching(/^<stdin>: nothing read from 5 bytes: the input is gzip-compressed; decompress it first/),
+    ]);
   });
 
   it("--from json reads any NDJSON without complaint (exit 0)", async () => {
@@ -121,7 +131,10 @@ describe("usage errors are one line in our words, with the command's help hint",
     [["summary", "-z"], "agentstream summary: unknown option -z (see agentstream summary --help)"],
     [["render", "--from"], "agentstream render: --from needs a value (see agentstream render --help)"],
     [["convert", "--strict=yes"], "agentstream convert: --strict takes no value (see agentstream convert --help)"],
-    [["render", "--width", "3"], 'agentstream render: --width takes a whole number of columns, at least 20, not "3" (see agentstream render --help)'],
+    [
+      ["render", "--width", "3"],
+      'agentstream render: --width takes a whole number of columns, at least 20, not "3" (see agentstream render --help)',
+    ],
     [["rendr"], 'agentstream: unknown command "rendr"; did you mean "render"? (see agentstream --help)'],
   ])("%j", async (argv, line) => {
     const io = fakeIo();

@@ -17,7 +17,9 @@ function agUiRecords(name: string): Record<string, unknown>[] {
 /** Serves records as a server would: ids, event names, keep-alive comments, data split over lines, CRLF. */
 function asSse(records: readonly unknown[]): string {
   const blocks = records.map((record, i) => {
-    const data = JSON.stringify(record, null, 1).split("\n").map((line) => `data: ${line}`);
+    const data = JSON.stringify(record, null, 1)
+      .split("\n")
+      .map((line) => `data: ${line}`);
     return [`id: ${i + 1}`, "event: message", ...data].join("\r\n");
   });
   return `: connected\r\n\r\n${blocks.join("\r\n\r\n:keep-alive\r\n\r\n")}\r\n\r\n`;
@@ -72,7 +74,9 @@ describe("nothing checked is never a pass", () => {
   ])("%s: exit 1 with a clear line", async (_name, stdin) => {
     const result = await validate(["--format", "ag-ui"], stdin);
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/^invalid: 0 records checked, 0 issues: nothing to validate \(no ag-ui record as NDJSON or SSE data: lines\)$/m);
+    expect(result.err).toMatch(
+      /^invalid: 0 records checked, 0 issues: nothing to validate \(no ag-ui record as NDJSON or SSE data: lines\)$/m,
+    );
   });
 
   it("empty input: exit 4, said once", async () => {
@@ -84,17 +88,27 @@ describe("nothing checked is never a pass", () => {
 
 describe("validate --json", () => {
   it("prints the result and the issues as JSON on stdout, nothing on stderr", async () => {
-    const sse = 'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\ndata: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n\n';
+    const sse =
+      'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\ndata: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n\n';
     const result = await validate(["--format", "ag-ui", "--json"], sse);
     expect(result.code).toBe(1);
     expect(result.err).toBe("");
     const body = JSON.parse(result.out);
-    expect(body).toMatchObject({ valid: false, format: "ag-ui", checked: 3, kind: "records", inputs: [{ name: "<stdin>", framing: "sse", unreadable: null }] });
+    expect(body).toMatchObject({
+      valid: false,
+      format: "ag-ui",
+      checked: 3,
+      kind: "records",
+      inputs: [{ name: "<stdin>", framing: "sse", unreadable: null }],
+    });
     expect(body.issues).toEqual([expect.objectContaining({ file: "<stdin>", line: 3, code: "out-of-order", severity: "error" })]);
   });
 
   it("a valid stream gives valid: true and no issues", async () => {
-    const result = await validate(["--format", "ag-ui", "--json"], '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n');
+    const result = await validate(
+      ["--format", "ag-ui", "--json"],
+      '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n',
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.out)).toMatchObject({ valid: true, checked: 2, inputs: [{ framing: "ndjson" }], issues: [] });
   });

@@ -29,16 +29,10 @@ function read(chunks: readonly Uint8Array[], dialect = "auto") {
 }
 
 function lineCount(bytes: Uint8Array): number {
-  return new TextDecoder().decode(bytes).split("\n").filter((l) => l !== "").length;
-}
-
-/** The root sessions, in order: dialect and how each ended. */
-function rootSessions(events: readonly AgentEvent[]): string[] {
-  return events.flatMap((e) => {
-    if (e.type === "session.started" && e.parentSessionId === undefined) return [`${e.source?.dialect} started`];
-    if (e.type === "session.completed" && !events.some((s) => s.type === "session.started" && s.sessionId === e.sessionId && s.parentSessionId !== undefined)) return [`${e.source?.dialect} ${e.status}`];
-    return [];
-  });
+  return new TextDecoder()
+    .decode(bytes)
+    .split("\n")
+    .filter((l) => l !== "").length;
 }
 
 describe.skipIf(!hasShared)("concatenated real captures", () => {
@@ -57,8 +51,12 @@ describe.skipIf(!hasShared)("concatenated real captures", () => {
     expect(reader.sessions).toBe(paths.length);
     expect(boundaries.map((b) => b.dialect)).toEqual(dialects.slice(1));
     expect(boundaries.map((b) => b.previousDialect)).toEqual(dialects.slice(0, -1));
+    const starts: number[] = [];
     let line = 0;
-    const starts = parts.slice(0, -1).map((part) => (line += lineCount(part)) + 1);
+    for (const part of parts.slice(0, -1)) {
+      line += lineCount(part);
+      starts.push(line + 1);
+    }
     expect(boundaries.map((b) => b.line)).toEqual(starts);
     // Each session decodes exactly as its capture does alone (apart from seq, which runs on).
     const alone = paths.flatMap((p) => read([capture(p)]).events.map((e) => ({ ...e, seq: 0, source: e.source?.dialect })));
@@ -70,7 +68,10 @@ describe.skipIf(!hasShared)("concatenated real captures", () => {
   it("the counts before each boundary are those of the captures before it", () => {
     const parts = [claude, codex, gemini].map(capture);
     const { boundaries } = read(parts);
-    expect(boundaries.map((b) => b.statsBefore.total)).toEqual([lineCount(parts[0] as Uint8Array), lineCount(parts[0] as Uint8Array) + lineCount(parts[1] as Uint8Array)]);
+    expect(boundaries.map((b) => b.statsBefore.total)).toEqual([
+      lineCount(parts[0] as Uint8Array),
+      lineCount(parts[0] as Uint8Array) + lineCount(parts[1] as Uint8Array),
+    ]);
   });
 
   it("the same capture twice: Claude's second run starts after the first one's result", () => {
@@ -106,7 +107,9 @@ describe("same-dialect sessions back to back (synthetic)", () => {
   });
 
   it("a second init with the same id before any result continues the session (background agent)", () => {
-    const { reader } = read([readFileSync(join(import.meta.dirname, "../fixtures/claude/background-agent-second-init-two-results.ndjson"))]);
+    const { reader } = read([
+      readFileSync(join(import.meta.dirname, "../fixtures/claude/background-agent-second-init-two-results.ndjson")),
+    ]);
     expect(reader.sessions).toBe(1);
   });
 

@@ -1,7 +1,6 @@
 import { AgentStreamError } from "../../errors.ts";
 import { getOutputFormat, outputFormats, type WriterOptions } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
 import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 
 export const convert: Command = {

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { createTerminalRenderer, type RenderMode, type Verbosity } from "../../render/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
 import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
 import type { CliIo } from "../io.ts";
 import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 

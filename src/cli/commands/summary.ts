@@ -25,9 +25,11 @@ ${readingOptionsHelp}`,
     const current = (input: string): Segment => {
       const list = segments.get(input) ?? [];
       if (!segments.has(input)) segments.set(input, list);
-      let last = list.at(-1);
-      if (last === undefined) list.push((last = { builder: createSummaryBuilder(), from: undefined }));
-      return last;
+      const last = list.at(-1);
+      if (last !== undefined) return last;
+      const first: Segment = { builder: createSummaryBuilder(), from: undefined };
+      list.push(first);
+      return first;
     };
     let currentInput = "";
     const runs = await readInputs(files, io, values as ReadingValues, {
