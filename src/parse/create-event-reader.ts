@@ -5,8 +5,8 @@
  */
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { createNdjsonParser, type FramingStats, type InputRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect, DialectDecoder } from "../dialects/dialect.ts";
+import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialects/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
 import { createRedactionStage } from "../redact/create-redaction-stage.ts";
@@ -233,20 +233,43 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
    * record another dialect claims and the current one does not (its opening record, when that
    * dialect says how its streams open).
    */
-  function nextSession(record: InputRecord): Dialect | undefined {
+  function nextSession(record: InputRecord): { readonly dialect: Dialect; readonly opening: boolean } | undefined {
     if (record.kind !== "json" || dialect === undefined) return undefined;
     const opening = dialect.startsSession?.(record);
     if (opening !== undefined) {
       // The same id continues the session (Claude repeats its init per stream-json input turn) until it has ended.
       const sameSession = opening.sessionId !== undefined && opening.sessionId === sessionKey;
-      return sessionOpened && (!sameSession || sessionEnded) ? dialect : undefined;
+      if (!sessionOpened || (sameSession && !sessionEnded)) return undefined;
+      // Detected afresh: Cursor's and Qwen's init records look like Claude's.
+      return { dialect: detecting ? (detectDialect(record) ?? dialect) : dialect, opening: true };
     }
     if (!detecting || dialect.detect(record)) return undefined;
     const found = detectDialect(record);
     if (found === undefined || found === dialect) return undefined;
-    // Qwen and Cursor write Claude-like records: where a dialect knows how its streams open, only that opens one.
-    if (found.startsSession !== undefined && found.startsSession(record) === undefined) return undefined;
-    return found;
+    return { dialect: found, opening: found.startsSession?.(record) !== undefined };
+  }
+
+  /**
+   * Another dialect claims `record`, but it is not how that dialect's streams open (a capture cut
+   * at its start, or Qwen and Cursor records that Claude's detect() also claims): the current
+   * decoder has the first word. Only when it understands nothing of the record (all `unknown`)
+   * does the other dialect's session start here; else the record is kept, with what it reported.
+   */
+  function decodeOrSwitch(record: JsonRecord, candidate: Dialect): void {
+    currentLine = record.line;
+    const problems: DecodeProblem[] = [];
+    const probe: DecodeContext = { line: record.line, report: (problem) => problems.push(problem) };
+    const drafts = (decoder as DialectDecoder).decode(record, probe);
+    if (drafts.length > 0 && drafts.every((draft) => draft.type === "unknown")) {
+      startSession(candidate, record);
+      decode(record);
+      return;
+    }
+    sawJson = true;
+    noteOpening(record);
+    currentRaw = record.value;
+    for (const problem of problems) context.report(problem);
+    emitDrafts(drafts);
   }
 
   function startSession(next: Dialect, record: InputRecord): void {
@@ -265,7 +288,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     sessionEnded = false;
     sessionKey = undefined;
     sawJson = false;
-    callbacks.onSessionBoundary?.({ session: sessions++, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore });
+    const session = sessions++; // not inside the optional call below: it would not run without a callback
+    callbacks.onSessionBoundary?.({ session, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore });
   }
 
   function endStages(): void {
@@ -299,7 +323,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       onRecord(record) {
         if (decoder !== undefined) {
           const next = nextSession(record);
-          if (next !== undefined) startSession(next, record);
+          if (next !== undefined && !next.opening && record.kind === "json") return decodeOrSwitch(record, next.dialect);
+          if (next !== undefined) startSession(next.dialect, record);
           return decode(record);
         }
         held.push(record);

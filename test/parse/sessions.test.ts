@@ -18,6 +18,8 @@ const codex = "codex/agentcmd_exec_json_stream-output-1.jsonl";
 const gemini = "gemini/agentcmd_say_hello.jsonl";
 const opencode = "opencode/sortie_doc_v1.14.25_simple_turn.jsonl";
 const opencode2 = "opencode/takopi_opencode_stream_success.jsonl";
+// A capture cut at its start: no opening record, so the Claude decoder's "nothing understood" decides.
+const codexFragment = "codex/legacy_exec_json_vibe-kanban_mcp_tool_call.jsonl";
 
 function read(chunks: readonly Uint8Array[], dialect = "auto") {
   const events: AgentEvent[] = [];
@@ -44,6 +46,10 @@ describe.skipIf(!hasShared)("concatenated real captures", () => {
     [[claude, claudeFailure]],
     [[claudeNoInit, claude]],
     [[opencode, opencode2]],
+    [[claude, codexFragment]],
+    [[gemini, codexFragment]],
+    // Claude-style streams from other CLIs: each init is detected afresh, not taken for Claude's.
+    [["cursor/cursorhack_2026.01.28_subagent_sleep.jsonl", claude, "qwen/plannotator_0.25.0_partial_cherrypicked_lines.jsonl", "amp/unison_amp_0.0.1775837683_stream_json_2plus2.jsonl"]],
   ])("%j: one session per capture, each in its own dialect, boundaries at each capture's first line", (paths) => {
     const parts = paths.map(capture);
     const { events, boundaries, reader } = read(parts);
@@ -72,6 +78,14 @@ describe.skipIf(!hasShared)("concatenated real captures", () => {
       lineCount(parts[0] as Uint8Array),
       lineCount(parts[0] as Uint8Array) + lineCount(parts[1] as Uint8Array),
     ]);
+  });
+
+  it("counts sessions without an onSessionBoundary callback too", () => {
+    const reader = createEventReader({ onEvent: () => {} });
+    reader.feed(capture(claude));
+    reader.feed(capture(codex));
+    reader.end();
+    expect(reader.sessions).toBe(2);
   });
 
   it("the same capture twice: Claude's second run starts after the first one's result", () => {
