@@ -27,6 +27,7 @@ export type IssueCode =
   | "cr-only-line-endings"
   | "utf16"
   | "gzip"
+  | "binary"
   // dialects and sequence
   | "unknown-record"
   | "schema-mismatch"

@@ -4,9 +4,11 @@
  */
 import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
-import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
+import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
-import type { Framing } from "../ndjson/create-ndjson-parser.ts";
+import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../ndjson/create-ndjson-parser.ts";
+import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
+import { EXIT } from "./command.ts";
 import type { CliIo } from "./io.ts";
 import type { RedactionCounts } from "../redact/redact-text.ts";
 
@@ -52,6 +54,8 @@ export type ReadingValues = {
   "no-redact"?: boolean;
   verbose?: boolean;
   quiet?: boolean;
+  /** Not a flag (yet): read an input whose first line is an SSE field as Server-Sent Events. */
+  sse?: boolean;
 };
 
 /** Turns the shared CLI options into reader options; throws a usage error for bad values. */
@@ -86,6 +90,12 @@ export interface InputRun {
   readonly name: string;
   readonly reader: EventReader;
   readonly issues: Issue[];
+  /** Bytes read. */
+  readonly bytes: number;
+  /** Set when nothing useful could be read: the one line printed about it (empty, not text, no dialect). */
+  readonly unreadable: string | undefined;
+  /** For an input read as SSE: the SSE line of each record, by record line (1-based); else undefined. */
+  readonly sseLines: readonly number[] | undefined;
 }
 
 export interface ReadHandlers {
@@ -95,6 +105,8 @@ export interface ReadHandlers {
   onChunk?(): void | Promise<void>;
   /** Called for each issue (after it is printed). */
   onIssue?(issue: Issue): void;
+  /** Called where a new session starts inside the input named `name` (concatenated output). */
+  onSessionBoundary?(boundary: SessionBoundary, input: string): void;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -110,17 +122,35 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
   if (inputs.includes("-")) primeOnce();
   if (values["no-redact"] === true) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   const runs: InputRun[] = [];
+  if (inputs.includes("-") && io.stdin.isTTY === true && values.quiet !== true) {
+    // A terminal on stdin: without this line the command looks hung.
+    await io.stderr.write("agentstream: reading agent output from the terminal; pipe it in or name a file (Ctrl-D ends the input)\n");
+  }
   for (const file of inputs) {
     const name = file === "-" ? "<stdin>" : file;
     const issues: Issue[] = [];
+    let framing: ReturnType<typeof createSseSniffer> | undefined;
+    // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
+    const sseLine = (line: number | undefined): number | undefined => (line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line));
     const reader = createEventReader(
-      { onEvent: (event) => handlers.onEvent(event, name) },
+      {
+        onEvent(event) {
+          const line = event.source?.line;
+          const mapped = sseLine(line);
+          handlers.onEvent(mapped === line || event.source === undefined ? event : ({ ...event, source: { ...event.source, line: mapped } } as AgentEvent), name);
+        },
+        onSessionBoundary: (boundary) => handlers.onSessionBoundary?.(boundary, name),
+      },
       {
         ...baseOptions,
         file: name,
-        onIssue(issue) {
+        onIssue(reported) {
+          const line = sseLine(reported.line);
+          const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
           issues.push(issue);
-          if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, name)}\n`);
+          // A fatal issue is said once, in the line about the unreadable input.
+          const shown = issue.severity === "fatal" ? false : issue.severity !== "info" || values.verbose === true;
+          if (values.quiet !== true && shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
           handlers.onIssue?.(issue);
         },
       },
@@ -133,9 +163,13 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
     }
     const size = file === "-" ? undefined : io.fileSize(file);
     const progress = io.stderr.isTTY && values.quiet !== true && size !== undefined && size > PROGRESS_MIN_BYTES ? createProgress(io, name, size) : undefined;
+    let bytes = 0;
+    framing = values.sse === true ? createSseSniffer(reader) : undefined;
     try {
       for await (const chunk of source) {
-        reader.feed(chunk);
+        bytes += chunk.length;
+        if (framing === undefined) reader.feed(chunk);
+        else framing.feed(chunk);
         progress?.advance(chunk.length);
         await handlers.onChunk?.();
       }
@@ -144,12 +178,16 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
       if (AgentStreamError.is(cause)) throw cause;
       throw ioError(name, cause);
     }
+    framing?.end();
     reader.end();
     progress?.clear();
     const redacted = describeRedactions(reader.redactions);
     if (redacted !== undefined && values.quiet !== true) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
     await handlers.onChunk?.();
-    runs.push({ name, reader, issues });
+    // An SSE stream without data events was read; the command says what it found in it.
+    const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, values.from ?? "auto") : undefined;
+    if (unreadable !== undefined && values.quiet !== true) await io.stderr.write(`${name}: ${unreadable}\n`);
+    runs.push({ name, reader, issues, bytes, unreadable, sseLines: framing?.lines() });
   }
   return runs;
 }
@@ -160,6 +198,100 @@ export function describeRedactions(counts: RedactionCounts): string | undefined 
   if (entries.length === 0) return undefined;
   const total = entries.reduce((sum, [, n]) => sum + n, 0);
   return `redacted ${total} secret${total === 1 ? "" : "s"} (${entries.map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
+}
+
+/**
+ * Says, in one line, why an input gave nothing worth showing: it was empty, it was not text, or no
+ * agent dialect was recognised (and none was named). Undefined when the input was read.
+ */
+function describeUnreadable(reader: EventReader, issues: readonly Issue[], bytes: number, from: string): string | undefined {
+  const fatal = issues.find((issue) => issue.severity === "fatal");
+  if (fatal !== undefined) return `nothing read from ${plural(bytes, "byte")}: ${fatal.message} (agentstream formats lists what can be read)`;
+  const f = reader.framing;
+  if (f.lines === f.blank) {
+    const what = bytes === 0 ? "empty input" : `only ${plural(f.blank, "blank line")}`;
+    return `${what}: nothing to show; pipe an agent's output in (e.g. claude -p ... --output-format stream-json) or name a file`;
+  }
+  if (from === "auto" && reader.dialect === "json") {
+    return `no agent dialect recognised in ${plural(f.lines - f.blank, "line")} (${plural(f.json, "JSON record")}, ${plural(f.text, "text line")}, ${f.invalid} invalid); try --from <dialect> (agentstream formats lists them)`;
+  }
+  return undefined;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** The library's hints name its options; on the command line, name the flags. */
+function withCliHints(issue: Issue): Issue {
+  if (issue.code === "line-too-long") return { ...issue, message: issue.message.replace(MAX_LINE_HINT, "raise --max-line-bytes to keep it") };
+  if (issue.code === "depth-exceeded") return { ...issue, message: issue.message.replace(MAX_DEPTH_HINT, "raise --max-depth to keep it") };
+  return issue;
+}
+
+/**
+ * The exit status of a reading command: 4 when an input gave nothing readable, 1 when `--strict`
+ * and an input had an issue of severity warning or worse, else 0.
+ */
+export function readingStatus(runs: readonly InputRun[], values: ReadingValues): number {
+  if (runs.some((run) => run.unreadable !== undefined)) return EXIT.unreadable;
+  const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
+  return failed ? EXIT.issues : EXIT.ok;
+}
+
+/**
+ * Feeds the reader NDJSON, or, when the input opens like Server-Sent Events, each event's data as
+ * one NDJSON line (the AI SDK's `data: [DONE]` terminator is not a record). Keeps the SSE line of
+ * each record so diagnostics point into the file as written.
+ */
+function createSseSniffer(reader: EventReader) {
+  const text = new TextDecoder("utf-8", { ignoreBOM: false });
+  let head = "";
+  let decided: "sse" | "ndjson" | undefined;
+  const lines: number[] = [];
+  const sse = createSseDecoder({
+    onEvent(event) {
+      if (event.data === "[DONE]") return;
+      lines.push(event.line);
+      // Raw newlines are JSON whitespace between tokens and invalid inside strings: one line keeps the JSON.
+      reader.feed(`${event.data.replace(/\r\n|\r|\n/g, " ")}\n`);
+    },
+  });
+  let raw: (Uint8Array | string)[] = []; // the chunks read while deciding, handed on as they came
+  const decide = (final: boolean): void => {
+    if (decided !== undefined || (!final && !/\S[^\n]*\n/.test(head))) return;
+    decided = looksLikeSse(head) ? "sse" : "ndjson";
+    if (decided === "sse") sse.feed(head);
+    else for (const chunk of raw) reader.feed(chunk);
+    head = "";
+    raw = [];
+  };
+  return {
+    feed(chunk: Uint8Array | string): void {
+      if (decided === "ndjson") {
+        reader.feed(chunk);
+        return;
+      }
+      const piece = typeof chunk === "string" ? chunk : text.decode(chunk, { stream: true });
+      if (decided === "sse") {
+        sse.feed(piece);
+        return;
+      }
+      head += piece;
+      raw.push(chunk);
+      decide(false);
+    },
+    end(): void {
+      const rest = text.decode();
+      if (decided === "sse" && rest !== "") sse.feed(rest);
+      else head += rest;
+      decide(true);
+      if (decided === "sse") sse.end();
+    },
+    lines: (): readonly number[] | undefined => (decided === "sse" ? lines : undefined),
+    /** The SSE line of the record fed as NDJSON line `line`, once the input is known to be SSE. */
+    lineOf: (line: number): number | undefined => (decided === "sse" ? lines[line - 1] : undefined),
+  };
 }
 
 function ioError(name: string, cause: unknown): AgentStreamError {

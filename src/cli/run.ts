@@ -38,7 +38,8 @@ Examples:
   agentstream convert --to agentstream session.jsonl > events.ndjson
   agentstream validate events.ndjson
 
-Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error.
+Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error,
+4 nothing could be read (empty, not text, or no dialect recognised: try --from).
 Docs: docs/cli.md, docs/events.md`;
 }
 
@@ -69,7 +70,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return runCommand(io.stdout.isTTY ? render : convert, [...argv], io);
     }
     const near = commands.find((c) => c.name.startsWith(first.slice(0, 3)));
-    await io.stderr.write(`agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""}\nRun agentstream --help for the list.\n`);
+    await io.stderr.write(`agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""} (see agentstream --help)\n`);
     return EXIT.usage;
   }
   return runCommand(command, rest, io);
@@ -85,17 +86,18 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
   try {
     ({ values, positionals } = parseArgs({ args: [...args], options: command.options, allowPositionals: true, strict: true }));
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    await io.stderr.write(`agentstream ${command.name}: ${reason}\nRun agentstream ${command.name} --help for its options.\n`);
+    await io.stderr.write(`${usageLine(command, parseArgsReason(error))}\n`);
     return EXIT.usage;
   }
   try {
     return await command.run(values, positionals, io);
   } catch (error) {
     if (!AgentStreamError.is(error)) throw error;
-    await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
-    if (error.code === "io") return EXIT.io;
-    if (error.code === "strict-issue") return EXIT.issues;
+    if (error.code === "io" || error.code === "strict-issue") {
+      await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
+      return error.code === "io" ? EXIT.io : EXIT.issues;
+    }
+    await io.stderr.write(`${usageLine(command, error.message)}\n`);
     return EXIT.usage;
   }
 }
@@ -127,4 +129,26 @@ function fitHelp(text: string, io: CliIo): string {
       return wrapLine(row, width, 0, " ".repeat(Math.max(hang - lead, 0)));
     })
     .join("\n");
+}
+
+/** A usage error as one line in our words, with where to look: `agentstream render: unknown option --foo (see ...)`. */
+function usageLine(command: Command, reason: string): string {
+  return `agentstream ${command.name}: ${reason} (see agentstream ${command.name} --help)`;
+}
+
+/** node:util parseArgs errors carry a code; say the same thing in our words, on one line. */
+function parseArgsReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option ${option ?? message}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      if (/argument missing/.test(message)) return `${option ?? "an option"} needs a value`;
+      if (/does not take an argument/.test(message)) return `${option ?? "an option"} takes no value`;
+      return (message.split("\n")[0] ?? message).replace(/\.$/, "");
+    default:
+      return (message.split("\n")[0] ?? message).replace(/\.$/, "");
+  }
 }

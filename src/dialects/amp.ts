@@ -1,6 +1,6 @@
 // Source: `amp -x "<prompt>" --stream-json` (Claude Code compatible stream JSON); versions and quirks: docs/dialects/amp.md
 import type { Dialect } from "./dialect.ts";
-import { createClaudeDecoder, isAmpThreadId, type ClaudeVariant } from "./claude-code.ts";
+import { claudeStreamOpening, createClaudeDecoder, isAmpThreadId, type ClaudeVariant } from "./claude-code.ts";
 import { str } from "./_json.ts";
 
 /**
@@ -20,4 +20,5 @@ export const amp: Dialect = {
     return (type === "system" || type === "user" || type === "assistant" || type === "result") && isAmpThreadId(str(record.value, "session_id"));
   },
   createDecoder: () => createClaudeDecoder(AMP),
+  startsSession: claudeStreamOpening,
 };

@@ -1,6 +1,7 @@
 // Source: `claude -p "<prompt>" --output-format stream-json --verbose [--include-partial-messages]`; versions and quirks: docs/dialects/claude.md
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, SessionStatus, ToolKind, Usage } from "../model/events.ts";
-import type { DecodeContext, Dialect, DialectDecoder } from "./dialect.ts";
+import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
@@ -931,6 +932,7 @@ export const claude: Dialect = {
     }
   },
   createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
+  startsSession: claudeStreamOpening,
 };
 
 /**
@@ -944,4 +946,17 @@ function subagentText(text: string): string {
     .replace(/^agentId: [^\n]*$/gm, "")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+/**
+ * How a Claude-style stream opens (Claude Code, and the Amp, Qwen and Cursor CLIs that copy it):
+ * SessionStart hooks (Claude 2.1+), then `system/init`. Both come again with the same session_id
+ * for a background agent or a compaction, so the same id continues the session until its result.
+ */
+export function claudeStreamOpening(record: InputRecord): SessionOpening | undefined {
+  if (record.kind !== "json" || str(record.value, "type") !== "system") return undefined;
+  const subtype = str(record.value, "subtype");
+  if (subtype !== "init" && !(subtype === "hook_started" && str(record.value, "hook_event") === "SessionStart")) return undefined;
+  const sessionId = str(record.value, "session_id");
+  return sessionId === undefined ? {} : { sessionId };
 }

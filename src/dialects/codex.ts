@@ -374,6 +374,15 @@ export const codex: Dialect = {
   name: "codex",
   description: "Codex CLI: codex exec --json (current, 0.40-0.43 experimental, and legacy {id,msg})",
   detect,
+  startsSession(record) {
+    if (record.kind !== "json") return undefined;
+    // Legacy exec opens with its config line (the prompt line follows it).
+    if (isLegacyConfig(record.value)) return {};
+    const type = str(record.value, "type");
+    if (type !== "thread.started" && type !== "session.created") return undefined;
+    const sessionId = str(record.value, "thread_id") ?? str(record.value, "session_id");
+    return sessionId === undefined ? {} : { sessionId };
+  },
   createDecoder() {
     const state = createStreamState();
     let started = false;

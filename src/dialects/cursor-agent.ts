@@ -3,6 +3,7 @@ import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, Tool
 import { usageFrom } from "../model/usage.ts";
 import type { DecodeContext, Dialect } from "./dialect.ts";
 import { unknownRecord } from "./dialect.ts";
+import { claudeStreamOpening } from "./claude-code.ts";
 import { arr, bool, compact, get, num, obj, str, textOf } from "./_json.ts";
 import { createStreamState } from "./_messages.ts";
 
@@ -177,6 +178,7 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
 
 /** Cursor Agent CLI stream (`cursor-agent -p --output-format stream-json`). */
 export const cursor: Dialect = {
+  startsSession: claudeStreamOpening,
   name: "cursor",
   description: "Cursor Agent CLI: cursor-agent -p --output-format stream-json [--stream-partial-output]",
   detect,

@@ -47,6 +47,18 @@ export interface Dialect {
   readonly readsText?: boolean;
   /** A fresh decoder for one stream. */
   createDecoder(): DialectDecoder;
+  /**
+   * When `record` is the one a stream of this dialect opens with (Claude's `system/init`, Codex's
+   * `thread.started`), the session it opens, else undefined. The reader uses it to find where one
+   * session ends and the next begins in concatenated output (`cat a.jsonl b.jsonl | ...`).
+   */
+  startsSession?(record: InputRecord): SessionOpening | undefined;
+}
+
+/** What a stream's opening record says about its session. */
+export interface SessionOpening {
+  /** The agent's session id, when the record names one: an opening with the same id continues the session. */
+  readonly sessionId?: string;
 }
 
 /** Drafts for an `unknown` event: the record is kept verbatim, with the reason. */

@@ -164,6 +164,11 @@ export const gemini: Dialect = {
   name: "gemini",
   description: "Gemini CLI: gemini -p --output-format stream-json",
   detect,
+  startsSession(record) {
+    if (record.kind !== "json" || record.value.type !== "init") return undefined;
+    const sessionId = str(record.value, "session_id");
+    return sessionId === undefined ? {} : { sessionId };
+  },
   // Gemini's stderr (YOLO banner, API errors, stack traces) often lands in the capture; we read it to surface the error.
   readsText: true,
   createDecoder() {

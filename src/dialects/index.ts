@@ -26,7 +26,7 @@ import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen-code.ts";
 import { witness } from "./witness.ts";
 
-export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem } from "./dialect.ts";
+export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpening } from "./dialect.ts";
 
 /** Every dialect, in detection order. `json` (framing only) is last and never detected. */
 export const dialects: readonly Dialect[] = [

@@ -139,6 +139,11 @@ export const opencode: Dialect = {
     const v = record.value;
     return typeof v.type === "string" && TYPES.has(v.type) && typeof v.sessionID === "string" && typeof v.timestamp === "number";
   },
+  // Every record names its session; a record of another session starts the next one (concatenated runs).
+  startsSession(record) {
+    if (record.kind !== "json" || typeof record.value.sessionID !== "string") return undefined;
+    return { sessionId: record.value.sessionID };
+  },
   // Permission rejections and stderr errors come as plain text between the JSON lines; we read them to surface them.
   readsText: true,
   createDecoder() {

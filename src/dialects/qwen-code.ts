@@ -1,6 +1,6 @@
 // Source: `qwen -p "<prompt>" --output-format stream-json [--include-partial-messages]`; versions and quirks: docs/dialects/qwen.md
 import type { Dialect } from "./dialect.ts";
-import { createClaudeDecoder, type ClaudeVariant } from "./claude-code.ts";
+import { claudeStreamOpening, createClaudeDecoder, type ClaudeVariant } from "./claude-code.ts";
 import { at, get, str } from "./_json.ts";
 
 /**
@@ -26,4 +26,5 @@ export const qwen: Dialect = {
     return type === "stream_event" && str(at(v, "event", "type")) === "goal_state";
   },
   createDecoder: () => createClaudeDecoder(QWEN),
+  startsSession: claudeStreamOpening,
 };

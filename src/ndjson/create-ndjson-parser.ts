@@ -111,6 +111,12 @@ const RS = 0x1e;
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_DEPTH = 128;
 
+/** The hint on `line-too-long`; the CLI swaps it for its own flag. */
+export const MAX_LINE_HINT = "raise maxLineBytes to keep it";
+/** The hint on `depth-exceeded`; the CLI swaps it for its own flag. */
+export const MAX_DEPTH_HINT = "raise maxDepth to keep it";
+const BINARY_SAMPLE_BYTES = 512;
+
 const encoder = new TextEncoder();
 const lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
@@ -231,7 +237,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     }
     const inspection = inspectValue(value, maxDepth);
     if (inspection.depth > maxDepth) {
-      reject("depth-exceeded", `nesting deeper than ${maxDepth} levels; record skipped (raise maxDepth to keep it)`);
+      reject("depth-exceeded", `nesting deeper than ${maxDepth} levels; record skipped (${MAX_DEPTH_HINT})`);
       return;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -295,7 +301,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   function tooLong(at: number, offset: number): void {
     stats.tooLong++;
     stats.lines++;
-    issue("line-too-long", "warning", `line longer than ${maxLineBytes} bytes discarded while streaming (raise maxLineBytes to keep it)`, at, offset, maxLineBytes);
+    issue("line-too-long", "warning", `line longer than ${maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`, at, offset, maxLineBytes);
   }
 
   /** Adds a slice of the current line, switching to discard mode past the limit. */
@@ -512,6 +518,12 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       issue("utf16", "fatal", "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8", 0, 0, 0);
       return false;
     }
+    const verdict = binaryVerdict(chunk, false);
+    if (verdict === "wait") return false;
+    if (verdict === "binary") {
+      rejectBinary();
+      return false;
+    }
     leadingBom = b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf;
     if (framing === "auto") {
       let i = leadingBom ? 3 : 0;
@@ -532,6 +544,11 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
 
   let sniffBuffer: Uint8Array | undefined;
   let leadingBom = false;
+
+  function rejectBinary(): void {
+    fatal = true;
+    issue("binary", "fatal", "the input is not text (NUL bytes or mostly invalid UTF-8 at the start); agent output is UTF-8 NDJSON", 0, 0, 0);
+  }
 
   function feedBytes(chunk: Uint8Array): void {
     if (fatal || chunk.length === 0) return;
@@ -562,6 +579,10 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     },
     end(): void {
       if (!sniffed && sniffBuffer !== undefined && !fatal) {
+        if (binaryVerdict(sniffBuffer, true) === "binary") {
+          rejectBinary();
+          return;
+        }
         if (framing === "auto") framing = "ndjson";
         sniffed = true;
         const head = sniffBuffer;
@@ -638,4 +659,28 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the input starts with bytes that cannot be agent output. Only an input whose first line
+ * does not open like JSON is judged (a JSON line with a raw NUL is an `invalid-json` record, not a
+ * binary file), on its first line up to 512 bytes, so the verdict never depends on how the input
+ * was cut into chunks: `wait` until that line is complete (or `final`). Binary: a NUL (terminal text
+ * never holds one; git and grep use the same test) or over a tenth of the bytes invalid UTF-8.
+ */
+function binaryVerdict(head: Uint8Array, final: boolean): "text" | "binary" | "wait" {
+  let first = 0;
+  while (first < head.length && isJsonSpace(head[first] as number)) first++;
+  if (first === head.length) return final ? "text" : "wait";
+  const opener = head[first];
+  if (opener === 0x7b || opener === 0x5b || opener === RS || (opener === 0xef && head[first + 1] === 0xbb)) return "text";
+  const newline = head.indexOf(LF, first);
+  if (newline === -1 && head.length < BINARY_SAMPLE_BYTES && !final) return "wait";
+  const end = Math.min(newline === -1 ? head.length : newline, BINARY_SAMPLE_BYTES);
+  const sample = head.subarray(0, end);
+  if (sample.includes(0)) return "binary";
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(sample, { stream: !final });
+  let replaced = 0;
+  for (const char of text) if (char === "\uFFFD") replaced++;
+  return replaced * 10 > sample.length ? "binary" : "text";
 }

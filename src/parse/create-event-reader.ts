@@ -5,8 +5,8 @@
  */
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { createNdjsonParser, type FramingStats, type InputRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect, DialectDecoder } from "../dialects/dialect.ts";
+import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialects/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
 import { createRedactionStage } from "../redact/create-redaction-stage.ts";
@@ -73,14 +73,37 @@ export interface RecordStats {
 export interface EventReaderCallbacks {
   /** Every event, in order, as soon as it is decoded. */
   onEvent(event: AgentEvent): void;
+  /**
+   * A new session starts in the same input (concatenated output: `cat a.jsonl b.jsonl`): called
+   * after the previous session's events (its open messages and tools completed) and before the new one's.
+   */
+  onSessionBoundary?(boundary: SessionBoundary): void;
+}
+
+/** Where one session of a concatenated input ends and the next begins. */
+export interface SessionBoundary {
+  /** 0-based number of the session that starts here (1 for the second). */
+  readonly session: number;
+  /** The dialect of the session that starts. */
+  readonly dialect: string;
+  /** The dialect of the session that ended. */
+  readonly previousDialect: string;
+  /** 1-based input line of its first record. */
+  readonly line: number;
+  /** The input's counts up to the end of the previous session. */
+  readonly statsBefore: RecordStats;
+  /** The input's health counters up to the end of the previous session. */
+  readonly healthBefore: HealthStats;
 }
 
 /** A push reader: feed bytes or text, get events. */
 export interface EventReader {
   feed(chunk: Uint8Array | string): void;
   end(): void;
-  /** The dialect in use, once detected (or given). */
+  /** The dialect in use (the current session's), once detected (or given). */
   readonly dialect: string | undefined;
+  /** Sessions seen so far: 1, or more when sessions were concatenated. */
+  readonly sessions: number;
   readonly stats: RecordStats;
   readonly framing: FramingStats;
   readonly health: HealthStats;
@@ -108,6 +131,12 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   const file = options.file;
   let dialect: Dialect | undefined =
     options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
+  const detecting = dialect === undefined;
+  // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
+  let sessions = 1;
+  let sessionOpened = false;
+  let sessionEnded = false; // the root session's session.completed was emitted
+  let sessionKey: string | undefined;
   let decoder: DialectDecoder | undefined = dialect?.createDecoder();
   const held: InputRecord[] = []; // records read while detecting
   let seq = 0;
@@ -170,6 +199,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   function emitDrafts(drafts: readonly AgentEventDraft[]): void {
     for (const draft of drafts) {
       if (draft.type === "unknown") unknown++;
+      if (draft.type === "session.completed" && (draft.sessionId === undefined || rootSessionId === undefined || draft.sessionId === rootSessionId)) sessionEnded = true;
       if (stages.length === 0) stamp(draft);
       else runStages(draft, 0);
     }
@@ -185,8 +215,91 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       return;
     }
     if (record.kind === "json") sawJson = true;
+    noteOpening(record);
     currentRaw = record.kind === "json" ? record.value : undefined;
     emitDrafts((decoder as DialectDecoder).decode(record, context));
+  }
+
+  function noteOpening(record: InputRecord): void {
+    const opening = dialect?.startsSession?.(record);
+    if (opening === undefined) return;
+    sessionOpened = true;
+    sessionKey = opening.sessionId ?? sessionKey;
+  }
+
+  /**
+   * The dialect of a new session that `record` opens, if it opens one: a second opening record of
+   * the current dialect for another session (or after the session ended), or, when detecting, a
+   * record another dialect claims and the current one does not (its opening record, when that
+   * dialect says how its streams open).
+   */
+  function nextSession(record: InputRecord): { readonly dialect: Dialect; readonly opening: boolean } | undefined {
+    if (record.kind !== "json" || dialect === undefined) return undefined;
+    const opening = dialect.startsSession?.(record);
+    if (opening !== undefined) {
+      // The same id continues the session (Claude repeats its init per stream-json input turn) until it has ended.
+      const sameSession = opening.sessionId !== undefined && opening.sessionId === sessionKey;
+      if (!sessionOpened || (sameSession && !sessionEnded)) return undefined;
+      // Detected afresh: Cursor's and Qwen's init records look like Claude's.
+      return { dialect: detecting ? (detectDialect(record) ?? dialect) : dialect, opening: true };
+    }
+    if (!detecting || dialect.detect(record)) return undefined;
+    const found = detectDialect(record);
+    if (found === undefined || found === dialect) return undefined;
+    return { dialect: found, opening: found.startsSession?.(record) !== undefined };
+  }
+
+  /**
+   * Another dialect claims `record`, but it is not how that dialect's streams open (a capture cut
+   * at its start, or Qwen and Cursor records that Claude's detect() also claims): the current
+   * decoder has the first word. Only when it understands nothing of the record (all `unknown`)
+   * does the other dialect's session start here; else the record is kept, with what it reported.
+   */
+  function decodeOrSwitch(record: JsonRecord, candidate: Dialect): void {
+    currentLine = record.line;
+    const problems: DecodeProblem[] = [];
+    const probe: DecodeContext = { line: record.line, report: (problem) => problems.push(problem) };
+    const drafts = (decoder as DialectDecoder).decode(record, probe);
+    if (drafts.length > 0 && drafts.every((draft) => draft.type === "unknown")) {
+      startSession(candidate, record);
+      decode(record);
+      return;
+    }
+    sawJson = true;
+    noteOpening(record);
+    currentRaw = record.value;
+    for (const problem of problems) context.report(problem);
+    emitDrafts(drafts);
+  }
+
+  function startSession(next: Dialect, record: InputRecord): void {
+    const statsBefore = countStats();
+    // The boundary record is already counted by the framer: it belongs to the new session.
+    const before: RecordStats = { ...statsBefore, total: statsBefore.total - 1, events: statsBefore.events - 1 };
+    currentRaw = undefined;
+    emitDrafts((decoder as DialectDecoder).end(context));
+    endStages();
+    const previousDialect = (dialect as Dialect).name;
+    const healthBefore = countHealth();
+    dialect = next;
+    decoder = next.createDecoder();
+    rootSessionId = undefined;
+    sessionOpened = false;
+    sessionEnded = false;
+    sessionKey = undefined;
+    sawJson = false;
+    const session = sessions++; // not inside the optional call below: it would not run without a callback
+    callbacks.onSessionBoundary?.({ session, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore });
+  }
+
+  function endStages(): void {
+    const finish = (index: number): void => {
+      const stage = stages[index];
+      if (stage === undefined) return;
+      stage.end((draft) => runStages(draft, index + 1));
+      finish(index + 1);
+    };
+    finish(0);
   }
 
   function settle(chosen: Dialect): void {
@@ -195,10 +308,25 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     for (const record of held.splice(0)) decode(record);
   }
 
+  function countHealth(): HealthStats {
+    const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+    return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
+  }
+
+  function countStats(): RecordStats {
+    const f = framer.stats;
+    return { total: f.lines, events: f.json - unknown, blank: f.blank, text: f.text, invalid: f.invalid, tooLong: f.tooLong, unknown };
+  }
+
   const framer = createNdjsonParser(
     {
       onRecord(record) {
-        if (decoder !== undefined) return decode(record);
+        if (decoder !== undefined) {
+          const next = nextSession(record);
+          if (next !== undefined && !next.opening && record.kind === "json") return decodeOrSwitch(record, next.dialect);
+          if (next !== undefined) startSession(next.dialect, record);
+          return decode(record);
+        }
         held.push(record);
         const found = detectDialect(record);
         if (found !== undefined) settle(found);
@@ -229,29 +357,16 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       if (f.invalid > 0 && f.invalid * 2 > content) {
         reportIssue({ code: "parse-error-rate", severity: "warning", message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`, line: 0 });
       }
-      const finish = (index: number): void => {
-        const stage = stages[index];
-        if (stage === undefined) return;
-        stage.end((draft) => runStages(draft, index + 1));
-        finish(index + 1);
-      };
-      finish(0);
+      endStages();
     },
     get dialect() {
       return dialect?.name;
     },
     get stats(): RecordStats {
-      const f = framer.stats;
-      const textRecords = f.text;
-      return {
-        total: f.lines,
-        events: f.json - unknown,
-        blank: f.blank,
-        text: textRecords,
-        invalid: f.invalid,
-        tooLong: f.tooLong,
-        unknown,
-      };
+      return countStats();
+    },
+    get sessions() {
+      return sessions;
     },
     get framing() {
       return framer.stats;
@@ -260,8 +375,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       return { ...redactionStage?.counts };
     },
     get health(): HealthStats {
-      const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
-      return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
+      return countHealth();
     },
   };
 }

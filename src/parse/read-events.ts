@@ -95,14 +95,17 @@ const PRIMING_SAMPLES = [
 
 /** What `readEvents` returns when it is done (the generator's return value). */
 export interface ReaderSummary {
+  /** The last session's dialect. */
   readonly dialect: string | undefined;
   readonly stats: EventReader["stats"];
   /** Secrets replaced, by kind (empty unless `redact` is on). */
   readonly redactions: EventReader["redactions"];
+  /** Sessions read: more than 1 when the input held concatenated sessions. */
+  readonly sessions: number;
 }
 
 function summaryOf(reader: EventReader): ReaderSummary {
-  return { dialect: reader.dialect, stats: reader.stats, redactions: reader.redactions };
+  return { dialect: reader.dialect, stats: reader.stats, redactions: reader.redactions, sessions: reader.sessions };
 }
 
 /** Normalizes every supported source into an async iterable of chunks. */

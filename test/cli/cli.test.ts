@@ -70,7 +70,9 @@ describe("agentstream CLI (in-process)", () => {
 
   it("summary --json on any NDJSON has the whole contract, with null for what the input does not carry", async () => {
     const io = fakeIo({ stdin: 'hello\n{"x":1}\n\n{"y":\n' });
-    expect(await run(["summary", "--json"], io)).toBe(0);
+    // No dialect is recognised: the summary is still printed, and the exit status says nothing was understood.
+    expect(await run(["summary", "--json"], io)).toBe(4);
+    expect(io.err()).toMatch(/^<stdin>: no agent dialect recognised in 3 lines .*try --from <dialect>/m);
     const s = JSON.parse(io.out());
     for (const key of ["agent", "agentVersion", "sessionId", "model", "status", "error", "finalText", "toolCalls", "usage", "costUsd", "durationMs", "turns", "records", "issues"]) expect(s).toHaveProperty(key);
     expect(s.agent).toBeNull();
@@ -144,10 +146,10 @@ describe("agentstream CLI (in-process)", () => {
       });
     };
     const tty = slowIo(true);
-    expect(await run(["summary", "--json", big], tty)).toBe(0);
+    expect(await run(["summary", "--json", "--from", "json", big], tty)).toBe(0);
     expect(tty.err()).toMatch(/big\.ndjson: \d+% \(/);
     const pipe = slowIo(false);
-    expect(await run(["summary", "--json", big], pipe)).toBe(0);
+    expect(await run(["summary", "--json", "--from", "json", big], pipe)).toBe(0);
     expect(pipe.err()).toBe("");
   });
 });

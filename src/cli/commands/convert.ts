@@ -1,8 +1,7 @@
 import { AgentStreamError } from "../../errors.ts";
 import { getOutputFormat, outputFormats, type WriterOptions } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
-import { readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 
 export const convert: Command = {
   name: "convert",
@@ -57,7 +56,6 @@ Examples:
     });
     out.push(writer.end());
     await flush();
-    const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
-    return failed ? EXIT.issues : EXIT.ok;
+    return readingStatus(runs, values as ReadingValues);
   },
 };

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createTerminalRenderer, type RenderMode, type Verbosity } from "../../render/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
 import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
 import type { CliIo } from "../io.ts";
-import { readInputs, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
 
 export const render: Command = {
   name: "render",
@@ -52,14 +51,29 @@ Example:
       if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
     }
     let pending: string[] = [];
-    const renderer = createTerminalRenderer({
-      write: (text) => pending.push(text),
-      mode,
-      width,
-      verbosity,
-      links: values.links === true,
-      keepColors: values["keep-colors"] === true,
-    });
+    let wrote = false; // the current session's renderer has written something
+    const createRenderer = () =>
+      createTerminalRenderer({
+        write: (text) => {
+          wrote = true;
+          pending.push(text);
+        },
+        mode,
+        width,
+        verbosity,
+        links: values.links === true,
+        keepColors: values["keep-colors"] === true,
+      });
+    // Each session (each input, and each session of a concatenated input) gets its own renderer:
+    // its own header and footer, and what it left open is closed where it ends, not at the very end.
+    let renderer = createRenderer();
+    let currentInput: string | undefined;
+    const nextSession = (): void => {
+      renderer.end();
+      if (wrote) pending.push("\n"); // a blank line between one session's footer and the next header
+      wrote = false;
+      renderer = createRenderer();
+    };
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
       const text = pending.join("");
@@ -71,11 +85,18 @@ Example:
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
     const reading = { ...(values as ReadingValues), verbose: false, "include-raw": values.debug === true || values["include-raw"] === true };
     try {
-      const runs = await readInputs(files, io, reading, { onEvent: (event) => renderer.render(event), onChunk: flush });
+      const runs = await readInputs(files, io, reading, {
+        onEvent(event, input) {
+          if (currentInput !== undefined && input !== currentInput) nextSession();
+          currentInput = input;
+          renderer.render(event);
+        },
+        onSessionBoundary: nextSession,
+        onChunk: flush,
+      });
       renderer.end();
       await flush();
-      const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
-      return failed ? EXIT.issues : EXIT.ok;
+      return readingStatus(runs, values as ReadingValues);
     } finally {
       if (ciToken !== undefined) await io.stdout.write(`::${ciToken}::\n`);
     }

@@ -16,25 +16,35 @@ it decodes to are valid agentstream events in a valid order.
 With --format: checks that every record is valid in that format (its JSON Schema) and that the
 stream obeys the format's sequence rules. Formats: ${formatSpecs.map((f) => f.name).join(", ")}.
 
-Exit status: 0 when nothing was found, 1 when any issue (warning or worse) was found.
+The records may come as NDJSON or as Server-Sent Events (\`data:\` lines; \`id:\`, \`event:\` and
+comments are read and skipped; the AI SDK's \`data: [DONE]\` ends the stream).
+
+Exit status: 0 when records were checked and nothing was found, 1 when any issue (warning or
+worse) was found or nothing was checked, 4 when an input was empty or not text.
 
 Options:
   --format <format>        the format the input must be in
+  --json                   print the result and every issue as JSON on stdout
 ${readingOptionsHelp}`,
-  options: { ...readingOptions, format: { type: "string" } },
+  options: { ...readingOptions, format: { type: "string" }, json: { type: "boolean", default: false } },
   async run(values, files, io) {
     const formatName = values.format as string | undefined;
     const spec = formatName === undefined ? undefined : getFormatSpec(formatName);
-    let found = 0;
+    const json = values.json === true;
+    const quiet = values.quiet === true || json;
+    const found: Issue[] = [];
     let checked = 0;
     const report = (issue: Issue, input: string): void => {
-      found++;
-      if (values.quiet !== true) void io.stderr.write(`${formatIssue(issue, input)}\n`);
+      found.push(issue.file === undefined ? { ...issue, file: input } : issue);
+      if (!quiet) void io.stderr.write(`${formatIssue(issue, input)}\n`);
     };
-    const readValues = { ...(values as ReadingValues) };
+    // With --json the issues go to stdout as JSON, so the reader prints nothing on stderr.
+    const readValues: ReadingValues = { ...(values as ReadingValues), quiet };
     if (spec !== undefined) {
-      // Validate the records as written: read them verbatim (the `json` dialect keeps each as raw).
+      // Validate the records as written: read them verbatim (the `json` dialect keeps each as raw),
+      // from NDJSON or from Server-Sent Events (`data:` lines), as the streaming formats are served.
       readValues.from = "json";
+      readValues.sse = true;
     }
     const validators = new Map<string, { check: (event: unknown, line: number) => Issue[]; end: () => Issue[] }>();
     const validatorFor = (input: string) => {
@@ -70,13 +80,31 @@ ${readingOptionsHelp}`,
         }
       },
       onIssue(issue) {
-        if (issue.severity !== "info") found++;
+        if (issue.severity !== "info") found.push(issue);
       },
     });
     for (const run of runs) for (const issue of validatorFor(run.name).end()) report(issue, run.name);
-    if (values.quiet !== true) {
-      await io.stderr.write(`${found === 0 ? "valid" : "invalid"}: ${checked} ${spec ? "records" : "events"} checked, ${found} issue${found === 1 ? "" : "s"}\n`);
+    const kind = spec ? "records" : "events";
+    const unreadable = runs.filter((run) => run.unreadable !== undefined);
+    // Nothing checked is never a pass: an input in another framing or format would otherwise look valid.
+    const nothingChecked = checked === 0 && unreadable.length === 0;
+    const valid = found.length === 0 && !nothingChecked && unreadable.length === 0;
+    if (json) {
+      const body = {
+        valid,
+        format: spec?.name ?? "agentstream",
+        checked,
+        kind,
+        inputs: runs.map((run) => ({ name: run.name, framing: run.sseLines === undefined ? "ndjson" : "sse", unreadable: run.unreadable ?? null })),
+        issues: found.map((issue) => ({ file: issue.file ?? null, line: issue.line ?? 0, code: issue.code, severity: issue.severity, message: issue.message, ...(issue.path === undefined ? {} : { path: issue.path }) })),
+      };
+      await io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    } else if (values.quiet !== true) {
+      const what = `${checked} ${kind} checked, ${found.length} issue${found.length === 1 ? "" : "s"}`;
+      const why = nothingChecked ? `: nothing to validate${spec ? ` (no ${spec.name} record as NDJSON or SSE data: lines)` : ""}` : "";
+      await io.stderr.write(`${valid ? "valid" : "invalid"}: ${what}${why}\n`);
     }
-    return found === 0 ? EXIT.ok : EXIT.issues;
+    if (unreadable.length > 0) return EXIT.unreadable;
+    return valid ? EXIT.ok : EXIT.issues;
   },
 };
