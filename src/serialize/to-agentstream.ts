@@ -6,23 +6,24 @@
  */
 import type { AgentEvent } from "../model/events.ts";
 import type { EventWriter } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** One event as one NDJSON line (without the newline). */
 export function toLine(event: AgentEvent): string {
-  return JSON.stringify(event);
+  return stringifyRecord(event);
 }
 
 /** Events as NDJSON lines (without newlines). */
 export function toLines(events: Iterable<AgentEvent>): string[] {
   const lines: string[] = [];
-  for (const event of events) lines.push(JSON.stringify(event));
+  for (const event of events) lines.push(stringifyRecord(event));
   return lines;
 }
 
 /** The streaming writer for `--to agentstream`. */
 export function createAgentstreamWriter(): EventWriter {
   return {
-    write: (event) => `${JSON.stringify(event)}\n`,
+    write: (event) => `${stringifyRecord(event)}\n`,
     end: () => "",
   };
 }

@@ -11,6 +11,8 @@ import { eventBody } from "./_event-body.ts";
 import { createToolInputJoiner } from "./_tool-input.ts";
 import { usageToWire } from "./_usage.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** The spec's six packet types, our heartbeat, and `event` for what the six cannot say. */
 export type OneshotType = "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
@@ -76,7 +78,7 @@ function toolCategory(kind: ToolKind | undefined, name: string): string {
 
 /** The command line of a shell tool call, when its arguments have one. */
 function commandOf(input: JsonValue | undefined): string | undefined {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  if (!isJsonObject(input)) return undefined;
   const command = input.command ?? input.cmd;
   if (typeof command === "string") return command;
   if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ");
@@ -128,7 +130,7 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
       data,
       is_heartbeat: isHeartbeat,
     };
-    return `${JSON.stringify(record)}\n`;
+    return `${stringifyRecord(record)}\n`;
   };
 
   const message = (event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): string => {
