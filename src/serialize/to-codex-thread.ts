@@ -221,9 +221,13 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
         return line("turn.started", ms, defined({ turn_id: event.turnId, iteration: iterations, message_count: null, tool_count: toolCount, session_id: sessionField(event.sessionId) }));
       }
       case "turn.completed": {
+        // A turn that ends without having started (lost, or a library caller's order) is started
+        // first, so the run stays well-formed.
+        const start: EventOf<"turn.started"> = { v: event.v, seq: event.seq, type: "turn.started", turnId: event.turnId, ...defined({ sessionId: event.sessionId }) };
+        const before = turns.has(event.turnId) ? "" : write(start, ms);
         const turn = turns.get(event.turnId);
         turns.delete(event.turnId);
-        return line(
+        return before + line(
           "turn.completed",
           ms,
           defined({

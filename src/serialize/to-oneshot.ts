@@ -200,13 +200,19 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
           }),
         );
       }
-      case "tool.completed":
-        return packet(
+      case "tool.completed": {
+        // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
+        // first, so every tool_output has one; the category is released once the call is done.
+        const known = toolCategories.get(event.toolCallId);
+        toolCategories.delete(event.toolCallId);
+        const tool = known ?? event.name ?? "unknown";
+        const use = known !== undefined ? "" : packet(event, ms, "tool_use", defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }));
+        return use + packet(
           event,
           ms,
           "tool_output",
           defined({
-            tool: toolCategories.get(event.toolCallId) ?? event.name ?? "unknown",
+            tool,
             content: event.output ?? "",
             exit_code: event.exitCode ?? null,
             id: event.toolCallId,
@@ -217,6 +223,7 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
             session_id: sessionData(event.sessionId),
           }),
         );
+      }
       case "session.completed":
         return completion(event, ms);
       case "heartbeat":
