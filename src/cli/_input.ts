@@ -81,10 +81,14 @@ function positiveInteger(flag: string, value: string): number {
 }
 
 /** One input as the commands see it. */
+/** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
+const KEPT_ISSUES = 1000;
+
 export interface InputRun {
   /** The file name, or `<stdin>`. */
   readonly name: string;
   readonly reader: EventReader;
+  /** The first 1000 issues of severity warning or worse (all of them were printed as they came). */
   readonly issues: Issue[];
 }
 
@@ -119,7 +123,8 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
         ...baseOptions,
         file: name,
         onIssue(issue) {
-          issues.push(issue);
+          // Kept only to decide the exit status: info is never a failure, and a bounded list says enough.
+          if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
           if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, name)}\n`);
           handlers.onIssue?.(issue);
         },

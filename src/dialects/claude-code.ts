@@ -294,6 +294,11 @@ const RATE_LIMIT_SKIP = new Set(["status", "resetsAt", "rateLimitType"]);
  * @example
  * const decoder = createClaudeDecoder(CLAUDE_CODE);
  */
+/** API messages whose block bookkeeping is kept; the oldest is released past this. */
+const REMEMBERED_API_MESSAGES = 64;
+/** Completed tool calls whose info is kept for late references; the oldest is released past this. */
+const REMEMBERED_TOOLS = 1024;
+
 export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
   const state = createStreamState();
   let rootSessionId: string | undefined;
@@ -315,8 +320,18 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (m === undefined) {
       m = { streamed: new Map(), done: new Set() };
       apiMessages.set(id, m);
+      // Lines of one API message come together; only the latest few can still get more, so older ones are released.
+      if (apiMessages.size > REMEMBERED_API_MESSAGES) apiMessages.delete(apiMessages.keys().next().value as string);
     }
     return m;
+  };
+  /** Tool calls that completed, oldest first: their info is kept for late references (subagent lines, task ids), up to a bound. */
+  const completedTools: string[] = [];
+  const releaseOldTools = (): void => {
+    while (completedTools.length > REMEMBERED_TOOLS) {
+      const id = completedTools.shift() as string;
+      if (tools.get(id)?.open === false) tools.delete(id);
+    }
   };
 
   /** The block index an `assistant` line's block stands for: the first streamed block of its type not yet completed, else the next free index. */
@@ -372,6 +387,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (info !== undefined && info.open) {
       info.open = false;
       state.toolCompleted(id);
+      completedTools.push(id);
+      releaseOldTools();
     }
     out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: info?.name, ...fields, isError, sessionId: info?.sessionId ?? sessionId }));
     return info;
@@ -683,6 +700,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "message_start": {
         const id = str(at(event, "message", "id")) ?? state.nextId("msg");
         streaming.set(key, id);
+        // A message_start begins the API message afresh, even when its id was seen before (a replayed or concatenated stream).
+        apiMessages.delete(id);
         apiMessage(id);
         openTurns.set(id, sessionId);
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
