@@ -275,6 +275,8 @@ interface StreamedBlock {
 interface ApiMessageState {
   streamed: Map<number, StreamedBlock>;
   done: Set<number>;
+  /** Its message_stop was seen: a later message_start with the same id begins it afresh. */
+  stopped?: boolean;
 }
 
 /** A subagent session, keyed by the parent's tool call id. */
@@ -700,8 +702,9 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "message_start": {
         const id = str(at(event, "message", "id")) ?? state.nextId("msg");
         streaming.set(key, id);
-        // A message_start begins the API message afresh, even when its id was seen before (a replayed or concatenated stream).
-        apiMessages.delete(id);
+        // An id seen again after its message_stop (a replayed or concatenated stream) begins afresh; a
+        // start repeated mid-message (GLM behind Claude Code) keeps the blocks so far.
+        if (apiMessages.get(id)?.stopped === true) apiMessages.delete(id);
         apiMessage(id);
         openTurns.set(id, sessionId);
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
@@ -761,6 +764,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "message_stop": {
         const id = streaming.get(key);
         streaming.delete(key);
+        const stopped = id === undefined ? undefined : apiMessages.get(id);
+        if (stopped !== undefined) stopped.stopped = true;
         if (id !== undefined && openTurns.has(id)) {
           openTurns.delete(id);
           out.push(compact({ type: "turn.completed" as const, turnId: id, sessionId }));
