@@ -80,10 +80,10 @@ function positiveInteger(flag: string, value: string): number {
   return n;
 }
 
-/** One input as the commands see it. */
 /** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
 const KEPT_ISSUES = 1000;
 
+/** One input as the commands see it. */
 export interface InputRun {
   /** The file name, or `<stdin>`. */
   readonly name: string;

@@ -290,17 +290,16 @@ const ENVELOPE_SKIP = skip("type", "session_id", "uuid", "parent_tool_use_id");
 const SYSTEM_SKIP = skip("type", "subtype", "session_id", "uuid", "parent_tool_use_id");
 const RESULT_SKIP = skip("type", "session_id", "uuid", "result", "total_cost_usd", "total_cost", "duration_ms", "num_turns");
 const RATE_LIMIT_SKIP = new Set(["status", "resetsAt", "rateLimitType"]);
+/** API messages whose block bookkeeping is kept; the oldest is released past this. */
+const REMEMBERED_API_MESSAGES = 64;
+/** Completed tool calls whose info is kept for late references; the oldest is released past this. */
+const REMEMBERED_TOOLS = 1024;
 
 /**
  * Creates the decoder for Claude Code stream-json and the agents that copy it (Amp, Qwen Code).
  * @example
  * const decoder = createClaudeDecoder(CLAUDE_CODE);
  */
-/** API messages whose block bookkeeping is kept; the oldest is released past this. */
-const REMEMBERED_API_MESSAGES = 64;
-/** Completed tool calls whose info is kept for late references; the oldest is released past this. */
-const REMEMBERED_TOOLS = 1024;
-
 export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
   const state = createStreamState();
   let rootSessionId: string | undefined;
