@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
+import { reportMemory } from "./memory.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -152,3 +153,6 @@ for (const [label, dialect, lineOf] of [
   const four = runMethod("ours: summary", corpus, 4);
   console.log(`peak RSS, summary over ${(bytes / 1e6).toFixed(0)} MB: ${once.rssMb.toFixed(0)} MB; over ${((4 * bytes) / 1e6).toFixed(0)} MB: ${four.rssMb.toFixed(0)} MB (flat = the stream is not held)`);
 }
+
+// Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.
+reportMemory([100, 1000]);

@@ -5,6 +5,8 @@
 export type * from "./model/events.ts";
 export { MODEL_VERSION, EVENT_TYPES, assertNever } from "./model/events.ts";
 export { addUsage, emptyUsage, usageFrom, isUsageEmpty } from "./model/usage.ts";
+export { LosslessInteger, isJsonObject } from "./model/lossless-integer.ts";
+export { stringifyRecord } from "./framing/stringify-record.ts";
 export { AgentStreamError, formatIssue, type ErrorCode, type Issue, type IssueCode, type IssueSeverity } from "./errors.ts";
 export { createNdjsonParser, type Framing, type FramingStats, type InputRecord, type JsonRecord, type NdjsonCallbacks, type NdjsonOptions, type NdjsonParser, type TextRecord } from "./ndjson/create-ndjson-parser.ts";
 export { dialects, detectDialect, getDialect, type Dialect, type DialectDecoder, type DecodeContext, type DecodeProblem, type SessionOpening } from "./dialects/index.ts";

@@ -84,11 +84,15 @@ function positiveInteger(flag: string, value: string): number {
   return n;
 }
 
+/** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
+const KEPT_ISSUES = 1000;
+
 /** One input as the commands see it. */
 export interface InputRun {
   /** The file name, or `<stdin>`. */
   readonly name: string;
   readonly reader: EventReader;
+  /** The first 1000 issues of severity warning or worse (all of them were printed as they came). */
   readonly issues: Issue[];
   /** Bytes read. */
   readonly bytes: number;
@@ -147,7 +151,8 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
         onIssue(reported) {
           const line = sseLine(reported.line);
           const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
-          issues.push(issue);
+          // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
+          if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
           // A fatal issue is said once, in the line about the unreadable input.
           const shown = issue.severity === "fatal" ? false : issue.severity !== "info" || values.verbose === true;
           if (values.quiet !== true && shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);

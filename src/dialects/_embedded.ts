@@ -6,6 +6,7 @@
  */
 import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type JsonValue } from "../model/events.ts";
 import { validateEvent } from "../schema/validate.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
 
 const KNOWN = new Set<string>(EVENT_TYPES);
 // Text streamed piecewise is never carried this way; a stray one could not be placed in a message.
@@ -13,7 +14,7 @@ const NOT_EMBEDDED = new Set<string>(["message.started", "message.delta", "tool.
 
 /** The event carried in `value`, or undefined when `value` is not one. */
 export function embeddedEvent(value: JsonValue | undefined): AgentEventDraft | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const type = value.type;
   if (typeof type !== "string" || !KNOWN.has(type) || NOT_EMBEDDED.has(type)) return undefined;
   if (Object.hasOwn(value, "v") || Object.hasOwn(value, "seq") || Object.hasOwn(value, "source")) return undefined;

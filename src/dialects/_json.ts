@@ -4,9 +4,10 @@
  * Only own properties are read (`Object.hasOwn`), so keys like `toString` or `__proto__` are data.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
 
 export function get(value: JsonValue | undefined, key: string): JsonValue | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
@@ -27,7 +28,7 @@ export function bool(value: JsonValue | undefined, key?: string): boolean | unde
 
 export function obj(value: JsonValue | undefined, key?: string): JsonObject | undefined {
   const v = key === undefined ? value : get(value, key);
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? v : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 export function arr(value: JsonValue | undefined, key?: string): JsonValue[] | undefined {

@@ -48,6 +48,9 @@ export interface StreamState {
   nextId(prefix: string): string;
 }
 
+/** Tool names remembered after their calls finish (insertion order is age). */
+const REMEMBERED_TOOL_NAMES = 1024;
+
 export function createStreamState(): StreamState {
   const messages = new Map<string, OpenMessage>();
   const openTools = new Map<string, { name: string; sessionId: string | undefined }>();
@@ -96,7 +99,15 @@ export function createStreamState(): StreamState {
     streamedText: (messageId) => messages.get(messageId)?.parts.join(""),
     toolStarted(toolCallId, name, sessionId) {
       openTools.set(toolCallId, { name, sessionId });
+      toolNames.delete(toolCallId);
       toolNames.set(toolCallId, name);
+      // Names of finished calls are kept for late results only: the oldest are released past the bound.
+      if (toolNames.size > REMEMBERED_TOOL_NAMES) {
+        for (const id of toolNames.keys()) {
+          if (toolNames.size <= REMEMBERED_TOOL_NAMES) break;
+          if (!openTools.has(id)) toolNames.delete(id);
+        }
+      }
     },
     toolCompleted: (toolCallId) => openTools.delete(toolCallId),
     toolName: (toolCallId) => toolNames.get(toolCallId),

@@ -276,6 +276,8 @@ interface StreamedBlock {
 interface ApiMessageState {
   streamed: Map<number, StreamedBlock>;
   done: Set<number>;
+  /** Its message_stop was seen: a later message_start with the same id begins it afresh. */
+  stopped?: boolean;
 }
 
 /** A subagent session, keyed by the parent's tool call id. */
@@ -289,6 +291,10 @@ const ENVELOPE_SKIP = skip("type", "session_id", "uuid", "parent_tool_use_id");
 const SYSTEM_SKIP = skip("type", "subtype", "session_id", "uuid", "parent_tool_use_id");
 const RESULT_SKIP = skip("type", "session_id", "uuid", "result", "total_cost_usd", "total_cost", "duration_ms", "num_turns");
 const RATE_LIMIT_SKIP = new Set(["status", "resetsAt", "rateLimitType"]);
+/** API messages whose block bookkeeping is kept; the oldest is released past this. */
+const REMEMBERED_API_MESSAGES = 64;
+/** Completed tool calls whose info is kept for late references; the oldest is released past this. */
+const REMEMBERED_TOOLS = 1024;
 
 /**
  * Creates the decoder for Claude Code stream-json and the agents that copy it (Amp, Qwen Code).
@@ -316,8 +322,18 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (m === undefined) {
       m = { streamed: new Map(), done: new Set() };
       apiMessages.set(id, m);
+      // Lines of one API message come together; only the latest few can still get more, so older ones are released.
+      if (apiMessages.size > REMEMBERED_API_MESSAGES) apiMessages.delete(apiMessages.keys().next().value as string);
     }
     return m;
+  };
+  /** Tool calls that completed, oldest first: their info is kept for late references (subagent lines, task ids), up to a bound. */
+  const completedTools: string[] = [];
+  const releaseOldTools = (): void => {
+    while (completedTools.length > REMEMBERED_TOOLS) {
+      const id = completedTools.shift() as string;
+      if (tools.get(id)?.open === false) tools.delete(id);
+    }
   };
 
   /** The block index an `assistant` line's block stands for: the first streamed block of its type not yet completed, else the next free index. */
@@ -373,6 +389,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (info !== undefined && info.open) {
       info.open = false;
       state.toolCompleted(id);
+      completedTools.push(id);
+      releaseOldTools();
     }
     out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: info?.name, ...fields, isError, sessionId: info?.sessionId ?? sessionId }));
     return info;
@@ -684,6 +702,9 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "message_start": {
         const id = str(at(event, "message", "id")) ?? state.nextId("msg");
         streaming.set(key, id);
+        // An id seen again after its message_stop (a replayed or concatenated stream) begins afresh; a
+        // start repeated mid-message (GLM behind Claude Code) keeps the blocks so far.
+        if (apiMessages.get(id)?.stopped === true) apiMessages.delete(id);
         apiMessage(id);
         openTurns.set(id, sessionId);
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
@@ -743,6 +764,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "message_stop": {
         const id = streaming.get(key);
         streaming.delete(key);
+        const stopped = id === undefined ? undefined : apiMessages.get(id);
+        if (stopped !== undefined) stopped.stopped = true;
         if (id !== undefined && openTurns.has(id)) {
           openTurns.delete(id);
           out.push(compact({ type: "turn.completed" as const, turnId: id, sessionId }));

@@ -1,2 +1,3 @@
 export * from "./events.ts";
 export { emptyUsage, addUsage, usageFrom, isUsageEmpty } from "./usage.ts";
+export { LosslessInteger, isJsonObject } from "./lossless-integer.ts";

@@ -14,6 +14,7 @@ import type { Issue, IssueCode, IssueSeverity } from "../errors.ts";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonObject } from "../model/events.ts";
 import { findDuplicateKey, inspectValue } from "./_inspect-value.ts";
+import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 
 /** How records are delimited. */
 /** How records are delimited. `document`: the whole input is one JSON text (a saved session file). */
@@ -261,8 +262,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
     }
     // 1.0e+28 is an integral double too, but it was written as a float: only a long digit run lost digits.
-    if (inspection.unsafeIntegers > 0 && /\d{16}/.test(text)) {
-      issue("unsafe-integer", "warning", "an integer beyond ±(2^53−1) lost precision when parsed; read ids as strings", at, offset, length);
+    // The digits are put back as LosslessIntegers, which every writer writes out as they came in.
+    if (inspection.unsafeIntegers > 0 && /\d{16}/.test(text) && restoreUnsafeIntegers(text, value as JsonObject) > 0) {
+      issue("unsafe-integer", "info", "an integer beyond ±(2^53−1) is kept as its source digits (a LosslessInteger, not a number)", at, offset, length);
     }
     if (inspection.overflows > 0) {
       issue("number-overflow", "warning", "a number too large for a double became Infinity", at, offset, length);

@@ -3,6 +3,7 @@
  * `[REDACTED:<kind>]`. The rules are in rules.ts; the streaming twin is create-stream-redactor.ts.
  */
 import type { JsonValue } from "../model/events.ts";
+import { LosslessInteger } from "../model/lossless-integer.ts";
 import { RULES, type RedactionKind } from "./rules.ts";
 
 /** How many secrets of each kind were replaced, e.g. `{ "github-token": 2 }`. Kinds with none are absent. */
@@ -89,7 +90,8 @@ export function isSecretKey(key: string): boolean {
  */
 export function redactValue(value: JsonValue, counts?: RedactionCounts): JsonValue {
   if (typeof value === "string") return redactText(value, counts);
-  if (value === null || typeof value !== "object") return value;
+  // A LosslessInteger is a number (its digits kept): nothing to redact, and it must stay itself.
+  if (value === null || typeof value !== "object" || LosslessInteger.is(value)) return value;
   if (Array.isArray(value)) {
     let out: JsonValue[] | undefined;
     for (let i = 0; i < value.length; i++) {

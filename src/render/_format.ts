@@ -4,6 +4,7 @@
  * text and markdown writers and the CLI use these too. Returns raw (unsanitised) text.
  */
 import type { JsonValue, Usage } from "../model/events.ts";
+import { LosslessInteger, isJsonObject } from "../model/lossless-integer.ts";
 
 /**
  * A metric as one line. Flame metrics (a `temperature` with `k`, `state` or `reflex_score`) follow
@@ -37,6 +38,7 @@ function fixed3(value: unknown): string {
 function scalar(value: unknown): string {
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
   if (typeof value === "string") return /^[^\s,=()"]+$/.test(value) ? value : JSON.stringify(value);
+  if (LosslessInteger.is(value)) return value.source;
   if (Array.isArray(value)) {
     const plain = value.every((v) => v === null || typeof v !== "object");
     return plain && value.length <= 8 ? JSON.stringify(value) : `${value.length} item${value.length === 1 ? "" : "s"}`;
@@ -52,7 +54,7 @@ function scalar(value: unknown): string {
 function flatten(values: Record<string, unknown>, prefix = "", depth = 0): [string, string][] {
   const out: [string, string][] = [];
   for (const [key, value] of Object.entries(values)) {
-    if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < 2 && Object.keys(value).length > 0) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value) && !LosslessInteger.is(value) && depth < 2 && Object.keys(value).length > 0) {
       out.push(...flatten(value as Record<string, unknown>, `${prefix}${key}.`, depth + 1));
     } else out.push([`${prefix}${key}`, scalar(value)]);
   }
@@ -68,7 +70,7 @@ const SHELLS = new Set(["bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh",
 export function keyArgument(input: JsonValue | undefined, cwd?: string, kind?: string): string {
   if (input === undefined || input === null) return "";
   if (typeof input === "string") return input;
-  if (typeof input !== "object" || Array.isArray(input)) return "";
+  if (!isJsonObject(input)) return "";
   const rel = (path: string): string => relativePath(path, cwd);
   const str = (key: string): string | undefined => {
     const value = input[key];
@@ -102,7 +104,7 @@ export function keyArgument(input: JsonValue | undefined, cwd?: string, kind?: s
   }
   const changes = input.changes;
   if (Array.isArray(changes)) {
-    const paths = changes.map((c) => (c !== null && typeof c === "object" && !Array.isArray(c) && typeof c.path === "string" ? rel(c.path) : "")).filter(Boolean);
+    const paths = changes.map((c) => (isJsonObject(c) && typeof c.path === "string" ? rel(c.path) : "")).filter(Boolean);
     if (paths.length > 0) return paths.join(", ");
   } else if (changes !== null && typeof changes === "object" && changes !== undefined) {
     const paths = Object.keys(changes).map(rel);

@@ -14,6 +14,8 @@ import { viewMetric } from "./_metric.ts";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";
 import type { RenderMode, Verbosity } from "./_types.ts";
 import { cutToWidth, displayWidth, splitAtWidth, visibleWidth, wrapLine } from "./_width.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 export type { RenderMode, Verbosity } from "./_types.ts";
 
@@ -545,7 +547,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     begin("tools", tool.depth, `tool:${tool.id}`);
     emitRows(`${indentOf(tool.depth)}${toolLine(tool, "→")}\n`);
     const input = tool.input;
-    const description = tool.description ?? (input !== null && typeof input === "object" && !Array.isArray(input) && typeof input.description === "string" ? input.description : undefined);
+    const description = tool.description ?? (isJsonObject(input) && typeof input.description === "string" ? input.description : undefined);
     if (verbose && description !== undefined && description !== "" && !keyArgOf(tool).includes(description)) {
       emitRows(`${indentOf(tool.depth)}  ${style("meta", `# ${oneLine(description)}`)}\n`);
     }
@@ -724,7 +726,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   }
 
   function debugLine(event: AgentEvent): void {
-    const json = sanitizeForTerminal(JSON.stringify(event), { keepNewlines: false });
+    const json = sanitizeForTerminal(stringifyRecord(event), { keepNewlines: false });
     emit(`${style("meta", `#${event.seq}`)} ${style("tool", event.type)} ${json}\n`);
   }
 
@@ -865,7 +867,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
           releaseAfterTool();
           break;
         }
-        const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : JSON.stringify(event.result, null, 2)) : tool.progress.join(""));
+        const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : stringifyRecord(event.result, 2)) : tool.progress.join(""));
         const boilerplate = tool.kind === "file_edit" || tool.kind === "file_write" || tool.kind === "todo";
         const showText = output.trim() !== "" && (event.isError ? !quiet : verbose || (!quiet && !boilerplate));
         if (!showText && !event.isError) {
@@ -993,7 +995,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       case "unknown": {
         if (!verbose) break;
         const depth = depthOf(event);
-        const raw = JSON.stringify(event.raw) ?? "";
+        const raw = event.raw === undefined ? "" : stringifyRecord(event.raw);
         sideNote(() => {
           line(depth, style("meta", `? unknown record${event.reason !== undefined ? `: ${oneLine(event.reason)}` : ""}`));
           showOutput(depth, raw, "meta");

@@ -14,6 +14,7 @@
 import type { JsonValue } from "../model/events.ts";
 // One list of credential key names for the whole library.
 import { isSecretKey } from "../redact/redact-text.ts";
+import { LosslessInteger } from "../model/lossless-integer.ts";
 
 /** What a redacted value is replaced with. */
 export const REDACTED = "[REDACTED]";
@@ -43,7 +44,7 @@ export function redactText(text: string): string {
 export function redactSecrets(value: JsonValue): JsonValue {
   if (typeof value === "string") return redactText(value);
   if (Array.isArray(value)) return value.map(redactSecrets);
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" || LosslessInteger.is(value)) return value;
   const out: { [key: string]: JsonValue } = {};
   for (const [key, inner] of Object.entries(value)) {
     // A null or empty value is not a secret, and keeping it shows the field was there.

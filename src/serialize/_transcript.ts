@@ -8,6 +8,8 @@ import type { EventWriter } from "./writer.ts";
 import { viewMetric } from "../render/_metric.ts";
 import { sanitizeForTerminal } from "../render/_sanitize.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** Agent or tool text made safe to print: CRLF becomes LF, every other control character a visible picture (␛, ␍, ␇). */
 export function cleanText(text: string): string {
@@ -27,6 +29,7 @@ export function keyArgument(input: JsonValue | undefined): string {
   if (typeof input === "string") return input;
   if (typeof input !== "object" || input === null) return "";
   if (Array.isArray(input)) return input.length === 0 ? "" : compactJson(input);
+  if (!isJsonObject(input)) return input.source;
   for (const key of KEY_ARGUMENTS) {
     const value = input[key];
     if (typeof value === "string" && value !== "") return value;
@@ -34,14 +37,14 @@ export function keyArgument(input: JsonValue | undefined): string {
   }
   const changes = input.changes;
   if (Array.isArray(changes)) {
-    const paths = changes.map((c) => (typeof c === "object" && c !== null && !Array.isArray(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
+    const paths = changes.map((c) => (isJsonObject(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
     if (paths.length > 0) return paths.join(", ");
   }
   return Object.keys(input).length === 0 ? "" : compactJson(input);
 }
 
 function compactJson(value: JsonValue): string {
-  const text = JSON.stringify(value);
+  const text = stringifyRecord(value);
   return text.length > MAX_JSON_ARGUMENT ? `${text.slice(0, MAX_JSON_ARGUMENT - 1)}…` : text;
 }
 

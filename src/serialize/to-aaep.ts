@@ -17,6 +17,7 @@ import { eventBody } from "./_event-body.ts";
 import { redactSecrets } from "./_redact.ts";
 import { createToolInputJoiner } from "./_tool-input.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** Our extension's JSON-LD context, declared beside AAEP's on events that carry `extensions.agentstream`. */
 export const AGENTSTREAM_AAEP_CONTEXT = "https://agentstream.dev/context/aaep/v1";
@@ -213,7 +214,7 @@ export function createAaepWriter(options: WriterOptions = {}): EventWriter {
       ...fields,
     };
     if (extension !== undefined) record.extensions = { agentstream: extension };
-    return `${JSON.stringify(record)}\n`;
+    return `${stringifyRecord(record)}\n`;
   };
 
   const defined = (fields: Record<string, JsonValue | undefined>): JsonObject => {
@@ -373,7 +374,7 @@ export function createAaepWriter(options: WriterOptions = {}): EventWriter {
     info.usedCallIds.add(callId);
     info.calls.set(event.toolCallId, { callId, tool, name: event.name });
     info.toolInvocations++;
-    const args = event.input === undefined ? undefined : spoken(JSON.stringify(redactSecrets(event.input)), 500);
+    const args = event.input === undefined ? undefined : spoken(stringifyRecord(redactSecrets(event.input)), 500);
     const summary = spoken(event.description) ?? spoken(`Calling ${event.name}.`) ?? "Calling a tool.";
     const extension = synthesized ? { synthesized: true } : { event: eventBody(event) };
     return out + envelope("aaep:agent.tool.invoked", info, ms, "normal", defined({ tool, summary_normal: summary, args_summary: args, tool_call_id: callId }), extension);

@@ -16,6 +16,7 @@ import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../m
 import { isUnshown } from "./_final-text.ts";
 import { compact, payloadOf } from "./_payload.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** One AG-UI event as we write it (a JSON object with a `type`). */
 type AgUiEvent = { type: string } & { [key: string]: JsonValue | undefined };
@@ -75,7 +76,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
   let revisions = 0;
 
   function send(event: AgUiEvent): void {
-    const json = JSON.stringify(event);
+    const json = stringifyRecord(event);
     // JSON.stringify escapes CR and LF, so a value can never end the `data:` field or the line early.
     out.push(sse ? `data: ${json}\n\n` : `${json}\n`);
   }
@@ -282,7 +283,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     if (known !== undefined) {
       // A repeat: complete arguments the first start lacked, otherwise keep it as a CUSTOM event.
       if (known.state === "open" && !known.argsSent && event.input !== undefined) {
-        sendArgs(event.toolCallId, known, JSON.stringify(event.input), event);
+        sendArgs(event.toolCallId, known, stringifyRecord(event.input), event);
         endToolArgs(event.toolCallId, known, event);
       } else {
         custom(event);
@@ -291,7 +292,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     }
     const tool = startTool(event.toolCallId, event.name, event, compact({ kind: event.kind, server: event.server, description: event.description }));
     if (event.input !== undefined) {
-      sendArgs(event.toolCallId, tool, JSON.stringify(event.input), event);
+      sendArgs(event.toolCallId, tool, stringifyRecord(event.input), event);
       endToolArgs(event.toolCallId, tool, event);
     }
   }
@@ -313,7 +314,7 @@ export function createAgUiWriter(options: WriterOptions = {}): EventWriter {
     const tool = tools.get(event.toolCallId) ?? startTool(event.toolCallId, event.name ?? "", event, {});
     if (tool.state === "open") endToolArgs(event.toolCallId, tool, event);
     tool.results++;
-    const content = event.output ?? (event.result !== undefined ? JSON.stringify(event.result) : "");
+    const content = event.output ?? (event.result !== undefined ? stringifyRecord(event.result) : "");
     const resultId = tool.results === 1 ? `${event.toolCallId}:result` : `${event.toolCallId}:result-${tool.results}`;
     const extra = compact({ isError: event.isError, exitCode: event.exitCode, durationMs: event.durationMs, result: event.output !== undefined ? event.result : undefined });
     emit("TOOL_CALL_RESULT", { messageId: resultId, toolCallId: event.toolCallId, content, role: "tool" }, event, tool.lane, extra);

@@ -6,23 +6,30 @@
  */
 import type { AgentEvent } from "../model/events.ts";
 import type { EventWriter } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
+import { createSequenceGuard } from "./_sequence-guard.ts";
 
 /** One event as one NDJSON line (without the newline). */
 export function toLine(event: AgentEvent): string {
-  return JSON.stringify(event);
+  return stringifyRecord(event);
 }
 
 /** Events as NDJSON lines (without newlines). */
 export function toLines(events: Iterable<AgentEvent>): string[] {
   const lines: string[] = [];
-  for (const event of events) lines.push(JSON.stringify(event));
+  for (const event of events) lines.push(stringifyRecord(event));
   return lines;
 }
 
-/** The streaming writer for `--to agentstream`. */
+/**
+ * The streaming writer for `--to agentstream`. Events pass a sequence guard first, so the output
+ * passes `validate --format agentstream` whatever order they came in (repairs are `repair` events).
+ */
 export function createAgentstreamWriter(): EventWriter {
+  const guard = createSequenceGuard();
+  const lines = (events: readonly AgentEvent[]): string => events.map((event) => `${stringifyRecord(event)}\n`).join("");
   return {
-    write: (event) => `${JSON.stringify(event)}\n`,
-    end: () => "",
+    write: (event) => lines(guard.push(event)),
+    end: () => lines(guard.end()),
   };
 }

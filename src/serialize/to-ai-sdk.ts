@@ -16,6 +16,7 @@ import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
 import { isUnshown } from "./_final-text.ts";
 import { compact, payloadOf } from "./_payload.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** One UI message chunk as we write it. */
 type Chunk = { type: string } & { [key: string]: JsonValue | undefined };
@@ -71,7 +72,7 @@ export function createAiSdkWriter(options: WriterOptions = {}): EventWriter {
   const shownTexts: string[] = [];
 
   function send(chunk: Chunk): void {
-    const json = JSON.stringify(chunk); // leaves undefined fields out
+    const json = stringifyRecord(chunk); // leaves undefined fields out
     // JSON.stringify escapes CR and LF, so a value can never end the `data:` field or the line early.
     out.push(sse ? `data: ${json}\n\n` : `${json}\n`);
   }
@@ -479,7 +480,7 @@ function parseInput(text: string): JsonValue {
 }
 
 function errorTextOf(event: Extract<AgentEvent, { type: "tool.completed" }>): string {
-  if (event.result !== undefined) return JSON.stringify(event.result);
+  if (event.result !== undefined) return stringifyRecord(event.result);
   return event.exitCode !== undefined ? `exit code ${event.exitCode}` : "the tool failed";
 }
 

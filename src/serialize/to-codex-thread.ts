@@ -14,6 +14,7 @@ import { redactSecrets, redactText } from "./_redact.ts";
 import { createToolInputJoiner } from "./_tool-input.ts";
 import { usageToWire } from "./_usage.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** Item kinds: the design's `tool_call`, and one per message role and kind (Codex's item vocabulary). */
 export type CodexThreadItemKind = "tool_call" | "agent_message" | "reasoning" | "user_message" | "system_message" | "developer_message";
@@ -88,7 +89,7 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
 
   const line = (type: string, ms: number, fields: JsonObject): string => {
     const record = { type, timestamp: isoUtc(ms), sequence: sequence++, thread_id: threadId ?? "unknown", ...fields };
-    return `${JSON.stringify(record)}\n`;
+    return `${stringifyRecord(record)}\n`;
   };
 
   /** `session_id` on records of another session than the reader's pipeline would fill in (the current root's). */
@@ -220,9 +221,13 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
         return line("turn.started", ms, defined({ turn_id: event.turnId, iteration: iterations, message_count: null, tool_count: toolCount, session_id: sessionField(event.sessionId) }));
       }
       case "turn.completed": {
+        // A turn that ends without having started (lost, or a library caller's order) is started
+        // first, so the run stays well-formed.
+        const start: EventOf<"turn.started"> = { v: event.v, seq: event.seq, type: "turn.started", turnId: event.turnId, ...defined({ sessionId: event.sessionId }) };
+        const before = turns.has(event.turnId) ? "" : write(start, ms);
         const turn = turns.get(event.turnId);
         turns.delete(event.turnId);
-        return line(
+        return before + line(
           "turn.completed",
           ms,
           defined({
@@ -343,7 +348,7 @@ export function createCodexThreadWriter(options: WriterOptions = {}): EventWrite
       }
       openItems.clear();
       out += threadCompleted(heldCompletion?.event, heldCompletion?.ms ?? clock.ms(undefined));
-      if (options.finalSummary === true) out += `${JSON.stringify(finalReport(heldCompletion?.event), null, 2)}\n`;
+      if (options.finalSummary === true) out += `${stringifyRecord(finalReport(heldCompletion?.event), 2)}\n`;
       return out;
     },
   };

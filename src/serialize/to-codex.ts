@@ -4,6 +4,8 @@
 import type { AgentEvent, FileChange, JsonValue, PlanItem, SessionCompletedEvent, ToolKind, Usage } from "../model/events.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (as the SDK declares them, plus the newer fields real Codex writes)
@@ -115,7 +117,7 @@ export function createCodexWriter(_options: WriterOptions = {}): EventWriter {
   /** Lines written before the thread id is known (warnings before session.started): they follow thread.started. */
   let beforeThread: string[] = [];
   const line = (record: Record<string, JsonValue>): void => {
-    (threadStarted ? out : beforeThread).push(`${JSON.stringify(record)}\n`);
+    (threadStarted ? out : beforeThread).push(`${stringifyRecord(record)}\n`);
   };
   const nextItemId = (): string => `item_${itemCount++}`;
   const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
@@ -481,7 +483,7 @@ function parseInput(text: string): JsonValue | undefined {
 }
 
 function field(input: JsonValue | undefined, keys: readonly string[]): JsonValue | undefined {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  if (!isJsonObject(input)) return undefined;
   for (const key of keys) {
     const value = input[key];
     if (value !== undefined && value !== null && value !== "") return value;
@@ -496,7 +498,7 @@ function commandText(input: JsonValue | undefined): string {
   const command = field(input, ["command", "cmd", "commandLine", "script"]);
   if (typeof command === "string") return command;
   if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ");
-  return JSON.stringify(input);
+  return stringifyRecord(input);
 }
 
 function queryText(input: JsonValue | undefined): string {

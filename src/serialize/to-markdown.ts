@@ -6,6 +6,7 @@ import { assertNever, isNoResult, type AgentEvent, type FileChange, type Message
 import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {
@@ -71,7 +72,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     if (tool.input === undefined) return;
     const command = tool.kind === "command" ? keyArgument(tool.input) : "";
     if (command !== "") write(fenced(command, "sh"));
-    else write(fenced(typeof tool.input === "string" ? tool.input : JSON.stringify(tool.input, null, 2), typeof tool.input === "string" ? "text" : "json"));
+    else write(fenced(typeof tool.input === "string" ? tool.input : stringifyRecord(tool.input, 2), typeof tool.input === "string" ? "text" : "json"));
   };
   const showReady = (): void => {
     for (const tool of tools.ready()) showTool(tool);
@@ -95,7 +96,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     write(`**Result of ${code(name)}:** ${details}`);
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : undefined);
     if (output !== undefined && output.trim() !== "") write(fenced(output, "text"));
-    else if (event.result !== undefined) write(fenced(JSON.stringify(event.result, null, 2), "json"));
+    else if (event.result !== undefined) write(fenced(stringifyRecord(event.result, 2), "json"));
   };
 
   const fileChanged = (event: Extract<AgentEvent, { type: "file.changed" }>): void => {

@@ -11,6 +11,8 @@ import { eventBody } from "./_event-body.ts";
 import { createToolInputJoiner } from "./_tool-input.ts";
 import { usageToWire } from "./_usage.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** The spec's six packet types, our heartbeat, and `event` for what the six cannot say. */
 export type OneshotType = "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
@@ -76,7 +78,7 @@ function toolCategory(kind: ToolKind | undefined, name: string): string {
 
 /** The command line of a shell tool call, when its arguments have one. */
 function commandOf(input: JsonValue | undefined): string | undefined {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  if (!isJsonObject(input)) return undefined;
   const command = input.command ?? input.cmd;
   if (typeof command === "string") return command;
   if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ");
@@ -128,7 +130,7 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
       data,
       is_heartbeat: isHeartbeat,
     };
-    return `${JSON.stringify(record)}\n`;
+    return `${stringifyRecord(record)}\n`;
   };
 
   const message = (event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): string => {
@@ -198,13 +200,19 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
           }),
         );
       }
-      case "tool.completed":
-        return packet(
+      case "tool.completed": {
+        // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
+        // first, so every tool_output has one; the category is released once the call is done.
+        const known = toolCategories.get(event.toolCallId);
+        toolCategories.delete(event.toolCallId);
+        const tool = known ?? event.name ?? "unknown";
+        const use = known !== undefined ? "" : packet(event, ms, "tool_use", defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }));
+        return use + packet(
           event,
           ms,
           "tool_output",
           defined({
-            tool: toolCategories.get(event.toolCallId) ?? event.name ?? "unknown",
+            tool,
             content: event.output ?? "",
             exit_code: event.exitCode ?? null,
             id: event.toolCallId,
@@ -215,6 +223,7 @@ export function createOneshotWriter(_options: WriterOptions = {}): EventWriter {
             session_id: sessionData(event.sessionId),
           }),
         );
+      }
       case "session.completed":
         return completion(event, ms);
       case "heartbeat":

@@ -5,6 +5,7 @@ import { assertNever, isNoResult, type AgentEvent, type FileChange, type Message
 import { viewMetric } from "../render/_metric.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** Continuation lines of a labelled block are indented this much; tool output and diffs twice as much. */
 const INDENT = "  ";
@@ -127,7 +128,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
       return;
     }
     const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
-    const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? JSON.stringify(event.result, null, 2) : undefined);
+    const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? stringifyRecord(event.result, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
     const attach = lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId;
     block(`Result ${oneLine(event.name ?? tool.name)}: ${details}${body}`, "result", event.toolCallId, attach);

@@ -11,6 +11,7 @@ import { describeEvent } from "./_describe.ts";
 import { eventBody } from "./_event-body.ts";
 import { createToolInputJoiner } from "./_tool-input.ts";
 import type { EventWriter, WriterOptions } from "./writer.ts";
+import { stringifyRecord } from "../framing/stringify-record.ts";
 
 /** The Witness record types this writer emits: the spec's three plus its reserved four. */
 export type WitnessType = "analysis" | "final" | "metric" | "tool_call" | "tool_result" | "error" | "debug";
@@ -39,7 +40,7 @@ function defined(fields: Record<string, JsonValue | undefined>): JsonObject {
 }
 
 function line(record: WitnessRecord): string {
-  return `${JSON.stringify(record)}\n`;
+  return `${stringifyRecord(record)}\n`;
 }
 
 /** The streaming writer for `--to witness`. */

@@ -52,6 +52,9 @@ export interface SummaryBuilder {
   result(stats: RecordStats, dialect: string | undefined, health?: HealthStats): SessionSummary;
 }
 
+/** Issues listed in a summary: the first ones; `health` counts them all. Keeps memory flat on a long, broken stream. */
+const LISTED_ISSUES = 1000;
+
 /** Creates an accumulator for one stream's summary. */
 export function createSummaryBuilder(): SummaryBuilder {
   let started: Extract<AgentEvent, { type: "session.started" }> | undefined;
@@ -162,7 +165,7 @@ export function createSummaryBuilder(): SummaryBuilder {
       }
     },
     addIssue(issue) {
-      if (issue.severity === "info") return;
+      if (issue.severity === "info" || issues.length >= LISTED_ISSUES) return;
       issues.push({ line: issue.line ?? 0, code: issue.code, message: issue.message });
     },
     result(stats, dialect, health) {

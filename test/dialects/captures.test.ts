@@ -5,6 +5,7 @@
  */
 import { basename, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { stringifyRecord } from "../../src/framing/stringify-record.ts";
 import { validateEvent } from "../../src/schema/validate.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -23,7 +24,7 @@ describe.skipIf(!hasShared)("real captures (../shared/fixtures)", () => {
       for (const event of result.events) expect(validateEvent(event)).toEqual([]);
       const rel = relative(sharedPath("fixtures", folder), path);
       const golden = `${repoRoot}/test/golden/${folder}/${rel}`;
-      await expect(result.events.map((e) => JSON.stringify(e)).join("\n") + "\n").toMatchFileSnapshot(`${golden}.events.ndjson`);
+      await expect(result.events.map((e) => stringifyRecord(e)).join("\n") + "\n").toMatchFileSnapshot(`${golden}.events.ndjson`);
       await expect(`${JSON.stringify(result.summary, null, 2)}\n`).toMatchFileSnapshot(`${golden}.summary.json`);
       void basename;
     },

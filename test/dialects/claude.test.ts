@@ -545,3 +545,16 @@ describe("claude: result status with a terminal_reason from a newer version", ()
     expect(summary.finalText).toBe("ok");
   });
 });
+
+describe.skipIf(!hasShared)("claude: a capture repeated (ids recur, as in a concatenated log)", () => {
+  it("decodes the second copy exactly as the first: per-message state is released, not carried over", () => {
+    const bytes = readFileSync(sharedPath("fixtures/claude/ralph_partial_bash_success_2.1.218.jsonl"));
+    const once = readAll([bytes], { dialect: claude }).events;
+    const twice = readAll([bytes, bytes], { dialect: claude }).events;
+    // Messages only: the second copy's system/init is rightly "init again", and a tool_use id seen
+    // before is (still) taken as a repeat of the same call.
+    const shape = (events: readonly AgentEvent[]): string[] => events.filter((e) => "messageId" in e).map((e) => `${e.type}:${"messageId" in e ? e.messageId : ""}`);
+    const first = shape(once);
+    expect(shape(twice)).toEqual([...first, ...first]);
+  });
+});

@@ -42,3 +42,49 @@ const draft: fc.Arbitrary<AgentEventDraft> = fc.oneof(
 
 /** Up to 40 events of any kind, in any order. */
 export const oddEvents: fc.Arbitrary<AgentEvent[]> = fc.array(draft, { maxLength: 40 }).map((drafts) => drafts.map((d, seq) => ({ v: 1, seq, ...d }) as AgentEvent));
+
+/** A well-formed session: start, turns with a message (streamed) and a tool call each, end. */
+function wellFormed(turns: number): AgentEventDraft[] {
+  const drafts: AgentEventDraft[] = [{ type: "session.started", sessionId: "root", agent: "x" }];
+  for (let i = 1; i <= turns; i++) {
+    drafts.push(
+      { type: "turn.started", sessionId: "root", turnId: `u${i}` },
+      { type: "message.started", sessionId: "root", messageId: `m${i}`, role: "assistant", kind: "text" },
+      { type: "message.delta", sessionId: "root", messageId: `m${i}`, text: "he", position: 0 },
+      { type: "message.delta", sessionId: "root", messageId: `m${i}`, text: "llo", position: 2 },
+      { type: "message.completed", sessionId: "root", messageId: `m${i}`, role: "assistant", kind: "text", text: "hello" },
+      { type: "tool.started", sessionId: "root", toolCallId: `t${i}`, name: "Bash", input: { command: "ls" } },
+      { type: "tool.progress", sessionId: "root", toolCallId: `t${i}`, output: "a\n" },
+      { type: "tool.completed", sessionId: "root", toolCallId: `t${i}`, isError: false, output: "a\n" },
+      { type: "turn.completed", sessionId: "root", turnId: `u${i}` },
+    );
+  }
+  drafts.push({ type: "session.completed", sessionId: "root", status: "success", finalText: "hello" });
+  return drafts;
+}
+
+/** What the fuzzer did to real captures: drop, repeat and move events. */
+const mutation = fc.oneof(
+  fc.record({ op: fc.constant("drop" as const), at: fc.nat() }),
+  fc.record({ op: fc.constant("repeat" as const), at: fc.nat() }),
+  fc.record({ op: fc.constant("move" as const), at: fc.nat(), to: fc.nat() }),
+);
+
+/**
+ * A well-formed session with events dropped, repeated and moved: orphan tool results, turn ends
+ * without a start, messages completed without a start or twice, session.completed twice, events
+ * after session.completed, tools never completed.
+ */
+export const mutatedEvents: fc.Arbitrary<AgentEvent[]> = fc
+  .record({ turns: fc.integer({ min: 1, max: 3 }), mutations: fc.array(mutation, { minLength: 1, maxLength: 6 }) })
+  .map(({ turns, mutations }) => {
+    const drafts = wellFormed(turns);
+    for (const m of mutations) {
+      if (drafts.length === 0) break;
+      const at = m.at % drafts.length;
+      const [picked] = m.op === "repeat" ? [drafts[at] as AgentEventDraft] : drafts.splice(at, 1);
+      if (m.op === "repeat") drafts.splice(at + 1, 0, picked as AgentEventDraft);
+      else if (m.op === "move") drafts.splice(m.to % (drafts.length + 1), 0, picked as AgentEventDraft);
+    }
+    return drafts.map((d, seq) => ({ v: 1, seq, ...d }) as AgentEvent);
+  });

@@ -134,6 +134,14 @@ describe("codex-thread writer: mapping", () => {
       ],
     ],
     [
+      "a turn end with no start gets its turn.started first",
+      [{ type: "turn.completed", turnId: "t" }],
+      [
+        { type: "turn.started", turn_id: "t", iteration: 1, message_count: null, tool_count: 2 },
+        { type: "turn.completed", turn_id: "t", iteration: 1, tool_call_count: 0, has_final_report: null },
+      ],
+    ],
+    [
       "error → error with iteration and item id",
       [{ type: "turn.started", turnId: "t" }, { type: "error", scope: "tool", message: "denied", toolCallId: "c", fatal: false }],
       [

@@ -1,0 +1,62 @@
+/**
+ * An integer the input wrote beyond ±(2^53 − 1), which a JavaScript number cannot hold exactly
+ * (Codex's `history_log_id: 1104763548210798038` parses to …798100). The framer puts one of these
+ * where JSON.parse rounded, keeping the digits as written; `stringifyRecord` writes them back as
+ * bare number text, so every writer carries them without loss.
+ *
+ * It is the one class in the model: plain data cannot say "this number, exactly as written".
+ */
+import type { JsonObject, JsonValue } from "./events.ts";
+
+export class LosslessInteger {
+  /** The integer as the input wrote it: an optional `-` and digits, no exponent. */
+  readonly source: string;
+
+  constructor(source: string) {
+    this.source = source;
+  }
+
+  /** The nearest double: what JSON.parse would have produced. */
+  valueOf(): number {
+    return Number(this.source);
+  }
+
+  toString(): string {
+    return this.source;
+  }
+
+  /**
+   * What a plain `JSON.stringify` writes: the nearest double, so code that knows nothing of this
+   * class sees the same number as before. `stringifyRecord` writes the exact digits instead.
+   */
+  toJSON(): number | string {
+    return losslessJsonHook === undefined ? this.valueOf() : losslessJsonHook(this);
+  }
+
+  /** True for a LosslessInteger, even one from another copy of the package. */
+  static is(value: unknown): value is LosslessInteger {
+    return value instanceof LosslessInteger || (typeof value === "object" && value !== null && (value as { [losslessBrand]?: unknown })[losslessBrand] === true);
+  }
+}
+
+const losslessBrand = Symbol.for("agentstream.LosslessInteger");
+Object.defineProperty(LosslessInteger.prototype, losslessBrand, { value: true });
+
+/** Set by `stringifyRecord` for the duration of one JSON.stringify call (synchronous, so never nested). */
+let losslessJsonHook: ((value: LosslessInteger) => string) | undefined;
+
+/** Internal: lets the framing layer substitute a placeholder while it stringifies. */
+export function withLosslessJsonHook<T>(hook: (value: LosslessInteger) => string, run: () => T): T {
+  const previous = losslessJsonHook;
+  losslessJsonHook = hook;
+  try {
+    return run();
+  } finally {
+    losslessJsonHook = previous;
+  }
+}
+
+/** True for a JSON object: not null, an array or a LosslessInteger. */
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !LosslessInteger.is(value);
+}
