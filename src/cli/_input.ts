@@ -2,7 +2,7 @@
  * Shared by every command that reads agent output: the reading options, opening the inputs,
  * feeding the synchronous reader, printing diagnostics and the progress line.
  */
-import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
+import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
@@ -120,7 +120,8 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
         file: name,
         onIssue(issue) {
           issues.push(issue);
-          if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, name)}\n`);
+          const shown = isSecurityIssue(issue) || (values.quiet !== true && (issue.severity !== "info" || values.verbose === true));
+          if (shown) void io.stderr.write(`${formatIssue(issue, name)}\n`);
           handlers.onIssue?.(issue);
         },
       },

@@ -13,7 +13,7 @@
 import type { Issue, IssueCode, IssueSeverity } from "../errors.ts";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonObject } from "../model/events.ts";
-import { findDuplicateKey, inspectValue } from "./_inspect-value.ts";
+import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 
 /** How records are delimited. */
 /** How records are delimited. `document`: the whole input is one JSON text (a saved session file). */
@@ -62,7 +62,7 @@ export interface FramingStats {
   /** Text lines handed out. */
   text: number;
   blank: number;
-  /** Lines that looked like JSON and did not parse, or were rejected (depth, forbidden keys, not an object). */
+  /** Lines that looked like JSON and did not parse, or were rejected (depth, not an object, forbidden keys with `forbiddenKeys: "reject"`). */
   invalid: number;
   tooLong: number;
   bytes: number;
@@ -89,6 +89,14 @@ export interface NdjsonOptions {
    * @defaultValue "keep-last"
    */
   duplicateKeys?: "keep-last" | "reject";
+  /**
+   * What to do with `__proto__` (or `constructor` holding a `prototype`) anywhere in a record.
+   * `remove` deletes those keys and keeps the record, so one such key cannot hide the rest of it
+   * (a sibling tool call, say); `reject` drops the whole record, as the hazard corpus expects.
+   * Both report `forbidden-key`.
+   * @defaultValue "remove"
+   */
+  forbiddenKeys?: "remove" | "reject";
   /** File name put on issues. */
   file?: string;
 }
@@ -128,6 +136,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const rejectDuplicates = options.duplicateKeys === "reject";
+  const rejectForbidden = options.forbiddenKeys === "reject";
   let framing: Framing = options.framing ?? "auto";
   if (!["auto", "ndjson", "json-seq", "pretty", "document"].includes(framing)) {
     throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq, pretty or document`);
@@ -242,9 +251,15 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       reject("not-object", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`);
       return;
     }
-    if (inspection.forbiddenKey !== undefined) {
+    if (inspection.forbiddenKey !== undefined && rejectForbidden) {
       reject("forbidden-key", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`);
       return;
+    }
+    if (inspection.forbiddenKey !== undefined) {
+      // Dropping the whole record would let a model hide a sibling tool call behind one such key:
+      // only the keys go, and the record is read as usual.
+      const removed = removeForbiddenKeys(value);
+      issue("forbidden-key", "warning", `${removed.map((path) => `"${path}"`).join(", ")} could pollute object prototypes: removed, the rest of the record is kept`, at, offset, length);
     }
     const duplicate = findDuplicateKey(text, inspection.keyCount);
     if (duplicate !== undefined) {
