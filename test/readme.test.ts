@@ -53,28 +53,46 @@ function readmeExamples(): CodeBlock[] {
 
 /** Type errors of an example, compiled as a module with the project's options and `agentstream` mapped to src/. */
 function typeErrors(block: CodeBlock): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(repoRoot, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(repoRoot, "tsconfig.json"),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const fileName = join(repoRoot, `readme-example-${block.line}.ts`);
-  const options: ts.CompilerOptions = { ...config?.options, noEmit: true, rootDir: repoRoot, paths: { agentstream: ["./src/index.ts"] }, baseUrl: repoRoot };
+  const options: ts.CompilerOptions = {
+    ...config?.options,
+    noEmit: true,
+    rootDir: repoRoot,
+    paths: { agentstream: ["./src/index.ts"] },
+    baseUrl: repoRoot,
+  };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (name === fileName ? `${block.code}\nexport {};\n` : readFile(name));
   host.fileExists = (name) => name === fileName || fileExists(name);
-  host.getSourceFile = (name, language) => (name === fileName ? ts.createSourceFile(name, `${block.code}\nexport {};\n`, language) : getSourceFile(name, language));
+  host.getSourceFile = (name, language) =>
+    name === fileName ? ts.createSourceFile(name, `${block.code}\nexport {};\n`, language) : getSourceFile(name, language);
   const program = ts.createProgram([fileName], options, host);
   return ts
     .getPreEmitDiagnostics(program)
     .filter((d) => d.file?.fileName === fileName)
-    .map((d) => `README.md:${block.line + (d.file?.getLineAndCharacterOfPosition(d.start ?? 0).line ?? 0)}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    .map(
+      (d) =>
+        `README.md:${block.line + (d.file?.getLineAndCharacterOfPosition(d.start ?? 0).line ?? 0)}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+    );
 }
 
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+  ...args: string[]
+) => (...values: unknown[]) => Promise<void>;
 
 /** Runs an example with stdin (or fetch's body) reading `open()`; returns what it printed on stdout. */
 async function runExample(block: CodeBlock, open: () => Readable): Promise<string> {
-  const js = ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 } }).outputText;
+  const js = ts.transpileModule(block.code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 },
+  }).outputText;
   // The only import is the library itself; it becomes a parameter so the example runs on src/.
   const body = js.replace(/^import \{([^}]*)\} from "agentstream";$/m, "const {$1} = __agentstream;");
   expect(body).not.toMatch(/^import /m);
@@ -113,7 +131,9 @@ describe("README library examples", () => {
 noteSharedMissing();
 describe.skipIf(!hasShared)("README library examples on a real capture of every dialect", () => {
   const examples = readmeExamples();
-  const cases = CAPTURES.flatMap((capture) => examples.map((block) => [`README.md:${block.line} on ${capture}`, block, sharedPath("fixtures", capture)] as const));
+  const cases = CAPTURES.flatMap((capture) =>
+    examples.map((block) => [`README.md:${block.line} on ${capture}`, block, sharedPath("fixtures", capture)] as const),
+  );
 
   it.each(cases)("%s: the final answer once, no reasoning, no prompts", async (_name, block, path) => {
     const events = await eventsOf(path);
@@ -143,7 +163,8 @@ describe.skipIf(!hasShared)("README library examples on a real capture of every 
       const started = new Map<string, string>();
       for (const event of await eventsOf(sharedPath("fixtures", capture))) {
         if (event.type === "message.started") started.set(event.messageId, `${event.role} ${event.kind}`);
-        if (event.type === "message.delta") expect(`${event.role} ${event.kind}`, `${capture}: ${event.messageId}`).toBe(started.get(event.messageId));
+        if (event.type === "message.delta")
+          expect(`${event.role} ${event.kind}`, `${capture}: ${event.messageId}`).toBe(started.get(event.messageId));
       }
     }
   });

@@ -23,7 +23,10 @@ function mutatedCapture(): string {
   expect(at).toBeGreaterThan(-1);
   lines[at] = (lines[at] as string)
     .replace('"input":{"file_path":', '"input":{"__proto__":{},"file_path":')
-    .replace('"caller":{"type":"direct"}}]', `"caller":{"type":"direct"}},{"type":"tool_use","id":"toolu_hidden","name":"Bash","input":{"command":"${HIDDEN}"}}]`);
+    .replace(
+      '"caller":{"type":"direct"}}]',
+      `"caller":{"type":"direct"}},{"type":"tool_use","id":"toolu_hidden","name":"Bash","input":{"command":"${HIDDEN}"}}]`,
+    );
   expect(lines[at]).toContain(HIDDEN);
   const dir = mkdtempSync(join(tmpdir(), "agentstream-proto-"));
   const path = join(dir, "mutated.jsonl");

@@ -42,9 +42,22 @@ describe("agentstream dialect: message.delta role and kind", () => {
   it("role and kind given on a delta are kept as written", () => {
     const given = [
       { v: 1, seq: 0, type: "message.started", messageId: "r", role: "assistant", kind: "reasoning" },
-      { v: 1, seq: 1, type: "message.delta", messageId: "r", role: "assistant", kind: "reasoning", text: "Let me look at the logs.", position: 0 },
+      {
+        v: 1,
+        seq: 1,
+        type: "message.delta",
+        messageId: "r",
+        role: "assistant",
+        kind: "reasoning",
+        text: "Let me look at the logs.",
+        position: 0,
+      },
     ].map((e) => JSON.stringify(e));
     const { events } = readAll([given.join("\n")]);
-    expect(events.find((e) => e.type === "message.delta")).toMatchObject({ role: "assistant", kind: "reasoning", text: "Let me look at the logs." });
+    expect(events.find((e) => e.type === "message.delta")).toMatchObject({
+      role: "assistant",
+      kind: "reasoning",
+      text: "Let me look at the logs.",
+    });
   });
 });

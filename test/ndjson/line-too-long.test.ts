@@ -60,7 +60,11 @@ describe("a discarded over-long line leaves a record-dropped stand-in", () => {
     expect(dialect).toBe("claude");
     const notices = events.filter((e) => e.type === "notice" && e.kind === "record-dropped");
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ level: "warning", source: { line: 2 }, details: { code: "line-too-long", line: 2, bytes: Buffer.byteLength(claude.split("\n")[1] as string) } });
+    expect(notices[0]).toMatchObject({
+      level: "warning",
+      source: { line: 2 },
+      details: { code: "line-too-long", line: 2, bytes: Buffer.byteLength(claude.split("\n")[1] as string) },
+    });
     expect(events.indexOf(notices[0] as (typeof events)[number])).toBeGreaterThan(events.findIndex((e) => e.type === "session.started"));
     expect(summary.records).toMatchObject({ tooLong: 1, tooLongBytes: Buffer.byteLength(claude.split("\n")[1] as string) });
   });
@@ -68,8 +72,14 @@ describe("a discarded over-long line leaves a record-dropped stand-in", () => {
   it("convert --to agentstream carries the loss to its consumer, and the written stream still validates", async () => {
     const io = fakeIo({ stdin: input });
     expect(await run(["convert", "--to", "agentstream", "--max-line-bytes", String(LIMIT)], io)).toBe(0);
-    const events = io.out().trim().split("\n").map((l) => JSON.parse(l) as { type: string; kind?: string; details?: unknown });
-    expect(events.filter((e) => e.type === "notice" && e.kind === "record-dropped").map((e) => e.details)).toEqual([{ code: "line-too-long", line: 2, offset: 8, bytes: BIG_BYTES }]);
+    const events = io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; kind?: string; details?: unknown });
+    expect(events.filter((e) => e.type === "notice" && e.kind === "record-dropped").map((e) => e.details)).toEqual([
+      { code: "line-too-long", line: 2, offset: 8, bytes: BIG_BYTES },
+    ]);
     expect(io.err()).toMatch(/line-too-long/);
     const check = fakeIo({ stdin: io.out() });
     expect(await run(["validate"], check)).toBe(0);
