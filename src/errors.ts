@@ -36,6 +36,17 @@ export type IssueCode =
   // health
   | "parse-error-rate";
 
+/**
+ * Issues that say the input tried something hostile, not merely that it was damaged: shown even
+ * when diagnostics are silenced (`-q`), since a quiet view must not hide an attempt to hide data.
+ */
+const SECURITY_ISSUES: ReadonlySet<IssueCode> = new Set<IssueCode>(["forbidden-key"]);
+
+/** True for an issue that `-q` must not silence (see `SECURITY_ISSUES`). */
+export function isSecurityIssue(issue: { readonly code: IssueCode }): boolean {
+  return SECURITY_ISSUES.has(issue.code);
+}
+
 /** One problem found in the input. Never thrown; handed to `onIssue` and counted. */
 export interface Issue {
   readonly code: IssueCode;

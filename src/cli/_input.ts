@@ -2,7 +2,7 @@
  * Shared by every command that reads agent output: the reading options, opening the inputs,
  * feeding the synchronous reader, printing diagnostics and the progress line.
  */
-import { AgentStreamError, formatIssue, type Issue } from "../errors.ts";
+import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../parse/create-event-reader.ts";
 import { primeOnce } from "../parse/read-events.ts";
@@ -153,9 +153,10 @@ export async function readInputs(files: readonly string[], io: CliIo, values: Re
           const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
           // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
           if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
-          // A fatal issue is said once, in the line about the unreadable input.
-          const shown = issue.severity === "fatal" ? false : issue.severity !== "info" || values.verbose === true;
-          if (values.quiet !== true && shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
+          // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
+          const wanted = issue.severity !== "info" || values.verbose === true;
+          const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (values.quiet !== true && wanted));
+          if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
           handlers.onIssue?.(issue);
         },
       },

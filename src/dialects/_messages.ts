@@ -80,7 +80,7 @@ export function createStreamState(): StreamState {
       if (text === "") return [];
       const out = state.start(messageId, role, kind, options);
       const open = messages.get(messageId) as OpenMessage;
-      out.push(withSession({ type: "message.delta", messageId, text, position: open.length }, options?.sessionId ?? open.sessionId, options?.time));
+      out.push(withSession({ type: "message.delta", messageId, role: open.role, kind: open.kind, text, position: open.length }, options?.sessionId ?? open.sessionId, options?.time));
       open.parts.push(text);
       open.length += text.length;
       return out;

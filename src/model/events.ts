@@ -144,6 +144,14 @@ export interface MessageStartedEvent extends EventBase, MessageMeta {
 export interface MessageDeltaEvent extends EventBase {
   readonly type: "message.delta";
   readonly messageId: string;
+  /**
+   * The message's role and kind, repeated from its `message.started` so that a consumer printing
+   * only deltas never shows reasoning, or the user's prompt, as the answer. Every producer sets
+   * them; streams written before they existed may lack them, and reading those back fills them in
+   * from `message.started`.
+   */
+  readonly role: MessageRole;
+  readonly kind: MessageKind;
   /** The new text only. */
   readonly text: string;
   /** Offset of `text` in the whole message, in UTF-16 code units; lets a reader detect gaps and duplicates. */

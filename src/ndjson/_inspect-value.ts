@@ -47,9 +47,7 @@ export function inspectValue(value: unknown, maxDepth: number): ValueInspection 
       for (const key in object) {
         result.keyCount++;
         const child = object[key];
-        if (key === "__proto__" || (key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype"))) {
-          result.forbiddenKey ??= key;
-        }
+        if (isForbiddenKey(key, child)) result.forbiddenKey ??= key;
         if (typeof child === "object" && child !== null) {
           stack.push(child);
           depths.push(depth + 1);
@@ -58,6 +56,40 @@ export function inspectValue(value: unknown, maxDepth: number): ValueInspection 
     }
   }
   return result;
+}
+
+/** True for a key that would set or reach a prototype if a later copy (`Object.assign`, `obj[key] = v`) wrote it. */
+function isForbiddenKey(key: string, child: unknown): boolean {
+  return key === "__proto__" || (key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype"));
+}
+
+/**
+ * Deletes every forbidden key from `value` in place and returns where each was (`a.b.__proto__`).
+ * JSON.parse makes `__proto__` an own data property, which is harmless here; deleting it keeps a
+ * later merge or copy anywhere downstream from turning it into a prototype. Iterative, like
+ * `inspectValue`, and only called when that found a forbidden key.
+ */
+export function removeForbiddenKeys(value: object): string[] {
+  const removed: string[] = [];
+  const stack: { node: unknown; path: string }[] = [{ node: value, path: "" }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop() as { node: unknown; path: string };
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push({ node: node[i], path: `${path}[${i}]` });
+      continue;
+    }
+    const object = node as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const child = object[key];
+      const at = path === "" ? key : `${path}.${key}`;
+      if (isForbiddenKey(key, child)) {
+        delete object[key];
+        removed.push(at);
+      } else stack.push({ node: child, path: at });
+    }
+  }
+  return removed.sort();
 }
 
 function checkNumber(value: unknown, result: ValueInspection): void {

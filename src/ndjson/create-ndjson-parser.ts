@@ -13,7 +13,7 @@
 import type { Issue, IssueCode, IssueSeverity } from "../errors.ts";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonObject } from "../model/events.ts";
-import { findDuplicateKey, inspectValue } from "./_inspect-value.ts";
+import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 
 /** How records are delimited. */
@@ -49,6 +49,12 @@ export interface TextRecord {
    * skip these; text dialects (Aider, Harmony) read them as the text they are.
    */
   readonly invalid?: boolean;
+  /**
+   * Set on the empty stand-in for a line that was discarded whole (`line-too-long`): `line`,
+   * `offset` and `length` say where it was and how many bytes it had, so the loss can be put in
+   * the event stream in order.
+   */
+  readonly dropped?: IssueCode;
 }
 
 /** What the framer hands out: JSON objects and the text lines between them. */
@@ -63,9 +69,11 @@ export interface FramingStats {
   /** Text lines handed out. */
   text: number;
   blank: number;
-  /** Lines that looked like JSON and did not parse, or were rejected (depth, forbidden keys, not an object). */
+  /** Lines that looked like JSON and did not parse, or were rejected (depth, not an object, forbidden keys with `forbiddenKeys: "reject"`). */
   invalid: number;
   tooLong: number;
+  /** Bytes in the lines counted by `tooLong`. */
+  tooLongBytes: number;
   bytes: number;
 }
 
@@ -90,6 +98,14 @@ export interface NdjsonOptions {
    * @defaultValue "keep-last"
    */
   duplicateKeys?: "keep-last" | "reject";
+  /**
+   * What to do with `__proto__` (or `constructor` holding a `prototype`) anywhere in a record.
+   * `remove` deletes those keys and keeps the record, so one such key cannot hide the rest of it
+   * (a sibling tool call, say); `reject` drops the whole record, as the hazard corpus expects.
+   * Both report `forbidden-key`.
+   * @defaultValue "remove"
+   */
+  forbiddenKeys?: "remove" | "reject";
   /** File name put on issues. */
   file?: string;
 }
@@ -135,6 +151,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const rejectDuplicates = options.duplicateKeys === "reject";
+  const rejectForbidden = options.forbiddenKeys === "reject";
   let framing: Framing = options.framing ?? "auto";
   if (!["auto", "ndjson", "json-seq", "pretty", "document"].includes(framing)) {
     throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq, pretty or document`);
@@ -143,11 +160,15 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   const onIssue = callbacks.onIssue ?? (() => {});
   const file = options.file;
 
-  const stats: FramingStats = { lines: 0, json: 0, text: 0, blank: 0, invalid: 0, tooLong: 0, bytes: 0 };
+  const stats: FramingStats = { lines: 0, json: 0, text: 0, blank: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, bytes: 0 };
   // The unfinished line: a list of chunk slices, joined once when the line ends (no quadratic re-scan).
   let pending: Uint8Array[] = [];
   let pendingLength = 0;
   let discarding = false; // inside a line that passed maxLineBytes
+  // The line being discarded: where it started and how many bytes it has had so far.
+  let discardLine = 0;
+  let discardOffset = 0;
+  let discardBytes = 0;
   let line = 0; // number of the line being read, 1-based once it starts
   let lineStart = 0; // byte offset where the current line starts
   let consumed = 0; // bytes fed so far
@@ -249,9 +270,15 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       reject("not-object", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`);
       return;
     }
-    if (inspection.forbiddenKey !== undefined) {
+    if (inspection.forbiddenKey !== undefined && rejectForbidden) {
       reject("forbidden-key", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`);
       return;
+    }
+    if (inspection.forbiddenKey !== undefined) {
+      // Dropping the whole record would let a model hide a sibling tool call behind one such key:
+      // only the keys go, and the record is read as usual.
+      const removed = removeForbiddenKeys(value);
+      issue("forbidden-key", "warning", `${removed.map((path) => `"${path}"`).join(", ")} could pollute object prototypes: removed, the rest of the record is kept`, at, offset, length);
     }
     const duplicate = findDuplicateKey(text, inspection.keyCount);
     if (duplicate !== undefined) {
@@ -300,20 +327,36 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     return joined;
   }
 
-  function tooLong(at: number, offset: number): void {
+  /** Starts discarding a line that passed the limit: reported at once, while it still streams. */
+  function tooLong(at: number, offset: number, bytesSoFar: number): void {
     stats.tooLong++;
     stats.lines++;
+    discarding = true;
+    discardLine = at;
+    discardOffset = offset;
+    discardBytes = bytesSoFar;
     issue("line-too-long", "warning", `line longer than ${maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`, at, offset, maxLineBytes);
+  }
+
+  /** The discarded line ended: hands out its stand-in record, with its full length, so the loss reaches the event stream. */
+  function finishDiscard(): void {
+    discarding = false;
+    stats.tooLongBytes += discardBytes;
+    const record: TextRecord = { kind: "text", text: "", line: discardLine, offset: discardOffset, length: discardBytes, invalid: true, dropped: "line-too-long" };
+    onRecord(record);
   }
 
   /** Adds a slice of the current line, switching to discard mode past the limit. */
   function append(slice: Uint8Array): void {
-    if (discarding) return;
+    if (discarding) {
+      discardBytes += slice.length;
+      return;
+    }
     if (pendingLength + slice.length > maxLineBytes) {
+      const bytesSoFar = pendingLength + slice.length;
       pending = [];
       pendingLength = 0;
-      discarding = true;
-      tooLong(line + 1, lineStart);
+      tooLong(line + 1, lineStart, bytesSoFar);
       return;
     }
     if (slice.length > 0) {
@@ -328,13 +371,16 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
       const at = ++line;
       if (discarding) {
-        discarding = false;
+        discardBytes += nl - from;
+        finishDiscard();
       } else if (pendingLength === 0) {
-        if (nl - from > maxLineBytes) tooLong(at, lineStart);
-        else handleLine(chunk.subarray(from, nl), at, lineStart, false);
+        if (nl - from > maxLineBytes) {
+          tooLong(at, lineStart, nl - from);
+          finishDiscard();
+        } else handleLine(chunk.subarray(from, nl), at, lineStart, false);
       } else {
         append(chunk.subarray(from, nl));
-        if (discarding) discarding = false;
+        if (discarding) finishDiscard();
         else handleLine(join(pending, pendingLength), at, lineStart, false);
       }
       pending = [];
@@ -358,7 +404,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     pending = [];
     pendingLength = 0;
     if (bytes === undefined) {
-      discarding = false;
+      finishDiscard();
       return;
     }
     let first = 0;
@@ -437,7 +483,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
           const bytes = join(pending, pendingLength);
           pending = [];
           pendingLength = 0;
-          if (discarding) discarding = false;
+          if (discarding) finishDiscard();
           // The LF that ends a record's last line is not a blank line of its own.
           else if (!(afterRecord && !lineHasContent && isBlank(bytes)) && !(inArrayFraming() && !lineHasContent)) handleLine(bytes, line, lineStart, false);
           lineHasContent = false;
@@ -483,7 +529,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
           const bytes = join(pending, pendingLength);
           pending = [];
           pendingLength = 0;
-          if (discarding) discarding = false;
+          if (discarding) finishDiscard();
           else {
             stats.lines++;
             let start = 0;
@@ -596,7 +642,10 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         const bytes = join(pending, pendingLength);
         pending = [];
         pendingLength = 0;
-        if (discarding) return;
+        if (discarding) {
+          finishDiscard();
+          return;
+        }
         if (isBlank(bytes)) {
           stats.lines++;
           stats.invalid++;
@@ -614,7 +663,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         issue("truncated-tail", "warning", "the input ends inside a JSON array (no closing `]`); the records before it were read", line, consumed, 0);
       }
       if (discarding) {
-        discarding = false;
+        finishDiscard();
         return;
       }
       if (pendingLength > 0) {

@@ -5,7 +5,7 @@
  */
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions } from "../ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions, type TextRecord } from "../ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialects/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
@@ -66,6 +66,8 @@ export interface RecordStats {
   /** Lines that looked like JSON and were rejected. */
   invalid: number;
   tooLong: number;
+  /** Bytes in the lines counted by `tooLong`. */
+  tooLongBytes: number;
   /** JSON records no rule understood, kept as `unknown` events. */
   unknown: number;
 }
@@ -207,6 +209,11 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
 
   function decode(record: InputRecord): void {
     currentLine = record.line;
+    if (record.kind === "text" && record.dropped !== undefined) {
+      currentRaw = undefined;
+      emitDrafts([droppedNotice(record)]);
+      return;
+    }
     if (record.kind === "text" && !(dialect?.readsText ?? false)) {
       if (record.invalid === true) return; // rejected JSON: already reported and counted
 
@@ -315,7 +322,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
 
   function countStats(): RecordStats {
     const f = framer.stats;
-    return { total: f.lines, events: f.json - unknown, blank: f.blank, text: f.text, invalid: f.invalid, tooLong: f.tooLong, unknown };
+    return { total: f.lines, events: f.json - unknown, blank: f.blank, text: f.text, invalid: f.invalid, tooLong: f.tooLong, tooLongBytes: f.tooLongBytes, unknown };
   }
 
   const framer = createNdjsonParser(
@@ -377,5 +384,20 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     get health(): HealthStats {
       return countHealth();
     },
+  };
+}
+
+/**
+ * A record the framer discarded whole (a line past `maxLineBytes`), as an event in its place: a
+ * consumer of the converted stream learns what was lost, where and how big it was, not only stderr.
+ */
+function droppedNotice(record: TextRecord): AgentEventDraft {
+  const code = record.dropped ?? "line-too-long";
+  return {
+    type: "notice",
+    kind: "record-dropped",
+    level: "warning",
+    text: `line ${record.line}: a ${record.length}-byte record was discarded (${code})`,
+    details: { code, line: record.line, offset: record.offset, bytes: record.length },
   };
 }

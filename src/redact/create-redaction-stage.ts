@@ -5,7 +5,7 @@
  * text goes through one stream redactor per channel, so a token split across deltas is caught;
  * delta positions are rewritten so the redacted stream is self-consistent. docs/redaction.md.
  */
-import type { AgentEventDraft, JsonValue } from "../model/events.ts";
+import type { AgentEventDraft, JsonValue, MessageKind, MessageRole } from "../model/events.ts";
 import type { EventStage } from "../parse/create-event-reader.ts";
 import { createStreamRedactor, type StreamRedactor } from "./create-stream-redactor.ts";
 import { redactText, redactValue, type RedactionCounts } from "./redact-text.ts";
@@ -24,6 +24,9 @@ interface MessageChannel {
   rawText: string;
   outText: string;
   readonly sessionId: string | undefined;
+  /** The message's role and kind, repeated on every delta this stage emits. */
+  readonly role: MessageRole;
+  readonly kind: MessageKind;
 }
 
 /** Fields that hold identifiers or enumerations, never free text: left as they are. */
@@ -73,6 +76,8 @@ export function createRedactionStage(): RedactionStage {
         rawText: "",
         outText: "",
         sessionId: draft.sessionId,
+        role: draft.role,
+        kind: draft.kind,
       };
       messages.set(draft.messageId, channel);
     }
@@ -96,7 +101,7 @@ export function createRedactionStage(): RedactionStage {
     const text = channel.redactor.flush();
     channel.outText += text;
     if (text.length === 0) return channel;
-    const draft: AgentEventDraft = { type: "message.delta", messageId, text, position: channel.outEnd };
+    const draft: AgentEventDraft = { type: "message.delta", messageId, role: channel.role, kind: channel.kind, text, position: channel.outEnd };
     emit(channel.sessionId === undefined ? draft : { ...draft, sessionId: channel.sessionId });
     return channel;
   }

@@ -197,13 +197,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
   function onMessageDelta(draft: Extract<AgentEventDraft, { type: "message.delta" }>, emit: Emit): void {
     const known = messages.get(draft.messageId);
     if (known === undefined) {
-      // Delta for a message that never started: start it (assistant text, the common case) and say so.
+      // Delta for a message that never started: start it (with the delta's role and kind) and say so.
       stats.protocolViolations++;
       repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, { messageId: draft.messageId, sessionId: draft.sessionId });
-      const started: AgentEventDraft = { type: "message.started", messageId: draft.messageId, role: "assistant", kind: "text" };
+      const started: AgentEventDraft = { type: "message.started", messageId: draft.messageId, role: draft.role, kind: draft.kind };
       emit(draft.sessionId !== undefined ? { ...started, sessionId: draft.sessionId } : started);
     }
-    const channel = known ?? channelFor(messages, draft.messageId, "assistant", "text", draft.sessionId);
+    const channel = known ?? channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
     const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
     if (heldTemplates.size > 0 && !(heldTemplates.size === 1 && heldTemplates.has(draft.messageId))) flushAllHeld(emit, draft.messageId);
     if (channel.completed) {
@@ -255,7 +255,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     const channel = messages.get(draft.messageId);
     const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
     if (channel !== undefined) {
-      flushHeld(channel, draft.messageId, { type: "message.delta", messageId: draft.messageId, text: "", position: 0, ...(draft.sessionId ? { sessionId: draft.sessionId } : {}) }, emit);
+      flushHeld(channel, draft.messageId, { type: "message.delta", messageId: draft.messageId, role: channel.role, kind: channel.kind, text: "", position: 0, ...(draft.sessionId ? { sessionId: draft.sessionId } : {}) }, emit);
       heldTemplates.delete(draft.messageId);
     }
     if (channel?.completed === true) {

@@ -69,7 +69,8 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
     properties: { turnId: str, status: { enum: ["success", "error"] }, error: str, usage: { $ref: "#/$defs/tokenUsage" }, costUsd: { type: "number", minimum: 0 } },
   },
   "message.started": { required: ["messageId", "role", "kind"], properties: { messageId: str, role, kind, ...messageMeta } },
-  "message.delta": { required: ["messageId", "text", "position"], properties: { messageId: str, text: str, position: nonNegative } },
+  // `role` and `kind` are not required so that v1 streams written before they existed stay valid; every producer writes them.
+  "message.delta": { required: ["messageId", "text", "position"], properties: { messageId: str, role, kind, text: str, position: nonNegative } },
   "message.completed": {
     required: ["messageId", "role", "kind", "text"],
     properties: { messageId: str, role, kind, text: str, signature: str, ...messageMeta },

@@ -160,7 +160,7 @@ export interface FooterDiagnostics {
 /** Creates the fold behind the footer. */
 export function createSessionFacts(): SessionFacts {
   const builder = createSummaryBuilder();
-  const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, unknown: 0 };
+  const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, unknown: 0 };
   let rootId: string | undefined;
   let rootKnown = false;
   let thinkingTokens: number | undefined;
@@ -177,6 +177,11 @@ export function createSessionFacts(): SessionFacts {
         const view = viewMetric(event, false);
         if (view.thinkingTokens !== undefined) thinkingTokens = view.thinkingTokens;
         if (view.turnMs !== undefined) turnMs = (turnMs ?? 0) + view.turnMs;
+      }
+      // A line the reader discarded reaches writers only as this notice: count it as the reader did.
+      if (event.type === "notice" && event.kind === "record-dropped" && typeof event.details?.bytes === "number") {
+        stats.tooLong++;
+        stats.tooLongBytes += event.details.bytes;
       }
       builder.add(event);
     },

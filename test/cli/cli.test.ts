@@ -78,7 +78,7 @@ describe("agentstream CLI (in-process)", () => {
     expect(s.agent).toBeNull();
     expect(s.status).toBe("incomplete");
     expect(s.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
-    expect(s.records).toEqual({ total: 4, events: 0, blank: 1, text: 1, invalid: 1, tooLong: 0, unknown: 1 });
+    expect(s.records).toEqual({ total: 4, events: 0, blank: 1, text: 1, invalid: 1, tooLong: 0, tooLongBytes: 0, unknown: 1 });
     expect(s.issues).toEqual([{ line: 4, code: "invalid-json", message: expect.stringMatching(/not valid JSON/) }]);
   });
 

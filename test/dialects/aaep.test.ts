@@ -59,8 +59,8 @@ describe("aaep: event shapes (another producer's events, no agentstream extensio
       [ev("aaep:agent.output.streaming", { chunk: "Hel", position: 0, complete: false, output_id: "out_1", language: "en" }), ev("aaep:agent.output.streaming", { chunk: "lo", position: 3, complete: true, output_id: "out_1" })],
       [
         { type: "message.started", messageId: "out_1", role: "assistant", kind: "text", language: "en", sessionId: "sess_s1", time: T },
-        { type: "message.delta", messageId: "out_1", text: "Hel", position: 0, sessionId: "sess_s1", time: T },
-        { type: "message.delta", messageId: "out_1", text: "lo", position: 3, sessionId: "sess_s1", time: T },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "out_1", text: "Hel", position: 0, sessionId: "sess_s1", time: T },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "out_1", text: "lo", position: 3, sessionId: "sess_s1", time: T },
         { type: "message.completed", messageId: "out_1", role: "assistant", kind: "text", text: "Hello", language: "en", sessionId: "sess_s1", time: T },
       ],
     ],

@@ -109,8 +109,8 @@ describe("codex record shapes (current format)", () => {
       ],
       [
         { type: "message.started", messageId: "item_0", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "item_0", text: "Hel", position: 0 },
-        { type: "message.delta", messageId: "item_0", text: "lo", position: 3 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "item_0", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "item_0", text: "lo", position: 3 },
         { type: "message.completed", messageId: "item_0", role: "assistant", kind: "text", text: "Hello!" },
       ],
     ],

@@ -83,8 +83,8 @@ describe("cursor: record shapes", () => {
       [assistant("A", { timestamp_ms: 1 }), assistant("B", { timestamp_ms: 2 }), assistant("AB")],
       [
         { type: "message.started", messageId: "assistant-1" },
-        { type: "message.delta", messageId: "assistant-1", text: "A", position: 0 },
-        { type: "message.delta", messageId: "assistant-1", text: "B", position: 1 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "assistant-1", text: "A", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "assistant-1", text: "B", position: 1 },
         { type: "message.completed", messageId: "assistant-1", text: "AB" },
       ],
     ],
@@ -97,8 +97,8 @@ describe("cursor: record shapes", () => {
       ],
       [
         { type: "message.started", messageId: "thinking-1", kind: "reasoning" },
-        { type: "message.delta", text: "th" },
-        { type: "message.delta", text: "ink" },
+        { type: "message.delta", role: "assistant", kind: "reasoning", text: "th" },
+        { type: "message.delta", role: "assistant", kind: "reasoning", text: "ink" },
         { type: "message.completed", messageId: "thinking-1", kind: "reasoning", text: "think" },
       ],
     ],

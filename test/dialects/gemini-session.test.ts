@@ -51,7 +51,7 @@ describe("gemini-session: record shapes", () => {
       [{ id: "g-1", timestamp: T, type: "gemini", content: "ok", thoughts: [{ subject: "Plan", description: "Answer.", timestamp: T }], tokens, model: "gemini-2.5-pro" }],
       [
         { type: "message.started", messageId: "g-1", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "g-1", text: "ok", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "g-1", text: "ok", position: 0 },
         { type: "message.started", messageId: "g-1#thought-1", kind: "reasoning" },
         { type: "message.completed", messageId: "g-1#thought-1", kind: "reasoning", text: "**Plan**\nAnswer." },
         { type: "message.completed", messageId: "g-1", text: "ok" },

@@ -113,7 +113,7 @@ export function oddEventDrafts(): object[] {
     for (const id of ids) {
       drafts.push(
         { type: "message.started", messageId: id, role: "assistant", kind: "text", ...s },
-        { type: "message.delta", messageId: id, text: "Hi. 😀 ", position: 0, ...s },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: id, text: "Hi. 😀 ", position: 0, ...s },
         { type: "message.completed", messageId: id, role: "assistant", kind: "text", text: "Hi. 😀 there", ...s },
         { type: "message.completed", messageId: id, role: "assistant", kind: "reasoning", text: "hmm", ...s },
         { type: "message.completed", messageId: id, role: "user", kind: "text", text: "go", ...s, ...t },

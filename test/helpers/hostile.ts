@@ -36,7 +36,7 @@ export function hostileEvents(payload: string): AgentEvent[] {
   return stream(
     { type: "session.started", sessionId: payload, agent: payload, model: payload, cwd: payload },
     { type: "session.started", sessionId: `${payload}-sub`, parentSessionId: payload, parentToolCallId: payload },
-    { type: "message.delta", messageId: "d", text: payload, position: 0 },
+    { type: "message.delta", role: "assistant", kind: "text", messageId: "d", text: payload, position: 0 },
     { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: payload },
     { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: payload, channel: payload },
     { type: "tool.started", toolCallId: "t", name: payload, kind: "command", input: { command: payload } },

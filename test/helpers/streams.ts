@@ -12,7 +12,7 @@ export function started(id: string, kind = "text"): string {
 }
 /** `position` here is what a careless producer sends; the repair stage renumbers it. */
 export function delta(id: string, text: string): string {
-  return line("message.delta", { messageId: id, text, position: 0 });
+  return line("message.delta", { messageId: id, role: "assistant", kind: "text", text, position: 0 });
 }
 export function completed(id: string, text: string, kind = "text"): string {
   return line("message.completed", { messageId: id, role: "assistant", kind, text });

@@ -24,6 +24,8 @@ function frame(chunks: Uint8Array[], options: NdjsonOptions = {}) {
 const DEVIATIONS: Record<string, { options: NdjsonOptions; defaultRecords: number }> = {
   // Codex 0.155 writes `id` twice in web_search items: by default we keep such records (last value wins).
   "duplicate-keys.ndjson": { options: { duplicateKeys: "reject" }, defaultRecords: 3 },
+  // One `__proto__` key must not hide the rest of a record (a sibling tool call): by default only the key goes.
+  "proto-keys.ndjson": { options: { forbiddenKeys: "reject" }, defaultRecords: 5 },
 };
 
 noteSharedMissing();

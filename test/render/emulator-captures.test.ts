@@ -145,7 +145,7 @@ describe("render into a terminal emulator: every capture × widths 40, 80, 200 �
 
   it("the oracle itself catches a cursor-up rewrite, a carriage return, a line printed twice and an orphaned row", async () => {
     const events: AgentEvent[] = [
-      { v: 1, seq: 0, type: "message.delta", messageId: "m", text: "Hello", position: 0 },
+      { v: 1, seq: 0, type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hello", position: 0 },
       { v: 1, seq: 1, type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello" },
     ];
     const cursorUp = await check(events, ["● Hello\n", "\x1b[1A\x1b[2K● Hello\n"], [0, 1], "full", 40);

@@ -40,7 +40,7 @@ const deltas = (id: string, pieces: string[], kind: "text" | "reasoning" = "text
   let position = 0;
   const out: AgentEventDraft[] = [{ type: "message.started", messageId: id, role: "assistant", kind, sessionId }];
   for (const text of pieces) {
-    out.push({ type: "message.delta", messageId: id, text, position, sessionId });
+    out.push({ type: "message.delta", role: "assistant", kind: "text", messageId: id, text, position, sessionId });
     position += text.length;
   }
   out.push({ type: "message.completed", messageId: id, role: "assistant", kind, text: pieces.join(""), sessionId });
@@ -93,16 +93,16 @@ describe("the append-only streaming contract", () => {
   it("an interrupted message resumes on a new line with its marker, and its text is never repeated", () => {
     const { text } = render([
       { type: "message.started", messageId: "a", role: "assistant", kind: "text" },
-      { type: "message.delta", messageId: "a", text: "first part", position: 0 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: "first part", position: 0 },
       { type: "tool.started", toolCallId: "t", name: "Bash", input: { command: "ls" } },
-      { type: "message.delta", messageId: "a", text: " second part", position: 10 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: " second part", position: 10 },
       { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "first part second part" },
     ]);
     expect(text).toBe("● first part\n\n→ Bash  ls\n\n●  second part\n");
   });
 
   it("the completed text adds what the deltas did not send, and never repeats what they did", () => {
-    const { text } = render([{ type: "message.started", messageId: "a", role: "assistant", kind: "text" }, { type: "message.delta", messageId: "a", text: "Hel", position: 0 }, { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "Hello" }]);
+    const { text } = render([{ type: "message.started", messageId: "a", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: "Hel", position: 0 }, { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "Hello" }]);
     expect(text).toBe("● Hello\n");
   });
 
@@ -114,9 +114,9 @@ describe("the append-only streaming contract", () => {
   it("notes that arrive while a message streams wait for its line to end", () => {
     const { text } = render([
       { type: "message.started", messageId: "a", role: "assistant", kind: "text" },
-      { type: "message.delta", messageId: "a", text: "streaming", position: 0 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: "streaming", position: 0 },
       { type: "metric", name: "tokens", values: { n: 3 } },
-      { type: "message.delta", messageId: "a", text: " on", position: 9 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: " on", position: 9 },
       { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "streaming on" },
     ]);
     expect(text).toBe("● streaming on\ntokens (n=3)\n");
@@ -127,7 +127,7 @@ describe("speed: 100k tiny deltas", () => {
   const many = 100_000;
   const events = (): AgentEvent[] => {
     const out: AgentEventDraft[] = [{ type: "message.started", messageId: "m", role: "assistant", kind: "text" }];
-    for (let i = 0; i < many; i++) out.push({ type: "message.delta", messageId: "m", text: i % 50 === 49 ? "x\n" : "x", position: i });
+    for (let i = 0; i < many; i++) out.push({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: i % 50 === 49 ? "x\n" : "x", position: i });
     out.push({ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "" });
     return stamp(out);
   };
@@ -348,7 +348,7 @@ describe("what the view shows", () => {
       { type: "rate_limit", status: "rejected", limit: "five_hour", resetsAt: "2026-11-18T11:06:40.000Z" },
       { type: "retry", attempt: 2, maxAttempts: 5, delayMs: 30000, error: "overloaded" },
       { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-      { type: "message.delta", messageId: "m", text: "working", position: 0 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "working", position: 0 },
       { type: "heartbeat", idleMs: 5000 },
       { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "working" },
     ]);

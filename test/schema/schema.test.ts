@@ -13,7 +13,7 @@ const examples: AgentEvent[] = [
   makeEvent("session.started", { seq: 0, sessionId: "s1", agent: "claude-code", agentVersion: "2.1.220", model: "m", cwd: "/w", tools: ["Bash"], details: { a: 1 } }),
   makeEvent("turn.started", { seq: 1, turnId: "t1" }),
   makeEvent("message.started", { seq: 2, messageId: "m1", role: "assistant", kind: "text", contentType: "text/markdown", language: "vi", channel: "path2" }),
-  makeEvent("message.delta", { seq: 3, messageId: "m1", text: "Xin chào", position: 0 }),
+  makeEvent("message.delta", { seq: 3, messageId: "m1", role: "assistant", kind: "text", text: "Xin chào", position: 0 }),
   makeEvent("message.completed", { seq: 4, messageId: "m1", role: "assistant", kind: "text", text: "Xin chào" }),
   makeEvent("tool.started", { seq: 5, toolCallId: "c1", name: "Bash", kind: "command" }),
   makeEvent("tool.input.delta", { seq: 6, toolCallId: "c1", text: '{"command":"ls"}' }),

@@ -27,7 +27,7 @@ const streamed = (id: string, deltas: string[]) => {
   return [
     { type: "message.started", messageId: id, role: "assistant", kind: "text" },
     ...deltas.map((d) => {
-      const delta = { type: "message.delta", messageId: id, text: d, position };
+      const delta = { type: "message.delta", role: "assistant", kind: "text", messageId: id, text: d, position };
       position += d.length;
       return delta;
     }),
@@ -127,7 +127,7 @@ describe("aaep writer: output streaming", () => {
   });
 
   it("a completed text that revises what streamed: the streamed output ends, the final text follows as a new output", () => {
-    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", messageId: "m", text: "Helo", position: 0 }, text("m", "Hello")]));
+    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 }, text("m", "Hello")]));
     expect(out.map((c) => [c.chunk, c.complete, c.output_id])).toEqual([
       ["Helo", false, "out_m"],
       ["", true, "out_m"],
@@ -137,7 +137,7 @@ describe("aaep writer: output streaming", () => {
   });
 
   it("a message that never completes is completed at the end with an empty chunk", () => {
-    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", messageId: "m", text: "cut", position: 0 }]));
+    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 }]));
     expect(out.map((c) => [c.chunk, c.complete])).toEqual([
       ["cut", false],
       ["", true],

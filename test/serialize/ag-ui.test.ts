@@ -72,8 +72,8 @@ describe("ag-ui writer: mapping", () => {
       input: [
         { type: "session.started", sessionId: S, agent: "claude-code", model: "m1" },
         { type: "message.started", sessionId: S, messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", sessionId: S, messageId: "m", text: "Hel", position: 0 },
-        { type: "message.delta", sessionId: S, messageId: "m", text: "lo", position: 3 },
+        { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "lo", position: 3 },
         { type: "message.completed", sessionId: S, messageId: "m", role: "assistant", kind: "text", text: "Hello" },
         { type: "session.completed", sessionId: S, status: "success", finalText: "Hello", usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: 1, reasoningTokens: null }, costUsd: 0.5 },
       ],
@@ -121,7 +121,7 @@ describe("ag-ui writer: mapping", () => {
       name: "empty text writes no empty CONTENT",
       input: [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "m", text: "", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "" },
       ],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END"],
@@ -130,7 +130,7 @@ describe("ag-ui writer: mapping", () => {
       name: "a completion longer than the deltas sends the rest",
       input: [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello!" },
       ],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"],
@@ -140,7 +140,7 @@ describe("ag-ui writer: mapping", () => {
       name: "a completion that revises streamed text follows as a new message",
       input: [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "m", text: "Helo", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello" },
       ],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"],
@@ -151,14 +151,14 @@ describe("ag-ui writer: mapping", () => {
     },
     {
       name: "a delta with no start opens an assistant message",
-      input: [{ type: "message.delta", messageId: "m", text: "hi", position: 0 }],
+      input: [{ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "hi", position: 0 }],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"],
     },
     {
       name: "reasoning with a signature",
       input: [
         { type: "message.started", messageId: "r", role: "assistant", kind: "reasoning" },
-        { type: "message.delta", messageId: "r", text: "think", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "reasoning", messageId: "r", text: "think", position: 0 },
         { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "think", signature: "sig" },
       ],
       types: ["RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "REASONING_ENCRYPTED_VALUE", "REASONING_END"],

@@ -91,8 +91,8 @@ describe("ai-sdk writer: mapping", () => {
       input: [
         { type: "session.started", sessionId: S, agent: "codex", model: "m1" },
         { type: "message.started", sessionId: S, messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", sessionId: S, messageId: "m", text: "Hel", position: 0 },
-        { type: "message.delta", sessionId: S, messageId: "m", text: "lo", position: 3 },
+        { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "lo", position: 3 },
         { type: "message.completed", sessionId: S, messageId: "m", role: "assistant", kind: "text", text: "Hello" },
         { type: "session.completed", sessionId: S, status: "success", finalText: "Hello", usage, costUsd: 0.5 },
       ],
@@ -140,7 +140,7 @@ describe("ai-sdk writer: mapping", () => {
     {
       name: "a completion longer than the deltas sends the rest",
       input: [
-        { type: "message.delta", messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello" },
       ],
       types: ["start", "text-start", "text-delta", "text-delta", "text-end", "finish"],
@@ -149,7 +149,7 @@ describe("ai-sdk writer: mapping", () => {
     {
       name: "a revised completion follows as a new text part",
       input: [
-        { type: "message.delta", messageId: "m", text: "Helo", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello" },
       ],
       types: ["start", "text-start", "text-delta", "text-end", "text-start", "text-delta", "text-end", "finish"],
@@ -159,7 +159,7 @@ describe("ai-sdk writer: mapping", () => {
       name: "reasoning with a signature, and redacted reasoning",
       input: [
         { type: "message.started", messageId: "r", role: "assistant", kind: "reasoning" },
-        { type: "message.delta", messageId: "r", text: "think", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "reasoning", messageId: "r", text: "think", position: 0 },
         { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "think", signature: "sig" },
         { type: "message.completed", messageId: "x", role: "assistant", kind: "redacted_reasoning", text: "", signature: "cipher" },
       ],
@@ -212,10 +212,10 @@ describe("ai-sdk writer: mapping", () => {
       name: "turns are steps; finish-step closes open parts, and a later delta opens a new one",
       input: [
         { type: "turn.started", turnId: "u1" },
-        { type: "message.delta", messageId: "m", text: "a", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "a", position: 0 },
         { type: "tool.started", toolCallId: "t", name: "X" },
         { type: "turn.completed", turnId: "u1", usage },
-        { type: "message.delta", messageId: "m", text: "b", position: 1 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "b", position: 1 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "ab" },
         { type: "tool.completed", toolCallId: "t", isError: false },
       ],
@@ -230,7 +230,7 @@ describe("ai-sdk writer: mapping", () => {
         { type: "tool.started", sessionId: S, toolCallId: "task", name: "Task", input: {} },
         { type: "session.started", sessionId: "sub", parentSessionId: S, parentToolCallId: "task" },
         { type: "turn.started", sessionId: "sub", turnId: "su" },
-        { type: "message.delta", sessionId: "sub", messageId: "sm", text: "found", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", sessionId: "sub", messageId: "sm", text: "found", position: 0 },
         { type: "tool.started", sessionId: "sub", toolCallId: "st", name: "Grep", input: { q: 1 } },
         { type: "tool.completed", sessionId: "sub", toolCallId: "st", output: "hit", isError: false },
         { type: "session.completed", sessionId: "sub", status: "success" },

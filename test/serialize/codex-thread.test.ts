@@ -109,7 +109,7 @@ describe("codex-thread writer: mapping", () => {
       "messages: item.started at message.started, item.completed with the whole text",
       [
         { type: "message.started", messageId: "m", role: "assistant", kind: "reasoning" },
-        { type: "message.delta", messageId: "m", text: "a", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "reasoning", messageId: "m", text: "a", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "reasoning", text: "all of it" },
       ],
       [
@@ -177,7 +177,7 @@ describe("codex-thread writer: mapping", () => {
   });
 
   it("items the input never closed are closed as incomplete before thread.completed", () => {
-    const out = records(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", messageId: "m", text: "cut", position: 0 }, { type: "tool.started", toolCallId: "c", name: "shell", input: {} }]));
+    const out = records(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 }, { type: "tool.started", toolCallId: "c", name: "shell", input: {} }]));
     expect(out.slice(-3).map((r) => [r.type, r.item_id, r.status, r.text])).toEqual([
       ["item.completed", "m", "incomplete", "cut"],
       ["item.completed", "c", "incomplete", undefined],

@@ -45,7 +45,7 @@ describe("codex mapping", () => {
       [
         START,
         { type: "message.started", messageId: "r", role: "assistant", kind: "reasoning" },
-        { type: "message.delta", messageId: "r", text: "think", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "reasoning", messageId: "r", text: "think", position: 0 },
         { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "think" },
         say("a", "answer"),
         DONE,
@@ -289,7 +289,7 @@ describe("codex writer on odd sequences", () => {
     ],
     [
       "deltas whose message never completes → an agent_message when the turn ends",
-      [START, { type: "message.delta", messageId: "m", text: "Hel", position: 0 }, { type: "message.delta", messageId: "m", text: "lo", position: 3 }, DONE],
+      [START, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "lo", position: 3 }, DONE],
       [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "Hello" } }, ZERO],
     ],
     [
@@ -363,7 +363,7 @@ describe("codex writer on odd sequences", () => {
     { type: "turn.started", turnId: "t" },
     { type: "turn.completed", turnId: "t", status: "error", error: "x" },
     { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-    { type: "message.delta", messageId: "m", text: "a", position: 0 },
+    { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "a", position: 0 },
     say("m", "a"),
     say("n", "b", { sessionId: "sub" }),
     { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "go" },

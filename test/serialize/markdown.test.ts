@@ -136,7 +136,7 @@ describe("markdown layout", () => {
 
   it("the final answer gets a section when no assistant text was shown; unfinished deltas are written at the end", () => {
     expect(body({ type: "session.completed", status: "success", finalText: "42" })).toBe("# Agent session\n\n## Final answer\n\n42\n\n");
-    expect(body({ type: "message.delta", messageId: "m", text: "partial", position: 0 })).toBe("# Agent session\n\n## Assistant\n\npartial\n\n");
+    expect(body({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "partial", position: 0 })).toBe("# Agent session\n\n## Assistant\n\npartial\n\n");
   });
 });
 
@@ -211,7 +211,7 @@ describe("odd sequences", () => {
     { type: "session.started", sessionId: "s1" },
     { type: "session.started", sessionId: "sub", parentSessionId: "s1" },
     { type: "session.completed", status: "success" },
-    { type: "message.delta", messageId: "m", text: "```\nopen", position: 0 },
+    { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "```\nopen", position: 0 },
     { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "```\nopen" },
     { type: "message.completed", messageId: "n", role: "assistant", kind: "reasoning", text: "<x>", sessionId: "sub" },
     { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command" },

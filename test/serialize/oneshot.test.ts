@@ -165,7 +165,7 @@ describe("oneshot writer: odd sequences never throw", () => {
         { type: "session.completed", status: "success", sessionId: "task-1" },
         { type: "session.started", sessionId: "task-2" },
         { type: "message.started", messageId: "m", role: "assistant", kind: "text", sessionId: "task-2" },
-        { type: "message.delta", messageId: "m", text: "cut", position: 0, sessionId: "task-2" },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0, sessionId: "task-2" },
       ]),
       "oneshot",
     );

@@ -25,7 +25,7 @@ describe("createSequenceGuard", () => {
     [
       "a message left open is closed with its text",
       [
-        { type: "message.delta", messageId: "m", text: "hi", position: 5 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "hi", position: 5 },
       ],
       ["repair:orphan-delta", "message.started", "repair:delta-position", "message.delta", "repair:unclosed-message", "message.completed"],
     ],
@@ -38,7 +38,7 @@ describe("createSequenceGuard", () => {
   });
 
   it("closes an open message with the text its deltas carried", () => {
-    const completed = guarded({ type: "message.started", messageId: "m", role: "user", kind: "text" }, { type: "message.delta", messageId: "m", text: "ab", position: 0 }).at(-1);
+    const completed = guarded({ type: "message.started", messageId: "m", role: "user", kind: "text" }, { type: "message.delta", role: "user", kind: "text", messageId: "m", text: "ab", position: 0 }).at(-1);
     expect(completed).toMatchObject({ type: "message.completed", role: "user", text: "ab" });
   });
 
@@ -48,7 +48,7 @@ describe("createSequenceGuard", () => {
       Array.from({ length: REMEMBERED_IDS + 10 }, (_v, i): AgentEventDraft[] => [
         { type: "turn.started", turnId: `u${i}` },
         { type: "message.started", messageId: `m${i}`, role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: `m${i}`, text: "x".repeat(1000), position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: `m${i}`, text: "x".repeat(1000), position: 0 },
         { type: "message.completed", messageId: `m${i}`, role: "assistant", kind: "text", text: "x".repeat(1000) },
         { type: "tool.started", toolCallId: `t${i}`, name: "Bash" },
         { type: "tool.completed", toolCallId: `t${i}`, isError: false },

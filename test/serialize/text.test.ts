@@ -31,8 +31,8 @@ describe("text layout", () => {
       "deltas are written as they come; the completed message only ends the line",
       [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-        { type: "message.delta", messageId: "m", text: "Hel", position: 0 },
-        { type: "message.delta", messageId: "m", text: "lo\nworld", position: 3 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "lo\nworld", position: 3 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello\nworld" },
       ],
       "Assistant: Hello\n  world\n",
@@ -40,7 +40,7 @@ describe("text layout", () => {
     [
       "a completed text that differs from its deltas is written again as the final text",
       [
-        { type: "message.delta", messageId: "m", text: "draft", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "draft", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "final" },
       ],
       "Assistant: draft\n\nAssistant (final text): final\n",
@@ -146,8 +146,8 @@ describe("text layout", () => {
     const writer = createTextWriter();
     const [started, first, second] = stream(
       { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-      { type: "message.delta", messageId: "m", text: "Hel", position: 0 },
-      { type: "message.delta", messageId: "m", text: "lo", position: 3 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "lo", position: 3 },
     );
     expect(writer.write(started as AgentEvent)).toBe("");
     expect(writer.write(first as AgentEvent)).toBe("Assistant: Hel");
@@ -182,8 +182,8 @@ describe("odd sequences", () => {
     { type: "session.started", sessionId: "sub", parentSessionId: "s1" },
     { type: "session.completed", status: "success" },
     { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-    { type: "message.delta", messageId: "m", text: "a\nb", position: 0 },
-    { type: "message.delta", messageId: "n", text: "c", position: 0, sessionId: "sub" },
+    { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "a\nb", position: 0 },
+    { type: "message.delta", role: "assistant", kind: "text", messageId: "n", text: "c", position: 0, sessionId: "sub" },
     { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "a\nb" },
     { type: "message.completed", messageId: "n", role: "assistant", kind: "reasoning", text: "x" },
     { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command" },

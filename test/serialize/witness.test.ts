@@ -77,7 +77,7 @@ describe("witness writer: mapping", () => {
 
 describe("witness writer: odd sequences never throw", () => {
   it("a message that never completes is written at the end, marked incomplete", () => {
-    const out = write(build([{ type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", messageId: "m", text: "half", position: 0 }]));
+    const out = write(build([{ type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "half", position: 0 }]));
     expect(out).toEqual([{ type: "final", content: "half", meta: { incomplete: true } }]);
   });
 
@@ -107,7 +107,7 @@ describe("witness writer: odd sequences never throw", () => {
     const writer = createWitnessWriter();
     const [started, delta, completed] = build([
       { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
-      { type: "message.delta", messageId: "m", text: "Hi", position: 0 },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hi", position: 0 },
       { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hi there" },
     ]) as [AgentEvent, AgentEvent, AgentEvent];
     expect([writer.write(started), writer.write(delta)]).toEqual(["", ""]);
