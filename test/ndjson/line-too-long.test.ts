@@ -71,7 +71,7 @@ describe("a discarded over-long line leaves a record-dropped stand-in", () => {
 
   it("convert --to agentstream carries the loss to its consumer, and the written stream still validates", async () => {
     const io = fakeIo({ stdin: input });
-    expect(await run(["convert", "--to", "agentstream", "--max-line-bytes", String(LIMIT)], io)).toBe(0);
+    expect(await run(["convert", "--from", "json", "--to", "agentstream", "--max-line-bytes", String(LIMIT)], io)).toBe(0);
     const events = io
       .out()
       .trim()
