@@ -34,7 +34,7 @@ describe("architecture", () => {
   });
 
   it("the framing core knows nothing about agents", () => {
-    const offenders = sources.filter((f) => f.path.startsWith("ndjson/") && importsOf(f.text).some((i) => i.includes("dialects") || i.includes("parse/")));
+    const offenders = sources.filter((f) => f.path.startsWith("framing/") && importsOf(f.text).some((i) => i.includes("dialect") || i.includes("pipeline/")));
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 });

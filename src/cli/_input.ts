@@ -4,13 +4,13 @@
  */
 import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
-import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../parse/create-event-reader.ts";
-import { primeOnce } from "../parse/read-events.ts";
-import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../ndjson/create-ndjson-parser.ts";
+import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../pipeline/create-event-reader.ts";
+import { primeOnce } from "../pipeline/read-events.ts";
+import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../framing/ndjson/create-ndjson-parser.ts";
 import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
 import { EXIT } from "./command.ts";
 import type { CliIo } from "./io.ts";
-import type { RedactionCounts } from "../redact/redact-text.ts";
+import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 
 /** parseArgs option specs shared by the reading commands. */
 export const readingOptions = {

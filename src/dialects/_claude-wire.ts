@@ -4,7 +4,7 @@
  * patches, todo statuses. One copy, so the two dialects name and count things the same way.
  */
 import type { JsonValue, PlanItem, ToolKind, Usage } from "../model/events.ts";
-import { arr, at, get, num, obj, str } from "./_json.ts";
+import { arr, at, get, num, obj, str } from "../dialect/json.ts";
 
 /** An Anthropic Messages API content block, as assistant and user messages carry them. */
 export interface ContentBlock {

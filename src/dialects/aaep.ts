@@ -2,11 +2,11 @@
 // the envelope and the 12 core event schemas), and what `convert --to aaep` writes (its
 // `extensions.agentstream`); docs/dialects/aaep.md.
 import type { AgentEventDraft, JsonObject, SessionStatus } from "../model/events.ts";
-import type { DecodeContext, Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
-import { arr, bool, compact, num, obj, str } from "./_json.ts";
-import { embeddedEvent } from "./_embedded.ts";
-import { createStreamState } from "./_messages.ts";
+import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
+import { arr, bool, compact, num, obj, str } from "../dialect/json.ts";
+import { embeddedEvent } from "../dialect/embedded.ts";
+import { createStreamState } from "../dialect/messages.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
 const EPOCH = Date.parse("1970-01-01T00:00:00Z");

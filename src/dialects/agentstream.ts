@@ -3,8 +3,8 @@
 // renumbers for the new stream, records that are not valid events, which become `unknown`, and a
 // `message.delta` written before deltas carried `role` and `kind`, which gets them from its `message.started`.
 import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type AgentEventType, type MessageKind, type MessageRole } from "../model/events.ts";
-import type { Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
+import type { Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
 
 const KNOWN = new Set<string>(EVENT_TYPES);
 

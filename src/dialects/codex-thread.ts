@@ -2,11 +2,11 @@
 // dev_agent/docs/stream-json.md), and what `convert --to codex-thread` writes; docs/dialects/codex-thread.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, MessageKind, MessageRole, SessionStatus, ToolKind } from "../model/events.ts";
 import { CODEX_THREAD_TYPES } from "../schema/formats/codex-thread.ts";
-import type { DecodeContext, Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
-import { arr, bool, compact, num, obj, str } from "./_json.ts";
-import { embeddedEvent } from "./_embedded.ts";
-import { createStreamState } from "./_messages.ts";
+import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
+import { arr, bool, compact, num, obj, str } from "../dialect/json.ts";
+import { embeddedEvent } from "../dialect/embedded.ts";
+import { createStreamState } from "../dialect/messages.ts";
 import { usageFromWire } from "./_usage-wire.ts";
 
 /** The envelope of every line. */

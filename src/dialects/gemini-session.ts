@@ -1,10 +1,10 @@
 // Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
 import type { AgentEventDraft, JsonObject, JsonValue } from "../model/events.ts";
 import { usageFrom } from "../model/usage.ts";
-import type { DecodeContext, Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
-import { arr, compact, get, num, obj, str, textOf } from "./_json.ts";
-import { createStreamState } from "./_messages.ts";
+import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
+import { arr, compact, get, num, obj, str, textOf } from "../dialect/json.ts";
+import { createStreamState } from "../dialect/messages.ts";
 import { geminiFileChange, geminiPlan, geminiToolKind } from "./gemini-cli.ts";
 
 /** Line 1: the session header. */

@@ -4,8 +4,8 @@
  * (codex-thread before codex, amp and qwen and cursor before claude, claude-session before claude).
  */
 import { AgentStreamError } from "../errors.ts";
-import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
-import type { Dialect } from "./dialect.ts";
+import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
+import type { Dialect } from "../dialect/dialect.ts";
 import { aaep } from "./aaep.ts";
 import { agentstream } from "./agentstream.ts";
 import { aider } from "./aider.ts";
@@ -26,7 +26,7 @@ import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen-code.ts";
 import { witness } from "./witness.ts";
 
-export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpening } from "./dialect.ts";
+export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpening } from "../dialect/dialect.ts";
 
 /** Every dialect, in detection order. `json` (framing only) is last and never detected. */
 export const dialects: readonly Dialect[] = [

@@ -2,11 +2,11 @@
 // 2026-01-21), and what `convert --to oneshot` writes; docs/dialects/oneshot.md.
 import { emptyUsage } from "../model/usage.ts";
 import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind } from "../model/events.ts";
-import type { DecodeContext, Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
-import { bool, compact, num, obj, str } from "./_json.ts";
-import { embeddedEvent } from "./_embedded.ts";
-import { createStreamState } from "./_messages.ts";
+import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
+import { bool, compact, num, obj, str } from "../dialect/json.ts";
+import { embeddedEvent } from "../dialect/embedded.ts";
+import { createStreamState } from "../dialect/messages.ts";
 import { usageFromWire } from "./_usage-wire.ts";
 
 /** One oneshot activity packet. */

@@ -1,11 +1,11 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../model/events.ts";
-import type { DecodeContext, Dialect } from "./dialect.ts";
-import { unknownRecord } from "./dialect.ts";
-import { bool, compact, num, obj, str } from "./_json.ts";
-import { embeddedEvent } from "./_embedded.ts";
-import { createStreamState } from "./_messages.ts";
+import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
+import { unknownRecord } from "../dialect/dialect.ts";
+import { bool, compact, num, obj, str } from "../dialect/json.ts";
+import { embeddedEvent } from "../dialect/embedded.ts";
+import { createStreamState } from "../dialect/messages.ts";
 import { usageFromWire } from "./_usage-wire.ts";
 
 /** One Witness line. */

@@ -13,7 +13,7 @@
  */
 import type { JsonValue } from "../model/events.ts";
 // One list of credential key names for the whole library.
-import { isSecretKey } from "../redact/redact-text.ts";
+import { isSecretKey } from "../stages/redact/redact-text.ts";
 import { LosslessInteger } from "../model/lossless-integer.ts";
 
 /** What a redacted value is replaced with. */

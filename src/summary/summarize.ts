@@ -5,7 +5,7 @@
 import type { Issue } from "../errors.ts";
 import type { AgentEvent, Usage } from "../model/events.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
-import type { HealthStats, RecordStats } from "../parse/create-event-reader.ts";
+import type { HealthStats, RecordStats } from "../pipeline/create-event-reader.ts";
 
 /**
  * Dialects whose input is a saved session log, written from the session's first record to its last: there the

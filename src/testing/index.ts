@@ -3,10 +3,10 @@
  * `describeDialect(dialect, { describe, it, expect }, options)` registers the rules with the test
  * runner you pass in (vitest or anything with the same shape), so this module imports no runner.
  */
-import type { Dialect } from "../dialects/dialect.ts";
+import type { Dialect } from "../dialect/dialect.ts";
 import type { Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
-import { createEventReader } from "../parse/create-event-reader.ts";
+import { createEventReader } from "../pipeline/create-event-reader.ts";
 import { checkSequence, validateEvent } from "../schema/validate.ts";
 
 /** The parts of a test runner the suite needs (vitest's `describe`, `it`, `expect` fit). */

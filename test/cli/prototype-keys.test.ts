@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { createNdjsonParser, type InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import type { Issue } from "../../src/errors.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import type { Issue } from "../../src/errors.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";

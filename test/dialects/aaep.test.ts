@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { aaep } from "../../src/dialects/aaep.ts";
 import { detectDialect } from "../../src/dialects/index.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { upstreamAaep, upstreamErrors } from "../helpers/aaep-upstream.ts";
 import { records, validateFormat } from "../helpers/convert.ts";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { amp } from "../../src/dialects/amp.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
-import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";

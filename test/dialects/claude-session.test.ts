@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { claudeSession } from "../../src/dialects/claude-session.ts";
 import { detectDialect } from "../../src/dialects/index.ts";
 import type { AgentEvent, EventOf, JsonObject } from "../../src/model/events.ts";
-import { createNdjsonParser, type InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";

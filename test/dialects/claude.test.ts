@@ -10,7 +10,7 @@ import { claude } from "../../src/dialects/claude-code.ts";
 import { detectDialect } from "../../src/dialects/index.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
-import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";

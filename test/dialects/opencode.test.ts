@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { detectDialect } from "../../src/dialects/index.ts";
 import { opencode } from "../../src/dialects/opencode.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";

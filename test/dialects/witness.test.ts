@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { detectDialect } from "../../src/dialects/index.ts";
 import { witness } from "../../src/dialects/witness.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll } from "../helpers/read.ts";
 import { captureRecords } from "../helpers/records.ts";

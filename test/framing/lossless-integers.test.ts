@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { stringifyRecord } from "../../src/framing/stringify-record.ts";
 import { LosslessInteger } from "../../src/model/lossless-integer.ts";
-import { createNdjsonParser, type InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { formatSpecs } from "../../src/schema/formats.ts";
 import { outputFormats } from "../../src/serialize/index.ts";
 import type { Issue } from "../../src/errors.ts";

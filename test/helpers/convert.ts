@@ -2,10 +2,10 @@
  * Helpers for writer tests: write events in a format, validate the output with that format's own
  * validator, and read it back with a dialect (round trips).
  */
-import type { Dialect } from "../../src/dialects/dialect.ts";
+import type { Dialect } from "../../src/dialect/dialect.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { getFormatSpec } from "../../src/schema/formats.ts";
 import { getOutputFormat, type WriterOptions } from "../../src/serialize/index.ts";
 import { expect } from "vitest";

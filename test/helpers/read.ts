@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createEventReader, type ReadOptions } from "../../src/parse/create-event-reader.ts";
+import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary } from "../../src/summary/summarize.ts";
 
 export interface ReadResult {

@@ -1,7 +1,7 @@
 /** Every framed record of every real capture, for detection tests ("claims no line of another agent"). */
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { createNdjsonParser, type InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { listCaptures, sharedPath } from "./shared.ts";
 
 let cached: { file: string; record: InputRecord }[] | undefined;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
-import { createNdjsonParser, type NdjsonOptions } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type NdjsonOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 
 const MiB = 1024 * 1024;
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createNdjsonParser, type InputRecord, type NdjsonOptions } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord, type NdjsonOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import type { Issue } from "../../src/errors.ts";
 import { chunkEvery } from "../helpers/chunks.ts";
 import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";

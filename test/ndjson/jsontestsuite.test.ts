@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
-import { createNdjsonParser, type InputRecord } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { chunkEvery } from "../helpers/chunks.ts";
 import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
 

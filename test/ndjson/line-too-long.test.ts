@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { createNdjsonParser, type InputRecord, type NdjsonOptions } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser, type InputRecord, type NdjsonOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { AgentEventStream, readEvents } from "../../src/parse/read-events.ts";
+import { AgentEventStream, readEvents } from "../../src/pipeline/read-events.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 
 const sample = '{"a":1}\nbanner\n{"b":2}\n';

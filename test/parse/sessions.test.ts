@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createEventReader, type SessionBoundary } from "../../src/parse/create-event-reader.ts";
+import { createEventReader, type SessionBoundary } from "../../src/pipeline/create-event-reader.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
 import { hasShared, listCaptures, sharedPath } from "../helpers/shared.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isSecretKey, redactText, redactValue, RULES, type RedactionCounts } from "../../src/redact/index.ts";
-import { ANY_TRIGGER } from "../../src/redact/redact-text.ts";
+import { isSecretKey, redactText, redactValue, RULES, type RedactionCounts } from "../../src/stages/redact/index.ts";
+import { ANY_TRIGGER } from "../../src/stages/redact/redact-text.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
 describe.skipIf(positives.length === 0)("redactText on the fake-secret corpus", () => {

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { createStreamRedactor, holdStart, redactText, type RedactionCounts } from "../../src/redact/index.ts";
+import { createStreamRedactor, holdStart, redactText, type RedactionCounts } from "../../src/stages/redact/index.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
 /** Feeds `text` cut at `cuts` through a stream redactor; returns what was shown, piece by piece. */

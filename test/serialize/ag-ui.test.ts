@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject } from "../../src/model/events.ts";
-import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { agUiFormat } from "../../src/schema/formats/ag-ui.ts";
 import { convertEvents, records } from "../helpers/convert.ts";
 import { build } from "../helpers/events.ts";

@@ -4,7 +4,7 @@
  * writer's own tests.
  */
 import { describe, expect, it } from "vitest";
-import { createNdjsonParser } from "../../src/ndjson/create-ndjson-parser.ts";
+import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { formatSpecs } from "../../src/schema/formats.ts";
 import { outputFormats } from "../../src/serialize/index.ts";
 import type { Issue } from "../../src/errors.ts";

@@ -1,10 +1,10 @@
 import { formatCost } from "../../render/_format.ts";
 import { sanitizeForTerminal } from "../../render/_sanitize.ts";
-import type { HealthStats, RecordStats } from "../../parse/create-event-reader.ts";
+import type { HealthStats, RecordStats } from "../../pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { Command } from "../command.ts";
 import { describeRedactions, readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
-import type { RedactionCounts } from "../../redact/redact-text.ts";
+import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
 
 export const summary: Command = {
   name: "summary",

@@ -7,8 +7,8 @@
  * (../shared/seeds/ralph-workflow-json-parser-streaming-contract.md and
  * ../shared/docs/seed-origins-and-ralph-contract.md); docs/repair.md gives each rule and why.
  */
-import type { AgentEventDraft, MessageKind, MessageRole } from "../model/events.ts";
-import type { EventStage } from "../parse/create-event-reader.ts";
+import type { AgentEventDraft, MessageKind, MessageRole } from "../../model/events.ts";
+import type { EventStage } from "../stage.ts";
 
 /** Thresholds of the snapshot and resend rules. */
 export interface RepairOptions {

@@ -2,8 +2,8 @@
  * Pure redaction: a string or a JSON value in, the same with every secret replaced by
  * `[REDACTED:<kind>]`. The rules are in rules.ts; the streaming twin is create-stream-redactor.ts.
  */
-import type { JsonValue } from "../model/events.ts";
-import { LosslessInteger } from "../model/lossless-integer.ts";
+import type { JsonValue } from "../../model/events.ts";
+import { LosslessInteger } from "../../model/lossless-integer.ts";
 import { RULES, type RedactionKind } from "./rules.ts";
 
 /** How many secrets of each kind were replaced, e.g. `{ "github-token": 2 }`. Kinds with none are absent. */

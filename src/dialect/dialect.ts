@@ -3,7 +3,7 @@
  * drafts out. A dialect is one file in this folder plus docs/dialects/<name>.md.
  */
 import type { AgentEventDraft, JsonValue } from "../model/events.ts";
-import type { InputRecord } from "../ndjson/create-ndjson-parser.ts";
+import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { IssueCode } from "../errors.ts";
 
 /** What a decoder may report about a record it could not fully understand. */

@@ -10,9 +10,9 @@
  *
  * No I/O and no Node-only imports: this runs in browsers too.
  */
-import type { Issue, IssueCode, IssueSeverity } from "../errors.ts";
-import { AgentStreamError } from "../errors.ts";
-import type { JsonObject } from "../model/events.ts";
+import type { Issue, IssueCode, IssueSeverity } from "../../errors.ts";
+import { AgentStreamError } from "../../errors.ts";
+import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 

@@ -5,19 +5,15 @@
  */
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions, type TextRecord } from "../ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialects/dialect.ts";
+import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions, type TextRecord } from "../framing/ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialect/dialect.ts";
 import { detectDialect, getDialect } from "../dialects/index.ts";
-import { createRepairStage, type RepairOptions, type RepairStats } from "../repair/create-repair-stage.ts";
-import { createRedactionStage } from "../redact/create-redaction-stage.ts";
-import { redactText, redactValue, type RedactionCounts } from "../redact/redact-text.ts";
+import type { EventStage } from "../stages/stage.ts";
+import { createRepairStage, type RepairOptions, type RepairStats } from "../stages/repair/create-repair-stage.ts";
+import { createRedactionStage } from "../stages/redact/create-redaction-stage.ts";
+import { redactText, redactValue, type RedactionCounts } from "../stages/redact/redact-text.ts";
 
-/** A step between the decoder and the envelope: sees every draft in order, may change, drop or add drafts. */
-export interface EventStage {
-  push(draft: AgentEventDraft, emit: (draft: AgentEventDraft) => void): void;
-  /** The input ended: emit whatever is still held. */
-  end(emit: (draft: AgentEventDraft) => void): void;
-}
+export type { EventStage };
 
 /** Options for reading agent events. */
 export interface ReadOptions extends NdjsonOptions {

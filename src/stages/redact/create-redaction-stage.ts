@@ -5,8 +5,8 @@
  * text goes through one stream redactor per channel, so a token split across deltas is caught;
  * delta positions are rewritten so the redacted stream is self-consistent. docs/redaction.md.
  */
-import type { AgentEventDraft, JsonValue, MessageKind, MessageRole } from "../model/events.ts";
-import type { EventStage } from "../parse/create-event-reader.ts";
+import type { AgentEventDraft, JsonValue, MessageKind, MessageRole } from "../../model/events.ts";
+import type { EventStage } from "../stage.ts";
 import { createStreamRedactor, type StreamRedactor } from "./create-stream-redactor.ts";
 import { redactText, redactValue, type RedactionCounts } from "./redact-text.ts";
 

@@ -4,8 +4,8 @@
  * second time for integer literals beyond ±(2^53 − 1), each with the path of keys and indices that
  * leads to it; the parsed value then gets a `LosslessInteger` at each such path.
  */
-import type { JsonObject } from "../model/events.ts";
-import { LosslessInteger } from "../model/lossless-integer.ts";
+import type { JsonObject } from "../../model/events.ts";
+import { LosslessInteger } from "../../model/lossless-integer.ts";
 
 /** Replaces, in `value` (parsed from `text`), each rounded integer by its exact source digits; returns how many. */
 export function restoreUnsafeIntegers(text: string, value: JsonObject): number {
