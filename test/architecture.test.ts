@@ -18,8 +18,8 @@ const sources = files(src).map((path) => ({ path: relative(src, path), text: rea
 const importsOf = (text: string): string[] => [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
 
 describe("architecture", () => {
-  it("no Node-only import outside src/cli (the core runs in browsers)", () => {
-    const offenders = sources.filter((f) => !f.path.startsWith("cli/") && importsOf(f.text).some((i) => i.startsWith("node:")));
+  it("no Node-only import outside src/cli and src/run (the core runs in browsers)", () => {
+    const offenders = sources.filter((f) => !f.path.startsWith("cli/") && !f.path.startsWith("run/") && importsOf(f.text).some((i) => i.startsWith("node:")));
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 
@@ -31,6 +31,11 @@ describe("architecture", () => {
   it("nothing outside src/cli imports the CLI, and the library entry does not either", () => {
     const offenders = sources.filter((f) => !f.path.startsWith("cli/") && importsOf(f.text).some((i) => /(^|\/)cli\//.test(i)));
     expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it("the library entry does not reach the Node-only runner (agentstream/run is its own entry)", () => {
+    const entry = sources.find((f) => f.path === "index.ts");
+    expect(importsOf(entry?.text ?? "").filter((i) => i.includes("run/"))).toEqual([]);
   });
 
   it("the framing core knows nothing about agents", () => {

@@ -8,6 +8,7 @@ import { EXIT, type Command } from "./command.ts";
 import { convert } from "./commands/convert.ts";
 import { formats } from "./commands/formats.ts";
 import { render } from "./commands/render.ts";
+import { run as runAgentCommand } from "./commands/run.ts";
 import { schema } from "./commands/schema.ts";
 import { summary } from "./commands/summary.ts";
 import { validate } from "./commands/validate.ts";
@@ -16,7 +17,7 @@ import { VERSION } from "../version.ts";
 import { wrapLine } from "../render/_width.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [render, convert, summary, validate, schema, formats];
+export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, validate, schema, formats];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -33,6 +34,7 @@ Options:
   --version        print the version
 
 Examples:
+  agentstream run -- claude -p "fix the tests" --output-format stream-json --verbose
   claude -p "fix the tests" --output-format stream-json --verbose | agentstream render
   codex exec --json "add a README" | agentstream summary --json
   agentstream convert --to agentstream session.jsonl > events.ndjson
@@ -77,7 +79,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+  // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
+  const end = args.indexOf("--");
+  const ours = end === -1 ? args : args.slice(0, end);
+  if (ours.includes("--help") || ours.includes("-h")) {
     await io.stdout.write(`${fitHelp(command.help, io)}\n`);
     return EXIT.ok;
   }

@@ -97,6 +97,11 @@ export interface SessionBoundary {
 /** A push reader: feed bytes or text, get events. */
 export interface EventReader {
   feed(chunk: Uint8Array | string): void;
+  /**
+   * Adds an event that did not come from the input (a runner's heartbeat, a line the agent wrote on
+   * stderr): stamped like every other event, in order, with no source line and no raw record.
+   */
+  inject(draft: AgentEventDraft): void;
   end(): void;
   /** The dialect in use (the current session's), once detected (or given). */
   readonly dialect: string | undefined;
@@ -343,6 +348,15 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   return {
     feed(chunk) {
       framer.feed(chunk);
+    },
+    inject(draft) {
+      const line = currentLine;
+      const raw = currentRaw;
+      currentLine = 0;
+      currentRaw = undefined;
+      stamp(draft);
+      currentLine = line;
+      currentRaw = raw;
     },
     end() {
       framer.end();

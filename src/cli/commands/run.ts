@@ -1,0 +1,192 @@
+import { AgentStreamError, formatIssue } from "../../errors.ts";
+import type { AgentEvent } from "../../model/events.ts";
+import { createTerminalRenderer, type Verbosity } from "../../render/create-terminal-renderer.ts";
+import { runAgent, type AgentRun } from "../../run/run-agent.ts";
+import { parseDuration } from "../../run/_duration.ts";
+import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
+import type { Command } from "../command.ts";
+import { EXIT } from "../command.ts";
+import type { CliIo } from "../io.ts";
+import { toReadOptions } from "../_input.ts";
+import { chooseMode } from "./render.ts";
+
+export const run: Command = {
+  name: "run",
+  summary: "run an agent CLI: live view, heartbeats, timeouts, signals, logs, exit code",
+  help: `Usage: agentstream run [options] -- <agent> [args ...]
+
+Runs the agent (no shell, in its own process group), reads its output as it comes and shows it
+(or writes it in another format), with heartbeats while it is silent, idle and overall timeouts,
+signals forwarded, optional logs, and the agent's exit code. The agent's stderr becomes events
+(shown dimmed), never mixed into stdout. The dialect comes from the command name (claude, codex,
+gemini, opencode, cursor-agent, amp, qwen, cline, aider), else from the stream.
+
+Options:
+  --from <dialect>         the agent's output dialect (default: from the command name, else auto)
+  --stream-json            write the Codex-style lifecycle (codex-thread NDJSON) instead of the view
+  --to <format>            write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}
+  --final-summary          after the stream, print the run's summary as pretty JSON
+  --json                   print only the summary as JSON (docs/run.md)
+  --heartbeat <dur>        a heartbeat event after this much silence (default 15s; 0: none)
+  --idle-timeout <dur>     end a silent agent (never while a tool call runs): exit 124
+  --timeout <dur>          end the run after this long: exit 124
+  --kill-after <dur>       after forwarding a signal, SIGKILL this much later (default: only a second Ctrl-C)
+  --stdin                  pass our stdin to the agent even when it is a terminal (a pipe or file
+                           is always passed; Codex appends piped stdin to its prompt)
+  --log <dir>              keep this run's logs there (default: $AGENTSTREAM_LOG_DIR, else none)
+  --mode <mode>            view: full | basic | none (default: from the terminal and NO_COLOR)
+  --width <n>              view: fit one-line slots to n columns
+  -q, --quiet              view: answers, tool calls, errors and the footer only
+  -v, --verbose            view: also notices, repairs, unknown records
+  --include-raw            attach each source record to its events as "raw"
+  --no-repair              no snapshot/duplicate repair (docs/repair.md)
+
+Durations: 500ms, 15s, 2m, 1h (a bare number is seconds).
+Exit status: the agent's, 128+n when signal n ended it, 124 timeout or idle timeout, 126 not
+executable, 127 command not found, 2 usage error.
+
+Examples:
+  agentstream run -- claude -p "fix the tests" --output-format stream-json --verbose
+  agentstream run --stream-json --final-summary -- codex exec --json "add a README" < /dev/null
+  agentstream run --idle-timeout 10m --log ~/.agentstream/runs -- gemini -p "..." -o stream-json`,
+  options: {
+    from: { type: "string" },
+    "stream-json": { type: "boolean", default: false },
+    to: { type: "string" },
+    "final-summary": { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+    heartbeat: { type: "string", default: "15s" },
+    "idle-timeout": { type: "string" },
+    timeout: { type: "string" },
+    "kill-after": { type: "string" },
+    stdin: { type: "boolean", default: false },
+    log: { type: "string" },
+    mode: { type: "string" },
+    width: { type: "string" },
+    quiet: { type: "boolean", short: "q", default: false },
+    verbose: { type: "boolean", short: "v", default: false },
+    "include-raw": { type: "boolean", default: false },
+    "no-repair": { type: "boolean", default: false },
+  },
+  async run(values, positionals, io) {
+    const [command, ...args] = positionals;
+    if (command === undefined) throw new AgentStreamError("usage", "name the agent to run after --: agentstream run -- claude -p \"...\"");
+    const duration = (flag: string): number | undefined => (values[flag] === undefined ? undefined : parseDuration(`--${flag}`, String(values[flag])));
+    const killAfterMs = duration("kill-after");
+    const sink = createSink(values, io);
+    const agent = runAgent(command, args, {
+      ...(values.from === undefined ? {} : { dialect: String(values.from) }),
+      heartbeatMs: duration("heartbeat") ?? 15_000,
+      idleTimeoutMs: duration("idle-timeout") ?? 0,
+      timeoutMs: duration("timeout") ?? 0,
+      stdin: io.stdin.isTTY === true && values.stdin !== true ? "ignore" : "inherit",
+      read: toReadOptions({ "include-raw": values["include-raw"] === true, "no-repair": values["no-repair"] === true }),
+      ...logOption(values, io),
+      onIssue(issue) {
+        if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, command)}\n`);
+      },
+    });
+    const stopForwarding = forwardSignals(agent, killAfterMs);
+    try {
+      for await (const event of agent.events) await sink.event(event);
+      const result = await agent.result;
+      await sink.end(result.summary);
+      return result.exitCode;
+    } finally {
+      stopForwarding();
+    }
+  },
+};
+
+interface Sink {
+  event(event: AgentEvent): void | Promise<void>;
+  end(summary: unknown): Promise<void>;
+}
+
+/** Where the events go: the terminal view, a writer, or only the summary. */
+function createSink(values: Record<string, unknown>, io: CliIo): Sink {
+  const finalSummary = values["final-summary"] === true;
+  const printSummary = async (summary: unknown): Promise<void> => {
+    await io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  };
+  if (values.json === true) return { event: (event) => echoToStderr(event, values, io), end: printSummary };
+  const formatName = values["stream-json"] === true ? "codex-thread" : (values.to as string | undefined);
+  if (formatName !== undefined) {
+    const format = getOutputFormat(formatName);
+    // codex-thread writes the dev-agent final report itself; other writers get the summary after them.
+    const writerSummary = finalSummary && format.name === "codex-thread";
+    const writer = format.create({ finalSummary: writerSummary });
+    return {
+      async event(event) {
+        await echoToStderr(event, values, io);
+        const text = writer.write(event);
+        if (text !== "") await io.stdout.write(text);
+      },
+      async end(summary) {
+        await io.stdout.write(writer.end());
+        if (finalSummary && !writerSummary) await printSummary(summary);
+      },
+    };
+  }
+  const verbosity: Verbosity = values.verbose === true ? "verbose" : values.quiet === true ? "quiet" : "normal";
+  let width = io.stdout.columns ?? 80;
+  if (values.width !== undefined) {
+    width = Number(values.width);
+    if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
+  }
+  let pending: string[] = [];
+  const renderer = createTerminalRenderer({ write: (text) => pending.push(text), mode: chooseMode(values.mode as string | undefined, io), width, verbosity });
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const text = pending.join("");
+    pending = [];
+    await io.stdout.write(text);
+  };
+  return {
+    async event(event) {
+      renderer.render(event);
+      await flush();
+    },
+    async end(summary) {
+      renderer.end();
+      await flush();
+      if (finalSummary) await printSummary(summary);
+    },
+  };
+}
+
+/** Without the view, the agent's stderr and our own errors still reach a person: on our stderr. */
+async function echoToStderr(event: AgentEvent, values: Record<string, unknown>, io: CliIo): Promise<void> {
+  if (values.quiet === true) return;
+  if (event.type === "notice" && (event.kind === "stderr" || event.kind === "incomplete" || event.kind === "leftover-processes")) {
+    await io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${event.text}\n`);
+  } else if (event.type === "error" && event.source?.line === undefined && event.fatal === true) {
+    await io.stderr.write(`agentstream run: ${event.message}\n`);
+  }
+}
+
+function logOption(values: Record<string, unknown>, io: CliIo): { log?: string } {
+  const dir = (values.log as string | undefined) ?? io.env.AGENTSTREAM_LOG_DIR;
+  return dir === undefined || dir === "" ? {} : { log: dir };
+}
+
+/**
+ * SIGINT, SIGTERM and SIGHUP go to the agent's process group; a second one (or --kill-after) sends
+ * SIGKILL. Returns the function that removes the handlers.
+ */
+function forwardSignals(agent: AgentRun, killAfterMs: number | undefined): () => void {
+  let received = 0;
+  let killTimer: NodeJS.Timeout | undefined;
+  const handler = (signal: NodeJS.Signals): void => {
+    received++;
+    if (received > 1) return agent.kill("SIGKILL");
+    agent.kill(signal);
+    if (killAfterMs !== undefined) killTimer = setTimeout(() => agent.kill("SIGKILL"), killAfterMs);
+  };
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+    if (killTimer !== undefined) clearTimeout(killTimer);
+  };
+}
