@@ -176,6 +176,8 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   /** What the last lines on screen belong to (`tool:<id>`, `msg:<id>`, ...): decides whether a tool result needs a reference line. */
   let lastItem = "";
   let heartbeatRun: { printed: number } | undefined;
+  /** Mode full: a live status line (heartbeats) is on the last row, without a newline. */
+  let statusShown = false;
   /** The last error message shown: a turn or session end that repeats it word for word does not show it again. */
   let lastError = "";
 
@@ -183,6 +185,11 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
 
   function emit(text: string): void {
     if (text === "") return;
+    if (statusShown) {
+      // The live status line is replaced, never kept: clear it before real output takes its row.
+      pending.push("\r\x1b[2K");
+      statusShown = false;
+    }
     pending.push(text);
     atLineStart = text.endsWith("\n");
     wroteAnything = true;
@@ -251,6 +258,17 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     if (current !== undefined) deferred.push(show);
     else if (lastItem.startsWith("tool:") && tools.get(lastItem.slice(5))?.headerShown === true) afterTool.push(show);
     else show();
+  }
+
+  /** Mode full: draws "◷ working… 45 s · Bash running" over the last row (the next real output clears it). */
+  function showStatus(idleMs: number | undefined): void {
+    if (!atLineStart) return;
+    const running = [...tools.values()].filter((tool) => tool.depth === 0).map((tool) => tool.name);
+    const parts = [`◷ working…${idleMs !== undefined && idleMs >= 1000 ? ` ${formatDuration(idleMs)}` : ""}`];
+    if (running.length > 0) parts.push(`${running.slice(0, 3).join(", ")}${running.length > 3 ? ` +${running.length - 3}` : ""} running`);
+    const text = cutToWidth(oneLine(parts.join(" · ")), width - 1).text;
+    pending.push(`\r\x1b[2K${style("meta", text)}`);
+    statusShown = true;
   }
 
   function releaseAfterTool(): void {
@@ -948,8 +966,12 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         break;
       }
       case "heartbeat": {
-        // A status line, never a rewrite: the first of a run, then when the idle time passes a step.
         if (quiet || current !== undefined) break;
+        if (mode === "full") {
+          showStatus(event.idleMs);
+          return;
+        }
+        // Elsewhere a status line, never a rewrite: the first of a run, then when the idle time passes a step.
         const idle = event.idleMs;
         if (heartbeatRun === undefined) {
           line(depthOf(event), style("meta", `◷ still working${idle !== undefined && idle >= 1000 ? ` · idle ${formatDuration(idle)}` : ""}`));
@@ -973,6 +995,13 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         break;
       }
       case "notice": {
+        if (event.kind === "stderr") {
+          // The agent's stderr (agentstream run): dimmed, at the left edge, like a text line.
+          if (quiet) break;
+          const depth = depthOf(event);
+          sideNote(() => line(depth, style("meta", sanitizeForTerminal(event.text)), "  "));
+          break;
+        }
         if (event.level === "warning" ? quiet : !verbose) break;
         const depth = depthOf(event);
         const text = sanitizeForTerminal(event.text);
@@ -1022,6 +1051,10 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
       if (open.length > 0 && wroteAnything && verbosity !== "debug") {
         begin("footer", 0, "footer");
         emitRows(`${style("meta", "◌ the stream ended before the session did (no result record)")}\n`);
+      }
+      if (statusShown) {
+        pending.push("\r\x1b[2K");
+        statusShown = false;
       }
       flush();
     },

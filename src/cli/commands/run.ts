@@ -1,7 +1,7 @@
 import { AgentStreamError, formatIssue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
 import { createTerminalRenderer, type Verbosity } from "../../render/create-terminal-renderer.ts";
-import { runAgent, type AgentRun } from "../../run/run-agent.ts";
+import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
@@ -90,7 +90,7 @@ Examples:
     try {
       for await (const event of agent.events) await sink.event(event);
       const result = await agent.result;
-      await sink.end(result.summary);
+      await sink.end(runReport(result));
       return result.exitCode;
     } finally {
       stopForwarding();
@@ -151,6 +151,29 @@ function createSink(values: Record<string, unknown>, io: CliIo): Sink {
       renderer.end();
       await flush();
       if (finalSummary) await printSummary(summary);
+    },
+  };
+}
+
+/**
+ * The summary `--json` and `--final-summary` print: the session's facts (as \`agentstream summary
+ * --json\`) and how the run went (docs/run.md).
+ */
+function runReport(result: RunResult): object {
+  return {
+    ...result.summary,
+    run: {
+      runId: result.runId,
+      exitCode: result.exitCode,
+      end: result.end,
+      agentExitCode: result.agentExitCode,
+      agentSignal: result.agentSignal,
+      complete: result.complete,
+      incompleteReason: result.incompleteReason ?? null,
+      durationMs: result.durationMs,
+      stdoutBytes: result.stdoutBytes,
+      stderrBytes: result.stderrBytes,
+      logs: result.logs ?? null,
     },
   };
 }

@@ -1,0 +1,184 @@
+/**
+ * runAgent() against the fake agents (test/fixtures/fake-agents/) and real captures replayed with
+ * their timing: what an orchestrator embedding it relies on (events, exit codes, timeouts, the
+ * ralph tools-in-flight rule, stderr as events, the full stdout drain, logs).
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, EventOf } from "../../src/model/events.ts";
+import { runAgent, type RunAgentOptions, type RunResult } from "../../src/run/index.ts";
+import { checkSequence } from "../../src/schema/index.ts";
+import { readAll, readFile } from "../helpers/read.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+
+const fakeAgents = join(repoRoot, "test/fixtures/fake-agents");
+
+interface Finished {
+  readonly events: AgentEvent[];
+  readonly result: RunResult;
+}
+
+/** Runs a fake agent script with node and collects every event and the result. */
+async function runFake(script: string, args: readonly string[], options: RunAgentOptions = {}): Promise<Finished> {
+  const run = runAgent(process.execPath, [join(fakeAgents, script), ...args], options);
+  const events: AgentEvent[] = [];
+  for await (const event of run.events) events.push(event);
+  return { events, result: await run.result };
+}
+
+const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((event): event is EventOf<T> => event.type === type);
+const noticesOf = (events: readonly AgentEvent[], kind: string): EventOf<"notice">[] => ofType(events, "notice").filter((n) => n.kind === kind);
+/** The events that came from the agent's stdout (not ours: stderr lines, heartbeats, exit notes). */
+const fromStdout = (events: readonly AgentEvent[]): AgentEvent[] => events.filter((e) => e.type !== "heartbeat" && !(e.type === "notice" && e.source?.line === undefined && ["stderr", "exit", "incomplete"].includes(e.kind)));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("runAgent", () => {
+  it.skipIf(!hasShared)("replays a real Claude Code capture with its timing into the same events the reader makes from the file", async () => {
+    const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
+    const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000", "--max-gap-ms=20"], { dialect: "claude" });
+    const expected = readFile(capture, { dialect: "claude" }).events;
+    const strip = (list: readonly AgentEvent[]) => list.map(({ seq: _seq, ...rest }) => rest);
+    expect(strip(fromStdout(events))).toEqual(strip(expected));
+    expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true, dialect: "claude" });
+    expect(result.summary.status).toBe("success");
+    expect(checkSequence(events)).toEqual([]);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+
+  it("reports a crash mid-line: 128+9, the torn tail, and why the stream is incomplete", async () => {
+    const { events, result } = await runFake("crash-mid-line.mjs", [], { dialect: "claude" });
+    expect(result).toMatchObject({ exitCode: 137, end: "signaled", agentSignal: "SIGKILL", complete: false });
+    expect(result.incompleteReason).toMatch(/SIGKILL.*cut off/);
+    expect(result.issues.map((i) => i.code)).toContain("truncated-tail");
+    expect(noticesOf(events, "incomplete")[0]?.text).toMatch(/final record/);
+    expect(ofType(events, "message.completed").map((m) => m.text)).toEqual(["Working on it."]);
+  });
+
+  it("reads everything an agent wrote just before it exited (no lost tail)", async () => {
+    const { events, result } = await runFake("exit-after-large-write.mjs", ["--mib=4"], { dialect: "json" });
+    const records = ofType(events, "unknown").map((e) => e.raw as { type?: string; lines?: number });
+    const done = records.at(-1);
+    expect(done?.type).toBe("done");
+    expect(records.length).toBe((done?.lines ?? 0) + 1);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("turns a stderr flood into stderr events without blocking or mixing it into stdout", async () => {
+    const { events, result } = await runFake("flood-stderr.mjs", ["--mib=2"], { dialect: "json" });
+    const records = ofType(events, "unknown").map((e) => e.raw as { type?: string; stderrBytes?: number });
+    expect(records.map((r) => r.type)).toEqual(["start", "end"]);
+    expect(result.stderrBytes).toBe(records[1]?.stderrBytes);
+    const lines = noticesOf(events, "stderr");
+    expect(lines[0]?.text).toMatch(/^log line 0: noise/);
+    expect(lines.length).toBe(Number(/log line (\d+)/.exec(lines.at(-1)?.text ?? "")?.[1]) + 1);
+    expect(lines.every((n) => n.level === "info" && !n.text.includes("\n"))).toBe(true);
+  });
+
+  it("keeps memory bounded on a 20 MiB line without a newline: one line-too-long issue, every byte counted", async () => {
+    const { result } = await runFake("no-newline-64mib.mjs", ["--mib=20"], { dialect: "json" });
+    expect(result.stdoutBytes).toBe(20 * 1024 * 1024);
+    expect(result.issues.map((i) => i.code)).toContain("line-too-long");
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("says clearly that a command does not exist, with exit code 127", async () => {
+    const run = runAgent("agentstream-no-such-agent", ["-p", "hi"]);
+    const events: AgentEvent[] = [];
+    for await (const event of run.events) events.push(event);
+    const result = await run.result;
+    expect(result).toMatchObject({ exitCode: 127, end: "not-found", agentExitCode: null });
+    const [error] = ofType(events, "error");
+    expect(error).toMatchObject({ code: "command-not-found", fatal: true });
+    expect(error?.message).toMatch(/agentstream-no-such-agent: command not found/);
+  });
+
+  it("emits heartbeats while the agent is silent and never ends it while a tool call is in flight", async () => {
+    const { events, result } = await runFake("slow-tool.mjs", ["--tool-ms=800"], { dialect: "claude", heartbeatMs: 50, idleTimeoutMs: 150 });
+    expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true });
+    const heartbeats = ofType(events, "heartbeat");
+    expect(heartbeats.length).toBeGreaterThan(1);
+    expect(heartbeats.every((h) => (h.idleMs ?? 0) >= 50)).toBe(true);
+    // They fall between the tool call and its result.
+    const started = events.findIndex((e) => e.type === "tool.started");
+    const completed = events.findIndex((e) => e.type === "tool.completed");
+    expect(heartbeats.every((h) => h.seq > started && h.seq < completed)).toBe(true);
+    expect(ofType(events, "error")).toEqual([]);
+  });
+
+  it("ends a silent agent on the idle timeout with an error event and exit code 124", async () => {
+    const { events, result } = await runFake("ignore-sigterm.mjs", [], { dialect: "json", idleTimeoutMs: 200, killAfterMs: 200 });
+    expect(result).toMatchObject({ exitCode: 124, end: "idle-timeout", agentSignal: "SIGKILL", complete: false });
+    expect(ofType(events, "error")).toMatchObject([{ code: "idle-timeout", scope: "session", fatal: true }]);
+    // It shrugged off our SIGTERM first (its own record says so), then SIGKILL ended it.
+    expect(ofType(events, "unknown").map((e) => (e.raw as { type?: string }).type)).toEqual(["ready", "ignored"]);
+  });
+
+  it("bounds the whole run with timeoutMs (exit 124) even while the agent keeps talking", async () => {
+    const { events, result } = await runFake("replay.mjs", [join(fakeAgents, "timed.ndjson"), "--speed=1", "--max-gap-ms=5000"], { dialect: "claude", timeoutMs: 300 });
+    expect(result).toMatchObject({ exitCode: 124, end: "timeout", complete: false });
+    expect(ofType(events, "error")[0]?.code).toBe("timeout");
+  });
+
+  it("aborts through an AbortSignal: SIGTERM, then SIGKILL after killAfterMs for an agent that ignores it", async () => {
+    const controller = new AbortController();
+    const run = runAgent(process.execPath, [join(fakeAgents, "ignore-sigterm.mjs")], { dialect: "json", signal: controller.signal, killAfterMs: 200 });
+    const seen: string[] = [];
+    for await (const event of run.events) {
+      if (event.type !== "unknown") continue;
+      seen.push(String((event.raw as { type?: string }).type));
+      if (seen.length === 1) controller.abort();
+    }
+    const result = await run.result;
+    expect(seen).toEqual(["ready", "ignored"]);
+    expect(result).toMatchObject({ exitCode: 137, agentSignal: "SIGKILL" });
+  });
+
+  it("ends processes the agent left holding its stdout, after the drain time, and still reports the agent's code", async () => {
+    const { events, result } = await runFake("orphan-child.mjs", ["--child-ms=30000"], { dialect: "json", drainMs: 200, killAfterMs: 200 });
+    const child = ofType(events, "unknown").map((e) => e.raw as { type?: string; pid?: number })[0];
+    expect(child?.type).toBe("child");
+    expect(result.exitCode).toBe(0);
+    expect(noticesOf(events, "leftover-processes")).toHaveLength(1);
+    expect(isAlive(child?.pid ?? 0)).toBe(false);
+  });
+
+  it("passes the environment and working directory, and gives stdin only when asked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentstream-run-cwd-"));
+    const code = 'process.stdout.write(JSON.stringify({ cwd: process.cwd(), flag: process.env.RUN_FLAG }) + "\\n")';
+    const run = runAgent(process.execPath, ["-e", code], { cwd: dir, env: { ...process.env, RUN_FLAG: "on" }, dialect: "json" });
+    const events: AgentEvent[] = [];
+    for await (const event of run.events) events.push(event);
+    expect(ofType(events, "unknown")[0]?.raw).toEqual({ cwd: dir, flag: "on" });
+    expect((await run.result).exitCode).toBe(0);
+  });
+
+  it("writes crash-safe 0600 logs: raw is the agent's stdout byte for byte, events and oneshot packets line by line", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-logs-")), "logs");
+    const capture = join(fakeAgents, "timed.ndjson");
+    const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000"], { dialect: "claude", log: dir, runId: "r1", heartbeatMs: 0 });
+    expect(readdirSync(dir).sort()).toEqual(["r1-oneshot-log.json", "r1.events.ndjson", "r1.raw", "r1.stderr", "r1.summary.json"]);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    const hash = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
+    expect(hash(readFileSync(join(dir, "r1.raw")))).toBe(hash(readFileSync(capture)));
+    const logged = readFileSync(join(dir, "r1.events.ndjson"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as AgentEvent);
+    expect(logged).toEqual(events);
+    const packets = readAll([readFileSync(join(dir, "r1-oneshot-log.json"))], { dialect: "oneshot" });
+    expect(packets.issues.filter((i) => i.severity !== "info")).toEqual([]);
+    expect(ofType(packets.events, "message.completed").map((m) => m.text)).toEqual(["one second later"]);
+    const summary = JSON.parse(readFileSync(join(dir, "r1.summary.json"), "utf8")) as RunResult;
+    expect(summary).toMatchObject({ runId: "r1", exitCode: 0, complete: true, logs: { raw: join(dir, "r1.raw") } });
+    expect(result.logs?.events).toBe(join(dir, "r1.events.ndjson"));
+  });
+});
