@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
 import { reportMemory } from "./memory.mjs";
+import { benchRun } from "./run-agent.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -156,3 +157,5 @@ for (const [label, dialect, lineOf] of [
 
 // Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.
 reportMemory([100, 1000]);
+// `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
+if (only === "" || "run".includes(only)) await benchRun(corpus);

@@ -21,11 +21,13 @@ export function createEventQueue<T>(options: EventQueueOptions): EventQueue<T> {
   let closed = false;
   let iterating = false;
   let full = false;
+  let abandoned = false;
   let wake: (() => void) | undefined;
 
   const waiting = (): number => items.length - head;
   return {
     push(item) {
+      if (abandoned) return; // the consumer left the loop: nobody will read these
       items.push(item);
       if (iterating && !full && waiting() > options.highWater) {
         full = true;
@@ -41,23 +43,40 @@ export function createEventQueue<T>(options: EventQueueOptions): EventQueue<T> {
       // Only one consumer: the events are handed out once.
       if (iterating) throw new Error("runAgent events can be iterated only once");
       iterating = true;
-      for (;;) {
-        while (head < items.length) {
-          const item = items[head] as T;
-          items[head++] = undefined as T;
-          yield item;
+      let done = false;
+      try {
+        for (;;) {
+          while (head < items.length) {
+            const item = items[head] as T;
+            items[head++] = undefined as T;
+            yield item;
+          }
+          items = [];
+          head = 0;
+          if (full) {
+            full = false;
+            options.onDrained();
+          }
+          if (closed) {
+            done = true;
+            return;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
         }
-        items = [];
-        head = 0;
-        if (full) {
-          full = false;
-          options.onDrained();
+      } finally {
+        if (!done) {
+          // `break` out of the loop: stop holding events, and never leave the producer paused.
+          abandoned = true;
+          items = [];
+          head = 0;
+          if (full) {
+            full = false;
+            options.onDrained();
+          }
         }
-        if (closed) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
       }
     },
   };

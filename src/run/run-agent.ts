@@ -221,13 +221,15 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       stderrRest = final ? "" : (lines.pop() as string);
       for (const line of lines) {
         const clean = line.endsWith("\r") ? line.slice(0, -1) : line;
-        if (clean === "" && !final) continue;
         if (clean === "") continue;
         ours({ type: "notice", kind: "stderr", level: "info", text: clean.length > STDERR_LINE_CHARS ? `${clean.slice(0, STDERR_LINE_CHARS)}… (${clean.length - STDERR_LINE_CHARS} more characters in the stderr log)` : clean });
       }
     };
 
+    let finished = false;
     const finish = (): void => {
+      if (finished) return;
+      finished = true;
       clearInterval(ticker);
       if (drainTimer !== undefined) clearTimeout(drainTimer);
       if (killTimer !== undefined) clearTimeout(killTimer);
@@ -319,9 +321,6 @@ export function runAgent(command: string, args: readonly string[] = [], options:
           stderr.destroy();
         }, killAfterMs + 500);
       }, options.drainMs ?? 2000);
-    });
-    stdout.on("close", () => {
-      if (openPipes === 0 && exit !== undefined && drainTimer !== undefined) clearTimeout(drainTimer);
     });
   });
 

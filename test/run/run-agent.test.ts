@@ -35,7 +35,14 @@ const noticesOf = (events: readonly AgentEvent[], kind: string): EventOf<"notice
 /** The events that came from the agent's stdout (not ours: stderr lines, heartbeats, exit notes). */
 const fromStdout = (events: readonly AgentEvent[]): AgentEvent[] => events.filter((e) => e.type !== "heartbeat" && !(e.type === "notice" && e.source?.line === undefined && ["stderr", "exit", "incomplete"].includes(e.kind)));
 
+/** True while `pid` runs (a zombie waiting for a reaper counts as gone). */
 function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    // No /proc (macOS): ask the kernel.
+  }
   try {
     process.kill(pid, 0);
     return true;

@@ -106,8 +106,10 @@ interface Sink {
 /** Where the events go: the terminal view, a writer, or only the summary. */
 function createSink(values: Record<string, unknown>, io: CliIo): Sink {
   const finalSummary = values["final-summary"] === true;
+  const out = batchedStdout(io);
   const printSummary = async (summary: unknown): Promise<void> => {
-    await io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    await out.write(`${JSON.stringify(summary, null, 2)}\n`);
+    await out.flush();
   };
   if (values.json === true) return { event: (event) => echoToStderr(event, values, io), end: printSummary };
   const formatName = values["stream-json"] === true ? "codex-thread" : (values.to as string | undefined);
@@ -119,11 +121,11 @@ function createSink(values: Record<string, unknown>, io: CliIo): Sink {
     return {
       async event(event) {
         await echoToStderr(event, values, io);
-        const text = writer.write(event);
-        if (text !== "") await io.stdout.write(text);
+        await out.write(writer.write(event));
       },
       async end(summary) {
-        await io.stdout.write(writer.end());
+        await out.write(writer.end());
+        await out.flush();
         if (finalSummary && !writerSummary) await printSummary(summary);
       },
     };
@@ -134,24 +136,55 @@ function createSink(values: Record<string, unknown>, io: CliIo): Sink {
     width = Number(values.width);
     if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
   }
-  let pending: string[] = [];
-  const renderer = createTerminalRenderer({ write: (text) => pending.push(text), mode: chooseMode(values.mode as string | undefined, io), width, verbosity });
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
-    const text = pending.join("");
-    pending = [];
-    await io.stdout.write(text);
+  let rendered: string[] = [];
+  const renderer = createTerminalRenderer({ write: (text) => rendered.push(text), mode: chooseMode(values.mode as string | undefined, io), width, verbosity });
+  const take = (): string => {
+    const text = rendered.join("");
+    rendered = [];
+    return text;
   };
   return {
     async event(event) {
       renderer.render(event);
-      await flush();
+      await out.write(take());
     },
     async end(summary) {
       renderer.end();
-      await flush();
+      await out.write(take());
+      await out.flush();
       if (finalSummary) await printSummary(summary);
     },
+  };
+}
+
+/**
+ * Stdout for a live stream: what the events of one turn of the event loop produced goes out in one
+ * write (an agent's burst is not a write per event), and a megabyte waiting waits for the reader.
+ */
+function batchedStdout(io: CliIo): { write(text: string): Promise<void>; flush(): Promise<void> } {
+  let pending: string[] = [];
+  let size = 0;
+  let scheduled = false;
+  const flush = async (): Promise<void> => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join("");
+    pending = [];
+    size = 0;
+    await io.stdout.write(text);
+  };
+  return {
+    async write(text) {
+      if (text === "") return;
+      pending.push(text);
+      size += text.length;
+      if (size > 1 << 20) return flush();
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
+    },
+    flush,
   };
 }
 

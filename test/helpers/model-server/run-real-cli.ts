@@ -38,6 +38,11 @@ export interface RealCliOptions {
   readonly timeoutMs?: number;
   /** Run in a loopback-only network namespace when possible. @defaultValue true */
   readonly isolate?: boolean;
+  /**
+   * Wraps the whole command line (namespace and bridge included) in another command, e.g.
+   * `agentstream run [options] --`: `through(file, args)` gives the command line to spawn instead.
+   */
+  readonly through?: (file: string, args: readonly string[]) => readonly [string, readonly string[]];
 }
 
 export interface RealCliRun {
@@ -178,7 +183,8 @@ async function runReal(
           ],
         ]
       : [command, [...args]];
-    const result = await spawnCollect(file, argv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
+    const [outer, outerArgv] = options.through === undefined ? [file, argv] : options.through(file, argv);
+    const result = await spawnCollect(outer, outerArgv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
     return { ...result, isolated, server };
   } finally {
     await server?.close();

@@ -1,0 +1,115 @@
+// The `run` section of `npm run bench` (also alone: node bench/run-agent.mjs <corpus>, after
+// npm run build): runAgent() and `agentstream run` around fake agents. Each figure is measured in
+// a fresh child process. Not a test: it asserts nothing.
+//   latency   agent line → our event, p50/p99, beside the bare pipe (spawn + JSON.parse) as a floor
+//   cpu       CPU of `agentstream run --to agentstream --log` beside the agent alone (`cat` of the corpus)
+//   flood     log throughput when the agent floods stdout; raw log == agent stdout by SHA-256
+//   rss       peak RSS while the agent writes one 64 MiB (then 256 MiB) line with no newline
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(import.meta.url);
+const root = join(here, "../..");
+const bin = join(root, "dist/cli/bin.js");
+const fakeAgents = join(root, "test/fixtures/fake-agents");
+
+/** An agent that writes 2000 lines, one every 2 ms, each carrying the time it was written. */
+const TICKER = `let i=0;const t=setInterval(()=>{process.stdout.write(JSON.stringify({type:"probe",i:i++,t:performance.timeOrigin+performance.now(),text:"hello world"})+"\\n");if(i===2000){clearInterval(t)}},2)`;
+
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const now = () => performance.timeOrigin + performance.now();
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+async function child(mode, arg) {
+  const { runAgent } = await import("../dist/run/index.js");
+  if (mode === "latency") {
+    const run = runAgent(process.execPath, ["-e", TICKER], { dialect: "json", heartbeatMs: 0 });
+    const ms = [];
+    for await (const event of run.events) if (event.type === "unknown") ms.push(now() - event.raw.t);
+    await run.result;
+    return { ms };
+  }
+  if (mode === "latency-floor") {
+    const agent = spawn(process.execPath, ["-e", TICKER], { stdio: ["ignore", "pipe", "inherit"] });
+    const ms = [];
+    let rest = "";
+    agent.stdout.on("data", (chunk) => {
+      const lines = (rest + chunk.toString("utf8")).split("\n");
+      rest = lines.pop();
+      for (const line of lines) ms.push(now() - JSON.parse(line).t);
+    });
+    await new Promise((resolve) => agent.on("close", resolve));
+    return { ms };
+  }
+  if (mode === "flood") {
+    const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-run-"));
+    const started = performance.now();
+    const run = runAgent("cat", [arg], { dialect: "claude", log: dir, runId: "flood", heartbeatMs: 0 });
+    let events = 0;
+    for await (const _ of run.events) events++;
+    const result = await run.result;
+    const seconds = (performance.now() - started) / 1000;
+    const same = sha256(readFileSync(join(dir, "flood.raw"))) === sha256(readFileSync(arg));
+    rmSync(dir, { recursive: true, force: true });
+    return { mbps: result.stdoutBytes / 1e6 / seconds, events, same, bytes: result.stdoutBytes };
+  }
+  if (mode === "rss") {
+    const run = runAgent(process.execPath, [join(fakeAgents, "no-newline-64mib.mjs"), `--mib=${arg}`], { dialect: "json", heartbeatMs: 0 });
+    for await (const _ of run.events);
+    const result = await run.result;
+    return { rssMb: process.resourceUsage().maxRSS / 1024, bytes: result.stdoutBytes };
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+function measure(mode, arg = "") {
+  return JSON.parse(execFileSync(process.execPath, [here, "child", mode, arg], { encoding: "utf8", maxBuffer: 1 << 26 }));
+}
+
+/** User+system CPU seconds of a shell command line and its children, from /usr/bin/time. */
+function cpuOf(commandLine) {
+  try {
+    execFileSync("bash", ["-c", `/usr/bin/time -o /tmp/agentstream-bench-time -f "%U %S" ${commandLine} > /dev/null 2>&1`]);
+    const [user, system] = readFileSync("/tmp/agentstream-bench-time", "utf8").trim().split(/\s+/).map(Number);
+    return user + system;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function benchRun(corpus) {
+  const bytes = readFileSync(corpus).length;
+  console.log(`\nrun (agentstream run / runAgent, fake agents):`);
+  const ours = measure("latency").ms;
+  const floor = measure("latency-floor").ms;
+  const fmt = (ms) => `${ms.toFixed(3)} ms`;
+  console.log(`  latency, agent line → event (2000 lines 2 ms apart): p50 ${fmt(percentile(ours, 50))}, p99 ${fmt(percentile(ours, 99))}; bare pipe + JSON.parse p50 ${fmt(percentile(floor, 50))}, p99 ${fmt(percentile(floor, 99))}; added p50 ${fmt(percentile(ours, 50) - percentile(floor, 50))}, p99 ${fmt(percentile(ours, 99) - percentile(floor, 99))} (target: p99 < 1 ms)`);
+  const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-cpu-"));
+  const alone = cpuOf(`cat ${JSON.stringify(corpus)}`);
+  const wrapped = cpuOf(`node ${JSON.stringify(bin)} run --from claude --to agentstream --heartbeat 0 --log ${JSON.stringify(dir)} -- cat ${JSON.stringify(corpus)}`);
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`  cpu over ${(bytes / 1e6).toFixed(0)} MB: the agent alone (cat) ${alone.toFixed(2)} s; agentstream run --to agentstream --log around it ${wrapped.toFixed(2)} s (${((wrapped / (bytes / 1e6)) * 1000).toFixed(1)} ms of CPU per MB)`);
+  const flood = measure("flood", corpus);
+  console.log(`  log throughput, agent flooding stdout: ${flood.mbps.toFixed(0)} MB/s with raw + events + oneshot logs, ${flood.events.toLocaleString("en")} events; raw log == agent stdout (sha256): ${flood.same ? "yes" : "NO"} (target: >= 100 MB/s, no byte lost)`);
+  const small = measure("rss", "64");
+  const big = measure("rss", "256");
+  console.log(`  peak RSS, one line with no newline: 64 MiB → ${small.rssMb.toFixed(0)} MB, 256 MiB → ${big.rssMb.toFixed(0)} MB (flat = the line is not held)`);
+}
+
+if (process.argv[2] === "child") {
+  process.stdout.write(JSON.stringify(await child(process.argv[3], process.argv[4])));
+} else if (process.argv[1] === here) {
+  const corpus = process.argv[2];
+  if (corpus === undefined) {
+    console.error("usage: node bench/run-agent.mjs <corpus.jsonl> (npm run bench makes one)");
+    process.exit(2);
+  }
+  await benchRun(corpus);
+}
