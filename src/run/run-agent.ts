@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
-import type { Issue } from "../errors.ts";
+import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
 import { createEventReader, type HealthStats, type ReadOptions, type RecordStats } from "../parse/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
@@ -112,7 +112,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   const killAfterMs = options.killAfterMs ?? 5000;
   const issues: Issue[] = [];
   const summary = createSummaryBuilder();
-  const logs: RunLogs | undefined = options.log === undefined ? undefined : openRunLogs(options.log, runId);
+  const logs = options.log === undefined ? undefined : openLogs(options.log, runId);
   const toolsInFlight = new Map<string, string>();
   const subagents = new Set<string>();
   let child: ChildProcess | undefined;
@@ -341,6 +341,16 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       signalGroup(signal);
     },
   };
+}
+
+/** Opens the run's logs; a folder that cannot be written is the caller's mistake, said before anything starts. */
+function openLogs(dir: string, runId: string): RunLogs {
+  try {
+    return openRunLogs(dir, runId);
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new AgentStreamError("io", `cannot write the run's logs in ${dir}: ${reason}`, { cause });
+  }
 }
 
 function tryKill(pid: number, signal: NodeJS.Signals): boolean {
