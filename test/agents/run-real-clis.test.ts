@@ -40,8 +40,12 @@ const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], typ
 const isOurs = (event: AgentEvent): boolean => event.type === "heartbeat" || (event.type === "notice" && ["stderr", "exit", "incomplete", "leftover-processes"].includes(event.kind));
 const withoutSeq = (events: readonly AgentEvent[]) => events.map(({ seq: _seq, ...rest }) => rest);
 
-/** The slow-tool scenario without the slow model turn: only the tool is slow, so only it may keep the agent silent. */
-const slowToolOnly = (scenario: Scenario): Script => scenario.script.map(({ delayMs: _delay, ...turn }) => turn);
+/**
+ * The slow-tool scenario with a slower tool (4 s) and no slow model turn: only the tool may keep the
+ * agent silent longer than the idle timeout (2.5 s), so a run that ends on it is our fault.
+ */
+const slowToolOnly = (scenario: Scenario): Script =>
+  JSON.parse(JSON.stringify(scenario.script.map(({ delayMs: _delay, ...turn }) => turn)).replaceAll("sleep 2;", "sleep 4;")) as Script;
 
 describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
   describe.each(clis)("$name", (cli) => {
@@ -49,7 +53,7 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       const logs = mkdtempSync(join(tmpdir(), `agentstream-run-real-${cli.name}-`));
       const slow = scenario.name === "slow tool";
       // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
-      const ours = ["run", "--from", cli.name, "--to", "agentstream", "--log", logs, "--heartbeat", "300ms", ...(slow ? ["--idle-timeout", "1200ms"] : [])];
+      const ours = ["run", "--from", cli.name, "--to", "agentstream", "--log", logs, "--heartbeat", "300ms", ...(slow ? ["--idle-timeout", "2500ms"] : [])];
       const run = await cli.run(slow ? slowToolOnly(scenario) : scenario.script, "Follow the scripted scenario.", {
         through: (file, args) => [process.execPath, [bin, ...ours, "--", file, ...args]],
       });
@@ -64,7 +68,7 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       expect(result.end).toBe("exited");
       expect(result.complete, result.incompleteReason).toBe(true);
 
-      const out = readAll([run.stdout], { dialect: "agentstream" });
+      const out = readAll([run.stdout], { dialect: "agentstream", repair: false });
       expect(out.issues).toEqual([]);
       const events = out.events;
       // The raw log is the CLI's stdout: reading it gives the events `run` wrote, ours aside.
@@ -72,7 +76,7 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       expect(raw.length).toBe(result.stdoutBytes);
       expect(withoutSeq(events.filter((event) => !isOurs(event)))).toEqual(withoutSeq(readAll([raw], { dialect: cli.name }).events));
       // The events log is stdout's events, line for line.
-      expect(readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream" }).events).toEqual(events);
+      expect(readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events).toEqual(events);
       // stderr lines are events, never stdout bytes.
       expect(ofType(events, "unknown")).toEqual([]);
 
@@ -85,7 +89,7 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       expect(run.exitCode, context).toBe(0);
       expect(completed.at(-1)?.finalText).toBe(scenario.finalText);
       if (slow) {
-        // The 2 s tool call: heartbeats while it ran, and the 1.2 s idle timeout never fired.
+        // The 4 s tool call: heartbeats while it ran, and the 2.5 s idle timeout never fired.
         const started = events.findIndex((event) => event.type === "tool.started");
         const done = events.findIndex((event) => event.type === "tool.completed");
         expect(ofType(events, "heartbeat").filter((beat) => beat.seq > started && beat.seq < done).length).toBeGreaterThan(0);
