@@ -364,6 +364,44 @@ describe("what the view shows", () => {
     );
   });
 
+  it("mode full: heartbeats redraw one live status line with the running tool, erased before the next output and never left on screen", async () => {
+    const { writes, perEvent } = render(
+      [
+        start(),
+        { type: "tool.started", toolCallId: "t1", name: "Bash", kind: "command", input: { command: "npm test" } },
+        { type: "heartbeat", idleMs: 15000 },
+        { type: "heartbeat", idleMs: 45000 },
+        { type: "tool.completed", toolCallId: "t1", name: "Bash", output: "ok", isError: false },
+        { type: "heartbeat", idleMs: 15000 },
+      ],
+      { mode: "full", width: 60 },
+    );
+    // Each heartbeat redraws the row in place: carriage return, erase line, no newline.
+    expect(perEvent[2]).toMatch(/^\r\x1b\[2K.*◷ working… 15\.0s · Bash running/);
+    expect(perEvent[3]).toMatch(/^\r\x1b\[2K.*◷ working… 45\.0s · Bash running/);
+    expect(perEvent[3]).not.toContain("\n");
+    // The next real output erases it first; the end erases the last one.
+    expect(perEvent[4]?.startsWith("\r\x1b[2K")).toBe(true);
+    expect(perEvent[5]).not.toContain("Bash running");
+    expect(perEvent[6]?.startsWith("\r\x1b[2K")).toBe(true);
+    const screen = createScreen(60);
+    for (const w of writes) await screen.write(w);
+    const rows = screen.rows().join("\n");
+    screen.dispose();
+    expect(rows).not.toContain("working…");
+    expect(rows).toContain("ok");
+  });
+
+  it("the agent's stderr lines (notice kind stderr) are shown dimmed in normal verbosity, hidden with -q", () => {
+    const events: AgentEventDraft[] = [{ type: "notice", kind: "stderr", level: "info", text: "warning: \x1b]0;title\x07 deprecated flag" }];
+    const normal = render(events, { mode: "full" });
+    expect(normal.text).toContain("warning: ");
+    expect(normal.text).toContain("deprecated flag");
+    expect(normal.output).toContain("\x1b[2m"); // dim
+    expect(normal.output).not.toContain("\x1b]0;");
+    expect(render(events, { verbosity: "quiet" }).text).toBe("");
+  });
+
   it("errors are red; plans show their items; user prompts are cut in normal verbosity", () => {
     const full = render([{ type: "error", scope: "api", code: "overloaded_error", message: "Overloaded", fatal: true }], { mode: "full" }).output;
     expect(full).toBe("\x1b[1;31m✗ api error (overloaded_error): Overloaded\x1b[0m\n");
