@@ -49,9 +49,15 @@ export function openRunLogs(dir: string, runId: string): RunLogs {
   let events: string[] = [];
   let packets: string[] = [];
   const writeAll = (fd: number, data: Uint8Array | string): void => {
-    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    if (typeof data === "string") {
+      // Text goes out without a copy into a Buffer first; a short write (a full disk) falls back to bytes.
+      const written = writeSync(fd, data);
+      const bytes = Buffer.byteLength(data);
+      if (written < bytes) writeAll(fd, Buffer.from(data).subarray(written));
+      return;
+    }
     let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
   };
   const flush = (): void => {
     if (events.length > 0) writeAll(fds.events, events.join(""));
