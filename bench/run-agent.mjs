@@ -90,18 +90,28 @@ export async function benchRun(corpus) {
   const ours = measure("latency").ms;
   const floor = measure("latency-floor").ms;
   const fmt = (ms) => `${ms.toFixed(3)} ms`;
-  console.log(`  latency, agent line → event (2000 lines 2 ms apart): p50 ${fmt(percentile(ours, 50))}, p99 ${fmt(percentile(ours, 99))}; bare pipe + JSON.parse p50 ${fmt(percentile(floor, 50))}, p99 ${fmt(percentile(floor, 99))}; added p50 ${fmt(percentile(ours, 50) - percentile(floor, 50))}, p99 ${fmt(percentile(ours, 99) - percentile(floor, 99))} (target: p99 < 1 ms)`);
+  console.log(
+    `  latency, agent line → event (2000 lines 2 ms apart): p50 ${fmt(percentile(ours, 50))}, p99 ${fmt(percentile(ours, 99))}; bare pipe + JSON.parse p50 ${fmt(percentile(floor, 50))}, p99 ${fmt(percentile(floor, 99))}; added p50 ${fmt(percentile(ours, 50) - percentile(floor, 50))}, p99 ${fmt(percentile(ours, 99) - percentile(floor, 99))} (target: p99 < 1 ms)`,
+  );
   const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-cpu-"));
   const alone = cpuOf(`cat ${JSON.stringify(corpus)}`);
-  const wrapped = cpuOf(`node ${JSON.stringify(bin)} run --from claude --to agentstream --heartbeat 0 --log ${JSON.stringify(dir)} -- cat ${JSON.stringify(corpus)}`);
+  const wrapped = cpuOf(
+    `node ${JSON.stringify(bin)} run --from claude --to agentstream --heartbeat 0 --log ${JSON.stringify(dir)} -- cat ${JSON.stringify(corpus)}`,
+  );
   rmSync(dir, { recursive: true, force: true });
-  console.log(`  cpu over ${(bytes / 1e6).toFixed(0)} MB: the agent alone (cat) ${alone.toFixed(2)} s; agentstream run --to agentstream --log around it ${wrapped.toFixed(2)} s (${((wrapped / (bytes / 1e6)) * 1000).toFixed(1)} ms of CPU per MB)`);
+  console.log(
+    `  cpu over ${(bytes / 1e6).toFixed(0)} MB: the agent alone (cat) ${alone.toFixed(2)} s; agentstream run --to agentstream --log around it ${wrapped.toFixed(2)} s (${((wrapped / (bytes / 1e6)) * 1000).toFixed(1)} ms of CPU per MB)`,
+  );
   const flood = measure("flood", corpus);
   const bare = measure("flood-nolog", corpus);
-  console.log(`  log throughput, agent flooding stdout (cat of the corpus, ${flood.events.toLocaleString("en")} events): ${flood.mbps.toFixed(0)} MB/s with the raw, events and oneshot logs; ${bare.mbps.toFixed(0)} MB/s without logs; raw log == agent stdout (sha256): ${flood.same ? "yes" : "NO"} (target: >= 100 MB/s, no byte lost)`);
+  console.log(
+    `  log throughput, agent flooding stdout (cat of the corpus, ${flood.events.toLocaleString("en")} events): ${flood.mbps.toFixed(0)} MB/s with the raw, events and oneshot logs; ${bare.mbps.toFixed(0)} MB/s without logs; raw log == agent stdout (sha256): ${flood.same ? "yes" : "NO"} (target: >= 100 MB/s, no byte lost)`,
+  );
   const small = measure("rss", "64");
   const big = measure("rss", "256");
-  console.log(`  peak RSS, one line with no newline: 64 MiB → ${small.rssMb.toFixed(0)} MB, 256 MiB → ${big.rssMb.toFixed(0)} MB (flat = the line is not held)`);
+  console.log(
+    `  peak RSS, one line with no newline: 64 MiB → ${small.rssMb.toFixed(0)} MB, 256 MiB → ${big.rssMb.toFixed(0)} MB (flat = the line is not held)`,
+  );
 }
 
 if (process.argv[2] === "child") {

@@ -41,7 +41,8 @@ Examples:
   agentstream validate events.ndjson
 
 Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error,
-4 nothing could be read (empty, not text, or no dialect recognised: try --from).
+4 nothing could be read (empty, not text, or no dialect recognised: try --from);
+run exits with the agent's status (docs/run.md).
 Docs: docs/cli.md, docs/events.md`;
 }
 

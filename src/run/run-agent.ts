@@ -154,7 +154,8 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   function track(event: AgentEvent): void {
     if (event.type === "tool.started") toolsInFlight.set(event.toolCallId, event.name);
     else if (event.type === "tool.completed") toolsInFlight.delete(event.toolCallId);
-    else if (event.type === "session.started" && event.parentSessionId !== undefined && event.sessionId !== undefined) subagents.add(event.sessionId);
+    else if (event.type === "session.started" && event.parentSessionId !== undefined && event.sessionId !== undefined)
+      subagents.add(event.sessionId);
     else if (event.type === "session.completed" && (event.sessionId === undefined || !subagents.has(event.sessionId))) sawResult = true;
   }
 
@@ -191,7 +192,10 @@ export function runAgent(command: string, args: readonly string[] = [], options:
     terminate();
   }
 
-  const tickMs = Math.max(10, Math.min(1000, ...[heartbeatMs, options.idleTimeoutMs ?? 0, options.timeoutMs ?? 0].filter((ms) => ms > 0).map((ms) => ms / 4)));
+  const tickMs = Math.max(
+    10,
+    Math.min(1000, ...[heartbeatMs, options.idleTimeoutMs ?? 0, options.timeoutMs ?? 0].filter((ms) => ms > 0).map((ms) => ms / 4)),
+  );
   const ticker = setInterval(() => {
     const now = Date.now();
     const idle = now - lastActivity;
@@ -199,7 +203,10 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       endFor("timeout", `the run took longer than ${formatMs(options.timeoutMs)} (--timeout)`);
     }
     if (options.idleTimeoutMs !== undefined && options.idleTimeoutMs > 0 && idle >= options.idleTimeoutMs && toolsInFlight.size === 0) {
-      endFor("idle-timeout", `the agent said nothing for ${formatMs(idle)} with no tool call running (--idle-timeout ${formatMs(options.idleTimeoutMs)})`);
+      endFor(
+        "idle-timeout",
+        `the agent said nothing for ${formatMs(idle)} with no tool call running (--idle-timeout ${formatMs(options.idleTimeoutMs)})`,
+      );
     }
     if (heartbeatMs > 0 && idle >= nextHeartbeat && ending === undefined) {
       nextHeartbeat += heartbeatMs;
@@ -222,7 +229,15 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       for (const line of lines) {
         const clean = line.endsWith("\r") ? line.slice(0, -1) : line;
         if (clean === "") continue;
-        ours({ type: "notice", kind: "stderr", level: "info", text: clean.length > STDERR_LINE_CHARS ? `${clean.slice(0, STDERR_LINE_CHARS)}… (${clean.length - STDERR_LINE_CHARS} more characters in the stderr log)` : clean });
+        ours({
+          type: "notice",
+          kind: "stderr",
+          level: "info",
+          text:
+            clean.length > STDERR_LINE_CHARS
+              ? `${clean.slice(0, STDERR_LINE_CHARS)}… (${clean.length - STDERR_LINE_CHARS} more characters in the stderr log)`
+              : clean,
+        });
       }
     };
 
@@ -239,11 +254,29 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       const outcome = describeEnd(exit, spawnError, ending, command);
       if (outcome.error !== undefined) ours(outcome.error);
       else if (exit !== undefined) {
-        ours({ type: "notice", kind: "exit", level: "info", text: exit.signal !== null ? `the agent was ended by ${exit.signal}` : `the agent exited with code ${exit.code}`, details: { exitCode: exit.code, signal: exit.signal } });
+        ours({
+          type: "notice",
+          kind: "exit",
+          level: "info",
+          text: exit.signal !== null ? `the agent was ended by ${exit.signal}` : `the agent exited with code ${exit.code}`,
+          details: { exitCode: exit.code, signal: exit.signal },
+        });
       }
-      const incompleteReason = sawResult ? undefined : incompleteBecause(outcome.end, exit, ending, issues.some((i) => i.code === "truncated-tail" || i.code === "no-final-newline"));
+      const incompleteReason = sawResult
+        ? undefined
+        : incompleteBecause(
+            outcome.end,
+            exit,
+            ending,
+            issues.some((i) => i.code === "truncated-tail" || i.code === "no-final-newline"),
+          );
       if (incompleteReason !== undefined && spawnError === undefined) {
-        ours({ type: "notice", kind: "incomplete", level: "warning", text: `the stream ended without the agent's final record: ${incompleteReason}` });
+        ours({
+          type: "notice",
+          kind: "incomplete",
+          level: "warning",
+          text: `the stream ended without the agent's final record: ${incompleteReason}`,
+        });
       }
       const runResult: RunResult = {
         runId,
@@ -314,7 +347,12 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       if (openPipes === 0) return finish();
       // The agent is gone but something it started still holds its stdout: read on for a while, then end the group.
       drainTimer = setTimeout(() => {
-        ours({ type: "notice", kind: "leftover-processes", level: "warning", text: `processes started by the agent kept its output open ${formatMs(options.drainMs ?? 2000)} after it exited: ending its process group` });
+        ours({
+          type: "notice",
+          kind: "leftover-processes",
+          level: "warning",
+          text: `processes started by the agent kept its output open ${formatMs(options.drainMs ?? 2000)} after it exited: ending its process group`,
+        });
         terminate();
         drainTimer = setTimeout(() => {
           stdout.destroy();

@@ -23,12 +23,21 @@ interface CliRun {
 }
 
 function cli(args: readonly string[], input = ""): CliRun {
-  const result = spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    input,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return { stdout: result.stdout, stderr: result.stderr, code: result.status };
 }
 
 /** Starts the CLI and resolves once its stdout has shown `marker`. */
-function startCli(args: readonly string[]): { child: ReturnType<typeof spawn>; seen(marker: string): Promise<void>; done: Promise<CliRun> } {
+function startCli(args: readonly string[]): {
+  child: ReturnType<typeof spawn>;
+  seen(marker: string): Promise<void>;
+  done: Promise<CliRun>;
+} {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   let stdout = "";
   let stderr = "";
@@ -67,14 +76,37 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
   });
 
   it("leaves the agent's own --help to the agent", () => {
-    const result = cli(["run", "--to", "agentstream", "--from", "json", "--", process.execPath, "-e", "console.log(JSON.stringify({ args: process.argv.slice(1) }))", "--", "--help"]);
+    const result = cli([
+      "run",
+      "--to",
+      "agentstream",
+      "--from",
+      "json",
+      "--",
+      process.execPath,
+      "-e",
+      "console.log(JSON.stringify({ args: process.argv.slice(1) }))",
+      "--",
+      "--help",
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/"raw":\{"args":\["--help"\]\}/);
   });
 
   it.skipIf(!hasShared)("--stream-json --final-summary: the dev-agent lifecycle on stdout, then the pretty JSON report", () => {
     const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
-    const result = cli(["run", "--from", "claude", "--stream-json", "--final-summary", "--", process.execPath, fake("replay.mjs"), capture, "--speed=1000"]);
+    const result = cli([
+      "run",
+      "--from",
+      "claude",
+      "--stream-json",
+      "--final-summary",
+      "--",
+      process.execPath,
+      fake("replay.mjs"),
+      capture,
+      "--speed=1000",
+    ]);
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     const firstPretty = lines.indexOf("{");
@@ -97,7 +129,10 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
   it("keeps the agent's stderr off stdout: every stdout line of --to agentstream is an event", () => {
     const result = cli(["run", "--to", "agentstream", "--from", "json", "--", process.execPath, fake("flood-stderr.mjs"), "--mib=1"]);
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; kind?: string });
+    const events = result.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; kind?: string });
     expect(events.filter((e) => e.type === "unknown")).toHaveLength(2);
     expect(events.filter((e) => e.kind === "stderr").length).toBeGreaterThan(1000);
     expect(result.stderr).toMatch(/^log line 0: noise/);
@@ -113,7 +148,17 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
   });
 
   it("forwards SIGTERM to the agent's process group and exits 128+15", async () => {
-    const run = startCli(["run", "--to", "agentstream", "--from", "json", "--", process.execPath, "-e", 'console.log("{\\"type\\":\\"up\\"}");setInterval(()=>{},1000)']);
+    const run = startCli([
+      "run",
+      "--to",
+      "agentstream",
+      "--from",
+      "json",
+      "--",
+      process.execPath,
+      "-e",
+      'console.log("{\\"type\\":\\"up\\"}");setInterval(()=>{},1000)',
+    ]);
     await run.seen('"up"');
     run.child.kill("SIGTERM");
     expect((await run.done).code).toBe(143);
@@ -129,14 +174,37 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
   });
 
   it("--kill-after escalates to SIGKILL by itself", async () => {
-    const run = startCli(["run", "--kill-after", "200ms", "--to", "agentstream", "--from", "json", "--", process.execPath, fake("ignore-sigterm.mjs")]);
+    const run = startCli([
+      "run",
+      "--kill-after",
+      "200ms",
+      "--to",
+      "agentstream",
+      "--from",
+      "json",
+      "--",
+      process.execPath,
+      fake("ignore-sigterm.mjs"),
+    ]);
     await run.seen('"ready"');
     run.child.kill("SIGTERM");
     expect((await run.done).code).toBe(137);
   });
 
   it("--idle-timeout ends a silent agent with a clear error and exit 124", () => {
-    const result = cli(["run", "--idle-timeout", "300ms", "--heartbeat", "100ms", "--mode", "none", "--", process.execPath, "-e", "setTimeout(()=>{},60000)"]);
+    const result = cli([
+      "run",
+      "--idle-timeout",
+      "300ms",
+      "--heartbeat",
+      "100ms",
+      "--mode",
+      "none",
+      "--",
+      process.execPath,
+      "-e",
+      "setTimeout(()=>{},60000)",
+    ]);
     expect(result.code).toBe(124);
     expect(result.stdout).toMatch(/✗ error \(idle-timeout\): the agent said nothing for/);
     expect(result.stdout).toMatch(/still working/);
@@ -144,14 +212,31 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
 
   it("logs survive a SIGKILL of agentstream itself: every file intact up to its last complete line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentstream-run-kill-"));
-    const run = startCli(["run", "--log", dir, "--to", "agentstream", "--from", "json", "--", process.execPath, fake("exit-after-large-write.mjs"), "--mib=64"]);
+    const run = startCli([
+      "run",
+      "--log",
+      dir,
+      "--to",
+      "agentstream",
+      "--from",
+      "json",
+      "--",
+      process.execPath,
+      fake("exit-after-large-write.mjs"),
+      "--mib=64",
+    ]);
     await run.seen('"seq":1000,');
     run.child.kill("SIGKILL");
     await run.done;
     const [events] = readdirSync(dir).filter((name) => name.endsWith(".events.ndjson"));
     const text = readFileSync(join(dir, events ?? ""), "utf8");
     const complete = text.slice(0, text.lastIndexOf("\n") + 1);
-    expect(complete.split("\n").filter(Boolean).every((line) => JSON.parse(line) !== undefined)).toBe(true);
+    expect(
+      complete
+        .split("\n")
+        .filter(Boolean)
+        .every((line) => JSON.parse(line) !== undefined),
+    ).toBe(true);
     const read = readAll([readFileSync(join(dir, events ?? ""))], { dialect: "agentstream" });
     expect(read.events.length).toBeGreaterThan(1000);
     expect(read.issues.filter((i) => i.severity === "error")).toEqual([]);

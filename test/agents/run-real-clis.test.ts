@@ -14,7 +14,14 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { RunResult } from "../../src/run/index.ts";
 import type { Script } from "../helpers/model-server/index.ts";
-import { agentClisDir, realClis, runRealClaude, runRealCodex, type RealCliOptions, type RealCliRun } from "../helpers/model-server/run-real-cli.ts";
+import {
+  agentClisDir,
+  realClis,
+  runRealClaude,
+  runRealCodex,
+  type RealCliOptions,
+  type RealCliRun,
+} from "../helpers/model-server/run-real-cli.ts";
 import { readAll } from "../helpers/read.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
@@ -22,7 +29,9 @@ import { scenarios, type Scenario } from "./scenarios.ts";
 const bin = join(repoRoot, "dist/cli/bin.js");
 const ready = realClis.claude !== undefined && realClis.codex !== undefined && existsSync(bin);
 if (!ready) {
-  console.warn(`[agentstream tests] real agent CLIs (${agentClisDir}) or dist/cli/bin.js missing: test/agents/run-real-clis.test.ts is skipped (scripts/install-agent-clis.sh, npm run build)`);
+  console.warn(
+    `[agentstream tests] real agent CLIs (${agentClisDir}) or dist/cli/bin.js missing: test/agents/run-real-clis.test.ts is skipped (scripts/install-agent-clis.sh, npm run build)`,
+  );
 }
 
 interface Cli {
@@ -37,7 +46,8 @@ const clis: readonly Cli[] = [
 const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((event): event is EventOf<T> => event.type === type);
 /** Events `run` adds (they have a source without a line): stderr lines, heartbeats, exit notes. */
-const isOurs = (event: AgentEvent): boolean => event.type === "heartbeat" || (event.type === "notice" && ["stderr", "exit", "incomplete", "leftover-processes"].includes(event.kind));
+const isOurs = (event: AgentEvent): boolean =>
+  event.type === "heartbeat" || (event.type === "notice" && ["stderr", "exit", "incomplete", "leftover-processes"].includes(event.kind));
 const withoutSeq = (events: readonly AgentEvent[]) => events.map(({ seq: _seq, ...rest }) => rest);
 
 /**
@@ -53,7 +63,18 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       const logs = mkdtempSync(join(tmpdir(), `agentstream-run-real-${cli.name}-`));
       const slow = scenario.name === "slow tool";
       // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
-      const ours = ["run", "--from", cli.name, "--to", "agentstream", "--log", logs, "--heartbeat", "300ms", ...(slow ? ["--idle-timeout", "2500ms"] : [])];
+      const ours = [
+        "run",
+        "--from",
+        cli.name,
+        "--to",
+        "agentstream",
+        "--log",
+        logs,
+        "--heartbeat",
+        "300ms",
+        ...(slow ? ["--idle-timeout", "2500ms"] : []),
+      ];
       const run = await cli.run(slow ? slowToolOnly(scenario) : scenario.script, "Follow the scripted scenario.", {
         through: (file, args) => [process.execPath, [bin, ...ours, "--", file, ...args]],
       });
@@ -76,7 +97,9 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       expect(raw.length).toBe(result.stdoutBytes);
       expect(withoutSeq(events.filter((event) => !isOurs(event)))).toEqual(withoutSeq(readAll([raw], { dialect: cli.name }).events));
       // The events log is stdout's events, line for line.
-      expect(readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events).toEqual(events);
+      expect(
+        readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events,
+      ).toEqual(events);
       // stderr lines are events, never stdout bytes.
       expect(ofType(events, "unknown")).toEqual([]);
 

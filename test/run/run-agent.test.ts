@@ -31,9 +31,14 @@ async function runFake(script: string, args: readonly string[], options: RunAgen
 
 const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((event): event is EventOf<T> => event.type === type);
-const noticesOf = (events: readonly AgentEvent[], kind: string): EventOf<"notice">[] => ofType(events, "notice").filter((n) => n.kind === kind);
+const noticesOf = (events: readonly AgentEvent[], kind: string): EventOf<"notice">[] =>
+  ofType(events, "notice").filter((n) => n.kind === kind);
 /** The events that came from the agent's stdout (not ours: stderr lines, heartbeats, exit notes). */
-const fromStdout = (events: readonly AgentEvent[]): AgentEvent[] => events.filter((e) => e.type !== "heartbeat" && !(e.type === "notice" && e.source?.line === undefined && ["stderr", "exit", "incomplete"].includes(e.kind)));
+const fromStdout = (events: readonly AgentEvent[]): AgentEvent[] =>
+  events.filter(
+    (e) =>
+      e.type !== "heartbeat" && !(e.type === "notice" && e.source?.line === undefined && ["stderr", "exit", "incomplete"].includes(e.kind)),
+  );
 
 /** True while `pid` runs (a zombie waiting for a reaper counts as gone). */
 function isAlive(pid: number): boolean {
@@ -52,17 +57,20 @@ function isAlive(pid: number): boolean {
 }
 
 describe("runAgent", () => {
-  it.skipIf(!hasShared)("replays a real Claude Code capture with its timing into the same events the reader makes from the file", async () => {
-    const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
-    const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000", "--max-gap-ms=20"], { dialect: "claude" });
-    const expected = readFile(capture, { dialect: "claude" }).events;
-    const strip = (list: readonly AgentEvent[]) => list.map(({ seq: _seq, ...rest }) => rest);
-    expect(strip(fromStdout(events))).toEqual(strip(expected));
-    expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true, dialect: "claude" });
-    expect(result.summary.status).toBe("success");
-    expect(checkSequence(events)).toEqual([]);
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-  });
+  it.skipIf(!hasShared)(
+    "replays a real Claude Code capture with its timing into the same events the reader makes from the file",
+    async () => {
+      const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
+      const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000", "--max-gap-ms=20"], { dialect: "claude" });
+      const expected = readFile(capture, { dialect: "claude" }).events;
+      const strip = (list: readonly AgentEvent[]) => list.map(({ seq: _seq, ...rest }) => rest);
+      expect(strip(fromStdout(events))).toEqual(strip(expected));
+      expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true, dialect: "claude" });
+      expect(result.summary.status).toBe("success");
+      expect(checkSequence(events)).toEqual([]);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    },
+  );
 
   it("reports a crash mid-line: 128+9, the torn tail, and why the stream is incomplete", async () => {
     const { events, result } = await runFake("crash-mid-line.mjs", [], { dialect: "claude" });
@@ -113,7 +121,11 @@ describe("runAgent", () => {
 
   it("emits heartbeats while the agent is silent and never ends it while a tool call is in flight", async () => {
     // The tool is silent three times longer than the idle timeout.
-    const { events, result } = await runFake("slow-tool.mjs", ["--tool-ms=1500"], { dialect: "claude", heartbeatMs: 50, idleTimeoutMs: 500 });
+    const { events, result } = await runFake("slow-tool.mjs", ["--tool-ms=1500"], {
+      dialect: "claude",
+      heartbeatMs: 50,
+      idleTimeoutMs: 500,
+    });
     expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true });
     const heartbeats = ofType(events, "heartbeat");
     expect(heartbeats.every((h) => (h.idleMs ?? 0) >= 50)).toBe(true);
@@ -136,14 +148,21 @@ describe("runAgent", () => {
   });
 
   it("bounds the whole run with timeoutMs (exit 124) even while the agent keeps talking", async () => {
-    const { events, result } = await runFake("replay.mjs", [join(fakeAgents, "timed.ndjson"), "--speed=1", "--max-gap-ms=5000"], { dialect: "claude", timeoutMs: 300 });
+    const { events, result } = await runFake("replay.mjs", [join(fakeAgents, "timed.ndjson"), "--speed=1", "--max-gap-ms=5000"], {
+      dialect: "claude",
+      timeoutMs: 300,
+    });
     expect(result).toMatchObject({ exitCode: 124, end: "timeout", complete: false });
     expect(ofType(events, "error")[0]?.code).toBe("timeout");
   });
 
   it("aborts through an AbortSignal: SIGTERM, then SIGKILL after killAfterMs for an agent that ignores it", async () => {
     const controller = new AbortController();
-    const run = runAgent(process.execPath, [join(fakeAgents, "ignore-sigterm.mjs")], { dialect: "json", signal: controller.signal, killAfterMs: 200 });
+    const run = runAgent(process.execPath, [join(fakeAgents, "ignore-sigterm.mjs")], {
+      dialect: "json",
+      signal: controller.signal,
+      killAfterMs: 200,
+    });
     const seen: string[] = [];
     for await (const event of run.events) {
       if (event.type !== "unknown") continue;
@@ -177,12 +196,20 @@ describe("runAgent", () => {
   it("writes crash-safe 0600 logs: raw is the agent's stdout byte for byte, events and oneshot packets line by line", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-logs-")), "logs");
     const capture = join(fakeAgents, "timed.ndjson");
-    const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000"], { dialect: "claude", log: dir, runId: "r1", heartbeatMs: 0 });
+    const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000"], {
+      dialect: "claude",
+      log: dir,
+      runId: "r1",
+      heartbeatMs: 0,
+    });
     expect(readdirSync(dir).sort()).toEqual(["r1-oneshot-log.json", "r1.events.ndjson", "r1.raw", "r1.stderr", "r1.summary.json"]);
     for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
     const hash = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
     expect(hash(readFileSync(join(dir, "r1.raw")))).toBe(hash(readFileSync(capture)));
-    const logged = readFileSync(join(dir, "r1.events.ndjson"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as AgentEvent);
+    const logged = readFileSync(join(dir, "r1.events.ndjson"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as AgentEvent);
     expect(logged).toEqual(events);
     const packets = readAll([readFileSync(join(dir, "r1-oneshot-log.json"))], { dialect: "oneshot" });
     expect(packets.issues.filter((i) => i.severity !== "info")).toEqual([]);

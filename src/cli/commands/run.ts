@@ -5,7 +5,6 @@ import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts"
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
 import type { CliIo } from "../io.ts";
 import { toReadOptions } from "../_input.ts";
 import { chooseMode } from "./render.ts";
@@ -70,8 +69,9 @@ Examples:
   },
   async run(values, positionals, io) {
     const [command, ...args] = positionals;
-    if (command === undefined) throw new AgentStreamError("usage", "name the agent to run after --: agentstream run -- claude -p \"...\"");
-    const duration = (flag: string): number | undefined => (values[flag] === undefined ? undefined : parseDuration(`--${flag}`, String(values[flag])));
+    if (command === undefined) throw new AgentStreamError("usage", 'name the agent to run after --: agentstream run -- claude -p "..."');
+    const duration = (flag: string): number | undefined =>
+      values[flag] === undefined ? undefined : parseDuration(`--${flag}`, String(values[flag]));
     const killAfterMs = duration("kill-after");
     const sink = createSink(values, io);
     const agent = runAgent(command, args, {
@@ -83,7 +83,8 @@ Examples:
       read: toReadOptions({ "include-raw": values["include-raw"] === true, "no-repair": values["no-repair"] === true }),
       ...logOption(values, io),
       onIssue(issue) {
-        if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true)) void io.stderr.write(`${formatIssue(issue, command)}\n`);
+        if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true))
+          void io.stderr.write(`${formatIssue(issue, command)}\n`);
       },
     });
     const stopForwarding = forwardSignals(agent, killAfterMs);
@@ -134,10 +135,16 @@ function createSink(values: Record<string, unknown>, io: CliIo): Sink {
   let width = io.stdout.columns ?? 80;
   if (values.width !== undefined) {
     width = Number(values.width);
-    if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
+    if (!Number.isInteger(width) || width < 20)
+      throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
   }
   let rendered: string[] = [];
-  const renderer = createTerminalRenderer({ write: (text) => rendered.push(text), mode: chooseMode(values.mode as string | undefined, io), width, verbosity });
+  const renderer = createTerminalRenderer({
+    write: (text) => rendered.push(text),
+    mode: chooseMode(values.mode as string | undefined, io),
+    width,
+    verbosity,
+  });
   const take = (): string => {
     const text = rendered.join("");
     rendered = [];
@@ -235,7 +242,10 @@ function forwardSignals(agent: AgentRun, killAfterMs: number | undefined): () =>
   let killTimer: NodeJS.Timeout | undefined;
   const handler = (signal: NodeJS.Signals): void => {
     received++;
-    if (received > 1) return agent.kill("SIGKILL");
+    if (received > 1) {
+      agent.kill("SIGKILL");
+      return;
+    }
     agent.kill(signal);
     if (killAfterMs !== undefined) killTimer = setTimeout(() => agent.kill("SIGKILL"), killAfterMs);
   };
