@@ -112,7 +112,6 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   const killAfterMs = options.killAfterMs ?? 5000;
   const issues: Issue[] = [];
   const summary = createSummaryBuilder();
-  const logs = options.log === undefined ? undefined : openLogs(options.log, runId);
   const toolsInFlight = new Map<string, string>();
   const subagents = new Set<string>();
   let child: ChildProcess | undefined;
@@ -149,6 +148,9 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       },
     },
   );
+
+  // After the reader: a bad option (an unknown dialect) throws before any log file exists.
+  const logs = options.log === undefined ? undefined : openLogs(options.log, runId);
 
   /** The ralph counter: a tool call in flight is work, not a hang. */
   function track(event: AgentEvent): void {
