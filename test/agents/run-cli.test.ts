@@ -126,6 +126,34 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(report.run.incompleteReason).toMatch(/SIGKILL/);
   });
 
+  it("reads the whole 8 MiB an agent wrote just before exiting, and a 64 MiB line without a newline, in bounded memory", () => {
+    const tail = cli([
+      "run",
+      "--to",
+      "agentstream",
+      "--from",
+      "json",
+      "--",
+      process.execPath,
+      fake("exit-after-large-write.mjs"),
+      "--mib=8",
+    ]);
+    expect(tail.code).toBe(0);
+    const records = tail.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; raw?: { type?: string; lines?: number } })
+      .filter((event) => event.type === "unknown");
+    expect(records.at(-1)?.raw?.type).toBe("done");
+    expect(records.length).toBe((records.at(-1)?.raw?.lines ?? 0) + 1);
+    const long = cli(["run", "--json", "--from", "json", "--", process.execPath, fake("no-newline-64mib.mjs")]);
+    expect(long.code).toBe(0);
+    const report = JSON.parse(long.stdout) as { records: { tooLong: number }; run: { stdoutBytes: number } };
+    expect(report.run.stdoutBytes).toBe(64 * 1024 * 1024);
+    expect(report.records.tooLong).toBe(1);
+    expect(long.stderr).toMatch(/line-too-long/);
+  });
+
   it("keeps the agent's stderr off stdout: every stdout line of --to agentstream is an event", () => {
     const result = cli(["run", "--to", "agentstream", "--from", "json", "--", process.execPath, fake("flood-stderr.mjs"), "--mib=1"]);
     expect(result.code).toBe(0);
