@@ -122,11 +122,19 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   let stderrBytes = 0;
   let ending: { end: RunEnd; reason: string } | undefined;
   let killTimer: NodeJS.Timeout | undefined;
+  /** We paused the agent's stdout because the consumer is behind: a pipe still open is ours to read, not a leftover. */
+  let consumerBehind = false;
 
   const queue = createEventQueue<AgentEvent>({
     highWater: QUEUE_HIGH_WATER,
-    onFull: () => child?.stdout?.pause(),
-    onDrained: () => child?.stdout?.resume(),
+    onFull: () => {
+      consumerBehind = true;
+      child?.stdout?.pause();
+    },
+    onDrained: () => {
+      consumerBehind = false;
+      child?.stdout?.resume();
+    },
   });
 
   const reader = createEventReader(
@@ -348,19 +356,26 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       exit = { code, signal };
       if (openPipes === 0) return finish();
       // The agent is gone but something it started still holds its stdout: read on for a while, then end the group.
-      drainTimer = setTimeout(() => {
+      const drainMs = options.drainMs ?? 2000;
+      const checkLeftovers = (): void => {
+        if (consumerBehind) {
+          drainTimer = setTimeout(checkLeftovers, drainMs);
+          return;
+        }
         ours({
           type: "notice",
           kind: "leftover-processes",
           level: "warning",
-          text: `processes started by the agent kept its output open ${formatMs(options.drainMs ?? 2000)} after it exited: ending its process group`,
+          text: `processes started by the agent kept its output open ${formatMs(drainMs)} after it exited: ending its process group`,
         });
         terminate();
+        // Whatever still holds the pipes after SIGKILL (a process outside the group) is not waited for.
         drainTimer = setTimeout(() => {
           stdout.destroy();
           stderr.destroy();
         }, killAfterMs + 500);
-      }, options.drainMs ?? 2000);
+      };
+      drainTimer = setTimeout(checkLeftovers, drainMs);
     });
   });
 

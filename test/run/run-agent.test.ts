@@ -90,6 +90,23 @@ describe("runAgent", () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it("a slow consumer pauses the agent's stdout without losing a line or taking the pause for leftover processes", async () => {
+    // 15 500 lines: the queue passes its 4096 events while the agent still writes, so its stdout is paused.
+    const run = runAgent(process.execPath, [join(fakeAgents, "exit-after-large-write.mjs"), "--mib=4"], { dialect: "json", drainMs: 50 });
+    const events: AgentEvent[] = [];
+    for await (const event of run.events) {
+      // Fall behind at the start (the queue passes its high-water mark and stdout is paused), then catch up.
+      if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      events.push(event);
+    }
+    const result = await run.result;
+    const records = ofType(events, "unknown").map((e) => e.raw as { type?: string; lines?: number });
+    expect(records.at(-1)?.type).toBe("done");
+    expect(records.length).toBe((records.at(-1)?.lines ?? 0) + 1);
+    expect(noticesOf(events, "leftover-processes")).toEqual([]);
+    expect(result.exitCode).toBe(0);
+  });
+
   it("turns a stderr flood into stderr events without blocking or mixing it into stdout", async () => {
     const { events, result } = await runFake("flood-stderr.mjs", ["--mib=2"], { dialect: "json" });
     const records = ofType(events, "unknown").map((e) => e.raw as { type?: string; stderrBytes?: number });
