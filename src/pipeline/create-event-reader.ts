@@ -354,7 +354,9 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       const raw = currentRaw;
       currentLine = 0;
       currentRaw = undefined;
-      stamp(draft);
+      // Past repair (it is not the agent's stream) but through redaction and the caller's stages: a stderr line can hold a secret too.
+      if (stages.length === 0) stamp(draft);
+      else runStages(draft, repairStage === undefined ? 0 : 1);
       currentLine = line;
       currentRaw = raw;
     },

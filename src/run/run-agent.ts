@@ -10,6 +10,7 @@ import { constants } from "node:os";
 import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
 import { createEventReader, type HealthStats, type ReadOptions, type RecordStats } from "../parse/create-event-reader.ts";
+import type { RedactionCounts } from "../redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
@@ -39,7 +40,10 @@ export interface RunAgentOptions {
   stdin?: "inherit" | "ignore";
   /** The dialect of the agent's stdout. @defaultValue from the command name (claude, codex, ...), else `auto` */
   dialect?: string;
-  /** Reader options (framing, includeRaw, repair, limits, stages). */
+  /**
+   * Reader options (framing, includeRaw, repair, limits, stages). `redact: true` replaces secrets in
+   * every event and so in the events, oneshot and summary logs; the raw and stderr logs stay verbatim.
+   */
   read?: Omit<ReadOptions, "dialect" | "onIssue" | "strict" | "file">;
   /** Receives every input issue as it happens (they are also in the result). */
   onIssue?: (issue: Issue) => void;
@@ -70,6 +74,8 @@ export interface RunResult {
   readonly stats: RecordStats;
   readonly health: HealthStats;
   readonly issues: readonly Issue[];
+  /** Secrets replaced, by kind, when `read.redact` is on (the CLI's default). */
+  readonly redactions: RedactionCounts;
   readonly stdoutBytes: number;
   readonly stderrBytes: number;
   readonly durationMs: number;
@@ -301,6 +307,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
         stats: reader.stats,
         health: reader.health,
         issues,
+        redactions: reader.redactions,
         stdoutBytes,
         stderrBytes,
         durationMs: Date.now() - started,

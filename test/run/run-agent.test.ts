@@ -210,6 +210,23 @@ describe("runAgent", () => {
     expect((await run.result).exitCode).toBe(0);
   });
 
+  it("with read.redact, secrets are replaced in events (stderr lines included) and the events log; the raw and stderr logs stay verbatim", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-redact-")), "logs");
+    const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345xyzw";
+    const code = `console.error("token ${secret}"); console.log(JSON.stringify({ type: "note", key: "${secret}" }))`;
+    const run = runAgent(process.execPath, ["-e", code], { dialect: "json", read: { redact: true }, log: dir, runId: "r" });
+    const events: AgentEvent[] = [];
+    for await (const event of run.events) events.push(event);
+    const result = await run.result;
+    expect(noticesOf(events, "stderr").map((n) => n.text)).toEqual(["token [REDACTED:github-token]"]);
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(result.redactions).toEqual({ "github-token": 2 });
+    expect(readFileSync(join(dir, "r.events.ndjson"), "utf8")).not.toContain(secret);
+    expect(readFileSync(join(dir, "r-oneshot-log.json"), "utf8")).not.toContain(secret);
+    expect(readFileSync(join(dir, "r.raw"), "utf8")).toContain(secret);
+    expect(readFileSync(join(dir, "r.stderr"), "utf8")).toBe(`token ${secret}\n`);
+  });
+
   it("writes crash-safe 0600 logs: raw is the agent's stdout byte for byte, events and oneshot packets line by line", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-logs-")), "logs");
     const capture = join(fakeAgents, "timed.ndjson");

@@ -6,7 +6,7 @@ import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
 import type { Command } from "../command.ts";
 import type { CliIo } from "../io.ts";
-import { toReadOptions } from "../_input.ts";
+import { describeRedactions, toReadOptions } from "../_input.ts";
 import { chooseMode } from "./render.ts";
 
 export const run: Command = {
@@ -39,6 +39,9 @@ Options:
   -v, --verbose            view: also notices, repairs, unknown records
   --include-raw            attach each source record to its events as "raw"
   --no-repair              no snapshot/duplicate repair (docs/repair.md)
+  --no-redact              show secrets as they are; by default they are replaced with
+                           [REDACTED:<kind>] in the output and the events logs (docs/redaction.md);
+                           the raw and stderr logs are never redacted (docs/run.md)
 
 Durations: 500ms, 15s, 2m, 1h (a bare number is seconds).
 Exit status: the agent's, 128+n when signal n ended it, 124 timeout or idle timeout, 126 not
@@ -66,6 +69,7 @@ Examples:
     verbose: { type: "boolean", short: "v", default: false },
     "include-raw": { type: "boolean", default: false },
     "no-repair": { type: "boolean", default: false },
+    "no-redact": { type: "boolean", default: false },
   },
   async run(values, positionals, io) {
     const [command, ...args] = positionals;
@@ -80,24 +84,40 @@ Examples:
       idleTimeoutMs: duration("idle-timeout") ?? 0,
       timeoutMs: duration("timeout") ?? 0,
       stdin: io.stdin.isTTY === true && values.stdin !== true ? "ignore" : "inherit",
-      read: toReadOptions({ "include-raw": values["include-raw"] === true, "no-repair": values["no-repair"] === true }),
+      read: toReadOptions({
+        "include-raw": values["include-raw"] === true,
+        "no-repair": values["no-repair"] === true,
+        "no-redact": values["no-redact"] === true,
+      }),
       ...logOption(values, io),
       onIssue(issue) {
         if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true))
           void io.stderr.write(`${formatIssue(issue, command)}\n`);
       },
     });
+    if (values["no-redact"] === true)
+      void io.stderr.write(
+        "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
+      );
     const stopForwarding = forwardSignals(agent, killAfterMs);
     try {
       for await (const event of agent.events) await sink.event(event);
       const result = await agent.result;
       await sink.end(runReport(result));
+      const redacted = describeRedactions(result.redactions);
+      if (redacted !== undefined && values.quiet !== true)
+        await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
       return result.exitCode;
     } finally {
       stopForwarding();
     }
   },
 };
+
+/** How diagnostics name the agent's output: its command's file name. */
+function agentName(command: string): string {
+  return command.split(/[\\/]/).pop() ?? command;
+}
 
 interface Sink {
   event(event: AgentEvent): void | Promise<void>;
@@ -213,6 +233,7 @@ function runReport(result: RunResult): object {
       durationMs: result.durationMs,
       stdoutBytes: result.stdoutBytes,
       stderrBytes: result.stderrBytes,
+      redactions: result.redactions,
       logs: result.logs ?? null,
     },
   };
