@@ -92,7 +92,7 @@ Examples:
       ...logOption(values, io),
       onIssue(issue) {
         if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true))
-          void io.stderr.write(`${formatIssue(issue, command)}\n`);
+          void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
       },
     });
     if (values["no-redact"] === true)
