@@ -2,15 +2,15 @@
  * runAgent(): spawns an agent CLI (no shell, its own process group), reads its stdout through the
  * synchronous event reader, turns its stderr into events, adds heartbeats while it is silent, ends it
  * on idle or overall timeouts, forwards signals, keeps crash-safe logs and drains its stdout
- * completely before reporting how it ended. Node only: this is the adapter, the pipeline is in parse/.
+ * completely before reporting how it ended. Node only: this is the adapter, the pipeline is in pipeline/.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
-import { createEventReader, type HealthStats, type ReadOptions, type RecordStats } from "../parse/create-event-reader.ts";
-import type { RedactionCounts } from "../redact/redact-text.ts";
+import { createEventReader, type HealthStats, type ReadOptions, type RecordStats } from "../pipeline/create-event-reader.ts";
+import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
