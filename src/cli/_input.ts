@@ -1,88 +1,19 @@
 /**
- * Shared by every command that reads agent output: the reading options, opening the inputs,
- * feeding the synchronous reader, printing diagnostics and the progress line.
+ * The pipeline glue of every command that reads agent output: source → event reader → sink.
+ * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
 import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
-import type { AgentEvent } from "../model/events.ts";
-import { createEventReader, type EventReader, type ReadOptions, type SessionBoundary } from "../pipeline/create-event-reader.ts";
+import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
-import { MAX_DEPTH_HINT, MAX_LINE_HINT, type Framing } from "../framing/ndjson/create-ndjson-parser.ts";
+import { MAX_DEPTH_HINT, MAX_LINE_HINT } from "../framing/ndjson/create-ndjson-parser.ts";
 import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
-import { EXIT } from "./command.ts";
+import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
+import type { BatchedOutput } from "./output.ts";
+import { toReadOptions, type ReadingValues } from "./reading-options.ts";
+import type { Sink } from "./sinks/sink.ts";
+import type { Source } from "./sources/source.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
-
-/** parseArgs option specs shared by the reading commands. */
-export const readingOptions = {
-  from: { type: "string", default: "auto" },
-  framing: { type: "string", default: "auto" },
-  strict: { type: "boolean", default: false },
-  "include-raw": { type: "boolean", default: false },
-  "max-line-bytes": { type: "string" },
-  "max-depth": { type: "string" },
-  "duplicate-keys": { type: "string", default: "keep-last" },
-  "no-repair": { type: "boolean", default: false },
-  "no-redact": { type: "boolean", default: false },
-  verbose: { type: "boolean", short: "v", default: false },
-  quiet: { type: "boolean", short: "q", default: false },
-} as const;
-
-/** Help text for the shared options. */
-export const readingOptionsHelp = `Input options:
-  --from <dialect>         input dialect, or auto (default: auto; see \`agentstream formats\`)
-  --framing <framing>      auto | ndjson | json-seq | pretty | document (default: auto)
-  --strict                 stop at the first input issue (exit 1)
-  --include-raw            attach each source record to its events as "raw"
-  --max-line-bytes <n>     longest line kept (default: 16777216)
-  --max-depth <n>          deepest nesting accepted (default: 128)
-  --duplicate-keys <mode>  keep-last (report and keep) | reject (default: keep-last)
-  --no-repair              show the raw stream: no snapshot/duplicate repair (docs/repair.md)
-  --no-redact              show secrets (API keys, tokens, passwords) as they are; by default
-                           they are replaced with [REDACTED:<kind>] (docs/redaction.md)
-  -v, --verbose            also print informational diagnostics (blank lines, text lines)
-  -q, --quiet              print no diagnostics`;
-
-export type ReadingValues = {
-  from?: string;
-  framing?: string;
-  strict?: boolean;
-  "include-raw"?: boolean;
-  "max-line-bytes"?: string;
-  "max-depth"?: string;
-  "duplicate-keys"?: string;
-  "no-repair"?: boolean;
-  "no-redact"?: boolean;
-  verbose?: boolean;
-  quiet?: boolean;
-  /** Not a flag (yet): read an input whose first line is an SSE field as Server-Sent Events. */
-  sse?: boolean;
-};
-
-/** Turns the shared CLI options into reader options; throws a usage error for bad values. */
-export function toReadOptions(values: ReadingValues): ReadOptions {
-  const options: ReadOptions = {};
-  if (values.from !== undefined) options.dialect = values.from;
-  if (values.framing !== undefined) options.framing = values.framing as Framing;
-  if (values.strict === true) options.strict = true;
-  if (values["include-raw"] === true) options.includeRaw = true;
-  if (values["no-repair"] === true) options.repair = false;
-  // Secrets are never shown or written by default: the CLI writes logs and terminals.
-  options.redact = values["no-redact"] !== true;
-  if (values["max-line-bytes"] !== undefined) options.maxLineBytes = positiveInteger("--max-line-bytes", values["max-line-bytes"]);
-  if (values["max-depth"] !== undefined) options.maxDepth = positiveInteger("--max-depth", values["max-depth"]);
-  const keys = values["duplicate-keys"];
-  if (keys !== undefined) {
-    if (keys !== "keep-last" && keys !== "reject") throw new AgentStreamError("usage", `--duplicate-keys takes keep-last or reject, not "${keys}"`);
-    options.duplicateKeys = keys;
-  }
-  return options;
-}
-
-function positiveInteger(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new AgentStreamError("usage", `${flag} takes a positive whole number, not "${value}"`);
-  return n;
-}
 
 /** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
 const KEPT_ISSUES = 1000;
@@ -102,100 +33,105 @@ export interface InputRun {
   readonly sseLines: readonly number[] | undefined;
 }
 
-export interface ReadHandlers {
-  /** Called for each event of the input named `name`. */
-  onEvent(event: AgentEvent, input: string): void;
-  /** Called after each chunk: a good moment to flush batched output. */
-  onChunk?(): void | Promise<void>;
-  /** Called for each issue (after it is printed). */
-  onIssue?(issue: Issue): void;
-  /** Called where a new session starts inside the input named `name` (concatenated output). */
-  onSessionBoundary?(boundary: SessionBoundary, input: string): void;
+/** What the pipeline reads, where the events go, and how. */
+export interface PipelineOptions {
+  readonly sources: readonly Source[];
+  readonly io: CliIo;
+  readonly reading: ReadingValues;
+  readonly sink: Sink;
+  /** Flushed after each chunk read and at the end of each input (batching + backpressure). */
+  readonly output?: BatchedOutput;
+  /** Read an input whose first line is an SSE field as Server-Sent Events (validate --format). */
+  readonly sniffSse?: boolean;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
- * Reads each input in turn (stdin when `files` is empty or `-`), printing diagnostics to stderr as
- * `file:line: code: message`. I/O failures throw AgentStreamError with code `io`.
+ * The pipeline: each source in turn → the event reader → the sink, printing diagnostics to stderr
+ * as `file:line: code: message`. Calls `sink.end` after the last input and returns what each input
+ * gave. I/O failures throw AgentStreamError with code `io`.
  */
-export async function readInputs(files: readonly string[], io: CliIo, values: ReadingValues, handlers: ReadHandlers): Promise<InputRun[]> {
-  const baseOptions = toReadOptions(values);
-  const inputs = files.length === 0 ? ["-"] : files;
+export async function readInputs(options: PipelineOptions): Promise<InputRun[]> {
+  const { sources, io, reading } = options;
+  const baseOptions = toReadOptions(reading);
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
-  if (inputs.includes("-")) primeOnce();
-  if (values["no-redact"] === true) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
-  const runs: InputRun[] = [];
-  if (inputs.includes("-") && io.stdin.isTTY === true && values.quiet !== true) {
+  if (sources.some((source) => source.live === true)) primeOnce();
+  if (reading["no-redact"]) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
+  if (sources.some((source) => source.interactive === true) && !reading.quiet) {
     // A terminal on stdin: without this line the command looks hung.
     await io.stderr.write("agentstream: reading agent output from the terminal; pipe it in or name a file (Ctrl-D ends the input)\n");
   }
-  for (const file of inputs) {
-    const name = file === "-" ? "<stdin>" : file;
-    const issues: Issue[] = [];
-    let framing: ReturnType<typeof createSseSniffer> | undefined;
-    // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
-    const sseLine = (line: number | undefined): number | undefined => (line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line));
-    const reader = createEventReader(
-      {
-        onEvent(event) {
-          const line = event.source?.line;
-          const mapped = sseLine(line);
-          handlers.onEvent(mapped === line || event.source === undefined ? event : ({ ...event, source: { ...event.source, line: mapped } } as AgentEvent), name);
-        },
-        onSessionBoundary: (boundary) => handlers.onSessionBoundary?.(boundary, name),
-      },
-      {
-        ...baseOptions,
-        file: name,
-        onIssue(reported) {
-          const line = sseLine(reported.line);
-          const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
-          // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
-          if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
-          // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
-          const wanted = issue.severity !== "info" || values.verbose === true;
-          const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (values.quiet !== true && wanted));
-          if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
-          handlers.onIssue?.(issue);
-        },
-      },
-    );
-    let source: AsyncIterable<Uint8Array | string>;
-    try {
-      source = file === "-" ? io.stdin : io.openFile(file);
-    } catch (cause) {
-      throw ioError(name, cause);
-    }
-    const size = file === "-" ? undefined : io.fileSize(file);
-    const progress = io.stderr.isTTY && values.quiet !== true && size !== undefined && size > PROGRESS_MIN_BYTES ? createProgress(io, name, size) : undefined;
-    let bytes = 0;
-    framing = values.sse === true ? createSseSniffer(reader) : undefined;
-    try {
-      for await (const chunk of source) {
-        bytes += chunk.length;
-        if (framing === undefined) reader.feed(chunk);
-        else framing.feed(chunk);
-        progress?.advance(chunk.length);
-        await handlers.onChunk?.();
-      }
-    } catch (cause) {
-      progress?.clear();
-      if (AgentStreamError.is(cause)) throw cause;
-      throw ioError(name, cause);
-    }
-    framing?.end();
-    reader.end();
-    progress?.clear();
-    const redacted = describeRedactions(reader.redactions);
-    if (redacted !== undefined && values.quiet !== true) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
-    await handlers.onChunk?.();
-    // An SSE stream without data events was read; the command says what it found in it.
-    const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, values.from ?? "auto") : undefined;
-    if (unreadable !== undefined && values.quiet !== true) await io.stderr.write(`${name}: ${unreadable}\n`);
-    runs.push({ name, reader, issues, bytes, unreadable, sseLines: framing?.lines() });
+  const runs: InputRun[] = [];
+  for (const source of sources) {
+    const run = await readInput(source, baseOptions, options);
+    options.sink.endInput?.(run);
+    runs.push(run);
   }
+  await options.sink.end(runs);
+  await options.output?.flush();
   return runs;
+}
+
+/** Reads one source to its end through a fresh reader. */
+async function readInput(source: Source, baseOptions: ReadOptions, options: PipelineOptions): Promise<InputRun> {
+  const { io, reading, sink, output } = options;
+  const name = source.name;
+  const issues: Issue[] = [];
+  let framing: ReturnType<typeof createSseSniffer> | undefined;
+  // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
+  const sseLine = (line: number | undefined): number | undefined => (line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line));
+  const reader = createEventReader(
+    {
+      onEvent(event) {
+        const line = event.source?.line;
+        const mapped = sseLine(line);
+        sink.event(mapped === undefined || mapped === line || event.source === undefined ? event : { ...event, source: { ...event.source, line: mapped } }, name);
+      },
+      onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
+    },
+    {
+      ...baseOptions,
+      file: name,
+      onIssue(reported) {
+        const line = sseLine(reported.line);
+        const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
+        // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
+        if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
+        // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
+        const wanted = issue.severity !== "info" || reading.verbose;
+        const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
+        if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
+        sink.issue?.(issue, name);
+      },
+    },
+  );
+  const progress = io.stderr.isTTY && !reading.quiet && source.size !== undefined && source.size > PROGRESS_MIN_BYTES ? createProgress(io, name, source.size) : undefined;
+  framing = options.sniffSse === true ? createSseSniffer(reader) : undefined;
+  let bytes = 0;
+  try {
+    for await (const chunk of source.chunks()) {
+      bytes += chunk.length;
+      if (framing === undefined) reader.feed(chunk);
+      else framing.feed(chunk);
+      progress?.advance(chunk.length);
+      await output?.flush();
+    }
+  } catch (cause) {
+    progress?.clear();
+    if (AgentStreamError.is(cause)) throw cause;
+    throw ioError(name, cause);
+  }
+  framing?.end();
+  reader.end();
+  progress?.clear();
+  const redacted = describeRedactions(reader.redactions);
+  if (redacted !== undefined && !reading.quiet) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
+  await output?.flush();
+  // An SSE stream without data events was read; the command says what it found in it.
+  const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, reading.from) : undefined;
+  if (unreadable !== undefined && !reading.quiet) await io.stderr.write(`${name}: ${unreadable}\n`);
+  return { name, reader, issues, bytes, unreadable, sseLines: framing?.lines() };
 }
 
 /** `redacted 3 secrets (github-token 2, jwt 1)`, or undefined when none were. */
@@ -241,7 +177,7 @@ function withCliHints(issue: Issue): Issue {
  */
 export function readingStatus(runs: readonly InputRun[], values: ReadingValues): number {
   if (runs.some((run) => run.unreadable !== undefined)) return EXIT.unreadable;
-  const failed = values.strict === true && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
+  const failed = values.strict && runs.some((run) => run.issues.some((i) => i.severity !== "info"));
   return failed ? EXIT.issues : EXIT.ok;
 }
 

@@ -1,10 +1,10 @@
 /**
- * `agentstream <command> [options] [file ...]`: parses arguments with node:util parseArgs and
- * dispatches. Returns the exit code; never touches `process` (bin.ts does).
+ * `agentstream <command> [options] [file ...]`: finds the command and runs it (each command parses
+ * its own options, args.ts). Returns the exit code; never touches `process` (bin.ts does).
  */
-import { parseArgs } from "node:util";
 import { AgentStreamError } from "../errors.ts";
-import { EXIT, type Command } from "./command.ts";
+import { fitHelp, type Command } from "./args.ts";
+import { EXIT } from "./exit.ts";
 import { convert } from "./commands/convert.ts";
 import { formats } from "./commands/formats.ts";
 import { render } from "./commands/render.ts";
@@ -14,7 +14,6 @@ import { summary } from "./commands/summary.ts";
 import { validate } from "./commands/validate.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
-import { wrapLine } from "../render/_width.ts";
 
 /** Every command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, validate, schema, formats];
@@ -87,16 +86,8 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     await io.stdout.write(`${fitHelp(command.help, io)}\n`);
     return EXIT.ok;
   }
-  let values: Record<string, unknown>;
-  let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: [...args], options: command.options, allowPositionals: true, strict: true }));
-  } catch (error) {
-    await io.stderr.write(`${usageLine(command, parseArgsReason(error))}\n`);
-    return EXIT.usage;
-  }
-  try {
-    return await command.run(values, positionals, io);
+    return await command.execute(args, io);
   } catch (error) {
     if (!AgentStreamError.is(error)) throw error;
     if (error.code === "io" || error.code === "strict-issue") {
@@ -108,53 +99,7 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
   }
 }
 
-/**
- * Help text reflowed to the terminal (else $COLUMNS, else 80) at word boundaries: the lines of a
- * paragraph are joined and wrapped again, an option's description continues under its own column.
- */
-function fitHelp(text: string, io: CliIo): string {
-  const env = Number(io.env.COLUMNS);
-  const width = Math.max(40, io.stdout.columns ?? (Number.isInteger(env) && env > 0 ? env : 80));
-  const logical: { text: string; lead: number; column: number }[] = [];
-  for (const row of text.split("\n")) {
-    const lead = /^\s*/.exec(row)?.[0].length ?? 0;
-    const previous = logical.at(-1);
-    // A paragraph at the left edge goes on in the next line; so does an option's description, in its column.
-    const continues = previous !== undefined && row.trim() !== "" && previous.text.trim() !== "" && !/^\s*-/.test(row) && (lead === 0 ? previous.lead === 0 && !previous.text.endsWith(":") : previous.column > previous.lead && lead === previous.column);
-    if (continues) {
-      previous.text += ` ${row.trim()}`;
-      continue;
-    }
-    const option = /^(\s+\S.*?\s{2,})\S/.exec(row);
-    logical.push({ text: row, lead, column: option !== null ? (option[1] as string).length : lead });
-  }
-  return logical
-    .map(({ text: row, lead, column }) => {
-      // An option's description under its column; an indented line (an example command) two further in.
-      const hang = column > lead && column < width / 2 ? column : lead > 0 ? lead + 2 : 0;
-      return wrapLine(row, width, 0, " ".repeat(Math.max(hang - lead, 0)));
-    })
-    .join("\n");
-}
-
 /** A usage error as one line in our words, with where to look: `agentstream render: unknown option --foo (see ...)`. */
 function usageLine(command: Command, reason: string): string {
   return `agentstream ${command.name}: ${reason} (see agentstream ${command.name} --help)`;
-}
-
-/** node:util parseArgs errors carry a code; say the same thing in our words, on one line. */
-function parseArgsReason(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  const option = /'(-[^' ]+)/.exec(message)?.[1];
-  switch (code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option ${option ?? message}`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      if (/argument missing/.test(message)) return `${option ?? "an option"} needs a value`;
-      if (/does not take an argument/.test(message)) return `${option ?? "an option"} takes no value`;
-      return (message.split("\n")[0] ?? message).replace(/\.$/, "");
-    default:
-      return (message.split("\n")[0] ?? message).replace(/\.$/, "");
-  }
 }

@@ -1,61 +1,34 @@
-import { AgentStreamError } from "../../errors.ts";
-import { getOutputFormat, outputFormats, type WriterOptions } from "../../serialize/index.ts";
-import type { Command } from "../command.ts";
-import { readInputs, readingStatus, readingOptions, readingOptionsHelp, type ReadingValues } from "../_input.ts";
+import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
+import { readInputs, readingStatus } from "../_input.ts";
+import { defineCommand } from "../args.ts";
+import { createBatchedOutput } from "../output.ts";
+import { readingOptions } from "../reading-options.ts";
+import { createRecordSink } from "../sinks/record-sink.ts";
+import { sourcesFromArguments } from "../sources/files.ts";
 
-export const convert: Command = {
+export const convert = defineCommand({
   name: "convert",
   summary: "convert any agent's output to another format (NDJSON out)",
-  help: `Usage: agentstream convert --to <format> [options] [file ...]
-
-Reads agent output (files, or stdin when none or "-") and writes it in another format to stdout.
-
-Options:
-  --to <format>            output format (default: agentstream); one of: ${outputFormats.map((f) => f.name).join(", ")}
-  --sse                    Server-Sent Events framing (ag-ui, ai-sdk)
-  --coalesce <mode>        aaep: none | sentence (re-chunk text at sentence boundaries)
-  --final-summary          codex-thread: print the final pretty JSON summary after the stream
-${readingOptionsHelp}
-
-Examples:
-  codex exec --json "fix the tests" | agentstream convert --to agentstream
-  agentstream convert --from claude --to agentstream session.jsonl > events.ndjson`,
+  usage: "convert --to <format> [options] [file ...]",
+  description: `Reads agent output (files, or stdin when none or "-") and writes it in another format to stdout.`,
   options: {
+    to: {
+      type: "string",
+      default: "agentstream",
+      valueHint: "<format>",
+      description: `output format (default: agentstream); one of: ${outputFormats.map((f) => f.name).join(", ")}`,
+    },
+    sse: { type: "boolean", default: false, description: "Server-Sent Events framing (ag-ui, ai-sdk)" },
+    coalesce: { type: "string", default: "none", valueHint: "<mode>", choices: ["none", "sentence"], description: "aaep: none | sentence (re-chunk text at sentence boundaries)" },
+    "final-summary": { type: "boolean", default: false, description: "codex-thread: print the final pretty JSON summary after the stream" },
     ...readingOptions,
-    to: { type: "string", default: "agentstream" },
-    sse: { type: "boolean", default: false },
-    coalesce: { type: "string", default: "none" },
-    "final-summary": { type: "boolean", default: false },
   },
-  async run(values, files, io) {
-    const format = getOutputFormat(String(values.to));
-    const coalesce = String(values.coalesce);
-    if (coalesce !== "none" && coalesce !== "sentence") throw new AgentStreamError("usage", `--coalesce takes none or sentence, not "${coalesce}"`);
-    const writerOptions: WriterOptions = { sse: values.sse === true, coalesce, finalSummary: values["final-summary"] === true };
-    let out: string[] = [];
-    let writer = format.create(writerOptions);
-    let current: string | undefined;
-    const flush = async (): Promise<void> => {
-      if (out.length === 0) return;
-      const text = out.join("");
-      out = [];
-      await io.stdout.write(text);
-    };
-    const runs = await readInputs(files, io, values as ReadingValues, {
-      onEvent(event, input) {
-        if (current !== undefined && current !== input) {
-          // Each input is its own stream: close the previous writer's output first.
-          out.push(writer.end());
-          writer = format.create(writerOptions);
-        }
-        current = input;
-        const text = writer.write(event);
-        if (text.length > 0) out.push(text);
-      },
-      onChunk: flush,
-    });
-    out.push(writer.end());
-    await flush();
-    return readingStatus(runs, values as ReadingValues);
+  examples: ['codex exec --json "fix the tests" | agentstream convert --to agentstream', "agentstream convert --from claude --to agentstream session.jsonl > events.ndjson"],
+  async run({ values, positionals, io }) {
+    const format = getOutputFormat(values.to);
+    const output = createBatchedOutput(io.stdout);
+    const sink = createRecordSink(format, { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"] }, output);
+    const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading: values, sink, output });
+    return readingStatus(runs, values);
   },
-};
+});

@@ -1,20 +1,19 @@
 import { dialects } from "../../dialects/index.ts";
 import { outputFormats } from "../../serialize/index.ts";
 import { formatSpecs } from "../../schema/formats.ts";
-import type { Command } from "../command.ts";
-import { EXIT } from "../command.ts";
+import { defineCommand } from "../args.ts";
+import { EXIT } from "../exit.ts";
 
-export const formats: Command = {
+export const formats = defineCommand({
   name: "formats",
   summary: "list the input dialects and output formats",
-  help: `Usage: agentstream formats [--json]
-
-Lists what agentstream reads (--from) and writes (--to), and which formats have a schema.`,
-  options: { json: { type: "boolean", default: false } },
-  async run(values, _positionals, io) {
+  usage: "formats [--json]",
+  description: "Lists what agentstream reads (--from) and writes (--to), and which formats have a schema.",
+  options: { json: { type: "boolean", default: false, description: "print the lists as JSON" } },
+  async run({ values, io }) {
     const inputs = dialects.map((d) => ({ name: d.name, description: d.description }));
     const outputs = outputFormats.map((f) => ({ name: f.name, description: f.description, mediaType: f.mediaType, schema: formatSpecs.some((s) => s.name === f.name) }));
-    if (values.json === true) {
+    if (values.json) {
       await io.stdout.write(`${JSON.stringify({ inputs: [{ name: "auto", description: "detect the dialect from the first records" }, ...inputs], outputs }, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -26,4 +25,4 @@ Lists what agentstream reads (--from) and writes (--to), and which formats have 
     await io.stdout.write(`${lines.join("\n")}\n`);
     return EXIT.ok;
   },
-};
+});

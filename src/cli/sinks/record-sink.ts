@@ -1,0 +1,26 @@
+/**
+ * The record sink: events → a format writer → batched output. Each input is its own stream: the
+ * previous input's writer is closed where the next input's first event arrives.
+ * (The writer's `create(options)` shape stays behind this sink while writers become encoder + framer.)
+ */
+import type { OutputFormat, WriterOptions } from "../../serialize/index.ts";
+import type { BatchedOutput } from "../output.ts";
+import type { Sink } from "./sink.ts";
+
+export function createRecordSink(format: OutputFormat, writerOptions: WriterOptions, output: BatchedOutput): Sink {
+  let writer = format.create(writerOptions);
+  let current: string | undefined;
+  return {
+    event(event, input) {
+      if (current !== undefined && current !== input) {
+        output.write(writer.end());
+        writer = format.create(writerOptions);
+      }
+      current = input;
+      output.write(writer.write(event));
+    },
+    end() {
+      output.write(writer.end());
+    },
+  };
+}
