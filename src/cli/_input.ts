@@ -5,15 +5,14 @@
 import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
-import { MAX_DEPTH_HINT, MAX_LINE_HINT } from "../framing/ndjson/create-ndjson-parser.ts";
-import { createSseDecoder, looksLikeSse } from "../framing/create-sse-decoder.ts";
+import { createProgress, describeRedactions, describeUnreadable, withCliHints } from "./diagnostics.ts";
+import { createSseSniffer } from "./sse-sniffer.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
 import { toReadOptions, type ReadingValues } from "./reading-options.ts";
 import type { Sink } from "./sinks/sink.ts";
 import type { Source } from "./sources/source.ts";
-import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 
 /** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
 const KEPT_ISSUES = 1000;
@@ -134,43 +133,6 @@ async function readInput(source: Source, baseOptions: ReadOptions, options: Pipe
   return { name, reader, issues, bytes, unreadable, sseLines: framing?.lines() };
 }
 
-/** `redacted 3 secrets (github-token 2, jwt 1)`, or undefined when none were. */
-export function describeRedactions(counts: RedactionCounts): string | undefined {
-  const entries = Object.entries(counts);
-  if (entries.length === 0) return undefined;
-  const total = entries.reduce((sum, [, n]) => sum + n, 0);
-  return `redacted ${total} secret${total === 1 ? "" : "s"} (${entries.map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
-}
-
-/**
- * Says, in one line, why an input gave nothing worth showing: it was empty, it was not text, or no
- * agent dialect was recognised (and none was named). Undefined when the input was read.
- */
-function describeUnreadable(reader: EventReader, issues: readonly Issue[], bytes: number, from: string): string | undefined {
-  const fatal = issues.find((issue) => issue.severity === "fatal");
-  if (fatal !== undefined) return `nothing read from ${plural(bytes, "byte")}: ${fatal.message} (agentstream formats lists what can be read)`;
-  const f = reader.framing;
-  if (f.lines === f.blank) {
-    const what = bytes === 0 ? "empty input" : `only ${plural(f.blank, "blank line")}`;
-    return `${what}: nothing to show; pipe an agent's output in (e.g. claude -p ... --output-format stream-json) or name a file`;
-  }
-  if (from === "auto" && reader.dialect === "json") {
-    return `no agent dialect recognised in ${plural(f.lines - f.blank, "line")} (${plural(f.json, "JSON record")}, ${plural(f.text, "text line")}, ${f.invalid} invalid); try --from <dialect> (agentstream formats lists them)`;
-  }
-  return undefined;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-/** The library's hints name its options; on the command line, name the flags. */
-function withCliHints(issue: Issue): Issue {
-  if (issue.code === "line-too-long") return { ...issue, message: issue.message.replace(MAX_LINE_HINT, "raise --max-line-bytes to keep it") };
-  if (issue.code === "depth-exceeded") return { ...issue, message: issue.message.replace(MAX_DEPTH_HINT, "raise --max-depth to keep it") };
-  return issue;
-}
-
 /**
  * The exit status of a reading command: 4 when an input gave nothing readable, 1 when `--strict`
  * and an input had an issue of severity warning or worse, else 0.
@@ -181,83 +143,7 @@ export function readingStatus(runs: readonly InputRun[], values: ReadingValues):
   return failed ? EXIT.issues : EXIT.ok;
 }
 
-/**
- * Feeds the reader NDJSON, or, when the input opens like Server-Sent Events, each event's data as
- * one NDJSON line (the AI SDK's `data: [DONE]` terminator is not a record). Keeps the SSE line of
- * each record so diagnostics point into the file as written.
- */
-function createSseSniffer(reader: EventReader) {
-  const text = new TextDecoder("utf-8", { ignoreBOM: false });
-  let head = "";
-  let decided: "sse" | "ndjson" | undefined;
-  const lines: number[] = [];
-  const sse = createSseDecoder({
-    onEvent(event) {
-      if (event.data === "[DONE]") return;
-      lines.push(event.line);
-      // Raw newlines are JSON whitespace between tokens and invalid inside strings: one line keeps the JSON.
-      reader.feed(`${event.data.replace(/\r\n|\r|\n/g, " ")}\n`);
-    },
-  });
-  let raw: (Uint8Array | string)[] = []; // the chunks read while deciding, handed on as they came
-  const decide = (final: boolean): void => {
-    if (decided !== undefined || (!final && !/\S[^\n]*\n/.test(head))) return;
-    decided = looksLikeSse(head) ? "sse" : "ndjson";
-    if (decided === "sse") sse.feed(head);
-    else for (const chunk of raw) reader.feed(chunk);
-    head = "";
-    raw = [];
-  };
-  return {
-    feed(chunk: Uint8Array | string): void {
-      if (decided === "ndjson") {
-        reader.feed(chunk);
-        return;
-      }
-      const piece = typeof chunk === "string" ? chunk : text.decode(chunk, { stream: true });
-      if (decided === "sse") {
-        sse.feed(piece);
-        return;
-      }
-      head += piece;
-      raw.push(chunk);
-      decide(false);
-    },
-    end(): void {
-      const rest = text.decode();
-      if (decided === "sse" && rest !== "") sse.feed(rest);
-      else head += rest;
-      decide(true);
-      if (decided === "sse") sse.end();
-    },
-    lines: (): readonly number[] | undefined => (decided === "sse" ? lines : undefined),
-    /** The SSE line of the record fed as NDJSON line `line`, once the input is known to be SSE. */
-    lineOf: (line: number): number | undefined => (decided === "sse" ? lines[line - 1] : undefined),
-  };
-}
-
 function ioError(name: string, cause: unknown): AgentStreamError {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new AgentStreamError("io", `cannot read ${name}: ${reason}`, { cause });
-}
-
-/** A single progress line on stderr, redrawn at most 10 times a second, erased at the end. */
-function createProgress(io: CliIo, name: string, size: number) {
-  let done = 0;
-  let last = 0;
-  let shown = false;
-  return {
-    advance(bytes: number) {
-      done += bytes;
-      const now = Date.now();
-      if (now - last < 100) return;
-      last = now;
-      shown = true;
-      const percent = Math.min(100, Math.floor((done / size) * 100));
-      void io.stderr.write(`\r\x1b[2K${name}: ${percent}% (${(done / 1e6).toFixed(1)} of ${(size / 1e6).toFixed(1)} MB)`);
-    },
-    clear() {
-      if (shown) void io.stderr.write("\r\x1b[2K");
-    },
-  };
 }

@@ -7,7 +7,8 @@ import { sanitizeForTerminal } from "../../render/_sanitize.ts";
 import type { HealthStats, RecordStats } from "../../pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
-import { describeRedactions, type InputRun } from "../_input.ts";
+import type { InputRun } from "../_input.ts";
+import { describeRedactions } from "../diagnostics.ts";
 import type { CliOutput } from "../io.ts";
 import type { Sink } from "./sink.ts";
 
