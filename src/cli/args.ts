@@ -55,6 +55,8 @@ export interface CommandDefinition<O extends OptionSpecs> {
   readonly options: O;
   /** Lines printed right after the options table. */
   readonly notes?: string;
+  /** Paragraphs after the options, before the examples (durations, exit status). */
+  readonly epilog?: string;
   readonly examples?: readonly string[];
   run(context: CommandContext<O>): Promise<number>;
 }
@@ -139,7 +141,7 @@ function parseArgsReason(error: unknown): string {
 /** Where an option's description starts: the widest flag column in use (`  --duplicate-keys <mode>  `). */
 const DESCRIPTION_COLUMN = 25;
 
-/** The `--help` text of a command: usage, description, options table (own, then input options), notes, examples. */
+/** The `--help` text of a command: usage, description, options table (own, then input options), notes, epilog, examples. */
 export function formatHelp(definition: CommandDefinition<OptionSpecs>): string {
   const specs = Object.entries(definition.options);
   const own = specs.filter(([, spec]) => spec.group === undefined);
@@ -150,6 +152,7 @@ export function formatHelp(definition: CommandDefinition<OptionSpecs>): string {
   if (input.length > 0) tables.push("Input options:", ...input.map(optionRow));
   if (definition.notes !== undefined) tables.push(definition.notes);
   if (tables.length > 0) parts.push(tables.join("\n"));
+  if (definition.epilog !== undefined) parts.push(definition.epilog);
   const examples = definition.examples ?? [];
   if (examples.length > 0) parts.push([examples.length === 1 ? "Example:" : "Examples:", ...examples.map((e) => `  ${e}`)].join("\n"));
   return parts.join("\n\n");

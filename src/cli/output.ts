@@ -28,3 +28,40 @@ export function createBatchedOutput(target: CliOutput): BatchedOutput {
     },
   };
 }
+
+/** Batched output for a live stream of events (a running agent), where no chunk boundary says when to write. */
+export interface LiveOutput extends BatchedOutput {
+  /**
+   * Call after each event: the text of one turn of the event loop goes out in one write (an agent's
+   * burst is not a write per event), at the latest when 1 MB is queued, and then waits for the reader.
+   */
+  settle(): Promise<void>;
+}
+
+/** The most text a live stream queues before it waits for the consumer. */
+const LIVE_QUEUE_LIMIT = 1 << 20;
+
+export function createLiveOutput(target: CliOutput): LiveOutput {
+  const batched = createBatchedOutput(target);
+  let queued = 0;
+  let scheduled = false;
+  const flush = async (): Promise<void> => {
+    scheduled = false;
+    queued = 0;
+    await batched.flush();
+  };
+  return {
+    write(text) {
+      queued += text.length;
+      batched.write(text);
+    },
+    flush,
+    async settle() {
+      if (queued > LIVE_QUEUE_LIMIT) return flush();
+      if (queued > 0 && !scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
+    },
+  };
+}

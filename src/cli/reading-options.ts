@@ -2,7 +2,7 @@
 import { AgentStreamError } from "../errors.ts";
 import type { Framing } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { ReadOptions } from "../pipeline/create-event-reader.ts";
-import type { OptionSpecs, ParsedValues } from "./args.ts";
+import { parseCommandLine, type OptionSpecs, type ParsedValues } from "./args.ts";
 
 /** The shared options, listed under "Input options:" in each command's `--help`. */
 export const readingOptions = {
@@ -33,6 +33,9 @@ export const readingOptions = {
 
 /** The reading options as parsed. */
 export type ReadingValues = ParsedValues<typeof readingOptions>;
+
+/** The reading options as they are when no flag is given. */
+export const readingDefaults: ReadingValues = parseCommandLine(readingOptions, []).values;
 
 const FRAMINGS: readonly Framing[] = ["auto", "ndjson", "json-seq", "pretty", "document"];
 

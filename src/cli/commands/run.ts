@@ -1,218 +1,163 @@
 import { AgentStreamError, formatIssue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import { createTerminalRenderer, type Verbosity } from "../../render/create-terminal-renderer.ts";
+import type { Verbosity } from "../../render/create-terminal-renderer.ts";
 import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
-import type { Command } from "../command.ts";
+import { defineCommand, type ParsedValues } from "../args.ts";
+import { describeRedactions } from "../diagnostics.ts";
 import type { CliIo } from "../io.ts";
-import { describeRedactions, toReadOptions } from "../_input.ts";
+import { createLiveOutput, type LiveOutput } from "../output.ts";
+import { readingDefaults, toReadOptions } from "../reading-options.ts";
+import { createRecordSink } from "../sinks/record-sink.ts";
+import { createRendererSink } from "../sinks/renderer-sink.ts";
 import { chooseMode } from "./render.ts";
 
-export const run: Command = {
+const runOptions = {
+  from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
+  "stream-json": { type: "boolean", default: false, description: "write the Codex-style lifecycle (codex-thread NDJSON) instead of the view" },
+  to: { type: "string", valueHint: "<format>", description: `write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}` },
+  "final-summary": { type: "boolean", default: false, description: "after the stream, print the run's summary as pretty JSON" },
+  json: { type: "boolean", default: false, description: "print only the summary as JSON (docs/run.md)" },
+  heartbeat: { type: "string", default: "15s", valueHint: "<dur>", description: "a heartbeat event after this much silence (default 15s; 0: none)" },
+  "idle-timeout": { type: "string", valueHint: "<dur>", description: "end a silent agent (never while a tool call runs): exit 124" },
+  timeout: { type: "string", valueHint: "<dur>", description: "end the run after this long: exit 124" },
+  "kill-after": { type: "string", valueHint: "<dur>", description: "after forwarding a signal, SIGKILL this much later (default: only a second Ctrl-C)" },
+  stdin: { type: "boolean", default: false, description: "pass our stdin to the agent even when it is a terminal (a pipe or file is always passed; Codex appends piped stdin to its prompt)" },
+  log: { type: "string", valueHint: "<dir>", description: "keep this run's logs there (default: $AGENTSTREAM_LOG_DIR, else none)" },
+  mode: { type: "string", valueHint: "<mode>", choices: ["full", "basic", "none"], description: "view: full | basic | none (default: from the terminal and NO_COLOR)" },
+  width: { type: "string", valueHint: "<n>", description: "view: fit one-line slots to n columns" },
+  quiet: { type: "boolean", short: "q", default: false, description: "view: answers, tool calls, errors and the footer only" },
+  verbose: { type: "boolean", short: "v", default: false, description: "view: also notices, repairs, unknown records" },
+  "include-raw": { type: "boolean", default: false, description: 'attach each source record to its events as "raw"' },
+  "no-repair": { type: "boolean", default: false, description: "no snapshot/duplicate repair (docs/repair.md)" },
+  "no-redact": {
+    type: "boolean",
+    default: false,
+    description: "show secrets as they are; by default they are replaced with [REDACTED:<kind>] in the output and the events logs (docs/redaction.md); the raw and stderr logs are never redacted (docs/run.md)",
+  },
+} as const;
+
+type RunValues = ParsedValues<typeof runOptions>;
+
+export const run = defineCommand({
   name: "run",
   summary: "run an agent CLI: live view, heartbeats, timeouts, signals, logs, exit code",
-  help: `Usage: agentstream run [options] -- <agent> [args ...]
-
-Runs the agent (no shell, in its own process group), reads its output as it comes and shows it
+  usage: "run [options] -- <agent> [args ...]",
+  description: `Runs the agent (no shell, in its own process group), reads its output as it comes and shows it
 (or writes it in another format), with heartbeats while it is silent, idle and overall timeouts,
 signals forwarded, optional logs, and the agent's exit code. The agent's stderr becomes events
 (shown dimmed), never mixed into stdout. The dialect comes from the command name (claude, codex,
-gemini, opencode, cursor-agent, amp, qwen, cline, aider), else from the stream.
-
-Options:
-  --from <dialect>         the agent's output dialect (default: from the command name, else auto)
-  --stream-json            write the Codex-style lifecycle (codex-thread NDJSON) instead of the view
-  --to <format>            write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}
-  --final-summary          after the stream, print the run's summary as pretty JSON
-  --json                   print only the summary as JSON (docs/run.md)
-  --heartbeat <dur>        a heartbeat event after this much silence (default 15s; 0: none)
-  --idle-timeout <dur>     end a silent agent (never while a tool call runs): exit 124
-  --timeout <dur>          end the run after this long: exit 124
-  --kill-after <dur>       after forwarding a signal, SIGKILL this much later (default: only a second Ctrl-C)
-  --stdin                  pass our stdin to the agent even when it is a terminal (a pipe or file
-                           is always passed; Codex appends piped stdin to its prompt)
-  --log <dir>              keep this run's logs there (default: $AGENTSTREAM_LOG_DIR, else none)
-  --mode <mode>            view: full | basic | none (default: from the terminal and NO_COLOR)
-  --width <n>              view: fit one-line slots to n columns
-  -q, --quiet              view: answers, tool calls, errors and the footer only
-  -v, --verbose            view: also notices, repairs, unknown records
-  --include-raw            attach each source record to its events as "raw"
-  --no-repair              no snapshot/duplicate repair (docs/repair.md)
-  --no-redact              show secrets as they are; by default they are replaced with
-                           [REDACTED:<kind>] in the output and the events logs (docs/redaction.md);
-                           the raw and stderr logs are never redacted (docs/run.md)
-
-Durations: 500ms, 15s, 2m, 1h (a bare number is seconds).
+gemini, opencode, cursor-agent, amp, qwen, cline, aider), else from the stream.`,
+  options: runOptions,
+  epilog: `Durations: 500ms, 15s, 2m, 1h (a bare number is seconds).
 Exit status: the agent's, 128+n when signal n ended it, 124 timeout or idle timeout, 126 not
-executable, 127 command not found, 2 usage error.
-
-Examples:
-  agentstream run -- claude -p "fix the tests" --output-format stream-json --verbose
-  agentstream run --stream-json --final-summary -- codex exec --json "add a README" < /dev/null
-  agentstream run --idle-timeout 10m --log ~/.agentstream/runs -- gemini -p "..." -o stream-json`,
-  options: {
-    from: { type: "string" },
-    "stream-json": { type: "boolean", default: false },
-    to: { type: "string" },
-    "final-summary": { type: "boolean", default: false },
-    json: { type: "boolean", default: false },
-    heartbeat: { type: "string", default: "15s" },
-    "idle-timeout": { type: "string" },
-    timeout: { type: "string" },
-    "kill-after": { type: "string" },
-    stdin: { type: "boolean", default: false },
-    log: { type: "string" },
-    mode: { type: "string" },
-    width: { type: "string" },
-    quiet: { type: "boolean", short: "q", default: false },
-    verbose: { type: "boolean", short: "v", default: false },
-    "include-raw": { type: "boolean", default: false },
-    "no-repair": { type: "boolean", default: false },
-    "no-redact": { type: "boolean", default: false },
-  },
-  async run(values, positionals, io) {
+executable, 127 command not found, 2 usage error.`,
+  examples: [
+    'agentstream run -- claude -p "fix the tests" --output-format stream-json --verbose',
+    'agentstream run --stream-json --final-summary -- codex exec --json "add a README" < /dev/null',
+    'agentstream run --idle-timeout 10m --log ~/.agentstream/runs -- gemini -p "..." -o stream-json',
+  ],
+  async run({ values, positionals, io }) {
     const [command, ...args] = positionals;
     if (command === undefined) throw new AgentStreamError("usage", 'name the agent to run after --: agentstream run -- claude -p "..."');
-    const duration = (flag: string): number | undefined =>
-      values[flag] === undefined ? undefined : parseDuration(`--${flag}`, String(values[flag]));
+    const duration = (flag: "heartbeat" | "idle-timeout" | "timeout" | "kill-after"): number | undefined => {
+      const value = values[flag];
+      return value === undefined ? undefined : parseDuration(`--${flag}`, value);
+    };
     const killAfterMs = duration("kill-after");
-    const sink = createSink(values, io);
+    const sink = createRunSink(values, io);
     const agent = runAgent(command, args, {
-      ...(values.from === undefined ? {} : { dialect: String(values.from) }),
+      ...(values.from === undefined ? {} : { dialect: values.from }),
       heartbeatMs: duration("heartbeat") ?? 15_000,
       idleTimeoutMs: duration("idle-timeout") ?? 0,
       timeoutMs: duration("timeout") ?? 0,
-      stdin: io.stdin.isTTY === true && values.stdin !== true ? "ignore" : "inherit",
-      read: toReadOptions({
-        "include-raw": values["include-raw"] === true,
-        "no-repair": values["no-repair"] === true,
-        "no-redact": values["no-redact"] === true,
-      }),
+      stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
+      read: toReadOptions({ ...readingDefaults, "include-raw": values["include-raw"], "no-repair": values["no-repair"], "no-redact": values["no-redact"] }),
       ...logOption(values, io),
       onIssue(issue) {
-        if (values.quiet !== true && (issue.severity !== "info" || values.verbose === true))
-          void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
+        if (!values.quiet && (issue.severity !== "info" || values.verbose)) void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
       },
     });
-    if (values["no-redact"] === true)
-      void io.stderr.write(
-        "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
-      );
+    if (values["no-redact"]) void io.stderr.write("agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n");
     const stopForwarding = forwardSignals(agent, killAfterMs);
     try {
       for await (const event of agent.events) await sink.event(event);
       const result = await agent.result;
       await sink.end(runReport(result));
       const redacted = describeRedactions(result.redactions);
-      if (redacted !== undefined && values.quiet !== true)
-        await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
+      if (redacted !== undefined && !values.quiet) await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
       return result.exitCode;
     } finally {
       stopForwarding();
     }
   },
-};
+});
 
 /** How diagnostics name the agent's output: its command's file name. */
 function agentName(command: string): string {
   return command.split(/[\\/]/).pop() ?? command;
 }
 
-interface Sink {
-  event(event: AgentEvent): void | Promise<void>;
-  end(summary: unknown): Promise<void>;
+/** Where a run's events go: one of the CLI's sinks over live output, and the run's report at the end. */
+interface RunSink {
+  event(event: AgentEvent): Promise<void>;
+  end(report: object): Promise<void>;
 }
 
-/** Where the events go: the terminal view, a writer, or only the summary. */
-function createSink(values: Record<string, unknown>, io: CliIo): Sink {
-  const finalSummary = values["final-summary"] === true;
-  const out = batchedStdout(io);
-  const printSummary = async (summary: unknown): Promise<void> => {
-    await out.write(`${JSON.stringify(summary, null, 2)}\n`);
-    await out.flush();
+/** The terminal view (the renderer sink), a format (the record sink), or only the report (`--json`). */
+function createRunSink(values: RunValues, io: CliIo): RunSink {
+  const output = createLiveOutput(io.stdout);
+  const printReport = async (report: object): Promise<void> => {
+    output.write(`${JSON.stringify(report, null, 2)}\n`);
+    await output.flush();
   };
-  if (values.json === true) return { event: (event) => echoToStderr(event, values, io), end: printSummary };
-  const formatName = values["stream-json"] === true ? "codex-thread" : (values.to as string | undefined);
-  if (formatName !== undefined) {
-    const format = getOutputFormat(formatName);
-    // codex-thread writes the dev-agent final report itself; other writers get the summary after them.
-    const writerSummary = finalSummary && format.name === "codex-thread";
-    const writer = format.create({ finalSummary: writerSummary });
-    return {
-      async event(event) {
-        await echoToStderr(event, values, io);
-        await out.write(writer.write(event));
-      },
-      async end(summary) {
-        await out.write(writer.end());
-        await out.flush();
-        if (finalSummary && !writerSummary) await printSummary(summary);
-      },
-    };
-  }
-  const verbosity: Verbosity = values.verbose === true ? "verbose" : values.quiet === true ? "quiet" : "normal";
-  let width = io.stdout.columns ?? 80;
-  if (values.width !== undefined) {
-    width = Number(values.width);
-    if (!Number.isInteger(width) || width < 20)
-      throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${String(values.width)}"`);
-  }
-  let rendered: string[] = [];
-  const renderer = createTerminalRenderer({
-    write: (text) => rendered.push(text),
-    mode: chooseMode(values.mode as string | undefined, io),
-    width,
-    verbosity,
-  });
-  const take = (): string => {
-    const text = rendered.join("");
-    rendered = [];
-    return text;
-  };
+  if (values.json) return { event: (event) => echoToStderr(event, values, io), end: printReport };
+  const formatName = values["stream-json"] ? "codex-thread" : values.to;
+  if (formatName !== undefined) return formatRunSink(formatName, values, io, output, printReport);
+  const sink = createRendererSink({ mode: chooseMode(values.mode, io), width: viewWidth(values.width, io), verbosity: viewVerbosity(values) }, output);
   return {
     async event(event) {
-      renderer.render(event);
-      await out.write(take());
+      sink.event(event, "agent");
+      await output.settle();
     },
-    async end(summary) {
-      renderer.end();
-      await out.write(take());
-      await out.flush();
-      if (finalSummary) await printSummary(summary);
+    async end(report) {
+      await sink.end([]);
+      await output.flush();
+      if (values["final-summary"]) await printReport(report);
     },
   };
 }
 
-/**
- * Stdout for a live stream: what the events of one turn of the event loop produced goes out in one
- * write (an agent's burst is not a write per event), and a megabyte waiting waits for the reader.
- */
-function batchedStdout(io: CliIo): { write(text: string): Promise<void>; flush(): Promise<void> } {
-  let pending: string[] = [];
-  let size = 0;
-  let scheduled = false;
-  const flush = async (): Promise<void> => {
-    scheduled = false;
-    if (pending.length === 0) return;
-    const text = pending.join("");
-    pending = [];
-    size = 0;
-    await io.stdout.write(text);
-  };
+function formatRunSink(formatName: string, values: RunValues, io: CliIo, output: LiveOutput, printReport: (report: object) => Promise<void>): RunSink {
+  const format = getOutputFormat(formatName);
+  // codex-thread writes the dev-agent final report itself; other writers get the summary after them.
+  const writerSummary = values["final-summary"] && format.name === "codex-thread";
+  const sink = createRecordSink(format, { finalSummary: writerSummary }, output);
   return {
-    async write(text) {
-      if (text === "") return;
-      pending.push(text);
-      size += text.length;
-      if (size > 1 << 20) return flush();
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(() => void flush());
-      }
+    async event(event) {
+      await echoToStderr(event, values, io);
+      sink.event(event, "agent");
+      await output.settle();
     },
-    flush,
+    async end(report) {
+      await sink.end([]);
+      await output.flush();
+      if (values["final-summary"] && !writerSummary) await printReport(report);
+    },
   };
+}
+
+function viewVerbosity(values: RunValues): Verbosity {
+  if (values.verbose) return "verbose";
+  return values.quiet ? "quiet" : "normal";
+}
+
+function viewWidth(flag: string | undefined, io: CliIo): number {
+  if (flag === undefined) return io.stdout.columns ?? 80;
+  const width = Number(flag);
+  if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
+  return width;
 }
 
 /**
@@ -240,8 +185,8 @@ function runReport(result: RunResult): object {
 }
 
 /** Without the view, the agent's stderr and our own errors still reach a person: on our stderr. */
-async function echoToStderr(event: AgentEvent, values: Record<string, unknown>, io: CliIo): Promise<void> {
-  if (values.quiet === true) return;
+async function echoToStderr(event: AgentEvent, values: RunValues, io: CliIo): Promise<void> {
+  if (values.quiet) return;
   if (event.type === "notice" && (event.kind === "stderr" || event.kind === "incomplete" || event.kind === "leftover-processes")) {
     await io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${event.text}\n`);
   } else if (event.type === "error" && event.source?.line === undefined && event.fatal === true) {
@@ -249,8 +194,8 @@ async function echoToStderr(event: AgentEvent, values: Record<string, unknown>, 
   }
 }
 
-function logOption(values: Record<string, unknown>, io: CliIo): { log?: string } {
-  const dir = (values.log as string | undefined) ?? io.env.AGENTSTREAM_LOG_DIR;
+function logOption(values: RunValues, io: CliIo): { log?: string } {
+  const dir = values.log ?? io.env.AGENTSTREAM_LOG_DIR;
   return dir === undefined || dir === "" ? {} : { log: dir };
 }
 
