@@ -1,0 +1,47 @@
+/** One place for output batching: per chunk (files, stdin) or per turn of the event loop (a running agent). */
+import { describe, expect, it } from "vitest";
+import type { CliOutput } from "../../src/cli/io.ts";
+import { createBatchedOutput, createLiveOutput } from "../../src/cli/output.ts";
+
+function capture(): CliOutput & { writes: string[] } {
+  const writes: string[] = [];
+  return { isTTY: false, writes, write: (text) => void writes.push(text) };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("createBatchedOutput", () => {
+  it("holds text until flush, then writes it as one piece; an empty flush writes nothing", async () => {
+    const target = capture();
+    const output = createBatchedOutput(target);
+    output.write("a");
+    output.write("");
+    output.write("b\n");
+    expect(target.writes).toEqual([]);
+    await output.flush();
+    await output.flush();
+    expect(target.writes).toEqual(["ab\n"]);
+  });
+});
+
+describe("createLiveOutput", () => {
+  it("writes what one turn of the event loop produced in one write", async () => {
+    const target = capture();
+    const output = createLiveOutput(target);
+    for (const piece of ["one ", "two ", "three\n"]) {
+      output.write(piece);
+      await output.settle();
+    }
+    expect(target.writes).toEqual([]);
+    await nextTurn();
+    expect(target.writes).toEqual(["one two three\n"]);
+  });
+
+  it("past 1 MB queued, settle writes at once and waits for the consumer", async () => {
+    const target = capture();
+    const output = createLiveOutput(target);
+    output.write("x".repeat((1 << 20) + 1));
+    await output.settle();
+    expect(target.writes.map((w) => w.length)).toEqual([(1 << 20) + 1]);
+  });
+});
