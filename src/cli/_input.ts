@@ -56,7 +56,8 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
   const baseOptions = toReadOptions(reading);
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
-  if (reading["no-redact"]) void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
+  if (reading["no-redact"])
+    void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   if (sources.some((source) => source.interactive === true) && !reading.quiet) {
     // A terminal on stdin: without this line the command looks hung.
     await io.stderr.write("agentstream: reading agent output from the terminal; pipe it in or name a file (Ctrl-D ends the input)\n");
@@ -79,13 +80,19 @@ async function readInput(source: Source, baseOptions: ReadOptions, options: Pipe
   const issues: Issue[] = [];
   let framing: ReturnType<typeof createSseSniffer> | undefined;
   // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
-  const sseLine = (line: number | undefined): number | undefined => (line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line));
+  const sseLine = (line: number | undefined): number | undefined =>
+    line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line);
   const reader = createEventReader(
     {
       onEvent(event) {
         const line = event.source?.line;
         const mapped = sseLine(line);
-        sink.event(mapped === undefined || mapped === line || event.source === undefined ? event : { ...event, source: { ...event.source, line: mapped } }, name);
+        sink.event(
+          mapped === undefined || mapped === line || event.source === undefined
+            ? event
+            : { ...event, source: { ...event.source, line: mapped } },
+          name,
+        );
       },
       onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
     },
@@ -105,7 +112,10 @@ async function readInput(source: Source, baseOptions: ReadOptions, options: Pipe
       },
     },
   );
-  const progress = io.stderr.isTTY && !reading.quiet && source.size !== undefined && source.size > PROGRESS_MIN_BYTES ? createProgress(io, name, source.size) : undefined;
+  const progress =
+    io.stderr.isTTY && !reading.quiet && source.size !== undefined && source.size > PROGRESS_MIN_BYTES
+      ? createProgress(io, name, source.size)
+      : undefined;
   framing = options.sniffSse === true ? createSseSniffer(reader) : undefined;
   let bytes = 0;
   try {

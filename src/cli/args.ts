@@ -28,7 +28,11 @@ export interface OptionSpec {
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
 /** The value one option parses to: `boolean`, one of its `choices`, or `string`. */
-type ValueOf<S extends OptionSpec> = S["type"] extends "boolean" ? boolean : S extends { readonly choices: readonly (infer C)[] } ? C : string;
+type ValueOf<S extends OptionSpec> = S["type"] extends "boolean"
+  ? boolean
+  : S extends { readonly choices: readonly (infer C)[] }
+    ? C
+    : string;
 
 /** The parsed values of a set of options: always present when the option has a default. */
 export type ParsedValues<O extends OptionSpecs> = {
@@ -85,7 +89,10 @@ export function defineCommand<const O extends OptionSpecs>(definition: CommandDe
 }
 
 /** Parses `args` against `options`; an unknown option, a missing value or a value not among the choices throws a usage error. */
-export function parseCommandLine<O extends OptionSpecs>(options: O, args: readonly string[]): { values: ParsedValues<O>; positionals: string[] } {
+export function parseCommandLine<O extends OptionSpecs>(
+  options: O,
+  args: readonly string[],
+): { values: ParsedValues<O>; positionals: string[] } {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: [...args], options: toParseArgsOptions(options), allowPositionals: true, strict: true });
@@ -109,8 +116,16 @@ function toParseArgsOptions(options: OptionSpecs): ParseArgsOptions {
   for (const [name, spec] of Object.entries(options)) {
     out[name] =
       spec.type === "boolean"
-        ? { type: "boolean", ...(spec.short === undefined ? {} : { short: spec.short }), ...(typeof spec.default === "boolean" ? { default: spec.default } : {}) }
-        : { type: "string", ...(spec.short === undefined ? {} : { short: spec.short }), ...(typeof spec.default === "string" ? { default: spec.default } : {}) };
+        ? {
+            type: "boolean",
+            ...(spec.short === undefined ? {} : { short: spec.short }),
+            ...(typeof spec.default === "boolean" ? { default: spec.default } : {}),
+          }
+        : {
+            type: "string",
+            ...(spec.short === undefined ? {} : { short: spec.short }),
+            ...(typeof spec.default === "string" ? { default: spec.default } : {}),
+          };
   }
   return out;
 }

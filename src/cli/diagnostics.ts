@@ -19,7 +19,8 @@ export function describeRedactions(counts: RedactionCounts): string | undefined 
  */
 export function describeUnreadable(reader: EventReader, issues: readonly Issue[], bytes: number, from: string): string | undefined {
   const fatal = issues.find((issue) => issue.severity === "fatal");
-  if (fatal !== undefined) return `nothing read from ${plural(bytes, "byte")}: ${fatal.message} (agentstream formats lists what can be read)`;
+  if (fatal !== undefined)
+    return `nothing read from ${plural(bytes, "byte")}: ${fatal.message} (agentstream formats lists what can be read)`;
   const f = reader.framing;
   if (f.lines === f.blank) {
     const what = bytes === 0 ? "empty input" : `only ${plural(f.blank, "blank line")}`;
@@ -37,7 +38,8 @@ function plural(n: number, noun: string): string {
 
 /** The library's hints name its options; on the command line, name the flags. */
 export function withCliHints(issue: Issue): Issue {
-  if (issue.code === "line-too-long") return { ...issue, message: issue.message.replace(MAX_LINE_HINT, "raise --max-line-bytes to keep it") };
+  if (issue.code === "line-too-long")
+    return { ...issue, message: issue.message.replace(MAX_LINE_HINT, "raise --max-line-bytes to keep it") };
   if (issue.code === "depth-exceeded") return { ...issue, message: issue.message.replace(MAX_DEPTH_HINT, "raise --max-depth to keep it") };
   return issue;
 }

@@ -6,8 +6,20 @@ import { parseCommandLine, type OptionSpecs, type ParsedValues } from "./args.ts
 
 /** The shared options, listed under "Input options:" in each command's `--help`. */
 export const readingOptions = {
-  from: { type: "string", default: "auto", valueHint: "<dialect>", group: "input", description: "input dialect, or auto (default: auto; see `agentstream formats`)" },
-  framing: { type: "string", default: "auto", valueHint: "<framing>", group: "input", description: "auto | ndjson | json-seq | pretty | document (default: auto)" },
+  from: {
+    type: "string",
+    default: "auto",
+    valueHint: "<dialect>",
+    group: "input",
+    description: "input dialect, or auto (default: auto; see `agentstream formats`)",
+  },
+  framing: {
+    type: "string",
+    default: "auto",
+    valueHint: "<framing>",
+    group: "input",
+    description: "auto | ndjson | json-seq | pretty | document (default: auto)",
+  },
   strict: { type: "boolean", default: false, group: "input", description: "stop at the first input issue (exit 1)" },
   "include-raw": { type: "boolean", default: false, group: "input", description: 'attach each source record to its events as "raw"' },
   "max-line-bytes": { type: "string", valueHint: "<n>", group: "input", description: "longest line kept (default: 16777216)" },
@@ -20,14 +32,26 @@ export const readingOptions = {
     group: "input",
     description: "keep-last (report and keep) | reject (default: keep-last)",
   },
-  "no-repair": { type: "boolean", default: false, group: "input", description: "show the raw stream: no snapshot/duplicate repair (docs/repair.md)" },
+  "no-repair": {
+    type: "boolean",
+    default: false,
+    group: "input",
+    description: "show the raw stream: no snapshot/duplicate repair (docs/repair.md)",
+  },
   "no-redact": {
     type: "boolean",
     default: false,
     group: "input",
-    description: "show secrets (API keys, tokens, passwords) as they are; by default they are replaced with [REDACTED:<kind>] (docs/redaction.md)",
+    description:
+      "show secrets (API keys, tokens, passwords) as they are; by default they are replaced with [REDACTED:<kind>] (docs/redaction.md)",
   },
-  verbose: { type: "boolean", short: "v", default: false, group: "input", description: "also print informational diagnostics (blank lines, text lines)" },
+  verbose: {
+    type: "boolean",
+    short: "v",
+    default: false,
+    group: "input",
+    description: "also print informational diagnostics (blank lines, text lines)",
+  },
   quiet: { type: "boolean", short: "q", default: false, group: "input", description: "print no diagnostics" },
 } as const satisfies OptionSpecs;
 
@@ -46,7 +70,8 @@ function isFraming(value: string): value is Framing {
 /** Turns the shared CLI options into reader options; throws a usage error for bad values. */
 export function toReadOptions(values: ReadingValues): ReadOptions {
   const options: ReadOptions = { dialect: values.from, duplicateKeys: values["duplicate-keys"] };
-  if (!isFraming(values.framing)) throw new AgentStreamError("usage", `unknown framing "${values.framing}": use auto, ndjson, json-seq, pretty or document`);
+  if (!isFraming(values.framing))
+    throw new AgentStreamError("usage", `unknown framing "${values.framing}": use auto, ndjson, json-seq, pretty or document`);
   options.framing = values.framing;
   if (values.strict) options.strict = true;
   if (values["include-raw"]) options.includeRaw = true;

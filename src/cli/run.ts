@@ -72,7 +72,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return runCommand(io.stdout.isTTY ? render : convert, [...argv], io);
     }
     const near = commands.find((c) => c.name.startsWith(first.slice(0, 3)));
-    await io.stderr.write(`agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""} (see agentstream --help)\n`);
+    await io.stderr.write(
+      `agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""} (see agentstream --help)\n`,
+    );
     return EXIT.usage;
   }
   return runCommand(command, rest, io);

@@ -69,7 +69,18 @@ describe("generated help", () => {
 
   it("lists usage, description, own options, input options, notes and examples in that order", () => {
     const help = formatHelp(command);
-    const order = ["Usage: agentstream demo [options] [file ...]", "Shows how help", "Options:", "  --to <format>            output format", "  -n, --dry                change nothing", "Input options:", "  --from <dialect>", "  (a note under the table)", "Example:", "  agentstream demo a.jsonl"];
+    const order = [
+      "Usage: agentstream demo [options] [file ...]",
+      "Shows how help",
+      "Options:",
+      "  --to <format>            output format",
+      "  -n, --dry                change nothing",
+      "Input options:",
+      "  --from <dialect>",
+      "  (a note under the table)",
+      "Example:",
+      "  agentstream demo a.jsonl",
+    ];
     const at = order.map((piece) => help.indexOf(piece));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -87,7 +98,13 @@ describe("generated help", () => {
 
   it("a defined command parses, runs with typed values, and reports bad input as a usage error", async () => {
     let seen: unknown;
-    const demo = defineCommand({ ...command, run: async ({ values }) => ((seen = values.mode), 0) });
+    const demo = defineCommand({
+      ...command,
+      run: async ({ values }) => {
+        seen = values.mode;
+        return 0;
+      },
+    });
     expect(await demo.execute(["--mode", "none"], fakeIo())).toBe(0);
     expect(seen).toBe("none");
     await expect(demo.execute(["--mode", "x"], fakeIo())).rejects.toThrow(/--mode takes full, basic or none/);
@@ -109,6 +126,8 @@ describe("generated help", () => {
     expect(io2.err()).toBe('agentstream convert: --coalesce takes none or sentence, not "words" (see agentstream convert --help)\n');
     const io3 = fakeIo({ stdin: "{}\n" });
     expect(await run(["convert", "--framing", "lines"], io3)).toBe(2);
-    expect(io3.err()).toBe('agentstream convert: unknown framing "lines": use auto, ndjson, json-seq, pretty or document (see agentstream convert --help)\n');
+    expect(io3.err()).toBe(
+      'agentstream convert: unknown framing "lines": use auto, ndjson, json-seq, pretty or document (see agentstream convert --help)\n',
+    );
   });
 });

@@ -72,9 +72,15 @@ describe("readInputs: source → reader → sink", () => {
   it("any source feeds any sink: events per input, endInput per input, end once", async () => {
     const calls: string[] = [];
     const io = fakeIo();
-    const sources = [iterableSource("one", (async function* () {
-        yield synthetic;
-      })()), piecewise("two", synthetic, 7, [])];
+    const sources = [
+      iterableSource(
+        "one",
+        (async function* () {
+          yield synthetic;
+        })(),
+      ),
+      piecewise("two", synthetic, 7, []),
+    ];
     const runs = await readInputs({ sources, io, reading, sink: recordingSink(calls) });
     expect(runs.map((r) => r.name)).toEqual(["one", "two"]);
     const one = calls.filter((c) => c.startsWith("one: ")).map((c) => c.slice(5));

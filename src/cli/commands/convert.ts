@@ -19,11 +19,20 @@ export const convert = defineCommand({
       description: `output format (default: agentstream); one of: ${outputFormats.map((f) => f.name).join(", ")}`,
     },
     sse: { type: "boolean", default: false, description: "Server-Sent Events framing (ag-ui, ai-sdk)" },
-    coalesce: { type: "string", default: "none", valueHint: "<mode>", choices: ["none", "sentence"], description: "aaep: none | sentence (re-chunk text at sentence boundaries)" },
+    coalesce: {
+      type: "string",
+      default: "none",
+      valueHint: "<mode>",
+      choices: ["none", "sentence"],
+      description: "aaep: none | sentence (re-chunk text at sentence boundaries)",
+    },
     "final-summary": { type: "boolean", default: false, description: "codex-thread: print the final pretty JSON summary after the stream" },
     ...readingOptions,
   },
-  examples: ['codex exec --json "fix the tests" | agentstream convert --to agentstream', "agentstream convert --from claude --to agentstream session.jsonl > events.ndjson"],
+  examples: [
+    'codex exec --json "fix the tests" | agentstream convert --to agentstream',
+    "agentstream convert --from claude --to agentstream session.jsonl > events.ndjson",
+  ],
   async run({ values, positionals, io }) {
     const format = getOutputFormat(values.to);
     const output = createBatchedOutput(io.stdout);

@@ -12,9 +12,16 @@ export const formats = defineCommand({
   options: { json: { type: "boolean", default: false, description: "print the lists as JSON" } },
   async run({ values, io }) {
     const inputs = dialects.map((d) => ({ name: d.name, description: d.description }));
-    const outputs = outputFormats.map((f) => ({ name: f.name, description: f.description, mediaType: f.mediaType, schema: formatSpecs.some((s) => s.name === f.name) }));
+    const outputs = outputFormats.map((f) => ({
+      name: f.name,
+      description: f.description,
+      mediaType: f.mediaType,
+      schema: formatSpecs.some((s) => s.name === f.name),
+    }));
     if (values.json) {
-      await io.stdout.write(`${JSON.stringify({ inputs: [{ name: "auto", description: "detect the dialect from the first records" }, ...inputs], outputs }, null, 2)}\n`);
+      await io.stdout.write(
+        `${JSON.stringify({ inputs: [{ name: "auto", description: "detect the dialect from the first records" }, ...inputs], outputs }, null, 2)}\n`,
+      );
       return EXIT.ok;
     }
     const width = Math.max(...[...inputs, ...outputs].map((x) => x.name.length)) + 2;

@@ -20,12 +20,25 @@ const renderOptions = {
     description: "full | basic | none (default: chosen from the terminal, NO_COLOR, FORCE_COLOR, CLICOLOR, CLICOLOR_FORCE, TERM=dumb)",
   },
   quiet: { type: "boolean", short: "q", default: false, description: "answers, tool calls, errors, metrics and the footer only" },
-  verbose: { type: "boolean", short: "v", default: false, description: "also notices, repairs, unknown records, system messages, more output" },
+  verbose: {
+    type: "boolean",
+    short: "v",
+    default: false,
+    description: "also notices, repairs, unknown records, system messages, more output",
+  },
   full: { type: "boolean", default: false, description: "everything, nothing cut" },
   debug: { type: "boolean", default: false, description: "each event as one line of JSON (with the agent's raw record)" },
-  width: { type: "string", valueHint: "<n>", description: "wrap and fit lines to n columns (default: the terminal's, else $COLUMNS, else 80)" },
+  width: {
+    type: "string",
+    valueHint: "<n>",
+    description: "wrap and fit lines to n columns (default: the terminal's, else $COLUMNS, else 80)",
+  },
   links: { type: "boolean", default: false, description: "make http(s) URLs clickable (OSC 8 links we build; the URL is the text)" },
-  "keep-colors": { type: "boolean", default: false, description: "keep the colours (SGR only) of tool output; other sequences stay visible" },
+  "keep-colors": {
+    type: "boolean",
+    default: false,
+    description: "keep the colours (SGR only) of tool output; other sequences stay visible",
+  },
   ...inputOptions,
 } as const;
 
@@ -44,7 +57,13 @@ sequences and control characters in agent and tool text are shown as visible sym
   async run({ values, positionals, io }) {
     const output = createBatchedOutput(io.stdout);
     const sink = createRendererSink(
-      { mode: chooseMode(values.mode, io), width: renderWidth(values.width, io), verbosity: chooseVerbosity(values), links: values.links, keepColors: values["keep-colors"] },
+      {
+        mode: chooseMode(values.mode, io),
+        width: renderWidth(values.width, io),
+        verbosity: chooseVerbosity(values),
+        links: values.links,
+        keepColors: values["keep-colors"],
+      },
       output,
     );
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
@@ -71,7 +90,8 @@ function chooseVerbosity(values: ParsedValues<typeof renderOptions>): Verbosity 
 function renderWidth(flag: string | undefined, io: CliIo): number {
   if (flag !== undefined) {
     const width = Number(flag);
-    if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
+    if (!Number.isInteger(width) || width < 20)
+      throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
     return width;
   }
   const envColumns = Number(io.env.COLUMNS);
@@ -81,13 +101,16 @@ function renderWidth(flag: string | undefined, io: CliIo): number {
 /** Picks the render mode from --mode, then the environment conventions, then whether stdout is a terminal. */
 export function chooseMode(flag: string | undefined, io: Pick<CliIo, "env" | "stdout">): RenderMode {
   if (flag !== undefined) {
-    if (flag !== "full" && flag !== "basic" && flag !== "none") throw new AgentStreamError("usage", `--mode takes full, basic or none, not "${flag}"`);
+    if (flag !== "full" && flag !== "basic" && flag !== "none")
+      throw new AgentStreamError("usage", `--mode takes full, basic or none, not "${flag}"`);
     return flag;
   }
   const env = io.env;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return "none";
   if (env.TERM === "dumb") return "none";
-  const forced = (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") || (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== "0");
+  const forced =
+    (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") ||
+    (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== "0");
   if (forced) return io.stdout.isTTY ? "full" : "basic";
   if (env.FORCE_COLOR === "0" || env.CLICOLOR === "0") return "none";
   return io.stdout.isTTY ? "full" : "none";

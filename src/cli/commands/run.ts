@@ -15,17 +15,44 @@ import { chooseMode } from "./render.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
-  "stream-json": { type: "boolean", default: false, description: "write the Codex-style lifecycle (codex-thread NDJSON) instead of the view" },
-  to: { type: "string", valueHint: "<format>", description: `write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}` },
+  "stream-json": {
+    type: "boolean",
+    default: false,
+    description: "write the Codex-style lifecycle (codex-thread NDJSON) instead of the view",
+  },
+  to: {
+    type: "string",
+    valueHint: "<format>",
+    description: `write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}`,
+  },
   "final-summary": { type: "boolean", default: false, description: "after the stream, print the run's summary as pretty JSON" },
   json: { type: "boolean", default: false, description: "print only the summary as JSON (docs/run.md)" },
-  heartbeat: { type: "string", default: "15s", valueHint: "<dur>", description: "a heartbeat event after this much silence (default 15s; 0: none)" },
+  heartbeat: {
+    type: "string",
+    default: "15s",
+    valueHint: "<dur>",
+    description: "a heartbeat event after this much silence (default 15s; 0: none)",
+  },
   "idle-timeout": { type: "string", valueHint: "<dur>", description: "end a silent agent (never while a tool call runs): exit 124" },
   timeout: { type: "string", valueHint: "<dur>", description: "end the run after this long: exit 124" },
-  "kill-after": { type: "string", valueHint: "<dur>", description: "after forwarding a signal, SIGKILL this much later (default: only a second Ctrl-C)" },
-  stdin: { type: "boolean", default: false, description: "pass our stdin to the agent even when it is a terminal (a pipe or file is always passed; Codex appends piped stdin to its prompt)" },
+  "kill-after": {
+    type: "string",
+    valueHint: "<dur>",
+    description: "after forwarding a signal, SIGKILL this much later (default: only a second Ctrl-C)",
+  },
+  stdin: {
+    type: "boolean",
+    default: false,
+    description:
+      "pass our stdin to the agent even when it is a terminal (a pipe or file is always passed; Codex appends piped stdin to its prompt)",
+  },
   log: { type: "string", valueHint: "<dir>", description: "keep this run's logs there (default: $AGENTSTREAM_LOG_DIR, else none)" },
-  mode: { type: "string", valueHint: "<mode>", choices: ["full", "basic", "none"], description: "view: full | basic | none (default: from the terminal and NO_COLOR)" },
+  mode: {
+    type: "string",
+    valueHint: "<mode>",
+    choices: ["full", "basic", "none"],
+    description: "view: full | basic | none (default: from the terminal and NO_COLOR)",
+  },
   width: { type: "string", valueHint: "<n>", description: "view: fit one-line slots to n columns" },
   quiet: { type: "boolean", short: "q", default: false, description: "view: answers, tool calls, errors and the footer only" },
   verbose: { type: "boolean", short: "v", default: false, description: "view: also notices, repairs, unknown records" },
@@ -34,7 +61,8 @@ const runOptions = {
   "no-redact": {
     type: "boolean",
     default: false,
-    description: "show secrets as they are; by default they are replaced with [REDACTED:<kind>] in the output and the events logs (docs/redaction.md); the raw and stderr logs are never redacted (docs/run.md)",
+    description:
+      "show secrets as they are; by default they are replaced with [REDACTED:<kind>] in the output and the events logs (docs/redaction.md); the raw and stderr logs are never redacted (docs/run.md)",
   },
 } as const;
 
@@ -73,13 +101,22 @@ executable, 127 command not found, 2 usage error.`,
       idleTimeoutMs: duration("idle-timeout") ?? 0,
       timeoutMs: duration("timeout") ?? 0,
       stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
-      read: toReadOptions({ ...readingDefaults, "include-raw": values["include-raw"], "no-repair": values["no-repair"], "no-redact": values["no-redact"] }),
+      read: toReadOptions({
+        ...readingDefaults,
+        "include-raw": values["include-raw"],
+        "no-repair": values["no-repair"],
+        "no-redact": values["no-redact"],
+      }),
       ...logOption(values, io),
       onIssue(issue) {
-        if (!values.quiet && (issue.severity !== "info" || values.verbose)) void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
+        if (!values.quiet && (issue.severity !== "info" || values.verbose))
+          void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
       },
     });
-    if (values["no-redact"]) void io.stderr.write("agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n");
+    if (values["no-redact"])
+      void io.stderr.write(
+        "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
+      );
     const stopForwarding = forwardSignals(agent, killAfterMs);
     try {
       for await (const event of agent.events) await sink.event(event);
@@ -115,7 +152,10 @@ function createRunSink(values: RunValues, io: CliIo): RunSink {
   if (values.json) return { event: (event) => echoToStderr(event, values, io), end: printReport };
   const formatName = values["stream-json"] ? "codex-thread" : values.to;
   if (formatName !== undefined) return formatRunSink(formatName, values, io, output, printReport);
-  const sink = createRendererSink({ mode: chooseMode(values.mode, io), width: viewWidth(values.width, io), verbosity: viewVerbosity(values) }, output);
+  const sink = createRendererSink(
+    { mode: chooseMode(values.mode, io), width: viewWidth(values.width, io), verbosity: viewVerbosity(values) },
+    output,
+  );
   return {
     async event(event) {
       sink.event(event, "agent");
@@ -129,7 +169,13 @@ function createRunSink(values: RunValues, io: CliIo): RunSink {
   };
 }
 
-function formatRunSink(formatName: string, values: RunValues, io: CliIo, output: LiveOutput, printReport: (report: object) => Promise<void>): RunSink {
+function formatRunSink(
+  formatName: string,
+  values: RunValues,
+  io: CliIo,
+  output: LiveOutput,
+  printReport: (report: object) => Promise<void>,
+): RunSink {
   const format = getOutputFormat(formatName);
   // codex-thread writes the dev-agent final report itself; other writers get the summary after them.
   const writerSummary = values["final-summary"] && format.name === "codex-thread";
@@ -156,7 +202,8 @@ function viewVerbosity(values: RunValues): Verbosity {
 function viewWidth(flag: string | undefined, io: CliIo): number {
   if (flag === undefined) return io.stdout.columns ?? 80;
   const width = Number(flag);
-  if (!Number.isInteger(width) || width < 20) throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
+  if (!Number.isInteger(width) || width < 20)
+    throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
   return width;
 }
 

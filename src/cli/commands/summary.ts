@@ -17,7 +17,12 @@ never invented.`,
     ...readingOptions,
   },
   async run({ values, positionals, io }) {
-    const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading: values, sink: createSummarySink({ json: values.json }, io.stdout) });
+    const runs = await readInputs({
+      sources: sourcesFromArguments(positionals, io),
+      io,
+      reading: values,
+      sink: createSummarySink({ json: values.json }, io.stdout),
+    });
     return readingStatus(runs, values);
   },
 });

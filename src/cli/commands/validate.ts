@@ -58,7 +58,11 @@ function validationReport(valid: boolean, format: string, kind: string, runs: re
     format,
     checked: sink.checked,
     kind,
-    inputs: runs.map((run) => ({ name: run.name, framing: run.sseLines === undefined ? "ndjson" : "sse", unreadable: run.unreadable ?? null })),
+    inputs: runs.map((run) => ({
+      name: run.name,
+      framing: run.sseLines === undefined ? "ndjson" : "sse",
+      unreadable: run.unreadable ?? null,
+    })),
     issues: sink.found.map((issue) => ({
       file: issue.file ?? null,
       line: issue.line ?? 0,

@@ -45,9 +45,17 @@ export function createSummarySink(options: { readonly json: boolean }, stdout: C
       const results: { summary: SummaryWithRedactions; name: string }[] = [];
       for (const run of runs) {
         current(run.name).to ??= { stats: run.reader.stats, health: run.reader.health, dialect: run.reader.dialect };
-        for (const segment of segments.get(run.name) ?? []) results.push({ summary: { ...summarizeSegment(segment), redactions: run.reader.redactions }, name: run.name });
+        for (const segment of segments.get(run.name) ?? [])
+          results.push({ summary: { ...summarizeSegment(segment), redactions: run.reader.redactions }, name: run.name });
       }
-      await stdout.write(options.json ? `${summariesAsJson(runs, results.map((r) => r.summary))}\n` : results.map((r) => formatSummary(r.summary, r.name)).join("\n"));
+      await stdout.write(
+        options.json
+          ? `${summariesAsJson(
+              runs,
+              results.map((r) => r.summary),
+            )}\n`
+          : results.map((r) => formatSummary(r.summary, r.name)).join("\n"),
+      );
     },
   };
 }
@@ -106,7 +114,10 @@ function formatSummary(s: SummaryWithRedactions, name: string): string {
   const errors = s.toolCalls.filter((t) => t.status === "error").length;
   field("tool calls", s.toolCalls.length === 0 ? null : `${s.toolCalls.length}${errors ? ` (${errors} failed)` : ""}`);
   const r = s.records;
-  field("records", `${r.total} lines: ${r.events} events, ${r.text} text, ${r.blank} blank, ${r.invalid} invalid, ${r.tooLong} too long, ${r.unknown} unknown`);
+  field(
+    "records",
+    `${r.total} lines: ${r.events} events, ${r.text} text, ${r.blank} blank, ${r.invalid} invalid, ${r.tooLong} too long, ${r.unknown} unknown`,
+  );
   field("issues", s.issues.length || null);
   field("redactions", describeRedactions(s.redactions)?.replace(/^redacted /, "") ?? null);
   if (s.finalText !== null) lines.push("", s.finalText);

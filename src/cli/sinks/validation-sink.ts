@@ -24,7 +24,11 @@ interface InputValidator {
 }
 
 /** `spec` undefined: validate agentstream events; else the records of that format. Issues found are printed on `stderr` unless `quiet`. */
-export function createValidationSink(spec: FormatSpec | undefined, options: { readonly quiet: boolean }, stderr: CliOutput): ValidationSink {
+export function createValidationSink(
+  spec: FormatSpec | undefined,
+  options: { readonly quiet: boolean },
+  stderr: CliOutput,
+): ValidationSink {
   const found: Issue[] = [];
   let checked = 0;
   const validators = new Map<string, InputValidator>();

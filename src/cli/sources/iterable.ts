@@ -9,6 +9,10 @@ import type { Source } from "./source.ts";
  * const child = spawn("codex", ["exec", "--json", prompt], { stdio: ["ignore", "pipe", "inherit"] });
  * await readInputs({ sources: [iterableSource("codex", child.stdout)], io, reading, sink, output });
  */
-export function iterableSource(name: string, chunks: AsyncIterable<Uint8Array | string>, options: { readonly live?: boolean } = {}): Source {
+export function iterableSource(
+  name: string,
+  chunks: AsyncIterable<Uint8Array | string>,
+  options: { readonly live?: boolean } = {},
+): Source {
   return { name, live: options.live ?? true, chunks: () => chunks };
 }
