@@ -75,7 +75,9 @@ interface Segment {
 }
 
 function summarizeSegment(segment: Segment): SessionSummary {
-  const to = segment.to as NonNullable<Segment["to"]>;
+  const to = segment.to;
+  // Every segment's end is set (at its boundary, or at its input's end) before it is summarized.
+  if (to === undefined) throw new Error("a session summarized before its end was known");
   const from = segment.from;
   if (from === undefined) return segment.builder.result(to.stats, to.dialect, to.health);
   return segment.builder.result(difference(to.stats, from.stats), to.dialect, difference(to.health, from.health));
