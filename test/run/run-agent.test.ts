@@ -157,7 +157,8 @@ describe("runAgent", () => {
   });
 
   it("ends a silent agent on the idle timeout with an error event and exit code 124", async () => {
-    const { events, result } = await runFake("ignore-sigterm.mjs", [], { dialect: "json", idleTimeoutMs: 200, killAfterMs: 200 });
+    // The idle clock starts at spawn: 2 s leaves room for a slow node start before the fake says "ready".
+    const { events, result } = await runFake("ignore-sigterm.mjs", [], { dialect: "json", idleTimeoutMs: 2000, killAfterMs: 200 });
     expect(result).toMatchObject({ exitCode: 124, end: "idle-timeout", agentSignal: "SIGKILL", complete: false });
     expect(ofType(events, "error")).toMatchObject([{ code: "idle-timeout", scope: "session", fatal: true }]);
     // It shrugged off our SIGTERM first (its own record says so), then SIGKILL ended it.
