@@ -5,9 +5,9 @@ import { defineConfig } from "vitest/config";
  * multi-MB inputs. `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
  */
 const slow = [
-  "test/render/emulator-captures.test.ts",
-  "test/render/emulator-payloads.test.ts",
-  "test/render/tmux.test.ts",
+  "test/views/terminal/emulator-captures.test.ts",
+  "test/views/terminal/emulator-payloads.test.ts",
+  "test/views/terminal/tmux.test.ts",
   "test/ndjson/generated-large.test.ts",
   "test/agents/**/*.test.ts",
 ];

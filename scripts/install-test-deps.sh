@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs that npm cannot give: tmux (Debian package), for the end-to-end
-# terminal test (test/render/tmux.test.ts). Idempotent and quiet: does nothing when tmux is already
+# terminal test (test/views/terminal/tmux.test.ts). Idempotent and quiet: does nothing when tmux is already
 # there, and nothing (one line on stderr) when it cannot install: not root and no sudo, or no apt-get.
 # That test then skips with one line. Called by .ci/run before `npm test`.
 set -u

@@ -16,7 +16,7 @@ export { agentstreamSchema, checkSequence, createSequenceChecker, validateEvent,
 export { toLine, toLines, outputFormats, getOutputFormat, type EventWriter, type OutputFormat, type WriterOptions } from "./serialize/index.ts";
 export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
 export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
-export { createSanitizer, createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type SanitizeOptions, type TerminalRenderer, type TerminalSanitizer, type Verbosity } from "./render/index.ts";
+export { createSanitizer, createTerminalRenderer, sanitizeForTerminal, type RenderMode, type RendererOptions, type SanitizeOptions, type TerminalRenderer, type TerminalSanitizer, type Verbosity } from "./views/index.ts";
 export { createRepairStage, type RepairOptions, type RepairStats } from "./stages/repair/create-repair-stage.ts";
 export { createRedactionStage, createStreamRedactor, isSecretKey, redactionMarker, redactText, redactValue, RULES as redactionRules, type RedactionCounts, type RedactionKind, type RedactionRule, type RedactionStage, type StreamRedactor } from "./stages/redact/index.ts";
 export { VERSION } from "./version.ts";

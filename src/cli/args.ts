@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { AgentStreamError } from "../errors.ts";
-import { wrapLine } from "../render/_width.ts";
+import { wrapLine } from "../views/shared/wrap.ts";
 import type { CliIo } from "./io.ts";
 
 /** One option of one command, declared once. */

@@ -6,9 +6,9 @@ import { createAgentstreamWriter } from "./to-agentstream.ts";
 import { createAiSdkWriter } from "./to-ai-sdk.ts";
 import { createCodexThreadWriter } from "./to-codex-thread.ts";
 import { createCodexWriter } from "./to-codex.ts";
-import { createMarkdownWriter } from "./to-markdown.ts";
+import { createMarkdownWriter } from "../views/transcript/markdown.ts";
 import { createOneshotWriter } from "./to-oneshot.ts";
-import { createTextWriter } from "./to-text.ts";
+import { createTextWriter } from "../views/transcript/text.ts";
 import { createWitnessWriter } from "./to-witness.ts";
 import type { OutputFormat } from "./writer.ts";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RenderMode, Verbosity } from "../../render/create-terminal-renderer.ts";
+import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";

@@ -1,6 +1,6 @@
 import { AgentStreamError, formatIssue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import type { Verbosity } from "../../render/create-terminal-renderer.ts";
+import type { Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../serialize/index.ts";

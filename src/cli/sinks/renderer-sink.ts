@@ -3,7 +3,7 @@
  * each session of a concatenated input) gets its own renderer: its own header and footer, and what
  * it left open is closed where it ends, not at the very end.
  */
-import { createTerminalRenderer, type RendererOptions } from "../../render/create-terminal-renderer.ts";
+import { createTerminalRenderer, type RendererOptions } from "../../views/terminal/create-terminal-renderer.ts";
 import type { BatchedOutput } from "../output.ts";
 import type { Sink } from "./sink.ts";
 

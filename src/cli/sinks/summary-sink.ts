@@ -2,8 +2,8 @@
  * The summary sink: events → one summary builder per session of each input; at the end, the
  * summaries as text or as JSON (the `summary --json` contract in docs/cli.md).
  */
-import { formatCost } from "../../render/_format.ts";
-import { sanitizeForTerminal } from "../../render/_sanitize.ts";
+import { formatCost } from "../../views/shared/format.ts";
+import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
 import type { HealthStats, RecordStats } from "../../pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { RedactionCounts } from "../../stages/redact/redact-text.ts";

@@ -5,12 +5,12 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import type { AgentEventDraft, Usage } from "../../src/model/events.ts";
-import { code, fenced, safeMarkdown } from "../../src/serialize/to-markdown.ts";
-import { convertEvents, sources } from "../helpers/convert.ts";
-import { FORBIDDEN, hostileEvents, hostilePayloads, stream, webPayloads } from "../helpers/hostile.ts";
-import { readFile } from "../helpers/read.ts";
-import { noteSharedMissing, repoRoot } from "../helpers/shared.ts";
+import type { AgentEventDraft, Usage } from "../../../src/model/events.ts";
+import { code, fenced, safeMarkdown } from "../../../src/views/transcript/markdown.ts";
+import { convertEvents, sources } from "../../helpers/convert.ts";
+import { FORBIDDEN, hostileEvents, hostilePayloads, stream, webPayloads } from "../../helpers/hostile.ts";
+import { readFile } from "../../helpers/read.ts";
+import { noteSharedMissing, repoRoot } from "../../helpers/shared.ts";
 
 const toMarkdown = (...drafts: AgentEventDraft[]): string => convertEvents(stream(...drafts), "markdown");
 /** The document without its summary section. */
@@ -142,7 +142,7 @@ describe("markdown layout", () => {
 
 it("golden: the example session", async () => {
   const { events } = readFile(`${repoRoot}/examples/claude-code-session.ndjson`);
-  await expect(convertEvents(events, "markdown")).toMatchFileSnapshot("../golden/formats/claude-code-session.md");
+  await expect(convertEvents(events, "markdown")).toMatchFileSnapshot("../../golden/formats/claude-code-session.md");
 });
 
 // ---------------------------------------------------------------------------------------------

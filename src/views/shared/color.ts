@@ -4,7 +4,7 @@
  * writes no escape sequence at all. Styles wrap text that is already sanitised, so ours are the
  * only escape sequences on the screen.
  */
-import type { RenderMode } from "./_types.ts";
+import type { RenderMode } from "./types.ts";
 
 /** What a piece of the view is, for its colour. */
 export type Role =

@@ -3,13 +3,13 @@
  * showing for a tool call, tool calls whose arguments stream in, and the session facts of the closing footer (folded
  * by the same code as `agentstream summary`, so the footer and `summary --json` never disagree).
  */
-import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../model/events.ts";
-import type { EventWriter } from "./writer.ts";
-import { viewMetric } from "../render/_metric.ts";
-import { sanitizeForTerminal } from "../render/_sanitize.ts";
-import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
-import { isJsonObject } from "../model/lossless-integer.ts";
-import { stringifyRecord } from "../framing/stringify-record.ts";
+import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../../model/events.ts";
+import type { EventWriter } from "../../serialize/writer.ts";
+import { viewMetric } from "../shared/metric.ts";
+import { sanitizeForTerminal } from "../shared/sanitize.ts";
+import { createSummaryBuilder, type SessionSummary } from "../../summary/summarize.ts";
+import { isJsonObject } from "../../model/lossless-integer.ts";
+import { stringifyRecord } from "../../framing/stringify-record.ts";
 
 /** Agent or tool text made safe to print: CRLF becomes LF, every other control character a visible picture (␛, ␍, ␇). */
 export function cleanText(text: string): string {
@@ -145,7 +145,7 @@ function parseArguments(text: string): JsonValue | undefined {
 export interface SessionFacts {
   add(event: AgentEvent): void;
   result(): SessionSummary;
-  /** What the agents' diagnostic metrics add to the footer (./render/_metric.ts decides which). */
+  /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which). */
   diagnostics(): FooterDiagnostics;
 }
 
@@ -190,7 +190,7 @@ export function createSessionFacts(): SessionFacts {
   };
 }
 
-export { formatCost, formatDuration, formatTokenTotals as formatTokens } from "../render/_format.ts";
+export { formatCost, formatDuration, formatTokenTotals as formatTokens } from "../shared/format.ts";
 
 /** "3 (1 failed, 1 unfinished)". */
 export function formatToolCount(summary: SessionSummary): string {

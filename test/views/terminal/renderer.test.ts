@@ -4,11 +4,11 @@
  * status lines, and speed on 100k tiny deltas.
  */
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentEventDraft } from "../../src/model/events.ts";
-import { formatCost, formatCount, formatDuration, formatMetric, formatUsage, keyArgument } from "../../src/render/_format.ts";
-import { createTerminalRenderer, type RendererOptions } from "../../src/render/create-terminal-renderer.ts";
+import type { AgentEvent, AgentEventDraft } from "../../../src/model/events.ts";
+import { formatCost, formatCount, formatDuration, formatMetric, formatUsage, keyArgument } from "../../../src/views/shared/format.ts";
+import { createTerminalRenderer, type RendererOptions } from "../../../src/views/terminal/create-terminal-renderer.ts";
 import { createScreen, plain } from "./_emulator.ts";
-import { displayWidth } from "../../src/render/_width.ts";
+import { displayWidth } from "../../../src/views/shared/width.ts";
 
 function stamp(drafts: AgentEventDraft[]): AgentEvent[] {
   return drafts.map((d, seq) => ({ ...d, v: 1, seq }) as AgentEvent);

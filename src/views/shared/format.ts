@@ -3,8 +3,8 @@
  * token counts and cost. The one place durations, token counts and costs are formatted: the
  * text and markdown writers and the CLI use these too. Returns raw (unsanitised) text.
  */
-import type { JsonValue, Usage } from "../model/events.ts";
-import { LosslessInteger, isJsonObject } from "../model/lossless-integer.ts";
+import type { JsonValue, Usage } from "../../model/events.ts";
+import { LosslessInteger, isJsonObject } from "../../model/lossless-integer.ts";
 
 /**
  * A metric as one line. Flame metrics (a `temperature` with `k`, `state` or `reflex_score`) follow

@@ -1,12 +1,12 @@
 /**
- * The escape-sequence state machine (src/render/_sanitize.ts): what each kind of sequence becomes,
+ * The escape-sequence state machine (src/views/shared/sanitize.ts): what each kind of sequence becomes,
  * by default (everything visible), with `sgr: "keep"` (colour only) and `sgr: "drop"`, streamed in
  * pieces, and on the whole terminal corpus (../shared/corpus/terminal/escape-payloads.json).
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createSanitizer, safeHttpUrl, sanitizeForTerminal, stripSgr, type SanitizeOptions } from "../../src/render/_sanitize.ts";
-import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
+import { createSanitizer, safeHttpUrl, sanitizeForTerminal, stripSgr, type SanitizeOptions } from "../../../src/views/shared/sanitize.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";
 
 const ESC = "\x1b";
 const keep: SanitizeOptions = { sgr: "keep" };

@@ -6,7 +6,7 @@
  * said in words, timing and the thinking estimate go to the footer, the rest only with `-v`.
  * Any other metric (a Witness flame, a metric we do not know) is shown, as today, on its line.
  */
-import { formatDuration, formatMetric } from "./_format.ts";
+import { formatDuration, formatMetric } from "./format.ts";
 
 /** A metric event's fields the decision needs. */
 export interface MetricFields {

@@ -4,12 +4,12 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentEventDraft, Usage } from "../../src/model/events.ts";
-import { createTextWriter } from "../../src/serialize/to-text.ts";
-import { convertEvents, sources } from "../helpers/convert.ts";
-import { readFile } from "../helpers/read.ts";
-import { FORBIDDEN, hostileEvents, hostilePayloads, stream } from "../helpers/hostile.ts";
-import { noteSharedMissing, repoRoot } from "../helpers/shared.ts";
+import type { AgentEvent, AgentEventDraft, Usage } from "../../../src/model/events.ts";
+import { createTextWriter } from "../../../src/views/transcript/text.ts";
+import { convertEvents, sources } from "../../helpers/convert.ts";
+import { readFile } from "../../helpers/read.ts";
+import { FORBIDDEN, hostileEvents, hostilePayloads, stream } from "../../helpers/hostile.ts";
+import { noteSharedMissing, repoRoot } from "../../helpers/shared.ts";
 
 const toText = (...drafts: AgentEventDraft[]): string => convertEvents(stream(...drafts), "text");
 /** The transcript without its footer (everything before the rule). */
@@ -157,7 +157,7 @@ describe("text layout", () => {
 
 it("golden: the example session", async () => {
   const { events } = readFile(`${repoRoot}/examples/claude-code-session.ndjson`);
-  await expect(convertEvents(events, "text")).toMatchFileSnapshot("../golden/formats/claude-code-session.txt");
+  await expect(convertEvents(events, "text")).toMatchFileSnapshot("../../golden/formats/claude-code-session.txt");
 });
 
 noteSharedMissing();

@@ -8,10 +8,10 @@
  */
 import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/model/events.ts";
-import type { RenderMode, Verbosity } from "../../src/render/create-terminal-renderer.ts";
-import { readFile } from "../helpers/read.ts";
-import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import type { AgentEvent } from "../../../src/model/events.ts";
+import type { RenderMode, Verbosity } from "../../../src/views/terminal/create-terminal-renderer.ts";
+import { readFile } from "../../helpers/read.ts";
+import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../../helpers/shared.ts";
 import { createScreen, plain, renderWrites } from "./_emulator.ts";
 
 const WIDTHS = [40, 80, 200] as const;

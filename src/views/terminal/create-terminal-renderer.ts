@@ -5,19 +5,20 @@
  * marker and the text, later deltas only their new suffix, completion one newline (the contract of
  * ../shared/docs/seed-origins-and-ralph-contract.md, "Rendering rules"). Never touches `process`:
  * output goes through `write`. Every piece of agent or tool text goes through the escape-sequence
- * sanitizer (./_sanitize.ts) before our own styling is put around it. docs/render.md describes the view.
+ * sanitizer (../shared/sanitize.ts) before our own styling is put around it. docs/render.md describes the view.
  */
-import { assertNever, isNoResult, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../model/events.ts";
-import { hyperlink, paint, sgrOf, type Role } from "./_color.ts";
-import { diffStat, formatCost, formatCount, formatDuration, formatTime, formatUsage, keyArgument, relativePath } from "./_format.ts";
-import { viewMetric } from "./_metric.ts";
-import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "./_sanitize.ts";
-import type { RenderMode, Verbosity } from "./_types.ts";
-import { cutToWidth, displayWidth, splitAtWidth, visibleWidth, wrapLine } from "./_width.ts";
-import { isJsonObject } from "../model/lossless-integer.ts";
-import { stringifyRecord } from "../framing/stringify-record.ts";
+import { assertNever, isNoResult, type AgentEvent, type JsonValue, type MessageKind, type MessageRole, type PlanItem, type Usage } from "../../model/events.ts";
+import { hyperlink, paint, sgrOf, type Role } from "../shared/color.ts";
+import { diffStat, formatCost, formatCount, formatDuration, formatTime, formatUsage, keyArgument, relativePath } from "../shared/format.ts";
+import { viewMetric } from "../shared/metric.ts";
+import { createSanitizer, safeHttpUrl, sanitizeForTerminal, type SanitizeOptions, type TerminalSanitizer } from "../shared/sanitize.ts";
+import type { RenderMode, Verbosity } from "../shared/types.ts";
+import { cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../shared/width.ts";
+import { wrapLine } from "../shared/wrap.ts";
+import { isJsonObject } from "../../model/lossless-integer.ts";
+import { stringifyRecord } from "../../framing/stringify-record.ts";
 
-export type { RenderMode, Verbosity } from "./_types.ts";
+export type { RenderMode, Verbosity } from "../shared/types.ts";
 
 export interface RendererOptions {
   /** Receives output text. Mode `full` writes at most once per `render` call; `basic` and `none` once per finished block. */
@@ -937,7 +938,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
         break;
       }
       case "metric": {
-        // Agents' own diagnostics fold into the footer or say an unusual stop in words (./_metric.ts); other metrics show.
+        // Agents' own diagnostics fold into the footer or say an unusual stop in words (../shared/metric.ts); other metrics show.
         const depth = depthOf(event);
         const view = viewMetric(event, verbose);
         const session = sessionOf(event) ?? ensureSession(event);
@@ -1102,4 +1103,3 @@ function addUsage(a: Usage | undefined, b: Usage): Usage {
   };
 }
 
-export { formatMetric, keyArgument } from "./_format.ts";

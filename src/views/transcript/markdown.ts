@@ -2,11 +2,11 @@
 // for agent text and what is left out: docs/formats/markdown.md. Agent text stays Markdown (answers are written in
 // it), but it cannot open HTML, load images, hide links to other schemes, spoof our headings or swallow the rest of
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
-import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
-import { viewMetric } from "../render/_metric.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
-import type { EventWriter, WriterOptions } from "./writer.ts";
-import { stringifyRecord } from "../framing/stringify-record.ts";
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
+import { viewMetric } from "../shared/metric.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./transcript.ts";
+import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
+import { stringifyRecord } from "../../framing/stringify-record.ts";
 
 /** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {
@@ -188,7 +188,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
         write(`**Plan:**\n\n${event.items.map(planLine).join("\n")}`);
         return;
       case "metric": {
-        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/render/_metric.ts).
+        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/views/shared/metric.ts).
         const view = viewMetric(event, false);
         if (view.line === undefined) return;
         title();

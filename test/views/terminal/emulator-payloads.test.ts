@@ -8,10 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentEventDraft } from "../../src/model/events.ts";
-import type { RenderMode, RendererOptions } from "../../src/render/create-terminal-renderer.ts";
-import { readAll } from "../helpers/read.ts";
-import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
+import type { AgentEvent, AgentEventDraft } from "../../../src/model/events.ts";
+import type { RenderMode, RendererOptions } from "../../../src/views/terminal/create-terminal-renderer.ts";
+import { readAll } from "../../helpers/read.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";
 import { createScreen, renderWrites } from "./_emulator.ts";
 
 interface Payload {

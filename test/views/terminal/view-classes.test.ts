@@ -6,16 +6,16 @@
  */
 import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentEventDraft } from "../../src/model/events.ts";
-import { NO_RESULT_OUTPUT } from "../../src/model/events.ts";
-import { diffStat, formatCost } from "../../src/render/_format.ts";
-import { displayWidth } from "../../src/render/_width.ts";
-import { createTerminalRenderer, type Verbosity } from "../../src/render/create-terminal-renderer.ts";
-import { run } from "../../src/cli/run.ts";
-import { convertEvents } from "../helpers/convert.ts";
-import { fakeIo } from "../helpers/fake-io.ts";
-import { readFile } from "../helpers/read.ts";
-import { listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import type { AgentEvent, AgentEventDraft } from "../../../src/model/events.ts";
+import { NO_RESULT_OUTPUT } from "../../../src/model/events.ts";
+import { diffStat, formatCost } from "../../../src/views/shared/format.ts";
+import { displayWidth } from "../../../src/views/shared/width.ts";
+import { createTerminalRenderer, type Verbosity } from "../../../src/views/terminal/create-terminal-renderer.ts";
+import { run } from "../../../src/cli/run.ts";
+import { convertEvents } from "../../helpers/convert.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
+import { readFile } from "../../helpers/read.ts";
+import { listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../../helpers/shared.ts";
 
 const WIDTHS = [40, 80, 120] as const;
 

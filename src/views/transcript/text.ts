@@ -1,11 +1,11 @@
 // Source of truth: our own event model (src/model/events.ts) rendered for people; layout, choices and what is left
 // out: docs/formats/text.md. Plain text: no colour, no escape sequences; control characters in agent text are shown
-// as visible pictures (src/render/_sanitize.ts). Streams: assistant text is written as its deltas arrive.
-import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../model/events.ts";
-import { viewMetric } from "../render/_metric.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./_transcript.ts";
-import type { EventWriter, WriterOptions } from "./writer.ts";
-import { stringifyRecord } from "../framing/stringify-record.ts";
+// as visible pictures (src/views/shared/sanitize.ts). Streams: assistant text is written as its deltas arrive.
+import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
+import { viewMetric } from "../shared/metric.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./transcript.ts";
+import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
+import { stringifyRecord } from "../../framing/stringify-record.ts";
 
 /** Continuation lines of a labelled block are indented this much; tool output and diffs twice as much. */
 const INDENT = "  ";
@@ -207,7 +207,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
         block(`Plan:\n${event.items.map(planLine).join("\n")}`);
         return;
       case "metric": {
-        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/render/_metric.ts).
+        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/views/shared/metric.ts).
         const view = viewMetric(event, false);
         if (view.line !== undefined) block(view.warning === true ? `Warning: ${oneLine(view.line)}` : `Metric: ${oneLine(view.line)}`);
         return;

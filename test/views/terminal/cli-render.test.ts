@@ -4,10 +4,10 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { run } from "../../src/cli/run.ts";
-import type { CliIo } from "../../src/cli/io.ts";
-import { fakeIo } from "../helpers/fake-io.ts";
-import { repoRoot } from "../helpers/shared.ts";
+import { run } from "../../../src/cli/run.ts";
+import type { CliIo } from "../../../src/cli/io.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
+import { repoRoot } from "../../helpers/shared.ts";
 
 const example = join(repoRoot, "examples/claude-code-session.ndjson");
 

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { hasShared, repoRoot, sharedPath } from "../../helpers/shared.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;

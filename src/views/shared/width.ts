@@ -100,7 +100,7 @@ export function cutToWidth(text: string, max: number): { text: string; cut: bool
 }
 
 /** Our own and kept escape sequences (SGR, OSC 8 links): they take no columns. */
-const ESCAPE = /\x1b\[[0-9;:]*m|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)/g;
+export const ESCAPE = /\x1b\[[0-9;:]*m|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
 /** Columns `text` takes on one row, not counting SGR and OSC 8 sequences. */
 export function visibleWidth(text: string): number {
@@ -131,50 +131,4 @@ export function splitAtWidth(text: string, max: number): [string, string] {
     i += ch.length;
   }
   return [text.slice(0, i), text.slice(i)];
-}
-
-/**
- * One line of text wrapped at word boundaries to rows of `width` columns: the first row starts
- * at column `start`, every further row with `hang` (its indent). The line's own leading white
- * space is kept as part of the hang, so an indented list item stays indented. A word wider than
- * a row is broken. No row ends in spaces. Escape sequences take no columns and are not split.
- */
-export function wrapLine(text: string, width: number, start: number, hang: string): string {
-  if (start + visibleWidth(text) <= width) return text;
-  const lead = /^[ \t]*/.exec(text.replace(ESCAPE, ""))?.[0] ?? "";
-  const hangText = hang + (lead.length < (width - hang.length) / 2 ? " ".repeat(lead.length) : "");
-  const rowStart = visibleWidth(hangText);
-  const out: string[] = [];
-  let col = start;
-  let spaces = "";
-  let rowHasWord = false;
-  for (const token of text.match(/\s+|\S+/g) ?? []) {
-    if (/^\s/.test(token)) {
-      spaces += token;
-      continue;
-    }
-    let word = token;
-    const gap = rowHasWord || col > rowStart ? visibleWidth(spaces) : displayWidth(spaces);
-    if (rowHasWord && col + gap + visibleWidth(word) > width) {
-      out.push(`\n${hangText}`);
-      col = rowStart;
-      spaces = "";
-    } else if (spaces !== "") {
-      out.push(spaces);
-      col += gap;
-      spaces = "";
-    }
-    while (col + visibleWidth(word) > width) {
-      const [head, tail] = splitAtWidth(word, Math.max(width - col, 1));
-      out.push(head, `\n${hangText}`);
-      col = rowStart;
-      word = tail;
-    }
-    if (word !== "") {
-      out.push(word);
-      col += visibleWidth(word);
-      rowHasWord = true;
-    }
-  }
-  return out.join("");
 }

@@ -4,8 +4,8 @@
  * (title, clipboard, modes, cursor moves).
  */
 import xterm from "@xterm/headless";
-import type { AgentEvent } from "../../src/model/events.ts";
-import { createTerminalRenderer, type RendererOptions } from "../../src/render/create-terminal-renderer.ts";
+import type { AgentEvent } from "../../../src/model/events.ts";
+import { createTerminalRenderer, type RendererOptions } from "../../../src/views/terminal/create-terminal-renderer.ts";
 
 const { Terminal } = xterm;
 type Term = InstanceType<typeof Terminal>;
