@@ -1,0 +1,248 @@
+/**
+ * The renderer's output: pending text written once per block (every write self-contained), the
+ * open message line and its styling, groups separated by blank lines, notes that wait for a line
+ * to close or for a tool's result. Every other part writes through these.
+ */
+import { paint, type Role, sgrOf } from "../shared/color.ts";
+import { sanitizeForTerminal } from "../shared/sanitize.ts";
+import { formatDuration } from "../shared/format.ts";
+import { cutToWidth, splitAtWidth, visibleWidth } from "../shared/width.ts";
+import { wrapLine } from "../shared/wrap.ts";
+import type { Group, MessageState, RenderState } from "./state.ts";
+
+export function emit(r: RenderState, text: string): void {
+  if (text === "") return;
+  if (r.statusShown) {
+    // The live status line is replaced, never kept: clear it before real output takes its row.
+    r.pending.push("\r\x1b[2K");
+    r.statusShown = false;
+  }
+  r.pending.push(text);
+  r.atLineStart = text.endsWith("\n");
+  r.wroteAnything = true;
+}
+
+/**
+ * Whole lines (ending in a newline), each wrapped at word boundaries to the width: a wrapped
+ * row keeps the line's indent plus two columns, so no row is wider than the terminal.
+ */
+export function emitRows(r: RenderState, text: string): void {
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  emit(r, `${body.split("\n").map((row) => wrapLine(row, r.width, 0, "  ")).join("\n")}${body === text ? "" : "\n"}`);
+}
+
+/** Writes what is pending. Mode full closes an open style first, so every write is self-contained. */
+export function flush(r: RenderState): void {
+  if (r.pending.length === 0) return;
+  if (r.sgrIsOpen) {
+    r.pending.push("\x1b[0m");
+    r.sgrIsOpen = false;
+  }
+  const text = r.pending.length === 1 ? (r.pending[0] as string) : r.pending.join("");
+  r.pending = [];
+  r.write(text);
+}
+
+/** Closes the open message line (if any) and shows the notes that waited for it. */
+export function settle(r: RenderState): void {
+  if (r.current !== undefined) closeLine(r, r.current);
+  if (r.deferred.length > 0) {
+    const notes = r.deferred;
+    r.deferred = [];
+    for (const show of notes) show();
+  }
+}
+
+/** Starts a new item: closes an open line, and separates groups at the top level by one blank line. */
+export function begin(r: RenderState, group: Group, depth: number, item: string): void {
+  settle(r);
+  releaseAfterTool(r);
+  r.heartbeatRun = undefined;
+  if (depth === 0 && r.lastGroup !== undefined && (group === "message" || group === "footer" || r.lastGroup.group !== group || r.lastGroup.depth !== 0)) {
+    if (!(group === "text" && r.lastGroup.group === "text")) emit(r, "\n");
+  }
+  r.lastGroup = { group, depth };
+  r.lastItem = item;
+}
+
+/** One whole line at `depth` (the text may hold newlines: later lines get `hang` after the indent). */
+export function line(r: RenderState, depth: number, text: string, hang = ""): void {
+  settle(r);
+  const indent = indentOf(depth);
+  emitRows(r, `${indent}${text.includes("\n") ? text.split("\n").join(`\n${indent}${hang}`) : text}\n`);
+}
+
+/** A status line (rate limit, retry, progress): shown now, or after the open message line when one is open. */
+export function note(r: RenderState, show: () => void): void {
+  if (r.current !== undefined) r.deferred.push(show);
+  else show();
+}
+
+/** A side note (metric, notice, repair, unknown record): like `note`, and it also waits for the result of the tool call on screen. */
+export function sideNote(r: RenderState, show: () => void): void {
+  if (r.current !== undefined) r.deferred.push(show);
+  else if (r.lastItem.startsWith("tool:") && r.tools.get(r.lastItem.slice(5))?.headerShown === true) r.afterTool.push(show);
+  else show();
+}
+
+/** Mode full: draws "◷ working… 45 s · Bash running" over the last row (the next real output clears it). */
+export function showStatus(r: RenderState, idleMs: number | undefined): void {
+  if (!r.atLineStart) return;
+  const running = [...r.tools.values()].filter((tool) => tool.depth === 0).map((tool) => tool.name);
+  const parts = [`◷ working…${idleMs !== undefined && idleMs >= 1000 ? ` ${formatDuration(idleMs)}` : ""}`];
+  if (running.length > 0) parts.push(`${running.slice(0, 3).join(", ")}${running.length > 3 ? ` +${running.length - 3}` : ""} running`);
+  const text = cutToWidth(oneLine(parts.join(" · ")), r.width - 1).text;
+  r.pending.push(`\r\x1b[2K${style(r, "meta", text)}`);
+  r.statusShown = true;
+}
+
+/** Erases the live status line, if one is on screen (at the end of the stream). */
+export function clearStatus(r: RenderState): void {
+  if (!r.statusShown) return;
+  r.pending.push("\r\x1b[2K");
+  r.statusShown = false;
+}
+
+export function releaseAfterTool(r: RenderState): void {
+  if (r.afterTool.length === 0) return;
+  const notes = r.afterTool;
+  r.afterTool = [];
+  for (const show of notes) show();
+}
+
+export function markerOf(r: RenderState, m: MessageState): string {
+  if (m.kind !== "text") return style(r, "reasoning", "∴");
+  if (m.role === "user") return style(r, "user", "›");
+  if (m.role === "system" || m.role === "developer") return style(r, "system", "»");
+  return style(r, "answerMark", "●");
+}
+
+export function textRoleOf(r: RenderState, m: MessageState): Role {
+  if (m.kind !== "text") return "reasoning";
+  if (m.role === "user") return "user";
+  if (m.role === "system" || m.role === "developer") return "system";
+  return "answer";
+}
+
+/** Makes `m` the open line: its marker on a new line (a continuation when it was interrupted). */
+export function enter(r: RenderState, m: MessageState): void {
+  if (r.current === m) {
+    if (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "") {
+      emit(r, `\x1b[${r.openSgr}m`);
+      r.sgrIsOpen = true;
+    }
+    return;
+  }
+  begin(r, "message", m.depth, `msg:${m.id}`);
+  emit(r, `${indentOf(m.depth)}${markerOf(r, m)} `);
+  m.col = indentOf(m.depth).length + 2;
+  m.rowHasWord = false;
+  m.started = true;
+  m.fresh = true;
+  m.newlines = 0;
+  r.current = m;
+  r.openSgr = sgrOf(r.mode, textRoleOf(r, m));
+  if (r.openSgr !== "") {
+    emit(r, `\x1b[${r.openSgr}m`);
+    r.sgrIsOpen = true;
+  }
+}
+
+/** Ends `m`'s line: resets its style and writes one newline. */
+export function closeLine(r: RenderState, m: MessageState): void {
+  if (m.wordHold !== "" && r.current === m) {
+    // The line ends here (the message is done or something interrupts it): its held word goes first.
+    const word = m.wordHold;
+    m.wordHold = "";
+    writeSegment(r, m, word);
+  }
+  if (r.sgrIsOpen || m.dirty) {
+    emit(r, "\x1b[0m");
+    r.sgrIsOpen = false;
+  }
+  m.dirty = false;
+  if (!r.atLineStart) emit(r, "\n");
+  m.newlines = 0;
+  if (r.current === m) r.current = undefined;
+  r.openSgr = "";
+}
+
+/** Puts `m`'s line on screen and writes the line breaks it owes, before its next word. */
+export function startRow(r: RenderState, m: MessageState): void {
+  if (r.current !== m) enter(r, m);
+  else if (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "") enter(r, m);
+  if (m.newlines > 0) {
+    const breaks = Math.min(m.newlines, 2);
+    m.newlines = 0;
+    if (m.dirty) {
+      emit(r, "\x1b[0m");
+      m.dirty = false;
+      r.sgrIsOpen = false;
+    }
+    emit(r, `${"\n".repeat(breaks)}${indentOf(m.depth)}  `);
+    m.col = indentOf(m.depth).length + 2;
+    m.rowHasWord = false;
+    if (r.openSgr !== "" && !r.sgrIsOpen) {
+      emit(r, `\x1b[${r.openSgr}m`);
+      r.sgrIsOpen = true;
+    }
+  }
+}
+
+/** A wrapped row: a line break, the message's indent and the line's own. */
+export function wrapRow(r: RenderState, m: MessageState): void {
+  emit(r, `\n${indentOf(m.depth)}  ${m.hang}`);
+  m.col = indentOf(m.depth).length + 2 + m.hang.length;
+  m.rowHasWord = false;
+}
+
+/** Writes part of one line of `m` word by word; spaces wait for the word after them (none end a row). */
+export function writeSegment(r: RenderState, m: MessageState, segment: string): void {
+  for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
+    if (token.charCodeAt(0) === 0x20 || token.charCodeAt(0) === 0x09) {
+      m.spaces += token.replace(/\t/g, "    ");
+      continue;
+    }
+    startRow(r, m);
+    if (m.lineStart) {
+      // The line's own indent (a nested list, indented code) is kept on its wrapped rows, up to half the row.
+      const base = indentOf(m.depth).length + 2;
+      m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
+      m.lineStart = false;
+    }
+    let word = token;
+    const gap = m.spaces.length;
+    if (m.rowHasWord && m.col + gap + visibleWidth(word) > r.width) wrapRow(r, m);
+    else if (gap > 0) {
+      emit(r, m.spaces);
+      m.col += gap;
+    }
+    m.spaces = "";
+    while (m.col + visibleWidth(word) > r.width) {
+      const [head, tail] = splitAtWidth(word, Math.max(r.width - m.col, 1));
+      emit(r, head);
+      wrapRow(r, m);
+      word = tail;
+    }
+    if (word !== "") {
+      emit(r, word);
+      m.col += visibleWidth(word);
+      m.rowHasWord = true;
+    }
+    m.fresh = false;
+  }
+}
+
+export function indentOf(depth: number): string {
+  return "  ".repeat(depth);
+}
+
+/** Agent text on one line: sanitised, newlines shown as pictures. */
+export function oneLine(text: string): string {
+  return sanitizeForTerminal(text, { keepNewlines: false });
+}
+
+/** Our styling for the mode (none in mode `none`). */
+export function style(r: RenderState, role: Role, text: string): string {
+  return paint(r.mode, role, text);
+}

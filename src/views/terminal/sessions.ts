@@ -1,0 +1,59 @@
+/** Sessions as the renderer tracks them: depth (subagents indent), working directory, usage and cost the footer falls back on. */
+import type { AgentEvent, Usage } from "../../model/events.ts";
+import type { RenderState, SessionState } from "./state.ts";
+
+export function sessionOf(r: RenderState, event: AgentEvent): SessionState | undefined {
+  return event.sessionId === undefined ? undefined : r.sessions.get(event.sessionId);
+}
+
+export function depthOf(r: RenderState, event: AgentEvent): number {
+  return sessionOf(r, event)?.depth ?? 0;
+}
+
+export function cwdOf(r: RenderState, event: AgentEvent): string | undefined {
+  return sessionOf(r, event)?.cwd;
+}
+
+export function newSession(r: RenderState, depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
+  return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined, thinkingTokens: undefined, turnMs: undefined, turnUsage: undefined, turnCost: undefined, turnsSeen: 0 };
+}
+
+export function ensureSession(r: RenderState, event: AgentEvent): SessionState {
+  const id = event.sessionId ?? "";
+  let session = r.sessions.get(id);
+  if (session === undefined) {
+    session = newSession(r, 0, undefined, true, false);
+    r.sessions.set(id, session);
+  }
+  return session;
+}
+
+/** What the session reported besides its result: cumulative usage, else deltas and turns added up (as `summary` folds them). */
+export function usageFallback(r: RenderState, session: SessionState | undefined): Usage | undefined {
+  if (session === undefined) return undefined;
+  if (session.cumulative !== undefined) return session.cumulative;
+  if (session.deltaUsage === undefined) return session.turnUsage;
+  return session.turnUsage === undefined ? session.deltaUsage : addUsage(session.turnUsage, session.deltaUsage);
+}
+
+export function costFallback(r: RenderState, session: SessionState | undefined): number | undefined {
+  if (session === undefined || (session.cost === undefined && session.turnCost === undefined)) return undefined;
+  return (session.cost ?? 0) + (session.turnCost ?? 0);
+}
+
+export function addUsage(a: Usage | undefined, b: Usage): Usage {
+  if (a === undefined) return b;
+  const sum = (x: number | null, y: number | null): number | null => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
+  return {
+    inputTokens: sum(a.inputTokens, b.inputTokens),
+    outputTokens: sum(a.outputTokens, b.outputTokens),
+    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
+    reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
+  };
+}
+
+/** Text without white space: answers and errors are compared so (an agent repeats them re-wrapped). */
+export function squeeze(text: string): string {
+  return text.replace(/\s+/g, "");
+}
