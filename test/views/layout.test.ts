@@ -25,16 +25,16 @@ function importsOf(file: { path: string; text: string }): string[] {
 }
 
 /** Long functions not split yet (a factory closure each): this list only shrinks. */
-const NOT_SPLIT_YET = new Set(["views/shared/sanitize.ts:83", "views/shared/sanitize.ts:154", "views/transcript/markdown.ts:12", "views/transcript/text.ts:26"]);
+const NOT_SPLIT_YET = new Set(["views/shared/sanitize.ts createSanitizer", "views/shared/sanitize.ts write", "views/transcript/markdown.ts createMarkdownWriter", "views/transcript/text.ts createTextWriter"]);
 
 /** Files outside src/views that may import a view: the CLI, the public entry, and the format registry (its text and markdown lines). */
 const VIEW_IMPORTERS = /^(cli\/|index\.ts$|serialize\/index\.ts$)/;
 
 describe("views layout", () => {
-  it("views/shared imports only the model, framing and itself", () => {
+  it("views/shared imports only the model, framing, the summary fold and itself", () => {
     const offenders = sources
       .filter((f) => f.path.startsWith("views/shared/"))
-      .flatMap((f) => importsOf(f).filter((i) => !/^(model|framing|views\/shared)\//.test(i)).map((i) => `${f.path} → ${i}`));
+      .flatMap((f) => importsOf(f).filter((i) => !/^(model|framing|summary|views\/shared)\//.test(i)).map((i) => `${f.path} → ${i}`));
     expect(offenders).toEqual([]);
   });
 
@@ -60,7 +60,8 @@ describe("views layout", () => {
         if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
           const first = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line;
           const last = tree.getLineAndCharacterOfPosition(node.getEnd()).line;
-          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path}:${first + 1}`)) long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
+          const name = node.name !== undefined && ts.isIdentifier(node.name) ? node.name.text : `line ${first + 1}`;
+          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path} ${name}`)) long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
         }
         ts.forEachChild(node, visit);
       };

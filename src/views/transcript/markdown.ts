@@ -4,7 +4,9 @@
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
 import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
 import { viewMetric } from "../shared/metric.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./transcript.ts";
+import { formatDuration } from "../shared/format.ts";
+import { sessionFooterView } from "../shared/view-model.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, keyArgument, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
 import { stringifyRecord } from "../../framing/stringify-record.ts";
 
@@ -237,25 +239,22 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
       write("## Final answer");
       write(safeMarkdown(summary.finalText));
     }
-    const rows: [string, string][] = [["Status", `**${summary.status}**`]];
-    if (summary.error !== null) rows.push(["Error", cell(summary.error)]);
-    const agent = formatAgent(summary);
-    if (agent !== "") rows.push(["Agent", cell(agent)]);
+    const view = sessionFooterView(summary, facts.diagnostics());
+    const rows: [string, string][] = [["Status", `**${view.status}**`]];
+    if (view.error !== undefined) rows.push(["Error", cell(view.error)]);
+    if (view.agent !== undefined) rows.push(["Agent", cell(view.agent)]);
     // A `|` ends a table cell even inside a code span: GFM wants it escaped there too.
-    if (summary.model !== null) rows.push(["Model", code(summary.model).replace(/\|/g, "\\|")]);
-    if (summary.sessionId !== null) rows.push(["Session", code(summary.sessionId).replace(/\|/g, "\\|")]);
-    rows.push(["Tokens", formatTokens(summary.usage) || "not reported"]);
-    rows.push(["Cost", summary.costUsd !== null ? formatCost(summary.costUsd) : "not reported"]);
-    const { thinkingTokens, turnMs } = facts.diagnostics();
-    if (thinkingTokens !== undefined && !(summary.usage.reasoningTokens !== null && summary.usage.reasoningTokens > 0)) rows.push(["Thinking", `~${thinkingTokens} tokens (estimated)`]);
-    const durationMs = summary.durationMs ?? turnMs;
-    if (durationMs !== undefined) rows.push(["Duration", formatDuration(durationMs)]);
-    if (summary.turns !== null) rows.push(["Turns", String(summary.turns)]);
-    rows.push(["Tool calls", formatToolCount(summary)]);
-    if (summary.subagents > 0) rows.push(["Subagents", String(summary.subagents)]);
-    const repairs = Object.values(summary.repairs).reduce((a, b) => a + b, 0);
-    if (repairs > 0) rows.push(["Stream repairs", String(repairs)]);
-    if (summary.records.unknown > 0) rows.push(["Records not understood", String(summary.records.unknown)]);
+    if (view.model !== undefined) rows.push(["Model", code(view.model).replace(/\|/g, "\\|")]);
+    if (view.sessionId !== undefined) rows.push(["Session", code(view.sessionId).replace(/\|/g, "\\|")]);
+    rows.push(["Tokens", view.tokens ?? "not reported"]);
+    rows.push(["Cost", view.cost ?? "not reported"]);
+    if (view.thinking !== undefined) rows.push(["Thinking", view.thinking]);
+    if (view.duration !== undefined) rows.push(["Duration", view.duration]);
+    if (view.turns !== undefined) rows.push(["Turns", String(view.turns)]);
+    rows.push(["Tool calls", view.toolCalls]);
+    if (view.subagents > 0) rows.push(["Subagents", String(view.subagents)]);
+    if (view.repairs > 0) rows.push(["Stream repairs", String(view.repairs)]);
+    if (view.unknownRecords > 0) rows.push(["Records not understood", String(view.unknownRecords)]);
     write("## Summary");
     write(["| Field | Value |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n"));
   };

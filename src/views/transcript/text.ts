@@ -3,7 +3,9 @@
 // as visible pictures (src/views/shared/sanitize.ts). Streams: assistant text is written as its deltas arrive.
 import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
 import { viewMetric } from "../shared/metric.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, formatAgent, formatCost, formatDuration, formatTokens, formatToolCount, keyArgument, type TranscriptTool } from "./transcript.ts";
+import { formatDuration } from "../shared/format.ts";
+import { sessionFooterView } from "../shared/view-model.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, keyArgument, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
 import { stringifyRecord } from "../../framing/stringify-record.ts";
 
@@ -238,24 +240,20 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   const footer = (): void => {
     const summary = facts.result();
     if (summary.finalText !== null && !shownAnswer) block(labelled("Final answer", summary.finalText));
-    const lines: string[] = [`Status: ${summary.status}`];
-    if (summary.error !== null) lines.push(labelled("Error", summary.error));
-    const agent = formatAgent(summary);
-    if (agent !== "") lines.push(`Agent: ${oneLine(agent)}`);
-    if (summary.model !== null) lines.push(`Model: ${oneLine(summary.model)}`);
-    const tokens = formatTokens(summary.usage);
-    if (tokens !== "") lines.push(`Tokens: ${tokens}`);
-    if (summary.costUsd !== null) lines.push(`Cost: ${formatCost(summary.costUsd)}`);
-    const { thinkingTokens, turnMs } = facts.diagnostics();
-    if (thinkingTokens !== undefined && !(summary.usage.reasoningTokens !== null && summary.usage.reasoningTokens > 0)) lines.push(`Thinking: ~${thinkingTokens} tokens (estimated)`);
-    const durationMs = summary.durationMs ?? turnMs;
-    if (durationMs !== undefined) lines.push(`Duration: ${formatDuration(durationMs)}`);
-    if (summary.turns !== null) lines.push(`Turns: ${summary.turns}`);
-    lines.push(`Tool calls: ${formatToolCount(summary)}`);
-    if (summary.subagents > 0) lines.push(`Subagents: ${summary.subagents}`);
-    const repairs = Object.values(summary.repairs).reduce((a, b) => a + b, 0);
-    if (repairs > 0) lines.push(`Stream repairs: ${repairs}`);
-    if (summary.records.unknown > 0) lines.push(`Records not understood: ${summary.records.unknown}`);
+    const view = sessionFooterView(summary, facts.diagnostics());
+    const lines: string[] = [`Status: ${view.status}`];
+    if (view.error !== undefined) lines.push(labelled("Error", view.error));
+    if (view.agent !== undefined) lines.push(`Agent: ${oneLine(view.agent)}`);
+    if (view.model !== undefined) lines.push(`Model: ${oneLine(view.model)}`);
+    if (view.tokens !== undefined) lines.push(`Tokens: ${view.tokens}`);
+    if (view.cost !== undefined) lines.push(`Cost: ${view.cost}`);
+    if (view.thinking !== undefined) lines.push(`Thinking: ${view.thinking}`);
+    if (view.duration !== undefined) lines.push(`Duration: ${view.duration}`);
+    if (view.turns !== undefined) lines.push(`Turns: ${view.turns}`);
+    lines.push(`Tool calls: ${view.toolCalls}`);
+    if (view.subagents > 0) lines.push(`Subagents: ${view.subagents}`);
+    if (view.repairs > 0) lines.push(`Stream repairs: ${view.repairs}`);
+    if (view.unknownRecords > 0) lines.push(`Records not understood: ${view.unknownRecords}`);
     block(`${RULE}\n${lines.join("\n")}`);
   };
 

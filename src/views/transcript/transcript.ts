@@ -7,6 +7,7 @@ import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../../mo
 import type { EventWriter } from "../../serialize/writer.ts";
 import { viewMetric } from "../shared/metric.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
+import type { FooterDiagnostics } from "../shared/view-model.ts";
 import { createSummaryBuilder, type SessionSummary } from "../../summary/summarize.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
 import { stringifyRecord } from "../../framing/stringify-record.ts";
@@ -145,17 +146,10 @@ function parseArguments(text: string): JsonValue | undefined {
 export interface SessionFacts {
   add(event: AgentEvent): void;
   result(): SessionSummary;
-  /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which). */
+  /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which; ../shared/view-model.ts shows them). */
   diagnostics(): FooterDiagnostics;
 }
 
-/** Footer facts that come from metrics rather than from the summary. */
-export interface FooterDiagnostics {
-  /** The agent's latest estimate of the root session's thinking tokens. */
-  readonly thinkingTokens: number | undefined;
-  /** Time the root session's turns took, summed. */
-  readonly turnMs: number | undefined;
-}
 
 /** Creates the fold behind the footer. */
 export function createSessionFacts(): SessionFacts {
@@ -190,20 +184,8 @@ export function createSessionFacts(): SessionFacts {
   };
 }
 
-export { formatCost, formatDuration, formatTokenTotals as formatTokens } from "../shared/format.ts";
 
-/** "3 (1 failed, 1 unfinished)". */
-export function formatToolCount(summary: SessionSummary): string {
-  const failed = summary.toolCalls.filter((t) => t.status === "error").length;
-  const open = summary.toolCalls.filter((t) => t.status === "incomplete").length;
-  const notes = [failed > 0 ? `${failed} failed` : "", open > 0 ? `${open} unfinished` : ""].filter(Boolean);
-  return `${summary.toolCalls.length}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`;
-}
 
-/** "claude-code 2.1.220". */
-export function formatAgent(summary: SessionSummary): string {
-  return [summary.agent, summary.agentVersion].filter((v): v is string => v !== null).join(" ");
-}
 
 /** Text collected for the caller, handed out (and cleared) once per event. */
 export interface OutputBuffer {
