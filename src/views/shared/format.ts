@@ -1,10 +1,12 @@
 /**
- * Pure formatting for the terminal view: metric lines, a tool call's key argument, durations,
- * token counts and cost. The one place durations, token counts and costs are formatted: the
- * text and markdown writers and the CLI use these too. Returns raw (unsanitised) text.
+ * Pure formatting for every view: metric lines, a tool call's argument (fitted for the terminal,
+ * whole for transcripts), durations, token counts and cost. The one place durations, token counts
+ * and costs are formatted: the terminal, the text and markdown writers and the CLI use these.
+ * Returns raw (unsanitised) text.
  */
 import type { JsonValue, Usage } from "../../model/events.ts";
 import { LosslessInteger, isJsonObject } from "../../model/lossless-integer.ts";
+import { stringifyRecord } from "../../framing/stringify-record.ts";
 
 /**
  * A metric as one line. Flame metrics (a `temperature` with `k`, `state` or `reflex_score`) follow
@@ -113,6 +115,39 @@ export function keyArgument(input: JsonValue | undefined, cwd?: string, kind?: s
   const todos = input.todos ?? input.items;
   if (Array.isArray(todos)) return `${todos.length} item${todos.length === 1 ? "" : "s"}`;
   return "";
+}
+
+const WHOLE_ARGUMENT_KEYS = ["command", "cmd", "file_path", "path", "filePath", "absolute_path", "notebook_path", "pattern", "query", "url", "description", "prompt"] as const;
+
+/** Longest compact-JSON rendering of arguments that have no key argument. */
+const MAX_JSON_ARGUMENT = 200;
+
+/**
+ * The argument worth showing for a tool call in a transcript, whole (the terminal's `keyArgument` fits it to a
+ * row): the command, the file, the query, the paths of a patch, or else the arguments as compact JSON cut at 200
+ * characters; `""` when there are none.
+ */
+export function wholeArgument(input: JsonValue | undefined): string {
+  if (typeof input === "string") return input;
+  if (typeof input !== "object" || input === null) return "";
+  if (Array.isArray(input)) return input.length === 0 ? "" : compactJson(input);
+  if (!isJsonObject(input)) return input.source;
+  for (const key of WHOLE_ARGUMENT_KEYS) {
+    const value = input[key];
+    if (typeof value === "string" && value !== "") return value;
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) return value.join(" ");
+  }
+  const changes = input.changes;
+  if (Array.isArray(changes)) {
+    const paths = changes.map((c) => (isJsonObject(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
+    if (paths.length > 0) return paths.join(", ");
+  }
+  return Object.keys(input).length === 0 ? "" : compactJson(input);
+}
+
+function compactJson(value: JsonValue): string {
+  const text = stringifyRecord(value);
+  return text.length > MAX_JSON_ARGUMENT ? `${text.slice(0, MAX_JSON_ARGUMENT - 1)}…` : text;
 }
 
 /** `/bin/bash -lc "npm test"` (the wrapper Codex reports) as `npm test`. */

@@ -4,9 +4,9 @@
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
 import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
 import { viewMetric } from "../shared/metric.ts";
-import { formatDuration } from "../shared/format.ts";
+import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, keyArgument, type TranscriptTool } from "./transcript.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
 import { stringifyRecord } from "../../framing/stringify-record.ts";
 
@@ -72,7 +72,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     enter(speaker("assistant", tool.sessionId));
     write(`### Tool: ${code(tool.name)}`);
     if (tool.input === undefined) return;
-    const command = tool.kind === "command" ? keyArgument(tool.input) : "";
+    const command = tool.kind === "command" ? wholeArgument(tool.input) : "";
     if (command !== "") write(fenced(command, "sh"));
     else write(fenced(typeof tool.input === "string" ? tool.input : stringifyRecord(tool.input, 2), typeof tool.input === "string" ? "text" : "json"));
   };

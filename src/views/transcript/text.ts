@@ -3,9 +3,9 @@
 // as visible pictures (src/views/shared/sanitize.ts). Streams: assistant text is written as its deltas arrive.
 import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
 import { viewMetric } from "../shared/metric.ts";
-import { formatDuration } from "../shared/format.ts";
+import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, keyArgument, type TranscriptTool } from "./transcript.ts";
+import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
 import { stringifyRecord } from "../../framing/stringify-record.ts";
 
@@ -114,7 +114,7 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   // ----- tools -----
 
   const showTool = (tool: TranscriptTool): void => {
-    const argument = keyArgument(tool.input);
+    const argument = wholeArgument(tool.input);
     const name = `Tool ${oneLine(tool.name)}${tool.sessionId !== undefined && children.has(tool.sessionId) ? " (subagent)" : ""}`;
     block(argument === "" ? name : labelled(name, argument), "tool", tool.toolCallId);
   };

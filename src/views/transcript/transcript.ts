@@ -1,7 +1,7 @@
 /**
- * What the two transcript writers for people (`text`, `markdown`) share: cleaning agent text, the argument worth
- * showing for a tool call, tool calls whose arguments stream in, and the session facts of the closing footer (folded
- * by the same code as `agentstream summary`, so the footer and `summary --json` never disagree).
+ * What the two transcript writers for people (`text`, `markdown`) share: cleaning agent text, tool calls whose
+ * arguments stream in, and the session facts of the closing footer (folded by the same code as `agentstream summary`,
+ * so the footer and `summary --json` never disagree; ../shared/view-model.ts turns them into what is shown).
  */
 import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../../model/events.ts";
 import type { EventWriter } from "../../serialize/writer.ts";
@@ -9,44 +9,10 @@ import { viewMetric } from "../shared/metric.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
 import type { FooterDiagnostics } from "../shared/view-model.ts";
 import { createSummaryBuilder, type SessionSummary } from "../../summary/summarize.ts";
-import { isJsonObject } from "../../model/lossless-integer.ts";
-import { stringifyRecord } from "../../framing/stringify-record.ts";
 
 /** Agent or tool text made safe to print: CRLF becomes LF, every other control character a visible picture (␛, ␍, ␇). */
 export function cleanText(text: string): string {
   return sanitizeForTerminal(text.includes("\r\n") ? text.replace(/\r\n/g, "\n") : text);
-}
-
-const KEY_ARGUMENTS = ["command", "cmd", "file_path", "path", "filePath", "absolute_path", "notebook_path", "pattern", "query", "url", "description", "prompt"] as const;
-
-/** Longest compact-JSON rendering of arguments that have no key argument. */
-const MAX_JSON_ARGUMENT = 200;
-
-/**
- * The argument worth showing for a tool call: the command, the file, the query (whole), the paths of a patch, or else
- * the arguments as compact JSON cut at 200 characters; `""` when there are none.
- */
-export function keyArgument(input: JsonValue | undefined): string {
-  if (typeof input === "string") return input;
-  if (typeof input !== "object" || input === null) return "";
-  if (Array.isArray(input)) return input.length === 0 ? "" : compactJson(input);
-  if (!isJsonObject(input)) return input.source;
-  for (const key of KEY_ARGUMENTS) {
-    const value = input[key];
-    if (typeof value === "string" && value !== "") return value;
-    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) return value.join(" ");
-  }
-  const changes = input.changes;
-  if (Array.isArray(changes)) {
-    const paths = changes.map((c) => (isJsonObject(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
-    if (paths.length > 0) return paths.join(", ");
-  }
-  return Object.keys(input).length === 0 ? "" : compactJson(input);
-}
-
-function compactJson(value: JsonValue): string {
-  const text = stringifyRecord(value);
-  return text.length > MAX_JSON_ARGUMENT ? `${text.slice(0, MAX_JSON_ARGUMENT - 1)}…` : text;
 }
 
 /** A tool call as the transcript shows it. */
