@@ -121,7 +121,8 @@ function createInThreadLines(fds: LogLineFds): EventLines {
 }
 
 function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): EventLines {
-  const worker = new Worker(workerUrl, { workerData: { events: fds.events, oneshot: fds.oneshot } satisfies LogLineFds });
+  // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
+  const worker = new Worker(workerUrl, { execArgv: [], workerData: { events: fds.events, oneshot: fds.oneshot } satisfies LogLineFds });
   let inFlight = 0;
   let behind = false;
   let failure: unknown;
