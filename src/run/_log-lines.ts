@@ -25,20 +25,45 @@ export interface LogLineWriter {
 
 export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
   const oneshot = createOneshotWriter();
+  const out = createLineBuffer();
   return {
     write(events) {
-      let lines = "";
-      let packets = "";
+      const lines: string[] = [];
+      const packets: string[] = [];
       for (const event of events) {
-        lines += `${toLine(event)}\n`;
-        packets += oneshot.write(event);
+        lines.push(`${toLine(event)}\n`);
+        const packet = oneshot.write(event);
+        if (packet !== "") packets.push(packet);
       }
-      if (lines !== "") writeAll(fds.events, lines);
-      if (packets !== "") writeAll(fds.oneshot, packets);
+      out.writeLines(fds.events, lines);
+      out.writeLines(fds.oneshot, packets);
     },
     end() {
       const rest = oneshot.end();
       if (rest !== "") writeAll(fds.oneshot, rest);
+    },
+  };
+}
+
+/** A reused buffer this size or smaller is kept between batches; a bigger batch gets its own. */
+const KEPT_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Writes a batch of lines as one write: each line is encoded straight into one buffer, which costs
+ * about half of joining them into one string and writing that (the join copies every line first).
+ */
+function createLineBuffer(): { writeLines(fd: number, lines: readonly string[]): void } {
+  let kept = Buffer.allocUnsafe(64 * 1024);
+  return {
+    writeLines(fd, lines) {
+      if (lines.length === 0) return;
+      let most = 0;
+      for (const line of lines) most += line.length * 3; // UTF-8 needs at most 3 bytes per UTF-16 unit
+      const buffer = most <= kept.length ? kept : Buffer.allocUnsafe(most);
+      if (buffer !== kept && most <= KEPT_BUFFER_BYTES) kept = buffer;
+      let length = 0;
+      for (const line of lines) length += buffer.write(line, length);
+      writeAll(fd, buffer.subarray(0, length));
     },
   };
 }
