@@ -2,12 +2,18 @@
  * The per-run log files. Every write is one synchronous `write(2)` of whole lines (the raw and stderr
  * copies: whole chunks, appended before they are parsed), so a SIGKILL of us or of the agent at any
  * moment leaves each file intact up to its last complete line. Files are created 0600.
+ *
+ * The events and oneshot logs are serialized and written by a worker thread (src/run/_log-worker.ts),
+ * so that work runs on a second core beside the parser: one batch per chunk of agent output, handed
+ * over by structured clone. When the worker falls behind, `onBehind` asks the caller to pause the
+ * agent (memory stays bounded); `onCaughtUp` lets it go on. Untranspiled sources (the tests) write
+ * the same lines in-thread.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
-import { createOneshotWriter } from "../serialize/to-oneshot.ts";
-import { toLine } from "../serialize/index.ts";
+import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
 
 /** Where a run's logs went. */
 export interface RunLogFiles {
@@ -27,14 +33,38 @@ export interface RunLogs {
   readonly files: RunLogFiles;
   raw(chunk: Uint8Array): void;
   stderr(chunk: Uint8Array): void;
-  /** Queues an event; `flush` writes the queued lines in one write per file. */
+  /** Queues an event; `flush` hands the queued events over to be written, one write per file. */
   event(event: AgentEvent): void;
-  flush(): void;
-  /** Writes the summary and closes every file. */
-  close(summary: unknown): void;
+  /** `inputBytes`: how much agent output the queued events came from (what backpressure counts). */
+  flush(inputBytes?: number): void;
+  /** Writes what is queued and the summary, and closes every file. */
+  close(summary: unknown): Promise<void>;
 }
 
-export function openRunLogs(dir: string, runId: string): RunLogs {
+export interface RunLogFlow {
+  /** The events logs are behind by more than LOG_HIGH_WATER bytes of agent output: pause the agent. */
+  onBehind(): void;
+  /** They are back under half of it. */
+  onCaughtUp(): void;
+}
+
+/** Messages to the log worker. */
+export type ToLogWorker =
+  | { readonly type: "events"; readonly events: readonly AgentEvent[]; readonly lossless: readonly (readonly [number, LosslessPaths])[]; readonly bytes: number }
+  | { readonly type: "end" };
+/** Messages from it. */
+type FromLogWorker = { readonly type: "written"; readonly bytes: number } | { readonly type: "ended" };
+
+/** Agent output (bytes) whose events may wait for the log worker before the agent is paused. */
+const LOG_HIGH_WATER = 8 * 1024 * 1024;
+/** Each batch counts at least this much, so many small batches (heartbeats, stderr lines) count too. */
+const BATCH_MIN_WEIGHT = 1024;
+
+const workerUrl = new URL("./_log-worker.js", import.meta.url);
+/** The worker is compiled JavaScript; the TypeScript sources (vitest) have none beside them. */
+const workerAvailable = import.meta.url.endsWith(".js");
+
+export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunLogs {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: RunLogFiles = {
     raw: join(dir, `${runId}.raw`),
@@ -45,44 +75,106 @@ export function openRunLogs(dir: string, runId: string): RunLogs {
   };
   const open = (path: string): number => openSync(path, "a", 0o600);
   const fds = { raw: open(files.raw), stderr: open(files.stderr), events: open(files.events), oneshot: open(files.oneshot) };
-  const oneshot = createOneshotWriter();
-  let events: string[] = [];
-  let packets: string[] = [];
-  const writeAll = (fd: number, data: Uint8Array | string): void => {
-    if (typeof data === "string") {
-      // Text goes out without a copy into a Buffer first; a short write (a full disk) falls back to bytes.
-      const written = writeSync(fd, data);
-      const bytes = Buffer.byteLength(data);
-      if (written < bytes) writeAll(fd, Buffer.from(data).subarray(written));
-      return;
-    }
-    let offset = 0;
-    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
-  };
-  const flush = (): void => {
-    if (events.length > 0) writeAll(fds.events, events.join(""));
-    if (packets.length > 0) writeAll(fds.oneshot, packets.join(""));
-    events = [];
-    packets = [];
-  };
+  const lines = workerAvailable ? createWorkerLines(fds, flow) : createInThreadLines(fds);
+  let events: AgentEvent[] = [];
   return {
     files,
     raw: (chunk) => writeAll(fds.raw, chunk),
     stderr: (chunk) => writeAll(fds.stderr, chunk),
     event(event) {
-      events.push(`${toLine(event)}\n`);
-      const packet = oneshot.write(event);
-      if (packet !== "") packets.push(packet);
+      events.push(event);
     },
-    flush,
-    close(summary) {
-      const rest = oneshot.end();
-      if (rest !== "") packets.push(rest);
-      flush();
-      for (const fd of Object.values(fds)) closeSync(fd);
+    flush(inputBytes = 0) {
+      if (events.length === 0) return;
+      lines.write(events, inputBytes);
+      events = [];
+    },
+    async close(summary) {
+      if (events.length > 0) lines.write(events, 0);
+      events = [];
+      try {
+        await lines.end();
+      } finally {
+        for (const fd of Object.values(fds)) closeSync(fd);
+      }
       const fd = open(files.summary);
       writeAll(fd, `${JSON.stringify(summary, null, 2)}\n`);
       closeSync(fd);
+    },
+  };
+}
+
+interface EventLines {
+  write(events: readonly AgentEvent[], inputBytes: number): void;
+  end(): Promise<void>;
+}
+
+function createInThreadLines(fds: LogLineFds): EventLines {
+  const writer = createLogLineWriter(fds);
+  return {
+    write: (events) => writer.write(events),
+    end() {
+      writer.end();
+      return Promise.resolve();
+    },
+  };
+}
+
+function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): EventLines {
+  // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
+  const worker = new Worker(workerUrl, { execArgv: [], workerData: { events: fds.events, oneshot: fds.oneshot } satisfies LogLineFds });
+  let inFlight = 0;
+  let behind = false;
+  let failure: unknown;
+  let ended: (() => void) | undefined;
+  let failed: ((error: unknown) => void) | undefined;
+  worker.on("message", (message: FromLogWorker) => {
+    if (message.type === "ended") {
+      ended?.();
+      return;
+    }
+    inFlight -= message.bytes;
+    if (behind && inFlight <= LOG_HIGH_WATER / 2) {
+      behind = false;
+      flow?.onCaughtUp();
+    }
+  });
+  worker.on("error", (error) => {
+    // A write that failed (a full disk): the run goes on, and its result says the logs failed.
+    failure = error;
+    failed?.(error);
+    if (behind) {
+      behind = false;
+      flow?.onCaughtUp();
+    }
+  });
+  return {
+    write(events, inputBytes) {
+      if (failure !== undefined) return;
+      const lossless: [number, LosslessPaths][] = [];
+      for (let i = 0; i < events.length; i++) {
+        const paths = findLosslessIntegers(events[i]);
+        if (paths.length > 0) lossless.push([i, paths]);
+      }
+      const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
+      inFlight += bytes;
+      worker.postMessage({ type: "events", events, lossless, bytes } satisfies ToLogWorker);
+      if (!behind && inFlight > LOG_HIGH_WATER) {
+        behind = true;
+        flow?.onBehind();
+      }
+    },
+    async end() {
+      try {
+        if (failure !== undefined) throw failure;
+        await new Promise<void>((resolve, reject) => {
+          ended = resolve;
+          failed = reject;
+          worker.postMessage({ type: "end" } satisfies ToLogWorker);
+        });
+      } finally {
+        await worker.terminate();
+      }
     },
   };
 }

@@ -14,7 +14,7 @@ import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
-import { openRunLogs, type RunLogFiles, type RunLogs } from "./_logs.ts";
+import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
 
 /** Options for {@link runAgent}. */
 export interface RunAgentOptions {
@@ -130,16 +130,22 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   let killTimer: NodeJS.Timeout | undefined;
   /** We paused the agent's stdout because the consumer is behind: a pipe still open is ours to read, not a leftover. */
   let consumerBehind = false;
+  /** The same, because the log writer is behind. */
+  let logsBehind = false;
+  const flowAgentStdout = (): void => {
+    if (consumerBehind || logsBehind) child?.stdout?.pause();
+    else child?.stdout?.resume();
+  };
 
   const queue = createEventQueue<AgentEvent>({
     highWater: QUEUE_HIGH_WATER,
     onFull: () => {
       consumerBehind = true;
-      child?.stdout?.pause();
+      flowAgentStdout();
     },
     onDrained: () => {
       consumerBehind = false;
-      child?.stdout?.resume();
+      flowAgentStdout();
     },
   });
 
@@ -164,7 +170,19 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   );
 
   // After the reader: a bad option (an unknown dialect) throws before any log file exists.
-  const logs = options.log === undefined ? undefined : openLogs(options.log, runId);
+  const logs =
+    options.log === undefined
+      ? undefined
+      : openLogs(options.log, runId, {
+          onBehind: () => {
+            logsBehind = true;
+            flowAgentStdout();
+          },
+          onCaughtUp: () => {
+            logsBehind = false;
+            flowAgentStdout();
+          },
+        });
 
   /** The ralph counter: a tool call in flight is work, not a hang. */
   function track(event: AgentEvent): void {
@@ -230,7 +248,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
     }
   }, tickMs);
 
-  const result = new Promise<RunResult>((resolve) => {
+  const result = new Promise<RunResult>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
     let openPipes = 2;
@@ -313,9 +331,19 @@ export function runAgent(command: string, args: readonly string[] = [], options:
         durationMs: Date.now() - started,
         ...(logs === undefined ? {} : { logs: logs.files }),
       };
-      logs?.close(runResult);
-      queue.close();
-      resolve(runResult);
+      const closed = logs?.close(runResult) ?? Promise.resolve();
+      closed.then(
+        () => {
+          queue.close();
+          resolve(runResult);
+        },
+        (error: unknown) => {
+          // The logs could not be written (a full disk): the caller's environment, not the agent.
+          queue.close();
+          const reason = error instanceof Error ? error.message : String(error);
+          reject(new AgentStreamError("io", `cannot write the run's logs in ${options.log}: ${reason}`, { cause: error }));
+        },
+      );
     };
 
     const pipeClosed = (): void => {
@@ -344,7 +372,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       stdoutBytes += chunk.length;
       activity();
       reader.feed(chunk);
-      logs?.flush();
+      logs?.flush(chunk.length);
     });
     stderr.on("data", (chunk: Buffer) => {
       logs?.stderr(chunk);
@@ -365,7 +393,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       // The agent is gone but something it started still holds its stdout: read on for a while, then end the group.
       const drainMs = options.drainMs ?? 2000;
       const checkLeftovers = (): void => {
-        if (consumerBehind) {
+        if (consumerBehind || logsBehind) {
           drainTimer = setTimeout(checkLeftovers, drainMs);
           return;
         }
@@ -406,9 +434,9 @@ export function runAgent(command: string, args: readonly string[] = [], options:
 }
 
 /** Opens the run's logs; a folder that cannot be written is the caller's mistake, said before anything starts. */
-function openLogs(dir: string, runId: string): RunLogs {
+function openLogs(dir: string, runId: string, flow: RunLogFlow): RunLogs {
   try {
-    return openRunLogs(dir, runId);
+    return openRunLogs(dir, runId, flow);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new AgentStreamError("io", `cannot write the run's logs in ${dir}: ${reason}`, { cause });

@@ -1,0 +1,61 @@
+/**
+ * The built runAgent (dist/), where the events and oneshot logs are written by a worker thread: the
+ * logs must hold exactly what the in-thread writer would have written for the events the consumer
+ * received, on a real capture and with integers beyond 2^53 (which a structured clone would round).
+ * The TypeScript sources write in-thread (test/run/run-agent.test.ts covers that path).
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/model/events.ts";
+import type * as RunModule from "../../src/run/index.ts";
+import type * as AgentstreamWriter from "../../src/serialize/to-agentstream.ts";
+import type * as OneshotWriter from "../../src/serialize/to-oneshot.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+
+const built = join(repoRoot, "dist/run/index.js");
+
+async function runBuilt(command: string, args: readonly string[], dialect: string): Promise<{ events: AgentEvent[]; dir: string }> {
+  const { runAgent } = (await import(pathToFileURL(built).href)) as typeof RunModule;
+  const dir = join(mkdtempSync(join(tmpdir(), "agentstream-log-worker-")), "logs");
+  const run = runAgent(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w" });
+  const events: AgentEvent[] = [];
+  for await (const event of run.events) events.push(event);
+  const result = await run.result;
+  expect(result.logs?.events).toBe(join(dir, "w.events.ndjson"));
+  return { events, dir };
+}
+
+/** What the in-thread writer makes of the same events (the built one: its LosslessInteger is the events'). */
+async function expectedLogs(events: readonly AgentEvent[]): Promise<{ events: string; oneshot: string }> {
+  const { toLine } = (await import(pathToFileURL(join(repoRoot, "dist/serialize/to-agentstream.js")).href)) as typeof AgentstreamWriter;
+  const { createOneshotWriter } = (await import(pathToFileURL(join(repoRoot, "dist/serialize/to-oneshot.js")).href)) as typeof OneshotWriter;
+  const oneshot = createOneshotWriter();
+  let packets = "";
+  for (const event of events) packets += oneshot.write(event);
+  packets += oneshot.end();
+  return { events: events.map((event) => `${toLine(event)}\n`).join(""), oneshot: packets };
+}
+
+describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
+  it.skipIf(!hasShared)("writes the same events and oneshot logs as the in-thread writer, on a real capture", async () => {
+    const capture = sharedPath("fixtures/claude/meridian_streaming_turn_partial.ndjson");
+    const { events, dir } = await runBuilt("cat", [capture], "claude");
+    expect(events.length).toBeGreaterThan(20);
+    const expected = await expectedLogs(events);
+    expect(readFileSync(join(dir, "w.events.ndjson"), "utf8")).toBe(expected.events);
+    expect(readFileSync(join(dir, "w-oneshot-log.json"), "utf8")).toBe(expected.oneshot);
+    expect(readFileSync(join(dir, "w.raw"))).toEqual(readFileSync(capture));
+  });
+
+  it("keeps integers beyond 2^53 digit for digit through the worker", async () => {
+    const line = '{"type":"probe","id":12345678901234567891,"nested":[{"n":-98765432109876543210}]}';
+    const { events, dir } = await runBuilt(process.execPath, ["-e", `console.log(${JSON.stringify(line)})`], "json");
+    const logged = readFileSync(join(dir, "w.events.ndjson"), "utf8");
+    expect(logged).toContain("12345678901234567891");
+    expect(logged).toContain("-98765432109876543210");
+    expect(logged).toBe((await expectedLogs(events)).events);
+  });
+});
