@@ -92,6 +92,8 @@ export interface SessionBoundary {
   readonly statsBefore: RecordStats;
   /** The input's health counters up to the end of the previous session. */
   readonly healthBefore: HealthStats;
+  /** Secrets redacted in the input up to the end of the previous session, by kind. */
+  readonly redactionsBefore: RedactionCounts;
 }
 
 /** A push reader: feed bytes or text, get events. */
@@ -297,7 +299,8 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     sessionKey = undefined;
     sawJson = false;
     const session = sessions++; // not inside the optional call below: it would not run without a callback
-    callbacks.onSessionBoundary?.({ session, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore });
+    const redactionsBefore = { ...redactionStage?.counts };
+    callbacks.onSessionBoundary?.({ session, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore, redactionsBefore });
   }
 
   function endStages(): void {

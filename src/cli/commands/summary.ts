@@ -21,7 +21,7 @@ never invented.`,
       sources: sourcesFromArguments(positionals, io),
       io,
       reading: values,
-      sink: createSummarySink({ json: values.json }, io.stdout),
+      sink: createSummarySink({ json: values.json, inputs: Math.max(1, positionals.length) }, io.stdout),
     });
     return readingStatus(runs, values);
   },

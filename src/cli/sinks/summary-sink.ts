@@ -7,7 +7,6 @@ import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
 import type { HealthStats, RecordStats } from "../../pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
-import type { InputRun } from "../_input.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliOutput } from "../io.ts";
 import type { Sink } from "./sink.ts";
@@ -15,72 +14,93 @@ import type { Sink } from "./sink.ts";
 /** A summary, with the secrets replaced in its input by kind (`{}` with --no-redact or none found). */
 type SummaryWithRedactions = SessionSummary & { redactions: RedactionCounts };
 
-export function createSummarySink(options: { readonly json: boolean }, stdout: CliOutput): Sink {
-  const segments = new Map<string, Segment[]>();
-  const current = (input: string): Segment => {
-    const list = segments.get(input) ?? [];
-    if (!segments.has(input)) segments.set(input, list);
-    const last = list.at(-1);
-    if (last !== undefined) return last;
-    const first: Segment = { builder: createSummaryBuilder(), from: undefined };
-    list.push(first);
-    return first;
-  };
+/** Where a session starts in its input: the input's counters at that point (zero for the first). */
+interface SessionStart {
+  readonly stats: RecordStats | undefined;
+  readonly health: HealthStats | undefined;
+  readonly redactions: RedactionCounts;
+}
+
+/** The session being read in one input, and how many of that input's sessions were already summarized. */
+interface OpenSession {
+  builder: SummaryBuilder;
+  from: SessionStart;
+  done: number;
+}
+
+/**
+ * Each session is summarized as soon as it ends, and its builder let go, so memory stays flat however
+ * many sessions one input holds. What can be printed at once is: text blocks, and the NDJSON lines of
+ * a single input with several sessions; a JSON array over several inputs is printed at the end.
+ */
+export function createSummarySink(options: { readonly json: boolean; readonly inputs: number }, stdout: CliOutput): Sink {
+  const open = new Map<string, OpenSession>();
+  const held: SummaryWithRedactions[] = [];
+  let printed = 0;
   let currentInput = "";
+  const session = (input: string): OpenSession => {
+    let found = open.get(input);
+    if (found === undefined) {
+      found = { builder: createSummaryBuilder(), from: { stats: undefined, health: undefined, redactions: {} }, done: 0 };
+      open.set(input, found);
+    }
+    return found;
+  };
+  const emit = (summary: SummaryWithRedactions, name: string): void => {
+    if (options.json && options.inputs > 1) {
+      held.push(summary);
+      return;
+    }
+    const text = options.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, name);
+    void stdout.write(printed++ === 0 || options.json ? text : `\n${text}`);
+  };
   return {
     event(event, input) {
       currentInput = input;
-      current(input).builder.add(event);
+      session(input).builder.add(event);
     },
     issue(issue) {
-      current(issue.file ?? currentInput).builder.addIssue(issue);
+      session(issue.file ?? currentInput).builder.addIssue(issue);
     },
     sessionBoundary(boundary, input) {
       // Concatenated sessions: each gets its own summary, with the counts of its own lines.
-      const ended = current(input);
-      ended.to = { stats: boundary.statsBefore, health: boundary.healthBefore, dialect: boundary.previousDialect };
-      segments.get(input)?.push({ builder: createSummaryBuilder(), from: { stats: boundary.statsBefore, health: boundary.healthBefore } });
+      const ended = session(input);
+      const to = { stats: boundary.statsBefore, health: boundary.healthBefore, redactions: boundary.redactionsBefore };
+      emit(summarize(ended, to, boundary.previousDialect), input);
+      open.set(input, { builder: createSummaryBuilder(), from: to, done: ended.done + 1 });
     },
     async end(runs) {
-      const results: { summary: SummaryWithRedactions; name: string }[] = [];
       for (const run of runs) {
-        current(run.name).to ??= { stats: run.reader.stats, health: run.reader.health, dialect: run.reader.dialect };
-        for (const segment of segments.get(run.name) ?? [])
-          results.push({ summary: { ...summarizeSegment(segment), redactions: run.reader.redactions }, name: run.name });
+        const last = session(run.name);
+        const summary = summarize(last, { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions }, run.reader.dialect);
+        // One input, one session: the pretty object, as always.
+        if (options.json && options.inputs === 1 && last.done === 0) await stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        else emit(summary, run.name);
       }
-      await stdout.write(
-        options.json
-          ? `${summariesAsJson(
-              runs,
-              results.map((r) => r.summary),
-            )}\n`
-          : results.map((r) => formatSummary(r.summary, r.name)).join("\n"),
-      );
+      if (held.length > 0) await stdout.write(`${JSON.stringify(held, null, 2)}\n`);
     },
   };
 }
 
-/** One input, one session: the object, as always. Several inputs: an array. Several sessions in one input: one per line (NDJSON). */
-function summariesAsJson(runs: readonly InputRun[], summaries: readonly SummaryWithRedactions[]): string {
-  if (runs.length > 1) return JSON.stringify(summaries, null, 2);
-  if (summaries.length === 1) return JSON.stringify(summaries[0], null, 2);
-  return summaries.map((s) => JSON.stringify(s)).join("\n");
+function summarize(
+  session: OpenSession,
+  to: { readonly stats: RecordStats; readonly health: HealthStats; readonly redactions: RedactionCounts },
+  dialect: string | undefined,
+): SummaryWithRedactions {
+  const { from, builder } = session;
+  const stats = from.stats === undefined ? to.stats : difference(to.stats, from.stats);
+  const health = from.health === undefined ? to.health : difference(to.health, from.health);
+  return { ...builder.result(stats, dialect, health), redactions: differenceOfCounts(to.redactions, from.redactions) };
 }
 
-/** One session of one input: its events, and the input's counters where it starts and ends. */
-interface Segment {
-  readonly builder: SummaryBuilder;
-  readonly from: { readonly stats: RecordStats; readonly health: HealthStats } | undefined;
-  to?: { readonly stats: RecordStats; readonly health: HealthStats; readonly dialect: string | undefined };
-}
-
-function summarizeSegment(segment: Segment): SessionSummary {
-  const to = segment.to;
-  // Every segment's end is set (at its boundary, or at its input's end) before it is summarized.
-  if (to === undefined) throw new Error("a session summarized before its end was known");
-  const from = segment.from;
-  if (from === undefined) return segment.builder.result(to.stats, to.dialect, to.health);
-  return segment.builder.result(difference(to.stats, from.stats), to.dialect, difference(to.health, from.health));
+/** Secrets redacted since the session started, by kind (kinds with none left out). */
+function differenceOfCounts(to: RedactionCounts, from: RedactionCounts): RedactionCounts {
+  const out: Record<string, number> = {};
+  for (const [kind, count] of Object.entries(to)) {
+    const since = count - ((from as Record<string, number>)[kind] ?? 0);
+    if (since > 0) out[kind] = since;
+  }
+  return out as RedactionCounts;
 }
 
 /** Counter by counter, `to - from`. */
