@@ -9,7 +9,7 @@ export { LosslessInteger, isJsonObject } from "./model/lossless-integer.ts";
 export { stringifyRecord } from "./framing/stringify-record.ts";
 export { AgentStreamError, formatIssue, type ErrorCode, type Issue, type IssueCode, type IssueSeverity } from "./errors.ts";
 export { createNdjsonParser, type Framing, type FramingStats, type InputRecord, type JsonRecord, type NdjsonCallbacks, type NdjsonOptions, type NdjsonParser, type TextRecord } from "./framing/ndjson/create-ndjson-parser.ts";
-export { dialects, detectDialect, getDialect, type Dialect, type DialectDecoder, type DecodeContext, type DecodeProblem, type SessionOpening } from "./dialects/index.ts";
+export { dialects, detectDialect, getDialect, type Dialect, type DialectDecoder, type DecodeContext, type DecodeProblem, type SessionOpening } from "./dialects.ts";
 export { createSseDecoder, type SseCallbacks, type SseDecoder, type SseEvent } from "./framing/create-sse-decoder.ts";
 export { createEventReader, readEvents, AgentEventStream, type EventReader, type EventReaderCallbacks, type EventStage, type ReadOptions, type RecordStats, type SessionBoundary, type HealthStats, type EventSourceInput, type ReaderSummary } from "./pipeline/index.ts";
 export { agentstreamSchema, checkSequence, createSequenceChecker, validateEvent, formatSpecs, getFormatSpec, type FormatSpec, type FormatValidator, type SequenceChecker } from "./schema/index.ts";

@@ -1,6 +1,6 @@
 /**
  * The contract every agent dialect implements: records in (JSON objects or text lines), event
- * drafts out. A dialect is one file in this folder plus docs/dialects/<name>.md.
+ * drafts out. An agent dialect is one folder under src/agents/ plus docs/dialects/<name>.md.
  */
 import type { AgentEventDraft, JsonValue } from "../model/events.ts";
 import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";

@@ -7,7 +7,7 @@ import { unknownRecord } from "../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../dialect/json.ts";
 import { embeddedEvent } from "../dialect/embedded.ts";
 import { createStreamState } from "../dialect/messages.ts";
-import { usageFromWire } from "./_usage-wire.ts";
+import { usageFromWire } from "../dialect/usage-wire.ts";
 
 /** The envelope of every line. */
 interface CodexThreadEnvelope {

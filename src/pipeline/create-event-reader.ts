@@ -7,7 +7,7 @@ import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
 import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions, type TextRecord } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialect/dialect.ts";
-import { detectDialect, getDialect } from "../dialects/index.ts";
+import { detectDialect, getDialect } from "../dialects.ts";
 import type { EventStage } from "../stages/stage.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../stages/repair/create-repair-stage.ts";
 import { createRedactionStage } from "../stages/redact/create-redaction-stage.ts";

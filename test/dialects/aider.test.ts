@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { aider } from "../../src/dialects/aider.ts";
+import { aider } from "../../src/agents/aider/decode.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { amp } from "../../src/dialects/amp.ts";
+import { amp } from "../../src/agents/claude/amp.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { claudeSession } from "../../src/dialects/claude-session.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { claudeSession } from "../../src/agents/claude/session.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf, JsonObject } from "../../src/model/events.ts";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence } from "../../src/schema/validate.ts";

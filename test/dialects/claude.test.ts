@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { claude } from "../../src/dialects/claude-code.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { claude } from "../../src/agents/claude/stream-json.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { codexSession } from "../../src/dialects/codex-session.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { codexSession } from "../../src/agents/codex/rollout.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence } from "../../src/schema/validate.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { codexThread } from "../../src/dialects/codex-thread.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";

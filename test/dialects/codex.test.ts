@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { codex } from "../../src/dialects/codex.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { codex } from "../../src/agents/codex/exec.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence } from "../../src/schema/validate.ts";

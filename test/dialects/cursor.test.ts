@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cursor } from "../../src/dialects/cursor-agent.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { cursor } from "../../src/agents/cursor/decode.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";

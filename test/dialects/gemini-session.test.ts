@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { geminiSession } from "../../src/dialects/gemini-session.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { geminiSession } from "../../src/agents/gemini/session.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";

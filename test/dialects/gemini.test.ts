@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { gemini } from "../../src/dialects/gemini-cli.ts";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { gemini } from "../../src/agents/gemini/cli.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { detectDialect } from "../../src/dialects/index.ts";
+import { detectDialect } from "../../src/dialects.ts";
 import { oneshot } from "../../src/dialects/oneshot.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";

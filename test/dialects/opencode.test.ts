@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { detectDialect } from "../../src/dialects/index.ts";
-import { opencode } from "../../src/dialects/opencode.ts";
+import { detectDialect } from "../../src/dialects.ts";
+import { opencode } from "../../src/agents/opencode/decode.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence, validateEvent } from "../../src/schema/validate.ts";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { qwen } from "../../src/dialects/qwen-code.ts";
+import { qwen } from "../../src/agents/claude/qwen.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/schema/validate.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";

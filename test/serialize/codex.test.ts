@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Codex, type ThreadItem, type Usage as SdkUsage } from "@openai/codex-sdk";
 import { fc, test } from "@fast-check/vitest";
 import { afterAll, describe, expect, it } from "vitest";
-import { codex } from "../../src/dialects/codex.ts";
+import { codex } from "../../src/agents/codex/exec.ts";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../src/model/events.ts";
 import type { SessionSummary } from "../../src/summary/summarize.ts";
 import { codexItemTypeFor, PLACEHOLDER_THREAD_ID } from "../../src/serialize/to-codex.ts";

@@ -1,4 +1,4 @@
-import { dialects } from "../../dialects/index.ts";
+import { dialects } from "../../dialects.ts";
 import { outputFormats } from "../../serialize/index.ts";
 import { formatSpecs } from "../../schema/formats.ts";
 import { defineCommand } from "../args.ts";

@@ -1,12 +1,12 @@
 // Source: Claude Code session transcripts that `claude` writes by itself (any mode) to ~/.claude/projects/<project>/<session>.jsonl and, for subagents (2.x), <session>/subagents/agent-<id>.jsonl; versions and quirks: docs/dialects/claude-session.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../model/events.ts";
-import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
-import { emptyUsage } from "../model/usage.ts";
-import { arr, bool, get, num, obj, str } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
-import { type ContentBlock, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./_claude-wire.ts";
-import type { Dialect, DialectDecoder } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../../model/events.ts";
+import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import { emptyUsage } from "../../model/usage.ts";
+import { arr, bool, get, num, obj, str } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
+import { type ContentBlock, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./wire.ts";
+import type { Dialect, DialectDecoder } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: what a transcript line looks like (read with the safe readers of _json.ts).

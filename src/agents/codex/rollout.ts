@@ -1,10 +1,10 @@
 // Source: Codex CLI rollout files `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (and `~/.codex/archived_sessions/`); versions and quirks: docs/dialects/codex-session.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, MessageRole, SessionStatus, ToolKind, Usage } from "../model/events.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str, textOf } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
-import { codexDurationMs, codexPatchChanges, codexPlanItems, codexRateLimits, codexReconnect, codexUsage, joinOutput, sameUsage } from "./codex.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, MessageRole, SessionStatus, ToolKind, Usage } from "../../model/events.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
+import { codexDurationMs, codexPatchChanges, codexPlanItems, codexRateLimits, codexReconnect, codexUsage, joinOutput, sameUsage } from "./exec.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (codex-rs protocol `RolloutLine` / `RolloutItem`)

@@ -1,7 +1,7 @@
 // Source: `qwen -p "<prompt>" --output-format stream-json [--include-partial-messages]`; versions and quirks: docs/dialects/qwen.md
-import type { Dialect } from "../dialect/dialect.ts";
-import { claudeStreamOpening, createClaudeDecoder, type ClaudeVariant } from "./claude-code.ts";
-import { at, get, str } from "../dialect/json.ts";
+import type { Dialect } from "../../dialect/dialect.ts";
+import { claudeStreamOpening, createClaudeDecoder, type ClaudeVariant } from "./stream-json.ts";
+import { at, get, str } from "../../dialect/json.ts";
 
 /**
  * Qwen Code prints Claude Agent SDK messages. Its init says `qwen_code_version` and `permission_mode`

@@ -1,9 +1,9 @@
 // Source: `aider --no-pretty --yes-always -m "<prompt>"` stdout, and `.aider.chat.history.md` transcripts; versions and quirks: docs/dialects/aider.md
-import type { AgentEventDraft, JsonObject } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { Dialect } from "../dialect/dialect.ts";
-import { compact } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, JsonObject } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { Dialect } from "../../dialect/dialect.ts";
+import { compact } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 /**
  * Aider has no JSON mode: these are the plain-text lines it prints (aider/coders/base_coder.py, aider/repo.py),

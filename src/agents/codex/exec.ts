@@ -1,10 +1,10 @@
 // Source: `codex exec --json` (0.44+), `codex exec --experimental-json` (0.40–0.43) and the legacy `codex exec --json` / `codex proto` `{id,msg}` stream; versions and quirks: docs/dialects/codex.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, Usage } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str, textOf } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, Usage } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: current format (0.44+) and `--experimental-json` (0.40–0.43)

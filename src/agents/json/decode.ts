@@ -1,7 +1,7 @@
 // Source: none. `--from json` is framing only: every record becomes an opaque `unknown` event, kept
 // verbatim, so that any NDJSON can be converted, validated and summarised.
-import type { Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
+import type { Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
 
 export const json: Dialect = {
   name: "json",

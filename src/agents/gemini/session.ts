@@ -1,11 +1,11 @@
 // Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
-import type { AgentEventDraft, JsonObject, JsonValue } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, compact, get, num, obj, str, textOf } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
-import { geminiFileChange, geminiPlan, geminiToolKind } from "./gemini-cli.ts";
+import type { AgentEventDraft, JsonObject, JsonValue } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
+import { geminiFileChange, geminiPlan, geminiToolKind } from "./cli.ts";
 
 /** Line 1: the session header. */
 interface SessionHeader {

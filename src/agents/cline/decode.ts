@@ -1,10 +1,10 @@
 // Source: `cline --oneshot --yolo -F json "<prompt>"` (Go CLI 1.x) and `cline … --json` (TS CLI 2.x); versions and quirks: docs/dialects/cline.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, at, bool, compact, num, obj, str } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, at, bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 /** A `ClineMessage` as the CLI prints it (Go struct order: type, text, ts, reasoning, say|ask, partial, ...). */
 interface ClineMessageRecord {

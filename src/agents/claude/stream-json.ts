@@ -1,11 +1,11 @@
 // Source: `claude -p "<prompt>" --output-format stream-json --verbose [--include-partial-messages]`; versions and quirks: docs/dialects/claude.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, SessionStatus, ToolKind, Usage } from "../model/events.ts";
-import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
-import { type ContentBlock, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./_claude-wire.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, SessionStatus, ToolKind, Usage } from "../../model/events.ts";
+import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
+import { type ContentBlock, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).

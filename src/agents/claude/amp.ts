@@ -1,7 +1,7 @@
 // Source: `amp -x "<prompt>" --stream-json` (Claude Code compatible stream JSON); versions and quirks: docs/dialects/amp.md
-import type { Dialect } from "../dialect/dialect.ts";
-import { claudeStreamOpening, createClaudeDecoder, isAmpThreadId, type ClaudeVariant } from "./claude-code.ts";
-import { str } from "../dialect/json.ts";
+import type { Dialect } from "../../dialect/dialect.ts";
+import { claudeStreamOpening, createClaudeDecoder, isAmpThreadId, type ClaudeVariant } from "./stream-json.ts";
+import { str } from "../../dialect/json.ts";
 
 /**
  * Amp prints Claude Code's shapes (system/init, user, assistant, result) with no `stream_event`.

@@ -1,7 +1,7 @@
 /** Token usage read from the snake_case shape our seed-format writers use (serialize/_usage.ts). */
 import type { JsonValue, Usage } from "../model/events.ts";
 import { usageFrom } from "../model/usage.ts";
-import { get } from "../dialect/json.ts";
+import { get } from "./json.ts";
 
 const WIRE_KEYS = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"] as const;
 

@@ -3,8 +3,8 @@
  * carry Anthropic Messages API content blocks): tool kinds, usage, tool_result text, structured
  * patches, todo statuses. One copy, so the two dialects name and count things the same way.
  */
-import type { JsonValue, PlanItem, ToolKind, Usage } from "../model/events.ts";
-import { arr, at, get, num, obj, str } from "../dialect/json.ts";
+import type { JsonValue, PlanItem, ToolKind, Usage } from "../../model/events.ts";
+import { arr, at, get, num, obj, str } from "../../dialect/json.ts";
 
 /** An Anthropic Messages API content block, as assistant and user messages carry them. */
 export interface ContentBlock {

@@ -1,11 +1,11 @@
 // Source: cursor-agent -p --output-format stream-json [--stream-partial-output] (docs.cursor.com/en/cli/reference/output-format); versions and quirks: docs/dialects/cursor.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { claudeStreamOpening } from "./claude-code.ts";
-import { arr, bool, compact, get, num, obj, str, textOf } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { claudeStreamOpening } from "../claude/stream-json.ts";
+import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 interface TextBlock {
   type: "text";

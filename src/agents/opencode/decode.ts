@@ -1,11 +1,11 @@
 // Source: opencode run --format json (anomalyco/opencode packages/opencode/src/cli/cmd/run.ts); versions and quirks: docs/dialects/opencode.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { TextRecord } from "../framing/ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, compact, get, num, obj, str } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, compact, get, num, obj, str } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 /** Every line: `{type, timestamp (epoch ms), sessionID, ...data}`. */
 interface OpencodeEventBase {

@@ -1,11 +1,11 @@
 // Source: gemini -p "<prompt>" --output-format stream-json (google-gemini/gemini-cli); versions and quirks: docs/dialects/gemini.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, ToolKind } from "../model/events.ts";
-import { usageFrom } from "../model/usage.ts";
-import type { TextRecord } from "../framing/ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect } from "../dialect/dialect.ts";
-import { unknownRecord } from "../dialect/dialect.ts";
-import { arr, bool, compact, num, obj, str } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, ToolKind } from "../../model/events.ts";
+import { usageFrom } from "../../model/usage.ts";
+import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 /** Fields every stream-json event carries. */
 interface GeminiEventBase {

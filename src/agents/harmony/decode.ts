@@ -1,9 +1,9 @@
 // Source: OpenAI Harmony response format (gpt-oss), as text or as o200k_harmony token ids; versions and quirks: docs/dialects/harmony.md
-import type { AgentEventDraft, JsonValue, MessageKind, MessageRole, ToolKind } from "../model/events.ts";
-import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
-import type { Dialect } from "../dialect/dialect.ts";
-import { compact } from "../dialect/json.ts";
-import { createStreamState } from "../dialect/messages.ts";
+import type { AgentEventDraft, JsonValue, MessageKind, MessageRole, ToolKind } from "../../model/events.ts";
+import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import type { Dialect } from "../../dialect/dialect.ts";
+import { compact } from "../../dialect/json.ts";
+import { createStreamState } from "../../dialect/messages.ts";
 
 /**
  * The wire: `<|start|>{role}[ to={recipient}]<|channel|>{channel}[ to={recipient}][ {type}][<|constrain|>{type}]<|message|>{content}<|end|>`

@@ -1,0 +1,1 @@
+export { aider } from "./decode.ts";

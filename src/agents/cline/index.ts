@@ -1,0 +1,1 @@
+export { cline } from "./decode.ts";

@@ -1,0 +1,1 @@
+export { cursor } from "./decode.ts";

@@ -1,0 +1,1 @@
+export { harmony } from "./decode.ts";

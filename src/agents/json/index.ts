@@ -1,0 +1,1 @@
+export { json } from "./decode.ts";

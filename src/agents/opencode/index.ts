@@ -1,0 +1,1 @@
+export { opencode } from "./decode.ts";
