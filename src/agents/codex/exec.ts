@@ -3,185 +3,11 @@ import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, Sess
 import { usageFrom } from "../../model/usage.ts";
 import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Wire types: current format (0.44+) and `--experimental-json` (0.40–0.43)
-// ---------------------------------------------------------------------------------------------
-
-/** One line of `codex exec --json` (exec_events.rs `ThreadEvent`), or of 0.40–0.42 `--experimental-json`. */
-interface ThreadEvent {
-  type:
-    | "thread.started"
-    | "turn.started"
-    | "turn.completed"
-    | "turn.failed"
-    | "item.started"
-    | "item.updated"
-    | "item.completed"
-    | "item.plan.delta"
-    | "request_user_input"
-    | "error"
-    /** 0.40–0.42 only: the session id line. */
-    | "session.created";
-  /** thread.started. */
-  thread_id?: string;
-  /** session.created (0.40–0.42). */
-  session_id?: string;
-  /** turn.completed: the thread's running total, not the turn's own figure. */
-  usage?: CodexUsage;
-  /** turn.failed. */
-  error?: { message: string };
-  /** item.*. */
-  item?: ThreadItem;
-  /** item.plan.delta. */
-  item_id?: string;
-  delta?: string;
-  /** error. */
-  message?: string;
-  /** request_user_input. */
-  id?: string;
-  call_id?: string;
-  questions?: { id: string; header?: string; question: string; options?: { label: string; description?: string }[] }[];
-}
-
-/** Token counts (OpenAI semantics: `input_tokens` includes `cached_input_tokens`, `output_tokens` includes `reasoning_output_tokens`). */
-interface CodexUsage {
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  /** 0.149+. */
-  cache_write_input_tokens?: number;
-  /** 0.149+ (and every `token_count`). */
-  reasoning_output_tokens?: number;
-  total_tokens?: number;
-}
-
-/** An item: `{id, type, ...fields}`; 0.40–0.43 name the tag `item_type` and call the answer `assistant_message`. */
-interface ThreadItem {
-  id: string;
-  type?: ItemType;
-  item_type?: ItemType | "assistant_message";
-  /** agent_message, reasoning (a summary), plan. */
-  text?: string;
-  /** command_execution: the wrapped shell string (`/bin/bash -lc '…'`). */
-  command?: string;
-  aggregated_output?: string;
-  /** Absent (0.46) or null while running. */
-  exit_code?: number | null;
-  status?: "in_progress" | "completed" | "failed" | "declined";
-  /** file_change; `kind` may be an object `{type, move_path}` in app-server-era builds; `diff` is newer. */
-  changes?: { path: string; kind: string | { type: string; move_path?: string | null }; diff?: string }[];
-  /** mcp_tool_call. */
-  server?: string;
-  tool?: string;
-  arguments?: JsonValue;
-  result?: { content: JsonValue[]; structured_content?: JsonValue } | null;
-  error?: { message: string } | null;
-  /** web_search (started: `query:""`, `action:{type:"other"}`). */
-  query?: string;
-  action?: { type: string; query?: string; queries?: string[] };
-  /** todo_list. */
-  items?: { text: string; completed: boolean }[];
-  /** error item: a warning, not a failure. */
-  message?: string;
-  /** collab_tool_call. */
-  sender_thread_id?: string;
-  receiver_thread_ids?: string[];
-  prompt?: string | null;
-  agents_states?: Record<string, { status: string; message?: string | null }>;
-}
-
-type ItemType =
-  | "agent_message"
-  | "reasoning"
-  | "plan"
-  | "command_execution"
-  | "file_change"
-  | "mcp_tool_call"
-  | "collab_tool_call"
-  | "web_search"
-  | "todo_list"
-  | "error";
-
-// ---------------------------------------------------------------------------------------------
-// Wire types: legacy `codex exec --json` (≤ ~0.41) and `codex proto`
-// ---------------------------------------------------------------------------------------------
-
-/** The first line of legacy exec --json: the config summary (keys with spaces, string values). */
-interface LegacyConfigSummary {
-  model?: string;
-  provider?: string;
-  approval?: string;
-  sandbox?: string;
-  workdir?: string;
-  "reasoning effort"?: string;
-  "reasoning summaries"?: string;
-  "session id"?: string;
-}
-
-/** Second line of legacy exec --json. */
-interface LegacyPrompt {
-  prompt: string;
-}
-
-/** A protocol `Event`: `{"id": <submission id>, "msg": {"type": <EventMsg>, ...}}`. */
-interface LegacyEvent {
-  id: string;
-  msg: LegacyMsg;
-}
-
-/** The EventMsg fields we read, by `type`. */
-interface LegacyMsg {
-  type: string;
-  /** session_configured. */
-  session_id?: string;
-  model?: string;
-  /** agent_message. */
-  message?: string;
-  /** *_delta. */
-  delta?: string;
-  /** agent_reasoning, agent_reasoning_raw_content. */
-  text?: string;
-  /** exec_command_*, patch_apply_*, mcp_tool_call_*, web_search_*. */
-  call_id?: string;
-  /** exec_command_begin: argv. */
-  command?: string[];
-  cwd?: string;
-  /** exec_command_output_delta: base64 text (or a byte array). */
-  stream?: "stdout" | "stderr";
-  chunk?: string | number[];
-  /** exec_command_end. */
-  stdout?: string;
-  stderr?: string;
-  aggregated_output?: string;
-  exit_code?: number;
-  duration?: { secs: number; nanos: number } | string;
-  /** patch_apply_begin: `{path: {add:{content}} | {delete:{}} | {update:{unified_diff, move_path}}}`. */
-  changes?: Record<string, JsonValue>;
-  auto_approved?: boolean;
-  /** patch_apply_end. */
-  success?: boolean;
-  /** mcp_tool_call_*. */
-  invocation?: { server: string; tool: string; arguments?: JsonValue };
-  result?: { Ok: { content: JsonValue[]; isError?: boolean; structuredContent?: JsonValue } } | { Err: string };
-  /** token_count, flat (early) or nested (later). */
-  input_tokens?: number;
-  info?: { total_token_usage: CodexUsage; last_token_usage: CodexUsage; model_context_window?: number } | null;
-  rate_limits?: JsonObject | null;
-  /** task_complete. */
-  last_agent_message?: string | null;
-  /** turn_aborted. */
-  reason?: string;
-  /** plan_update. */
-  plan?: { step: string; status: string }[];
-  explanation?: string | null;
-  /** turn_diff. */
-  unified_diff?: string;
-  /** view_image_tool_call. */
-  path?: string;
-}
+import { dispatch, handlers } from "../../dialect/handlers.ts";
+import { type Wire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr } from "../../dialect/wire.ts";
+import type { ItemType, LegacyConfigSummary, LegacyEvent, LegacyMsg, LegacyMsgType, LegacyPrompt, ThreadEvent, ThreadItem } from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with codex-session.ts
@@ -320,34 +146,39 @@ export function codexPlanItems(plan: JsonValue | undefined): PlanItem[] {
 const TURN_TYPES = new Set(["turn.started", "turn.completed", "turn.failed"]);
 
 function isLegacyConfig(v: JsonObject): boolean {
-  // Legacy exec --json line 1: `{"model":…,"provider":…,"approval":…,"sandbox":…,"workdir":…}`.
-  return get(v, "type") === undefined && str(v, "workdir") !== undefined && str(v, "model") !== undefined && (str(v, "sandbox") !== undefined || str(v, "approval") !== undefined);
+  // Legacy exec --json line 1: `{"model":…,"provider":…,"approval":…,"sandbox":…,"workdir":…}`; it has no `type`.
+  const c: Wire<LegacyConfigSummary & { type?: never }> = v;
+  const has = (key: keyof LegacyConfigSummary): boolean => fieldStr(c, key) !== undefined;
+  return field(c, "type") === undefined && has("workdir") && has("model") && (has("sandbox") || has("approval"));
 }
 
 function isLegacyPrompt(v: JsonObject): boolean {
   const keys = Object.keys(v);
-  return keys.length === 1 && str(v, "prompt") !== undefined;
+  const p: Wire<LegacyPrompt> = v;
+  return keys.length === 1 && fieldStr(p, "prompt") !== undefined;
 }
 
 function isLegacyEvent(v: JsonObject): boolean {
-  return typeof get(v, "id") === "string" && str(obj(v, "msg"), "type") !== undefined;
+  const e: Wire<LegacyEvent> = v;
+  return typeof field(e, "id") === "string" && fieldStr(fieldObj(e, "msg"), "type") !== undefined;
 }
 
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
   if (record.kind !== "json") return false;
-  const v = record.value;
+  const v: Wire<ThreadEvent & { session?: JsonValue }> = record.value;
   // codex-thread (the dev-agent --stream-json design) numbers its events with `sequence`; real Codex never does.
   if (Object.hasOwn(v, "sequence")) return false;
-  const type = str(v, "type");
+  const type = fieldStr(v, "type");
   if (type === undefined) return isLegacyEvent(v) || isLegacyConfig(v) || isLegacyPrompt(v);
-  if (type === "thread.started") return str(v, "thread_id") !== undefined;
-  if (type === "session.created") return str(v, "session_id") !== undefined && get(v, "session") === undefined;
+  if (type === "thread.started") return fieldStr(v, "thread_id") !== undefined;
+  // codex-thread's session.created carries a `session` object; Codex 0.40–0.42's carries only the id.
+  if (type === "session.created") return fieldStr(v, "session_id") !== undefined && field(v, "session") === undefined;
   if (TURN_TYPES.has(type)) return true;
   if (type === "item.started" || type === "item.updated" || type === "item.completed") {
-    const item = obj(v, "item");
-    return item !== undefined && (str(item, "type") !== undefined || str(item, "item_type") !== undefined);
+    const item = fieldObj(v, "item");
+    return item !== undefined && (fieldStr(item, "type") !== undefined || fieldStr(item, "item_type") !== undefined);
   }
-  return type === "item.plan.delta" && str(v, "item_id") !== undefined;
+  return type === "item.plan.delta" && fieldStr(v, "item_id") !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,529 +209,530 @@ export const codex: Dialect = {
     if (record.kind !== "json") return undefined;
     // Legacy exec opens with its config line (the prompt line follows it).
     if (isLegacyConfig(record.value)) return {};
-    const type = str(record.value, "type");
+    const v: Wire<ThreadEvent> = record.value;
+    const type = fieldStr(v, "type");
     if (type !== "thread.started" && type !== "session.created") return undefined;
-    const sessionId = str(record.value, "thread_id") ?? str(record.value, "session_id");
+    const sessionId = fieldStr(v, "thread_id") ?? fieldStr(v, "session_id");
     return sessionId === undefined ? {} : { sessionId };
   },
   createDecoder() {
-    const state = createStreamState();
-    let started = false;
-    /** The open turn, if any. */
-    let turnId: string | undefined;
-    /** How the last finished turn ended. */
-    let lastTurn: { status: SessionStatus; error?: string } | undefined;
-    /** Legacy: an `error` msg inside the open turn (legacy exec ends there, with no turn record). */
-    let pendingError: string | undefined;
-    let finalText: string | undefined;
-    /** Whether an assistant text message completed in the open turn (legacy task_complete fallback). */
-    let turnHadAnswer = false;
-    let cumulative: Usage | undefined;
-    const toolsSeen = new Set<string>();
-    /** Last aggregated output per running item, for item.updated snapshots. */
-    const progress = new Map<string, string>();
-    /** Legacy patch_apply_begin changes by call id; legacy output-delta decoders by call id. */
-    const patches = new Map<string, FileChange[]>();
-    const chunkDecoders = new Map<string, TextDecoder>();
-    /** Legacy messages without ids: a queue per stream so `*_delta` and the full event share an id. */
-    const legacyStreams = new Map<string, { queue: string[]; current: string | undefined }>();
-
-    const ensureStarted = (out: AgentEventDraft[]): void => {
-      if (started) return;
-      started = true;
-      out.push({ type: "session.started", agent: "codex" });
-    };
-
-    const unknown = (out: AgentEventDraft[], context: DecodeContext, raw: JsonObject, reason: string): void => {
-      out.push(unknownRecord(raw, reason));
-      context.report({ code: "unknown-record", message: reason });
-    };
-
-    const startTool = (out: AgentEventDraft[], draft: Extract<AgentEventDraft, { type: "tool.started" }>): void => {
-      if (toolsSeen.has(draft.toolCallId)) return;
-      toolsSeen.add(draft.toolCallId);
-      state.toolStarted(draft.toolCallId, draft.name);
-      out.push(draft);
-    };
-
-    const completeTool = (out: AgentEventDraft[], draft: Extract<AgentEventDraft, { type: "tool.completed" }>): void => {
-      if (state.toolCompleted(draft.toolCallId)) out.push(draft);
-      // A second completion for the same id (never seen in captures): kept as a notice, not a second tool.completed.
-      else out.push({ type: "notice", kind: "tool_repeat", level: "info", text: `tool call ${draft.toolCallId} reported done again`, details: { toolCallId: draft.toolCallId } });
-    };
-
-    const closeOpenTools = (out: AgentEventDraft[], reason: string): void => {
-      // A failed or aborted turn ends its running tool calls; we close them as errors with the turn's reason.
-      for (const id of toolsSeen) {
-        if (state.toolCompleted(id)) out.push({ type: "tool.completed", toolCallId: id, name: state.toolName(id) ?? "tool", isError: true, output: reason });
-      }
-    };
-
-    // ----- current format -----
-
-    const messageItem = (out: AgentEventDraft[], phase: string, id: string, text: string | undefined, kind: "text" | "reasoning", channel?: string): void => {
-      const options = channel === undefined ? undefined : { channel };
-      if (phase === "item.completed") {
-        if (kind === "text" && channel === undefined && text !== undefined && text.trim() !== "") finalText = text;
-        out.push(...state.complete(id, text, "assistant", kind, options));
-        return;
-      }
-      out.push(...state.start(id, "assistant", kind, options));
-      // item.updated carries a snapshot (reported by third parties only); we emit the part beyond what streamed so far.
-      const sofar = state.streamedText(id) ?? "";
-      if (text !== undefined && text.length > sofar.length && text.startsWith(sofar)) out.push(...state.delta(id, text.slice(sofar.length), "assistant", kind, options));
-    };
-
-    const outputProgress = (out: AgentEventDraft[], id: string, output: string | undefined, status: string | undefined): void => {
-      const before = progress.get(id) ?? "";
-      let added: string | undefined;
-      if (output !== undefined) {
-        progress.set(id, output);
-        added = output.startsWith(before) ? output.slice(before.length) : output;
-      }
-      if (added || status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId: id, output: added || undefined, status }));
-    };
-
-    const item = (out: AgentEventDraft[], context: DecodeContext, phase: string, record: JsonObject, it: JsonObject): void => {
-      const id = str(it, "id") ?? state.nextId("item");
-      let itemType = str(it, "type") ?? str(it, "item_type");
-      // 0.40–0.43 call the answer `assistant_message`; 0.44 renamed it `agent_message`.
-      if (itemType === "assistant_message") itemType = "agent_message";
-      const status = str(it, "status");
-      switch (itemType as ItemType | undefined) {
-        case "agent_message":
-          messageItem(out, phase, id, str(it, "text"), "text");
-          if (phase === "item.completed") turnHadAnswer = true;
-          return;
-        case "reasoning":
-          messageItem(out, phase, id, str(it, "text"), "reasoning");
-          return;
-        case "plan":
-          messageItem(out, phase, id, str(it, "text"), "text", "plan");
-          return;
-        case "command_execution": {
-          // Named "shell", the name people know it by (and Cursor's); the item type is an implementation word.
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "shell", kind: "command" as const, input: compact({ command: str(it, "command") }) }));
-          if (phase === "item.updated") return outputProgress(out, id, str(it, "aggregated_output"), status);
-          if (phase !== "item.completed") return;
-          progress.delete(id);
-          const exitCode = num(it, "exit_code");
-          const isError = status === "failed" || status === "declined" || (exitCode !== undefined && exitCode !== 0);
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "shell", output: str(it, "aggregated_output"), exitCode, isError }));
-          return;
-        }
-        case "file_change": {
-          const changes = itemChanges(arr(it, "changes"));
-          startTool(out, { type: "tool.started", toolCallId: id, name: "file_change", kind: "file_edit", input: { changes: arr(it, "changes") ?? [] } });
-          if (phase === "item.updated") return outputProgress(out, id, undefined, status);
-          if (phase !== "item.completed") return;
-          const isError = status === "failed";
-          completeTool(out, { type: "tool.completed", toolCallId: id, name: "file_change", isError });
-          if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: id, status: isError ? "error" : "success" });
-          return;
-        }
-        case "mcp_tool_call": {
-          const name = str(it, "tool") ?? "mcp_tool_call";
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name, kind: "mcp" as const, input: get(it, "arguments"), server: str(it, "server") }));
-          if (phase === "item.updated") return outputProgress(out, id, undefined, status);
-          if (phase !== "item.completed") return;
-          const result = obj(it, "result");
-          const errorMessage = str(at(it, "error", "message"));
-          const structured = get(result, "structured_content");
-          const isError = status === "failed" || errorMessage !== undefined || bool(result, "is_error") === true;
-          completeTool(
-            out,
-            compact({
-              type: "tool.completed" as const,
-              toolCallId: id,
-              name,
-              output: errorMessage ?? textOf(arr(result, "content")),
-              result: structured === null ? undefined : structured,
-              isError,
-            }),
-          );
-          return;
-        }
-        case "web_search": {
-          // Codex 0.155 writes `id` twice in web_search items; framing keeps the last (JSON.parse) and reports it, and started/completed still pair.
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "web_search", kind: "web_search" as const, input: compact({ query: str(it, "query"), action: obj(it, "action") }) }));
-          if (phase !== "item.completed") return;
-          const action = obj(it, "action");
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "web_search", output: str(action, "query") ?? (str(it, "query") || undefined), result: action, isError: status === "failed" }));
-          return;
-        }
-        case "collab_tool_call": {
-          const name = str(it, "tool") ?? "collab_tool_call";
-          const input = compact({ prompt: str(it, "prompt"), receiver_thread_ids: arr(it, "receiver_thread_ids"), sender_thread_id: str(it, "sender_thread_id") });
-          startTool(out, { type: "tool.started", toolCallId: id, name, kind: "subagent", input });
-          if (phase === "item.updated") return outputProgress(out, id, undefined, status);
-          if (phase !== "item.completed") return;
-          const states = obj(it, "agents_states");
-          const messages = Object.values(states ?? {})
-            .map((s) => str(s, "message"))
-            .filter((m): m is string => m !== undefined);
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name, output: messages.length > 0 ? messages.join("\n") : undefined, result: states, isError: status === "failed" }));
-          return;
-        }
-        case "todo_list": {
-          const items: PlanItem[] = [];
-          for (const entry of arr(it, "items") ?? []) {
-            const text = str(entry, "text");
-            if (text !== undefined) items.push({ text, status: bool(entry, "completed") === true ? "completed" : "pending" });
-          }
-          out.push({ type: "plan.updated", items, planId: id });
-          return;
-        }
-        case "error":
-          // Codex 0.143+ uses error items for warnings (config, hooks, model metadata), often before turn.started; we emit a warning notice.
-          out.push({ type: "notice", kind: "warning", level: "warning", text: str(it, "message") ?? "", details: { itemId: id } });
-          return;
-        default:
-          unknown(out, context, record, `unknown codex item type ${JSON.stringify(itemType ?? null)}`);
-      }
-    };
-
-    const current = (out: AgentEventDraft[], context: DecodeContext, type: string, v: JsonObject): void => {
-      switch (type as ThreadEvent["type"]) {
-        case "thread.started":
-        case "session.created": {
-          const sessionId = str(v, type === "thread.started" ? "thread_id" : "session_id");
-          if (!started) {
-            started = true;
-            out.push(compact({ type: "session.started" as const, agent: "codex", sessionId }));
-          } else out.push(compact({ type: "notice" as const, kind: "thread_started", level: "info" as const, text: `another ${type} in the same stream: ${sessionId ?? "?"}`, details: compact({ sessionId }) }));
-          return;
-        }
-        case "turn.started":
-          ensureStarted(out);
-          turnId = state.nextId("turn");
-          turnHadAnswer = false;
-          out.push({ type: "turn.started", turnId });
-          return;
-        case "turn.completed": {
-          ensureStarted(out);
-          // turn.completed.usage is the thread's running total (cumulative across resumes); we emit it once as a cumulative usage event.
-          const usage = codexUsage(get(v, "usage"));
-          if (usage !== undefined) {
-            cumulative = usage;
-            out.push({ type: "usage", usage, scope: "cumulative" });
-          }
-          out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "success" });
-          turnId = undefined;
-          lastTurn = { status: "success" };
-          return;
-        }
-        case "turn.failed": {
-          ensureStarted(out);
-          const error = str(at(v, "error", "message")) ?? "turn failed";
-          closeOpenTools(out, error);
-          out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "error", error });
-          turnId = undefined;
-          lastTurn = { status: "error", error };
-          return;
-        }
-        case "item.started":
-        case "item.updated":
-        case "item.completed": {
-          ensureStarted(out);
-          const it = obj(v, "item");
-          if (it === undefined) return unknown(out, context, v, `${type} without an item`);
-          item(out, context, type, v, it);
-          return;
-        }
-        case "item.plan.delta": {
-          ensureStarted(out);
-          const id = str(v, "item_id") ?? "plan";
-          out.push(...state.delta(id, str(v, "delta") ?? "", "assistant", "text", { channel: "plan" }));
-          return;
-        }
-        case "request_user_input": {
-          ensureStarted(out);
-          const questions = (arr(v, "questions") ?? []).map((q) => str(q, "question")).filter((q): q is string => q !== undefined);
-          out.push({ type: "notice", kind: "request_user_input", level: "warning", text: questions.join("\n") || "the model asks for input", details: { ...v } });
-          return;
-        }
-        case "error": {
-          ensureStarted(out);
-          const message = str(v, "message") ?? "";
-          // Codex's top-level error is non-fatal in practice ("Reconnecting... n/5"); only turn.failed ends the turn.
-          out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
-          return;
-        }
-        default:
-          unknown(out, context, v, `unknown codex event type ${JSON.stringify(type)}`);
-      }
-    };
-
-    // ----- legacy {id,msg} format -----
-
-    const legacyStream = (name: string): { queue: string[]; current: string | undefined } => {
-      let s = legacyStreams.get(name);
-      if (s === undefined) {
-        s = { queue: [], current: undefined };
-        legacyStreams.set(name, s);
-      }
-      return s;
-    };
-
-    const legacyDelta = (out: AgentEventDraft[], name: string, text: string, kind: "text" | "reasoning", channel?: string): void => {
-      const s = legacyStream(name);
-      if (s.current === undefined) {
-        s.current = state.nextId(name);
-        s.queue.push(s.current);
-      }
-      out.push(...state.delta(s.current, text, "assistant", kind, channel === undefined ? undefined : { channel }));
-    };
-
-    const legacyFull = (out: AgentEventDraft[], name: string, text: string | undefined, kind: "text" | "reasoning", channel?: string): void => {
-      // The full event completes the oldest message its deltas opened (one per reasoning section), so ids match.
-      const s = legacyStream(name);
-      const id = s.queue.shift() ?? state.nextId(name);
-      if (s.current === id) s.current = undefined;
-      out.push(...state.complete(id, text, "assistant", kind, channel === undefined ? undefined : { channel }));
-    };
-
-    const legacy = (out: AgentEventDraft[], context: DecodeContext, v: JsonObject, msg: JsonObject): void => {
-      const type = str(msg, "type") ?? "";
-      const callId = str(msg, "call_id") ?? "";
-      if (type !== "session_configured") ensureStarted(out);
-      switch (type) {
-        case "session_configured": {
-          const details: JsonObject = { ...msg };
-          delete details.type;
-          delete details.session_id;
-          delete details.model;
-          if (!started) {
-            started = true;
-            out.push(compact({ type: "session.started" as const, agent: "codex", sessionId: str(msg, "session_id"), model: str(msg, "model"), details }));
-          } else out.push({ type: "notice", kind: "session_configured", level: "info", text: `session ${str(msg, "session_id") ?? "?"} configured`, details: { ...msg } });
-          return;
-        }
-        case "task_started": {
-          const subId = str(v, "id");
-          turnId = subId !== undefined && subId !== "" ? subId : state.nextId("turn");
-          turnHadAnswer = false;
-          pendingError = undefined;
-          out.push({ type: "turn.started", turnId });
-          return;
-        }
-        case "agent_message_delta":
-          return legacyDelta(out, "msg", str(msg, "delta") ?? "", "text");
-        case "agent_message": {
-          const text = str(msg, "message");
-          if (text !== undefined && text.trim() !== "") finalText = text;
-          turnHadAnswer = true;
-          return legacyFull(out, "msg", text, "text");
-        }
-        case "agent_reasoning_delta":
-          return legacyDelta(out, "reasoning", str(msg, "delta") ?? "", "reasoning");
-        case "agent_reasoning":
-          return legacyFull(out, "reasoning", str(msg, "text"), "reasoning");
-        case "agent_reasoning_raw_content_delta":
-          return legacyDelta(out, "raw", str(msg, "delta") ?? "", "reasoning", "raw");
-        case "agent_reasoning_raw_content":
-          return legacyFull(out, "raw", str(msg, "text"), "reasoning", "raw");
-        case "agent_reasoning_section_break":
-          // A new reasoning section: the next delta opens a new message (the full agent_reasoning events come one per section).
-          legacyStream("reasoning").current = undefined;
-          return;
-        case "user_message":
-          out.push(...state.complete(state.nextId("user"), str(msg, "message") ?? "", "user", "text"));
-          return;
-        case "exec_command_begin": {
-          const command = get(msg, "command");
-          startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command", input: compact({ command, cwd: str(msg, "cwd") }) });
-          return;
-        }
-        case "exec_command_output_delta": {
-          startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command" });
-          const text = decodeChunk(chunkDecoders, callId, get(msg, "chunk"));
-          if (text) out.push({ type: "tool.progress", toolCallId: callId, output: text });
-          return;
-        }
-        case "exec_command_end": {
-          startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command" });
-          chunkDecoders.delete(callId);
-          const exitCode = num(msg, "exit_code");
-          completeTool(
-            out,
-            compact({
-              type: "tool.completed" as const,
-              toolCallId: callId,
-              name: "exec_command",
-              output: str(msg, "aggregated_output") ?? joinOutput(str(msg, "stdout"), str(msg, "stderr")),
-              exitCode,
-              isError: exitCode !== undefined && exitCode !== 0,
-              durationMs: codexDurationMs(get(msg, "duration")),
-            }),
-          );
-          return;
-        }
-        case "patch_apply_begin": {
-          const changes = codexPatchChanges(get(msg, "changes"));
-          patches.set(callId, changes);
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "apply_patch", kind: "file_edit" as const, input: compact({ changes: get(msg, "changes"), auto_approved: get(msg, "auto_approved") }) }));
-          return;
-        }
-        case "patch_apply_end": {
-          startTool(out, { type: "tool.started", toolCallId: callId, name: "apply_patch", kind: "file_edit" });
-          const success = bool(msg, "success") !== false;
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "apply_patch", output: joinOutput(str(msg, "stdout"), str(msg, "stderr")), isError: !success }));
-          const changes = get(msg, "changes") !== undefined ? codexPatchChanges(get(msg, "changes")) : (patches.get(callId) ?? []);
-          patches.delete(callId);
-          if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
-          return;
-        }
-        case "mcp_tool_call_begin": {
-          const invocation = obj(msg, "invocation");
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: str(invocation, "tool") ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server: str(invocation, "server") }));
-          return;
-        }
-        case "mcp_tool_call_end": {
-          const invocation = obj(msg, "invocation");
-          const name = str(invocation, "tool") ?? state.toolName(callId) ?? "mcp_tool_call";
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name, kind: "mcp" as const, input: get(invocation, "arguments"), server: str(invocation, "server") }));
-          const result = get(msg, "result");
-          // The result is a serde Result: {"Ok": CallToolResult} or {"Err": "message"}.
-          const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-          const err = get(result, "Err");
-          const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
-          completeTool(
-            out,
-            compact({
-              type: "tool.completed" as const,
-              toolCallId: callId,
-              name,
-              output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
-              result: structured === null ? undefined : structured,
-              isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
-              durationMs: codexDurationMs(get(msg, "duration")),
-            }),
-          );
-          return;
-        }
-        case "web_search_begin":
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: str(msg, "query") }) }));
-          return;
-        case "web_search_end":
-          startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: str(msg, "query") }) }));
-          completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "web_search", output: str(msg, "query"), isError: false }));
-          return;
-        case "view_image_tool_call":
-          startTool(out, { type: "tool.started", toolCallId: callId, name: "view_image", kind: "file_read", input: compact({ path: str(msg, "path") }) });
-          completeTool(out, { type: "tool.completed", toolCallId: callId, name: "view_image", isError: false });
-          return;
-        case "token_count": {
-          const info = obj(msg, "info");
-          const produced = out.length;
-          if (info !== undefined) {
-            const total = codexUsage(get(info, "total_token_usage"));
-            if (total !== undefined) {
-              cumulative = total;
-              out.push({ type: "usage", usage: total, scope: "cumulative" });
-            }
-          } else if (num(msg, "input_tokens") !== undefined || num(msg, "output_tokens") !== undefined) {
-            // Early token_count was flat and per model response (the TUI added them up); we emit it as a delta.
-            const usage = codexUsage(msg);
-            if (usage !== undefined) out.push({ type: "usage", usage, scope: "delta" });
-          }
-          out.push(...codexRateLimits(get(msg, "rate_limits")));
-          if (out.length === produced) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count without figures" });
-          return;
-        }
-        case "plan_update":
-          out.push({ type: "plan.updated", items: codexPlanItems(get(msg, "plan")) });
-          return;
-        case "task_complete": {
-          const last = str(msg, "last_agent_message");
-          if (last !== undefined && last.trim() !== "") {
-            // The answer's own agent_message may be missing (trimmed captures, exec without deltas); we keep last_agent_message as the message then.
-            if (!turnHadAnswer) out.push(...state.complete(state.nextId("msg"), last, "assistant", "text"));
-            finalText = last;
-          }
-          out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "success" });
-          turnId = undefined;
-          pendingError = undefined;
-          lastTurn = { status: "success" };
-          return;
-        }
-        case "turn_aborted": {
-          const error = `turn aborted: ${str(msg, "reason") ?? "unknown reason"}`;
-          closeOpenTools(out, error);
-          out.push({ type: "turn.completed", turnId: turnId ?? state.nextId("turn"), status: "error", error });
-          turnId = undefined;
-          lastTurn = { status: "interrupted", error };
-          return;
-        }
-        case "error": {
-          const message = str(msg, "message") ?? "";
-          // Legacy exec ends on an error msg with no turn record; we close the turn as failed at the end if nothing follows.
-          pendingError = message;
-          if (turnId === undefined) lastTurn = { status: "error", error: message };
-          out.push(compact({ type: "error" as const, scope: "turn" as const, message, turnId }));
-          return;
-        }
-        case "stream_error": {
-          const message = str(msg, "message") ?? "";
-          out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
-          return;
-        }
-        default: {
-          const level = LEGACY_NOTICES[type];
-          if (level === undefined) return unknown(out, context, v, `unknown codex event msg type ${JSON.stringify(type)}`);
-          const text = str(msg, "message") ?? str(msg, "unified_diff") ?? str(msg, "reason") ?? type;
-          const details: JsonObject = { ...msg };
-          delete details.type;
-          out.push({ type: "notice", kind: type, level, text, details });
-        }
-      }
-    };
-
+    const s = new ExecState();
     return {
       decode(record, context) {
         if (record.kind !== "json") return [];
-        const v = record.value;
         const out: AgentEventDraft[] = [];
-        const type = str(v, "type");
-        if (type !== undefined) {
-          current(out, context, type, v);
-          return out;
-        }
-        const msg = obj(v, "msg");
-        if (msg !== undefined) legacy(out, context, v, msg);
-        else if (isLegacyConfig(v)) {
-          const c: JsonObject = v; // LegacyConfigSummary
-          const details: JsonObject = { ...v };
-          for (const key of ["model", "workdir", "sandbox", "session id"]) delete details[key];
-          if (!started) {
-            started = true;
-            out.push(compact({ type: "session.started" as const, agent: "codex", model: str(c, "model"), cwd: str(c, "workdir"), permissionMode: str(c, "sandbox"), sessionId: str(c, "session id"), details }));
-          } else out.push({ type: "notice", kind: "config", level: "info", text: "codex configuration", details: { ...v } });
-        } else if (isLegacyPrompt(v)) {
-          ensureStarted(out);
-          const prompt: LegacyPrompt = { prompt: str(v, "prompt") ?? "" };
-          out.push(...state.complete(state.nextId("user"), prompt.prompt, "user", "text"));
-        } else unknown(out, context, v, "unknown codex record (no type, no msg)");
+        decodeRecord(record.value, s, out, context);
         return out;
       },
       end() {
-        const out: AgentEventDraft[] = [];
-        if (turnId !== undefined && pendingError !== undefined) closeOpenTools(out, pendingError);
-        out.push(...state.closeAll());
-        if (turnId !== undefined && pendingError !== undefined) {
-          out.push({ type: "turn.completed", turnId, status: "error", error: pendingError });
-          turnId = undefined;
-          lastTurn = { status: "error", error: pendingError };
-        }
-        // Codex exec has no session-end record: the last turn's end stands for it; a stream cut mid-turn gets none.
-        if (turnId === undefined && lastTurn !== undefined) {
-          out.push(compact({ type: "session.completed" as const, status: lastTurn.status, error: lastTurn.error, finalText, usage: cumulative }));
-        }
-        return out;
+        return s.end();
       },
     };
   },
 };
+
+type ToolStarted = Extract<AgentEventDraft, { type: "tool.started" }>;
+type ToolCompleted = Extract<AgentEventDraft, { type: "tool.completed" }>;
+type MessageKind = "text" | "reasoning";
+
+/** What one stream's decoder remembers across records, and the bookkeeping every handler shares. */
+class ExecState {
+  readonly messages = createStreamState();
+  started = false;
+  /** The open turn, if any. */
+  turnId: string | undefined;
+  /** How the last finished turn ended. */
+  lastTurn: { status: SessionStatus; error?: string } | undefined;
+  /** Legacy: an `error` msg inside the open turn (legacy exec ends there, with no turn record). */
+  pendingError: string | undefined;
+  finalText: string | undefined;
+  /** Whether an assistant text message completed in the open turn (legacy task_complete fallback). */
+  turnHadAnswer = false;
+  cumulative: Usage | undefined;
+  readonly toolsSeen = new Set<string>();
+  /** Last aggregated output per running item, for item.updated snapshots. */
+  readonly progress = new Map<string, string>();
+  /** Legacy patch_apply_begin changes by call id; legacy output-delta decoders by call id. */
+  readonly patches = new Map<string, FileChange[]>();
+  readonly chunkDecoders = new Map<string, TextDecoder>();
+  /** Legacy messages without ids: a queue per stream so `*_delta` and the full event share an id. */
+  readonly legacyStreams = new Map<string, { queue: string[]; current: string | undefined }>();
+
+  ensureStarted(out: AgentEventDraft[]): void {
+    if (this.started) return;
+    this.started = true;
+    out.push({ type: "session.started", agent: "codex" });
+  }
+
+  /** The session's opening record: session.started the first time, a notice for a later one. */
+  open(out: AgentEventDraft[], started: Extract<AgentEventDraft, { type: "session.started" }>, again: AgentEventDraft): void {
+    if (this.started) {
+      out.push(again);
+      return;
+    }
+    this.started = true;
+    out.push(started);
+  }
+
+  unknown(out: AgentEventDraft[], context: DecodeContext, raw: JsonObject, reason: string): void {
+    out.push(unknownRecord(raw, reason));
+    context.report({ code: "unknown-record", message: reason });
+  }
+
+  startTool(out: AgentEventDraft[], draft: ToolStarted): void {
+    if (this.toolsSeen.has(draft.toolCallId)) return;
+    this.toolsSeen.add(draft.toolCallId);
+    this.messages.toolStarted(draft.toolCallId, draft.name);
+    out.push(draft);
+  }
+
+  completeTool(out: AgentEventDraft[], draft: ToolCompleted): void {
+    if (this.messages.toolCompleted(draft.toolCallId)) out.push(draft);
+    // A second completion for the same id (never seen in captures): kept as a notice, not a second tool.completed.
+    else out.push({ type: "notice", kind: "tool_repeat", level: "info", text: `tool call ${draft.toolCallId} reported done again`, details: { toolCallId: draft.toolCallId } });
+  }
+
+  closeOpenTools(out: AgentEventDraft[], reason: string): void {
+    // A failed or aborted turn ends its running tool calls; we close them as errors with the turn's reason.
+    for (const id of this.toolsSeen) {
+      if (this.messages.toolCompleted(id)) out.push({ type: "tool.completed", toolCallId: id, name: this.messages.toolName(id) ?? "tool", isError: true, output: reason });
+    }
+  }
+
+  startTurn(out: AgentEventDraft[], turnId: string): void {
+    this.turnId = turnId;
+    this.turnHadAnswer = false;
+    out.push({ type: "turn.started", turnId });
+  }
+
+  /** Ends the open turn (or an unseen one) and remembers how, for session.completed. */
+  endTurn(out: AgentEventDraft[], last: { status: SessionStatus; error?: string }): void {
+    const turnId = this.turnId ?? this.messages.nextId("turn");
+    out.push(last.error === undefined ? { type: "turn.completed", turnId, status: "success" } : { type: "turn.completed", turnId, status: "error", error: last.error });
+    this.turnId = undefined;
+    this.lastTurn = last;
+  }
+
+  cumulativeUsage(out: AgentEventDraft[], usage: Usage | undefined): void {
+    if (usage === undefined) return;
+    this.cumulative = usage;
+    out.push({ type: "usage", usage, scope: "cumulative" });
+  }
+
+  end(): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [];
+    const failing = this.turnId !== undefined ? this.pendingError : undefined;
+    if (failing !== undefined) this.closeOpenTools(out, failing);
+    out.push(...this.messages.closeAll());
+    if (failing !== undefined) this.endTurn(out, { status: "error", error: failing });
+    // Codex exec has no session-end record: the last turn's end stands for it; a stream cut mid-turn gets none.
+    if (this.turnId === undefined && this.lastTurn !== undefined) {
+      out.push(compact({ type: "session.completed" as const, status: this.lastTurn.status, error: this.lastTurn.error, finalText: this.finalText, usage: this.cumulative }));
+    }
+    return out;
+  }
+}
+
+/** One record of any of the three formats: `{type}` (current), `{id,msg}` (legacy), or legacy's config and prompt lines. */
+function decodeRecord(v: JsonObject, s: ExecState, out: AgentEventDraft[], context: DecodeContext): void {
+  const event: Wire<ThreadEvent> = v;
+  const type = fieldStr(event, "type");
+  if (type !== undefined) {
+    if (!dispatch(currentHandlers, type, event, s, out, context)) s.unknown(out, context, v, `unknown codex event type ${JSON.stringify(type)}`);
+    return;
+  }
+  const legacyEvent: Wire<LegacyEvent> = v;
+  const msg = fieldObj(legacyEvent, "msg");
+  if (msg !== undefined) legacyRecord(legacyEvent, msg, s, out, context);
+  else if (isLegacyConfig(v)) legacyConfig(v, s, out);
+  else if (isLegacyPrompt(v)) {
+    s.ensureStarted(out);
+    const prompt: Wire<LegacyPrompt> = v;
+    out.push(...s.messages.complete(s.messages.nextId("user"), fieldStr(prompt, "prompt") ?? "", "user", "text"));
+  } else s.unknown(out, context, v, "unknown codex record (no type, no msg)");
+}
+
+// ----- current format (0.40+) -----
+
+const currentHandlers = handlers<ThreadEvent["type"], Wire<ThreadEvent>, ExecState>({
+  "thread.started": (v, s, out) => threadStarted(out, s, "thread.started", fieldStr(v, "thread_id")),
+  "session.created": (v, s, out) => threadStarted(out, s, "session.created", fieldStr(v, "session_id")),
+  "turn.started": (_v, s, out) => {
+    s.ensureStarted(out);
+    s.startTurn(out, s.messages.nextId("turn"));
+  },
+  "turn.completed": (v, s, out) => {
+    s.ensureStarted(out);
+    // turn.completed.usage is the thread's running total (cumulative across resumes); we emit it once as a cumulative usage event.
+    s.cumulativeUsage(out, codexUsage(field(v, "usage")));
+    s.endTurn(out, { status: "success" });
+  },
+  "turn.failed": (v, s, out) => {
+    s.ensureStarted(out);
+    const error = fieldStr(fieldObj(v, "error"), "message") ?? "turn failed";
+    s.closeOpenTools(out, error);
+    s.endTurn(out, { status: "error", error });
+  },
+  "item.started": (v, s, out, context) => itemRecord("item.started", v, s, out, context),
+  "item.updated": (v, s, out, context) => itemRecord("item.updated", v, s, out, context),
+  "item.completed": (v, s, out, context) => itemRecord("item.completed", v, s, out, context),
+  "item.plan.delta": (v, s, out) => {
+    s.ensureStarted(out);
+    const id = fieldStr(v, "item_id") ?? "plan";
+    out.push(...s.messages.delta(id, fieldStr(v, "delta") ?? "", "assistant", "text", { channel: "plan" }));
+  },
+  request_user_input: (v, s, out) => {
+    s.ensureStarted(out);
+    const questions = fieldItems(v, "questions")
+      .map((q) => fieldStr(q, "question"))
+      .filter((q): q is string => q !== undefined);
+    out.push({ type: "notice", kind: "request_user_input", level: "warning", text: questions.join("\n") || "the model asks for input", details: { ...v } });
+  },
+  error: (v, s, out) => {
+    s.ensureStarted(out);
+    const message = fieldStr(v, "message") ?? "";
+    // Codex's top-level error is non-fatal in practice ("Reconnecting... n/5"); only turn.failed ends the turn.
+    out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
+  },
+});
+
+function threadStarted(out: AgentEventDraft[], s: ExecState, type: string, sessionId: string | undefined): void {
+  s.open(
+    out,
+    compact({ type: "session.started" as const, agent: "codex", sessionId }),
+    compact({ type: "notice" as const, kind: "thread_started", level: "info" as const, text: `another ${type} in the same stream: ${sessionId ?? "?"}`, details: compact({ sessionId }) }),
+  );
+}
+
+type ItemPhase = "item.started" | "item.updated" | "item.completed";
+
+/** An item record as its handler sees it: the phase, the item, and the record (kept verbatim when the item type is unknown). */
+interface ItemRecord {
+  readonly phase: ItemPhase;
+  readonly id: string;
+  readonly status: string | undefined;
+  readonly it: Wire<ThreadItem>;
+}
+
+function itemRecord(phase: ItemPhase, v: Wire<ThreadEvent>, s: ExecState, out: AgentEventDraft[], context: DecodeContext): void {
+  s.ensureStarted(out);
+  const it = fieldObj(v, "item");
+  if (it === undefined) return s.unknown(out, context, v, `${phase} without an item`);
+  const id = fieldStr(it, "id") ?? s.messages.nextId("item");
+  let itemType = fieldStr(it, "type") ?? fieldStr(it, "item_type");
+  // 0.40–0.43 call the answer `assistant_message`; 0.44 renamed it `agent_message`.
+  if (itemType === "assistant_message") itemType = "agent_message";
+  const record: ItemRecord = { phase, id, status: fieldStr(it, "status"), it };
+  if (itemType === undefined || !dispatch(itemHandlers, itemType, record, s, out, context)) s.unknown(out, context, v, `unknown codex item type ${JSON.stringify(itemType ?? null)}`);
+}
+
+const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
+  agent_message: (r, s, out) => {
+    messageItem(out, s, r, "text");
+    if (r.phase === "item.completed") s.turnHadAnswer = true;
+  },
+  reasoning: (r, s, out) => messageItem(out, s, r, "reasoning"),
+  plan: (r, s, out) => messageItem(out, s, r, "text", "plan"),
+  command_execution: (r, s, out) => {
+    const { id, it, status } = r;
+    // Named "shell", the name people know it by (and Cursor's); the item type is an implementation word.
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "shell", kind: "command" as const, input: compact({ command: fieldStr(it, "command") }) }));
+    if (r.phase === "item.updated") return outputProgress(out, s, id, fieldStr(it, "aggregated_output"), status);
+    if (r.phase !== "item.completed") return;
+    s.progress.delete(id);
+    const exitCode = fieldNum(it, "exit_code");
+    const isError = status === "failed" || status === "declined" || (exitCode !== undefined && exitCode !== 0);
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "shell", output: fieldStr(it, "aggregated_output"), exitCode, isError }));
+  },
+  file_change: (r, s, out) => {
+    const { id, it, status } = r;
+    const changes = itemChanges(fieldArr(it, "changes"));
+    s.startTool(out, { type: "tool.started", toolCallId: id, name: "file_change", kind: "file_edit", input: { changes: fieldArr(it, "changes") ?? [] } });
+    if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
+    if (r.phase !== "item.completed") return;
+    const isError = status === "failed";
+    s.completeTool(out, { type: "tool.completed", toolCallId: id, name: "file_change", isError });
+    if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: id, status: isError ? "error" : "success" });
+  },
+  mcp_tool_call: (r, s, out) => {
+    const { id, it, status } = r;
+    const name = fieldStr(it, "tool") ?? "mcp_tool_call";
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name, kind: "mcp" as const, input: field(it, "arguments"), server: fieldStr(it, "server") }));
+    if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
+    if (r.phase !== "item.completed") return;
+    const result = fieldObj(it, "result");
+    const errorMessage = fieldStr(fieldObj(it, "error"), "message");
+    const structured = field(result, "structured_content");
+    // `is_error` is not in exec_events.rs; read in case a build sends it.
+    const isError = status === "failed" || errorMessage !== undefined || bool(result, "is_error") === true;
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name, output: errorMessage ?? textOf(fieldArr(result, "content")), result: structured === null ? undefined : structured, isError }));
+  },
+  web_search: (r, s, out) => {
+    const { id, it } = r;
+    // Codex 0.155 writes `id` twice in web_search items; framing keeps the last (JSON.parse) and reports it, and started/completed still pair.
+    const action = fieldObj(it, "action");
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(it, "query"), action }) }));
+    if (r.phase !== "item.completed") return;
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "web_search", output: fieldStr(action, "query") ?? (fieldStr(it, "query") || undefined), result: action, isError: r.status === "failed" }));
+  },
+  collab_tool_call: (r, s, out) => {
+    const { id, it, status } = r;
+    const name = fieldStr(it, "tool") ?? "collab_tool_call";
+    const input = compact({ prompt: fieldStr(it, "prompt"), receiver_thread_ids: fieldArr(it, "receiver_thread_ids"), sender_thread_id: fieldStr(it, "sender_thread_id") });
+    s.startTool(out, { type: "tool.started", toolCallId: id, name, kind: "subagent", input });
+    if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
+    if (r.phase !== "item.completed") return;
+    const states = fieldObj(it, "agents_states");
+    const messages = Object.values(states ?? {})
+      .map((state) => str(state, "message"))
+      .filter((m): m is string => m !== undefined);
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name, output: messages.length > 0 ? messages.join("\n") : undefined, result: states, isError: status === "failed" }));
+  },
+  todo_list: (r, _s, out) => {
+    const items: PlanItem[] = [];
+    for (const entry of fieldItems(r.it, "items")) {
+      const text = fieldStr(entry, "text");
+      if (text !== undefined) items.push({ text, status: fieldBool(entry, "completed") === true ? "completed" : "pending" });
+    }
+    out.push({ type: "plan.updated", items, planId: r.id });
+  },
+  error: (r, _s, out) => {
+    // Codex 0.143+ uses error items for warnings (config, hooks, model metadata), often before turn.started; we emit a warning notice.
+    out.push({ type: "notice", kind: "warning", level: "warning", text: fieldStr(r.it, "message") ?? "", details: { itemId: r.id } });
+  },
+});
+
+function messageItem(out: AgentEventDraft[], s: ExecState, r: ItemRecord, kind: MessageKind, channel?: string): void {
+  const { id } = r;
+  const text = fieldStr(r.it, "text");
+  const options = channel === undefined ? undefined : { channel };
+  if (r.phase === "item.completed") {
+    if (kind === "text" && channel === undefined && text !== undefined && text.trim() !== "") s.finalText = text;
+    out.push(...s.messages.complete(id, text, "assistant", kind, options));
+    return;
+  }
+  out.push(...s.messages.start(id, "assistant", kind, options));
+  // item.updated carries a snapshot (reported by third parties only); we emit the part beyond what streamed so far.
+  const sofar = s.messages.streamedText(id) ?? "";
+  if (text !== undefined && text.length > sofar.length && text.startsWith(sofar)) out.push(...s.messages.delta(id, text.slice(sofar.length), "assistant", kind, options));
+}
+
+function outputProgress(out: AgentEventDraft[], s: ExecState, id: string, output: string | undefined, status: string | undefined): void {
+  const before = s.progress.get(id) ?? "";
+  let added: string | undefined;
+  if (output !== undefined) {
+    s.progress.set(id, output);
+    added = output.startsWith(before) ? output.slice(before.length) : output;
+  }
+  if (added || status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId: id, output: added || undefined, status }));
+}
+
+// ----- legacy {id,msg} format -----
+
+/** A legacy record as its handler sees it. */
+interface LegacyRecord {
+  readonly v: Wire<LegacyEvent>;
+  readonly msg: Wire<LegacyMsg>;
+  readonly callId: string;
+}
+
+function legacyRecord(v: Wire<LegacyEvent>, msg: Wire<LegacyMsg>, s: ExecState, out: AgentEventDraft[], context: DecodeContext): void {
+  const type = fieldStr(msg, "type") ?? "";
+  if (type !== "session_configured") s.ensureStarted(out);
+  const record: LegacyRecord = { v, msg, callId: fieldStr(msg, "call_id") ?? "" };
+  if (dispatch(legacyHandlers, type, record, s, out, context)) return;
+  const level = LEGACY_NOTICES[type];
+  if (level === undefined) return s.unknown(out, context, v, `unknown codex event msg type ${JSON.stringify(type)}`);
+  const text = fieldStr(msg, "message") ?? fieldStr(msg, "unified_diff") ?? fieldStr(msg, "reason") ?? type;
+  const details: JsonObject = { ...msg };
+  delete details.type;
+  out.push({ type: "notice", kind: type, level, text, details });
+}
+
+/** Legacy exec's first line: the config summary. */
+function legacyConfig(v: JsonObject, s: ExecState, out: AgentEventDraft[]): void {
+  const c: Wire<LegacyConfigSummary> = v;
+  const details: JsonObject = { ...v };
+  for (const key of ["model", "workdir", "sandbox", "session id"]) delete details[key];
+  s.open(
+    out,
+    compact({ type: "session.started" as const, agent: "codex", model: fieldStr(c, "model"), cwd: fieldStr(c, "workdir"), permissionMode: fieldStr(c, "sandbox"), sessionId: fieldStr(c, "session id"), details }),
+    { type: "notice", kind: "config", level: "info", text: "codex configuration", details: { ...v } },
+  );
+}
+
+const legacyHandlers = handlers<LegacyMsgType, LegacyRecord, ExecState>({
+  session_configured: ({ msg }, s, out) => {
+    const details: JsonObject = { ...msg };
+    delete details.type;
+    delete details.session_id;
+    delete details.model;
+    s.open(
+      out,
+      compact({ type: "session.started" as const, agent: "codex", sessionId: fieldStr(msg, "session_id"), model: fieldStr(msg, "model"), details }),
+      { type: "notice", kind: "session_configured", level: "info", text: `session ${fieldStr(msg, "session_id") ?? "?"} configured`, details: { ...msg } },
+    );
+  },
+  task_started: ({ v }, s, out) => {
+    const subId = fieldStr(v, "id");
+    s.pendingError = undefined;
+    s.startTurn(out, subId !== undefined && subId !== "" ? subId : s.messages.nextId("turn"));
+  },
+  agent_message_delta: ({ msg }, s, out) => legacyDelta(out, s, "msg", fieldStr(msg, "delta") ?? "", "text"),
+  agent_message: ({ msg }, s, out) => {
+    const text = fieldStr(msg, "message");
+    if (text !== undefined && text.trim() !== "") s.finalText = text;
+    s.turnHadAnswer = true;
+    legacyFull(out, s, "msg", text, "text");
+  },
+  agent_reasoning_delta: ({ msg }, s, out) => legacyDelta(out, s, "reasoning", fieldStr(msg, "delta") ?? "", "reasoning"),
+  agent_reasoning: ({ msg }, s, out) => legacyFull(out, s, "reasoning", fieldStr(msg, "text"), "reasoning"),
+  agent_reasoning_raw_content_delta: ({ msg }, s, out) => legacyDelta(out, s, "raw", fieldStr(msg, "delta") ?? "", "reasoning", "raw"),
+  agent_reasoning_raw_content: ({ msg }, s, out) => legacyFull(out, s, "raw", fieldStr(msg, "text"), "reasoning", "raw"),
+  agent_reasoning_section_break: (_r, s) => {
+    // A new reasoning section: the next delta opens a new message (the full agent_reasoning events come one per section).
+    legacyStream(s, "reasoning").current = undefined;
+  },
+  user_message: ({ msg }, s, out) => {
+    out.push(...s.messages.complete(s.messages.nextId("user"), fieldStr(msg, "message") ?? "", "user", "text"));
+  },
+  exec_command_begin: ({ msg, callId }, s, out) => {
+    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command", input: compact({ command: field(msg, "command"), cwd: fieldStr(msg, "cwd") }) });
+  },
+  exec_command_output_delta: ({ msg, callId }, s, out) => {
+    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command" });
+    const text = decodeChunk(s.chunkDecoders, callId, field(msg, "chunk"));
+    if (text) out.push({ type: "tool.progress", toolCallId: callId, output: text });
+  },
+  exec_command_end: ({ msg, callId }, s, out) => {
+    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command" });
+    s.chunkDecoders.delete(callId);
+    const exitCode = fieldNum(msg, "exit_code");
+    const output = fieldStr(msg, "aggregated_output") ?? joinOutput(fieldStr(msg, "stdout"), fieldStr(msg, "stderr"));
+    const isError = exitCode !== undefined && exitCode !== 0;
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "exec_command", output, exitCode, isError, durationMs: codexDurationMs(field(msg, "duration")) }));
+  },
+  patch_apply_begin: ({ msg, callId }, s, out) => {
+    s.patches.set(callId, codexPatchChanges(field(msg, "changes")));
+    const input = compact({ changes: field(msg, "changes"), auto_approved: field(msg, "auto_approved") });
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "apply_patch", kind: "file_edit" as const, input }));
+  },
+  patch_apply_end: ({ msg, callId }, s, out) => {
+    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "apply_patch", kind: "file_edit" });
+    const success = fieldBool(msg, "success") !== false;
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "apply_patch", output: joinOutput(fieldStr(msg, "stdout"), fieldStr(msg, "stderr")), isError: !success }));
+    const changes = field(msg, "changes") !== undefined ? codexPatchChanges(field(msg, "changes")) : (s.patches.get(callId) ?? []);
+    s.patches.delete(callId);
+    if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
+  },
+  mcp_tool_call_begin: ({ msg, callId }, s, out) => {
+    const invocation = fieldObj(msg, "invocation");
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: fieldStr(invocation, "tool") ?? "mcp_tool_call", kind: "mcp" as const, input: field(invocation, "arguments"), server: fieldStr(invocation, "server") }));
+  },
+  mcp_tool_call_end: (r, s, out) => mcpToolCallEnd(r, s, out),
+  web_search_begin: ({ msg, callId }, s, out) => {
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(msg, "query") }) }));
+  },
+  web_search_end: ({ msg, callId }, s, out) => {
+    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(msg, "query") }) }));
+    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "web_search", output: fieldStr(msg, "query"), isError: false }));
+  },
+  view_image_tool_call: ({ msg, callId }, s, out) => {
+    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "view_image", kind: "file_read", input: compact({ path: fieldStr(msg, "path") }) });
+    s.completeTool(out, { type: "tool.completed", toolCallId: callId, name: "view_image", isError: false });
+  },
+  token_count: ({ msg }, s, out) => {
+    const info = fieldObj(msg, "info");
+    const produced = out.length;
+    if (info !== undefined) s.cumulativeUsage(out, codexUsage(field(info, "total_token_usage")));
+    else if (fieldNum(msg, "input_tokens") !== undefined || fieldNum(msg, "output_tokens") !== undefined) {
+      // Early token_count was flat and per model response (the TUI added them up); we emit it as a delta.
+      const usage = codexUsage(msg);
+      if (usage !== undefined) out.push({ type: "usage", usage, scope: "delta" });
+    }
+    out.push(...codexRateLimits(field(msg, "rate_limits")));
+    if (out.length === produced) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count without figures" });
+  },
+  plan_update: ({ msg }, _s, out) => {
+    out.push({ type: "plan.updated", items: codexPlanItems(field(msg, "plan")) });
+  },
+  task_complete: ({ msg }, s, out) => {
+    const last = fieldStr(msg, "last_agent_message");
+    if (last !== undefined && last.trim() !== "") {
+      // The answer's own agent_message may be missing (trimmed captures, exec without deltas); we keep last_agent_message as the message then.
+      if (!s.turnHadAnswer) out.push(...s.messages.complete(s.messages.nextId("msg"), last, "assistant", "text"));
+      s.finalText = last;
+    }
+    s.pendingError = undefined;
+    s.endTurn(out, { status: "success" });
+  },
+  turn_aborted: ({ msg }, s, out) => {
+    const error = `turn aborted: ${fieldStr(msg, "reason") ?? "unknown reason"}`;
+    s.closeOpenTools(out, error);
+    s.endTurn(out, { status: "error", error });
+    s.lastTurn = { status: "interrupted", error };
+  },
+  error: ({ msg }, s, out) => {
+    const message = fieldStr(msg, "message") ?? "";
+    // Legacy exec ends on an error msg with no turn record; we close the turn as failed at the end if nothing follows.
+    s.pendingError = message;
+    if (s.turnId === undefined) s.lastTurn = { status: "error", error: message };
+    out.push(compact({ type: "error" as const, scope: "turn" as const, message, turnId: s.turnId }));
+  },
+  stream_error: ({ msg }, _s, out) => {
+    const message = fieldStr(msg, "message") ?? "";
+    out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
+  },
+});
+
+function mcpToolCallEnd({ msg, callId }: LegacyRecord, s: ExecState, out: AgentEventDraft[]): void {
+  const invocation = fieldObj(msg, "invocation");
+  const name = fieldStr(invocation, "tool") ?? s.messages.toolName(callId) ?? "mcp_tool_call";
+  s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name, kind: "mcp" as const, input: field(invocation, "arguments"), server: fieldStr(invocation, "server") }));
+  const result = field(msg, "result");
+  // The result is a serde Result: {"Ok": CallToolResult} or {"Err": "message"}.
+  const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
+  const err = get(result, "Err");
+  const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+  s.completeTool(
+    out,
+    compact({
+      type: "tool.completed" as const,
+      toolCallId: callId,
+      name,
+      output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+      result: structured === null ? undefined : structured,
+      isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
+      durationMs: codexDurationMs(field(msg, "duration")),
+    }),
+  );
+}
+
+function legacyStream(s: ExecState, name: string): { queue: string[]; current: string | undefined } {
+  let stream = s.legacyStreams.get(name);
+  if (stream === undefined) {
+    stream = { queue: [], current: undefined };
+    s.legacyStreams.set(name, stream);
+  }
+  return stream;
+}
+
+function legacyDelta(out: AgentEventDraft[], s: ExecState, name: string, text: string, kind: MessageKind, channel?: string): void {
+  const stream = legacyStream(s, name);
+  if (stream.current === undefined) {
+    stream.current = s.messages.nextId(name);
+    stream.queue.push(stream.current);
+  }
+  out.push(...s.messages.delta(stream.current, text, "assistant", kind, channel === undefined ? undefined : { channel }));
+}
+
+function legacyFull(out: AgentEventDraft[], s: ExecState, name: string, text: string | undefined, kind: MessageKind, channel?: string): void {
+  // The full event completes the oldest message its deltas opened (one per reasoning section), so ids match.
+  const stream = legacyStream(s, name);
+  const id = stream.queue.shift() ?? s.messages.nextId(name);
+  if (stream.current === id) stream.current = undefined;
+  out.push(...s.messages.complete(id, text, "assistant", kind, channel === undefined ? undefined : { channel }));
+}
 
 /** Converts a FileChange list from current-format `changes[{path, kind, diff?}]`. */
 function itemChanges(changes: JsonValue[] | undefined): FileChange[] {
