@@ -5,6 +5,7 @@ import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type ContentBlock, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -302,42 +303,73 @@ const REMEMBERED_TOOLS = 1024;
  * const decoder = createClaudeDecoder(CLAUDE_CODE);
  */
 export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
-  const state = createStreamState();
-  let rootSessionId: string | undefined;
-  const startedSessions = new Set<string>();
-  const children = new Map<string, ChildSession>();
-  const tools = new Map<string, ToolInfo>();
-  const taskTools = new Map<string, string>();
-  const apiMessages = new Map<string, ApiMessageState>();
-  /** The API message being streamed, per stream (`""` for the main agent, else the parent tool call id). */
-  const streaming = new Map<string, string>();
-  const openTurns = new Map<string, string | undefined>();
-  /** TaskCreate/TaskUpdate lists, per session. */
-  const taskLists = new Map<string, { id: string; text: string; status: PlanItem["status"] }[]>();
-  let lastApiError: string | undefined;
-  let aborted = false;
+  const s = new ClaudeStream(variant);
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      try {
+        return s.decodeRecord(record.value, context);
+      } catch (error) {
+        // A decoder must never throw; a bug here keeps the record as unknown and says why.
+        const message = error instanceof Error ? error.message : String(error);
+        context.report({ code: "unknown-record", severity: "error", message: `decoder failed on this record: ${message}` });
+        return [unknownRecord(record.value, `decoder failed: ${message}`)];
+      }
+    },
+    end() {
+      const out: AgentEventDraft[] = [];
+      for (const [turnId, sessionId] of s.openTurns) out.push(compact({ type: "turn.completed" as const, turnId, sessionId }));
+      s.openTurns.clear();
+      out.push(...s.state.closeAll());
+      return out;
+    },
+  };
+}
 
-  const apiMessage = (id: string): ApiMessageState => {
-    let m = apiMessages.get(id);
+/** One stream's decoding state, and the handlers that read and update it. */
+class ClaudeStream {
+  readonly variant: ClaudeVariant;
+
+  constructor(variant: ClaudeVariant) {
+    this.variant = variant;
+  }
+
+  readonly state = createStreamState();
+  rootSessionId: string | undefined;
+  readonly startedSessions = new Set<string>();
+  readonly children = new Map<string, ChildSession>();
+  readonly tools = new Map<string, ToolInfo>();
+  readonly taskTools = new Map<string, string>();
+  readonly apiMessages = new Map<string, ApiMessageState>();
+  /** The API message being streamed, per stream (`""` for the main agent, else the parent tool call id). */
+  readonly streaming = new Map<string, string>();
+  readonly openTurns = new Map<string, string | undefined>();
+  /** TaskCreate/TaskUpdate lists, per session. */
+  readonly taskLists = new Map<string, { id: string; text: string; status: PlanItem["status"] }[]>();
+  lastApiError: string | undefined;
+  aborted = false;
+
+  apiMessage(id: string): ApiMessageState {
+    let m = this.apiMessages.get(id);
     if (m === undefined) {
       m = { streamed: new Map(), done: new Set() };
-      apiMessages.set(id, m);
+      this.apiMessages.set(id, m);
       // Lines of one API message come together; only the latest few can still get more, so older ones are released.
-      if (apiMessages.size > REMEMBERED_API_MESSAGES) apiMessages.delete(apiMessages.keys().next().value as string);
+      if (this.apiMessages.size > REMEMBERED_API_MESSAGES) this.apiMessages.delete(this.apiMessages.keys().next().value as string);
     }
     return m;
-  };
+  }
   /** Tool calls that completed, oldest first: their info is kept for late references (subagent lines, task ids), up to a bound. */
-  const completedTools: string[] = [];
-  const releaseOldTools = (): void => {
-    while (completedTools.length > REMEMBERED_TOOLS) {
-      const id = completedTools.shift() as string;
-      if (tools.get(id)?.open === false) tools.delete(id);
+  readonly completedTools: string[] = [];
+  releaseOldTools(): void {
+    while (this.completedTools.length > REMEMBERED_TOOLS) {
+      const id = this.completedTools.shift() as string;
+      if (this.tools.get(id)?.open === false) this.tools.delete(id);
     }
-  };
+  }
 
   /** The block index an `assistant` line's block stands for: the first streamed block of its type not yet completed, else the next free index. */
-  const blockIndex = (m: ApiMessageState, type: string): number => {
+  blockIndex(m: ApiMessageState, type: string): number {
     for (let i = 0; ; i++) {
       if (m.done.has(i)) continue;
       const streamed = m.streamed.get(i);
@@ -346,58 +378,61 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         return i;
       }
     }
-  };
+  }
 
-  const rootOf = (rec: JsonObject): string | undefined => str(rec, "session_id") ?? rootSessionId;
+  rootOf(rec: JsonObject): string | undefined {
+    return str(rec, "session_id") ?? this.rootSessionId;
+  }
 
   /** The subagent session of a parent tool call, started on first sight. */
-  const childOf = (toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string => {
-    const known = children.get(toolUseId);
+  childOf(toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string {
+    const known = this.children.get(toolUseId);
     if (known !== undefined) return known.sessionId;
     // Claude Code 1.0.17+ gives subagent lines the parent's session_id and a parent_tool_use_id; we derive the subagent's own id from that tool call id.
     const sessionId = `subagent-${toolUseId}`;
-    children.set(toolUseId, { sessionId, completed: false });
-    const parentSessionId = tools.get(toolUseId)?.sessionId ?? rootOf(rec);
-    out.push(compact({ type: "session.started" as const, agent: variant.agent, sessionId, parentSessionId, parentToolCallId: toolUseId, details }));
+    this.children.set(toolUseId, { sessionId, completed: false });
+    const parentSessionId = this.tools.get(toolUseId)?.sessionId ?? this.rootOf(rec);
+    out.push(compact({ type: "session.started" as const, agent: this.variant.agent, sessionId, parentSessionId, parentToolCallId: toolUseId, details }));
     return sessionId;
-  };
+  }
 
   /** The session a record belongs to: a subagent's when `parent_tool_use_id` is set, else the root. */
-  const sessionOf = (rec: JsonObject, out: AgentEventDraft[]): string | undefined => {
+  sessionOf(rec: JsonObject, out: AgentEventDraft[]): string | undefined {
     const parent = nonEmpty(str(rec, "parent_tool_use_id"));
-    if (parent === undefined) return rootOf(rec);
-    return childOf(parent, rec, out, filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })));
-  };
+    if (parent === undefined) return this.rootOf(rec);
+    return this.childOf(parent, rec, out, filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })));
+  }
 
-  const notice = (kind: string, text: string, sessionId: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): AgentEventDraft =>
-    compact({ type: "notice" as const, kind, level, text, details, sessionId });
+  notice(kind: string, text: string, sessionId: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): AgentEventDraft {
+    return compact({ type: "notice" as const, kind, level, text, details, sessionId });
+  }
 
-  const startTool = (id: string, name: string, blockType: string, block: JsonValue | undefined, input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
-    const known = tools.get(id);
+  startTool(id: string, name: string, blockType: string, block: JsonValue | undefined, input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const known = this.tools.get(id);
     if (known !== undefined) {
       if (input !== undefined) known.input = input;
       return;
     }
     const { kind, server } = classifyTool(name, blockType, str(block, "server_name"));
-    tools.set(id, { name, kind, input, sessionId, open: true });
-    state.toolStarted(id, name, sessionId);
+    this.tools.set(id, { name, kind, input, sessionId, open: true });
+    this.state.toolStarted(id, name, sessionId);
     out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server, description: str(input, "description"), sessionId }));
-  };
+  }
 
-  const completeTool = (id: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined }, isError: boolean, sessionId: string | undefined, out: AgentEventDraft[]): ToolInfo | undefined => {
-    const info = tools.get(id);
+  completeTool(id: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined }, isError: boolean, sessionId: string | undefined, out: AgentEventDraft[]): ToolInfo | undefined {
+    const info = this.tools.get(id);
     if (info !== undefined && info.open) {
       info.open = false;
-      state.toolCompleted(id);
-      completedTools.push(id);
-      releaseOldTools();
+      this.state.toolCompleted(id);
+      this.completedTools.push(id);
+      this.releaseOldTools();
     }
     out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: info?.name, ...fields, isError, sessionId: info?.sessionId ?? sessionId }));
     return info;
-  };
+  }
 
   /** TodoWrite-style tools carry the whole list in their input. */
-  const todoList = (input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  todoList(input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const todos = arr(input, "todos");
     if (todos === undefined) return;
     const items: PlanItem[] = [];
@@ -406,13 +441,13 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
     }
     out.push(compact({ type: "plan.updated" as const, items, sessionId }));
-  };
+  }
 
   /** TaskCreate/TaskUpdate change one item at a time; we keep the list and emit it whole. */
-  const taskListChange = (info: ToolInfo, output: string | undefined, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  taskListChange(info: ToolInfo, output: string | undefined, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const key = sessionId ?? "";
-    const list = taskLists.get(key) ?? [];
-    taskLists.set(key, list);
+    const list = this.taskLists.get(key) ?? [];
+    this.taskLists.set(key, list);
     if (info.name === "TaskCreate") {
       const text = str(info.input, "subject") ?? str(info.input, "description");
       if (text === undefined) return;
@@ -430,10 +465,10 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       }
     } else return;
     out.push(compact({ type: "plan.updated" as const, items: list.map((t) => ({ text: t.text, status: t.status })), sessionId }));
-  };
+  }
 
   /** file.changed for a successful write or edit. */
-  const fileChange = (id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  fileChange(id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const input = info.input;
     const path = str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
     if (path === undefined) return;
@@ -443,37 +478,37 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     const diff = unifiedDiff(path, arr(rich, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
     const change: FileChange = compact({ path, kind, diff });
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: id, status: "success" as const, sessionId }));
-  };
+  }
 
-  const completeChild = (toolUseId: string, status: SessionStatus, fields: { error?: string | undefined; finalText?: string | undefined; usage?: Usage | undefined; durationMs?: number | undefined; details?: JsonObject | undefined }, out: AgentEventDraft[]): void => {
-    const child = children.get(toolUseId);
+  completeChild(toolUseId: string, status: SessionStatus, fields: { error?: string | undefined; finalText?: string | undefined; usage?: Usage | undefined; durationMs?: number | undefined; details?: JsonObject | undefined }, out: AgentEventDraft[]): void {
+    const child = this.children.get(toolUseId);
     if (child === undefined || child.completed) return;
     child.completed = true;
     out.push(compact({ type: "session.completed" as const, status, ...fields, sessionId: child.sessionId }));
-  };
+  }
 
   // -- records ---------------------------------------------------------------------------------
 
-  const init = (rec: JsonObject, out: AgentEventDraft[]): void => {
+  init(rec: JsonObject, out: AgentEventDraft[]): void {
     const sessionId = str(rec, "session_id");
-    if (sessionId !== undefined && startedSessions.has(sessionId)) {
+    if (sessionId !== undefined && this.startedSessions.has(sessionId)) {
       // Claude Code 2.1.198 re-sends system/init when a background agent's notification starts a new query; we keep one session.started and note the rest.
-      out.push(notice("init", "system/init again: a new query began in the same session", sessionId, compact({ model: str(rec, "model"), cwd: str(rec, "cwd") })));
+      out.push(this.notice("init", "system/init again: a new query began in the same session", sessionId, compact({ model: str(rec, "model"), cwd: str(rec, "cwd") })));
       return;
     }
     if (sessionId !== undefined) {
-      startedSessions.add(sessionId);
-      rootSessionId = sessionId;
+      this.startedSessions.add(sessionId);
+      this.rootSessionId = sessionId;
     }
     const toolNames = arr(rec, "tools")?.filter((t): t is string => typeof t === "string");
-    const versionKey = variant.versionKeys.find((k) => typeof get(rec, k) === "string");
+    const versionKey = this.variant.versionKeys.find((k) => typeof get(rec, k) === "string");
     const without = new Set(INIT_SKIP);
     if (toolNames !== undefined) without.add("tools");
     if (versionKey !== undefined) without.add(versionKey);
     out.push(
       compact({
         type: "session.started" as const,
-        agent: variant.agent,
+        agent: this.variant.agent,
         agentVersion: versionKey === undefined ? undefined : str(rec, versionKey),
         model: str(rec, "model"),
         cwd: str(rec, "cwd"),
@@ -483,9 +518,9 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         sessionId,
       }),
     );
-  };
+  }
 
-  const hook = (rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  hook(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const name = str(rec, "hook_name") ?? str(rec, "hook_event") ?? "hook";
     const outcome = str(rec, "outcome");
     const exitCode = num(rec, "exit_code");
@@ -494,14 +529,14 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     else if (subtype === "hook_response") text = `${name} ${outcome ?? "finished"}${exitCode === undefined ? "" : ` (exit ${exitCode})`}`;
     else text = `${name} ${subtype.slice(5)}`;
     const failed = outcome === "error" || outcome === "cancelled" || (exitCode !== undefined && exitCode !== 0);
-    out.push(notice("hook", text, sessionId, rest(rec, ENVELOPE_SKIP), failed ? "warning" : "info"));
-  };
+    out.push(this.notice("hook", text, sessionId, rest(rec, ENVELOPE_SKIP), failed ? "warning" : "info"));
+  }
 
-  const task = (rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  task(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const taskId = str(rec, "task_id");
-    const toolId = str(rec, "tool_use_id") ?? (taskId === undefined ? undefined : taskTools.get(taskId));
-    if (taskId !== undefined && toolId !== undefined) taskTools.set(taskId, toolId);
-    const info = toolId === undefined ? undefined : tools.get(toolId);
+    const toolId = str(rec, "tool_use_id") ?? (taskId === undefined ? undefined : this.taskTools.get(taskId));
+    if (taskId !== undefined && toolId !== undefined) this.taskTools.set(taskId, toolId);
+    const info = toolId === undefined ? undefined : this.tools.get(toolId);
     const description = str(rec, "description");
     let status: string;
     let output: string | undefined;
@@ -509,7 +544,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (subtype === "task_started") {
       status = description === undefined ? "task started" : `task started: ${description}`;
       if (toolId !== undefined && (info?.kind === "subagent" || str(rec, "subagent_type") !== undefined)) {
-        childOf(toolId, rec, out, compact({ taskId, description, subagentType: str(rec, "subagent_type"), taskType: str(rec, "task_type"), prompt: str(rec, "prompt") }));
+        this.childOf(toolId, rec, out, compact({ taskId, description, subagentType: str(rec, "subagent_type"), taskType: str(rec, "task_type"), prompt: str(rec, "prompt") }));
       }
     } else if (subtype === "task_progress") {
       const last = str(rec, "last_tool_name");
@@ -524,25 +559,25 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (toolId !== undefined && info?.open === true) {
       out.push(compact({ type: "tool.progress" as const, toolCallId: toolId, status, output, elapsedMs, sessionId: info.sessionId }));
     } else {
-      out.push(notice("task", taskId === undefined ? status : `${status} (${taskId})`, sessionId, rest(rec, ENVELOPE_SKIP)));
+      out.push(this.notice("task", taskId === undefined ? status : `${status} (${taskId})`, sessionId, rest(rec, ENVELOPE_SKIP)));
     }
     // Claude Code 2.1.198 completes a background Agent call at launch (async_launched); we end its subagent at the task_notification.
     if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
       const ended = taskStatus(str(rec, "status"));
       if (ended !== undefined) {
-        completeChild(toolId, ended, { finalText: ended === "success" ? str(rec, "summary") : undefined, error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`), durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))), details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }) }, out);
+        this.completeChild(toolId, ended, { finalText: ended === "success" ? str(rec, "summary") : undefined, error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`), durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))), details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }) }, out);
       }
     }
-  };
+  }
 
-  const system = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
+  system(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
     const subtype = str(rec, "subtype") ?? "";
-    if (subtype === "init") return init(rec, out);
-    const sessionId = sessionOf(rec, out);
+    if (subtype === "init") return this.init(rec, out);
+    const sessionId = this.sessionOf(rec, out);
     switch (subtype) {
       case "status": {
         const status = str(rec, "status");
-        out.push(notice("status", status === undefined ? "status cleared" : `status: ${status}`, sessionId, rest(rec, SYSTEM_SKIP)));
+        out.push(this.notice("status", status === undefined ? "status cleared" : `status: ${status}`, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
       }
       case "api_retry": {
@@ -564,7 +599,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         const trigger = str(meta, "trigger");
         const before = num(meta, "pre_tokens");
         const text = `conversation compacted${trigger === undefined ? "" : ` (${trigger})`}${before === undefined ? "" : `, ${before} tokens before`}`;
-        out.push(notice("compact_boundary", text, sessionId, rest(rec, SYSTEM_SKIP)));
+        out.push(this.notice("compact_boundary", text, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
       }
       case "keep_alive":
@@ -573,15 +608,15 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       default:
         break;
     }
-    if (subtype.startsWith("hook_")) return hook(rec, subtype, sessionId, out);
-    if (subtype.startsWith("task_")) return task(rec, subtype, sessionId, out);
+    if (subtype.startsWith("hook_")) return this.hook(rec, subtype, sessionId, out);
+    if (subtype.startsWith("task_")) return this.task(rec, subtype, sessionId, out);
     if (!INFO_SUBTYPES.has(subtype)) context.report({ code: "unknown-record", severity: "info", message: `system subtype "${subtype}" is not in the documented list; kept as a notice` });
     const text = str(rec, "message") ?? str(rec, "summary") ?? str(rec, "content") ?? `system/${subtype}`;
-    out.push(notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
-  };
+    out.push(this.notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
+  }
 
-  const assistant = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
-    const sessionId = sessionOf(rec, out);
+  assistant(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+    const sessionId = this.sessionOf(rec, out);
     const message = obj(rec, "message");
     const content = get(message, "content");
     const blocks: JsonValue[] = typeof content === "string" ? [{ type: "text", text: content }] : (arr(content) ?? []);
@@ -589,58 +624,58 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     if (bool(rec, "is_api_error_message") === true || (errorCode !== undefined && str(message, "model") === "<synthetic>")) {
       // Claude Code 2.x reports API failures as a synthetic assistant message (model "<synthetic>"); we emit an api error, not assistant text.
       const text = blocks.map((b) => str(b, "text")).filter((t): t is string => t !== undefined).join("\n");
-      lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
-      out.push(compact({ type: "error" as const, scope: "api" as const, message: lastApiError, code: errorCode, sessionId }));
+      this.lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
+      out.push(compact({ type: "error" as const, scope: "api" as const, message: this.lastApiError, code: errorCode, sessionId }));
       return;
     }
-    if (bool(rec, "aborted") === true) aborted = true;
-    const apiId = str(message, "id") ?? state.nextId("msg");
-    const m = apiMessage(apiId);
+    if (bool(rec, "aborted") === true) this.aborted = true;
+    const apiId = str(message, "id") ?? this.state.nextId("msg");
+    const m = this.apiMessage(apiId);
     const options = { sessionId };
     for (const block of blocks) {
       const type = str(block, "type") ?? "";
-      const index = blockIndex(m, type);
+      const index = this.blockIndex(m, type);
       const messageId = `${apiId}#${index}`;
       if (type === "text") {
-        out.push(...state.complete(messageId, str(block, "text") ?? "", "assistant", "text", options));
+        out.push(...this.state.complete(messageId, str(block, "text") ?? "", "assistant", "text", options));
       } else if (type === "thinking") {
         const text = str(block, "thinking") ?? "";
         // Claude Code 2.1.x (sonnet-5) sends thinking blocks with empty text and only a signature; we call them redacted_reasoning.
         const signature = nonEmpty(str(block, "signature")) ?? m.streamed.get(index)?.signature;
         const kind: MessageKind = text === "" && signature !== undefined ? "redacted_reasoning" : "reasoning";
-        out.push(...state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
+        out.push(...this.state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
       } else if (type === "redacted_thinking") {
-        out.push(...state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }));
+        out.push(...this.state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }));
       } else if (TOOL_USE_BLOCKS.has(type)) {
-        const id = str(block, "id") ?? state.nextId("tool");
+        const id = str(block, "id") ?? this.state.nextId("tool");
         const name = str(block, "name") ?? "";
         const input = get(block, "input");
-        startTool(id, name, type, block, input, sessionId, out);
-        if (name === "TodoWrite" || name === "todo_write") todoList(input, sessionId, out);
+        this.startTool(id, name, type, block, input, sessionId, out);
+        if (name === "TodoWrite" || name === "todo_write") this.todoList(input, sessionId, out);
       } else if (type.endsWith("_tool_result")) {
         const id = str(block, "tool_use_id") ?? "";
         const result = get(block, "content");
         const isError = (str(result, "type") ?? "").endsWith("_error");
-        completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
+        this.completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
       } else {
         context.report({ code: "unknown-record", message: `assistant content block of type "${type}" is not understood` });
         out.push(unknownIn(block, `unknown assistant content block "${type}"`, sessionId));
       }
     }
-    if (variant.perMessageUsage) {
+    if (this.variant.perMessageUsage) {
       const usage = usageOf(get(message, "usage"));
       if (usage !== undefined) out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
     }
-  };
+  }
 
-  const toolResult = (block: JsonValue, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void => {
+  toolResult(block: JsonValue, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const id = str(block, "tool_use_id");
     if (id === undefined) {
-      out.push(notice("tool_result", "tool_result without tool_use_id", sessionId, obj(block)));
+      out.push(this.notice("tool_result", "tool_result without tool_use_id", sessionId, obj(block)));
       return;
     }
     const isError = bool(block, "is_error") === true;
-    const known = tools.get(id);
+    const known = this.tools.get(id);
     const raw = contentText(get(block, "content"));
     const output = known?.kind === "subagent" && raw !== undefined ? subagentText(raw) : raw;
     let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
@@ -650,23 +685,23 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       if (m !== null) exitCode = Number(m[1]);
     }
     const durationMs = nonNegative(num(rich, "durationMs") ?? num(rich, "totalDurationMs") ?? num(rich, "duration_ms"));
-    const info = completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
+    const info = this.completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
     if (info === undefined) return;
     const toolSession = info.sessionId ?? sessionId;
-    if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit") fileChange(id, info, rich, toolSession, out);
-    if (!isError && info.kind === "todo") taskListChange(info, output, rich, toolSession, out);
+    if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit") this.fileChange(id, info, rich, toolSession, out);
+    if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
     if (info.kind === "subagent" && str(rich, "status") !== "async_launched") {
       const answer = contentText(get(rich, "content")) ?? output;
-      completeChild(id, isError ? "error" : "success", { finalText: isError ? undefined : answer, error: isError ? (answer ?? "the subagent failed") : undefined, usage: usageOf(get(rich, "usage")), durationMs: nonNegative(num(rich, "totalDurationMs")), details: compact({ agentId: str(rich, "agentId"), totalTokens: num(rich, "totalTokens"), totalToolUseCount: num(rich, "totalToolUseCount") }) }, out);
+      this.completeChild(id, isError ? "error" : "success", { finalText: isError ? undefined : answer, error: isError ? (answer ?? "the subagent failed") : undefined, usage: usageOf(get(rich, "usage")), durationMs: nonNegative(num(rich, "totalDurationMs")), details: compact({ agentId: str(rich, "agentId"), totalTokens: num(rich, "totalTokens"), totalToolUseCount: num(rich, "totalToolUseCount") }) }, out);
     }
-  };
+  }
 
-  const user = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
-    const sessionId = sessionOf(rec, out);
+  user(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+    const sessionId = this.sessionOf(rec, out);
     const content = get(obj(rec, "message"), "content");
-    const baseId = str(rec, "uuid") ?? state.nextId("user");
+    const baseId = str(rec, "uuid") ?? this.state.nextId("user");
     if (typeof content === "string") {
-      out.push(...state.complete(`${baseId}#0`, content, "user", "text", { sessionId }));
+      out.push(...this.state.complete(`${baseId}#0`, content, "user", "text", { sessionId }));
       return;
     }
     const blocks = arr(content) ?? [];
@@ -674,39 +709,39 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     const results = blocks.reduce<number>((n, b) => (str(b, "type") === "tool_result" ? n + 1 : n), 0);
     blocks.forEach((block, i) => {
       const type = str(block, "type") ?? "";
-      if (type === "text") out.push(...state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
+      if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
       // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
-      else if (type === "tool_result") toolResult(block, results === 1 ? rich : undefined, sessionId, out);
-      else if (type === "image" || type === "document") out.push(notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
+      else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, out);
+      else if (type === "image" || type === "document") out.push(this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
       else {
         context.report({ code: "unknown-record", message: `user content block of type "${type}" is not understood` });
         out.push(unknownIn(block, `unknown user content block "${type}"`, sessionId));
       }
     });
-  };
+  }
 
-  const streamEvent = (rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void => {
-    const sessionId = sessionOf(rec, out);
+  streamEvent(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+    const sessionId = this.sessionOf(rec, out);
     const event = obj(rec, "event");
     const type = str(event, "type");
     const key = nonEmpty(str(rec, "parent_tool_use_id")) ?? "";
     const current = (): string => {
-      let id = streaming.get(key);
+      let id = this.streaming.get(key);
       if (id === undefined) {
-        id = state.nextId("msg");
-        streaming.set(key, id);
+        id = this.state.nextId("msg");
+        this.streaming.set(key, id);
       }
       return id;
     };
     switch (type) {
       case "message_start": {
-        const id = str(at(event, "message", "id")) ?? state.nextId("msg");
-        streaming.set(key, id);
+        const id = str(at(event, "message", "id")) ?? this.state.nextId("msg");
+        this.streaming.set(key, id);
         // An id seen again after its message_stop (a replayed or concatenated stream) begins afresh; a
         // start repeated mid-message (GLM behind Claude Code) keeps the blocks so far.
-        if (apiMessages.get(id)?.stopped === true) apiMessages.delete(id);
-        apiMessage(id);
-        openTurns.set(id, sessionId);
+        if (this.apiMessages.get(id)?.stopped === true) this.apiMessages.delete(id);
+        this.apiMessage(id);
+        this.openTurns.set(id, sessionId);
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
         return;
       }
@@ -716,25 +751,25 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         const block = obj(event, "content_block");
         const blockType = str(block, "type") ?? "";
         const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
-        apiMessage(apiId).streamed.set(index, streamed);
+        this.apiMessage(apiId).streamed.set(index, streamed);
         const messageId = `${apiId}#${index}`;
         if (TOOL_USE_BLOCKS.has(blockType)) {
-          streamed.toolId = str(block, "id") ?? state.nextId("tool");
+          streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
           // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
-          startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
-        } else if (blockType === "text") out.push(...state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (blockType === "thinking") out.push(...state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+          this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
+        } else if (blockType === "text") out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (blockType === "thinking") out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
         return;
       }
       case "content_block_delta": {
         const apiId = current();
         const index = count(get(event, "index")) ?? 0;
-        const streamed = apiMessages.get(apiId)?.streamed.get(index);
+        const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
         const delta = obj(event, "delta");
         const deltaType = str(delta, "type");
         const messageId = `${apiId}#${index}`;
-        if (deltaType === "text_delta") out.push(...state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (deltaType === "thinking_delta") out.push(...state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+        if (deltaType === "text_delta") out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (deltaType === "thinking_delta") out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
         else if (deltaType === "signature_delta") {
           // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
           if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
@@ -742,9 +777,9 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
           const text = str(delta, "partial_json") ?? "";
           if (text === "") return;
           if (streamed?.toolId !== undefined) out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
-          else out.push(notice("input_json_delta", "tool input for a block that is not a tool call", sessionId, compact({ messageId, partialJson: text }), "warning"));
+          else out.push(this.notice("input_json_delta", "tool input for a block that is not a tool call", sessionId, compact({ messageId, partialJson: text }), "warning"));
         } else if (deltaType === "citations_delta") {
-          out.push(notice("citation", str(at(delta, "citation", "cited_text")) ?? "citation", sessionId, compact({ messageId, citation: get(delta, "citation") })));
+          out.push(this.notice("citation", str(at(delta, "citation", "cited_text")) ?? "citation", sessionId, compact({ messageId, citation: get(delta, "citation") })));
         } else {
           context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
           out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
@@ -758,16 +793,16 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         const stopReason = str(at(event, "delta", "stop_reason"));
         const usage = obj(event, "usage");
         // Per-message usage is never summed (the result has the session's totals); we keep it as a metric.
-        out.push(compact({ type: "metric" as const, name: "message_delta", text: stopReason === undefined ? undefined : `stop_reason: ${stopReason}`, values: compact({ messageId: streaming.get(key), stopReason, usage }), sessionId }));
+        out.push(compact({ type: "metric" as const, name: "message_delta", text: stopReason === undefined ? undefined : `stop_reason: ${stopReason}`, values: compact({ messageId: this.streaming.get(key), stopReason, usage }), sessionId }));
         return;
       }
       case "message_stop": {
-        const id = streaming.get(key);
-        streaming.delete(key);
-        const stopped = id === undefined ? undefined : apiMessages.get(id);
+        const id = this.streaming.get(key);
+        this.streaming.delete(key);
+        const stopped = id === undefined ? undefined : this.apiMessages.get(id);
         if (stopped !== undefined) stopped.stopped = true;
-        if (id !== undefined && openTurns.has(id)) {
-          openTurns.delete(id);
+        if (id !== undefined && this.openTurns.has(id)) {
+          this.openTurns.delete(id);
           out.push(compact({ type: "turn.completed" as const, turnId: id, sessionId }));
         }
         return;
@@ -781,17 +816,17 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       case "goal_state": {
         // Qwen Code 0.25 sends its goal tracker as a stream_event that is not an Anthropic event; we keep it as a notice.
         const goal = obj(event, "goal_state");
-        out.push(notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal));
+        out.push(this.notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal));
         return;
       }
       default:
         context.report({ code: "unknown-record", message: `stream_event of type "${type ?? "?"}" is not understood` });
         out.push(unknownIn(rec, `unknown stream_event type "${type ?? "?"}"`, sessionId));
     }
-  };
+  }
 
-  const result = (rec: JsonObject, out: AgentEventDraft[]): void => {
-    const sessionId = rootOf(rec);
+  result(rec: JsonObject, out: AgentEventDraft[]): void {
+    const sessionId = this.rootOf(rec);
     const subtype = str(rec, "subtype");
     const isError = bool(rec, "is_error") === true;
     const terminal = str(rec, "terminal_reason");
@@ -800,7 +835,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     const errors = arr(rec, "errors")?.filter((e): e is string => typeof e === "string");
     let status: SessionStatus;
     if (terminal !== undefined && /^(aborted|interrupt)/.test(terminal)) status = "interrupted";
-    else if (terminal === undefined && aborted && subtype === "error_during_execution") status = "interrupted";
+    else if (terminal === undefined && this.aborted && subtype === "error_during_execution") status = "interrupted";
     // Claude Code 2.1.x ends API failures with subtype "success" and is_error true; we decide from is_error, terminal_reason and api_error_status.
     // A terminal_reason we do not know (newer versions) is not an error by itself: is_error and subtype decide.
     else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && ERROR_TERMINAL_REASONS.has(terminal)) || apiStatus !== undefined) status = "error";
@@ -808,7 +843,7 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
     const listed = errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined;
     // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.
     const reason = subtype === undefined || subtype === "success" ? (nonEmpty(text) ?? listed) : (listed ?? nonEmpty(text));
-    const error = status === "success" ? undefined : (reason ?? lastApiError ?? terminal ?? subtype ?? "error");
+    const error = status === "success" ? undefined : (reason ?? this.lastApiError ?? terminal ?? subtype ?? "error");
     const turns = count(get(rec, "num_turns")) ?? undefined;
     out.push(
       compact({
@@ -824,92 +859,88 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
         sessionId,
       }),
     );
-    lastApiError = undefined;
-    aborted = false;
-  };
+    this.lastApiError = undefined;
+    this.aborted = false;
+  }
 
-  const decodeRecord = (rec: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+  rateLimit(rec: JsonObject, out: AgentEventDraft[]): void {
+    const info = obj(rec, "rate_limit_info");
+    out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: this.rootOf(rec) }));
+  }
+
+  toolProgress(rec: JsonObject, out: AgentEventDraft[]): void {
+    const sessionId = this.sessionOf(rec, out);
+    const id = str(rec, "tool_use_id");
+    const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
+    const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
+    if (id !== undefined && this.tools.get(id)?.open === true) out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
+    else out.push(this.notice("tool_progress", `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`, sessionId, rest(rec, ENVELOPE_SKIP)));
+  }
+
+  authStatus(rec: JsonObject, out: AgentEventDraft[]): void {
+    const error = str(rec, "error");
+    const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
+    out.push(this.notice("auth_status", error ?? (lines.join("\n") || "authenticating"), this.rootOf(rec), rest(rec, ENVELOPE_SKIP), error === undefined ? "info" : "warning"));
+  }
+
+  control(rec: JsonObject, type: string, out: AgentEventDraft[]): void {
+    const subtype = str(at(rec, "request", "subtype"));
+    out.push(this.notice("control", `${type}${subtype === undefined ? "" : `: ${subtype}`}`, this.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  }
+
+  decodeRecord(rec: JsonObject, context: DecodeContext): AgentEventDraft[] {
     const out: AgentEventDraft[] = [];
     const type = str(rec, "type");
-    switch (type) {
-      case "system":
-        system(rec, context, out);
-        break;
-      case "assistant":
-        assistant(rec, context, out);
-        break;
-      case "user":
-        user(rec, context, out);
-        break;
-      case "stream_event":
-        streamEvent(rec, context, out);
-        break;
-      case "result":
-        result(rec, out);
-        break;
-      case "rate_limit_event": {
-        const info = obj(rec, "rate_limit_info");
-        out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: rootOf(rec) }));
-        break;
-      }
-      case "tool_progress": {
-        const sessionId = sessionOf(rec, out);
-        const id = str(rec, "tool_use_id");
-        const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
-        const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
-        if (id !== undefined && tools.get(id)?.open === true) out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
-        else out.push(notice("tool_progress", `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`, sessionId, rest(rec, ENVELOPE_SKIP)));
-        break;
-      }
-      case "auth_status": {
-        const error = str(rec, "error");
-        const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
-        out.push(notice("auth_status", error ?? (lines.join("\n") || "authenticating"), rootOf(rec), rest(rec, ENVELOPE_SKIP), error === undefined ? "info" : "warning"));
-        break;
-      }
-      case "tool_use_summary":
-        out.push(notice("tool_use_summary", str(rec, "summary") ?? "tool use summary", rootOf(rec), rest(rec, ENVELOPE_SKIP)));
-        break;
-      case "prompt_suggestion":
-        out.push(notice("prompt_suggestion", str(rec, "suggestion") ?? "prompt suggestion", rootOf(rec), rest(rec, ENVELOPE_SKIP)));
-        break;
-      case "control_request":
-      case "control_response":
-      case "control_cancel_request":
-        out.push(notice("control", `${type}${str(at(rec, "request", "subtype")) === undefined ? "" : `: ${str(at(rec, "request", "subtype"))}`}`, rootOf(rec), rest(rec, ENVELOPE_SKIP)));
-        break;
-      case "keep_alive":
-        out.push(compact({ type: "heartbeat" as const, sessionId: rootOf(rec) }));
-        break;
-      default:
-        context.report({ code: "unknown-record", message: `record type "${type ?? "(none)"}" is not understood` });
-        out.push(unknownRecord(rec, type === undefined ? "record has no type" : `unknown record type "${type}"`));
+    if (type === undefined || !dispatch(recordHandlers, type, rec, this, out, context)) {
+      context.report({ code: "unknown-record", message: `record type "${type ?? "(none)"}" is not understood` });
+      out.push(unknownRecord(rec, type === undefined ? "record has no type" : `unknown record type "${type}"`));
     }
     const time = str(rec, "timestamp");
     return time === undefined ? out : out.map((e) => (e.time === undefined ? { ...e, time } : e));
-  };
+  }
 
-  return {
-    decode(record, context) {
-      if (record.kind !== "json") return [];
-      try {
-        return decodeRecord(record.value, context);
-      } catch (error) {
-        // A decoder must never throw; a bug here keeps the record as unknown and says why.
-        const message = error instanceof Error ? error.message : String(error);
-        context.report({ code: "unknown-record", severity: "error", message: `decoder failed on this record: ${message}` });
-        return [unknownRecord(record.value, `decoder failed: ${message}`)];
-      }
-    },
-    end() {
-      const out: AgentEventDraft[] = [];
-      for (const [turnId, sessionId] of openTurns) out.push(compact({ type: "turn.completed" as const, turnId, sessionId }));
-      openTurns.clear();
-      out.push(...state.closeAll());
-      return out;
-    },
-  };
 }
+
+
+/** Claude stream-json record types (the SDK's `SDKMessage` union as printed), one handler each. */
+type RecordType =
+  | "system"
+  | "assistant"
+  | "user"
+  | "stream_event"
+  | "result"
+  | "rate_limit_event"
+  | "tool_progress"
+  | "auth_status"
+  | "tool_use_summary"
+  | "prompt_suggestion"
+  | "control_request"
+  | "control_response"
+  | "control_cancel_request"
+  | "keep_alive";
+
+const recordHandlers = handlers<RecordType, JsonObject, ClaudeStream>({
+  system: (rec, s, out, context) => s.system(rec, context, out),
+  assistant: (rec, s, out, context) => s.assistant(rec, context, out),
+  user: (rec, s, out, context) => s.user(rec, context, out),
+  stream_event: (rec, s, out, context) => s.streamEvent(rec, context, out),
+  result: (rec, s, out) => s.result(rec, out),
+  rate_limit_event: (rec, s, out) => s.rateLimit(rec, out),
+  tool_progress: (rec, s, out) => s.toolProgress(rec, out),
+  auth_status: (rec, s, out) => s.authStatus(rec, out),
+  tool_use_summary: (rec, s, out) => {
+    out.push(s.notice("tool_use_summary", str(rec, "summary") ?? "tool use summary", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  },
+  prompt_suggestion: (rec, s, out) => {
+    out.push(s.notice("prompt_suggestion", str(rec, "suggestion") ?? "prompt suggestion", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  },
+  control_request: (rec, s, out) => s.control(rec, "control_request", out),
+  control_response: (rec, s, out) => s.control(rec, "control_response", out),
+  control_cancel_request: (rec, s, out) => s.control(rec, "control_cancel_request", out),
+  keep_alive: (rec, s, out) => {
+    out.push(compact({ type: "heartbeat" as const, sessionId: s.rootOf(rec) }));
+  },
+});
 
 /** True when a system/init (or any record) carries an Amp thread id (`T-<uuid>`). */
 export function isAmpThreadId(value: string | undefined): boolean {
