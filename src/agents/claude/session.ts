@@ -284,37 +284,91 @@ interface PendingUsage {
 }
 
 function createDecoder(): DialectDecoder {
-  const state = createStreamState();
-  let root: Session | undefined;
-  const children = new Map<string, Session>();
+  const decoding = new ClaudeSessionStream();
+  return {
+    decode(record, context) {
+      decoding.out = [];
+      decoding.line = context.line;
+      if (record.kind !== "json") return decoding.out;
+      const rec = record.value;
+      const type = str(rec, "type");
+      const time = str(rec, "timestamp");
+      const metaKind = type === undefined ? undefined : METADATA_KINDS.get(type);
+      if (metaKind !== undefined && type !== undefined) decoding.metadata(rec, type, metaKind);
+      else if (type !== undefined && CONVERSATION_TYPES.has(type)) {
+        const s = decoding.sessionOf(rec);
+        decoding.learn(s, rec);
+        let understood = true;
+        if (type === "assistant") decoding.assistant(rec, s, time);
+        else if (type === "user") understood = decoding.user(rec, s, time);
+        else if (type === "system") decoding.system(rec, s, time);
+        else if (type === "attachment") decoding.attachment(rec, s, time);
+        else decoding.progress(rec, s, time);
+        if (!understood) {
+          context.report({ code: "unknown-record", message: `claude-session: ${type} record without message content` });
+          decoding.emit(unknownRecord(rec, `${type} record without message content`));
+        }
+      } else {
+        context.report({ code: "unknown-record", message: `claude-session: unknown record type ${JSON.stringify(type ?? null)}` });
+        decoding.emit(unknownRecord(rec, `unknown record type ${JSON.stringify(type ?? null)}`));
+      }
+      if (decoding.held.length > 0 && (decoding.unresolved <= 0 || decoding.held.length > HOLD_LIMIT)) decoding.release();
+      return decoding.out;
+    },
+    end() {
+      decoding.out = [];
+      decoding.line = 0;
+      const sessions = [...(decoding.root !== undefined ? [decoding.root] : []), ...decoding.children.values()];
+      for (const s of sessions) decoding.flushSessionUsage(s);
+      for (const key of [...decoding.pendingUsage.keys()]) decoding.flushUsage(key);
+      decoding.release();
+      decoding.out.push(...decoding.state.closeAll());
+      decoding.openTools.clear();
+      // A transcript has no result record: a session ends only where its last turn was interrupted or failed for good.
+      for (const s of sessions) {
+        if (s.ended || s.last === undefined || s.last.kind === "other") continue;
+        s.ended = true;
+        const draft: AgentEventDraft = { type: "session.completed", status: s.last.kind === "interrupted" ? "interrupted" : "error", error: s.last.text };
+        decoding.out.push(decoding.withIds(draft, s, s.last.time));
+      }
+      return decoding.out;
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class ClaudeSessionStream {
+  readonly state = createStreamState();
+  root: Session | undefined;
+  readonly children = new Map<string, Session>();
   /** 1.x inline sidechains: record uuid → the subagent session it belongs to. */
-  const chainOwner = new Map<string, Session>();
+  readonly chainOwner = new Map<string, Session>();
   /** Task / Agent prompts waiting for their sidechain: prompt text → tool call id. */
-  const taskPrompts = new Map<string, string>();
-  const childByToolCall = new Map<string, Session>();
-  const openTools = new Set<string>();
-  const blockCounts = new Map<string, number>();
-  const pendingUsage = new Map<string, PendingUsage>();
-  const countedUsage = new Map<string, { usage: Usage; costUsd: number }>();
-  const otherSessionIds = new Set<string>();
+  readonly taskPrompts = new Map<string, string>();
+  readonly childByToolCall = new Map<string, Session>();
+  readonly openTools = new Set<string>();
+  readonly blockCounts = new Map<string, number>();
+  readonly pendingUsage = new Map<string, PendingUsage>();
+  readonly countedUsage = new Map<string, { usage: Usage; costUsd: number }>();
+  readonly otherSessionIds = new Set<string>();
   /** TaskCreate / TaskUpdate inputs by tool call id, and the task list they build, per session. */
-  const taskInputs = new Map<string, { name: string; input: JsonValue | undefined }>();
-  const taskLists = new Map<Session, { id: string; text: string; status: PlanItem["status"] }[]>();
+  readonly taskInputs = new Map<string, { name: string; input: JsonValue | undefined }>();
+  readonly taskLists = new Map<Session, { id: string; text: string; status: PlanItem["status"] }[]>();
   /** Events wait here while a started session's model is unknown (see docs: session.started carries the model). */
-  const held: Held[] = [];
-  let unresolved = 0;
-  let out: AgentEventDraft[] = [];
-  let line = 0;
+  readonly held: Held[] = [];
+  unresolved = 0;
+  out: AgentEventDraft[] = [];
+  line = 0;
 
-  const emit = (draft: AgentEventDraft): void => {
-    if (held.length > 0) held.push({ draft: draft.source === undefined && line > 0 ? { ...draft, source: { dialect: DIALECT, line } } : draft });
-    else out.push(draft);
-  };
-  const emitAll = (drafts: readonly AgentEventDraft[]): void => {
-    for (const d of drafts) emit(d);
-  };
+  emit(draft: AgentEventDraft): void {
+    if (this.held.length > 0) this.held.push({ draft: draft.source === undefined && this.line > 0 ? { ...draft, source: { dialect: DIALECT, line: this.line } } : draft });
+    else this.out.push(draft);
+  }
+  emitAll(drafts: readonly AgentEventDraft[]): void {
+    for (const d of drafts) this.emit(d);
+  }
 
-  const startedDraft = (s: Session, atLine: number): AgentEventDraft => {
+  startedDraft(s: Session, atLine: number): AgentEventDraft {
     const draft: Record<string, JsonValue | undefined> = {
       type: "session.started",
       agent: AGENT,
@@ -331,37 +385,37 @@ function createDecoder(): DialectDecoder {
     for (const key of Object.keys(draft)) if (draft[key] === undefined) delete draft[key];
     const started = draft as unknown as AgentEventDraft;
     return atLine > 0 ? { ...started, source: { dialect: DIALECT, line: atLine } } : started;
-  };
+  }
 
-  const release = (): void => {
-    for (const item of held) {
-      if ("draft" in item) out.push(item.draft);
+  release(): void {
+    for (const item of this.held) {
+      if ("draft" in item) this.out.push(item.draft);
       else {
         item.session.emitted = true;
-        out.push(startedDraft(item.session, item.line));
+        this.out.push(this.startedDraft(item.session, item.line));
       }
     }
-    held.length = 0;
-    unresolved = 0;
-  };
+    this.held.length = 0;
+    this.unresolved = 0;
+  }
 
-  const resolve = (s: Session, model: string): void => {
+  resolve(s: Session, model: string): void {
     if (s.model !== undefined || s.emitted) return;
     s.model = model;
-    unresolved--;
-  };
+    this.unresolved--;
+  }
 
-  const newSession = (id: string | undefined, rec: JsonObject): Session => {
-    const s: Session = { id, details: {}, line, emitted: false, ended: false };
+  newSession(id: string | undefined, rec: JsonObject): Session {
+    const s: Session = { id, details: {}, line: this.line, emitted: false, ended: false };
     const time = str(rec, "timestamp");
     if (time !== undefined) s.time = time;
-    held.push({ session: s, line });
-    unresolved++;
+    this.held.push({ session: s, line: this.line });
+    this.unresolved++;
     return s;
-  };
+  }
 
   /** Fills session.started fields from a record while it has not gone out. */
-  const learn = (s: Session, rec: JsonObject): void => {
+  learn(s: Session, rec: JsonObject): void {
     if (s.emitted) return;
     s.agentVersion ??= str(rec, "version");
     s.cwd ??= str(rec, "cwd");
@@ -377,103 +431,103 @@ function createDecoder(): DialectDecoder {
     }
     const agentType = str(rec, "attributionAgent");
     if (agentType !== undefined && s.parentSessionId !== undefined) s.details["agentType"] ??= agentType;
-  };
+  }
 
-  const rootSession = (rec: JsonObject): Session => {
-    if (root === undefined) root = newSession(str(rec, "sessionId"), rec);
+  rootSession(rec: JsonObject): Session {
+    if (this.root === undefined) this.root = this.newSession(str(rec, "sessionId"), rec);
     const id = str(rec, "sessionId");
-    if (id !== undefined && root.id !== undefined && id !== root.id && !otherSessionIds.has(id)) {
+    if (id !== undefined && this.root.id !== undefined && id !== this.root.id && !this.otherSessionIds.has(id)) {
       // Claude Code may append records of a resumed session (another sessionId) to the file; we keep one root and say so.
-      otherSessionIds.add(id);
-      emit({ type: "notice", kind: "session_id_changed", level: "info", text: `records continue with sessionId ${id}`, details: { sessionId: id }, sessionId: root.id });
+      this.otherSessionIds.add(id);
+      this.emit({ type: "notice", kind: "session_id_changed", level: "info", text: `records continue with sessionId ${id}`, details: { sessionId: id }, sessionId: this.root.id });
     }
-    return root;
-  };
+    return this.root;
+  }
 
-  const childSession = (key: string, suffix: string, rec: JsonObject, parentToolCallId: string | undefined): Session => {
-    const parentId = str(rec, "sessionId") ?? root?.id;
+  childSession(key: string, suffix: string, rec: JsonObject, parentToolCallId: string | undefined): Session {
+    const parentId = str(rec, "sessionId") ?? this.root?.id;
     // Transcripts repeat the parent's sessionId on subagent records; we derive one: subagent-<tool call id> (as the stream-json dialect does) when the link is known, else <sessionId>/<suffix>.
     const id = parentToolCallId !== undefined ? `subagent-${parentToolCallId}` : parentId === undefined ? suffix : `${parentId}/${suffix}`;
-    const s = newSession(id, rec);
+    const s = this.newSession(id, rec);
     if (parentId !== undefined) s.parentSessionId = parentId;
     if (parentToolCallId !== undefined) {
       s.parentToolCallId = parentToolCallId;
-      childByToolCall.set(parentToolCallId, s);
+      this.childByToolCall.set(parentToolCallId, s);
     }
-    children.set(key, s);
+    this.children.set(key, s);
     return s;
-  };
+  }
 
   /** The session a conversation record belongs to: the main thread, or a subagent. */
-  const sessionOf = (rec: JsonObject): Session => {
-    if (bool(rec, "isSidechain") !== true) return rootSession(rec);
+  sessionOf(rec: JsonObject): Session {
+    if (bool(rec, "isSidechain") !== true) return this.rootSession(rec);
     const uuid = str(rec, "uuid");
     const agentId = str(rec, "agentId");
     let s: Session | undefined;
     if (agentId !== undefined) {
       // Claude Code 2.x writes each subagent to its own file with `agentId`; the link to the parent's tool call is only in the .meta.json beside it.
-      s = children.get(`agent:${agentId}`) ?? childSession(`agent:${agentId}`, `agent-${agentId}`, rec, undefined);
+      s = this.children.get(`agent:${agentId}`) ?? this.childSession(`agent:${agentId}`, `agent-${agentId}`, rec, undefined);
     } else {
       // Claude Code 1.x writes sidechains into the main file; we follow parentUuid and link the chain to the Task call whose prompt it starts with.
       const parent = str(rec, "parentUuid");
-      s = parent === undefined ? undefined : chainOwner.get(parent);
+      s = parent === undefined ? undefined : this.chainOwner.get(parent);
       if (s === undefined) {
         const prompt = promptOf(rec);
-        const toolCallId = prompt === undefined ? undefined : taskPrompts.get(prompt);
-        if (prompt !== undefined && toolCallId !== undefined) taskPrompts.delete(prompt);
-        const chainKey = uuid ?? parent ?? state.nextId("sidechain");
-        s = childSession(`chain:${chainKey}`, `sidechain-${chainKey}`, rec, toolCallId);
+        const toolCallId = prompt === undefined ? undefined : this.taskPrompts.get(prompt);
+        if (prompt !== undefined && toolCallId !== undefined) this.taskPrompts.delete(prompt);
+        const chainKey = uuid ?? parent ?? this.state.nextId("sidechain");
+        s = this.childSession(`chain:${chainKey}`, `sidechain-${chainKey}`, rec, toolCallId);
       }
     }
-    if (uuid !== undefined && agentId === undefined) chainOwner.set(uuid, s);
+    if (uuid !== undefined && agentId === undefined) this.chainOwner.set(uuid, s);
     return s;
-  };
+  }
 
   /**
    * Claude Code writes one record per content block and repeats the response's usage on each, growing as it streams;
    * like Claude Code's own accounting we count each response (message id + request id) once, with its last record's
    * figures. A response whose records come back after its usage went out adds only what grew (usage deltas never go negative).
    */
-  const flushUsage = (key: string): void => {
-    const pending = pendingUsage.get(key);
+  flushUsage(key: string): void {
+    const pending = this.pendingUsage.get(key);
     if (pending === undefined) return;
-    pendingUsage.delete(key);
-    const counted = countedUsage.get(key);
+    this.pendingUsage.delete(key);
+    const counted = this.countedUsage.get(key);
     const usage = counted === undefined ? pending.usage : usageGrowth(pending.usage, counted.usage);
     const cost = pending.costUsd === undefined ? undefined : pending.costUsd - (counted?.costUsd ?? 0);
-    countedUsage.set(key, {
+    this.countedUsage.set(key, {
       usage: counted === undefined ? pending.usage : maxUsage(counted.usage, pending.usage),
       costUsd: Math.max(counted?.costUsd ?? 0, pending.costUsd ?? 0),
     });
     const costUsd = cost !== undefined && cost > 0 ? cost : undefined;
     if (usage === undefined && costUsd === undefined) return;
     const draft: AgentEventDraft = { type: "usage", usage: usage ?? emptyUsage(), scope: "delta" };
-    emit(withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}), ...(costUsd !== undefined ? { costUsd } : {}) }, pending.session, pending.time));
-  };
+    this.emit(this.withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}), ...(costUsd !== undefined ? { costUsd } : {}) }, pending.session, pending.time));
+  }
 
-  const flushSessionUsage = (s: Session): void => {
-    if (s.currentUsageKey !== undefined) flushUsage(s.currentUsageKey);
+  flushSessionUsage(s: Session): void {
+    if (s.currentUsageKey !== undefined) this.flushUsage(s.currentUsageKey);
     s.currentUsageKey = undefined;
-  };
+  }
 
-  const withIds = <T extends AgentEventDraft>(draft: T, s: Session, time: string | undefined): T => {
+  withIds<T extends AgentEventDraft>(draft: T, s: Session, time: string | undefined): T {
     let d = draft;
     if (s.id !== undefined) d = { ...d, sessionId: s.id };
     if (time !== undefined) d = { ...d, time };
     return d;
-  };
+  }
 
-  const notice = (s: Session, kind: string, text: string, time: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): void => {
+  notice(s: Session, kind: string, text: string, time: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): void {
     const draft: AgentEventDraft = details === undefined ? { type: "notice", kind, level, text } : { type: "notice", kind, level, text, details };
-    emit(withIds(draft, s, time));
-  };
+    this.emit(this.withIds(draft, s, time));
+  }
 
   // --- assistant -----------------------------------------------------------------------------
 
-  const assistant = (rec: JsonObject, s: Session, time: string | undefined): void => {
+  assistant(rec: JsonObject, s: Session, time: string | undefined): void {
     const message = obj(rec, "message");
     const uuid = str(rec, "uuid");
-    const messageId = str(message, "id") ?? uuid ?? state.nextId("message");
+    const messageId = str(message, "id") ?? uuid ?? this.state.nextId("message");
     const model = str(message, "model");
     const rawContent = get(message, "content");
     const blocks: JsonValue[] = typeof rawContent === "string" ? [{ type: "text", text: rawContent }] : (arr(rawContent) ?? []);
@@ -485,34 +539,34 @@ function createDecoder(): DialectDecoder {
       const code = str(rec, "error");
       const status = num(rec, "apiErrorStatus");
       const message = text !== "" ? text : (code ?? "API error");
-      emit(withIds(code === undefined ? { type: "error", scope: "api", message } : { type: "error", scope: "api", message, code }, s, time));
+      this.emit(this.withIds(code === undefined ? { type: "error", scope: "api", message } : { type: "error", scope: "api", message, code }, s, time));
       if (code === "rate_limit" || status === 429) {
         const details: JsonObject = { message };
         if (code !== undefined) details["error"] = code;
         if (status !== undefined) details["apiErrorStatus"] = status;
-        emit(withIds({ type: "rate_limit", status: "rejected", details }, s, time));
+        this.emit(this.withIds({ type: "rate_limit", status: "rejected", details }, s, time));
       }
       s.last = { kind: "api_error", text: message, time };
       return;
     }
     if (model === SYNTHETIC_MODEL) {
       // Claude Code writes bookkeeping replies ("No response requested.") as model "<synthetic>"; we keep them as notices, not model output.
-      notice(s, "synthetic_message", contentText(blocks) ?? "", time, { messageId });
+      this.notice(s, "synthetic_message", contentText(blocks) ?? "", time, { messageId });
       s.last = { kind: "other", text: "" };
       return;
     }
-    if (model !== undefined) resolve(s, model);
+    if (model !== undefined) this.resolve(s, model);
 
     const usage = obj(message, "usage");
     if (usage !== undefined) {
       const requestId = str(rec, "requestId");
       const key = requestId === undefined ? messageId : `${messageId}|${requestId}`;
-      if (s.currentUsageKey !== undefined && s.currentUsageKey !== key) flushUsage(s.currentUsageKey);
+      if (s.currentUsageKey !== undefined && s.currentUsageKey !== key) this.flushUsage(s.currentUsageKey);
       s.currentUsageKey = key;
       const figures = anthropicUsage(usage);
       const costUsd = num(rec, "costUSD");
-      const pending = pendingUsage.get(key);
-      if (pending === undefined) pendingUsage.set(key, { usage: figures, costUsd, model, session: s, time });
+      const pending = this.pendingUsage.get(key);
+      if (pending === undefined) this.pendingUsage.set(key, { usage: figures, costUsd, model, session: s, time });
       else {
         // The last record of a response carries its final figures.
         pending.usage = figures;
@@ -523,53 +577,53 @@ function createDecoder(): DialectDecoder {
 
     for (const block of blocks) {
       const type = str(block, "type");
-      const index = blockCounts.get(messageId) ?? 0;
-      blockCounts.set(messageId, index + 1);
+      const index = this.blockCounts.get(messageId) ?? 0;
+      this.blockCounts.set(messageId, index + 1);
       const blockId = `${messageId}#${index}`;
       switch (type) {
         case "text":
-          emitAll(state.complete(blockId, str(block, "text") ?? "", "assistant", "text", options));
+          this.emitAll(this.state.complete(blockId, str(block, "text") ?? "", "assistant", "text", options));
           break;
         case "thinking": {
           const text = str(block, "thinking") ?? "";
           const signature = str(block, "signature");
           // Claude Code 2.1.x writes thinking as "" with only a signature (hidden thinking); we emit redacted_reasoning.
           const kind: MessageKind = text === "" ? "redacted_reasoning" : "reasoning";
-          emitAll(state.complete(blockId, text, "assistant", kind, { ...options, signature }));
+          this.emitAll(this.state.complete(blockId, text, "assistant", kind, { ...options, signature }));
           break;
         }
         case "redacted_thinking":
-          emitAll(state.complete(blockId, "", "assistant", "redacted_reasoning", { ...options, signature: str(block, "data") }));
+          this.emitAll(this.state.complete(blockId, "", "assistant", "redacted_reasoning", { ...options, signature: str(block, "data") }));
           break;
         case "tool_use":
         case "server_tool_use":
-          toolStarted(block, s, time);
+          this.toolStarted(block, s, time);
           break;
         default: {
           const toolUseId = str(block, "tool_use_id");
           if (type !== undefined && type.endsWith("_tool_result") && toolUseId !== undefined) {
             // Server tools (web search) answer inside the assistant message.
-            toolCompleted(s, toolUseId, get(block, "content"), str(get(block, "content"), "type")?.endsWith("_error") === true, undefined, time);
+            this.toolCompleted(s, toolUseId, get(block, "content"), str(get(block, "content"), "type")?.endsWith("_error") === true, undefined, time);
           } else {
-            notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { messageId, block: block ?? null });
+            this.notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { messageId, block: block ?? null });
           }
         }
       }
     }
     s.last = { kind: "other", text: "" };
-  };
+  }
 
-  const toolStarted = (block: JsonValue, s: Session, time: string | undefined): void => {
-    const toolCallId = str(block, "id") ?? state.nextId("tool");
+  toolStarted(block: JsonValue, s: Session, time: string | undefined): void {
+    const toolCallId = str(block, "id") ?? this.state.nextId("tool");
     const name = str(block, "name") ?? "unknown";
     const input = get(block, "input");
     const { kind, server } = classifyTool(name, str(block, "type"));
     const description = str(input, "description");
-    state.toolStarted(toolCallId, name, s.id);
-    openTools.add(toolCallId);
+    this.state.toolStarted(toolCallId, name, s.id);
+    this.openTools.add(toolCallId);
     const draft: AgentEventDraft = { type: "tool.started", toolCallId, name, kind };
-    emit(
-      withIds(
+    this.emit(
+      this.withIds(
         {
           ...draft,
           ...(input !== undefined ? { input } : {}),
@@ -582,18 +636,18 @@ function createDecoder(): DialectDecoder {
     );
     if (name === "TodoWrite") {
       const items = planOf(input);
-      if (items !== undefined) emit(withIds({ type: "plan.updated", items }, s, time));
+      if (items !== undefined) this.emit(this.withIds({ type: "plan.updated", items }, s, time));
     }
-    if (name === "TaskCreate" || name === "TaskUpdate") taskInputs.set(toolCallId, { name, input });
+    if (name === "TaskCreate" || name === "TaskUpdate") this.taskInputs.set(toolCallId, { name, input });
     if (kind === "subagent") {
       const prompt = str(input, "prompt");
-      if (prompt !== undefined) taskPrompts.set(prompt, toolCallId);
+      if (prompt !== undefined) this.taskPrompts.set(prompt, toolCallId);
     }
-  };
+  }
 
-  const toolCompleted = (s: Session, toolCallId: string, content: JsonValue | undefined, isError: boolean, toolUseResult: JsonValue | undefined, time: string | undefined): void => {
+  toolCompleted(s: Session, toolCallId: string, content: JsonValue | undefined, isError: boolean, toolUseResult: JsonValue | undefined, time: string | undefined): void {
     const output = contentText(content);
-    const name = state.toolName(toolCallId);
+    const name = this.state.toolName(toolCallId);
     const result = obj(toolUseResult);
     let exitCode = num(result, "exitCode");
     if (exitCode === undefined && isError && name !== undefined && classifyTool(name).kind === "command") {
@@ -604,10 +658,10 @@ function createDecoder(): DialectDecoder {
     const seconds = num(result, "durationSeconds");
     const durationMs = num(result, "durationMs") ?? num(result, "totalDurationMs") ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
 
-    const child = childByToolCall.get(toolCallId);
+    const child = this.childByToolCall.get(toolCallId);
     if (child !== undefined && !child.ended) {
-      childByToolCall.delete(toolCallId);
-      flushSessionUsage(child);
+      this.childByToolCall.delete(toolCallId);
+      this.flushSessionUsage(child);
       child.ended = true;
       const completed: Record<string, JsonValue | undefined> = {
         type: "session.completed",
@@ -623,11 +677,11 @@ function createDecoder(): DialectDecoder {
       }
       if (Object.keys(details).length > 0) completed["details"] = details;
       for (const key of Object.keys(completed)) if (completed[key] === undefined) delete completed[key];
-      emit(withIds(completed as unknown as AgentEventDraft, child, time));
+      this.emit(this.withIds(completed as unknown as AgentEventDraft, child, time));
     }
 
-    state.toolCompleted(toolCallId);
-    openTools.delete(toolCallId);
+    this.state.toolCompleted(toolCallId);
+    this.openTools.delete(toolCallId);
     const draft: Record<string, JsonValue | undefined> = {
       type: "tool.completed",
       toolCallId,
@@ -639,20 +693,20 @@ function createDecoder(): DialectDecoder {
       durationMs: durationMs !== undefined && durationMs >= 0 ? durationMs : undefined,
     };
     for (const key of Object.keys(draft)) if (draft[key] === undefined) delete draft[key];
-    emit(withIds(draft as unknown as AgentEventDraft, s, time));
+    this.emit(this.withIds(draft as unknown as AgentEventDraft, s, time));
     if (!isError) {
       const change = fileChangeOf(result);
-      if (change !== undefined) emit(withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
-      const task = taskInputs.get(toolCallId);
-      if (task !== undefined) taskListChange(s, task.name, task.input, output, toolUseResult, time);
+      if (change !== undefined) this.emit(this.withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
+      const task = this.taskInputs.get(toolCallId);
+      if (task !== undefined) this.taskListChange(s, task.name, task.input, output, toolUseResult, time);
     }
-    taskInputs.delete(toolCallId);
-  };
+    this.taskInputs.delete(toolCallId);
+  }
 
   /** TaskCreate / TaskUpdate change one item at a time (2.1.x); we keep the list and emit it whole, as the stream-json dialect does. */
-  const taskListChange = (s: Session, name: string, input: JsonValue | undefined, output: string | undefined, rich: JsonValue | undefined, time: string | undefined): void => {
-    const list = taskLists.get(s) ?? [];
-    taskLists.set(s, list);
+  taskListChange(s: Session, name: string, input: JsonValue | undefined, output: string | undefined, rich: JsonValue | undefined, time: string | undefined): void {
+    const list = this.taskLists.get(s) ?? [];
+    this.taskLists.set(s, list);
     if (name === "TaskCreate") {
       const text = str(input, "subject") ?? str(input, "description");
       if (text === undefined) return;
@@ -668,35 +722,35 @@ function createDecoder(): DialectDecoder {
         item.text = str(input, "subject") ?? item.text;
       }
     }
-    emit(withIds({ type: "plan.updated", items: list.map((t) => ({ text: t.text, status: t.status })) }, s, time));
-  };
+    this.emit(this.withIds({ type: "plan.updated", items: list.map((t) => ({ text: t.text, status: t.status })) }, s, time));
+  }
 
   // --- user ----------------------------------------------------------------------------------
 
-  const userText = (rec: JsonObject, s: Session, text: string, messageId: string, time: string | undefined): void => {
+  userText(rec: JsonObject, s: Session, text: string, messageId: string, time: string | undefined): void {
     if (text.startsWith(INTERRUPTED)) {
       // Claude Code writes "[Request interrupted by user]" (or "... for tool use]") as a user text; we emit a notice and remember it for the end.
-      notice(s, "interrupted", text, time, undefined, "warning");
+      this.notice(s, "interrupted", text, time, undefined, "warning");
       s.last = { kind: "interrupted", text, time };
       return;
     }
-    if (bool(rec, "isCompactSummary") === true) return notice(s, "compact_summary", text, time);
+    if (bool(rec, "isCompactSummary") === true) return this.notice(s, "compact_summary", text, time);
     const wrapper = wrapperKind(text);
-    if (wrapper !== undefined) return notice(s, wrapper, text, time, wrapper === "command" ? commandDetails(text) : undefined);
+    if (wrapper !== undefined) return this.notice(s, wrapper, text, time, wrapper === "command" ? commandDetails(text) : undefined);
     // Claude Code writes its own texts (caveats, skill bodies, "Continue from where you left off.") as isMeta user records; we keep them as notices.
     if (bool(rec, "isMeta") === true) {
       const source = str(rec, "sourceToolUseID");
-      return notice(s, "meta", text, time, source === undefined ? undefined : { sourceToolUseID: source });
+      return this.notice(s, "meta", text, time, source === undefined ? undefined : { sourceToolUseID: source });
     }
-    emitAll(state.complete(messageId, text, "user", "text", { sessionId: s.id, time }));
+    this.emitAll(this.state.complete(messageId, text, "user", "text", { sessionId: s.id, time }));
     s.last = { kind: "other", text: "" };
-  };
+  }
 
-  const user = (rec: JsonObject, s: Session, time: string | undefined): boolean => {
+  user(rec: JsonObject, s: Session, time: string | undefined): boolean {
     const content = get(obj(rec, "message"), "content");
-    const uuid = str(rec, "uuid") ?? state.nextId("user");
+    const uuid = str(rec, "uuid") ?? this.state.nextId("user");
     if (typeof content === "string") {
-      userText(rec, s, content, uuid, time);
+      this.userText(rec, s, content, uuid, time);
       return true;
     }
     const blocks = arr(content);
@@ -705,24 +759,24 @@ function createDecoder(): DialectDecoder {
     const toolUseResult = get(rec, "toolUseResult");
     blocks.forEach((block, i) => {
       const type = str(block, "type");
-      if (type === "text") userText(rec, s, str(block, "text") ?? "", i === 0 ? uuid : `${uuid}:${i}`, time);
+      if (type === "text") this.userText(rec, s, str(block, "text") ?? "", i === 0 ? uuid : `${uuid}:${i}`, time);
       else if (type === "tool_result") {
         const toolCallId = str(block, "tool_use_id");
-        if (toolCallId === undefined) notice(s, "content_block", "[tool_result without tool_use_id]", time, { block });
+        if (toolCallId === undefined) this.notice(s, "content_block", "[tool_result without tool_use_id]", time, { block });
         else {
           // toolUseResult belongs to the record, so it is only attached when the record holds one tool_result.
-          toolCompleted(s, toolCallId, get(block, "content"), bool(block, "is_error") === true, results === 1 ? toolUseResult : undefined, time);
+          this.toolCompleted(s, toolCallId, get(block, "content"), bool(block, "is_error") === true, results === 1 ? toolUseResult : undefined, time);
           s.last = { kind: "other", text: "" };
         }
-      } else if (type === "image") notice(s, "image", "[image]", time, { mediaType: str(obj(block, "source"), "media_type") ?? null });
-      else notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { block: block ?? null });
+      } else if (type === "image") this.notice(s, "image", "[image]", time, { mediaType: str(obj(block, "source"), "media_type") ?? null });
+      else this.notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { block: block ?? null });
     });
     return true;
-  };
+  }
 
   // --- system, attachment, progress, metadata -------------------------------------------------
 
-  const system = (rec: JsonObject, s: Session, time: string | undefined): void => {
+  system(rec: JsonObject, s: Session, time: string | undefined): void {
     const subtype = str(rec, "subtype") ?? "system";
     const content = str(rec, "content");
     const level = str(rec, "level");
@@ -737,8 +791,8 @@ function createDecoder(): DialectDecoder {
           const maxAttempts = num(rec, "maxRetries");
           const delayMs = num(rec, "retryInMs");
           const draft: AgentEventDraft = { type: "retry", attempt, error: message };
-          emit(
-            withIds(
+          this.emit(
+            this.withIds(
               {
                 ...draft,
                 ...(maxAttempts !== undefined && Number.isInteger(maxAttempts) && maxAttempts >= 0 ? { maxAttempts } : {}),
@@ -749,9 +803,9 @@ function createDecoder(): DialectDecoder {
             ),
           );
         } else {
-          emit(withIds({ type: "error", scope: "api", message, ...(status !== undefined ? { code: String(status) } : {}) }, s, time));
+          this.emit(this.withIds({ type: "error", scope: "api", message, ...(status !== undefined ? { code: String(status) } : {}) }, s, time));
         }
-        if (status === 429) emit(withIds({ type: "rate_limit", status: "rejected", details: { message, apiErrorStatus: status } }, s, time));
+        if (status === 429) this.emit(this.withIds({ type: "rate_limit", status: "rejected", details: { message, apiErrorStatus: status } }, s, time));
         return;
       }
       case "turn_duration": {
@@ -760,7 +814,7 @@ function createDecoder(): DialectDecoder {
           const v = num(rec, key);
           if (v !== undefined) values[key] = v;
         }
-        emit(withIds({ type: "metric", name: "turn_duration", values }, s, time));
+        this.emit(this.withIds({ type: "metric", name: "turn_duration", values }, s, time));
         return;
       }
       case "stop_hook_summary": {
@@ -769,18 +823,18 @@ function createDecoder(): DialectDecoder {
         const count = num(rec, "hookCount");
         const stopReason = str(rec, "stopReason");
         const text = `Stop hooks${count !== undefined ? ` (${count})` : ""} ran${errors.length > 0 ? ` with ${errors.length} error(s)` : ""}${prevented ? `; continuation prevented${stopReason ? `: ${stopReason}` : ""}` : ""}`;
-        notice(s, "hook", text, time, detailsOf(rec), errors.length > 0 || prevented ? "warning" : "info");
+        this.notice(s, "hook", text, time, detailsOf(rec), errors.length > 0 || prevented ? "warning" : "info");
         return;
       }
       default: {
         // compact_boundary, microcompact_boundary, local_command, informational, away_summary, ... are notices.
         const kind = subtype === "local_command" ? (wrapperKind(content ?? "") ?? "command") : subtype;
-        notice(s, kind, content ?? subtype, time, detailsOf(rec), level === "warning" || level === "error" ? "warning" : "info");
+        this.notice(s, kind, content ?? subtype, time, detailsOf(rec), level === "warning" || level === "error" ? "warning" : "info");
       }
     }
-  };
+  }
 
-  const attachment = (rec: JsonObject, s: Session, time: string | undefined): void => {
+  attachment(rec: JsonObject, s: Session, time: string | undefined): void {
     const a = obj(rec, "attachment") ?? {};
     const type = str(a, "type") ?? "attachment";
     if (type === "goal_status") {
@@ -788,35 +842,35 @@ function createDecoder(): DialectDecoder {
       // Claude Code 2.1.153 writes `/goal clear` as met:true plus sentinel:true with the old condition; we say "cleared", not "met".
       const outcome = bool(a, "sentinel") === true ? "cleared" : bool(a, "met") === true ? "met" : "not met";
       const reason = str(a, "reason");
-      notice(s, "goal_status", `Goal ${outcome}: ${condition}${reason !== undefined ? ` (${reason})` : ""}`, time, a);
+      this.notice(s, "goal_status", `Goal ${outcome}: ${condition}${reason !== undefined ? ` (${reason})` : ""}`, time, a);
       return;
     }
     const added = arr(a, "addedTypes")?.filter((x): x is string => typeof x === "string");
     const text = str(a, "content") ?? str(a, "stdout") ?? (added !== undefined ? `agent types added: ${added.join(", ")}` : type);
     const failed = type.includes("error") || type.includes("blocking") || (num(a, "exitCode") ?? 0) !== 0;
-    notice(s, type.startsWith("hook_") ? "hook" : type, text, time, a, failed ? "warning" : "info");
-  };
+    this.notice(s, type.startsWith("hook_") ? "hook" : type, text, time, a, failed ? "warning" : "info");
+  }
 
-  const progress = (rec: JsonObject, s: Session, time: string | undefined): void => {
+  progress(rec: JsonObject, s: Session, time: string | undefined): void {
     const data = obj(rec, "data") ?? {};
     const type = str(data, "type") ?? "progress";
     const toolCallId = str(rec, "parentToolUseID");
-    if (type === "bash_progress" && toolCallId !== undefined && openTools.has(toolCallId)) {
+    if (type === "bash_progress" && toolCallId !== undefined && this.openTools.has(toolCallId)) {
       // Claude Code 2.0.x bash_progress carries the current tail of the output (a snapshot); we pass it as it is.
       const output = str(data, "output");
       const seconds = num(data, "elapsedTimeSeconds");
       const draft: AgentEventDraft = { type: "tool.progress", toolCallId };
-      emit(withIds({ ...draft, ...(output !== undefined ? { output } : {}), ...(seconds !== undefined && seconds >= 0 ? { elapsedMs: seconds * 1000 } : {}) }, s, time));
+      this.emit(this.withIds({ ...draft, ...(output !== undefined ? { output } : {}), ...(seconds !== undefined && seconds >= 0 ? { elapsedMs: seconds * 1000 } : {}) }, s, time));
       return;
     }
     const details: JsonObject = { data };
     if (toolCallId !== undefined) details["parentToolUseID"] = toolCallId;
-    notice(s, type === "hook_progress" ? "hook" : type, str(data, "hookName") ?? str(data, "output") ?? type, time, details);
-  };
+    this.notice(s, type === "hook_progress" ? "hook" : type, str(data, "hookName") ?? str(data, "output") ?? type, time, details);
+  }
 
-  const metadata = (rec: JsonObject, type: string, kind: string): void => {
-    const s = rootSession(rec);
-    learn(s, rec);
+  metadata(rec: JsonObject, type: string, kind: string): void {
+    const s = this.rootSession(rec);
+    this.learn(s, rec);
     const time = str(rec, "timestamp") ?? str(obj(rec, "snapshot"), "timestamp");
     let text: string;
     switch (type) {
@@ -843,59 +897,11 @@ function createDecoder(): DialectDecoder {
       default:
         text = str(rec, "aiTitle") ?? str(rec, "customTitle") ?? str(rec, "lastPrompt") ?? str(rec, "tag") ?? str(rec, "agentName") ?? type;
     }
-    notice(s, kind, text, time, detailsOf(rec));
-  };
+    this.notice(s, kind, text, time, detailsOf(rec));
+  }
 
-  return {
-    decode(record, context) {
-      out = [];
-      line = context.line;
-      if (record.kind !== "json") return out;
-      const rec = record.value;
-      const type = str(rec, "type");
-      const time = str(rec, "timestamp");
-      const metaKind = type === undefined ? undefined : METADATA_KINDS.get(type);
-      if (metaKind !== undefined && type !== undefined) metadata(rec, type, metaKind);
-      else if (type !== undefined && CONVERSATION_TYPES.has(type)) {
-        const s = sessionOf(rec);
-        learn(s, rec);
-        let understood = true;
-        if (type === "assistant") assistant(rec, s, time);
-        else if (type === "user") understood = user(rec, s, time);
-        else if (type === "system") system(rec, s, time);
-        else if (type === "attachment") attachment(rec, s, time);
-        else progress(rec, s, time);
-        if (!understood) {
-          context.report({ code: "unknown-record", message: `claude-session: ${type} record without message content` });
-          emit(unknownRecord(rec, `${type} record without message content`));
-        }
-      } else {
-        context.report({ code: "unknown-record", message: `claude-session: unknown record type ${JSON.stringify(type ?? null)}` });
-        emit(unknownRecord(rec, `unknown record type ${JSON.stringify(type ?? null)}`));
-      }
-      if (held.length > 0 && (unresolved <= 0 || held.length > HOLD_LIMIT)) release();
-      return out;
-    },
-    end() {
-      out = [];
-      line = 0;
-      const sessions = [...(root !== undefined ? [root] : []), ...children.values()];
-      for (const s of sessions) flushSessionUsage(s);
-      for (const key of [...pendingUsage.keys()]) flushUsage(key);
-      release();
-      out.push(...state.closeAll());
-      openTools.clear();
-      // A transcript has no result record: a session ends only where its last turn was interrupted or failed for good.
-      for (const s of sessions) {
-        if (s.ended || s.last === undefined || s.last.kind === "other") continue;
-        s.ended = true;
-        const draft: AgentEventDraft = { type: "session.completed", status: s.last.kind === "interrupted" ? "interrupted" : "error", error: s.last.text };
-        out.push(withIds(draft, s, s.last.time));
-      }
-      return out;
-    },
-  };
 }
+
 
 /** Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl). */
 export const claudeSession: Dialect = {
