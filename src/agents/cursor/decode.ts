@@ -1,7 +1,7 @@
 // Source: cursor-agent -p --output-format stream-json [--stream-partial-output] (docs.cursor.com/en/cli/reference/output-format); versions and quirks: docs/dialects/cursor.md
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { claudeStreamOpening } from "../claude/stream-json.ts";
 import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
@@ -182,261 +182,270 @@ export const cursor: Dialect = {
   name: "cursor",
   description: "Cursor Agent CLI: cursor-agent -p --output-format stream-json [--stream-partial-output]",
   detect,
-  createDecoder() {
-    const state = createStreamState();
-    let rootId: string | undefined;
-    let rootStarted = false;
-    const children = new Set<string>();
-    /** Open text segment fed by partial deltas; `interrupted` once a tool call or thinking came after it. */
-    let segment: { id: string; interrupted: boolean } | undefined;
-    /** Texts of the segments already completed since the user spoke, for a cumulative final recap. */
-    let turnTexts: string[] = [];
-    let thinkingId: string | undefined;
-    const openSubagents: string[] = [];
-
-    const completeSegment = (text: string | undefined, time: string | undefined): AgentEventDraft[] => {
-      if (segment === undefined) return [];
-      const id = segment.id;
-      segment = undefined;
-      const out = state.complete(id, text, "assistant", "text", { time });
-      const last = out[out.length - 1];
-      if (last?.type === "message.completed") turnTexts.push(last.text);
-      return out;
-    };
-
-    const closeThinking = (text: string | undefined, time: string | undefined): AgentEventDraft[] => {
-      if (thinkingId === undefined) return [];
-      const id = thinkingId;
-      thinkingId = undefined;
-      return state.complete(id, text, "assistant", "reasoning", { time });
-    };
-
-    /** Events for a record of another session (a subagent): its own session.started, once, linked to the open task call. */
-    const sessionFor = (v: JsonObject, out: AgentEventDraft[]): string | undefined => {
-      const sid = str(v, "session_id");
-      if (sid === undefined || rootId === undefined || sid === rootId) return undefined;
-      if (!children.has(sid)) {
-        children.add(sid);
-        const parentToolCallId = openSubagents.length === 1 ? openSubagents[0] : undefined;
-        out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: rootId, parentToolCallId, time: timeOf(v) }));
-      }
-      return sid;
-    };
-
-    const assistant = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
-      const text = messageText(v);
-      const isDelta = num(v, "timestamp_ms") !== undefined && str(v, "model_call_id") === undefined;
-      if (isDelta) {
-        // A partial delta after a tool call or thinking starts a new segment; the old one never got its settled copy.
-        const out = segment?.interrupted === true ? completeSegment(undefined, time) : [];
-        segment ??= { id: state.nextId("assistant"), interrupted: false };
-        out.push(...state.delta(segment.id, text, "assistant", "text", { time }));
-        return out;
-      }
-      if (segment !== undefined) {
-        let settled = text;
-        const before = turnTexts.join("");
-        // cursor-agent 2026.08+ may send the final copy as the whole reply so far; the part after the earlier segments is this segment.
-        if (before !== "" && settled.length > before.length && settled.startsWith(before)) settled = settled.slice(before.length);
-        // cursor-agent --stream-partial-output re-sends the settled segment after its deltas; we give it the deltas' messageId, so it replaces them.
-        return completeSegment(settled, time);
-      }
-      const out = state.complete(state.nextId("assistant"), text, "assistant", "text", { time });
-      turnTexts.push(text);
-      return out;
-    };
-
-    const toolStarted = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
-      const toolCallId = str(v, "call_id") ?? state.nextId("tool");
-      const entry = toolEntry(obj(v, "tool_call"));
-      const key = entry?.key ?? "unknown";
-      const body = entry?.body;
-      const fn = key === "function" ? body : undefined;
-      const name = fn !== undefined ? (str(fn, "name") ?? "function") : key.replace(/ToolCall$/, "");
-      const kind = fn !== undefined ? "other" : toolKind(name);
-      const args = fn !== undefined ? get(fn, "arguments") : get(body, "args");
-      const out: AgentEventDraft[] = [];
-      if (state.toolName(toolCallId) !== undefined) return out; // started twice: keep the first
-      // mcpToolCall args name the MCP tool (toolName) and its server (providerIdentifier).
-      const toolName = (kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined) ?? name;
-      const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
-      state.toolStarted(toolCallId, toolName);
-      if (kind === "subagent") openSubagents.push(toolCallId);
-      out.push(compact({ type: "tool.started" as const, toolCallId, name: toolName, kind, input: args, server, description: str(body, "description"), time }));
-      if (kind === "todo") {
-        const items = planItems(args);
-        if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
-      }
-      return out;
-    };
-
-    const toolCompleted = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
-      const toolCallId = str(v, "call_id") ?? state.nextId("tool");
-      const out: AgentEventDraft[] = [];
-      if (state.toolName(toolCallId) === undefined) out.push(...toolStarted(v, time));
-      if (!state.toolCompleted(toolCallId)) return out; // completed twice
-      const index = openSubagents.indexOf(toolCallId);
-      if (index >= 0) openSubagents.splice(index, 1);
-      const entry = toolEntry(obj(v, "tool_call"));
-      const body = entry?.body;
-      const name = state.toolName(toolCallId);
-      const result = obj(body, "result");
-      const success = obj(result, "success");
-      const failure = obj(result, "error") ?? obj(result, "failure");
-      const rejected = obj(result, "rejected");
-      let output: string | undefined;
-      let isError: boolean;
-      let exitCode: number | undefined;
-      if (success !== undefined) {
-        exitCode = num(success, "exitCode");
-        // A shell command that ran but exited non-zero is reported under `success`; we mark it as an error by its exit code.
-        isError = exitCode !== undefined && exitCode !== 0;
-        output =
-          str(success, "interleavedOutput") || [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") || undefined;
-        output ??= str(success, "content") ?? str(success, "diffString");
-        // A shell command that printed nothing has an empty output, not the result object in its place.
-        if (output === undefined && (str(success, "stdout") !== undefined || str(success, "interleavedOutput") !== undefined)) output = "";
-      } else if (rejected !== undefined) {
-        isError = true;
-        output = str(rejected, "reason") ?? "rejected";
-      } else if (failure !== undefined) {
-        isError = true;
-        output = str(failure, "message") ?? str(failure, "error") ?? textOf(failure);
-      } else {
-        isError = bool(result, "isError") === true;
-        output = result === undefined ? undefined : textOf(result);
-      }
-      out.push(
-        compact({
-          type: "tool.completed" as const,
-          toolCallId,
-          name,
-          output,
-          result,
-          exitCode,
-          isError,
-          durationMs: num(success, "executionTime"),
-          time,
-        }),
-      );
-      if (success !== undefined && !isError && name !== undefined) {
-        const kind = toolKind(name);
-        const args = get(body, "args");
-        const path = str(success, "path") ?? str(args, "path");
-        if (path !== undefined && (kind === "file_write" || kind === "file_edit")) {
-          const change: FileChange =
-            name === "delete" ? { path, kind: "delete" } : compact({ path, kind: "update" as const, diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined) });
-          out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
-        }
-      }
-      return out;
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      const time = timeOf(v);
-      const out: AgentEventDraft[] = [];
-      if (v.type === "system" && v.subtype === "init") {
-        const sid = str(v, "session_id");
-        if (!rootStarted) {
-          rootStarted = true;
-          rootId = sid;
-          const { type: _t, subtype: _s, session_id: _i, model: _m, cwd: _c, permissionMode: _p, ...rest } = v;
-          out.push(
-            compact({
-              type: "session.started" as const,
-              agent: "cursor-agent",
-              model: str(v, "model"),
-              cwd: str(v, "cwd"),
-              sessionId: sid,
-              permissionMode: str(v, "permissionMode"),
-              details: Object.keys(rest).length > 0 ? rest : undefined,
-              time,
-            }),
-          );
-          return out;
-        }
-        if (sid === rootId || sid === undefined) {
-          // A second init for the same session (a resumed run appended to the capture).
-          out.push(compact({ type: "notice" as const, kind: "init", level: "info" as const, text: "cursor-agent initialised again", details: v, time }));
-          return out;
-        }
-      }
-      const child = sessionFor(v, out);
-      const tag = (drafts: AgentEventDraft[]): AgentEventDraft[] => {
-        if (child !== undefined) for (const d of drafts) out.push(d.sessionId === undefined ? { ...d, sessionId: child } : d);
-        else out.push(...drafts);
-        return out;
-      };
-      switch (v.type) {
-        case "system":
-          // Another system record of a subagent session, or an init of a subagent: its session.started is already out.
-          return tag([compact({ type: "notice" as const, kind: str(v, "subtype") ?? "system", level: "info" as const, text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(), details: v, time })]);
-        case "user": {
-          turnTexts = [];
-          const drafts = [...closeThinking(undefined, time), ...completeSegment(undefined, time), ...state.complete(state.nextId("user"), messageText(v), "user", "text", { time })];
-          return tag(drafts);
-        }
-        case "assistant":
-          return tag([...closeThinking(undefined, time), ...assistant(v, time)]);
-        case "thinking": {
-          if (segment !== undefined) segment.interrupted = true;
-          if (v.subtype === "delta") {
-            thinkingId ??= state.nextId("thinking");
-            return tag(state.delta(thinkingId, str(v, "text") ?? "", "assistant", "reasoning", { time }));
-          }
-          if (v.subtype === "completed") {
-            // thinking/completed carries no text (the deltas had it); one without deltas is an empty reasoning message.
-            thinkingId ??= state.nextId("thinking");
-            return tag(closeThinking(str(v, "text"), time));
-          }
-          break;
-        }
-        case "tool_call": {
-          if (segment !== undefined) segment.interrupted = true;
-          const pre = closeThinking(undefined, time);
-          if (v.subtype === "started") return tag([...pre, ...toolStarted(v, time)]);
-          if (v.subtype === "completed") return tag([...pre, ...toolCompleted(v, time)]);
-          break;
-        }
-        case "result": {
-          const drafts = [...closeThinking(undefined, time), ...completeSegment(undefined, time)];
-          const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
-          const u = obj(v, "usage");
-          const usage = u === undefined
-            ? undefined
-            : usageFrom({ inputTokens: num(u, "inputTokens"), outputTokens: num(u, "outputTokens"), cacheReadTokens: num(u, "cacheReadTokens"), cacheWriteTokens: num(u, "cacheWriteTokens") });
-          const resultText = str(v, "result");
-          const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
-          drafts.push(
-            compact({
-              type: "session.completed" as const,
-              status: isError ? ("error" as const) : ("success" as const),
-              error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
-              finalText: isError ? undefined : resultText,
-              usage,
-              durationMs: num(v, "duration_ms"),
-              details: details as JsonObject,
-              time,
-            }),
-          );
-          return tag(drafts);
-        }
-        default:
-          break;
-      }
-      context.report({ code: "unknown-record", message: `unknown cursor record ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : `/${JSON.stringify(v.subtype)}`}` });
-      out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : ` subtype ${JSON.stringify(v.subtype)}`}`));
-      return out;
-    };
-
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decodeJson(record.value, context);
-      },
-      end() {
-        return [...closeThinking(undefined, undefined), ...completeSegment(undefined, undefined), ...state.closeAll()];
-      },
-    };
-  },
+  createDecoder: createCursorDecoder,
 };
+
+function createCursorDecoder(): DialectDecoder {
+  const decoding = new CursorStream();
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      return decoding.decodeJson(record.value, context);
+    },
+    end() {
+      return [...decoding.closeThinking(undefined, undefined), ...decoding.completeSegment(undefined, undefined), ...decoding.state.closeAll()];
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class CursorStream {
+  readonly state = createStreamState();
+  rootId: string | undefined;
+  rootStarted = false;
+  readonly children = new Set<string>();
+  /** Open text segment fed by partial deltas; `interrupted` once a tool call or thinking came after it. */
+  segment: { id: string; interrupted: boolean } | undefined;
+  /** Texts of the segments already completed since the user spoke, for a cumulative final recap. */
+  turnTexts: string[] = [];
+  thinkingId: string | undefined;
+  readonly openSubagents: string[] = [];
+
+  completeSegment(text: string | undefined, time: string | undefined): AgentEventDraft[] {
+    if (this.segment === undefined) return [];
+    const id = this.segment.id;
+    this.segment = undefined;
+    const out = this.state.complete(id, text, "assistant", "text", { time });
+    const last = out[out.length - 1];
+    if (last?.type === "message.completed") this.turnTexts.push(last.text);
+    return out;
+  }
+
+  closeThinking(text: string | undefined, time: string | undefined): AgentEventDraft[] {
+    if (this.thinkingId === undefined) return [];
+    const id = this.thinkingId;
+    this.thinkingId = undefined;
+    return this.state.complete(id, text, "assistant", "reasoning", { time });
+  }
+
+  /** Events for a record of another session (a subagent): its own session.started, once, linked to the open task call. */
+  sessionFor(v: JsonObject, out: AgentEventDraft[]): string | undefined {
+    const sid = str(v, "session_id");
+    if (sid === undefined || this.rootId === undefined || sid === this.rootId) return undefined;
+    if (!this.children.has(sid)) {
+      this.children.add(sid);
+      const parentToolCallId = this.openSubagents.length === 1 ? this.openSubagents[0] : undefined;
+      out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: this.rootId, parentToolCallId, time: timeOf(v) }));
+    }
+    return sid;
+  }
+
+  assistant(v: JsonObject, time: string | undefined): AgentEventDraft[] {
+    const text = messageText(v);
+    const isDelta = num(v, "timestamp_ms") !== undefined && str(v, "model_call_id") === undefined;
+    if (isDelta) {
+      // A partial delta after a tool call or thinking starts a new segment; the old one never got its settled copy.
+      const out = this.segment?.interrupted === true ? this.completeSegment(undefined, time) : [];
+      this.segment ??= { id: this.state.nextId("assistant"), interrupted: false };
+      out.push(...this.state.delta(this.segment.id, text, "assistant", "text", { time }));
+      return out;
+    }
+    if (this.segment !== undefined) {
+      let settled = text;
+      const before = this.turnTexts.join("");
+      // cursor-agent 2026.08+ may send the final copy as the whole reply so far; the part after the earlier segments is this segment.
+      if (before !== "" && settled.length > before.length && settled.startsWith(before)) settled = settled.slice(before.length);
+      // cursor-agent --stream-partial-output re-sends the settled segment after its deltas; we give it the deltas' messageId, so it replaces them.
+      return this.completeSegment(settled, time);
+    }
+    const out = this.state.complete(this.state.nextId("assistant"), text, "assistant", "text", { time });
+    this.turnTexts.push(text);
+    return out;
+  }
+
+  toolStarted(v: JsonObject, time: string | undefined): AgentEventDraft[] {
+    const toolCallId = str(v, "call_id") ?? this.state.nextId("tool");
+    const entry = toolEntry(obj(v, "tool_call"));
+    const key = entry?.key ?? "unknown";
+    const body = entry?.body;
+    const fn = key === "function" ? body : undefined;
+    const name = fn !== undefined ? (str(fn, "name") ?? "function") : key.replace(/ToolCall$/, "");
+    const kind = fn !== undefined ? "other" : toolKind(name);
+    const args = fn !== undefined ? get(fn, "arguments") : get(body, "args");
+    const out: AgentEventDraft[] = [];
+    if (this.state.toolName(toolCallId) !== undefined) return out; // started twice: keep the first
+    // mcpToolCall args name the MCP tool (toolName) and its server (providerIdentifier).
+    const toolName = (kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined) ?? name;
+    const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
+    this.state.toolStarted(toolCallId, toolName);
+    if (kind === "subagent") this.openSubagents.push(toolCallId);
+    out.push(compact({ type: "tool.started" as const, toolCallId, name: toolName, kind, input: args, server, description: str(body, "description"), time }));
+    if (kind === "todo") {
+      const items = planItems(args);
+      if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
+    }
+    return out;
+  }
+
+  toolCompleted(v: JsonObject, time: string | undefined): AgentEventDraft[] {
+    const toolCallId = str(v, "call_id") ?? this.state.nextId("tool");
+    const out: AgentEventDraft[] = [];
+    if (this.state.toolName(toolCallId) === undefined) out.push(...this.toolStarted(v, time));
+    if (!this.state.toolCompleted(toolCallId)) return out; // completed twice
+    const index = this.openSubagents.indexOf(toolCallId);
+    if (index >= 0) this.openSubagents.splice(index, 1);
+    const entry = toolEntry(obj(v, "tool_call"));
+    const body = entry?.body;
+    const name = this.state.toolName(toolCallId);
+    const result = obj(body, "result");
+    const success = obj(result, "success");
+    const failure = obj(result, "error") ?? obj(result, "failure");
+    const rejected = obj(result, "rejected");
+    let output: string | undefined;
+    let isError: boolean;
+    let exitCode: number | undefined;
+    if (success !== undefined) {
+      exitCode = num(success, "exitCode");
+      // A shell command that ran but exited non-zero is reported under `success`; we mark it as an error by its exit code.
+      isError = exitCode !== undefined && exitCode !== 0;
+      output =
+        str(success, "interleavedOutput") || [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") || undefined;
+      output ??= str(success, "content") ?? str(success, "diffString");
+      // A shell command that printed nothing has an empty output, not the result object in its place.
+      if (output === undefined && (str(success, "stdout") !== undefined || str(success, "interleavedOutput") !== undefined)) output = "";
+    } else if (rejected !== undefined) {
+      isError = true;
+      output = str(rejected, "reason") ?? "rejected";
+    } else if (failure !== undefined) {
+      isError = true;
+      output = str(failure, "message") ?? str(failure, "error") ?? textOf(failure);
+    } else {
+      isError = bool(result, "isError") === true;
+      output = result === undefined ? undefined : textOf(result);
+    }
+    out.push(
+      compact({
+        type: "tool.completed" as const,
+        toolCallId,
+        name,
+        output,
+        result,
+        exitCode,
+        isError,
+        durationMs: num(success, "executionTime"),
+        time,
+      }),
+    );
+    if (success !== undefined && !isError && name !== undefined) {
+      const kind = toolKind(name);
+      const args = get(body, "args");
+      const path = str(success, "path") ?? str(args, "path");
+      if (path !== undefined && (kind === "file_write" || kind === "file_edit")) {
+        const change: FileChange =
+          name === "delete" ? { path, kind: "delete" } : compact({ path, kind: "update" as const, diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined) });
+        out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
+      }
+    }
+    return out;
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const time = timeOf(v);
+    const out: AgentEventDraft[] = [];
+    if (v.type === "system" && v.subtype === "init") {
+      const sid = str(v, "session_id");
+      if (!this.rootStarted) {
+        this.rootStarted = true;
+        this.rootId = sid;
+        const { type: _t, subtype: _s, session_id: _i, model: _m, cwd: _c, permissionMode: _p, ...rest } = v;
+        out.push(
+          compact({
+            type: "session.started" as const,
+            agent: "cursor-agent",
+            model: str(v, "model"),
+            cwd: str(v, "cwd"),
+            sessionId: sid,
+            permissionMode: str(v, "permissionMode"),
+            details: Object.keys(rest).length > 0 ? rest : undefined,
+            time,
+          }),
+        );
+        return out;
+      }
+      if (sid === this.rootId || sid === undefined) {
+        // A second init for the same session (a resumed run appended to the capture).
+        out.push(compact({ type: "notice" as const, kind: "init", level: "info" as const, text: "cursor-agent initialised again", details: v, time }));
+        return out;
+      }
+    }
+    const child = this.sessionFor(v, out);
+    const tag = (drafts: AgentEventDraft[]): AgentEventDraft[] => {
+      if (child !== undefined) for (const d of drafts) out.push(d.sessionId === undefined ? { ...d, sessionId: child } : d);
+      else out.push(...drafts);
+      return out;
+    };
+    switch (v.type) {
+      case "system":
+        // Another system record of a subagent session, or an init of a subagent: its session.started is already out.
+        return tag([compact({ type: "notice" as const, kind: str(v, "subtype") ?? "system", level: "info" as const, text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(), details: v, time })]);
+      case "user": {
+        this.turnTexts = [];
+        const drafts = [...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time), ...this.state.complete(this.state.nextId("user"), messageText(v), "user", "text", { time })];
+        return tag(drafts);
+      }
+      case "assistant":
+        return tag([...this.closeThinking(undefined, time), ...this.assistant(v, time)]);
+      case "thinking": {
+        if (this.segment !== undefined) this.segment.interrupted = true;
+        if (v.subtype === "delta") {
+          this.thinkingId ??= this.state.nextId("thinking");
+          return tag(this.state.delta(this.thinkingId, str(v, "text") ?? "", "assistant", "reasoning", { time }));
+        }
+        if (v.subtype === "completed") {
+          // thinking/completed carries no text (the deltas had it); one without deltas is an empty reasoning message.
+          this.thinkingId ??= this.state.nextId("thinking");
+          return tag(this.closeThinking(str(v, "text"), time));
+        }
+        break;
+      }
+      case "tool_call": {
+        if (this.segment !== undefined) this.segment.interrupted = true;
+        const pre = this.closeThinking(undefined, time);
+        if (v.subtype === "started") return tag([...pre, ...this.toolStarted(v, time)]);
+        if (v.subtype === "completed") return tag([...pre, ...this.toolCompleted(v, time)]);
+        break;
+      }
+      case "result": {
+        const drafts = [...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time)];
+        const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
+        const u = obj(v, "usage");
+        const usage = u === undefined
+          ? undefined
+          : usageFrom({ inputTokens: num(u, "inputTokens"), outputTokens: num(u, "outputTokens"), cacheReadTokens: num(u, "cacheReadTokens"), cacheWriteTokens: num(u, "cacheWriteTokens") });
+        const resultText = str(v, "result");
+        const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
+        drafts.push(
+          compact({
+            type: "session.completed" as const,
+            status: isError ? ("error" as const) : ("success" as const),
+            error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
+            finalText: isError ? undefined : resultText,
+            usage,
+            durationMs: num(v, "duration_ms"),
+            details: details as JsonObject,
+            time,
+          }),
+        );
+        return tag(drafts);
+      }
+      default:
+        break;
+    }
+    context.report({ code: "unknown-record", message: `unknown cursor record ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : `/${JSON.stringify(v.subtype)}`}` });
+    out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : ` subtype ${JSON.stringify(v.subtype)}`}`));
+    return out;
+  }
+
+}
+
+

@@ -2,7 +2,7 @@
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, SessionStatus, ToolKind } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
 import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -171,146 +171,155 @@ export const gemini: Dialect = {
   },
   // Gemini's stderr (YOLO banner, API errors, stack traces) often lands in the capture; we read it to surface the error.
   readsText: true,
-  createDecoder() {
-    const state = createStreamState();
-    let assistantId: string | undefined;
-    let sawJson = false;
-    let lastError: string | undefined;
-    /** Arguments of open file and todo tools, for file.changed at their result. */
-    const fileArgs = new Map<string, JsonValue>();
-
-    const closeAssistant = (time: string | undefined): AgentEventDraft[] => {
-      if (assistantId === undefined) return [];
-      const id = assistantId;
-      assistantId = undefined;
-      return state.isOpen(id) ? state.complete(id, undefined, "assistant", "text", { time }) : [];
-    };
-
-    const text = (record: TextRecord): AgentEventDraft[] => {
-      const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }];
-      const match = API_ERROR.exec(record.text);
-      if (match !== null) {
-        const detail = (match[1] ?? "").trim();
-        const code = /^([A-Za-z]+Error):/.exec(detail)?.[1];
-        // gemini-cli reports a turn's API failure this way once retries are spent; in -p mode the run ends, so it is fatal.
-        out.push(compact({ type: "error" as const, scope: "api" as const, message: detail === "" ? record.text : detail, code, fatal: true }));
-      }
-      return out;
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      const time = str(v, "timestamp");
-      switch (v.type) {
-        case "init":
-          return [
-            compact({
-              type: "session.started" as const,
-              agent: "gemini-cli",
-              model: str(v, "model"),
-              sessionId: str(v, "session_id"),
-              time,
-            }),
-          ];
-        case "message": {
-          const role = str(v, "role");
-          const content = str(v, "content") ?? "";
-          if (role === "assistant") {
-            if (bool(v, "delta") === true) {
-              assistantId ??= state.nextId("assistant");
-              return state.delta(assistantId, content, "assistant", "text", { time });
-            }
-            return [...closeAssistant(time), ...state.complete(state.nextId("assistant"), content, "assistant", "text", { time })];
-          }
-          // The user message echoes the prompt (piped stdin included).
-          return [...closeAssistant(time), ...state.complete(state.nextId("user"), content, role === "system" ? "system" : "user", "text", { time })];
-        }
-        case "tool_use": {
-          const toolCallId = str(v, "tool_id") ?? state.nextId("tool");
-          const name = str(v, "tool_name") ?? "unknown";
-          const input = v.parameters;
-          const out = closeAssistant(time);
-          state.toolStarted(toolCallId, name);
-          if (input !== undefined && geminiToolKind(name).startsWith("file_")) fileArgs.set(toolCallId, input);
-          out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input, time }));
-          const plan = geminiPlan(name, input, time);
-          if (plan !== undefined) out.push(plan);
-          return out;
-        }
-        case "tool_result": {
-          const toolCallId = str(v, "tool_id") ?? state.nextId("tool");
-          const out = closeAssistant(time);
-          let name = state.toolName(toolCallId);
-          if (name === undefined) {
-            // A result whose tool_use we never saw (cut stream): start it so the pair stays valid.
-            name = "unknown";
-            out.push(compact({ type: "tool.started" as const, toolCallId, name, time }));
-          }
-          state.toolCompleted(toolCallId);
-          const error = obj(v, "error");
-          const isError = str(v, "status") !== "success";
-          // tool_result.output is the display string: "" for read_file, absent for write_file; the real output is only in the session file.
-          const display = str(v, "output");
-          const output = display === undefined || display === "" ? (str(error, "message") ?? display) : display;
-          out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, result: error, isError, time }));
-          const args = fileArgs.get(toolCallId);
-          fileArgs.delete(toolCallId);
-          if (!isError) {
-            const change = geminiFileChange(name, args, toolCallId);
-            if (change !== undefined) out.push(time === undefined ? change : { ...change, time });
-          }
-          return out;
-        }
-        case "error": {
-          const message = str(v, "message") ?? "unknown error";
-          const out = closeAssistant(time);
-          if (str(v, "severity") === "warning") {
-            out.push(compact({ type: "notice" as const, kind: "warning", level: "warning" as const, text: message, time }));
-            return out;
-          }
-          // gemini-cli (2026) sends a late model failure as this event, then a result with status "error" and no error object.
-          lastError = message;
-          out.push(compact({ type: "error" as const, scope: "turn" as const, message, time }));
-          return out;
-        }
-        case "result": {
-          const out = closeAssistant(time);
-          const stats = obj(v, "stats");
-          const error = obj(v, "error");
-          const errorType = str(error, "type");
-          const status = sessionStatus(str(v, "status"), errorType);
-          const usage = stats === undefined
-            ? undefined
-            : usageFrom({ inputTokens: num(stats, "input_tokens"), outputTokens: num(stats, "output_tokens"), cacheReadTokens: num(stats, "cached") });
-          const details = compact({ totalTokens: num(stats, "total_tokens"), toolCalls: num(stats, "tool_calls"), models: obj(stats, "models"), errorType });
-          out.push(
-            compact({
-              type: "session.completed" as const,
-              status,
-              error: status === "success" ? undefined : (str(error, "message") ?? lastError),
-              usage,
-              durationMs: num(stats, "duration_ms"),
-              details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
-              time,
-            }),
-          );
-          return out;
-        }
-        default:
-          context.report({ code: "unknown-record", message: `unknown gemini record type ${JSON.stringify(v.type)}` });
-          return [unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`)];
-      }
-    };
-
-    return {
-      decode(record, context) {
-        // A JSON-looking line the framer rejected was reported already; it is not Gemini text.
-        if (record.kind === "text") return record.invalid === true ? [] : text(record);
-        sawJson = true;
-        return decodeJson(record.value, context);
-      },
-      end() {
-        return [...closeAssistant(undefined), ...state.closeAll()];
-      },
-    };
-  },
+  createDecoder: createGeminiDecoder,
 };
+
+function createGeminiDecoder(): DialectDecoder {
+  const decoding = new GeminiStream();
+  return {
+    decode(record, context) {
+      // A JSON-looking line the framer rejected was reported already; it is not Gemini text.
+      if (record.kind === "text") return record.invalid === true ? [] : decoding.text(record);
+      decoding.sawJson = true;
+      return decoding.decodeJson(record.value, context);
+    },
+    end() {
+      return [...decoding.closeAssistant(undefined), ...decoding.state.closeAll()];
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class GeminiStream {
+  readonly state = createStreamState();
+  assistantId: string | undefined;
+  sawJson = false;
+  lastError: string | undefined;
+  /** Arguments of open file and todo tools, for file.changed at their result. */
+  readonly fileArgs = new Map<string, JsonValue>();
+
+  closeAssistant(time: string | undefined): AgentEventDraft[] {
+    if (this.assistantId === undefined) return [];
+    const id = this.assistantId;
+    this.assistantId = undefined;
+    return this.state.isOpen(id) ? this.state.complete(id, undefined, "assistant", "text", { time }) : [];
+  }
+
+  text(record: TextRecord): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: this.sawJson ? "interleaved" : "preamble" }];
+    const match = API_ERROR.exec(record.text);
+    if (match !== null) {
+      const detail = (match[1] ?? "").trim();
+      const code = /^([A-Za-z]+Error):/.exec(detail)?.[1];
+      // gemini-cli reports a turn's API failure this way once retries are spent; in -p mode the run ends, so it is fatal.
+      out.push(compact({ type: "error" as const, scope: "api" as const, message: detail === "" ? record.text : detail, code, fatal: true }));
+    }
+    return out;
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const time = str(v, "timestamp");
+    switch (v.type) {
+      case "init":
+        return [
+          compact({
+            type: "session.started" as const,
+            agent: "gemini-cli",
+            model: str(v, "model"),
+            sessionId: str(v, "session_id"),
+            time,
+          }),
+        ];
+      case "message": {
+        const role = str(v, "role");
+        const content = str(v, "content") ?? "";
+        if (role === "assistant") {
+          if (bool(v, "delta") === true) {
+            this.assistantId ??= this.state.nextId("assistant");
+            return this.state.delta(this.assistantId, content, "assistant", "text", { time });
+          }
+          return [...this.closeAssistant(time), ...this.state.complete(this.state.nextId("assistant"), content, "assistant", "text", { time })];
+        }
+        // The user message echoes the prompt (piped stdin included).
+        return [...this.closeAssistant(time), ...this.state.complete(this.state.nextId("user"), content, role === "system" ? "system" : "user", "text", { time })];
+      }
+      case "tool_use": {
+        const toolCallId = str(v, "tool_id") ?? this.state.nextId("tool");
+        const name = str(v, "tool_name") ?? "unknown";
+        const input = v.parameters;
+        const out = this.closeAssistant(time);
+        this.state.toolStarted(toolCallId, name);
+        if (input !== undefined && geminiToolKind(name).startsWith("file_")) this.fileArgs.set(toolCallId, input);
+        out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input, time }));
+        const plan = geminiPlan(name, input, time);
+        if (plan !== undefined) out.push(plan);
+        return out;
+      }
+      case "tool_result": {
+        const toolCallId = str(v, "tool_id") ?? this.state.nextId("tool");
+        const out = this.closeAssistant(time);
+        let name = this.state.toolName(toolCallId);
+        if (name === undefined) {
+          // A result whose tool_use we never saw (cut stream): start it so the pair stays valid.
+          name = "unknown";
+          out.push(compact({ type: "tool.started" as const, toolCallId, name, time }));
+        }
+        this.state.toolCompleted(toolCallId);
+        const error = obj(v, "error");
+        const isError = str(v, "status") !== "success";
+        // tool_result.output is the display string: "" for read_file, absent for write_file; the real output is only in the session file.
+        const display = str(v, "output");
+        const output = display === undefined || display === "" ? (str(error, "message") ?? display) : display;
+        out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, result: error, isError, time }));
+        const args = this.fileArgs.get(toolCallId);
+        this.fileArgs.delete(toolCallId);
+        if (!isError) {
+          const change = geminiFileChange(name, args, toolCallId);
+          if (change !== undefined) out.push(time === undefined ? change : { ...change, time });
+        }
+        return out;
+      }
+      case "error": {
+        const message = str(v, "message") ?? "unknown error";
+        const out = this.closeAssistant(time);
+        if (str(v, "severity") === "warning") {
+          out.push(compact({ type: "notice" as const, kind: "warning", level: "warning" as const, text: message, time }));
+          return out;
+        }
+        // gemini-cli (2026) sends a late model failure as this event, then a result with status "error" and no error object.
+        this.lastError = message;
+        out.push(compact({ type: "error" as const, scope: "turn" as const, message, time }));
+        return out;
+      }
+      case "result": {
+        const out = this.closeAssistant(time);
+        const stats = obj(v, "stats");
+        const error = obj(v, "error");
+        const errorType = str(error, "type");
+        const status = sessionStatus(str(v, "status"), errorType);
+        const usage = stats === undefined
+          ? undefined
+          : usageFrom({ inputTokens: num(stats, "input_tokens"), outputTokens: num(stats, "output_tokens"), cacheReadTokens: num(stats, "cached") });
+        const details = compact({ totalTokens: num(stats, "total_tokens"), toolCalls: num(stats, "tool_calls"), models: obj(stats, "models"), errorType });
+        out.push(
+          compact({
+            type: "session.completed" as const,
+            status,
+            error: status === "success" ? undefined : (str(error, "message") ?? this.lastError),
+            usage,
+            durationMs: num(stats, "duration_ms"),
+            details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
+            time,
+          }),
+        );
+        return out;
+      }
+      default:
+        context.report({ code: "unknown-record", message: `unknown gemini record type ${JSON.stringify(v.type)}` });
+        return [unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`)];
+    }
+  }
+
+}
+
+

@@ -1,7 +1,7 @@
 // Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
 import type { AgentEventDraft, JsonObject, JsonValue } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -111,157 +111,168 @@ export const geminiSession: Dialect = {
     if (isHeader(v) && typeof v.projectHash === "string") return true;
     return v.type === "gemini" && typeof v.id === "string" && typeof v.timestamp === "string" && (obj(v, "tokens") !== undefined || arr(v, "thoughts") !== undefined);
   },
-  createDecoder() {
-    const state = createStreamState();
-    let open: OpenRecord | undefined;
-    /** Record ids already closed: a late rewrite only adds tool calls. */
-    const closed = new Set<string>();
-    const seenUsers = new Set<string>();
-    const thoughtsEmitted = new Map<string, number>();
-    const toolsStarted = new Set<string>();
-    const toolsCompleted = new Set<string>();
-    const source = (line: number) => ({ dialect: "gemini-session", line });
-
-    // The session file writes a gemini record, then the same id again with its toolCalls; we hold the record open until
-    // another record comes, so its text and tokens are taken from the last write and counted once.
-    const close = (): AgentEventDraft[] => {
-      if (open === undefined) return [];
-      const rec = open;
-      open = undefined;
-      closed.add(rec.id);
-      const out: AgentEventDraft[] = [];
-      if (state.isOpen(rec.id)) {
-        for (const d of state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time })) out.push({ ...d, source: source(rec.line) });
-      }
-      if (rec.tokens !== undefined) {
-        const t = rec.tokens;
-        const usage = usageFrom({ inputTokens: num(t, "input"), outputTokens: num(t, "output"), cacheReadTokens: num(t, "cached"), reasoningTokens: num(t, "thoughts") });
-        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: rec.model, time: rec.time, source: source(rec.line) }));
-      }
-      return out;
-    };
-
-    const toolEvents = (calls: JsonValue[], time: string | undefined): AgentEventDraft[] => {
-      const out: AgentEventDraft[] = [];
-      for (const call of calls) {
-        const toolCallId = str(call, "id");
-        const name = str(call, "name") ?? "unknown";
-        if (toolCallId === undefined) continue;
-        const args = get(call, "args");
-        const callTime = str(call, "timestamp") ?? time;
-        if (!toolsStarted.has(toolCallId)) {
-          toolsStarted.add(toolCallId);
-          state.toolStarted(toolCallId, name);
-          out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input: args, description: str(call, "description"), time: callTime }));
-          const plan = geminiPlan(name, args, callTime);
-          if (plan !== undefined) out.push(plan);
-        }
-        const status = str(call, "status");
-        if (status !== undefined && TERMINAL.has(status) && !toolsCompleted.has(toolCallId)) {
-          toolsCompleted.add(toolCallId);
-          state.toolCompleted(toolCallId);
-          const isError = status !== "success";
-          out.push(compact({ type: "tool.completed" as const, toolCallId, name, output: toolOutput(call), isError, time: callTime }));
-          if (!isError) {
-            const change = geminiFileChange(name, args, toolCallId, str(obj(call, "resultDisplay"), "fileDiff"));
-            if (change !== undefined) out.push(callTime === undefined ? change : { ...change, time: callTime });
-          }
-        }
-      }
-      return out;
-    };
-
-    const gemini = (v: JsonObject, line: number): AgentEventDraft[] => {
-      const id = str(v, "id") ?? state.nextId("gemini");
-      const time = str(v, "timestamp");
-      const out: AgentEventDraft[] = [];
-      if (open !== undefined && open.id !== id) out.push(...close());
-      const late = closed.has(id);
-      if (!late) {
-        const text = contentText(get(v, "content"));
-        if (open === undefined) open = { id, line, time, text, tokens: undefined, model: undefined };
-        open.line = line;
-        open.time = time ?? open.time;
-        open.text = text;
-        open.tokens = obj(v, "tokens") ?? open.tokens;
-        open.model = str(v, "model") ?? open.model;
-        const streamed = state.streamedText(id) ?? "";
-        // A rewrite that extends the text streams the new part; any other change is carried by message.completed (it replaces).
-        if (text.startsWith(streamed)) out.push(...state.delta(id, text.slice(streamed.length), "assistant", "text", { time }));
-        const thoughts = arr(v, "thoughts") ?? [];
-        const done = thoughtsEmitted.get(id) ?? 0;
-        for (let i = done; i < thoughts.length; i++) {
-          const thought = thoughts[i];
-          const subject = str(thought, "subject");
-          const description = str(thought, "description") ?? "";
-          const thoughtText = subject === undefined || subject === "" ? description : `**${subject}**\n${description}`;
-          out.push(...state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", { time: str(thought, "timestamp") ?? time }));
-        }
-        thoughtsEmitted.set(id, Math.max(done, thoughts.length));
-      }
-      out.push(...toolEvents(arr(v, "toolCalls") ?? [], time));
-      return out;
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      if (isSet(v)) {
-        // $set only moves lastUpdated (or other header fields): nothing for the conversation, kept as a notice.
-        const fields = obj(v, "$set") as JsonObject;
-        const time = str(fields, "lastUpdated");
-        return [compact({ type: "notice" as const, kind: "session_update", level: "info" as const, text: `session header updated: ${Object.keys(fields).join(", ")}`, details: fields, time })];
-      }
-      const time = str(v, "timestamp");
-      switch (v.type) {
-        case "gemini":
-          return gemini(v, context.line);
-        case "user": {
-          const out = close();
-          const id = str(v, "id") ?? state.nextId("user");
-          // The user record can be rewritten like the gemini ones; the first write is kept.
-          if (seenUsers.has(id)) return out;
-          seenUsers.add(id);
-          out.push(...state.complete(id, contentText(get(v, "content")), "user", "text", { time }));
-          return out;
-        }
-        case "info":
-        case "warning": {
-          const out = close();
-          const level = v.type === "info" ? ("info" as const) : ("warning" as const);
-          out.push(compact({ type: "notice" as const, kind: String(v.type), level, text: contentText(get(v, "content")), time }));
-          return out;
-        }
-        case "error": {
-          const out = close();
-          out.push(compact({ type: "error" as const, scope: "session" as const, message: contentText(get(v, "content")) || "error", time }));
-          return out;
-        }
-        default:
-          break;
-      }
-      if (isHeader(v)) {
-        const { sessionId, startTime, ...rest } = v;
-        return [
-          compact({
-            type: "session.started" as const,
-            agent: "gemini-cli",
-            sessionId: typeof sessionId === "string" ? sessionId : undefined,
-            time: typeof startTime === "string" ? startTime : undefined,
-            details: Object.keys(rest).length > 0 ? rest : undefined,
-          }),
-        ];
-      }
-      context.report({ code: "unknown-record", message: `unknown gemini session record ${v.type === undefined ? `with keys ${Object.keys(v).slice(0, 5).join(", ")}` : `type ${JSON.stringify(v.type)}`}` });
-      return [...close(), unknownRecord(v, v.type === undefined ? "unknown record shape" : `unknown record type ${JSON.stringify(v.type)}`)];
-    };
-
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decodeJson(record.value, context);
-      },
-      end() {
-        return [...close(), ...state.closeAll()];
-      },
-    };
-  },
+  createDecoder: createGeminiSessionDecoder,
 };
+
+function createGeminiSessionDecoder(): DialectDecoder {
+  const decoding = new GeminiSessionStream();
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      return decoding.decodeJson(record.value, context);
+    },
+    end() {
+      return [...decoding.close(), ...decoding.state.closeAll()];
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class GeminiSessionStream {
+  readonly state = createStreamState();
+  open: OpenRecord | undefined;
+  /** Record ids already closed: a late rewrite only adds tool calls. */
+  readonly closed = new Set<string>();
+  readonly seenUsers = new Set<string>();
+  readonly thoughtsEmitted = new Map<string, number>();
+  readonly toolsStarted = new Set<string>();
+  readonly toolsCompleted = new Set<string>();
+  source(line: number) {
+    return ({ dialect: "gemini-session", line });
+  }
+
+  // The session file writes a gemini record, then the same id again with its toolCalls; we hold the record open until
+  // another record comes, so its text and tokens are taken from the last write and counted once.
+  close(): AgentEventDraft[] {
+    if (this.open === undefined) return [];
+    const rec = this.open;
+    this.open = undefined;
+    this.closed.add(rec.id);
+    const out: AgentEventDraft[] = [];
+    if (this.state.isOpen(rec.id)) {
+      for (const d of this.state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time })) out.push({ ...d, source: this.source(rec.line) });
+    }
+    if (rec.tokens !== undefined) {
+      const t = rec.tokens;
+      const usage = usageFrom({ inputTokens: num(t, "input"), outputTokens: num(t, "output"), cacheReadTokens: num(t, "cached"), reasoningTokens: num(t, "thoughts") });
+      out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: rec.model, time: rec.time, source: this.source(rec.line) }));
+    }
+    return out;
+  }
+
+  toolEvents(calls: JsonValue[], time: string | undefined): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [];
+    for (const call of calls) {
+      const toolCallId = str(call, "id");
+      const name = str(call, "name") ?? "unknown";
+      if (toolCallId === undefined) continue;
+      const args = get(call, "args");
+      const callTime = str(call, "timestamp") ?? time;
+      if (!this.toolsStarted.has(toolCallId)) {
+        this.toolsStarted.add(toolCallId);
+        this.state.toolStarted(toolCallId, name);
+        out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input: args, description: str(call, "description"), time: callTime }));
+        const plan = geminiPlan(name, args, callTime);
+        if (plan !== undefined) out.push(plan);
+      }
+      const status = str(call, "status");
+      if (status !== undefined && TERMINAL.has(status) && !this.toolsCompleted.has(toolCallId)) {
+        this.toolsCompleted.add(toolCallId);
+        this.state.toolCompleted(toolCallId);
+        const isError = status !== "success";
+        out.push(compact({ type: "tool.completed" as const, toolCallId, name, output: toolOutput(call), isError, time: callTime }));
+        if (!isError) {
+          const change = geminiFileChange(name, args, toolCallId, str(obj(call, "resultDisplay"), "fileDiff"));
+          if (change !== undefined) out.push(callTime === undefined ? change : { ...change, time: callTime });
+        }
+      }
+    }
+    return out;
+  }
+
+  gemini(v: JsonObject, line: number): AgentEventDraft[] {
+    const id = str(v, "id") ?? this.state.nextId("gemini");
+    const time = str(v, "timestamp");
+    const out: AgentEventDraft[] = [];
+    if (this.open !== undefined && this.open.id !== id) out.push(...this.close());
+    const late = this.closed.has(id);
+    if (!late) {
+      const text = contentText(get(v, "content"));
+      if (this.open === undefined) this.open = { id, line, time, text, tokens: undefined, model: undefined };
+      this.open.line = line;
+      this.open.time = time ?? this.open.time;
+      this.open.text = text;
+      this.open.tokens = obj(v, "tokens") ?? this.open.tokens;
+      this.open.model = str(v, "model") ?? this.open.model;
+      const streamed = this.state.streamedText(id) ?? "";
+      // A rewrite that extends the text streams the new part; any other change is carried by message.completed (it replaces).
+      if (text.startsWith(streamed)) out.push(...this.state.delta(id, text.slice(streamed.length), "assistant", "text", { time }));
+      const thoughts = arr(v, "thoughts") ?? [];
+      const done = this.thoughtsEmitted.get(id) ?? 0;
+      for (let i = done; i < thoughts.length; i++) {
+        const thought = thoughts[i];
+        const subject = str(thought, "subject");
+        const description = str(thought, "description") ?? "";
+        const thoughtText = subject === undefined || subject === "" ? description : `**${subject}**\n${description}`;
+        out.push(...this.state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", { time: str(thought, "timestamp") ?? time }));
+      }
+      this.thoughtsEmitted.set(id, Math.max(done, thoughts.length));
+    }
+    out.push(...this.toolEvents(arr(v, "toolCalls") ?? [], time));
+    return out;
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    if (isSet(v)) {
+      // $set only moves lastUpdated (or other header fields): nothing for the conversation, kept as a notice.
+      const fields = obj(v, "$set") as JsonObject;
+      const time = str(fields, "lastUpdated");
+      return [compact({ type: "notice" as const, kind: "session_update", level: "info" as const, text: `session header updated: ${Object.keys(fields).join(", ")}`, details: fields, time })];
+    }
+    const time = str(v, "timestamp");
+    switch (v.type) {
+      case "gemini":
+        return this.gemini(v, context.line);
+      case "user": {
+        const out = this.close();
+        const id = str(v, "id") ?? this.state.nextId("user");
+        // The user record can be rewritten like the gemini ones; the first write is kept.
+        if (this.seenUsers.has(id)) return out;
+        this.seenUsers.add(id);
+        out.push(...this.state.complete(id, contentText(get(v, "content")), "user", "text", { time }));
+        return out;
+      }
+      case "info":
+      case "warning": {
+        const out = this.close();
+        const level = v.type === "info" ? ("info" as const) : ("warning" as const);
+        out.push(compact({ type: "notice" as const, kind: String(v.type), level, text: contentText(get(v, "content")), time }));
+        return out;
+      }
+      case "error": {
+        const out = this.close();
+        out.push(compact({ type: "error" as const, scope: "session" as const, message: contentText(get(v, "content")) || "error", time }));
+        return out;
+      }
+      default:
+        break;
+    }
+    if (isHeader(v)) {
+      const { sessionId, startTime, ...rest } = v;
+      return [
+        compact({
+          type: "session.started" as const,
+          agent: "gemini-cli",
+          sessionId: typeof sessionId === "string" ? sessionId : undefined,
+          time: typeof startTime === "string" ? startTime : undefined,
+          details: Object.keys(rest).length > 0 ? rest : undefined,
+        }),
+      ];
+    }
+    context.report({ code: "unknown-record", message: `unknown gemini session record ${v.type === undefined ? `with keys ${Object.keys(v).slice(0, 5).join(", ")}` : `type ${JSON.stringify(v.type)}`}` });
+    return [...this.close(), unknownRecord(v, v.type === undefined ? "unknown record shape" : `unknown record type ${JSON.stringify(v.type)}`)];
+  }
+
+}
+
+

@@ -2,7 +2,7 @@
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
 import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -146,161 +146,170 @@ export const opencode: Dialect = {
   },
   // Permission rejections and stderr errors come as plain text between the JSON lines; we read them to surface them.
   readsText: true,
-  createDecoder() {
-    const state = createStreamState();
-    let sessionStarted = false;
-    let sawJson = false;
-    let turnId: string | undefined;
-    /** What ends the session when the input ends: the last step's reason, or a session error. */
-    let last: { reason?: string; error?: string; time: string | undefined; line: number } | undefined;
-    let done = false;
-    const toolsStarted = new Set<string>();
-
-    const text = (record: TextRecord): AgentEventDraft[] => {
-      const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }];
-      const permission = PERMISSION.exec(record.text);
-      if (permission !== null) {
-        out.push({ type: "error", scope: "tool", message: `permission requested: ${permission[1] ?? ""}; auto-rejected`, code: "permission_rejected", fatal: false });
-        return out;
-      }
-      const error = ERROR_LINE.exec(record.text);
-      if (error !== null) out.push({ type: "error", scope: "api", message: record.text, code: error[1] as string });
-      return out;
-    };
-
-    const closeTurn = (status: "success" | "error", time: string | undefined, error?: string): AgentEventDraft[] => {
-      if (turnId === undefined) return [];
-      const id = turnId;
-      turnId = undefined;
-      return [compact({ type: "turn.completed" as const, turnId: id, status, error, time })];
-    };
-
-    const toolUse = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
-      const part = obj(v, "part");
-      const toolState = obj(part, "state");
-      const name = str(part, "tool") ?? "unknown";
-      const toolCallId = str(part, "callID") ?? str(part, "id") ?? state.nextId("tool");
-      const input = get(toolState, "input");
-      const status = str(toolState, "status");
-      const out: AgentEventDraft[] = [];
-      if (!toolsStarted.has(toolCallId)) {
-        toolsStarted.add(toolCallId);
-        state.toolStarted(toolCallId, name);
-        const description = str(input, "description");
-        out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: toolKind(name), input, description, time }));
-        const items = name === "todowrite" ? planOf(input) : undefined;
-        if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
-      }
-      if (status !== "completed" && status !== "error") {
-        if (status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId, status, time }));
-        return out;
-      }
-      if (!state.toolCompleted(toolCallId)) return out; // already completed: a repeated line
-      const isError = status === "error";
-      const metadata = get(toolState, "metadata");
-      const start = num(obj(toolState, "time"), "start");
-      const end = num(obj(toolState, "time"), "end");
-      out.push(
-        compact({
-          type: "tool.completed" as const,
-          toolCallId,
-          name,
-          output: isError ? (str(toolState, "error") ?? "error") : str(toolState, "output"),
-          exitCode: num(metadata, "exit"),
-          isError,
-          durationMs: start !== undefined && end !== undefined && end >= start ? end - start : undefined,
-          time,
-        }),
-      );
-      const change = isError ? undefined : fileChange(name, input, metadata);
-      if (change !== undefined) out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
-      return out;
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      const time = isoOf(num(v, "timestamp"));
-      const part = obj(v, "part");
-      const out: AgentEventDraft[] = [];
-      // OpenCode has no init record; the first line with a sessionID starts the session.
-      const sessionId = str(v, "sessionID") ?? str(part, "sessionID");
-      if (!sessionStarted && sessionId !== undefined) {
-        sessionStarted = true;
-        out.push(compact({ type: "session.started" as const, agent: "opencode", sessionId, time }));
-      }
-      switch (v.type) {
-        case "step_start": {
-          out.push(...closeTurn("error", time, "the step ended without step_finish"));
-          turnId = str(part, "id") ?? state.nextId("step");
-          out.push(compact({ type: "turn.started" as const, turnId, time }));
-          return out;
-        }
-        case "text":
-        case "reasoning": {
-          const kind = v.type === "text" ? "text" : "reasoning";
-          const messageId = str(part, "id") ?? state.nextId(kind);
-          out.push(...state.complete(messageId, str(part, "text") ?? "", "assistant", kind, { time }));
-          return out;
-        }
-        case "tool_use":
-          out.push(...toolUse(v, time));
-          return out;
-        case "step_finish": {
-          if (turnId === undefined) {
-            turnId = str(part, "id") ?? state.nextId("step");
-            out.push(compact({ type: "turn.started" as const, turnId, time }));
-          }
-          const tokens = obj(part, "tokens");
-          const cache = obj(tokens, "cache");
-          const usage = tokens === undefined
-            ? undefined
-            : usageFrom({ inputTokens: num(tokens, "input"), outputTokens: num(tokens, "output"), reasoningTokens: num(tokens, "reasoning"), cacheReadTokens: num(cache, "read"), cacheWriteTokens: num(cache, "write") });
-          const id = turnId;
-          turnId = undefined;
-          // opencode reports usage and cost per step (one LLM call); each turn.completed carries its own step, and the summary adds them.
-          out.push(compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }));
-          last = { reason: str(part, "reason") ?? "", time, line: context.line };
-          return out;
-        }
-        case "error": {
-          const error = obj(v, "error");
-          const name = str(error, "name");
-          const message = str(obj(error, "data"), "message") ?? name ?? "unknown error";
-          out.push(...closeTurn("error", time, message));
-          out.push(compact({ type: "error" as const, scope: "session" as const, message, code: name, fatal: true, time }));
-          last = { error: message, time, line: context.line };
-          return out;
-        }
-        case "done": {
-          out.push(...closeTurn("error", time, "the step ended without step_finish"), ...state.closeAll());
-          const error = last?.error;
-          done = true;
-          out.push(compact({ type: "session.completed" as const, status: error === undefined ? ("success" as const) : ("error" as const), error, time, details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }) }));
-          return out;
-        }
-        default:
-          context.report({ code: "unknown-record", message: `unknown opencode record type ${JSON.stringify(v.type)}` });
-          out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`));
-          return out;
-      }
-    };
-
-    return {
-      decode(record, context) {
-        // A JSON-looking line the framer rejected (an elided record) was reported already; it is not OpenCode text.
-        if (record.kind === "text") return record.invalid === true ? [] : text(record);
-        sawJson = true;
-        return decodeJson(record.value, context);
-      },
-      end() {
-        const cut = closeTurn("error", undefined, "the input ended before step_finish");
-        const out = [...cut, ...state.closeAll()];
-        if (done || !sessionStarted || last === undefined) return out;
-        // opencode prints no final record (the process exits); a last step that stopped, or a session error, is its end.
-        const source = { dialect: "opencode", line: last.line };
-        if (last.error !== undefined) out.push(compact({ type: "session.completed" as const, status: "error" as const, error: last.error, time: last.time, source }));
-        else if (last.reason === "stop" && cut.length === 0) out.push(compact({ type: "session.completed" as const, status: "success" as const, time: last.time, source }));
-        return out;
-      },
-    };
-  },
+  createDecoder: createOpencodeDecoder,
 };
+
+function createOpencodeDecoder(): DialectDecoder {
+  const decoding = new OpencodeStream();
+  return {
+    decode(record, context) {
+      // A JSON-looking line the framer rejected (an elided record) was reported already; it is not OpenCode text.
+      if (record.kind === "text") return record.invalid === true ? [] : decoding.text(record);
+      decoding.sawJson = true;
+      return decoding.decodeJson(record.value, context);
+    },
+    end() {
+      const cut = decoding.closeTurn("error", undefined, "the input ended before step_finish");
+      const out = [...cut, ...decoding.state.closeAll()];
+      if (decoding.done || !decoding.sessionStarted || decoding.last === undefined) return out;
+      // opencode prints no final record (the process exits); a last step that stopped, or a session error, is its end.
+      const source = { dialect: "opencode", line: decoding.last.line };
+      if (decoding.last.error !== undefined) out.push(compact({ type: "session.completed" as const, status: "error" as const, error: decoding.last.error, time: decoding.last.time, source }));
+      else if (decoding.last.reason === "stop" && cut.length === 0) out.push(compact({ type: "session.completed" as const, status: "success" as const, time: decoding.last.time, source }));
+      return out;
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class OpencodeStream {
+  readonly state = createStreamState();
+  sessionStarted = false;
+  sawJson = false;
+  turnId: string | undefined;
+  /** What ends the session when the input ends: the last step's reason, or a session error. */
+  last: { reason?: string; error?: string; time: string | undefined; line: number } | undefined;
+  done = false;
+  readonly toolsStarted = new Set<string>();
+
+  text(record: TextRecord): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: this.sawJson ? "interleaved" : "preamble" }];
+    const permission = PERMISSION.exec(record.text);
+    if (permission !== null) {
+      out.push({ type: "error", scope: "tool", message: `permission requested: ${permission[1] ?? ""}; auto-rejected`, code: "permission_rejected", fatal: false });
+      return out;
+    }
+    const error = ERROR_LINE.exec(record.text);
+    if (error !== null) out.push({ type: "error", scope: "api", message: record.text, code: error[1] as string });
+    return out;
+  }
+
+  closeTurn(status: "success" | "error", time: string | undefined, error?: string): AgentEventDraft[] {
+    if (this.turnId === undefined) return [];
+    const id = this.turnId;
+    this.turnId = undefined;
+    return [compact({ type: "turn.completed" as const, turnId: id, status, error, time })];
+  }
+
+  toolUse(v: JsonObject, time: string | undefined): AgentEventDraft[] {
+    const part = obj(v, "part");
+    const toolState = obj(part, "state");
+    const name = str(part, "tool") ?? "unknown";
+    const toolCallId = str(part, "callID") ?? str(part, "id") ?? this.state.nextId("tool");
+    const input = get(toolState, "input");
+    const status = str(toolState, "status");
+    const out: AgentEventDraft[] = [];
+    if (!this.toolsStarted.has(toolCallId)) {
+      this.toolsStarted.add(toolCallId);
+      this.state.toolStarted(toolCallId, name);
+      const description = str(input, "description");
+      out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: toolKind(name), input, description, time }));
+      const items = name === "todowrite" ? planOf(input) : undefined;
+      if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
+    }
+    if (status !== "completed" && status !== "error") {
+      if (status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId, status, time }));
+      return out;
+    }
+    if (!this.state.toolCompleted(toolCallId)) return out; // already completed: a repeated line
+    const isError = status === "error";
+    const metadata = get(toolState, "metadata");
+    const start = num(obj(toolState, "time"), "start");
+    const end = num(obj(toolState, "time"), "end");
+    out.push(
+      compact({
+        type: "tool.completed" as const,
+        toolCallId,
+        name,
+        output: isError ? (str(toolState, "error") ?? "error") : str(toolState, "output"),
+        exitCode: num(metadata, "exit"),
+        isError,
+        durationMs: start !== undefined && end !== undefined && end >= start ? end - start : undefined,
+        time,
+      }),
+    );
+    const change = isError ? undefined : fileChange(name, input, metadata);
+    if (change !== undefined) out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
+    return out;
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const time = isoOf(num(v, "timestamp"));
+    const part = obj(v, "part");
+    const out: AgentEventDraft[] = [];
+    // OpenCode has no init record; the first line with a sessionID starts the session.
+    const sessionId = str(v, "sessionID") ?? str(part, "sessionID");
+    if (!this.sessionStarted && sessionId !== undefined) {
+      this.sessionStarted = true;
+      out.push(compact({ type: "session.started" as const, agent: "opencode", sessionId, time }));
+    }
+    switch (v.type) {
+      case "step_start": {
+        out.push(...this.closeTurn("error", time, "the step ended without step_finish"));
+        this.turnId = str(part, "id") ?? this.state.nextId("step");
+        out.push(compact({ type: "turn.started" as const, turnId: this.turnId, time }));
+        return out;
+      }
+      case "text":
+      case "reasoning": {
+        const kind = v.type === "text" ? "text" : "reasoning";
+        const messageId = str(part, "id") ?? this.state.nextId(kind);
+        out.push(...this.state.complete(messageId, str(part, "text") ?? "", "assistant", kind, { time }));
+        return out;
+      }
+      case "tool_use":
+        out.push(...this.toolUse(v, time));
+        return out;
+      case "step_finish": {
+        if (this.turnId === undefined) {
+          this.turnId = str(part, "id") ?? this.state.nextId("step");
+          out.push(compact({ type: "turn.started" as const, turnId: this.turnId, time }));
+        }
+        const tokens = obj(part, "tokens");
+        const cache = obj(tokens, "cache");
+        const usage = tokens === undefined
+          ? undefined
+          : usageFrom({ inputTokens: num(tokens, "input"), outputTokens: num(tokens, "output"), reasoningTokens: num(tokens, "reasoning"), cacheReadTokens: num(cache, "read"), cacheWriteTokens: num(cache, "write") });
+        const id = this.turnId;
+        this.turnId = undefined;
+        // opencode reports usage and cost per step (one LLM call); each turn.completed carries its own step, and the summary adds them.
+        out.push(compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }));
+        this.last = { reason: str(part, "reason") ?? "", time, line: context.line };
+        return out;
+      }
+      case "error": {
+        const error = obj(v, "error");
+        const name = str(error, "name");
+        const message = str(obj(error, "data"), "message") ?? name ?? "unknown error";
+        out.push(...this.closeTurn("error", time, message));
+        out.push(compact({ type: "error" as const, scope: "session" as const, message, code: name, fatal: true, time }));
+        this.last = { error: message, time, line: context.line };
+        return out;
+      }
+      case "done": {
+        out.push(...this.closeTurn("error", time, "the step ended without step_finish"), ...this.state.closeAll());
+        const error = this.last?.error;
+        this.done = true;
+        out.push(compact({ type: "session.completed" as const, status: error === undefined ? ("success" as const) : ("error" as const), error, time, details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }) }));
+        return out;
+      }
+      default:
+        context.report({ code: "unknown-record", message: `unknown opencode record type ${JSON.stringify(v.type)}` });
+        out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`));
+        return out;
+    }
+  }
+
+}
+
+
