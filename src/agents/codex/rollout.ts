@@ -1,6 +1,6 @@
 // Source: Codex CLI rollout files `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (and `~/.codex/archived_sessions/`); versions and quirks: docs/dialects/codex-session.md
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, MessageRole, SessionStatus, ToolKind, Usage } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -309,432 +309,441 @@ export const codexSession: Dialect = {
   name: "codex-session",
   description: "Codex rollout files (~/.codex/sessions/**/rollout-*.jsonl)",
   detect,
-  createDecoder() {
-    const state = createStreamState();
-    let started = false;
-    let turnId: string | undefined;
-    let lastTurn: { status: SessionStatus; error?: string } | undefined;
-    let pendingError: string | undefined;
-    let finalText: string | undefined;
-    /** Sum of task_complete.duration_ms, the session's duration when the records carry no timestamps. */
-    let turnDurationMs: number | undefined;
-    let sawTimestamp = false;
-    let turnHadAnswer = false;
-    let cumulative: Usage | undefined;
-    let model: string | undefined;
-    /** Messages told once by response_item and once by event_msg: the first copy is the message, the second pairs with it. */
-    const copies: { key: string; text: string; source: Source; messageId: string }[] = [];
-    const calls = new Map<string, { name: string; kind: ToolKind; patch?: string; fileChanged: boolean }>();
-    const usedIds = new Set<string>();
-
-    const unknown = (out: AgentEventDraft[], context: DecodeContext, raw: JsonObject, reason: string): void => {
-      out.push(unknownRecord(raw, reason));
-      context.report({ code: "unknown-record", message: reason });
-    };
-
-    const ensureStarted = (out: AgentEventDraft[]): void => {
-      if (started) return;
-      started = true;
-      out.push({ type: "session.started", agent: "codex" });
-    };
-
-    // ----- messages -----
-
-    const message = (
-      out: AgentEventDraft[],
-      source: Source,
-      record: string,
-      role: MessageRole,
-      kind: MessageKind,
-      text: string,
-      options: { id?: string | undefined; channel?: string | undefined; signature?: string | undefined; parts?: string[] } = {},
-    ): void => {
-      const key = `${role}/${kind}/${options.channel === "raw" ? "raw" : ""}`;
-      const parts = (options.parts ?? [text]).map((p) => p.trim()).filter((p) => p !== "");
-      // Rollouts tell each message twice (response_item and event_msg); the second copy becomes an info notice so the text is not doubled.
-      if (parts.length > 0 && parts.every((p) => copies.some((c) => c.key === key && c.source !== source && c.text === p))) {
-        const ids: string[] = [];
-        for (const p of parts) {
-          const index = copies.findIndex((c) => c.key === key && c.source !== source && c.text === p);
-          const [twin] = copies.splice(index, 1);
-          if (twin !== undefined && !ids.includes(twin.messageId)) ids.push(twin.messageId);
-        }
-        out.push({ type: "notice", kind: "duplicate", level: "info", text: `${record} repeats message ${ids.join(", ")}`, details: compact({ messageId: ids[0], record, phase: options.channel }) });
-        return;
-      }
-      // Item ids are used once; a repeated one (a fork replays history) gets a fresh id so no message completes twice.
-      const id = options.id !== undefined && !usedIds.has(options.id) ? options.id : state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
-      usedIds.add(id);
-      out.push(...state.complete(id, text, role, kind, compact({ channel: options.channel, signature: options.signature })));
-      for (const p of parts) copies.push({ key, text: p, source, messageId: id });
-      if (copies.length > 64) copies.splice(0, copies.length - 64);
-      if (role === "assistant" && kind === "text" && options.channel !== "plan" && text.trim() !== "") turnHadAnswer = true;
-    };
-
-    // ----- tools -----
-
-    const startCall = (out: AgentEventDraft[], id: string, name: string, input: JsonValue | undefined, patch?: string): void => {
-      if (calls.has(id)) return;
-      const { kind, server } = toolKindOf(name);
-      calls.set(id, compact({ name, kind, patch, fileChanged: false }));
-      state.toolStarted(id, name);
-      out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server }));
-    };
-
-    const finishCall = (out: AgentEventDraft[], id: string, record: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined; isError: boolean }): void => {
-      const call = calls.get(id);
-      if (state.toolCompleted(id)) {
-        out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: call?.name, ...fields }));
-        if (call?.patch !== undefined && !call.fileChanged) {
-          const changes = patchTextChanges(call.patch);
-          call.fileChanged = true;
-          if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: id, status: fields.isError ? "error" : "success" });
-        }
-        return;
-      }
-      // A call ends twice in rollouts (exec_command_end / patch_apply_end, then the *_output item the model saw); the second is a notice.
-      out.push({ type: "notice", kind: "tool_output", level: "info", text: `${record} for tool call ${id}`, details: compact({ toolCallId: id, record, exitCode: fields.exitCode, isError: fields.isError }) });
-    };
-
-    // ----- turns -----
-
-    const endTurn = (out: AgentEventDraft[], status: "success" | "error", outcome: { status: SessionStatus; error?: string }, id?: string): void => {
-      if (outcome.error !== undefined) {
-        // An aborted or failed turn ends its running tool calls; we close them as errors with the turn's reason.
-        for (const [callId, call] of calls) {
-          if (state.toolCompleted(callId)) out.push({ type: "tool.completed", toolCallId: callId, name: call.name, isError: true, output: outcome.error });
-        }
-      }
-      const turn = turnId ?? id ?? state.nextId("turn");
-      out.push(compact({ type: "turn.completed" as const, turnId: turn, status, error: outcome.error }));
-      turnId = undefined;
-      pendingError = undefined;
-      lastTurn = outcome;
-      copies.length = 0;
-    };
-
-    const usageFigure = (out: AgentEventDraft[], usage: Usage | undefined): boolean => {
-      // token_count and token_usage_record repeat the same thread total; we emit one cumulative usage per distinct figure.
-      if (usage === undefined || sameUsage(usage, cumulative)) return false;
-      cumulative = usage;
-      out.push(compact({ type: "usage" as const, usage, scope: "cumulative" as const, model }));
-      return true;
-    };
-
-    // ----- record types -----
-
-    const sessionMeta = (out: AgentEventDraft[], p: JsonObject): void => {
-      const meta: Partial<SessionMetaPayload> = compact({ id: str(p, "id") ?? str(p, "session_id"), cli_version: str(p, "cli_version"), cwd: str(p, "cwd") });
-      if (started) {
-        // A forked rollout repeats its source session's meta after its own; we keep it as a notice.
-        out.push({ type: "notice", kind: "session_meta", level: "info", text: `session ${meta.id ?? "?"} (fork source)`, details: { ...p } });
-        return;
-      }
-      started = true;
-      const details: JsonObject = { ...p };
-      for (const key of ["id", "session_id", "cwd", "cli_version", "model"]) delete details[key];
-      model = str(p, "model") ?? str(at(p, "base_instructions", "provenance", "model"));
-      // session_meta.timestamp is when the session was created, a little before the record was written; the session starts then.
-      out.push(compact({ type: "session.started" as const, agent: "codex", agentVersion: meta.cli_version, model, cwd: meta.cwd, sessionId: meta.id, details, time: str(p, "timestamp") }));
-    };
-
-    const responseItem = (out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void => {
-      const type = str(p, "type") as ResponseItemPayload["type"] | undefined;
-      const callId = str(p, "call_id");
-      switch (type) {
-        case "message": {
-          const role = str(p, "role");
-          if (role !== "assistant" && role !== "user" && role !== "developer" && role !== "system") return unknown(out, context, v, `codex response_item message with role ${JSON.stringify(role ?? null)}`);
-          const parts = (arr(p, "content") ?? []).map((c) => str(c, "text")).filter((t): t is string => t !== undefined);
-          const text = parts.join(role === "assistant" ? "" : "\n\n");
-          message(out, "response_item", "response_item message", role, "text", text, { id: str(p, "id"), channel: str(p, "phase") });
-          return;
-        }
-        case "reasoning": {
-          const summary = (arr(p, "summary") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
-          const raw = (arr(p, "content") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
-          const encrypted = str(p, "encrypted_content");
-          if (summary.length > 0) message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), { id: str(p, "id"), parts: summary, signature: encrypted });
-          if (raw.length > 0) message(out, "response_item", "response_item reasoning", "assistant", "reasoning", raw.join("\n\n"), { channel: "raw", parts: raw });
-          // Reasoning with only encrypted_content: the provider withheld it; we emit redacted_reasoning with the ciphertext as signature.
-          if (summary.length === 0 && raw.length === 0) {
-            const itemId = str(p, "id");
-            const id = itemId !== undefined && !usedIds.has(itemId) ? itemId : state.nextId("reasoning");
-            usedIds.add(id);
-            out.push(...state.complete(id, "", "assistant", encrypted !== undefined ? "redacted_reasoning" : "reasoning", compact({ signature: encrypted })));
-          }
-          return;
-        }
-        case "function_call":
-        case "custom_tool_call":
-        case "local_shell_call": {
-          const id = callId ?? str(p, "id") ?? state.nextId("call");
-          const name = type === "local_shell_call" ? "local_shell" : (str(p, "name") ?? type);
-          let input: JsonValue | undefined;
-          let patch: string | undefined;
-          if (type === "function_call") {
-            const args = str(p, "arguments");
-            try {
-              input = args === undefined ? undefined : (JSON.parse(args) as JsonValue);
-            } catch {
-              input = args;
-            }
-            if (name === "apply_patch") patch = str(input, "input") ?? str(input, "patch");
-          } else if (type === "custom_tool_call") {
-            input = get(p, "input");
-            if (name === "apply_patch") patch = str(input);
-          } else input = obj(p, "action");
-          startCall(out, id, name, input, patch);
-          if (name === "update_plan" && obj(input) !== undefined) out.push({ type: "plan.updated", items: codexPlanItems(get(input, "plan")) });
-          return;
-        }
-        case "function_call_output":
-        case "custom_tool_call_output": {
-          const id = callId ?? state.nextId("call");
-          startCall(out, id, type === "function_call_output" ? "function_call" : "custom_tool_call", undefined);
-          const call = calls.get(id);
-          const parsed = parseOutput(get(p, "output"), call?.kind === "command");
-          const isError = parsed.success === false || (parsed.exitCode !== undefined && parsed.exitCode !== 0);
-          finishCall(out, id, `response_item ${type}`, { output: parsed.output, exitCode: parsed.exitCode, durationMs: parsed.durationMs, isError });
-          return;
-        }
-        case "web_search_call": {
-          const id = str(p, "id") ?? callId ?? state.nextId("web_search");
-          const action = obj(p, "action");
-          startCall(out, id, "web_search", action);
-          finishCall(out, id, "response_item web_search_call", { output: str(action, "query"), isError: str(p, "status") === "failed" });
-          return;
-        }
-        case "image_generation_call": {
-          const id = str(p, "id") ?? callId ?? state.nextId("image");
-          startCall(out, id, "image_generation", compact({ prompt: str(p, "revised_prompt") }));
-          finishCall(out, id, "response_item image_generation_call", { isError: str(p, "status") === "failed" });
-          return;
-        }
-        default: {
-          const kind = type === undefined ? undefined : ITEM_NOTICES[type];
-          if (kind === undefined) return unknown(out, context, v, `unknown codex response_item type ${JSON.stringify(type ?? null)}`);
-          out.push({ type: "notice", kind, level: "info", text: `response_item ${type}`, details: { ...p } });
-        }
-      }
-    };
-
-    const eventMsg = (out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void => {
-      const type = str(p, "type") ?? "";
-      const callId = str(p, "call_id") ?? "";
-      switch (type) {
-        case "task_started":
-        case "turn_started":
-          turnId = str(p, "turn_id") ?? state.nextId("turn");
-          turnHadAnswer = false;
-          pendingError = undefined;
-          out.push({ type: "turn.started", turnId });
-          return;
-        case "task_complete":
-        case "turn_complete": {
-          const last = str(p, "last_agent_message");
-          if (last !== undefined && last.trim() !== "") {
-            // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
-            if (!turnHadAnswer) out.push(...state.complete(state.nextId("msg"), last, "assistant", "text"));
-            finalText = last;
-          }
-          const durationMs = num(p, "duration_ms");
-          if (durationMs !== undefined && durationMs >= 0) turnDurationMs = (turnDurationMs ?? 0) + durationMs;
-          const ttft = num(p, "time_to_first_token_ms");
-          if (durationMs !== undefined || ttft !== undefined) {
-            out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
-          }
-          endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
-          return;
-        }
-        case "turn_aborted": {
-          const error = `turn aborted: ${str(p, "reason") ?? "unknown reason"}`;
-          endTurn(out, "error", { status: "interrupted", error }, str(p, "turn_id"));
-          return;
-        }
-        case "user_message":
-          message(out, "event_msg", "event_msg user_message", "user", "text", str(p, "message") ?? "");
-          return;
-        case "agent_message":
-          message(out, "event_msg", "event_msg agent_message", "assistant", "text", str(p, "message") ?? "", { channel: str(p, "phase") });
-          return;
-        case "agent_reasoning":
-          message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", str(p, "text") ?? "");
-          return;
-        case "agent_reasoning_raw_content":
-          message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", { channel: "raw" });
-          return;
-        case "token_count": {
-          const before = out.length;
-          usageFigure(out, codexUsage(at(p, "info", "total_token_usage")));
-          out.push(...codexRateLimits(get(p, "rate_limits"), str(v, "timestamp")));
-          if (out.length === before) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count (no new figures)" });
-          return;
-        }
-        case "error": {
-          const message = str(p, "message") ?? "";
-          const info = get(p, "codex_error_info");
-          const code = str(info) ?? Object.keys(obj(info) ?? {})[0];
-          pendingError = message;
-          if (turnId === undefined) lastTurn = { status: "error", error: message };
-          out.push(compact({ type: "error" as const, scope: "turn" as const, message, code, turnId }));
-          return;
-        }
-        case "stream_error": {
-          const message = str(p, "message") ?? "";
-          out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
-          return;
-        }
-        case "plan_update":
-          out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
-          return;
-        case "exec_command_begin":
-          if (calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-          else startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
-          return;
-        case "exec_command_end": {
-          startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
-          const exitCode = num(p, "exit_code");
-          finishCall(out, callId, "event_msg exec_command_end", {
-            output: str(p, "aggregated_output") ?? joinOutput(str(p, "stdout"), str(p, "stderr")) ?? str(p, "formatted_output"),
-            exitCode,
-            durationMs: codexDurationMs(get(p, "duration")),
-            isError: (exitCode !== undefined && exitCode !== 0) || str(p, "status") === "failed" || str(p, "status") === "declined",
-          });
-          return;
-        }
-        case "patch_apply_begin":
-          if (calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "applying" });
-          else startCall(out, callId, "apply_patch", compact({ changes: get(p, "changes") }));
-          return;
-        case "patch_apply_end": {
-          startCall(out, callId, "apply_patch", undefined);
-          const success = bool(p, "success") !== false;
-          const call = calls.get(callId);
-          const changes = codexPatchChanges(get(p, "changes"));
-          if (changes.length > 0 && call !== undefined && !call.fileChanged) {
-            call.fileChanged = true;
-            out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
-          }
-          finishCall(out, callId, "event_msg patch_apply_end", { output: joinOutput(str(p, "stdout"), str(p, "stderr")), isError: !success });
-          return;
-        }
-        case "mcp_tool_call_begin":
-        case "mcp_tool_call_end": {
-          const invocation = obj(p, "invocation");
-          const tool = str(invocation, "tool");
-          const server = str(invocation, "server");
-          if (!calls.has(callId)) {
-            calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
-            state.toolStarted(callId, tool ?? "mcp_tool_call");
-            out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
-          } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-          if (type === "mcp_tool_call_begin") return;
-          const result = get(p, "result");
-          const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-          const err = get(result, "Err");
-          const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
-          finishCall(out, callId, "event_msg mcp_tool_call_end", {
-            output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
-            result: structured === null ? undefined : structured,
-            isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
-            durationMs: codexDurationMs(get(p, "duration")),
-          });
-          return;
-        }
-        case "web_search_begin":
-          startCall(out, callId, "web_search", compact({ query: str(p, "query") }));
-          return;
-        case "web_search_end":
-          startCall(out, callId, "web_search", compact({ query: str(p, "query"), action: obj(p, "action") }));
-          finishCall(out, callId, "event_msg web_search_end", { output: str(p, "query") ?? str(at(p, "action", "query")), isError: false });
-          return;
-        case "view_image_tool_call":
-          startCall(out, callId, "view_image", compact({ path: str(p, "path") }));
-          finishCall(out, callId, "event_msg view_image_tool_call", { isError: false });
-          return;
-        default: {
-          const level = EVENT_NOTICES[type];
-          if (level === undefined) return unknown(out, context, v, `unknown codex event_msg type ${JSON.stringify(type)}`);
-          const details: JsonObject = { ...p };
-          delete details.type;
-          const text = str(p, "message") ?? str(p, "summary") ?? str(p, "reason") ?? str(p, "unified_diff") ?? type.replace(/_/g, " ");
-          out.push({ type: "notice", kind: type === "context_compacted" ? "compact_boundary" : type, level, text, details });
-        }
-      }
-    };
-
-    const turnContext = (out: AgentEventDraft[], p: JsonObject): void => {
-      const ctx: TurnContextPayload = compact({ model: str(p, "model"), approval_policy: str(p, "approval_policy"), effort: str(p, "effort") });
-      const sandbox = str(at(p, "sandbox_policy", "type"));
-      if (ctx.model !== undefined) model = ctx.model;
-      const parts = [
-        ctx.model !== undefined ? `model ${ctx.model}` : undefined,
-        ctx.effort !== undefined ? `effort ${ctx.effort}` : undefined,
-        ctx.approval_policy !== undefined ? `approval ${ctx.approval_policy}` : undefined,
-        sandbox !== undefined ? `sandbox ${sandbox}` : undefined,
-      ].filter((s): s is string => s !== undefined);
-      // turn_context names the model (session_meta does not); we keep it as a notice and put the model on later usage events.
-      out.push({ type: "notice", kind: "turn_context", level: "info", text: parts.join(", ") || "turn context", details: { ...p } });
-    };
-
-    const tokenUsageRecord = (out: AgentEventDraft[], p: JsonObject): void => {
-      const record: TokenUsageRecordPayload = compact({ response_id: str(p, "response_id"), thread_token_usage: obj(p, "thread_token_usage") });
-      if (usageFigure(out, codexUsage(record.thread_token_usage))) return;
-      out.push({ type: "notice", kind: "token_usage_record", level: "info", text: `token usage of ${record.response_id ?? "a response"}`, details: { ...p } });
-    };
-
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        const v = record.value;
-        const type = str(v, "type") as RolloutLine["type"] | undefined;
-        const payload = obj(v, "payload");
-        const out: AgentEventDraft[] = [];
-        if (type === undefined || payload === undefined || !ROLLOUT_TYPES.has(type)) {
-          unknown(out, context, v, `unknown codex rollout record ${JSON.stringify(type ?? null)}`);
-          return out;
-        }
-        if (type !== "session_meta") ensureStarted(out);
-        switch (type) {
-          case "session_meta":
-            sessionMeta(out, payload);
-            break;
-          case "response_item":
-            responseItem(out, context, v, payload);
-            break;
-          case "event_msg":
-            eventMsg(out, context, v, payload);
-            break;
-          case "turn_context":
-            turnContext(out, payload);
-            break;
-          case "token_usage_record":
-            tokenUsageRecord(out, payload);
-            break;
-          case "compacted":
-            out.push({ type: "notice", kind: "compact_boundary", level: "info", text: str(payload, "message") || "history compacted", details: compact({ replacedItems: arr(payload, "replacement_history")?.length }) });
-            break;
-          default:
-            out.push({ type: "notice", kind: type, level: "info", text: type.replace(/_/g, " "), details: { ...payload } });
-        }
-        const time = str(v, "timestamp");
-        if (time === undefined) return out;
-        sawTimestamp = true;
-        return out.map((draft) => (draft.time === undefined ? { ...draft, time } : draft));
-      },
-      end() {
-        const out: AgentEventDraft[] = [];
-        if (turnId !== undefined && pendingError !== undefined) endTurn(out, "error", { status: "error", error: pendingError });
-        out.unshift(...state.closeAll());
-        // A rollout has no session-end record: the last turn's end stands for it; a file cut (or still being written) mid-turn gets none.
-        if (turnId === undefined && lastTurn !== undefined) {
-          // With timestamps, `summary` takes the span of the rollout (docs/events.md); without, the turns' own durations add up.
-          const durationMs = sawTimestamp ? undefined : turnDurationMs;
-          out.push(compact({ type: "session.completed" as const, status: lastTurn.status, error: lastTurn.error, finalText, usage: cumulative, durationMs }));
-        }
-        return out;
-      },
-    };
-  },
+  createDecoder: createRolloutDecoder,
 };
+
+function createRolloutDecoder(): DialectDecoder {
+  const decoding = new RolloutStream();
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      const v = record.value;
+      const type = str(v, "type") as RolloutLine["type"] | undefined;
+      const payload = obj(v, "payload");
+      const out: AgentEventDraft[] = [];
+      if (type === undefined || payload === undefined || !ROLLOUT_TYPES.has(type)) {
+        decoding.unknown(out, context, v, `unknown codex rollout record ${JSON.stringify(type ?? null)}`);
+        return out;
+      }
+      if (type !== "session_meta") decoding.ensureStarted(out);
+      switch (type) {
+        case "session_meta":
+          decoding.sessionMeta(out, payload);
+          break;
+        case "response_item":
+          decoding.responseItem(out, context, v, payload);
+          break;
+        case "event_msg":
+          decoding.eventMsg(out, context, v, payload);
+          break;
+        case "turn_context":
+          decoding.turnContext(out, payload);
+          break;
+        case "token_usage_record":
+          decoding.tokenUsageRecord(out, payload);
+          break;
+        case "compacted":
+          out.push({ type: "notice", kind: "compact_boundary", level: "info", text: str(payload, "message") || "history compacted", details: compact({ replacedItems: arr(payload, "replacement_history")?.length }) });
+          break;
+        default:
+          out.push({ type: "notice", kind: type, level: "info", text: type.replace(/_/g, " "), details: { ...payload } });
+      }
+      const time = str(v, "timestamp");
+      if (time === undefined) return out;
+      decoding.sawTimestamp = true;
+      return out.map((draft) => (draft.time === undefined ? { ...draft, time } : draft));
+    },
+    end() {
+      const out: AgentEventDraft[] = [];
+      if (decoding.turnId !== undefined && decoding.pendingError !== undefined) decoding.endTurn(out, "error", { status: "error", error: decoding.pendingError });
+      out.unshift(...decoding.state.closeAll());
+      // A rollout has no session-end record: the last turn's end stands for it; a file cut (or still being written) mid-turn gets none.
+      if (decoding.turnId === undefined && decoding.lastTurn !== undefined) {
+        // With timestamps, `summary` takes the span of the rollout (docs/events.md); without, the turns' own durations add up.
+        const durationMs = decoding.sawTimestamp ? undefined : decoding.turnDurationMs;
+        out.push(compact({ type: "session.completed" as const, status: decoding.lastTurn.status, error: decoding.lastTurn.error, finalText: decoding.finalText, usage: decoding.cumulative, durationMs }));
+      }
+      return out;
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class RolloutStream {
+  readonly state = createStreamState();
+  started = false;
+  turnId: string | undefined;
+  lastTurn: { status: SessionStatus; error?: string } | undefined;
+  pendingError: string | undefined;
+  finalText: string | undefined;
+  /** Sum of task_complete.duration_ms, the session's duration when the records carry no timestamps. */
+  turnDurationMs: number | undefined;
+  sawTimestamp = false;
+  turnHadAnswer = false;
+  cumulative: Usage | undefined;
+  model: string | undefined;
+  /** Messages told once by response_item and once by event_msg: the first copy is the message, the second pairs with it. */
+  readonly copies: { key: string; text: string; source: Source; messageId: string }[] = [];
+  readonly calls = new Map<string, { name: string; kind: ToolKind; patch?: string; fileChanged: boolean }>();
+  readonly usedIds = new Set<string>();
+
+  unknown(out: AgentEventDraft[], context: DecodeContext, raw: JsonObject, reason: string): void {
+    out.push(unknownRecord(raw, reason));
+    context.report({ code: "unknown-record", message: reason });
+  }
+
+  ensureStarted(out: AgentEventDraft[]): void {
+    if (this.started) return;
+    this.started = true;
+    out.push({ type: "session.started", agent: "codex" });
+  }
+
+  // ----- messages -----
+
+  message(
+    out: AgentEventDraft[],
+    source: Source,
+    record: string,
+    role: MessageRole,
+    kind: MessageKind,
+    text: string,
+    options: { id?: string | undefined; channel?: string | undefined; signature?: string | undefined; parts?: string[] } = {},
+  ): void {
+    const key = `${role}/${kind}/${options.channel === "raw" ? "raw" : ""}`;
+    const parts = (options.parts ?? [text]).map((p) => p.trim()).filter((p) => p !== "");
+    // Rollouts tell each message twice (response_item and event_msg); the second copy becomes an info notice so the text is not doubled.
+    if (parts.length > 0 && parts.every((p) => this.copies.some((c) => c.key === key && c.source !== source && c.text === p))) {
+      const ids: string[] = [];
+      for (const p of parts) {
+        const index = this.copies.findIndex((c) => c.key === key && c.source !== source && c.text === p);
+        const [twin] = this.copies.splice(index, 1);
+        if (twin !== undefined && !ids.includes(twin.messageId)) ids.push(twin.messageId);
+      }
+      out.push({ type: "notice", kind: "duplicate", level: "info", text: `${record} repeats message ${ids.join(", ")}`, details: compact({ messageId: ids[0], record, phase: options.channel }) });
+      return;
+    }
+    // Item ids are used once; a repeated one (a fork replays history) gets a fresh id so no message completes twice.
+    const id = options.id !== undefined && !this.usedIds.has(options.id) ? options.id : this.state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
+    this.usedIds.add(id);
+    out.push(...this.state.complete(id, text, role, kind, compact({ channel: options.channel, signature: options.signature })));
+    for (const p of parts) this.copies.push({ key, text: p, source, messageId: id });
+    if (this.copies.length > 64) this.copies.splice(0, this.copies.length - 64);
+    if (role === "assistant" && kind === "text" && options.channel !== "plan" && text.trim() !== "") this.turnHadAnswer = true;
+  }
+
+  // ----- tools -----
+
+  startCall(out: AgentEventDraft[], id: string, name: string, input: JsonValue | undefined, patch?: string): void {
+    if (this.calls.has(id)) return;
+    const { kind, server } = toolKindOf(name);
+    this.calls.set(id, compact({ name, kind, patch, fileChanged: false }));
+    this.state.toolStarted(id, name);
+    out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server }));
+  }
+
+  finishCall(out: AgentEventDraft[], id: string, record: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined; isError: boolean }): void {
+    const call = this.calls.get(id);
+    if (this.state.toolCompleted(id)) {
+      out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: call?.name, ...fields }));
+      if (call?.patch !== undefined && !call.fileChanged) {
+        const changes = patchTextChanges(call.patch);
+        call.fileChanged = true;
+        if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: id, status: fields.isError ? "error" : "success" });
+      }
+      return;
+    }
+    // A call ends twice in rollouts (exec_command_end / patch_apply_end, then the *_output item the model saw); the second is a notice.
+    out.push({ type: "notice", kind: "tool_output", level: "info", text: `${record} for tool call ${id}`, details: compact({ toolCallId: id, record, exitCode: fields.exitCode, isError: fields.isError }) });
+  }
+
+  // ----- turns -----
+
+  endTurn(out: AgentEventDraft[], status: "success" | "error", outcome: { status: SessionStatus; error?: string }, id?: string): void {
+    if (outcome.error !== undefined) {
+      // An aborted or failed turn ends its running tool calls; we close them as errors with the turn's reason.
+      for (const [callId, call] of this.calls) {
+        if (this.state.toolCompleted(callId)) out.push({ type: "tool.completed", toolCallId: callId, name: call.name, isError: true, output: outcome.error });
+      }
+    }
+    const turn = this.turnId ?? id ?? this.state.nextId("turn");
+    out.push(compact({ type: "turn.completed" as const, turnId: turn, status, error: outcome.error }));
+    this.turnId = undefined;
+    this.pendingError = undefined;
+    this.lastTurn = outcome;
+    this.copies.length = 0;
+  }
+
+  usageFigure(out: AgentEventDraft[], usage: Usage | undefined): boolean {
+    // token_count and token_usage_record repeat the same thread total; we emit one cumulative usage per distinct figure.
+    if (usage === undefined || sameUsage(usage, this.cumulative)) return false;
+    this.cumulative = usage;
+    out.push(compact({ type: "usage" as const, usage, scope: "cumulative" as const, model: this.model }));
+    return true;
+  }
+
+  // ----- record types -----
+
+  sessionMeta(out: AgentEventDraft[], p: JsonObject): void {
+    const meta: Partial<SessionMetaPayload> = compact({ id: str(p, "id") ?? str(p, "session_id"), cli_version: str(p, "cli_version"), cwd: str(p, "cwd") });
+    if (this.started) {
+      // A forked rollout repeats its source session's meta after its own; we keep it as a notice.
+      out.push({ type: "notice", kind: "session_meta", level: "info", text: `session ${meta.id ?? "?"} (fork source)`, details: { ...p } });
+      return;
+    }
+    this.started = true;
+    const details: JsonObject = { ...p };
+    for (const key of ["id", "session_id", "cwd", "cli_version", "model"]) delete details[key];
+    this.model = str(p, "model") ?? str(at(p, "base_instructions", "provenance", "model"));
+    // session_meta.timestamp is when the session was created, a little before the record was written; the session starts then.
+    out.push(compact({ type: "session.started" as const, agent: "codex", agentVersion: meta.cli_version, model: this.model, cwd: meta.cwd, sessionId: meta.id, details, time: str(p, "timestamp") }));
+  }
+
+  responseItem(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
+    const type = str(p, "type") as ResponseItemPayload["type"] | undefined;
+    const callId = str(p, "call_id");
+    switch (type) {
+      case "message": {
+        const role = str(p, "role");
+        if (role !== "assistant" && role !== "user" && role !== "developer" && role !== "system") return this.unknown(out, context, v, `codex response_item message with role ${JSON.stringify(role ?? null)}`);
+        const parts = (arr(p, "content") ?? []).map((c) => str(c, "text")).filter((t): t is string => t !== undefined);
+        const text = parts.join(role === "assistant" ? "" : "\n\n");
+        this.message(out, "response_item", "response_item message", role, "text", text, { id: str(p, "id"), channel: str(p, "phase") });
+        return;
+      }
+      case "reasoning": {
+        const summary = (arr(p, "summary") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
+        const raw = (arr(p, "content") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
+        const encrypted = str(p, "encrypted_content");
+        if (summary.length > 0) this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), { id: str(p, "id"), parts: summary, signature: encrypted });
+        if (raw.length > 0) this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", raw.join("\n\n"), { channel: "raw", parts: raw });
+        // Reasoning with only encrypted_content: the provider withheld it; we emit redacted_reasoning with the ciphertext as signature.
+        if (summary.length === 0 && raw.length === 0) {
+          const itemId = str(p, "id");
+          const id = itemId !== undefined && !this.usedIds.has(itemId) ? itemId : this.state.nextId("reasoning");
+          this.usedIds.add(id);
+          out.push(...this.state.complete(id, "", "assistant", encrypted !== undefined ? "redacted_reasoning" : "reasoning", compact({ signature: encrypted })));
+        }
+        return;
+      }
+      case "function_call":
+      case "custom_tool_call":
+      case "local_shell_call": {
+        const id = callId ?? str(p, "id") ?? this.state.nextId("call");
+        const name = type === "local_shell_call" ? "local_shell" : (str(p, "name") ?? type);
+        let input: JsonValue | undefined;
+        let patch: string | undefined;
+        if (type === "function_call") {
+          const args = str(p, "arguments");
+          try {
+            input = args === undefined ? undefined : (JSON.parse(args) as JsonValue);
+          } catch {
+            input = args;
+          }
+          if (name === "apply_patch") patch = str(input, "input") ?? str(input, "patch");
+        } else if (type === "custom_tool_call") {
+          input = get(p, "input");
+          if (name === "apply_patch") patch = str(input);
+        } else input = obj(p, "action");
+        this.startCall(out, id, name, input, patch);
+        if (name === "update_plan" && obj(input) !== undefined) out.push({ type: "plan.updated", items: codexPlanItems(get(input, "plan")) });
+        return;
+      }
+      case "function_call_output":
+      case "custom_tool_call_output": {
+        const id = callId ?? this.state.nextId("call");
+        this.startCall(out, id, type === "function_call_output" ? "function_call" : "custom_tool_call", undefined);
+        const call = this.calls.get(id);
+        const parsed = parseOutput(get(p, "output"), call?.kind === "command");
+        const isError = parsed.success === false || (parsed.exitCode !== undefined && parsed.exitCode !== 0);
+        this.finishCall(out, id, `response_item ${type}`, { output: parsed.output, exitCode: parsed.exitCode, durationMs: parsed.durationMs, isError });
+        return;
+      }
+      case "web_search_call": {
+        const id = str(p, "id") ?? callId ?? this.state.nextId("web_search");
+        const action = obj(p, "action");
+        this.startCall(out, id, "web_search", action);
+        this.finishCall(out, id, "response_item web_search_call", { output: str(action, "query"), isError: str(p, "status") === "failed" });
+        return;
+      }
+      case "image_generation_call": {
+        const id = str(p, "id") ?? callId ?? this.state.nextId("image");
+        this.startCall(out, id, "image_generation", compact({ prompt: str(p, "revised_prompt") }));
+        this.finishCall(out, id, "response_item image_generation_call", { isError: str(p, "status") === "failed" });
+        return;
+      }
+      default: {
+        const kind = type === undefined ? undefined : ITEM_NOTICES[type];
+        if (kind === undefined) return this.unknown(out, context, v, `unknown codex response_item type ${JSON.stringify(type ?? null)}`);
+        out.push({ type: "notice", kind, level: "info", text: `response_item ${type}`, details: { ...p } });
+      }
+    }
+  }
+
+  eventMsg(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
+    const type = str(p, "type") ?? "";
+    const callId = str(p, "call_id") ?? "";
+    switch (type) {
+      case "task_started":
+      case "turn_started":
+        this.turnId = str(p, "turn_id") ?? this.state.nextId("turn");
+        this.turnHadAnswer = false;
+        this.pendingError = undefined;
+        out.push({ type: "turn.started", turnId: this.turnId });
+        return;
+      case "task_complete":
+      case "turn_complete": {
+        const last = str(p, "last_agent_message");
+        if (last !== undefined && last.trim() !== "") {
+          // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
+          if (!this.turnHadAnswer) out.push(...this.state.complete(this.state.nextId("msg"), last, "assistant", "text"));
+          this.finalText = last;
+        }
+        const durationMs = num(p, "duration_ms");
+        if (durationMs !== undefined && durationMs >= 0) this.turnDurationMs = (this.turnDurationMs ?? 0) + durationMs;
+        const ttft = num(p, "time_to_first_token_ms");
+        if (durationMs !== undefined || ttft !== undefined) {
+          out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? this.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
+        }
+        this.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
+        return;
+      }
+      case "turn_aborted": {
+        const error = `turn aborted: ${str(p, "reason") ?? "unknown reason"}`;
+        this.endTurn(out, "error", { status: "interrupted", error }, str(p, "turn_id"));
+        return;
+      }
+      case "user_message":
+        this.message(out, "event_msg", "event_msg user_message", "user", "text", str(p, "message") ?? "");
+        return;
+      case "agent_message":
+        this.message(out, "event_msg", "event_msg agent_message", "assistant", "text", str(p, "message") ?? "", { channel: str(p, "phase") });
+        return;
+      case "agent_reasoning":
+        this.message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", str(p, "text") ?? "");
+        return;
+      case "agent_reasoning_raw_content":
+        this.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", { channel: "raw" });
+        return;
+      case "token_count": {
+        const before = out.length;
+        this.usageFigure(out, codexUsage(at(p, "info", "total_token_usage")));
+        out.push(...codexRateLimits(get(p, "rate_limits"), str(v, "timestamp")));
+        if (out.length === before) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count (no new figures)" });
+        return;
+      }
+      case "error": {
+        const message = str(p, "message") ?? "";
+        const info = get(p, "codex_error_info");
+        const code = str(info) ?? Object.keys(obj(info) ?? {})[0];
+        this.pendingError = message;
+        if (this.turnId === undefined) this.lastTurn = { status: "error", error: message };
+        out.push(compact({ type: "error" as const, scope: "turn" as const, message, code, turnId: this.turnId }));
+        return;
+      }
+      case "stream_error": {
+        const message = str(p, "message") ?? "";
+        out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
+        return;
+      }
+      case "plan_update":
+        out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
+        return;
+      case "exec_command_begin":
+        if (this.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
+        else this.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
+        return;
+      case "exec_command_end": {
+        this.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
+        const exitCode = num(p, "exit_code");
+        this.finishCall(out, callId, "event_msg exec_command_end", {
+          output: str(p, "aggregated_output") ?? joinOutput(str(p, "stdout"), str(p, "stderr")) ?? str(p, "formatted_output"),
+          exitCode,
+          durationMs: codexDurationMs(get(p, "duration")),
+          isError: (exitCode !== undefined && exitCode !== 0) || str(p, "status") === "failed" || str(p, "status") === "declined",
+        });
+        return;
+      }
+      case "patch_apply_begin":
+        if (this.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "applying" });
+        else this.startCall(out, callId, "apply_patch", compact({ changes: get(p, "changes") }));
+        return;
+      case "patch_apply_end": {
+        this.startCall(out, callId, "apply_patch", undefined);
+        const success = bool(p, "success") !== false;
+        const call = this.calls.get(callId);
+        const changes = codexPatchChanges(get(p, "changes"));
+        if (changes.length > 0 && call !== undefined && !call.fileChanged) {
+          call.fileChanged = true;
+          out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
+        }
+        this.finishCall(out, callId, "event_msg patch_apply_end", { output: joinOutput(str(p, "stdout"), str(p, "stderr")), isError: !success });
+        return;
+      }
+      case "mcp_tool_call_begin":
+      case "mcp_tool_call_end": {
+        const invocation = obj(p, "invocation");
+        const tool = str(invocation, "tool");
+        const server = str(invocation, "server");
+        if (!this.calls.has(callId)) {
+          this.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
+          this.state.toolStarted(callId, tool ?? "mcp_tool_call");
+          out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
+        } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
+        if (type === "mcp_tool_call_begin") return;
+        const result = get(p, "result");
+        const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
+        const err = get(result, "Err");
+        const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+        this.finishCall(out, callId, "event_msg mcp_tool_call_end", {
+          output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+          result: structured === null ? undefined : structured,
+          isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
+          durationMs: codexDurationMs(get(p, "duration")),
+        });
+        return;
+      }
+      case "web_search_begin":
+        this.startCall(out, callId, "web_search", compact({ query: str(p, "query") }));
+        return;
+      case "web_search_end":
+        this.startCall(out, callId, "web_search", compact({ query: str(p, "query"), action: obj(p, "action") }));
+        this.finishCall(out, callId, "event_msg web_search_end", { output: str(p, "query") ?? str(at(p, "action", "query")), isError: false });
+        return;
+      case "view_image_tool_call":
+        this.startCall(out, callId, "view_image", compact({ path: str(p, "path") }));
+        this.finishCall(out, callId, "event_msg view_image_tool_call", { isError: false });
+        return;
+      default: {
+        const level = EVENT_NOTICES[type];
+        if (level === undefined) return this.unknown(out, context, v, `unknown codex event_msg type ${JSON.stringify(type)}`);
+        const details: JsonObject = { ...p };
+        delete details.type;
+        const text = str(p, "message") ?? str(p, "summary") ?? str(p, "reason") ?? str(p, "unified_diff") ?? type.replace(/_/g, " ");
+        out.push({ type: "notice", kind: type === "context_compacted" ? "compact_boundary" : type, level, text, details });
+      }
+    }
+  }
+
+  turnContext(out: AgentEventDraft[], p: JsonObject): void {
+    const ctx: TurnContextPayload = compact({ model: str(p, "model"), approval_policy: str(p, "approval_policy"), effort: str(p, "effort") });
+    const sandbox = str(at(p, "sandbox_policy", "type"));
+    if (ctx.model !== undefined) this.model = ctx.model;
+    const parts = [
+      ctx.model !== undefined ? `model ${ctx.model}` : undefined,
+      ctx.effort !== undefined ? `effort ${ctx.effort}` : undefined,
+      ctx.approval_policy !== undefined ? `approval ${ctx.approval_policy}` : undefined,
+      sandbox !== undefined ? `sandbox ${sandbox}` : undefined,
+    ].filter((s): s is string => s !== undefined);
+    // turn_context names the model (session_meta does not); we keep it as a notice and put the model on later usage events.
+    out.push({ type: "notice", kind: "turn_context", level: "info", text: parts.join(", ") || "turn context", details: { ...p } });
+  }
+
+  tokenUsageRecord(out: AgentEventDraft[], p: JsonObject): void {
+    const record: TokenUsageRecordPayload = compact({ response_id: str(p, "response_id"), thread_token_usage: obj(p, "thread_token_usage") });
+    if (this.usageFigure(out, codexUsage(record.thread_token_usage))) return;
+    out.push({ type: "notice", kind: "token_usage_record", level: "info", text: `token usage of ${record.response_id ?? "a response"}`, details: { ...p } });
+  }
+
+}
+
+
