@@ -1,7 +1,7 @@
 // Source: `aider --no-pretty --yes-always -m "<prompt>"` stdout, and `.aider.chat.history.md` transcripts; versions and quirks: docs/dialects/aider.md
 import type { AgentEventDraft, JsonObject } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
-import type { Dialect } from "../../dialect/dialect.ts";
+import type { Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { compact } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 
@@ -105,226 +105,235 @@ export const aider: Dialect = {
     const line = classify(text);
     return line !== undefined && (line.kind === "banner" || line.kind === "applied" || line.kind === "tokens" || line.kind === "launch" || (line.kind === "model" && line.editFormat !== undefined));
   },
-  createDecoder() {
-    const state = createStreamState();
-    let inTranscript = false; // after a banner, a launch line or a user line: unknown lines are the assistant's
-    let banner: { agentVersion?: string; model?: string; details: JsonObject } | undefined;
-    let sessionStarted = false;
-    let message: { id: string; role: "assistant" | "user" } | undefined;
-    let pendingNewlines = 0;
-    let lastLine = 0;
-    let lastSessionUsd: number | undefined;
-    // SEARCH/REPLACE blocks seen in the reply, by file, waiting for "Applied edit to <file>".
-    const edits = new Map<string, string[]>();
-    let block: { path: string; lines: string[] } | undefined;
-    let lastPathLine: string | undefined;
-    /** Jekyll front matter at the top of a website transcript. */
-    let frontMatter: "none" | "inside" | "done" = "none";
-    /** The input is one of Aider's website chat transcripts (front matter, `<div class="chat-transcript">`). */
-    let website = false;
-    let out: AgentEventDraft[] = [];
-
-    const flushBanner = (): void => {
-      if (banner === undefined) return;
-      const b = banner;
-      banner = undefined;
-      sessionStarted = true;
-      out.push(compact({ type: "session.started" as const, agent: "aider", agentVersion: b.agentVersion, model: b.model, details: Object.keys(b.details).length > 0 ? b.details : undefined }));
-    };
-    const openBanner = (): NonNullable<typeof banner> => {
-      if (banner === undefined) {
-        endMessage();
-        if (sessionStarted) {
-          // A second banner: a new Aider run appended to the same log.
-          lastSessionUsd = undefined;
-        }
-        banner = { details: {} };
-      }
-      inTranscript = true;
-      return banner;
-    };
-    const endMessage = (): void => {
-      if (message === undefined) return;
-      out.push(...state.complete(message.id, undefined, message.role, "text"));
-      message = undefined;
-      block = undefined;
-      pendingNewlines = 0;
-    };
-    const say = (text: string, role: "assistant" | "user", breaks: number): void => {
-      if (message !== undefined && message.role !== role) endMessage();
-      if (message === undefined) {
-        message = { id: state.nextId("aider-msg"), role };
-        pendingNewlines = 0;
-        out.push(...state.delta(message.id, text, role, "text"));
-        return;
-      }
-      const piece = "\n".repeat(pendingNewlines + breaks) + text;
-      pendingNewlines = 0;
-      out.push(...state.delta(message.id, piece, role, "text"));
-    };
-    /** Follows SEARCH/REPLACE (and 2023 ORIGINAL/UPDATED) blocks in the assistant's reply. */
-    const trackEdit = (line: string, breaks: number): void => {
-      const t = line.trim();
-      if (block !== undefined) {
-        for (let i = 1; i < breaks; i++) block.lines.push("");
-        block.lines.push(line);
-        if (/^>{5,9} (?:REPLACE|UPDATED)$/.test(t)) {
-          const list = edits.get(block.path) ?? [];
-          list.push(block.lines.join("\n"));
-          edits.set(block.path, list);
-          block = undefined;
-        }
-        return;
-      }
-      if (/^<{5,9} (?:SEARCH|ORIGINAL)$/.test(t) && lastPathLine !== undefined) {
-        block = { path: lastPathLine, lines: [line] };
-        return;
-      }
-      if (t !== "" && !t.startsWith("```")) lastPathLine = t;
-    };
-
-    const output = (line: AiderLine | undefined, text: string): void => {
-      if (line === undefined) {
-        if (text.trim() === "") return;
-        // The history file records the launch command (`> /usr/bin/aider --model x`) before the banner.
-        if (banner !== undefined && /(?:^|\/)aider(?:\s|$)/.test(text) && banner.details.command === undefined) {
-          banner.details.command = text;
-          return;
-        }
-        endMessage();
-        flushBanner();
-        const warning = /^(?:Warning|Error)\b/i.test(text);
-        out.push({ type: "notice", kind: "output", level: warning ? "warning" : "info", text });
-        return;
-      }
-      switch (line.kind) {
-        case "banner":
-          openBanner().agentVersion = line.version;
-          return;
-        case "model": {
-          const b = openBanner();
-          b.model = line.model;
-          if (line.editFormat !== undefined) b.details.editFormat = line.editFormat;
-          return;
-        }
-        case "banner-detail":
-          if (banner !== undefined) {
-            banner.details[DETAIL_KEYS[line.key] ?? line.key] = line.value;
-            return;
-          }
-          out.push({ type: "notice", kind: "output", level: "info", text });
-          return;
-        case "chat-started": {
-          endMessage();
-          flushBanner();
-          // Aider writes local time without a zone; we keep it in details and do not guess the offset.
-          openBanner().details.chatStartedAt = line.at;
-          return;
-        }
-        case "launch":
-          endMessage();
-          flushBanner();
-          openBanner().details.command = line.command;
-          return;
-        default:
-          break;
-      }
-      endMessage();
-      flushBanner();
-      inTranscript = true;
-      switch (line.kind) {
-        case "applied":
-        case "failed-edit": {
-          const blocks = edits.get(line.path);
-          edits.delete(line.path);
-          const diff = blocks === undefined ? undefined : blocks.join("\n");
-          out.push({ type: "file.changed", changes: [compact({ path: line.path, kind: "update" as const, diff })], status: line.kind === "applied" ? "success" : "error" });
-          if (line.kind === "failed-edit") out.push({ type: "error", scope: "tool", message: text });
-          return;
-        }
-        case "commit":
-          out.push({ type: "notice", kind: "commit", level: "info", text, details: { hash: line.hash, message: line.message } });
-          return;
-        case "tokens": {
-          // Aider's session cost is a running total: each usage event carries the increase since the last line, so the sum is Aider's own session figure.
-          let costUsd: number | undefined;
-          if (line.sessionUsd !== undefined) {
-            costUsd = lastSessionUsd === undefined || line.sessionUsd < lastSessionUsd ? line.sessionUsd : Math.round((line.sessionUsd - lastSessionUsd) * 1e10) / 1e10;
-            lastSessionUsd = line.sessionUsd;
-          }
-          const usage = usageFrom({ inputTokens: line.sent, outputTokens: line.received, cacheWriteTokens: line.cacheWrite, cacheReadTokens: line.cacheHit });
-          out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd }));
-          if (line.messageUsd !== undefined && line.sessionUsd !== undefined) {
-            out.push({ type: "metric", name: "cost", text, values: { messageUsd: line.messageUsd, sessionUsd: line.sessionUsd } });
-          }
-          return;
-        }
-      }
-    };
-
-    return {
-      decode(record) {
-        out = [];
-        if (record.kind !== "text") {
-          // Aider prints no JSON; a JSON-looking line is part of the reply (a code sample) and is kept as text.
-          const text = JSON.stringify(record.value);
-          if (inTranscript) say(text, message?.role ?? "assistant", record.line - lastLine);
-          else out.push({ type: "text", text, position: "preamble" });
-          lastLine = record.line;
-          return out;
-        }
-        // The pipeline skips blank lines; a gap in line numbers is blank lines inside a message.
-        const breaks = lastLine === 0 ? 1 : Math.max(1, record.line - lastLine);
-        lastLine = record.line;
-        // A website transcript opens with Jekyll front matter (`---` … `---`): page settings, not chat.
-        if (frontMatter === "inside" || (frontMatter === "none" && record.line === 1 && record.text.trim() === "---")) {
-          frontMatter = frontMatter === "none" ? "inside" : record.text.trim() === "---" ? "done" : "inside";
-          website = true;
-          return out;
-        }
-        const { text, quoted } = unquote(record.text);
-        // Aider's .aider.chat.history.md writes the user's messages as `#### ` lines; we make them user messages.
-        if (record.text.startsWith("#### ")) {
-          endMessage();
-          flushBanner();
-          inTranscript = true;
-          say(record.text.slice(5).trimEnd(), "user", 1);
-          endMessage();
-          return out;
-        }
-        const line = classify(text);
-        if (quoted || line !== undefined) {
-          output(line, text);
-          return out;
-        }
-        if (banner !== undefined) flushBanner();
-        if (MARKUP.test(record.text.trim())) {
-          // The website's HTML around each chat is page structure, not something anyone said.
-          endMessage();
-          website = true;
-          return out;
-        }
-        if (!inTranscript && website) {
-          // The page's title and introduction, before the first chat: kept as an info notice.
-          out.push({ type: "notice", kind: "page", level: "info", text: record.text.replace(/^#+\s*/, "") });
-          return out;
-        }
-        if (!inTranscript) {
-          endMessage();
-          out.push({ type: "text", text: record.text, position: inTranscript ? "interleaved" : "preamble" });
-          return out;
-        }
-        say(record.text, "assistant", breaks);
-        if (message?.role === "assistant") trackEdit(record.text, breaks);
-        return out;
-      },
-      end() {
-        out = [];
-        endMessage();
-        flushBanner();
-        out.push(...state.closeAll());
-        return out;
-      },
-    };
-  },
+  createDecoder: createAiderDecoder,
 };
+
+function createAiderDecoder(): DialectDecoder {
+  const decoding = new AiderStream();
+  return {
+    decode(record) {
+      decoding.out = [];
+      if (record.kind !== "text") {
+        // Aider prints no JSON; a JSON-looking line is part of the reply (a code sample) and is kept as text.
+        const text = JSON.stringify(record.value);
+        if (decoding.inTranscript) decoding.say(text, decoding.message?.role ?? "assistant", record.line - decoding.lastLine);
+        else decoding.out.push({ type: "text", text, position: "preamble" });
+        decoding.lastLine = record.line;
+        return decoding.out;
+      }
+      // The pipeline skips blank lines; a gap in line numbers is blank lines inside a message.
+      const breaks = decoding.lastLine === 0 ? 1 : Math.max(1, record.line - decoding.lastLine);
+      decoding.lastLine = record.line;
+      // A website transcript opens with Jekyll front matter (`---` … `---`): page settings, not chat.
+      if (decoding.frontMatter === "inside" || (decoding.frontMatter === "none" && record.line === 1 && record.text.trim() === "---")) {
+        decoding.frontMatter = decoding.frontMatter === "none" ? "inside" : record.text.trim() === "---" ? "done" : "inside";
+        decoding.website = true;
+        return decoding.out;
+      }
+      const { text, quoted } = unquote(record.text);
+      // Aider's .aider.chat.history.md writes the user's messages as `#### ` lines; we make them user messages.
+      if (record.text.startsWith("#### ")) {
+        decoding.endMessage();
+        decoding.flushBanner();
+        decoding.inTranscript = true;
+        decoding.say(record.text.slice(5).trimEnd(), "user", 1);
+        decoding.endMessage();
+        return decoding.out;
+      }
+      const line = classify(text);
+      if (quoted || line !== undefined) {
+        decoding.output(line, text);
+        return decoding.out;
+      }
+      if (decoding.banner !== undefined) decoding.flushBanner();
+      if (MARKUP.test(record.text.trim())) {
+        // The website's HTML around each chat is page structure, not something anyone said.
+        decoding.endMessage();
+        decoding.website = true;
+        return decoding.out;
+      }
+      if (!decoding.inTranscript && decoding.website) {
+        // The page's title and introduction, before the first chat: kept as an info notice.
+        decoding.out.push({ type: "notice", kind: "page", level: "info", text: record.text.replace(/^#+\s*/, "") });
+        return decoding.out;
+      }
+      if (!decoding.inTranscript) {
+        decoding.endMessage();
+        decoding.out.push({ type: "text", text: record.text, position: decoding.inTranscript ? "interleaved" : "preamble" });
+        return decoding.out;
+      }
+      decoding.say(record.text, "assistant", breaks);
+      if (decoding.message?.role === "assistant") decoding.trackEdit(record.text, breaks);
+      return decoding.out;
+    },
+    end() {
+      decoding.out = [];
+      decoding.endMessage();
+      decoding.flushBanner();
+      decoding.out.push(...decoding.state.closeAll());
+      return decoding.out;
+    },
+  };
+}
+
+/** One stream's decoding state, and the handlers that read and update it. */
+class AiderStream {
+  readonly state = createStreamState();
+  inTranscript = false; // after a banner, a launch line or a user line: unknown lines are the assistant's
+  banner: { agentVersion?: string; model?: string; details: JsonObject } | undefined;
+  sessionStarted = false;
+  message: { id: string; role: "assistant" | "user" } | undefined;
+  pendingNewlines = 0;
+  lastLine = 0;
+  lastSessionUsd: number | undefined;
+  // SEARCH/REPLACE blocks seen in the reply, by file, waiting for "Applied edit to <file>".
+  readonly edits = new Map<string, string[]>();
+  block: { path: string; lines: string[] } | undefined;
+  lastPathLine: string | undefined;
+  /** Jekyll front matter at the top of a website transcript. */
+  frontMatter: "none" | "inside" | "done" = "none";
+  /** The input is one of Aider's website chat transcripts (front matter, `<div class="chat-transcript">`). */
+  website = false;
+  out: AgentEventDraft[] = [];
+
+  flushBanner(): void {
+    if (this.banner === undefined) return;
+    const b = this.banner;
+    this.banner = undefined;
+    this.sessionStarted = true;
+    this.out.push(compact({ type: "session.started" as const, agent: "aider", agentVersion: b.agentVersion, model: b.model, details: Object.keys(b.details).length > 0 ? b.details : undefined }));
+  }
+  openBanner(): NonNullable<AiderStream["banner"]> {
+    if (this.banner === undefined) {
+      this.endMessage();
+      if (this.sessionStarted) {
+        // A second banner: a new Aider run appended to the same log.
+        this.lastSessionUsd = undefined;
+      }
+      this.banner = { details: {} };
+    }
+    this.inTranscript = true;
+    return this.banner;
+  }
+  endMessage(): void {
+    if (this.message === undefined) return;
+    this.out.push(...this.state.complete(this.message.id, undefined, this.message.role, "text"));
+    this.message = undefined;
+    this.block = undefined;
+    this.pendingNewlines = 0;
+  }
+  say(text: string, role: "assistant" | "user", breaks: number): void {
+    if (this.message !== undefined && this.message.role !== role) this.endMessage();
+    if (this.message === undefined) {
+      this.message = { id: this.state.nextId("aider-msg"), role };
+      this.pendingNewlines = 0;
+      this.out.push(...this.state.delta(this.message.id, text, role, "text"));
+      return;
+    }
+    const piece = "\n".repeat(this.pendingNewlines + breaks) + text;
+    this.pendingNewlines = 0;
+    this.out.push(...this.state.delta(this.message.id, piece, role, "text"));
+  }
+  /** Follows SEARCH/REPLACE (and 2023 ORIGINAL/UPDATED) blocks in the assistant's reply. */
+  trackEdit(line: string, breaks: number): void {
+    const t = line.trim();
+    if (this.block !== undefined) {
+      for (let i = 1; i < breaks; i++) this.block.lines.push("");
+      this.block.lines.push(line);
+      if (/^>{5,9} (?:REPLACE|UPDATED)$/.test(t)) {
+        const list = this.edits.get(this.block.path) ?? [];
+        list.push(this.block.lines.join("\n"));
+        this.edits.set(this.block.path, list);
+        this.block = undefined;
+      }
+      return;
+    }
+    if (/^<{5,9} (?:SEARCH|ORIGINAL)$/.test(t) && this.lastPathLine !== undefined) {
+      this.block = { path: this.lastPathLine, lines: [line] };
+      return;
+    }
+    if (t !== "" && !t.startsWith("```")) this.lastPathLine = t;
+  }
+
+  output(line: AiderLine | undefined, text: string): void {
+    if (line === undefined) {
+      if (text.trim() === "") return;
+      // The history file records the launch command (`> /usr/bin/aider --model x`) before the banner.
+      if (this.banner !== undefined && /(?:^|\/)aider(?:\s|$)/.test(text) && this.banner.details.command === undefined) {
+        this.banner.details.command = text;
+        return;
+      }
+      this.endMessage();
+      this.flushBanner();
+      const warning = /^(?:Warning|Error)\b/i.test(text);
+      this.out.push({ type: "notice", kind: "output", level: warning ? "warning" : "info", text });
+      return;
+    }
+    switch (line.kind) {
+      case "banner":
+        this.openBanner().agentVersion = line.version;
+        return;
+      case "model": {
+        const b = this.openBanner();
+        b.model = line.model;
+        if (line.editFormat !== undefined) b.details.editFormat = line.editFormat;
+        return;
+      }
+      case "banner-detail":
+        if (this.banner !== undefined) {
+          this.banner.details[DETAIL_KEYS[line.key] ?? line.key] = line.value;
+          return;
+        }
+        this.out.push({ type: "notice", kind: "output", level: "info", text });
+        return;
+      case "chat-started": {
+        this.endMessage();
+        this.flushBanner();
+        // Aider writes local time without a zone; we keep it in details and do not guess the offset.
+        this.openBanner().details.chatStartedAt = line.at;
+        return;
+      }
+      case "launch":
+        this.endMessage();
+        this.flushBanner();
+        this.openBanner().details.command = line.command;
+        return;
+      default:
+        break;
+    }
+    this.endMessage();
+    this.flushBanner();
+    this.inTranscript = true;
+    switch (line.kind) {
+      case "applied":
+      case "failed-edit": {
+        const blocks = this.edits.get(line.path);
+        this.edits.delete(line.path);
+        const diff = blocks === undefined ? undefined : blocks.join("\n");
+        this.out.push({ type: "file.changed", changes: [compact({ path: line.path, kind: "update" as const, diff })], status: line.kind === "applied" ? "success" : "error" });
+        if (line.kind === "failed-edit") this.out.push({ type: "error", scope: "tool", message: text });
+        return;
+      }
+      case "commit":
+        this.out.push({ type: "notice", kind: "commit", level: "info", text, details: { hash: line.hash, message: line.message } });
+        return;
+      case "tokens": {
+        // Aider's session cost is a running total: each usage event carries the increase since the last line, so the sum is Aider's own session figure.
+        let costUsd: number | undefined;
+        if (line.sessionUsd !== undefined) {
+          costUsd = this.lastSessionUsd === undefined || line.sessionUsd < this.lastSessionUsd ? line.sessionUsd : Math.round((line.sessionUsd - this.lastSessionUsd) * 1e10) / 1e10;
+          this.lastSessionUsd = line.sessionUsd;
+        }
+        const usage = usageFrom({ inputTokens: line.sent, outputTokens: line.received, cacheWriteTokens: line.cacheWrite, cacheReadTokens: line.cacheHit });
+        this.out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd }));
+        if (line.messageUsd !== undefined && line.sessionUsd !== undefined) {
+          this.out.push({ type: "metric", name: "cost", text, values: { messageUsd: line.messageUsd, sessionUsd: line.sessionUsd } });
+        }
+        return;
+      }
+    }
+  }
+
+}
+
+

@@ -1,7 +1,7 @@
 // Source: `cline --oneshot --yolo -F json "<prompt>"` (Go CLI 1.x) and `cline … --json` (TS CLI 2.x); versions and quirks: docs/dialects/cline.md
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, ToolKind } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -151,321 +151,331 @@ export const cline: Dialect = {
     if (type !== "say" && type !== "ask") return false;
     return num(v, field("ts")) !== undefined && str(v, type === "say" ? field("say") : field("ask")) !== undefined;
   },
-  createDecoder() {
-    const state = createStreamState();
-    let sessionOpen = false;
-    let taskCompleted = false;
-    let apiRequestsInTask = 0;
-    let sessionId: string | undefined;
-    let pending: PendingTool | undefined;
-    let lastCompletion: string | undefined;
-    // Open partial messages by id, with the latest snapshot text.
-    const partials = new Map<string, { role: "assistant" | "user"; kind: "text" | "reasoning"; text: string }>();
-    // Usage already counted per api_req_started ts, so a re-printed record is not counted twice.
-    const countedUsage = new Map<number, { i: number; o: number; cw: number; cr: number; c: number }>();
-    const startedTurns = new Set<number>();
+  createDecoder: createClineDecoder,
+};
 
-    const sessionStart = (time: string | undefined): AgentEventDraft[] => {
-      sessionOpen = true;
-      taskCompleted = false;
-      apiRequestsInTask = 0;
-      lastCompletion = undefined;
-      return [compact({ type: "session.started" as const, agent: "cline", sessionId, time })];
-    };
-
-    const closePending = (): AgentEventDraft[] => {
-      if (pending === undefined) return [];
-      const p = pending;
-      pending = undefined;
-      state.toolCompleted(p.id);
-      const output = p.output.length > 0 ? p.output.join("\n") : undefined;
-      return [compact({ type: "tool.completed" as const, toolCallId: p.id, name: p.name, output, exitCode: p.exitCode, isError: p.exitCode !== undefined && p.exitCode !== 0 })];
-    };
-
-    const closePartials = (exceptId: string | undefined): AgentEventDraft[] => {
+function createClineDecoder(): DialectDecoder {
+  const decoding = new ClineStream();
+  return {
+    decode(record, context) {
+      if (record.kind !== "json") return [];
+      const v = record.value;
+      const type = str(v, field("type"));
+      if (type === "say" || type === "ask") return decoding.decodeMessage(v, context);
+      if (type === "task_started") {
+        const out = [...decoding.closePending(), ...decoding.closePartials(undefined)];
+        decoding.sessionId = str(v, field("taskId"));
+        out.push(...decoding.sessionStart(undefined));
+        return out;
+      }
+      if (type === "error") {
+        const message = str(v, field("message")) ?? "Cline reported an error";
+        const out: AgentEventDraft[] = [...decoding.closePending(), ...decoding.closePartials(undefined)];
+        if (!decoding.sessionOpen) out.push(...decoding.sessionStart(undefined));
+        out.push({ type: "error", scope: "session", message, fatal: true });
+        if (!decoding.taskCompleted) {
+          decoding.taskCompleted = true;
+          out.push({ type: "session.completed", status: "error", error: message });
+        }
+        return out;
+      }
+      context.report({ code: "unknown-record", message: `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}` });
+      return [unknownRecord(v, `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}`)];
+    },
+    end() {
       const out: AgentEventDraft[] = [];
-      for (const [id, p] of [...partials]) {
-        if (id === exceptId) continue;
-        partials.delete(id);
-        out.push(...state.complete(id, p.text, p.role, p.kind));
-      }
+      if (decoding.pending !== undefined && decoding.pending.output.length > 0) out.push(...decoding.closePending());
+      decoding.pending = undefined;
+      out.push(...decoding.closePartials(undefined));
+      out.push(...decoding.state.closeAll());
       return out;
-    };
+    },
+  };
+}
 
-    /** A whole or partial text message; partial records are snapshots of the message so far, with the same ts. */
-    const message = (id: string, text: string, role: "assistant" | "user", kind: "text" | "reasoning", partial: boolean, time: string | undefined): AgentEventDraft[] => {
-      if (partial) {
-        const known = partials.get(id);
-        partials.set(id, { role, kind, text });
-        // Cline 1.0.9 prints partial snapshots (the whole text so far); we pass each new snapshot on as a delta and leave de-duplication to the repair stage.
-        if (known === undefined && text === "") return state.start(id, role, kind, compact({ time }));
-        if (known !== undefined && known.text === text) return [];
-        return state.delta(id, text, role, kind, compact({ time }));
-      }
-      partials.delete(id);
-      return state.complete(id, text, role, kind, compact({ time }));
-    };
+/** One stream's decoding state, and the handlers that read and update it. */
+class ClineStream {
+  readonly state = createStreamState();
+  sessionOpen = false;
+  taskCompleted = false;
+  apiRequestsInTask = 0;
+  sessionId: string | undefined;
+  pending: PendingTool | undefined;
+  lastCompletion: string | undefined;
+  // Open partial messages by id, with the latest snapshot text.
+  readonly partials = new Map<string, { role: "assistant" | "user"; kind: "text" | "reasoning"; text: string }>();
+  // Usage already counted per api_req_started ts, so a re-printed record is not counted twice.
+  readonly countedUsage = new Map<number, { i: number; o: number; cw: number; cr: number; c: number }>();
+  readonly startedTurns = new Set<number>();
 
-    const startTool = (name: string, kind: ToolKind, input: JsonValue | undefined, time: string | undefined, extra: { server?: string | undefined; outputSay: string; command?: string }): AgentEventDraft[] => {
-      const out = closePending();
-      const id = state.nextId("cline-tool");
-      state.toolStarted(id, name);
-      out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server: extra.server, time }));
-      pending = { id, name, outputSay: extra.outputSay, output: [], exitCode: undefined, command: extra.command };
-      return out;
-    };
+  sessionStart(time: string | undefined): AgentEventDraft[] {
+    this.sessionOpen = true;
+    this.taskCompleted = false;
+    this.apiRequestsInTask = 0;
+    this.lastCompletion = undefined;
+    return [compact({ type: "session.started" as const, agent: "cline", sessionId: this.sessionId, time })];
+  }
 
-    const usageOf = (info: JsonObject, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] => {
-      const figures = { i: num(info, field("tokensIn")) ?? 0, o: num(info, field("tokensOut")) ?? 0, cw: num(info, field("cacheWrites")) ?? 0, cr: num(info, field("cacheReads")) ?? 0, c: num(info, field("cost")) ?? 0 };
-      const has = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"].some((k) => num(info, k) !== undefined);
-      if (!has) return [];
-      const before = ts === undefined ? undefined : countedUsage.get(ts);
-      if (ts !== undefined) countedUsage.set(ts, figures);
-      // Cline updates api_req_started in place (same ts) when the request ends; a re-printed record adds only what changed.
-      const d = before === undefined ? figures : { i: figures.i - before.i, o: figures.o - before.o, cw: figures.cw - before.cw, cr: figures.cr - before.cr, c: figures.c - before.c };
-      if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
-      const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
-      const costUsd = num(info, field("cost")) === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
-      return [compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd, model, time })];
-    };
+  closePending(): AgentEventDraft[] {
+    if (this.pending === undefined) return [];
+    const p = this.pending;
+    this.pending = undefined;
+    this.state.toolCompleted(p.id);
+    const output = p.output.length > 0 ? p.output.join("\n") : undefined;
+    return [compact({ type: "tool.completed" as const, toolCallId: p.id, name: p.name, output, exitCode: p.exitCode, isError: p.exitCode !== undefined && p.exitCode !== 0 })];
+  }
 
-    const completion = (text: string, ts: number | undefined, time: string | undefined): AgentEventDraft[] => {
-      const out = state.complete(`completion_result-${ts ?? state.nextId("n")}`, text, "assistant", "text", compact({ time }));
-      lastCompletion = text;
-      if (!taskCompleted) {
-        taskCompleted = true;
-        out.push(compact({ type: "session.completed" as const, status: "success" as const, finalText: text, time }));
-      }
-      return out;
-    };
+  closePartials(exceptId: string | undefined): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [];
+    for (const [id, p] of [...this.partials]) {
+      if (id === exceptId) continue;
+      this.partials.delete(id);
+      out.push(...this.state.complete(id, p.text, p.role, p.kind));
+    }
+    return out;
+  }
 
-    const notice = (kind: string, text: string, time: string | undefined, level: "info" | "warning" = "info", details?: JsonObject): AgentEventDraft =>
-      compact({ type: "notice" as const, kind, level, text, details, time });
+  /** A whole or partial text message; partial records are snapshots of the message so far, with the same ts. */
+  message(id: string, text: string, role: "assistant" | "user", kind: "text" | "reasoning", partial: boolean, time: string | undefined): AgentEventDraft[] {
+    if (partial) {
+      const known = this.partials.get(id);
+      this.partials.set(id, { role, kind, text });
+      // Cline 1.0.9 prints partial snapshots (the whole text so far); we pass each new snapshot on as a delta and leave de-duplication to the repair stage.
+      if (known === undefined && text === "") return this.state.start(id, role, kind, compact({ time }));
+      if (known !== undefined && known.text === text) return [];
+      return this.state.delta(id, text, role, kind, compact({ time }));
+    }
+    this.partials.delete(id);
+    return this.state.complete(id, text, role, kind, compact({ time }));
+  }
 
-    function decodeMessage(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-      const type = str(v, field("type")) as "say" | "ask";
-      const sub = str(v, type === "say" ? field("say") : field("ask")) ?? "";
-      const ts = num(v, field("ts"));
-      const time = timeOf(ts);
-      const text = str(v, field("text")) ?? "";
-      const partial = bool(v, field("partial")) === true;
-      const key = `${type}:${sub}`;
-      const id = `${sub}-${ts ?? state.nextId("ts")}`;
-      const known = type === "say" ? SAY_TYPES.has(sub) : ASK_TYPES.has(sub);
-      if (!known) {
-        context.report({ code: "unknown-record", message: `unknown Cline ${type} "${sub}"` });
-        return [unknownRecord(v, `unknown Cline ${type} "${sub}"`)];
-      }
+  startTool(name: string, kind: ToolKind, input: JsonValue | undefined, time: string | undefined, extra: { server?: string | undefined; outputSay: string; command?: string }): AgentEventDraft[] {
+    const out = this.closePending();
+    const id = this.state.nextId("cline-tool");
+    this.state.toolStarted(id, name);
+    out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server: extra.server, time }));
+    this.pending = { id, name, outputSay: extra.outputSay, output: [], exitCode: undefined, command: extra.command };
+    return out;
+  }
 
-      const out: AgentEventDraft[] = [];
-      // A new task: the first say:text (or say:task) of a stream, or one after a completed task.
-      const isPrompt = (key === "say:task" || key === "say:text") && !partial && (!sessionOpen || (taskCompleted && key === "say:text") || apiRequestsInTask === 0);
-      if (!sessionOpen || (isPrompt && taskCompleted)) out.push(...closePending(), ...closePartials(undefined), ...sessionStart(time));
-      if (!partials.has(id)) out.push(...closePartials(id));
-      const isOutput =
-        pending !== undefined &&
-        (sub === pending.outputSay ||
-          (sub === "command" && pending.outputSay === "command_output" && pending.command === text) ||
-          (sub === "mcp_server_request_started" && pending.outputSay === "mcp_server_response"));
-      if (!isOutput) out.push(...closePending());
+  usageOf(info: JsonObject, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] {
+    const figures = { i: num(info, field("tokensIn")) ?? 0, o: num(info, field("tokensOut")) ?? 0, cw: num(info, field("cacheWrites")) ?? 0, cr: num(info, field("cacheReads")) ?? 0, c: num(info, field("cost")) ?? 0 };
+    const has = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"].some((k) => num(info, k) !== undefined);
+    if (!has) return [];
+    const before = ts === undefined ? undefined : this.countedUsage.get(ts);
+    if (ts !== undefined) this.countedUsage.set(ts, figures);
+    // Cline updates api_req_started in place (same ts) when the request ends; a re-printed record adds only what changed.
+    const d = before === undefined ? figures : { i: figures.i - before.i, o: figures.o - before.o, cw: figures.cw - before.cw, cr: figures.cr - before.cr, c: figures.c - before.c };
+    if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
+    const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
+    const costUsd = num(info, field("cost")) === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
+    return [compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd, model, time })];
+  }
 
-      const reasoningField = str(v, field("reasoning"));
-      if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning") out.push(...state.complete(`reasoning-field-${ts ?? state.nextId("ts")}`, reasoningField, "assistant", "reasoning", compact({ time })));
+  completion(text: string, ts: number | undefined, time: string | undefined): AgentEventDraft[] {
+    const out = this.state.complete(`completion_result-${ts ?? this.state.nextId("n")}`, text, "assistant", "text", compact({ time }));
+    this.lastCompletion = text;
+    if (!this.taskCompleted) {
+      this.taskCompleted = true;
+      out.push(compact({ type: "session.completed" as const, status: "success" as const, finalText: text, time }));
+    }
+    return out;
+  }
 
-      switch (key) {
-        case "say:task":
-        case "say:user_feedback":
-          out.push(...message(id, text, "user", "text", partial, time));
-          break;
-        case "say:text":
-          out.push(...message(id, text, isPrompt ? "user" : "assistant", "text", partial, time));
-          break;
-        case "say:reasoning":
-          out.push(...message(id, text, "assistant", "reasoning", partial, time));
-          break;
-        case "ask:plan_mode_respond":
-        case "ask:act_mode_respond":
-        case "ask:followup": {
-          // These asks carry JSON text: {response|question, options}; older ones carry plain text.
-          const body = parseObject(text);
-          const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
-          out.push(...message(id, said, "assistant", "text", partial, time));
-          const options = arr(body, "options");
-          if (!partial && options !== undefined && options.length > 0) {
-            out.push(notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
-          }
-          break;
-        }
-        case "say:completion_result":
-          if (!partial) out.push(...completion(text, ts, time));
-          else out.push(...message(id, text, "assistant", "text", true, time));
-          break;
-        case "ask:completion_result":
-          // Cline asks for feedback after say:completion_result, usually with empty text; only a new text is a result.
-          if (text !== "" && text !== lastCompletion && !partial) out.push(...completion(text, ts, time));
-          else out.push(notice("ask", "completion_result: waiting for the user's feedback", time));
-          break;
-        case "say:api_req_started": {
-          apiRequestsInTask++;
-          // One API request is one turn; Cline re-prints the record (same ts) when the request ends, so a turn starts once per ts.
-          if (ts === undefined || !startedTurns.has(ts)) {
-            if (ts !== undefined) startedTurns.add(ts);
-            out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? state.nextId("ts")}`, time }));
-          }
-          const info = parseObject(text);
-          if (info === undefined) {
-            out.push(notice("api_request", text, time));
-            break;
-          }
-          out.push(...usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
-          const retry = obj(info, field("retryStatus"));
-          if (retry !== undefined) {
-            out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
-          }
-          const cancel = str(info, field("cancelReason"));
-          if (cancel !== undefined) {
-            out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
-          }
-          break;
-        }
-        case "say:subagent_usage": {
-          const info = parseObject(text);
-          if (info !== undefined) out.push(...usageOf(info, undefined, undefined, time));
-          else out.push(notice("subagent_usage", text, time));
-          break;
-        }
-        case "say:command":
-        case "ask:command":
-          if (isOutput) break; // the approved ask:command repeated as say:command: same call
-          out.push(...startTool("execute_command", "command", { command: text }, time, { outputSay: "command_output", command: text }));
-          break;
-        case "say:command_output":
-        case "ask:command_output":
-          if (pending !== undefined && isOutput) {
-            pending.output.push(text);
-            const exit = num(v, field("exitCode"));
-            if (exit !== undefined) pending.exitCode = exit;
-            out.push(compact({ type: "tool.progress" as const, toolCallId: pending.id, output: text, time }));
-          } else {
-            out.push(notice("command_output", text, time));
-          }
-          break;
-        case "say:tool":
-        case "ask:tool": {
-          const tool = parseObject(text);
-          const name = str(tool, field("tool")) ?? "tool";
-          out.push(...startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
-          const path = str(tool, field("path"));
-          const content = str(tool, field("content"));
-          if (pending !== undefined && content !== undefined && name !== "readFile") pending.output.push(content);
-          if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
-            const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
-            out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: pending?.id, time }));
-          }
-          break;
-        }
-        case "say:use_mcp_server":
-        case "ask:use_mcp_server": {
-          const call = parseObject(text);
-          const resource = str(call, "type") === "access_mcp_resource";
-          let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
-          const args = str(call, field("arguments"));
-          if (!resource && args !== undefined) input = parseObject(args) ?? args;
-          const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
-          out.push(...startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
-          break;
-        }
-        case "say:mcp_server_response":
-          if (pending !== undefined && isOutput) pending.output.push(text);
-          else out.push(notice("mcp_server_response", text, time));
-          break;
-        case "say:browser_action_launch":
-        case "ask:browser_action_launch":
-          out.push(...startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
-          break;
-        case "say:browser_action":
-          out.push(...startTool("browser_action", "other", parseObject(text) ?? text, time, { outputSay: "browser_action_result" }));
-          break;
-        case "say:browser_action_result": {
-          const result = parseObject(text);
-          const logs = str(result, "logs");
-          if (pending !== undefined && isOutput) pending.output.push(logs ?? str(result, "currentUrl") ?? "");
-          else out.push(notice("browser_action_result", logs ?? "", time));
-          break;
-        }
-        case "say:task_progress": {
-          const items = planItems(text);
-          out.push(items.length > 0 ? compact({ type: "plan.updated" as const, items, time }) : notice("task_progress", text, time));
-          break;
-        }
-        case "say:error":
-        case "say:diff_error":
-        case "say:clineignore_error":
-        case "say:command_permission_denied":
-          out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
-          break;
-        case "ask:api_req_failed":
-          out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
-          break;
-        case "ask:mistake_limit_reached":
-        case "ask:auto_approval_max_req_reached":
-          out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
-          break;
-        case "say:error_retry":
-        case "say:api_req_retried": {
-          const info = parseObject(text);
-          out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
-          break;
-        }
-        case "say:checkpoint_created":
-          out.push(notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
-          break;
-        case "say:shell_integration_warning":
-        case "say:shell_integration_warning_with_suggestion":
-          out.push(notice(sub, text, time, "warning"));
-          break;
-        default:
-          // Documented subtypes with nothing for the model (api_req_finished, info, hook_status, resume_task, new_task, ...).
-          out.push(notice(type === "ask" ? `ask:${sub}` : sub, text, time, "info"));
-          break;
-      }
-      return out;
+  notice(kind: string, text: string, time: string | undefined, level: "info" | "warning" = "info", details?: JsonObject): AgentEventDraft {
+    return compact({ type: "notice" as const, kind, level, text, details, time });
+  }
+
+  decodeMessage(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const type = str(v, field("type")) as "say" | "ask";
+    const sub = str(v, type === "say" ? field("say") : field("ask")) ?? "";
+    const ts = num(v, field("ts"));
+    const time = timeOf(ts);
+    const text = str(v, field("text")) ?? "";
+    const partial = bool(v, field("partial")) === true;
+    const key = `${type}:${sub}`;
+    const id = `${sub}-${ts ?? this.state.nextId("ts")}`;
+    const known = type === "say" ? SAY_TYPES.has(sub) : ASK_TYPES.has(sub);
+    if (!known) {
+      context.report({ code: "unknown-record", message: `unknown Cline ${type} "${sub}"` });
+      return [unknownRecord(v, `unknown Cline ${type} "${sub}"`)];
     }
 
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        const v = record.value;
-        const type = str(v, field("type"));
-        if (type === "say" || type === "ask") return decodeMessage(v, context);
-        if (type === "task_started") {
-          const out = [...closePending(), ...closePartials(undefined)];
-          sessionId = str(v, field("taskId"));
-          out.push(...sessionStart(undefined));
-          return out;
+    const out: AgentEventDraft[] = [];
+    // A new task: the first say:text (or say:task) of a stream, or one after a completed task.
+    const isPrompt = (key === "say:task" || key === "say:text") && !partial && (!this.sessionOpen || (this.taskCompleted && key === "say:text") || this.apiRequestsInTask === 0);
+    if (!this.sessionOpen || (isPrompt && this.taskCompleted)) out.push(...this.closePending(), ...this.closePartials(undefined), ...this.sessionStart(time));
+    if (!this.partials.has(id)) out.push(...this.closePartials(id));
+    const isOutput =
+      this.pending !== undefined &&
+      (sub === this.pending.outputSay ||
+        (sub === "command" && this.pending.outputSay === "command_output" && this.pending.command === text) ||
+        (sub === "mcp_server_request_started" && this.pending.outputSay === "mcp_server_response"));
+    if (!isOutput) out.push(...this.closePending());
+
+    const reasoningField = str(v, field("reasoning"));
+    if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning") out.push(...this.state.complete(`reasoning-field-${ts ?? this.state.nextId("ts")}`, reasoningField, "assistant", "reasoning", compact({ time })));
+
+    switch (key) {
+      case "say:task":
+      case "say:user_feedback":
+        out.push(...this.message(id, text, "user", "text", partial, time));
+        break;
+      case "say:text":
+        out.push(...this.message(id, text, isPrompt ? "user" : "assistant", "text", partial, time));
+        break;
+      case "say:reasoning":
+        out.push(...this.message(id, text, "assistant", "reasoning", partial, time));
+        break;
+      case "ask:plan_mode_respond":
+      case "ask:act_mode_respond":
+      case "ask:followup": {
+        // These asks carry JSON text: {response|question, options}; older ones carry plain text.
+        const body = parseObject(text);
+        const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
+        out.push(...this.message(id, said, "assistant", "text", partial, time));
+        const options = arr(body, "options");
+        if (!partial && options !== undefined && options.length > 0) {
+          out.push(this.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
         }
-        if (type === "error") {
-          const message = str(v, field("message")) ?? "Cline reported an error";
-          const out: AgentEventDraft[] = [...closePending(), ...closePartials(undefined)];
-          if (!sessionOpen) out.push(...sessionStart(undefined));
-          out.push({ type: "error", scope: "session", message, fatal: true });
-          if (!taskCompleted) {
-            taskCompleted = true;
-            out.push({ type: "session.completed", status: "error", error: message });
-          }
-          return out;
+        break;
+      }
+      case "say:completion_result":
+        if (!partial) out.push(...this.completion(text, ts, time));
+        else out.push(...this.message(id, text, "assistant", "text", true, time));
+        break;
+      case "ask:completion_result":
+        // Cline asks for feedback after say:completion_result, usually with empty text; only a new text is a result.
+        if (text !== "" && text !== this.lastCompletion && !partial) out.push(...this.completion(text, ts, time));
+        else out.push(this.notice("ask", "completion_result: waiting for the user's feedback", time));
+        break;
+      case "say:api_req_started": {
+        this.apiRequestsInTask++;
+        // One API request is one turn; Cline re-prints the record (same ts) when the request ends, so a turn starts once per ts.
+        if (ts === undefined || !this.startedTurns.has(ts)) {
+          if (ts !== undefined) this.startedTurns.add(ts);
+          out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? this.state.nextId("ts")}`, time }));
         }
-        context.report({ code: "unknown-record", message: `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}` });
-        return [unknownRecord(v, `unknown Cline record type ${type === undefined ? "(none)" : `"${type}"`}`)];
-      },
-      end() {
-        const out: AgentEventDraft[] = [];
-        if (pending !== undefined && pending.output.length > 0) out.push(...closePending());
-        pending = undefined;
-        out.push(...closePartials(undefined));
-        out.push(...state.closeAll());
-        return out;
-      },
-    };
-  },
-};
+        const info = parseObject(text);
+        if (info === undefined) {
+          out.push(this.notice("api_request", text, time));
+          break;
+        }
+        out.push(...this.usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
+        const retry = obj(info, field("retryStatus"));
+        if (retry !== undefined) {
+          out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
+        }
+        const cancel = str(info, field("cancelReason"));
+        if (cancel !== undefined) {
+          out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
+        }
+        break;
+      }
+      case "say:subagent_usage": {
+        const info = parseObject(text);
+        if (info !== undefined) out.push(...this.usageOf(info, undefined, undefined, time));
+        else out.push(this.notice("subagent_usage", text, time));
+        break;
+      }
+      case "say:command":
+      case "ask:command":
+        if (isOutput) break; // the approved ask:command repeated as say:command: same call
+        out.push(...this.startTool("execute_command", "command", { command: text }, time, { outputSay: "command_output", command: text }));
+        break;
+      case "say:command_output":
+      case "ask:command_output":
+        if (this.pending !== undefined && isOutput) {
+          this.pending.output.push(text);
+          const exit = num(v, field("exitCode"));
+          if (exit !== undefined) this.pending.exitCode = exit;
+          out.push(compact({ type: "tool.progress" as const, toolCallId: this.pending.id, output: text, time }));
+        } else {
+          out.push(this.notice("command_output", text, time));
+        }
+        break;
+      case "say:tool":
+      case "ask:tool": {
+        const tool = parseObject(text);
+        const name = str(tool, field("tool")) ?? "tool";
+        out.push(...this.startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
+        const path = str(tool, field("path"));
+        const content = str(tool, field("content"));
+        if (this.pending !== undefined && content !== undefined && name !== "readFile") this.pending.output.push(content);
+        if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
+          const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
+          out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: this.pending?.id, time }));
+        }
+        break;
+      }
+      case "say:use_mcp_server":
+      case "ask:use_mcp_server": {
+        const call = parseObject(text);
+        const resource = str(call, "type") === "access_mcp_resource";
+        let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
+        const args = str(call, field("arguments"));
+        if (!resource && args !== undefined) input = parseObject(args) ?? args;
+        const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
+        out.push(...this.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
+        break;
+      }
+      case "say:mcp_server_response":
+        if (this.pending !== undefined && isOutput) this.pending.output.push(text);
+        else out.push(this.notice("mcp_server_response", text, time));
+        break;
+      case "say:browser_action_launch":
+      case "ask:browser_action_launch":
+        out.push(...this.startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
+        break;
+      case "say:browser_action":
+        out.push(...this.startTool("browser_action", "other", parseObject(text) ?? text, time, { outputSay: "browser_action_result" }));
+        break;
+      case "say:browser_action_result": {
+        const result = parseObject(text);
+        const logs = str(result, "logs");
+        if (this.pending !== undefined && isOutput) this.pending.output.push(logs ?? str(result, "currentUrl") ?? "");
+        else out.push(this.notice("browser_action_result", logs ?? "", time));
+        break;
+      }
+      case "say:task_progress": {
+        const items = planItems(text);
+        out.push(items.length > 0 ? compact({ type: "plan.updated" as const, items, time }) : this.notice("task_progress", text, time));
+        break;
+      }
+      case "say:error":
+      case "say:diff_error":
+      case "say:clineignore_error":
+      case "say:command_permission_denied":
+        out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
+        break;
+      case "ask:api_req_failed":
+        out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
+        break;
+      case "ask:mistake_limit_reached":
+      case "ask:auto_approval_max_req_reached":
+        out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
+        break;
+      case "say:error_retry":
+      case "say:api_req_retried": {
+        const info = parseObject(text);
+        out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
+        break;
+      }
+      case "say:checkpoint_created":
+        out.push(this.notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
+        break;
+      case "say:shell_integration_warning":
+      case "say:shell_integration_warning_with_suggestion":
+        out.push(this.notice(sub, text, time, "warning"));
+        break;
+      default:
+        // Documented subtypes with nothing for the model (api_req_finished, info, hook_status, resume_task, new_task, ...).
+        out.push(this.notice(type === "ask" ? `ask:${sub}` : sub, text, time, "info"));
+        break;
+    }
+    return out;
+  }
+
+}
+
+
