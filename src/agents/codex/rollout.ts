@@ -4,6 +4,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/diale
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
 import { codexDurationMs, codexPatchChanges, codexPlanItems, codexRateLimits, codexReconnect, codexUsage, joinOutput, sameUsage } from "./exec.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -582,146 +583,14 @@ class RolloutStream {
   eventMsg(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
     const type = str(p, "type") ?? "";
     const callId = str(p, "call_id") ?? "";
-    switch (type) {
-      case "task_started":
-      case "turn_started":
-        this.turnId = str(p, "turn_id") ?? this.state.nextId("turn");
-        this.turnHadAnswer = false;
-        this.pendingError = undefined;
-        out.push({ type: "turn.started", turnId: this.turnId });
-        return;
-      case "task_complete":
-      case "turn_complete": {
-        const last = str(p, "last_agent_message");
-        if (last !== undefined && last.trim() !== "") {
-          // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
-          if (!this.turnHadAnswer) out.push(...this.state.complete(this.state.nextId("msg"), last, "assistant", "text"));
-          this.finalText = last;
-        }
-        const durationMs = num(p, "duration_ms");
-        if (durationMs !== undefined && durationMs >= 0) this.turnDurationMs = (this.turnDurationMs ?? 0) + durationMs;
-        const ttft = num(p, "time_to_first_token_ms");
-        if (durationMs !== undefined || ttft !== undefined) {
-          out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? this.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
-        }
-        this.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
-        return;
-      }
-      case "turn_aborted": {
-        const error = `turn aborted: ${str(p, "reason") ?? "unknown reason"}`;
-        this.endTurn(out, "error", { status: "interrupted", error }, str(p, "turn_id"));
-        return;
-      }
-      case "user_message":
-        this.message(out, "event_msg", "event_msg user_message", "user", "text", str(p, "message") ?? "");
-        return;
-      case "agent_message":
-        this.message(out, "event_msg", "event_msg agent_message", "assistant", "text", str(p, "message") ?? "", { channel: str(p, "phase") });
-        return;
-      case "agent_reasoning":
-        this.message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", str(p, "text") ?? "");
-        return;
-      case "agent_reasoning_raw_content":
-        this.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", { channel: "raw" });
-        return;
-      case "token_count": {
-        const before = out.length;
-        this.usageFigure(out, codexUsage(at(p, "info", "total_token_usage")));
-        out.push(...codexRateLimits(get(p, "rate_limits"), str(v, "timestamp")));
-        if (out.length === before) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count (no new figures)" });
-        return;
-      }
-      case "error": {
-        const message = str(p, "message") ?? "";
-        const info = get(p, "codex_error_info");
-        const code = str(info) ?? Object.keys(obj(info) ?? {})[0];
-        this.pendingError = message;
-        if (this.turnId === undefined) this.lastTurn = { status: "error", error: message };
-        out.push(compact({ type: "error" as const, scope: "turn" as const, message, code, turnId: this.turnId }));
-        return;
-      }
-      case "stream_error": {
-        const message = str(p, "message") ?? "";
-        out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
-        return;
-      }
-      case "plan_update":
-        out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
-        return;
-      case "exec_command_begin":
-        if (this.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-        else this.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
-        return;
-      case "exec_command_end": {
-        this.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
-        const exitCode = num(p, "exit_code");
-        this.finishCall(out, callId, "event_msg exec_command_end", {
-          output: str(p, "aggregated_output") ?? joinOutput(str(p, "stdout"), str(p, "stderr")) ?? str(p, "formatted_output"),
-          exitCode,
-          durationMs: codexDurationMs(get(p, "duration")),
-          isError: (exitCode !== undefined && exitCode !== 0) || str(p, "status") === "failed" || str(p, "status") === "declined",
-        });
-        return;
-      }
-      case "patch_apply_begin":
-        if (this.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "applying" });
-        else this.startCall(out, callId, "apply_patch", compact({ changes: get(p, "changes") }));
-        return;
-      case "patch_apply_end": {
-        this.startCall(out, callId, "apply_patch", undefined);
-        const success = bool(p, "success") !== false;
-        const call = this.calls.get(callId);
-        const changes = codexPatchChanges(get(p, "changes"));
-        if (changes.length > 0 && call !== undefined && !call.fileChanged) {
-          call.fileChanged = true;
-          out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
-        }
-        this.finishCall(out, callId, "event_msg patch_apply_end", { output: joinOutput(str(p, "stdout"), str(p, "stderr")), isError: !success });
-        return;
-      }
-      case "mcp_tool_call_begin":
-      case "mcp_tool_call_end": {
-        const invocation = obj(p, "invocation");
-        const tool = str(invocation, "tool");
-        const server = str(invocation, "server");
-        if (!this.calls.has(callId)) {
-          this.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
-          this.state.toolStarted(callId, tool ?? "mcp_tool_call");
-          out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
-        } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-        if (type === "mcp_tool_call_begin") return;
-        const result = get(p, "result");
-        const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-        const err = get(result, "Err");
-        const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
-        this.finishCall(out, callId, "event_msg mcp_tool_call_end", {
-          output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
-          result: structured === null ? undefined : structured,
-          isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
-          durationMs: codexDurationMs(get(p, "duration")),
-        });
-        return;
-      }
-      case "web_search_begin":
-        this.startCall(out, callId, "web_search", compact({ query: str(p, "query") }));
-        return;
-      case "web_search_end":
-        this.startCall(out, callId, "web_search", compact({ query: str(p, "query"), action: obj(p, "action") }));
-        this.finishCall(out, callId, "event_msg web_search_end", { output: str(p, "query") ?? str(at(p, "action", "query")), isError: false });
-        return;
-      case "view_image_tool_call":
-        this.startCall(out, callId, "view_image", compact({ path: str(p, "path") }));
-        this.finishCall(out, callId, "event_msg view_image_tool_call", { isError: false });
-        return;
-      default: {
-        const level = EVENT_NOTICES[type];
-        if (level === undefined) return this.unknown(out, context, v, `unknown codex event_msg type ${JSON.stringify(type)}`);
-        const details: JsonObject = { ...p };
-        delete details.type;
-        const text = str(p, "message") ?? str(p, "summary") ?? str(p, "reason") ?? str(p, "unified_diff") ?? type.replace(/_/g, " ");
-        out.push({ type: "notice", kind: type === "context_compacted" ? "compact_boundary" : type, level, text, details });
-      }
-    }
+    const record: EventMsgRecord = { v, p, callId, type };
+    if (dispatch(eventMsgHandlers, type, record, this, out, context)) return;
+    const level = EVENT_NOTICES[type];
+    if (level === undefined) return this.unknown(out, context, v, `unknown codex event_msg type ${JSON.stringify(type)}`);
+    const details: JsonObject = { ...p };
+    delete details.type;
+    const text = str(p, "message") ?? str(p, "summary") ?? str(p, "reason") ?? str(p, "unified_diff") ?? type.replace(/_/g, " ");
+    out.push({ type: "notice", kind: type === "context_compacted" ? "compact_boundary" : type, level, text, details });
   }
 
   turnContext(out: AgentEventDraft[], p: JsonObject): void {
@@ -746,4 +615,203 @@ class RolloutStream {
 
 }
 
+/** An `eventMsg` record as its handler sees it. */
+interface EventMsgRecord {
+  readonly v: JsonObject;
+  readonly p: JsonObject;
+  readonly callId: string;
+  readonly type: string;
+}
 
+type EventMsgType =
+  | "task_started"
+  | "turn_started"
+  | "task_complete"
+  | "turn_complete"
+  | "turn_aborted"
+  | "user_message"
+  | "agent_message"
+  | "agent_reasoning"
+  | "agent_reasoning_raw_content"
+  | "token_count"
+  | "error"
+  | "stream_error"
+  | "plan_update"
+  | "exec_command_begin"
+  | "exec_command_end"
+  | "patch_apply_begin"
+  | "patch_apply_end"
+  | "mcp_tool_call_begin"
+  | "mcp_tool_call_end"
+  | "web_search_begin"
+  | "web_search_end"
+  | "view_image_tool_call";
+
+const taskStarted: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
+    const { p } = r;
+    s.turnId = str(p, "turn_id") ?? s.state.nextId("turn");
+    s.turnHadAnswer = false;
+    s.pendingError = undefined;
+    out.push({ type: "turn.started", turnId: s.turnId });
+    return;
+};
+
+const taskComplete: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
+    const { p } = r;
+    const last = str(p, "last_agent_message");
+    if (last !== undefined && last.trim() !== "") {
+      // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
+      if (!s.turnHadAnswer) out.push(...s.state.complete(s.state.nextId("msg"), last, "assistant", "text"));
+      s.finalText = last;
+    }
+    const durationMs = num(p, "duration_ms");
+    if (durationMs !== undefined && durationMs >= 0) s.turnDurationMs = (s.turnDurationMs ?? 0) + durationMs;
+    const ttft = num(p, "time_to_first_token_ms");
+    if (durationMs !== undefined || ttft !== undefined) {
+      out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
+    }
+    s.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
+    return;
+};
+
+const mcpToolCallBegin: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
+    const { p, callId, type } = r;
+    const invocation = obj(p, "invocation");
+    const tool = str(invocation, "tool");
+    const server = str(invocation, "server");
+    if (!s.calls.has(callId)) {
+      s.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
+      s.state.toolStarted(callId, tool ?? "mcp_tool_call");
+      out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
+    } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
+    if (type === "mcp_tool_call_begin") return;
+    const result = get(p, "result");
+    const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
+    const err = get(result, "Err");
+    const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+    s.finishCall(out, callId, "event_msg mcp_tool_call_end", {
+      output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+      result: structured === null ? undefined : structured,
+      isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
+      durationMs: codexDurationMs(get(p, "duration")),
+    });
+    return;
+};
+
+const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
+  task_started: taskStarted,
+  turn_started: taskStarted,
+  task_complete: taskComplete,
+  turn_complete: taskComplete,
+  turn_aborted: (r, s, out) => {
+    const { p } = r;
+    const error = `turn aborted: ${str(p, "reason") ?? "unknown reason"}`;
+    s.endTurn(out, "error", { status: "interrupted", error }, str(p, "turn_id"));
+    return;
+  },
+  user_message: (r, s, out) => {
+    const { p } = r;
+    s.message(out, "event_msg", "event_msg user_message", "user", "text", str(p, "message") ?? "");
+    return;
+  },
+  agent_message: (r, s, out) => {
+    const { p } = r;
+    s.message(out, "event_msg", "event_msg agent_message", "assistant", "text", str(p, "message") ?? "", { channel: str(p, "phase") });
+    return;
+  },
+  agent_reasoning: (r, s, out) => {
+    const { p } = r;
+    s.message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", str(p, "text") ?? "");
+    return;
+  },
+  agent_reasoning_raw_content: (r, s, out) => {
+    const { p } = r;
+    s.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", { channel: "raw" });
+    return;
+  },
+  token_count: (r, s, out) => {
+    const { v, p } = r;
+    const before = out.length;
+    s.usageFigure(out, codexUsage(at(p, "info", "total_token_usage")));
+    out.push(...codexRateLimits(get(p, "rate_limits"), str(v, "timestamp")));
+    if (out.length === before) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count (no new figures)" });
+    return;
+  },
+  error: (r, s, out) => {
+    const { p } = r;
+    const message = str(p, "message") ?? "";
+    const info = get(p, "codex_error_info");
+    const code = str(info) ?? Object.keys(obj(info) ?? {})[0];
+    s.pendingError = message;
+    if (s.turnId === undefined) s.lastTurn = { status: "error", error: message };
+    out.push(compact({ type: "error" as const, scope: "turn" as const, message, code, turnId: s.turnId }));
+    return;
+  },
+  stream_error: (r, s, out) => {
+    const { p } = r;
+    const message = str(p, "message") ?? "";
+    out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
+    return;
+  },
+  plan_update: (r, s, out) => {
+    const { p } = r;
+    out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
+    return;
+  },
+  exec_command_begin: (r, s, out) => {
+    const { p, callId } = r;
+    if (s.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
+    else s.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
+    return;
+  },
+  exec_command_end: (r, s, out) => {
+    const { p, callId } = r;
+    s.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
+    const exitCode = num(p, "exit_code");
+    s.finishCall(out, callId, "event_msg exec_command_end", {
+      output: str(p, "aggregated_output") ?? joinOutput(str(p, "stdout"), str(p, "stderr")) ?? str(p, "formatted_output"),
+      exitCode,
+      durationMs: codexDurationMs(get(p, "duration")),
+      isError: (exitCode !== undefined && exitCode !== 0) || str(p, "status") === "failed" || str(p, "status") === "declined",
+    });
+    return;
+  },
+  patch_apply_begin: (r, s, out) => {
+    const { p, callId } = r;
+    if (s.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "applying" });
+    else s.startCall(out, callId, "apply_patch", compact({ changes: get(p, "changes") }));
+    return;
+  },
+  patch_apply_end: (r, s, out) => {
+    const { p, callId } = r;
+    s.startCall(out, callId, "apply_patch", undefined);
+    const success = bool(p, "success") !== false;
+    const call = s.calls.get(callId);
+    const changes = codexPatchChanges(get(p, "changes"));
+    if (changes.length > 0 && call !== undefined && !call.fileChanged) {
+      call.fileChanged = true;
+      out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
+    }
+    s.finishCall(out, callId, "event_msg patch_apply_end", { output: joinOutput(str(p, "stdout"), str(p, "stderr")), isError: !success });
+    return;
+  },
+  mcp_tool_call_begin: mcpToolCallBegin,
+  mcp_tool_call_end: mcpToolCallBegin,
+  web_search_begin: (r, s, out) => {
+    const { p, callId } = r;
+    s.startCall(out, callId, "web_search", compact({ query: str(p, "query") }));
+    return;
+  },
+  web_search_end: (r, s, out) => {
+    const { p, callId } = r;
+    s.startCall(out, callId, "web_search", compact({ query: str(p, "query"), action: obj(p, "action") }));
+    s.finishCall(out, callId, "event_msg web_search_end", { output: str(p, "query") ?? str(at(p, "action", "query")), isError: false });
+    return;
+  },
+  view_image_tool_call: (r, s, out) => {
+    const { p, callId } = r;
+    s.startCall(out, callId, "view_image", compact({ path: str(p, "path") }));
+    s.finishCall(out, callId, "event_msg view_image_tool_call", { isError: false });
+    return;
+  },
+});
