@@ -5,6 +5,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/diale
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
 
 /** A `ClineMessage` as the CLI prints it (Go struct order: type, text, ts, reasoning, say|ask, partial, ...). */
 interface ClineMessageRecord {
@@ -316,166 +317,258 @@ class ClineStream {
     const reasoningField = str(v, field("reasoning"));
     if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning") out.push(...this.state.complete(`reasoning-field-${ts ?? this.state.nextId("ts")}`, reasoningField, "assistant", "reasoning", compact({ time })));
 
-    switch (key) {
-      case "say:task":
-      case "say:user_feedback":
-        out.push(...this.message(id, text, "user", "text", partial, time));
-        break;
-      case "say:text":
-        out.push(...this.message(id, text, isPrompt ? "user" : "assistant", "text", partial, time));
-        break;
-      case "say:reasoning":
-        out.push(...this.message(id, text, "assistant", "reasoning", partial, time));
-        break;
-      case "ask:plan_mode_respond":
-      case "ask:act_mode_respond":
-      case "ask:followup": {
-        // These asks carry JSON text: {response|question, options}; older ones carry plain text.
-        const body = parseObject(text);
-        const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
-        out.push(...this.message(id, said, "assistant", "text", partial, time));
-        const options = arr(body, "options");
-        if (!partial && options !== undefined && options.length > 0) {
-          out.push(this.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
-        }
-        break;
-      }
-      case "say:completion_result":
-        if (!partial) out.push(...this.completion(text, ts, time));
-        else out.push(...this.message(id, text, "assistant", "text", true, time));
-        break;
-      case "ask:completion_result":
-        // Cline asks for feedback after say:completion_result, usually with empty text; only a new text is a result.
-        if (text !== "" && text !== this.lastCompletion && !partial) out.push(...this.completion(text, ts, time));
-        else out.push(this.notice("ask", "completion_result: waiting for the user's feedback", time));
-        break;
-      case "say:api_req_started": {
-        this.apiRequestsInTask++;
-        // One API request is one turn; Cline re-prints the record (same ts) when the request ends, so a turn starts once per ts.
-        if (ts === undefined || !this.startedTurns.has(ts)) {
-          if (ts !== undefined) this.startedTurns.add(ts);
-          out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? this.state.nextId("ts")}`, time }));
-        }
-        const info = parseObject(text);
-        if (info === undefined) {
-          out.push(this.notice("api_request", text, time));
-          break;
-        }
-        out.push(...this.usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
-        const retry = obj(info, field("retryStatus"));
-        if (retry !== undefined) {
-          out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
-        }
-        const cancel = str(info, field("cancelReason"));
-        if (cancel !== undefined) {
-          out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
-        }
-        break;
-      }
-      case "say:subagent_usage": {
-        const info = parseObject(text);
-        if (info !== undefined) out.push(...this.usageOf(info, undefined, undefined, time));
-        else out.push(this.notice("subagent_usage", text, time));
-        break;
-      }
-      case "say:command":
-      case "ask:command":
-        if (isOutput) break; // the approved ask:command repeated as say:command: same call
-        out.push(...this.startTool("execute_command", "command", { command: text }, time, { outputSay: "command_output", command: text }));
-        break;
-      case "say:command_output":
-      case "ask:command_output":
-        if (this.pending !== undefined && isOutput) {
-          this.pending.output.push(text);
-          const exit = num(v, field("exitCode"));
-          if (exit !== undefined) this.pending.exitCode = exit;
-          out.push(compact({ type: "tool.progress" as const, toolCallId: this.pending.id, output: text, time }));
-        } else {
-          out.push(this.notice("command_output", text, time));
-        }
-        break;
-      case "say:tool":
-      case "ask:tool": {
-        const tool = parseObject(text);
-        const name = str(tool, field("tool")) ?? "tool";
-        out.push(...this.startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
-        const path = str(tool, field("path"));
-        const content = str(tool, field("content"));
-        if (this.pending !== undefined && content !== undefined && name !== "readFile") this.pending.output.push(content);
-        if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
-          const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
-          out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: this.pending?.id, time }));
-        }
-        break;
-      }
-      case "say:use_mcp_server":
-      case "ask:use_mcp_server": {
-        const call = parseObject(text);
-        const resource = str(call, "type") === "access_mcp_resource";
-        let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
-        const args = str(call, field("arguments"));
-        if (!resource && args !== undefined) input = parseObject(args) ?? args;
-        const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
-        out.push(...this.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
-        break;
-      }
-      case "say:mcp_server_response":
-        if (this.pending !== undefined && isOutput) this.pending.output.push(text);
-        else out.push(this.notice("mcp_server_response", text, time));
-        break;
-      case "say:browser_action_launch":
-      case "ask:browser_action_launch":
-        out.push(...this.startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
-        break;
-      case "say:browser_action":
-        out.push(...this.startTool("browser_action", "other", parseObject(text) ?? text, time, { outputSay: "browser_action_result" }));
-        break;
-      case "say:browser_action_result": {
-        const result = parseObject(text);
-        const logs = str(result, "logs");
-        if (this.pending !== undefined && isOutput) this.pending.output.push(logs ?? str(result, "currentUrl") ?? "");
-        else out.push(this.notice("browser_action_result", logs ?? "", time));
-        break;
-      }
-      case "say:task_progress": {
-        const items = planItems(text);
-        out.push(items.length > 0 ? compact({ type: "plan.updated" as const, items, time }) : this.notice("task_progress", text, time));
-        break;
-      }
-      case "say:error":
-      case "say:diff_error":
-      case "say:clineignore_error":
-      case "say:command_permission_denied":
-        out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
-        break;
-      case "ask:api_req_failed":
-        out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
-        break;
-      case "ask:mistake_limit_reached":
-      case "ask:auto_approval_max_req_reached":
-        out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
-        break;
-      case "say:error_retry":
-      case "say:api_req_retried": {
-        const info = parseObject(text);
-        out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
-        break;
-      }
-      case "say:checkpoint_created":
-        out.push(this.notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
-        break;
-      case "say:shell_integration_warning":
-      case "say:shell_integration_warning_with_suggestion":
-        out.push(this.notice(sub, text, time, "warning"));
-        break;
-      default:
-        // Documented subtypes with nothing for the model (api_req_finished, info, hook_status, resume_task, new_task, ...).
-        out.push(this.notice(type === "ask" ? `ask:${sub}` : sub, text, time, "info"));
-        break;
+    const record: ClineMessage = { v, type, sub, ts, time, text, partial, id, isPrompt, isOutput, key };
+    if (!dispatch(messageHandlers, key, record, this, out, context)) {
+      // Documented subtypes with nothing for the model (api_req_finished, info, hook_status, resume_task, new_task, ...).
+      out.push(this.notice(type === "ask" ? `ask:${sub}` : sub, text, time, "info"));
     }
     return out;
   }
 
 }
 
+/** A Cline message as its handler sees it: the record and what decodeMessage worked out about it. */
+interface ClineMessage {
+  readonly v: JsonObject;
+  readonly type: "say" | "ask";
+  readonly sub: string;
+  readonly ts: number | undefined;
+  readonly time: string | undefined;
+  readonly text: string;
+  readonly partial: boolean;
+  readonly id: string;
+  readonly isPrompt: boolean;
+  readonly isOutput: boolean;
+  readonly key: string;
+}
 
+/** The `say`/`ask` messages with a handler of their own (others become notices). */
+type ClineMessageKey =
+  | "say:task"
+  | "say:user_feedback"
+  | "say:text"
+  | "say:reasoning"
+  | "ask:plan_mode_respond"
+  | "ask:act_mode_respond"
+  | "ask:followup"
+  | "say:completion_result"
+  | "ask:completion_result"
+  | "say:api_req_started"
+  | "say:subagent_usage"
+  | "say:command"
+  | "ask:command"
+  | "say:command_output"
+  | "ask:command_output"
+  | "say:tool"
+  | "ask:tool"
+  | "say:use_mcp_server"
+  | "ask:use_mcp_server"
+  | "say:mcp_server_response"
+  | "say:browser_action_launch"
+  | "ask:browser_action_launch"
+  | "say:browser_action"
+  | "say:browser_action_result"
+  | "say:task_progress"
+  | "say:error"
+  | "say:diff_error"
+  | "say:clineignore_error"
+  | "say:command_permission_denied"
+  | "ask:api_req_failed"
+  | "ask:mistake_limit_reached"
+  | "ask:auto_approval_max_req_reached"
+  | "say:error_retry"
+  | "say:api_req_retried"
+  | "say:checkpoint_created"
+  | "say:shell_integration_warning"
+  | "say:shell_integration_warning_with_suggestion";
+
+const task: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text, partial, id } = r;
+  out.push(...s.message(id, text, "user", "text", partial, time));
+};
+
+const planModeRespond: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text, partial, id } = r;
+  // These asks carry JSON text: {response|question, options}; older ones carry plain text.
+  const body = parseObject(text);
+  const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
+  out.push(...s.message(id, said, "assistant", "text", partial, time));
+  const options = arr(body, "options");
+  if (!partial && options !== undefined && options.length > 0) {
+    out.push(s.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
+  }
+};
+
+const command: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text, isOutput } = r;
+  if (isOutput) return; // the approved ask:command repeated as say:command: same call
+  out.push(...s.startTool("execute_command", "command", { command: text }, time, { outputSay: "command_output", command: text }));
+};
+
+const commandOutput: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { v, time, text, isOutput } = r;
+  if (s.pending !== undefined && isOutput) {
+    s.pending.output.push(text);
+    const exit = num(v, field("exitCode"));
+    if (exit !== undefined) s.pending.exitCode = exit;
+    out.push(compact({ type: "tool.progress" as const, toolCallId: s.pending.id, output: text, time }));
+  } else {
+    out.push(s.notice("command_output", text, time));
+  }
+};
+
+const tool: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text } = r;
+  const tool = parseObject(text);
+  const name = str(tool, field("tool")) ?? "tool";
+  out.push(...s.startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
+  const path = str(tool, field("path"));
+  const content = str(tool, field("content"));
+  if (s.pending !== undefined && content !== undefined && name !== "readFile") s.pending.output.push(content);
+  if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
+    const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
+    out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: s.pending?.id, time }));
+  }
+};
+
+const useMcpServer: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text } = r;
+  const call = parseObject(text);
+  const resource = str(call, "type") === "access_mcp_resource";
+  let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
+  const args = str(call, field("arguments"));
+  if (!resource && args !== undefined) input = parseObject(args) ?? args;
+  const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
+  out.push(...s.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
+};
+
+const browserActionLaunch: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text } = r;
+  out.push(...s.startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
+};
+
+const error: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { sub, time, text, key } = r;
+  out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
+};
+
+const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { sub, time, text } = r;
+  out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
+};
+
+const errorRetry: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { time, text } = r;
+  const info = parseObject(text);
+  out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
+};
+
+const shellIntegrationWarning: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+  const { sub, time, text } = r;
+  out.push(s.notice(sub, text, time, "warning"));
+};
+
+const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
+  "say:task": task,
+  "say:user_feedback": task,
+  "say:text": (r, s, out) => {
+    const { time, text, partial, id, isPrompt } = r;
+    out.push(...s.message(id, text, isPrompt ? "user" : "assistant", "text", partial, time));
+  },
+  "say:reasoning": (r, s, out) => {
+    const { time, text, partial, id } = r;
+    out.push(...s.message(id, text, "assistant", "reasoning", partial, time));
+  },
+  "ask:plan_mode_respond": planModeRespond,
+  "ask:act_mode_respond": planModeRespond,
+  "ask:followup": planModeRespond,
+  "say:completion_result": (r, s, out) => {
+    const { ts, time, text, partial, id } = r;
+    if (!partial) out.push(...s.completion(text, ts, time));
+    else out.push(...s.message(id, text, "assistant", "text", true, time));
+  },
+  "ask:completion_result": (r, s, out) => {
+    const { ts, time, text, partial } = r;
+    // Cline asks for feedback after say:completion_result, usually with empty text; only a new text is a result.
+    if (text !== "" && text !== s.lastCompletion && !partial) out.push(...s.completion(text, ts, time));
+    else out.push(s.notice("ask", "completion_result: waiting for the user's feedback", time));
+  },
+  "say:api_req_started": (r, s, out) => {
+    const { v, ts, time, text } = r;
+    s.apiRequestsInTask++;
+    // One API request is one turn; Cline re-prints the record (same ts) when the request ends, so a turn starts once per ts.
+    if (ts === undefined || !s.startedTurns.has(ts)) {
+      if (ts !== undefined) s.startedTurns.add(ts);
+      out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? s.state.nextId("ts")}`, time }));
+    }
+    const info = parseObject(text);
+    if (info === undefined) {
+      out.push(s.notice("api_request", text, time));
+      return;
+    }
+    out.push(...s.usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
+    const retry = obj(info, field("retryStatus"));
+    if (retry !== undefined) {
+      out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
+    }
+    const cancel = str(info, field("cancelReason"));
+    if (cancel !== undefined) {
+      out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
+    }
+  },
+  "say:subagent_usage": (r, s, out) => {
+    const { time, text } = r;
+    const info = parseObject(text);
+    if (info !== undefined) out.push(...s.usageOf(info, undefined, undefined, time));
+    else out.push(s.notice("subagent_usage", text, time));
+  },
+  "say:command": command,
+  "ask:command": command,
+  "say:command_output": commandOutput,
+  "ask:command_output": commandOutput,
+  "say:tool": tool,
+  "ask:tool": tool,
+  "say:use_mcp_server": useMcpServer,
+  "ask:use_mcp_server": useMcpServer,
+  "say:mcp_server_response": (r, s, out) => {
+    const { time, text, isOutput } = r;
+    if (s.pending !== undefined && isOutput) s.pending.output.push(text);
+    else out.push(s.notice("mcp_server_response", text, time));
+  },
+  "say:browser_action_launch": browserActionLaunch,
+  "ask:browser_action_launch": browserActionLaunch,
+  "say:browser_action": (r, s, out) => {
+    const { time, text } = r;
+    out.push(...s.startTool("browser_action", "other", parseObject(text) ?? text, time, { outputSay: "browser_action_result" }));
+  },
+  "say:browser_action_result": (r, s, out) => {
+    const { time, text, isOutput } = r;
+    const result = parseObject(text);
+    const logs = str(result, "logs");
+    if (s.pending !== undefined && isOutput) s.pending.output.push(logs ?? str(result, "currentUrl") ?? "");
+    else out.push(s.notice("browser_action_result", logs ?? "", time));
+  },
+  "say:task_progress": (r, s, out) => {
+    const { time, text } = r;
+    const items = planItems(text);
+    out.push(items.length > 0 ? compact({ type: "plan.updated" as const, items, time }) : s.notice("task_progress", text, time));
+  },
+  "say:error": error,
+  "say:diff_error": error,
+  "say:clineignore_error": error,
+  "say:command_permission_denied": error,
+  "ask:api_req_failed": (r, s, out) => {
+    const { sub, time, text } = r;
+    out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
+  },
+  "ask:mistake_limit_reached": mistakeLimitReached,
+  "ask:auto_approval_max_req_reached": mistakeLimitReached,
+  "say:error_retry": errorRetry,
+  "say:api_req_retried": errorRetry,
+  "say:checkpoint_created": (r, s, out) => {
+    const { v, time } = r;
+    out.push(s.notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
+  },
+  "say:shell_integration_warning": shellIntegrationWarning,
+  "say:shell_integration_warning_with_suggestion": shellIntegrationWarning,
+});

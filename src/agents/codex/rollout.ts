@@ -648,54 +648,54 @@ type EventMsgType =
   | "view_image_tool_call";
 
 const taskStarted: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
-    const { p } = r;
-    s.turnId = str(p, "turn_id") ?? s.state.nextId("turn");
-    s.turnHadAnswer = false;
-    s.pendingError = undefined;
-    out.push({ type: "turn.started", turnId: s.turnId });
-    return;
+  const { p } = r;
+  s.turnId = str(p, "turn_id") ?? s.state.nextId("turn");
+  s.turnHadAnswer = false;
+  s.pendingError = undefined;
+  out.push({ type: "turn.started", turnId: s.turnId });
+  return;
 };
 
 const taskComplete: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
-    const { p } = r;
-    const last = str(p, "last_agent_message");
-    if (last !== undefined && last.trim() !== "") {
-      // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
-      if (!s.turnHadAnswer) out.push(...s.state.complete(s.state.nextId("msg"), last, "assistant", "text"));
-      s.finalText = last;
-    }
-    const durationMs = num(p, "duration_ms");
-    if (durationMs !== undefined && durationMs >= 0) s.turnDurationMs = (s.turnDurationMs ?? 0) + durationMs;
-    const ttft = num(p, "time_to_first_token_ms");
-    if (durationMs !== undefined || ttft !== undefined) {
-      out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
-    }
-    s.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
-    return;
+  const { p } = r;
+  const last = str(p, "last_agent_message");
+  if (last !== undefined && last.trim() !== "") {
+    // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
+    if (!s.turnHadAnswer) out.push(...s.state.complete(s.state.nextId("msg"), last, "assistant", "text"));
+    s.finalText = last;
+  }
+  const durationMs = num(p, "duration_ms");
+  if (durationMs !== undefined && durationMs >= 0) s.turnDurationMs = (s.turnDurationMs ?? 0) + durationMs;
+  const ttft = num(p, "time_to_first_token_ms");
+  if (durationMs !== undefined || ttft !== undefined) {
+    out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
+  }
+  s.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
+  return;
 };
 
 const mcpToolCallBegin: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
-    const { p, callId, type } = r;
-    const invocation = obj(p, "invocation");
-    const tool = str(invocation, "tool");
-    const server = str(invocation, "server");
-    if (!s.calls.has(callId)) {
-      s.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
-      s.state.toolStarted(callId, tool ?? "mcp_tool_call");
-      out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
-    } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-    if (type === "mcp_tool_call_begin") return;
-    const result = get(p, "result");
-    const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-    const err = get(result, "Err");
-    const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
-    s.finishCall(out, callId, "event_msg mcp_tool_call_end", {
-      output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
-      result: structured === null ? undefined : structured,
-      isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
-      durationMs: codexDurationMs(get(p, "duration")),
-    });
-    return;
+  const { p, callId, type } = r;
+  const invocation = obj(p, "invocation");
+  const tool = str(invocation, "tool");
+  const server = str(invocation, "server");
+  if (!s.calls.has(callId)) {
+    s.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
+    s.state.toolStarted(callId, tool ?? "mcp_tool_call");
+    out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
+  } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
+  if (type === "mcp_tool_call_begin") return;
+  const result = get(p, "result");
+  const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
+  const err = get(result, "Err");
+  const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+  s.finishCall(out, callId, "event_msg mcp_tool_call_end", {
+    output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+    result: structured === null ? undefined : structured,
+    isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
+    durationMs: codexDurationMs(get(p, "duration")),
+  });
+  return;
 };
 
 const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
