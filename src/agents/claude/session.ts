@@ -4,7 +4,7 @@ import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import { emptyUsage } from "../../model/usage.ts";
 import { arr, bool, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
-import { type ContentBlock, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./wire.ts";
+import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./wire.ts";
 import type { Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 
@@ -34,15 +34,6 @@ interface TranscriptEnvelope {
   slug?: string;
   timestamp?: string;
   isMeta?: boolean;
-}
-
-/** Anthropic usage, as the API returned it for one message. */
-interface WireUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_read_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-  output_tokens_details?: { thinking_tokens?: number };
 }
 
 /** `type:"assistant"`: one record per content block; the records of one API message share `message.id`. */

@@ -5,8 +5,9 @@ import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { isoFromEpochSeconds } from "../../dialect/time.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
-import { type ContentBlock, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
+import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).
@@ -106,15 +107,6 @@ interface UserRecord extends Envelope {
 interface StreamEventRecord extends Envelope {
   event: { type: string; index?: number; message?: ApiMessage; content_block?: ContentBlock; delta?: JsonObject; usage?: WireUsage };
   ttft_ms?: number;
-}
-
-/** Anthropic usage: `input_tokens` excludes the cache reads and writes. */
-interface WireUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_read_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-  output_tokens_details?: { thinking_tokens?: number };
 }
 
 /** `result`: the end of one query; `type` may come last in the key order (2.1.27x+). */
@@ -241,12 +233,6 @@ function filled(o: JsonObject): JsonObject | undefined {
 /** An `unknown` event for a record or block no rule understands, in a session. */
 function unknownIn(raw: JsonValue, reason: string, sessionId: string | undefined): AgentEventDraft {
   return sessionId === undefined ? unknownRecord(raw, reason) : { type: "unknown", raw, reason, sessionId };
-}
-
-/** Epoch seconds to RFC 3339; undefined when out of range. */
-function isoFromSeconds(seconds: number | undefined): string | undefined {
-  if (seconds === undefined || seconds < 0 || seconds > 8.64e12) return undefined;
-  return new Date(seconds * 1000).toISOString();
 }
 
 /** How a `task_notification` status ends a subagent session; undefined when it does not say. */
@@ -865,7 +851,7 @@ class ClaudeStream {
 
   rateLimit(rec: JsonObject, out: AgentEventDraft[]): void {
     const info = obj(rec, "rate_limit_info");
-    out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: this.rootOf(rec) }));
+    out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromEpochSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: this.rootOf(rec) }));
   }
 
   toolProgress(rec: JsonObject, out: AgentEventDraft[]): void {

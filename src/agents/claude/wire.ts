@@ -56,6 +56,15 @@ export function count(value: JsonValue | undefined): number | null {
   return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
+/** Anthropic usage (stream-json and session transcripts alike): `input_tokens` excludes the cache reads and writes. */
+export interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens?: number };
+}
+
 /** Anthropic `usage` as the model's Usage (cache read and write are separate from input, as Claude reports them). */
 export function anthropicUsage(value: JsonValue | undefined): Usage {
   const u = obj(value);

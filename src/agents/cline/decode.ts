@@ -5,6 +5,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/diale
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { isoFromEpochMs } from "../../dialect/time.ts";
 import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
 
 /** A `ClineMessage` as the CLI prints it (Go struct order: type, text, ts, reasoning, say|ask, partial, ...). */
@@ -109,12 +110,6 @@ function parseObject(text: string | undefined): JsonObject | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Epoch milliseconds to RFC 3339; undefined when out of range. */
-function timeOf(ts: number | undefined): string | undefined {
-  if (ts === undefined || ts < 0 || ts > 8.64e15) return undefined;
-  return new Date(ts).toISOString();
 }
 
 /** `- [x] done` / `- [ ] todo` lines of a task_progress checklist. */
@@ -291,7 +286,7 @@ class ClineStream {
     const type = str(v, field("type")) as "say" | "ask";
     const sub = str(v, type === "say" ? field("say") : field("ask")) ?? "";
     const ts = num(v, field("ts"));
-    const time = timeOf(ts);
+    const time = isoFromEpochMs(ts);
     const text = str(v, field("text")) ?? "";
     const partial = bool(v, field("partial")) === true;
     const key = `${type}:${sub}`;

@@ -6,6 +6,7 @@ import { unknownRecord } from "../../dialect/dialect.ts";
 import { claudeStreamOpening } from "../claude/stream-json.ts";
 import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { isoFromEpochMs } from "../../dialect/time.ts";
 
 interface TextBlock {
   type: "text";
@@ -143,11 +144,6 @@ function planItems(args: JsonValue | undefined): PlanItem[] | undefined {
   return items;
 }
 
-function timeOf(v: JsonObject): string | undefined {
-  const ms = num(v, "timestamp_ms");
-  return ms === undefined || ms < 0 || ms > 8.64e15 ? undefined : new Date(ms).toISOString();
-}
-
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
   if (record.kind !== "json") return false;
   const v = record.value;
@@ -235,7 +231,7 @@ class CursorStream {
     if (!this.children.has(sid)) {
       this.children.add(sid);
       const parentToolCallId = this.openSubagents.length === 1 ? this.openSubagents[0] : undefined;
-      out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: this.rootId, parentToolCallId, time: timeOf(v) }));
+      out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: this.rootId, parentToolCallId, time: isoFromEpochMs(num(v, "timestamp_ms")) }));
     }
     return sid;
   }
@@ -350,7 +346,7 @@ class CursorStream {
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = timeOf(v);
+    const time = isoFromEpochMs(num(v, "timestamp_ms"));
     const out: AgentEventDraft[] = [];
     if (v.type === "system" && v.subtype === "init") {
       const sid = str(v, "session_id");

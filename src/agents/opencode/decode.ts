@@ -6,6 +6,7 @@ import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/diale
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { isoFromEpochMs } from "../../dialect/time.ts";
 
 /** Every line: `{type, timestamp (epoch ms), sessionID, ...data}`. */
 interface OpencodeEventBase {
@@ -99,12 +100,6 @@ function toolKind(tool: string): ToolKind {
     default:
       return "other";
   }
-}
-
-/** Epoch milliseconds → RFC 3339, when it is a plausible time. */
-function isoOf(ms: number | undefined): string | undefined {
-  if (ms === undefined || ms < 0 || ms > 8.64e15) return undefined;
-  return new Date(ms).toISOString();
 }
 
 function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
@@ -244,7 +239,7 @@ class OpencodeStream {
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = isoOf(num(v, "timestamp"));
+    const time = isoFromEpochMs(num(v, "timestamp"));
     const part = obj(v, "part");
     const out: AgentEventDraft[] = [];
     // OpenCode has no init record; the first line with a sessionID starts the session.
