@@ -417,7 +417,10 @@ interface ItemRecord {
 function itemRecord(phase: ItemPhase, v: Wire<ThreadEvent>, s: ExecState, out: AgentEventDraft[], context: DecodeContext): void {
   s.ensureStarted(out);
   const it = fieldObj(v, "item");
-  if (it === undefined) return s.unknown(out, context, v, `${phase} without an item`);
+  if (it === undefined) {
+    s.unknown(out, context, v, `${phase} without an item`);
+    return;
+  }
   const id = fieldStr(it, "id") ?? s.messages.nextId("item");
   let itemType = fieldStr(it, "type") ?? fieldStr(it, "item_type");
   // 0.40–0.43 call the answer `assistant_message`; 0.44 renamed it `agent_message`.
@@ -542,7 +545,10 @@ function legacyRecord(v: Wire<LegacyEvent>, msg: Wire<LegacyMsg>, s: ExecState, 
   const record: LegacyRecord = { v, msg, callId: fieldStr(msg, "call_id") ?? "" };
   if (dispatch(legacyHandlers, type, record, s, out, context)) return;
   const level = LEGACY_NOTICES[type];
-  if (level === undefined) return s.unknown(out, context, v, `unknown codex event msg type ${JSON.stringify(type)}`);
+  if (level === undefined) {
+    s.unknown(out, context, v, `unknown codex event msg type ${JSON.stringify(type)}`);
+    return;
+  }
   const text = fieldStr(msg, "message") ?? fieldStr(msg, "unified_diff") ?? fieldStr(msg, "reason") ?? type;
   const details: JsonObject = { ...msg };
   delete details.type;
