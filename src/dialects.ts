@@ -7,12 +7,8 @@ import { AgentStreamError } from "./errors.ts";
 import type { InputRecord } from "./framing/ndjson/create-ndjson-parser.ts";
 import type { Dialect } from "./dialect/dialect.ts";
 import { agents } from "./agents/index.ts";
+import { formats } from "./formats/index.ts";
 import { json } from "./agents/json/index.ts";
-import { aaep } from "./dialects/aaep.ts";
-import { agentstream } from "./dialects/agentstream.ts";
-import { codexThread } from "./dialects/codex-thread.ts";
-import { oneshot } from "./dialects/oneshot.ts";
-import { witness } from "./dialects/witness.ts";
 
 export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpening } from "./dialect/dialect.ts";
 
@@ -20,7 +16,7 @@ export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpen
  * Every dialect, in detection order: the formats' decoders (our own and neighbouring output formats,
  * codex-thread before codex), then the agents (src/agents/index.ts), then `json` (framing only, never detected).
  */
-export const dialects: readonly Dialect[] = [agentstream, witness, oneshot, aaep, codexThread, ...agents, json];
+export const dialects: readonly Dialect[] = [...formats.flatMap((format) => (format.dialect === undefined ? [] : [format.dialect])), ...agents, json];
 
 const byName = new Map(dialects.map((d) => [d.name, d]));
 

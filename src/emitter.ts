@@ -6,7 +6,7 @@
 import type { Issue } from "./errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventType, type EventOf } from "./model/events.ts";
 import { createNdjsonParser } from "./framing/ndjson/create-ndjson-parser.ts";
-import { validateEvent } from "./schema/validate.ts";
+import { validateEvent } from "./validation/validate-event.ts";
 
 /** Fields of an event of type `T`, without the envelope that `makeEvent` fills in. */
 export type EventFields<T extends AgentEventType> = Omit<EventOf<T>, "v" | "seq" | "type"> & { seq?: number };

@@ -5,7 +5,7 @@
  * the format's own record, so a foreign producer's look-alike can never inject a malformed event.
  */
 import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { validateEvent } from "../schema/validate.ts";
+import { validateEvent } from "../validation/validate-event.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -7,7 +7,8 @@ import type { Dialect } from "../dialect/dialect.ts";
 import type { Issue } from "../errors.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { createEventReader } from "../pipeline/create-event-reader.ts";
-import { checkSequence, validateEvent } from "../schema/validate.ts";
+import { checkSequence } from "../formats/agentstream/rules.ts";
+import { validateEvent } from "../validation/validate-event.ts";
 
 /** The parts of a test runner the suite needs (vitest's `describe`, `it`, `expect` fit). */
 export interface TestRunner {

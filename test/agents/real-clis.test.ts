@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import { checkSequence, validateEvent } from "../../src/schema/index.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { usageOf, type Script } from "../helpers/model-server/index.ts";
 import {
   agentClisDir,

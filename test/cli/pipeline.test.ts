@@ -12,7 +12,7 @@ import type { Sink } from "../../src/cli/sinks/sink.ts";
 import { iterableSource } from "../../src/cli/sources/iterable.ts";
 import type { Source } from "../../src/cli/sources/source.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { getOutputFormat } from "../../src/serialize/index.ts";
+import { getOutputFormat } from "../../src/output-formats.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 

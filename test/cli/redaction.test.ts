@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { outputFormats } from "../../src/serialize/index.ts";
+import { outputFormats } from "../../src/output-formats.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 import { positives, streamWith, streamingCases } from "../redact/_corpus.ts";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { aaep } from "../../src/dialects/aaep.ts";
+import { aaep } from "../../src/formats/aaep/decode.ts";
 import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";

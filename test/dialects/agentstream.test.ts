@@ -1,6 +1,6 @@
 /** Reading our own model back: deltas written before they carried `role` and `kind` get them from their start. */
 import { describe, expect, it } from "vitest";
-import { validateEvent } from "../../src/schema/validate.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
 import { readAll } from "../helpers/read.ts";
 
 /** A v1 stream as agentstream wrote it before `message.delta` carried `role` and `kind`. */

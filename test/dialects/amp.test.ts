@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/claude/amp.ts";
 import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
-import { checkSequence } from "../../src/schema/validate.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";

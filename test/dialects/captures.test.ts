@@ -5,8 +5,8 @@
  */
 import { basename, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { stringifyRecord } from "../../src/framing/stringify-record.ts";
-import { validateEvent } from "../../src/schema/validate.ts";
+import { stringifyRecord } from "../../src/framing/stringify.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, listCaptures, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
 

@@ -5,7 +5,7 @@ import { codexSession } from "../../src/agents/codex/rollout.ts";
 import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
-import { checkSequence } from "../../src/schema/validate.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { detectDialect } from "../../src/dialects.ts";
-import { oneshot } from "../../src/dialects/oneshot.ts";
+import { oneshot } from "../../src/formats/oneshot/decode.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";

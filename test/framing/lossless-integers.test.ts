@@ -3,13 +3,13 @@
  * writes them back digit for digit, in output its own validator accepts.
  */
 import { describe, expect, it } from "vitest";
-import { stringifyRecord } from "../../src/framing/stringify-record.ts";
+import { stringifyRecord } from "../../src/framing/stringify.ts";
 import { LosslessInteger } from "../../src/model/lossless-integer.ts";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
-import { formatSpecs } from "../../src/schema/formats.ts";
-import { outputFormats } from "../../src/serialize/index.ts";
+import { formatSpecs } from "../../src/formats/index.ts";
+import { outputFormats } from "../../src/output-formats.ts";
 import type { Issue } from "../../src/errors.ts";
-import { agentstream } from "../../src/dialects/agentstream.ts";
+import { agentstream } from "../../src/formats/agentstream/decode.ts";
 import { convertEvents, readBack, validateFormat } from "../helpers/convert.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";

@@ -1,6 +1,6 @@
 /** Builders and views of events for writer tests. */
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createToolInputJoiner } from "../../src/serialize/_tool-input.ts";
+import { createToolInputJoiner } from "../../src/encoding/tool-input.ts";
 
 /** Events from loose drafts: `v` and `seq` are stamped in order. */
 export function build(drafts: readonly object[]): AgentEvent[] {

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { createEventReader, type SessionBoundary } from "../../src/pipeline/create-event-reader.ts";
-import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { hasShared, listCaptures, sharedPath } from "../helpers/shared.ts";
 
 const fixtures = join(import.meta.dirname, "../fixtures/sessions");

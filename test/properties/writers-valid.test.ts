@@ -6,7 +6,7 @@
  */
 import { describe, expect } from "vitest";
 import { test } from "@fast-check/vitest";
-import { formatSpecs } from "../../src/schema/formats.ts";
+import { formatSpecs } from "../../src/formats/index.ts";
 import { convertEvents, validateFormat } from "../helpers/convert.ts";
 import { mutatedEvents, oddEvents } from "../helpers/odd-events.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { checkSequence, validateEvent } from "../../src/schema/index.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { listCaptures } from "../helpers/shared.ts";
 import { positives, streamWith, type SecretCase } from "./_corpus.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { checkSequence } from "../../src/schema/validate.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 

@@ -5,7 +5,7 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { checkSequence } from "../../src/schema/validate.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { completed, delta, line, see, started } from "../helpers/streams.ts";
 
 describe("snapshot detection and extraction", () => {

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { makeEvent, validateLine } from "../../src/emitter.ts";
 import { EVENT_TYPES, type AgentEvent } from "../../src/model/events.ts";
 import { emptyUsage } from "../../src/model/usage.ts";
-import { agentstreamSchema } from "../../src/schema/agentstream-schema.ts";
-import { checkSequence, validateEvent } from "../../src/schema/validate.ts";
-import { toLine, toLines } from "../../src/serialize/to-agentstream.ts";
+import { agentstreamSchema } from "../../src/validation/agent-event-schema.ts";
+import { validateEvent } from "../../src/validation/validate-event.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
+import { toLine, toLines } from "../../src/formats/agentstream/encode.ts";
 
 const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5 };
 /** One valid example of every event type. */

@@ -5,10 +5,10 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { aaep } from "../../src/dialects/aaep.ts";
-import { aaepSchema, codePointLength } from "../../src/schema/formats/aaep-schema.ts";
-import { compileSchema } from "../../src/schema/_ajv.ts";
-import { AAEP_MAX_CHUNK, aaepToolName, coalesceHint, createAaepWriter, splitSentences } from "../../src/serialize/to-aaep.ts";
+import { aaep } from "../../src/formats/aaep/decode.ts";
+import { aaepSchema, codePointLength } from "../../src/formats/aaep/schema.ts";
+import { compileSchema } from "../../src/validation/ajv.ts";
+import { AAEP_MAX_CHUNK, aaepToolName, coalesceHint, createAaepEncoder, splitSentences } from "../../src/formats/aaep/encode.ts";
 import { upstreamAaep, upstreamErrors } from "../helpers/aaep-upstream.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripPair } from "../helpers/events.ts";
@@ -314,7 +314,7 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
   });
 
   it("end() with nothing written writes nothing", () => {
-    expect(createAaepWriter().end()).toBe("");
+    expect(createAaepEncoder().end()).toEqual([]);
   });
 });
 

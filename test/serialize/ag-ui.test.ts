@@ -17,7 +17,7 @@ import { run } from "../../src/cli/run.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject } from "../../src/model/events.ts";
 import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
-import { agUiFormat } from "../../src/schema/formats/ag-ui.ts";
+import { agUiSpec as agUiFormat } from "../../src/formats/ag-ui/spec.ts";
 import { convertEvents, records } from "../helpers/convert.ts";
 import { build } from "../helpers/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";

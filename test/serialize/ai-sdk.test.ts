@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject, JsonValue } from "../../src/model/events.ts";
-import { aiSdkFormat } from "../../src/schema/formats/ai-sdk.ts";
+import { aiSdkSpec as aiSdkFormat } from "../../src/formats/ai-sdk/spec.ts";
 import { convertEvents, records } from "../helpers/convert.ts";
 import { build } from "../helpers/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
-import { formatSpecs } from "../../src/schema/formats.ts";
-import { outputFormats } from "../../src/serialize/index.ts";
+import { formatSpecs } from "../../src/formats/index.ts";
+import { outputFormats } from "../../src/output-formats.ts";
 import type { Issue } from "../../src/errors.ts";
 import { readFile } from "../helpers/read.ts";
 import { listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts";

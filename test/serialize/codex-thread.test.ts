@@ -4,10 +4,10 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { codexThread } from "../../src/dialects/codex-thread.ts";
+import { codexThread } from "../../src/formats/codex-thread/decode.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { REDACTED, redactSecrets, redactText } from "../../src/serialize/_redact.ts";
-import { shortSummary } from "../../src/serialize/to-codex-thread.ts";
+import { REDACTED, redactSecrets, redactText } from "../../src/encoding/redact.ts";
+import { shortSummary } from "../../src/formats/codex-thread/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripPair } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { codex } from "../../src/agents/codex/exec.ts";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../src/model/events.ts";
 import type { SessionSummary } from "../../src/summary/summarize.ts";
-import { codexItemTypeFor, PLACEHOLDER_THREAD_ID } from "../../src/serialize/to-codex.ts";
+import { codexItemTypeFor, PLACEHOLDER_THREAD_ID } from "../../src/formats/codex/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords } from "../helpers/convert.ts";
 import { readFile } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot } from "../helpers/shared.ts";

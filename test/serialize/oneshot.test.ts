@@ -4,9 +4,9 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { oneshot } from "../../src/dialects/oneshot.ts";
+import { oneshot } from "../../src/formats/oneshot/decode.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { oneshotExecutor } from "../../src/serialize/to-oneshot.ts";
+import { oneshotExecutor } from "../../src/formats/oneshot/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripPair } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";

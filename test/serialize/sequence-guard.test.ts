@@ -1,8 +1,8 @@
 /** The writers' sequence guard: repairs what checkSequence would reject, and holds only open state. */
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentEventDraft } from "../../src/model/events.ts";
-import { checkSequence } from "../../src/schema/validate.ts";
-import { REMEMBERED_IDS, createSequenceGuard } from "../../src/serialize/_sequence-guard.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
+import { REMEMBERED_IDS, createSequenceGuard } from "../../src/formats/agentstream/sequence-guard.ts";
 import { build } from "../helpers/events.ts";
 
 function guarded(...drafts: AgentEventDraft[]): AgentEvent[] {

@@ -4,9 +4,9 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { witness } from "../../src/dialects/witness.ts";
+import { witness } from "../../src/formats/witness/decode.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createWitnessWriter } from "../../src/serialize/to-witness.ts";
+import { createWitnessEncoder } from "../../src/formats/witness/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripView } from "../helpers/events.ts";
 import { readFile } from "../helpers/read.ts";
@@ -104,18 +104,18 @@ describe("witness writer: odd sequences never throw", () => {
   });
 
   it("started and delta events write nothing: the completed message is the Witness event", () => {
-    const writer = createWitnessWriter();
+    const encoder = createWitnessEncoder();
     const [started, delta, completed] = build([
       { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
       { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hi", position: 0 },
       { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hi there" },
     ]) as [AgentEvent, AgentEvent, AgentEvent];
-    expect([writer.write(started), writer.write(delta)]).toEqual(["", ""]);
-    expect(records(writer.write(completed) + writer.end())).toEqual([{ type: "final", content: "Hi there" }]);
+    expect([encoder.encode(started), encoder.encode(delta)]).toEqual([[], []]);
+    expect([...encoder.encode(completed), ...encoder.end()]).toEqual([{ type: "final", content: "Hi there" }]);
   });
 
-  it("a writer is independent of others and end() can be called with nothing written", () => {
-    expect(createWitnessWriter().end()).toBe("");
+  it("an encoder is independent of others and end() can be called with nothing encoded", () => {
+    expect(createWitnessEncoder().end()).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
+import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand } from "../args.ts";
 import { createBatchedOutput } from "../output.ts";

@@ -1,6 +1,6 @@
 import { dialects } from "../../dialects.ts";
-import { outputFormats } from "../../serialize/index.ts";
-import { formatSpecs } from "../../schema/formats.ts";
+import { outputFormats } from "../../output-formats.ts";
+import { formatSpecs } from "../../formats/index.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
 

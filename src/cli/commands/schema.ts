@@ -1,4 +1,4 @@
-import { formatSpecs, getFormatSpec } from "../../schema/formats.ts";
+import { formatSpecs, getFormatSpec } from "../../formats/index.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
 

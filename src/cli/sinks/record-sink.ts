@@ -3,7 +3,7 @@
  * previous input's writer is closed where the next input's first event arrives.
  * (The writer's `create(options)` shape stays behind this sink while writers become encoder + framer.)
  */
-import type { OutputFormat, WriterOptions } from "../../serialize/index.ts";
+import type { OutputFormat, WriterOptions } from "../../output-formats.ts";
 import type { BatchedOutput } from "../output.ts";
 import type { Sink } from "./sink.ts";
 

@@ -5,8 +5,9 @@
  */
 import { formatIssue, type Issue } from "../../errors.ts";
 import type { AgentEvent, JsonObject } from "../../model/events.ts";
-import type { FormatSpec } from "../../schema/formats.ts";
-import { createSequenceChecker, validateEvent } from "../../schema/validate.ts";
+import type { FormatSpec } from "../../validation/format-spec.ts";
+import { createSequenceChecker } from "../../formats/agentstream/rules.ts";
+import { validateEvent } from "../../validation/validate-event.ts";
 import type { CliOutput } from "../io.ts";
 import type { Sink } from "./sink.ts";
 

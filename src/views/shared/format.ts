@@ -6,7 +6,7 @@
  */
 import type { JsonValue, Usage } from "../../model/events.ts";
 import { LosslessInteger, isJsonObject } from "../../model/lossless-integer.ts";
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 
 /**
  * A metric as one line. Flame metrics (a `temperature` with `k`, `state` or `reflex_score`) follow

@@ -10,7 +10,7 @@
  * This file is the renderer's shell: settings, the dispatch of each event type to its part
  * (./on-session.ts, ./on-message.ts, ./on-tool.ts, ./on-status.ts) and the end of the stream.
  */
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 import type { AgentEvent, AgentEventType, EventOf } from "../../model/events.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
 import type { RenderMode, Verbosity } from "../shared/types.ts";

@@ -1,5 +1,5 @@
 /** Everything else: usage, metrics, rate limits, retries, heartbeats, errors, notices, lines that are not events, repairs, unknown records. */
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 import type { EventOf } from "../../model/events.ts";
 import { formatDuration, formatTime } from "../shared/format.ts";
 import { viewMetric } from "../shared/metric.ts";

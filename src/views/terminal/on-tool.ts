@@ -1,5 +1,5 @@
 /** Tool calls, file changes and plans. */
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 import { type EventOf, isNoResult } from "../../model/events.ts";
 import { diffStat, formatDuration, relativePath } from "../shared/format.ts";
 import { begin, emitRows, indentOf, line, note, oneLine, releaseAfterTool, settle, style } from "./screen.ts";

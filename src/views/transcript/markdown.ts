@@ -7,8 +7,8 @@ import { viewMetric } from "../shared/metric.ts";
 import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
-import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 
 /** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {

@@ -6,8 +6,8 @@ import { viewMetric } from "../shared/metric.ts";
 import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
 import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
-import type { EventWriter, WriterOptions } from "../../serialize/writer.ts";
-import { stringifyRecord } from "../../framing/stringify-record.ts";
+import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
 
 /** Continuation lines of a labelled block are indented this much; tool output and diffs twice as much. */
 const INDENT = "  ";

@@ -4,7 +4,7 @@
  * so the footer and `summary --json` never disagree; ../shared/view-model.ts turns them into what is shown).
  */
 import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../../model/events.ts";
-import type { EventWriter } from "../../serialize/writer.ts";
+import type { EventWriter } from "../../encoding/writer.ts";
 import { viewMetric } from "../shared/metric.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
 import type { FooterDiagnostics } from "../shared/view-model.ts";

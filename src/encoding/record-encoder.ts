@@ -1,0 +1,26 @@
+/**
+ * The encoder contract: a format's encoder turns our events into that format's records (objects,
+ * never text). Framing them as NDJSON, SSE or json-seq is src/framing/'s job.
+ */
+import type { AgentEvent } from "../model/events.ts";
+
+/** A streaming encoder: records for each event as it comes, and whatever must close the stream. */
+export interface RecordEncoder<R extends object = object> {
+  /** The records for one event (possibly none; may hold records back until a later event). */
+  encode(event: AgentEvent): R[];
+  /** The rest of the records once the input has ended. */
+  end(): R[];
+  /**
+   * A closing document for people, written pretty-printed after the framed stream (codex-thread's
+   * `--final-summary`); called after `end`.
+   */
+  trailer?(): object | undefined;
+}
+
+/** Options the encoders understand; each format reads the ones it declares. */
+export interface EncoderOptions {
+  /** AAEP: re-chunk streamed text at sentence boundaries (`--coalesce sentence`); chunks still concatenate to the original text. */
+  coalesce?: "none" | "sentence";
+  /** codex-thread: print the final pretty JSON summary after the stream (`--final-summary`). */
+  finalSummary?: boolean;
+}

@@ -1,0 +1,555 @@
+// Source of truth: the real `codex exec --json` stream (0.44+): openai/codex `codex-rs/exec/src/exec_events.rs`, its
+// TypeScript mirror in @openai/codex-sdk (`dist/index.d.ts`: ThreadEvent, ThreadItem, Usage) and the captures in
+// ../shared/fixtures/codex/. Mapping, choices and round-trip losses: docs/formats/codex.md.
+import type { AgentEvent, FileChange, JsonValue, PlanItem, SessionCompletedEvent, ToolKind, Usage } from "../../model/events.ts";
+import { addUsage, emptyUsage, isUsageEmpty } from "../../model/usage.ts";
+import type { RecordEncoder } from "../../encoding/record-encoder.ts";
+import { isJsonObject } from "../../model/lossless-integer.ts";
+import { stringifyRecord } from "../../framing/stringify.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Wire types (as the SDK declares them, plus the newer fields real Codex writes)
+// ---------------------------------------------------------------------------------------------
+
+/** `turn.completed.usage`: the thread's running total (input includes cached; output includes reasoning). */
+type CodexUsage = {
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_input_tokens: number;
+  output_tokens: number;
+  reasoning_output_tokens: number;
+};
+
+type CodexItemType = "agent_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "todo_list" | "error";
+type ToolItemType = Extract<CodexItemType, "command_execution" | "file_change" | "mcp_tool_call" | "web_search">;
+
+/** One thread item: `{id, type, ...fields}`. */
+type CodexItem = { id: string; type: CodexItemType } & Record<string, JsonValue>;
+
+/** Placeholder thread id (a UUIDv7 shape) for sources that name no session, so tools that parse ids still work. */
+export const PLACEHOLDER_THREAD_ID = "00000000-0000-7000-8000-000000000000";
+
+/** The Codex item type a tool call becomes, by its kind: commands, file edits and web searches have their own items; everything else is an MCP call. */
+export function codexItemTypeFor(kind: ToolKind | undefined): ToolItemType {
+  switch (kind) {
+    case "command":
+      return "command_execution";
+    case "file_edit":
+    case "file_write":
+      return "file_change";
+    case "web_search":
+      return "web_search";
+    default:
+      return "mcp_tool_call";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer state
+// ---------------------------------------------------------------------------------------------
+
+/** A tool call on its way to becoming one Codex item. */
+interface ToolItem {
+  readonly toolCallId: string;
+  readonly itemId: string;
+  readonly type: ToolItemType;
+  readonly name: string;
+  readonly kind: ToolKind | undefined;
+  readonly server: string | undefined;
+  input: JsonValue | undefined;
+  /** `tool.input.delta` fragments, joined and parsed once when the item starts. */
+  inputText: string[] | undefined;
+  /** `tool.progress` output, the fallback when `tool.completed` carries none. */
+  output: string[];
+  /** Changes a `file.changed` reported for this call (they replace the ones read from the input). */
+  changes: readonly FileChange[] | undefined;
+  started: boolean;
+  done: boolean;
+}
+
+/** A message whose deltas came but whose `message.completed` has not (yet). */
+interface OpenMessage {
+  readonly role: string;
+  readonly kind: string;
+  readonly channel: string | undefined;
+  readonly root: boolean;
+  readonly chunks: string[];
+}
+
+/** The running usage figure, folded exactly as the session summary folds it (src/summary/summarize.ts). */
+interface UsageFold {
+  turnSum: Usage;
+  deltaSum: Usage;
+  cumulative: Usage | undefined;
+}
+
+/** One `codex exec --json` record as we write it. */
+export type CodexRecord = Record<string, JsonValue>;
+
+/** The streaming encoder for `--to codex`: our events as the `codex exec --json` records a Codex tool expects. */
+export function createCodexEncoder(): RecordEncoder<CodexRecord> {
+  let out: CodexRecord[] = [];
+  let threadStarted = false;
+  let turnOpen = false;
+  /** Whether the open turn has produced an item (a user message only ends a turn that did something). */
+  let turnHasItems = false;
+  /** A fatal error since the open turn began: a stream that ends there ends with turn.failed. */
+  let turnFatal: string | undefined;
+  /** The last error a turn reported (`turn.completed{status:"error"}`): the fallback reason for turn.failed. */
+  let lastTurnError: string | undefined;
+  let itemCount = 0;
+  let agentName: string | undefined;
+  let rootId: string | undefined;
+  let rootSeen = false;
+  const childSessions = new Set<string>();
+  const tools = new Map<string, ToolItem>();
+  /** Started items not yet complete: what a turn end must close (kept apart so a close never walks every call). */
+  const running = new Set<ToolItem>();
+  /** Tool calls whose item.started waits for their streamed input. */
+  const awaitingInput: ToolItem[] = [];
+  /** A finished file edit, held for one event in case its `file.changed` follows. */
+  let heldFileChange: { tool: ToolItem; failed: boolean } | undefined;
+  const messages = new Map<string, OpenMessage>();
+  /** Open todo_list items of this turn by plan id (`""` for plans without one): Codex completes them when the turn ends. */
+  const plans = new Map<string, { itemId: string; items: readonly PlanItem[] }>();
+  let lastAgentText: string | undefined;
+  let lastRootAssistantText: string | undefined;
+  let lastRootCompleted: SessionCompletedEvent | undefined;
+  const usage: UsageFold = { turnSum: emptyUsage(), deltaSum: emptyUsage(), cumulative: undefined };
+
+  /** Lines written before the thread id is known (warnings before session.started): they follow thread.started. */
+  let beforeThread: CodexRecord[] = [];
+  const line = (record: CodexRecord): void => {
+    (threadStarted ? out : beforeThread).push(record);
+  };
+  const nextItemId = (): string => `item_${itemCount++}`;
+  const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
+
+  const startThread = (threadId: string | undefined): void => {
+    if (threadStarted) return;
+    threadStarted = true;
+    line({ type: "thread.started", thread_id: threadId ?? PLACEHOLDER_THREAD_ID });
+    out.push(...beforeThread);
+    beforeThread = [];
+  };
+  const ensureTurn = (): void => {
+    startThread(undefined);
+    if (turnOpen) return;
+    turnOpen = true;
+    turnHasItems = false;
+    turnFatal = undefined;
+    line({ type: "turn.started" });
+  };
+  const item = (phase: "item.started" | "item.updated" | "item.completed", value: CodexItem): void => {
+    // Warnings (error items) may come outside a turn, as Codex writes them before turn.started.
+    if (value.type !== "error") {
+      ensureTurn();
+      turnHasItems = true;
+    }
+    line({ type: phase, item: value });
+  };
+
+  // ----- usage -----
+
+  const currentUsage = (): Usage => {
+    const completed = lastRootCompleted?.usage;
+    if (completed !== undefined && !isUsageEmpty(completed)) return completed;
+    return usage.cumulative ?? addUsage(usage.turnSum, usage.deltaSum);
+  };
+
+  // ----- messages -----
+
+  const messageItem = (role: string, kind: string, channel: string | undefined, root: boolean, text: string): void => {
+    if (role !== "assistant" || text.trim() === "") return; // Codex never echoes prompts; it drops empty summaries
+    if (kind !== "text") {
+      item("item.completed", { id: nextItemId(), type: "reasoning", text });
+      return;
+    }
+    if (root) lastRootAssistantText = text;
+    if (channel === "plan") {
+      item("item.completed", { id: nextItemId(), type: "plan", text });
+      return;
+    }
+    lastAgentText = text;
+    item("item.completed", { id: nextItemId(), type: "agent_message", text });
+  };
+
+  // ----- tools -----
+
+  const toolItem = (tool: ToolItem, status: string, failed: boolean, completion?: { output?: string; result?: JsonValue; exitCode?: number }): CodexItem => {
+    const base = { id: tool.itemId, type: tool.type };
+    const output = completion?.output ?? (tool.output.length > 0 ? tool.output.join("") : undefined);
+    switch (tool.type) {
+      case "command_execution": {
+        // Key order as Codex writes it; exit_code is null while running and absent when the source did not say it.
+        const exitCode = status === "in_progress" ? null : completion?.exitCode;
+        const value: CodexItem = { ...base, command: commandText(tool.input), aggregated_output: output ?? "" };
+        if (exitCode !== undefined) value.exit_code = exitCode;
+        value.status = status;
+        return value;
+      }
+      case "file_change":
+        return { ...base, changes: codexChanges(tool.changes ?? changesFromInput(tool.input, tool.kind)), status };
+      case "web_search":
+        return { ...base, query: queryText(tool.input) };
+      case "mcp_tool_call": {
+        const value: CodexItem = { ...base, server: tool.server ?? agentName ?? "agentstream", tool: tool.name, arguments: tool.input ?? null, result: null, error: null, status };
+        if (status === "in_progress") return value;
+        if (failed) value.error = { message: output !== undefined && output !== "" ? output : "tool call failed" };
+        else value.result = { content: output === undefined ? [] : [{ type: "text", text: output }], structured_content: completion?.result ?? null };
+        return value;
+      }
+    }
+  };
+
+  const startItem = (tool: ToolItem): void => {
+    if (tool.started) return;
+    tool.started = true;
+    if (tool.inputText !== undefined && tool.input === undefined) tool.input = parseInput(tool.inputText.join(""));
+    tool.inputText = undefined;
+    running.add(tool);
+    item("item.started", toolItem(tool, "in_progress", false));
+  };
+  const flushAwaitingInput = (): void => {
+    for (const tool of awaitingInput.splice(0)) startItem(tool);
+  };
+  const completeFileChange = (tool: ToolItem, failed: boolean): void => {
+    item("item.completed", toolItem(tool, failed ? "failed" : "completed", failed));
+  };
+  const flushHeld = (): void => {
+    if (heldFileChange === undefined) return;
+    const { tool, failed } = heldFileChange;
+    heldFileChange = undefined;
+    completeFileChange(tool, failed);
+  };
+
+  const newTool = (toolCallId: string, name: string, kind: ToolKind | undefined, server: string | undefined, input: JsonValue | undefined): ToolItem => {
+    const tool: ToolItem = { toolCallId, itemId: nextItemId(), type: codexItemTypeFor(kind), name, kind, server, input, inputText: undefined, output: [], changes: undefined, started: false, done: false };
+    tools.set(toolCallId, tool);
+    return tool;
+  };
+
+  const standaloneFileChange = (changes: readonly FileChange[], failed: boolean): void => {
+    // An edit no file tool made (Aider, or a change reported after its call was written): its own file_change item.
+    item("item.completed", { id: nextItemId(), type: "file_change", changes: codexChanges(changes), status: failed ? "failed" : "completed" });
+  };
+
+  // ----- turns -----
+
+  /** Ends the open turn: finishes what is still open, makes sure the final answer comes last, then turn.completed or turn.failed. */
+  const closeTurn = (ending: { final: boolean; failure?: string }): void => {
+    flushAwaitingInput();
+    flushHeld();
+    for (const [id, message] of messages) {
+      messages.delete(id);
+      messageItem(message.role, message.kind, message.channel, message.root, message.chunks.join(""));
+    }
+    for (const tool of running) {
+      // Codex completes every item before the turn ends; a call the source never finished ends as failed.
+      running.delete(tool);
+      tool.done = true;
+      if (tool.type === "file_change") completeFileChange(tool, true);
+      else item("item.completed", toolItem(tool, "failed", true, { output: "the tool call did not complete" }));
+    }
+    for (const [key, plan] of plans) {
+      plans.delete(key);
+      item("item.completed", { id: plan.itemId, type: "todo_list", items: todoItems(plan.items) });
+    }
+    if (ending.final) {
+      // The SDK's finalResponse is the last agent_message: repeat the final answer if something else came after it.
+      const finalText = lastRootCompleted?.finalText ?? lastRootAssistantText;
+      if (finalText !== undefined && finalText !== lastAgentText) {
+        lastAgentText = finalText;
+        item("item.completed", { id: nextItemId(), type: "agent_message", text: finalText });
+      }
+    }
+    ensureTurn();
+    if (ending.failure !== undefined) line({ type: "turn.failed", error: { message: ending.failure } });
+    else line({ type: "turn.completed", usage: codexUsage(currentUsage()) });
+    turnOpen = false;
+    turnFatal = undefined;
+  };
+
+  // ----- events -----
+
+  const handle = (event: AgentEvent): void => {
+    switch (event.type) {
+      case "session.started":
+        agentName ??= event.agent;
+        if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
+          if (event.sessionId !== undefined && event.sessionId !== rootId) childSessions.add(event.sessionId);
+          return;
+        }
+        if (!rootSeen) {
+          rootSeen = true;
+          rootId = event.sessionId;
+          agentName = event.agent;
+        }
+        // One thread per output: a second root session continues it (as `codex exec resume` would).
+        startThread(event.sessionId);
+        return;
+      case "session.completed": {
+        if (!isRoot(event)) return;
+        lastRootCompleted = event;
+        const failure = event.status === "success" ? undefined : (event.error ?? lastTurnError ?? turnFatal ?? `session ${event.status}`);
+        closeTurn(failure === undefined ? { final: true } : { final: true, failure });
+        return;
+      }
+      case "turn.started":
+        if (isRoot(event)) ensureTurn();
+        return;
+      case "turn.completed":
+        if (event.usage !== undefined) usage.turnSum = addUsage(usage.turnSum, event.usage);
+        if (isRoot(event) && event.status === "error") lastTurnError = event.error ?? "turn failed";
+        return;
+      case "message.started":
+        messages.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, root: isRoot(event), chunks: [] });
+        return;
+      case "message.delta": {
+        let message = messages.get(event.messageId);
+        if (message === undefined) {
+          // A delta for a message that never started: we take it for assistant text.
+          message = { role: "assistant", kind: "text", channel: undefined, root: isRoot(event), chunks: [] };
+          messages.set(event.messageId, message);
+        }
+        message.chunks.push(event.text);
+        return;
+      }
+      case "message.completed": {
+        messages.delete(event.messageId);
+        const root = isRoot(event);
+        if (event.role === "user" && event.kind === "text" && root) {
+          // A new prompt: the previous turn is over (Codex turns are prompt → answer).
+          if (turnOpen && turnHasItems) closeTurn({ final: false });
+          return;
+        }
+        messageItem(event.role, event.kind, event.channel, root, event.text);
+        return;
+      }
+      case "tool.started": {
+        const known = tools.get(event.toolCallId);
+        if (known !== undefined) {
+          if (!known.started && known.input === undefined && event.input !== undefined) known.input = event.input;
+          return;
+        }
+        const tool = newTool(event.toolCallId, event.name, event.kind, event.server, event.input);
+        ensureTurn();
+        if (event.input === undefined) awaitingInput.push(tool);
+        else startItem(tool);
+        return;
+      }
+      case "tool.input.delta": {
+        const tool = tools.get(event.toolCallId);
+        if (tool === undefined || tool.started) return;
+        (tool.inputText ??= []).push(event.text);
+        return;
+      }
+      case "tool.progress": {
+        const tool = tools.get(event.toolCallId);
+        if (tool !== undefined && !tool.done && event.output !== undefined) tool.output.push(event.output);
+        return;
+      }
+      case "tool.completed": {
+        let tool = tools.get(event.toolCallId);
+        // A call we force-closed at a turn end, or reported done twice: its item is already complete.
+        if (tool?.done === true) return;
+        tool ??= newTool(event.toolCallId, event.name ?? "tool", undefined, undefined, undefined);
+        tool.done = true;
+        running.delete(tool);
+        if (tool.type === "file_change") {
+          heldFileChange = { tool, failed: event.isError };
+          return;
+        }
+        item("item.completed", toolItem(tool, event.isError ? "failed" : "completed", event.isError, compactCompletion(event.output, event.result, event.exitCode)));
+        return;
+      }
+      case "file.changed": {
+        const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
+        if (tool !== undefined && tool.type === "file_change" && !tool.done) {
+          tool.changes = event.changes;
+          return;
+        }
+        standaloneFileChange(event.changes, event.status === "error");
+        return;
+      }
+      case "plan.updated": {
+        const key = event.planId ?? "";
+        const open = plans.get(key);
+        if (open === undefined) {
+          const itemId = nextItemId();
+          plans.set(key, { itemId, items: event.items });
+          item("item.started", { id: itemId, type: "todo_list", items: todoItems(event.items) });
+        } else {
+          open.items = event.items;
+          item("item.updated", { id: open.itemId, type: "todo_list", items: todoItems(event.items) });
+        }
+        return;
+      }
+      case "usage":
+        if (event.scope === "cumulative") usage.cumulative = event.usage;
+        else usage.deltaSum = addUsage(usage.deltaSum, event.usage);
+        return;
+      case "error":
+        if (event.fatal === true || event.scope === "session") turnFatal = event.message;
+        line({ type: "error", message: event.message });
+        return;
+      case "retry": {
+        // Codex's own wording, so Codex tools (and our reader) see a reconnect, not a failure.
+        const reason = event.error;
+        const message = reason?.startsWith("Reconnecting...") === true ? reason : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
+        line({ type: "error", message });
+        return;
+      }
+      case "notice":
+        if (event.level === "warning") item("item.completed", { id: nextItemId(), type: "error", message: event.text });
+        return;
+      case "rate_limit":
+        if (!event.status.startsWith("allowed")) {
+          const which = event.limit === undefined ? "" : ` (${event.limit})`;
+          const until = event.resetsAt === undefined ? "" : ` until ${event.resetsAt}`;
+          item("item.completed", { id: nextItemId(), type: "error", message: `rate limit ${event.status}${which}${until}` });
+        }
+        return;
+      case "metric":
+      case "heartbeat":
+      case "text":
+      case "repair":
+      case "unknown":
+        return;
+    }
+  };
+
+  return {
+    encode(event) {
+      if (heldFileChange !== undefined) {
+        if (event.type === "file.changed" && event.toolCallId === heldFileChange.tool.toolCallId) {
+          heldFileChange.tool.changes = event.changes;
+          flushHeld();
+          return take();
+        }
+        flushHeld();
+      }
+      if (event.type !== "tool.input.delta" && awaitingInput.length > 0) flushAwaitingInput();
+      // The first session id we see names the thread (a stream may say it before its session.started).
+      if (!threadStarted && event.type !== "session.started" && event.sessionId !== undefined && isRoot(event)) startThread(event.sessionId);
+      handle(event);
+      return take();
+    },
+    end() {
+      flushAwaitingInput();
+      flushHeld();
+      if (turnOpen) closeTurn(turnFatal === undefined ? { final: true } : { final: true, failure: turnFatal });
+      if (beforeThread.length > 0) startThread(undefined);
+      return take();
+    },
+  };
+
+  function take(): CodexRecord[] {
+    const records = out;
+    out = [];
+    return records;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Our usage as Codex's: unknown figures become 0 (the SDK declares every field a number). */
+function codexUsage(usage: Usage): CodexUsage {
+  return {
+    input_tokens: usage.inputTokens ?? 0,
+    cached_input_tokens: usage.cacheReadTokens ?? 0,
+    cache_write_input_tokens: usage.cacheWriteTokens ?? 0,
+    output_tokens: usage.outputTokens ?? 0,
+    reasoning_output_tokens: usage.reasoningTokens ?? 0,
+  };
+}
+
+function compactCompletion(output: string | undefined, result: JsonValue | undefined, exitCode: number | undefined): { output?: string; result?: JsonValue; exitCode?: number } {
+  const completion: { output?: string; result?: JsonValue; exitCode?: number } = {};
+  if (output !== undefined) completion.output = output;
+  if (result !== undefined) completion.result = result;
+  if (exitCode !== undefined) completion.exitCode = exitCode;
+  return completion;
+}
+
+/** Streamed arguments: JSON when they parse, else the text itself. */
+function parseInput(text: string): JsonValue | undefined {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+function field(input: JsonValue | undefined, keys: readonly string[]): JsonValue | undefined {
+  if (!isJsonObject(input)) return undefined;
+  for (const key of keys) {
+    const value = input[key];
+    if (value !== undefined && value !== null && value !== "") return value;
+  }
+  return undefined;
+}
+
+/** The command line Codex shows: a string as it is, argv joined with spaces, anything else as JSON. */
+function commandText(input: JsonValue | undefined): string {
+  if (input === undefined || input === null) return "";
+  if (typeof input === "string") return input;
+  const command = field(input, ["command", "cmd", "commandLine", "script"]);
+  if (typeof command === "string") return command;
+  if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ");
+  return stringifyRecord(input);
+}
+
+function queryText(input: JsonValue | undefined): string {
+  if (typeof input === "string") return input;
+  const query = field(input, ["query", "q", "search_query", "searchQuery"]);
+  if (typeof query === "string") return query;
+  if (Array.isArray(query)) return query.filter((q) => typeof q === "string").join(" ");
+  return "";
+}
+
+const PATH_KEYS = ["file_path", "path", "filePath", "absolute_path", "target_file", "notebook_path", "file"] as const;
+
+/** The files a file tool's arguments name, before its own report (if any) arrives. */
+function changesFromInput(input: JsonValue | undefined, kind: ToolKind | undefined): FileChange[] {
+  const listed = field(input, ["changes"]);
+  if (Array.isArray(listed)) {
+    // Codex's own file_change arguments: [{path, kind}].
+    const out: FileChange[] = [];
+    for (const change of listed) {
+      const path = field(change, ["path"]);
+      if (typeof path === "string") out.push({ path, kind: changeKind(field(change, ["kind"])) });
+    }
+    return out;
+  }
+  if (typeof listed === "object" && listed !== null) {
+    // Codex apply_patch: {path: {add|delete|update: …}}.
+    return Object.entries(listed).map(([path, change]): FileChange => ({ path, kind: changeKind(typeof change === "object" && change !== null && !Array.isArray(change) ? (Object.keys(change)[0] ?? null) : null) }));
+  }
+  const path = field(input, PATH_KEYS);
+  if (typeof path !== "string") return [];
+  // A write may create or overwrite; without the tool's own report we say "add" for writes, "update" for edits.
+  return [{ path, kind: kind === "file_write" ? "add" : "update" }];
+}
+
+function changeKind(value: JsonValue | undefined): FileChange["kind"] {
+  const kind = typeof value === "string" ? value : typeof field(value, ["type"]) === "string" ? (field(value, ["type"]) as string) : "update";
+  return kind === "add" || kind === "delete" ? kind : "update";
+}
+
+/** FileChanges as Codex `changes`: kind add | delete | update (a rename is an update of its old path), with the diff when known. */
+function codexChanges(changes: readonly FileChange[]): JsonValue[] {
+  return changes.map((change) => {
+    const value: { [key: string]: JsonValue } = { path: change.path, kind: change.kind === "rename" ? "update" : change.kind };
+    if (change.diff !== undefined) value.diff = change.diff;
+    return value;
+  });
+}
+
+/** Plan items as Codex todo items (in progress is not done). */
+function todoItems(items: readonly PlanItem[]): JsonValue[] {
+  return items.map((entry) => ({ text: entry.text, completed: entry.status === "completed" }));
+}

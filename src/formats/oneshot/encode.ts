@@ -1,0 +1,278 @@
+// Source of truth: "Unified Streaming JSON Schema Specification" (status PROPOSED, 2026-01-21) of
+// jjurach/oneshot (dev_notes/research/2026-01-21_unified_streaming_json_schema.md; read from
+// ../shared/seeds/oneshot-unified-streaming-schema.md). Mapping, executor names, timestamps and
+// round-trip losses: docs/formats/oneshot.md.
+//
+// Each line is one "Oneshot Activity" packet {timestamp, ts_ms, executor, oneshot_id, type, data,
+// is_heartbeat}. Messages are written whole when they complete (the six types have no delta).
+import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageKind, MessageRole, ToolKind } from "../../model/events.ts";
+import { createClock } from "../../encoding/clock.ts";
+import { eventBody } from "../../encoding/event-body.ts";
+import { createToolInputJoiner } from "../../encoding/tool-input.ts";
+import { usageToWire } from "../../encoding/usage.ts";
+import type { RecordEncoder } from "../../encoding/record-encoder.ts";
+import { isJsonObject } from "../../model/lossless-integer.ts";
+
+/** The spec's six packet types, our heartbeat, and `event` for what the six cannot say. */
+export type OneshotType = "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
+
+/** One oneshot activity packet. */
+export interface OneshotPacket {
+  /** Unix time in seconds (float). */
+  timestamp: number;
+  /** The same instant in integer milliseconds. */
+  ts_ms: number;
+  executor: string;
+  oneshot_id: string;
+  type: OneshotType;
+  data: JsonValue;
+  is_heartbeat: boolean;
+}
+
+/**
+ * The spec names `claude`, `gemini`, `cline`, `aider` and `direct`; the other agents we read keep
+ * their short product name. Harmony is raw model output with no agent CLI, which is what `direct` means.
+ */
+const EXECUTORS: Record<string, string> = {
+  "claude-code": "claude",
+  claude: "claude",
+  "claude-session": "claude",
+  "gemini-cli": "gemini",
+  gemini: "gemini",
+  "gemini-session": "gemini",
+  cline: "cline",
+  aider: "aider",
+  codex: "codex",
+  "codex-session": "codex",
+  opencode: "opencode",
+  "cursor-agent": "cursor",
+  cursor: "cursor",
+  amp: "amp",
+  "qwen-code": "qwen",
+  qwen: "qwen",
+  harmony: "direct",
+};
+
+/** The oneshot executor for an agent product or dialect name. */
+export function oneshotExecutor(agentOrDialect: string | undefined): string {
+  if (agentOrDialect === undefined) return "unknown";
+  return Object.hasOwn(EXECUTORS, agentOrDialect) ? (EXECUTORS[agentOrDialect] as string) : agentOrDialect;
+}
+
+/** The spec's tool vocabulary (`bash|edit|read`) for our tool kinds; other kinds keep the tool's own name. */
+function toolCategory(kind: ToolKind | undefined, name: string): string {
+  switch (kind) {
+    case "command":
+      return "bash";
+    case "file_edit":
+      return "edit";
+    case "file_read":
+      return "read";
+    case "file_write":
+      return "write";
+    default:
+      return name;
+  }
+}
+
+/** The command line of a shell tool call, when its arguments have one. */
+function commandOf(input: JsonValue | undefined): string | undefined {
+  if (!isJsonObject(input)) return undefined;
+  const command = input.command ?? input.cmd;
+  if (typeof command === "string") return command;
+  if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ");
+  return undefined;
+}
+
+function defined(fields: Record<string, JsonValue | undefined>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+interface OpenMessage {
+  role: MessageRole;
+  kind: MessageKind;
+  sessionId: string | undefined;
+  parts: string[];
+}
+
+/** The streaming encoder for `--to oneshot`. */
+export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
+  const clock = createClock();
+  const joiner = createToolInputJoiner();
+  const open = new Map<string, OpenMessage>();
+  const toolCategories = new Map<string, string>();
+  let rootSessionId: string | undefined;
+  let rootAgent: string | undefined;
+  /** The last session id seen, for packets of events that carry none (the preamble, the end). */
+  let lastSessionId: string | undefined;
+  /** The dialect of the last event, for the executor of packets written at the end. */
+  let lastDialect: string | undefined;
+  /** Preamble text waits for the first other event, so its packets carry the session's id and executor. */
+  let heldText: { event: EventOf<"text">; ms: number }[] = [];
+
+  /** `data.session_id` unless the reader's pipeline would fill in the same id (the current root session's). */
+  const sessionData = (sessionId: string | undefined): string | undefined => (sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined);
+
+  /** One log is one oneshot session: the executor and id are fixed by the first packet and never change. */
+  let identity: { executor: string; oneshotId: string } | undefined;
+
+  const packet = (event: AgentEvent, ms: number, type: OneshotType, data: JsonValue, isHeartbeat = false): OneshotPacket[] => {
+    identity ??= { executor: oneshotExecutor(rootAgent ?? event.source?.dialect ?? lastDialect), oneshotId: rootSessionId ?? event.sessionId ?? lastSessionId ?? "unknown" };
+    const record: OneshotPacket = {
+      timestamp: ms / 1000,
+      ts_ms: ms,
+      executor: identity.executor,
+      oneshot_id: identity.oneshotId,
+      type,
+      data,
+      is_heartbeat: isHeartbeat,
+    };
+    return [record];
+  };
+
+  const message = (event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): OneshotPacket[] => {
+    if (role === "assistant" && kind !== "text") {
+      return packet(event, ms, "thought", { text, ...(kind === "redacted_reasoning" ? { redacted: true } : {}), ...extra });
+    }
+    return packet(event, ms, "message", { role, content: text, ...extra });
+  };
+
+  const completion = (event: EventOf<"session.completed">, ms: number): OneshotPacket[] => {
+    const stats = defined({ usage: event.usage === undefined ? undefined : usageToWire(event.usage), cost_usd: event.costUsd, duration_ms: event.durationMs, turns: event.turns });
+    return packet(
+      event,
+      ms,
+      "completion",
+      defined({
+        status: event.status === "success" ? "success" : "failure",
+        // The spec's status is success|failure; an interruption is a failure that says so.
+        interrupted: event.status === "interrupted" ? true : undefined,
+        result: event.finalText ?? null,
+        error: event.error,
+        stats,
+        details: event.details,
+        session_id: sessionData(event.sessionId),
+      }),
+    );
+  };
+
+  const write = (event: AgentEvent, ms: number): OneshotPacket[] => {
+    switch (event.type) {
+      case "text":
+        // The spec's preamble is text before structured activity starts; text between records is not.
+        return event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event));
+      case "message.started":
+        open.set(event.messageId, { role: event.role, kind: event.kind, sessionId: event.sessionId, parts: [] });
+        return [];
+      case "message.delta":
+        open.get(event.messageId)?.parts.push(event.text);
+        return [];
+      case "message.completed":
+        open.delete(event.messageId);
+        return message(
+          event,
+          ms,
+          event.role,
+          event.kind,
+          event.text,
+          defined({ signature: event.signature, content_type: event.contentType, language: event.language, channel: event.channel, session_id: sessionData(event.sessionId) }),
+        );
+      case "tool.started": {
+        const tool = toolCategory(event.kind, event.name);
+        toolCategories.set(event.toolCallId, tool);
+        return packet(
+          event,
+          ms,
+          "tool_use",
+          defined({
+            tool,
+            command: commandOf(event.input),
+            reason: event.description,
+            id: event.toolCallId,
+            name: event.name,
+            kind: event.kind,
+            input: event.input,
+            server: event.server,
+            session_id: sessionData(event.sessionId),
+          }),
+        );
+      }
+      case "tool.completed": {
+        // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
+        // first, so every tool_output has one; the category is released once the call is done.
+        const known = toolCategories.get(event.toolCallId);
+        toolCategories.delete(event.toolCallId);
+        const tool = known ?? event.name ?? "unknown";
+        const use = known !== undefined ? [] : packet(event, ms, "tool_use", defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }));
+        return [
+          ...use,
+          ...packet(
+          event,
+          ms,
+          "tool_output",
+          defined({
+            tool,
+            content: event.output ?? "",
+            exit_code: event.exitCode ?? null,
+            id: event.toolCallId,
+            name: event.name,
+            is_error: event.isError,
+            duration_ms: event.durationMs,
+            result: event.result,
+            session_id: sessionData(event.sessionId),
+          }),
+          ),
+        ];
+      }
+      case "session.completed":
+        return completion(event, ms);
+      case "heartbeat":
+        return packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true);
+      default:
+        return packet(event, ms, "event", eventBody(event));
+    }
+  };
+
+  const releaseText = (): OneshotPacket[] => {
+    const out: OneshotPacket[] = [];
+    for (const { event, ms } of heldText) out.push(...write(event, ms));
+    heldText = [];
+    return out;
+  };
+
+  return {
+    encode(event) {
+      const out: OneshotPacket[] = [];
+      lastDialect = event.source?.dialect ?? lastDialect;
+      for (const ready of joiner.push(event)) {
+        const ms = clock.ms(ready.time);
+        if (ready.type === "text" && ready.position === "preamble" && ready.sessionId === undefined) {
+          heldText.push({ event: ready, ms });
+          continue;
+        }
+        // The reader's pipeline fills a missing session id with the last root session's: the same rule here.
+        if (ready.type === "session.started" && ready.parentSessionId === undefined && ready.sessionId !== undefined) {
+          rootSessionId = ready.sessionId;
+          rootAgent = ready.agent ?? rootAgent;
+        }
+        // The first event after the preamble names the session for it too.
+        lastSessionId = ready.sessionId ?? lastSessionId;
+        out.push(...releaseText(), ...write(ready, ms));
+      }
+      return out;
+    },
+    end() {
+      const out = releaseText();
+      for (const ready of joiner.end()) out.push(...write(ready, clock.ms(ready.time)));
+      // A message that started and never completed still said something: write what streamed, marked incomplete.
+      for (const [, open_] of open) {
+        const anchor = { v: 1, seq: 0, type: "heartbeat", ...(open_.sessionId === undefined ? {} : { sessionId: open_.sessionId }) } as AgentEvent;
+        out.push(...message(anchor, clock.ms(undefined), open_.role, open_.kind, open_.parts.join(""), defined({ incomplete: true, session_id: sessionData(open_.sessionId) })));
+      }
+      open.clear();
+      return out;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
+// NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
+import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
+import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { unknownRecord } from "../../dialect/dialect.ts";
+import { bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { embeddedEvent } from "../../dialect/embedded.ts";
+import { createStreamState } from "../../dialect/messages.ts";
+import { usageFromWire } from "../../dialect/usage-wire.ts";
+
+/** One Witness line. */
+interface WitnessEvent {
+  type: string;
+  /** Required; may be empty. */
+  content: string;
+  /** `path1` (witness brain), `path2` (servant brain), or null for unified. */
+  brain?: string | null;
+  meta?: JsonObject | null;
+}
+
+const TYPES = new Set(["analysis", "final", "metric", "tool_call", "tool_result", "error", "debug"]);
+const FIELDS = new Set(["type", "content", "brain", "meta"]);
+const SCOPES = new Set<string>(["session", "turn", "tool", "api", "stream"]);
+const TOOL_KINDS = new Set<string>(["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"]);
+
+/**
+ * A Witness line has only the four spec fields, a known type and string content. The closed key set
+ * is what keeps it from claiming Gemini `message` lines or other `{type, content}` records.
+ */
+function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
+  if (record.kind !== "json") return false;
+  const v = record.value;
+  if (typeof v.type !== "string" || !TYPES.has(v.type) || typeof v.content !== "string") return false;
+  for (const key of Object.keys(v)) if (!FIELDS.has(key)) return false;
+  const brain = v.brain;
+  const meta = v.meta;
+  return (brain === undefined || brain === null || typeof brain === "string") && (meta === undefined || meta === null || (typeof meta === "object" && !Array.isArray(meta)));
+}
+
+/** Witness Forge NDJSON events. */
+export const witness: Dialect = {
+  name: "witness",
+  description: "Witness Forge NDJSON events {type, content, brain, meta}",
+  detect,
+  createDecoder() {
+    const state = createStreamState();
+    /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
+    const openTools: string[] = [];
+
+    const sessionOf = (meta: JsonObject | undefined): { sessionId?: string } => {
+      const sessionId = str(meta, "session_id");
+      return sessionId === undefined ? {} : { sessionId };
+    };
+
+    const message = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
+      const kind = w.type === "final" ? "text" : bool(meta, "redacted") === true ? "redacted_reasoning" : "reasoning";
+      const channel = typeof w.brain === "string" ? w.brain : undefined;
+      const id = state.nextId(w.type);
+      return state.complete(
+        id,
+        w.content,
+        "assistant",
+        kind,
+        compact({ ...sessionOf(meta), channel, contentType: str(meta, "content_type"), language: str(meta, "language"), signature: str(meta, "signature") }),
+      );
+    };
+
+    const toolCall = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
+      const toolCallId = str(meta, "tool_call_id") ?? state.nextId("tool");
+      const name = str(meta, "name") ?? (w.content === "" ? "unknown" : w.content);
+      const kind = str(meta, "kind");
+      state.toolStarted(toolCallId, name);
+      openTools.push(toolCallId);
+      return [
+        compact({
+          type: "tool.started" as const,
+          toolCallId,
+          name,
+          kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : undefined,
+          input: meta?.input,
+          server: str(meta, "server"),
+          description: str(meta, "description"),
+          ...sessionOf(meta),
+        }),
+      ];
+    };
+
+    const toolResult = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
+      const out: AgentEventDraft[] = [];
+      const toolCallId = str(meta, "tool_call_id") ?? openTools[openTools.length - 1] ?? state.nextId("tool");
+      let name = str(meta, "name") ?? state.toolName(toolCallId);
+      if (state.toolName(toolCallId) === undefined) {
+        // A result whose call we never saw: start it, so the pair stays valid.
+        name ??= "unknown";
+        out.push(compact({ type: "tool.started" as const, toolCallId, name, ...sessionOf(meta) }));
+      }
+      state.toolCompleted(toolCallId);
+      const at = openTools.lastIndexOf(toolCallId);
+      if (at >= 0) openTools.splice(at, 1);
+      const exitCode = num(meta, "exit_code");
+      out.push(
+        compact({
+          type: "tool.completed" as const,
+          toolCallId,
+          name,
+          output: w.content,
+          result: meta?.result,
+          exitCode,
+          isError: bool(meta, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
+          durationMs: num(meta, "duration_ms"),
+          ...sessionOf(meta),
+        }),
+      );
+      return out;
+    };
+
+    const debug = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
+      const event = embeddedEvent(meta?.event);
+      if (event === undefined) return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
+      // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
+      if (event.type === "message.completed") {
+        return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+      }
+      return [event];
+    };
+
+    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
+      const w = v as unknown as WitnessEvent;
+      const meta = obj(v, "meta");
+      if (typeof w.content !== "string") {
+        context.report({ code: "schema-mismatch", message: "witness event without a string content" });
+        return [unknownRecord(v, "witness event without a string content")];
+      }
+      switch (w.type) {
+        case "analysis":
+        case "final":
+          return message(w, meta);
+        case "metric": {
+          const scope = str(meta, "scope");
+          if (w.content === "usage" && (scope === "delta" || scope === "cumulative")) {
+            const figures = usageFromWire(meta);
+            if (figures !== undefined) return [compact({ type: "usage" as const, usage: figures, scope: scope as "delta" | "cumulative", costUsd: num(meta, "cost_usd"), model: str(meta, "model"), ...sessionOf(meta) })];
+          }
+          return [{ type: "metric", name: w.content === "" ? "metric" : w.content, ...(w.content === "" ? {} : { text: w.content }), values: meta ?? {} }];
+        }
+        case "tool_call":
+          return toolCall(w, meta);
+        case "tool_result":
+          return toolResult(w, meta);
+        case "error": {
+          const scope = str(meta, "scope");
+          return [
+            compact({
+              type: "error" as const,
+              scope: scope !== undefined && SCOPES.has(scope) ? (scope as ErrorScope) : "session",
+              message: w.content,
+              code: str(meta, "code"),
+              fatal: bool(meta, "fatal"),
+              toolCallId: str(meta, "tool_call_id"),
+              turnId: str(meta, "turn_id"),
+              ...sessionOf(meta),
+            }),
+          ];
+        }
+        case "debug":
+          return debug(w, meta);
+        default:
+          context.report({ code: "unknown-record", message: `unknown witness event type ${JSON.stringify(w.type)}` });
+          return [unknownRecord(v as JsonValue, `unknown witness event type ${JSON.stringify(w.type)}`)];
+      }
+    };
+
+    return {
+      decode(record, context) {
+        if (record.kind !== "json") return [];
+        return decodeJson(record.value, context);
+      },
+      end: () => state.closeAll(),
+    };
+  },
+};

@@ -1,0 +1,152 @@
+// Source of truth: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
+// NDJSON_SPEC.md; read from ../shared/seeds/witness-forge-ndjson-event-spec.md). Mapping, choices
+// and round-trip losses: docs/formats/witness.md.
+//
+// Witness events are whole steps, not streams: one `analysis` or `final` per completed message
+// (`message.completed` carries the whole repaired text), so started/delta events write nothing.
+// Output is UTF-8 with no ASCII escaping (the spec's ensure_ascii=False), content never truncated.
+import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageKind, MessageRole } from "../../model/events.ts";
+import { usageToWire } from "../../encoding/usage.ts";
+import { describeEvent } from "../../encoding/describe.ts";
+import { eventBody } from "../../encoding/event-body.ts";
+import { createToolInputJoiner } from "../../encoding/tool-input.ts";
+import type { RecordEncoder } from "../../encoding/record-encoder.ts";
+
+/** The Witness record types this writer emits: the spec's three plus its reserved four. */
+export type WitnessType = "analysis" | "final" | "metric" | "tool_call" | "tool_result" | "error" | "debug";
+
+/** One Witness event: `type` and `content` are required; `brain` and `meta` optional. */
+export interface WitnessRecord {
+  type: string;
+  content: string;
+  brain?: string | null;
+  meta?: JsonObject | null;
+}
+
+interface OpenMessage {
+  role: MessageRole;
+  kind: MessageKind;
+  channel: string | undefined;
+  sessionId: string | undefined;
+  parts: string[];
+}
+
+/** `{...}` without the keys whose value is undefined, so absent stays absent. */
+function defined(fields: Record<string, JsonValue | undefined>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function line(record: WitnessRecord): WitnessRecord[] {
+  return [record];
+}
+
+/** The streaming encoder for `--to witness`. */
+export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
+  const joiner = createToolInputJoiner();
+  const open = new Map<string, OpenMessage>();
+  let rootSessionId: string | undefined;
+
+  /** `session_id` in meta only when it is not the root session's: the root is implied, so most lines stay small. */
+  const sessionMeta = (sessionId: string | undefined): string | undefined => (sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined);
+
+  const record = (type: WitnessType, content: string, meta: JsonObject, brain?: string): WitnessRecord => {
+    const out: WitnessRecord = { type, content };
+    if (brain !== undefined) out.brain = brain;
+    if (Object.keys(meta).length > 0) out.meta = meta;
+    return out;
+  };
+
+  const debug = (event: AgentEvent): WitnessRecord[] => line({ type: "debug", content: describeEvent(event), meta: { event: eventBody(event) } });
+
+  const message = (event: EventOf<"message.completed">): WitnessRecord[] => {
+    // Witness has no type for what the user, system or developer said; it travels as `debug`.
+    if (event.role !== "assistant") return debug(event);
+    const meta = defined({
+      session_id: sessionMeta(event.sessionId),
+      content_type: event.contentType,
+      language: event.language,
+      redacted: event.kind === "redacted_reasoning" ? true : undefined,
+      signature: event.signature,
+    });
+    return line(record(event.kind === "text" ? "final" : "analysis", event.text, meta, event.channel));
+  };
+
+  const write = (event: AgentEvent): WitnessRecord[] => {
+    switch (event.type) {
+      case "session.started":
+        // The same rule as the reader's pipeline, so an id left out here is the one it fills back in.
+        if (event.parentSessionId === undefined && event.sessionId !== undefined) rootSessionId = event.sessionId;
+        return debug(event);
+      case "message.started":
+        open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, parts: [] });
+        return [];
+      case "message.delta":
+        open.get(event.messageId)?.parts.push(event.text);
+        return [];
+      case "message.completed":
+        open.delete(event.messageId);
+        return message(event);
+      case "tool.started":
+        return line(
+          record(
+            "tool_call",
+            event.name,
+            defined({ tool_call_id: event.toolCallId, name: event.name, kind: event.kind, input: event.input, server: event.server, description: event.description, session_id: sessionMeta(event.sessionId) }),
+          ),
+        );
+      case "tool.completed":
+        return line(
+          record(
+            "tool_result",
+            event.output ?? "",
+            defined({
+              tool_call_id: event.toolCallId,
+              name: event.name,
+              is_error: event.isError,
+              exit_code: event.exitCode,
+              duration_ms: event.durationMs,
+              result: event.result,
+              session_id: sessionMeta(event.sessionId),
+            }),
+          ),
+        );
+      case "error":
+        return line(
+          record("error", event.message, defined({ scope: event.scope, code: event.code, fatal: event.fatal, tool_call_id: event.toolCallId, turn_id: event.turnId, session_id: sessionMeta(event.sessionId) })),
+        );
+      case "metric":
+        // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
+        return line({ type: "metric", content: event.text ?? event.name, meta: event.values });
+      case "usage":
+        return line({ type: "metric", content: "usage", meta: defined({ ...usageToWire(event.usage), scope: event.scope, cost_usd: event.costUsd, model: event.model, session_id: sessionMeta(event.sessionId) }) });
+      default:
+        return debug(event);
+    }
+  };
+
+  return {
+    encode(event) {
+      const out: WitnessRecord[] = [];
+      for (const ready of joiner.push(event)) out.push(...write(ready));
+      return out;
+    },
+    end() {
+      const out: WitnessRecord[] = [];
+      for (const ready of joiner.end()) out.push(...write(ready));
+      // A message that started and never completed still said something: write what streamed, marked incomplete.
+      for (const [messageId, message] of open) {
+        const text = message.parts.join("");
+        if (message.role === "assistant") {
+          out.push(record(message.kind === "text" ? "final" : "analysis", text, defined({ session_id: sessionMeta(message.sessionId), incomplete: true }), message.channel));
+        } else {
+          const body = defined({ type: "message.completed", messageId, role: message.role, kind: message.kind, text, sessionId: message.sessionId });
+          out.push({ type: "debug", content: text, meta: { event: body, incomplete: true } });
+        }
+      }
+      open.clear();
+      return out;
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/** The Witness Forge NDJSON event format (docs/formats/witness.md). */
+import type { FormatDefinition } from "../format-definition.ts";
+import { witness } from "./decode.ts";
+import { createWitnessEncoder } from "./encode.ts";
+import { witnessSpec } from "./spec.ts";
+
+export const witnessFormat: FormatDefinition = {
+  name: "witness",
+  description: "Witness Forge NDJSON events {type, content, brain, meta}",
+  mediaType: "application/x-ndjson",
+  dialect: witness,
+  encoder: createWitnessEncoder,
+  spec: witnessSpec,
+};

@@ -1,0 +1,22 @@
+/**
+ * The validator contract of a format: a JSON Schema per record plus a sequence checker per stream.
+ * `agentstream validate --format <name>` and `schema <name>` use them (the registry: src/formats/).
+ */
+import type { Issue } from "../errors.ts";
+import type { JsonObject } from "../model/events.ts";
+
+/** Validates one stream of records in a given format. */
+export interface FormatValidator {
+  /** Checks one record (a parsed JSON line) of the format. */
+  check(record: JsonObject, line: number): Issue[];
+  /** The stream ended. */
+  end(): Issue[];
+}
+
+export interface FormatSpec {
+  readonly name: string;
+  readonly description: string;
+  /** The JSON Schema 2020-12 of one record. */
+  readonly schema: object;
+  createValidator(): FormatValidator;
+}
