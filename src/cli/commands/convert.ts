@@ -18,7 +18,7 @@ export const convert = defineCommand({
       valueHint: "<format>",
       description: `output format (default: agentstream); one of: ${outputFormats.map((f) => f.name).join(", ")}`,
     },
-    sse: { type: "boolean", default: false, description: "Server-Sent Events framing (ag-ui, ai-sdk)" },
+    sse: { type: "boolean", default: false, description: "Server-Sent Events framing (any format; id: = record number)" },
     coalesce: {
       type: "string",
       default: "none",
