@@ -9,6 +9,7 @@ import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageKind, MessageRo
 import { usageToWire } from "../../encoding/usage.ts";
 import { describeEvent } from "../../encoding/describe.ts";
 import { eventBody } from "../../encoding/event-body.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 
@@ -73,31 +74,35 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
     return line(record(event.kind === "text" ? "final" : "analysis", event.text, meta, event.channel));
   };
 
-  const write = (event: AgentEvent): WitnessRecord[] => {
-    switch (event.type) {
-      case "session.started":
+  const write = createDispatch<WitnessRecord[]>(
+    {
+      "session.started": (event) => {
         // The same rule as the reader's pipeline, so an id left out here is the one it fills back in.
         if (event.parentSessionId === undefined && event.sessionId !== undefined) rootSessionId = event.sessionId;
         return debug(event);
-      case "message.started":
+      },
+      "message.started": (event) => {
         open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, parts: [] });
         return [];
-      case "message.delta":
+      },
+      "message.delta": (event) => {
         open.get(event.messageId)?.parts.push(event.text);
         return [];
-      case "message.completed":
+      },
+      "message.completed": (event) => {
         open.delete(event.messageId);
         return message(event);
-      case "tool.started":
-        return line(
+      },
+      "tool.started": (event) =>
+        line(
           record(
             "tool_call",
             event.name,
             defined({ tool_call_id: event.toolCallId, name: event.name, kind: event.kind, input: event.input, server: event.server, description: event.description, session_id: sessionMeta(event.sessionId) }),
           ),
-        );
-      case "tool.completed":
-        return line(
+        ),
+      "tool.completed": (event) =>
+        line(
           record(
             "tool_result",
             event.output ?? "",
@@ -111,20 +116,17 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
               session_id: sessionMeta(event.sessionId),
             }),
           ),
-        );
-      case "error":
-        return line(
-          record("error", event.message, defined({ scope: event.scope, code: event.code, fatal: event.fatal, tool_call_id: event.toolCallId, turn_id: event.turnId, session_id: sessionMeta(event.sessionId) })),
-        );
-      case "metric":
-        // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
-        return line({ type: "metric", content: event.text ?? event.name, meta: event.values });
-      case "usage":
-        return line({ type: "metric", content: "usage", meta: defined({ ...usageToWire(event.usage), scope: event.scope, cost_usd: event.costUsd, model: event.model, session_id: sessionMeta(event.sessionId) }) });
-      default:
-        return debug(event);
-    }
-  };
+        ),
+      error: (event) =>
+        line(record("error", event.message, defined({ scope: event.scope, code: event.code, fatal: event.fatal, tool_call_id: event.toolCallId, turn_id: event.turnId, session_id: sessionMeta(event.sessionId) }))),
+      // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
+      metric: (event) => line({ type: "metric", content: event.text ?? event.name, meta: event.values }),
+      usage: (event) =>
+        line({ type: "metric", content: "usage", meta: defined({ ...usageToWire(event.usage), scope: event.scope, cost_usd: event.costUsd, model: event.model, session_id: sessionMeta(event.sessionId) }) }),
+    },
+    // Everything Witness has no type for travels as `debug`, the whole event in its meta.
+    (event) => debug(event),
+  );
 
   return {
     encode(event) {
