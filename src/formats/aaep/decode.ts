@@ -7,35 +7,10 @@ import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+export type { AaepRecord } from "./wire.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
 const EPOCH = Date.parse("1970-01-01T00:00:00Z");
-
-/** The envelope every AAEP event carries. */
-interface AaepEnvelope {
-  "@context": string | string[];
-  type: string;
-  /** `evt_…` */
-  event_id: string;
-  /** `sess_…` */
-  session_id: string;
-  timestamp: string;
-  producer: { agent_id: string; agent_version?: string; model?: string };
-  urgency?: "background" | "normal" | "critical";
-  extensions?: Record<string, JsonObject>;
-}
-/** `aaep:agent.output.streaming`. */
-interface AaepChunk extends AaepEnvelope {
-  chunk: string;
-  /** Code points before this chunk in its output. */
-  position: number;
-  complete: boolean;
-  output_id?: string;
-  content_type?: string;
-  language?: string;
-}
-/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-export type AaepRecord = AaepEnvelope | AaepChunk;
 
 /** AAEP events carry the AAEP JSON-LD context (a string, or an array that starts with it) and an `evt_` id. */
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {

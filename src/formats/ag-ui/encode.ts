@@ -17,9 +17,8 @@ import { isUnshown } from "../../encoding/final-text.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
+import type { AgUiEvent } from "./wire.ts";
 
-/** One AG-UI event as we write it (a JSON object with a `type`). */
-export type AgUiEvent = { type: string } & { [key: string]: JsonValue | undefined };
 
 /** Thread id when the input never names its session. */
 const DEFAULT_THREAD_ID = "agentstream-thread";

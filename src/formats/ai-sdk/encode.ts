@@ -18,9 +18,8 @@ import { isUnshown } from "../../encoding/final-text.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
+import type { Chunk } from "./wire.ts";
 
-/** One UI message chunk as we write it. */
-export type Chunk = { type: string } & { [key: string]: JsonValue | undefined };
 
 /** Events held before the first session.started, at most (so `start` can carry the session id). */
 const MAX_PREAMBLE = 64;

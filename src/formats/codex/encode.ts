@@ -6,25 +6,7 @@ import { addUsage, emptyUsage, isUsageEmpty } from "../../model/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Wire types (as the SDK declares them, plus the newer fields real Codex writes)
-// ---------------------------------------------------------------------------------------------
-
-/** `turn.completed.usage`: the thread's running total (input includes cached; output includes reasoning). */
-type CodexUsage = {
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-};
-
-type CodexItemType = "agent_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "todo_list" | "error";
-type ToolItemType = Extract<CodexItemType, "command_execution" | "file_change" | "mcp_tool_call" | "web_search">;
-
-/** One thread item: `{id, type, ...fields}`. */
-type CodexItem = { id: string; type: CodexItemType } & Record<string, JsonValue>;
+import type { CodexItem, CodexItemType, CodexRecord, CodexUsage, ToolItemType } from "./wire.ts";
 
 /** Placeholder thread id (a UUIDv7 shape) for sources that name no session, so tools that parse ids still work. */
 export const PLACEHOLDER_THREAD_ID = "00000000-0000-7000-8000-000000000000";
@@ -83,8 +65,6 @@ interface UsageFold {
   cumulative: Usage | undefined;
 }
 
-/** One `codex exec --json` record as we write it. */
-export type CodexRecord = Record<string, JsonValue>;
 
 /** The streaming encoder for `--to codex`: our events as the `codex exec --json` records a Codex tool expects. */
 export function createCodexEncoder(): RecordEncoder<CodexRecord> {

@@ -12,22 +12,8 @@ import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import { usageToWire } from "../../encoding/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
-
-/** The spec's six packet types, our heartbeat, and `event` for what the six cannot say. */
-export type OneshotType = "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
-
-/** One oneshot activity packet. */
-export interface OneshotPacket {
-  /** Unix time in seconds (float). */
-  timestamp: number;
-  /** The same instant in integer milliseconds. */
-  ts_ms: number;
-  executor: string;
-  oneshot_id: string;
-  type: OneshotType;
-  data: JsonValue;
-  is_heartbeat: boolean;
-}
+export type { OneshotPacket, OneshotType } from "./wire.ts";
+import type { OneshotPacket, OneshotType } from "./wire.ts";
 
 /**
  * The spec names `claude`, `gemini`, `cline`, `aider` and `direct`; the other agents we read keep

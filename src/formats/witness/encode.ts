@@ -12,17 +12,7 @@ import { eventBody } from "../../encoding/event-body.ts";
 import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
-
-/** The Witness record types this writer emits: the spec's three plus its reserved four. */
-export type WitnessType = "analysis" | "final" | "metric" | "tool_call" | "tool_result" | "error" | "debug";
-
-/** One Witness event: `type` and `content` are required; `brain` and `meta` optional. */
-export interface WitnessRecord {
-  type: string;
-  content: string;
-  brain?: string | null;
-  meta?: JsonObject | null;
-}
+import type { WitnessRecord, WitnessType } from "./wire.ts";
 
 interface OpenMessage {
   role: MessageRole;
