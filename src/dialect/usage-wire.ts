@@ -1,4 +1,4 @@
-/** Token usage read from the snake_case shape our seed-format writers use (serialize/_usage.ts). */
+/** Token usage read from the snake_case shape our seed-format writers use (encoding/usage.ts). */
 import type { JsonValue, Usage } from "../model/events.ts";
 import { usageFrom } from "../model/usage.ts";
 import { get } from "./json.ts";

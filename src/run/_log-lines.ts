@@ -7,8 +7,9 @@
 import { writeSync } from "node:fs";
 import type { AgentEvent } from "../model/events.ts";
 import { LosslessInteger } from "../model/lossless-integer.ts";
-import { createOneshotWriter } from "../serialize/to-oneshot.ts";
-import { toLine } from "../serialize/to-agentstream.ts";
+import { oneshotFormat } from "../formats/oneshot/index.ts";
+import { createFormatWriter } from "../formats/writer.ts";
+import { toLine } from "../formats/agentstream/encode.ts";
 
 /** The file descriptors the event-derived logs are appended to. */
 export interface LogLineFds {
@@ -24,7 +25,7 @@ export interface LogLineWriter {
 }
 
 export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
-  const oneshot = createOneshotWriter();
+  const oneshot = createFormatWriter(oneshotFormat);
   const out = createLineBuffer();
   return {
     write(events) {

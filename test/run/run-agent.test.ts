@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import { runAgent, type RunAgentOptions, type RunResult } from "../../src/run/index.ts";
-import { checkSequence } from "../../src/schema/index.ts";
+import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 

@@ -3,7 +3,7 @@ import type { AgentEvent } from "../../model/events.ts";
 import type { Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
-import { getOutputFormat, outputFormats } from "../../serialize/index.ts";
+import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliIo } from "../io.ts";

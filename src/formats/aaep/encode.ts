@@ -1,6 +1,6 @@
 // Source of truth: the AAEP v1 specification (Agent Accessibility Event Protocol, Ramseyxlil/aaep at
 // 04c3dab4): the envelope and core event schemas (../shared/specs/aaep/schemas, transcribed in
-// src/schema/formats/aaep-schema.ts), the seed ../shared/seeds/aaep-agent-output-streaming.schema.json,
+// src/formats/aaep/schema.ts), the seed ../shared/seeds/aaep-agent-output-streaming.schema.json,
 // and the conformance rules summarised in ../shared/docs/aaep-rules.md. Mapping, ids, positions,
 // coalescing and round-trip losses: docs/formats/aaep.md.
 //

@@ -1,5 +1,5 @@
 /**
- * Makes any order of events a sequence our own checker (src/schema/validate.ts `checkSequence`)
+ * Makes any order of events a sequence our own checker (src/formats/agentstream/rules.ts `checkSequence`)
  * accepts, so writers never pass an invalid order through. Writers get events from the reader,
  * which already closes what a dialect left open, but also from library callers, who may send
  * anything: an orphan tool result, a turn end without a start, a message completed twice.

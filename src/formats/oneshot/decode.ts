@@ -22,7 +22,7 @@ interface OneshotPacket {
   is_heartbeat: boolean;
 }
 
-/** Executor → our agent product names (the inverse of serialize/to-oneshot.ts); `direct` is no agent. */
+/** Executor → our agent product names (the inverse of ./encode.ts); `direct` is no agent. */
 const AGENTS: Record<string, string | undefined> = {
   claude: "claude-code",
   gemini: "gemini-cli",
