@@ -5,18 +5,21 @@
  */
 import type { AgentEvent, AgentEventType, EventOf } from "../model/events.ts";
 
-/** Handlers by event type; each receives its own event type, so a misspelt field does not compile. */
-export type EventHandlers<R> = { readonly [T in AgentEventType]?: (event: EventOf<T>) => R };
+/**
+ * Handlers by event type; each receives its own event type, so a misspelt field does not compile.
+ * `A` is what every handler gets after the event (e.g. the event's time in milliseconds).
+ */
+export type EventHandlers<R, A extends unknown[] = []> = { readonly [T in AgentEventType]?: (event: EventOf<T>, ...args: A) => R };
 
 /**
  * A function that calls the handler for the event's type, or `fallback`.
  * @example
  * const encode = createDispatch<Rec[]>({ "message.delta": (e) => [{ text: e.text }] }, () => []);
  */
-export function createDispatch<R>(handlers: EventHandlers<R>, fallback: (event: AgentEvent) => R): (event: AgentEvent) => R {
-  return (event) => {
+export function createDispatch<R, A extends unknown[] = []>(handlers: EventHandlers<R, A>, fallback: (event: AgentEvent, ...args: A) => R): (event: AgentEvent, ...args: A) => R {
+  return (event, ...args) => {
     // The table's key and the event's type are the same string, so the handler takes this event.
-    const handler = handlers[event.type] as ((event: AgentEvent) => R) | undefined;
-    return handler === undefined ? fallback(event) : handler(event);
+    const handler = handlers[event.type] as ((event: AgentEvent, ...args: A) => R) | undefined;
+    return handler === undefined ? fallback(event, ...args) : handler(event, ...args);
   };
 }

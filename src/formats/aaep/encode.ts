@@ -15,6 +15,7 @@ import { createClock, isoUtc } from "../../encoding/clock.ts";
 import { describeEvent } from "../../encoding/describe.ts";
 import { eventBody } from "../../encoding/event-body.ts";
 import { redactSecrets } from "../../encoding/redact.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -466,39 +467,38 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     return previous === undefined ? out : [...out, ...extensionEvent(previous.event, key, previous.ms)];
   };
 
-  const write = (event: AgentEvent, key: string): JsonObject[] => {
-    const ms = clock.ms(event.time);
-    switch (event.type) {
-      case "session.started":
-        return sessionStarted(event, key, ms);
-      case "message.started": {
+  const dispatch = createDispatch<JsonObject[], [key: string, ms: number]>(
+    {
+      "session.started": sessionStarted,
+      "message.started": (event, key, ms) => {
         const { out } = openSession(key, event, ms);
         if (event.role === "assistant" && event.kind === "text" && !outputs.has(event.messageId)) newOutput(event, key, outputKey(event.messageId));
         return out;
-      }
-      case "message.delta": {
+      },
+      "message.delta": (event, _key, ms) => {
         const output = outputs.get(event.messageId);
         if (output === undefined) return [];
         return stream(output, sessionInfo(output.key, event), event.text, ms);
-      }
-      case "message.completed":
+      },
+      "message.completed": (event, key, ms) => {
         if (event.role === "assistant" && event.kind === "text") return messageCompleted(event, key, ms);
         // Reasoning and what the user said are not output for the user to hear.
         return extensionEvent(event, key, ms);
-      case "tool.started":
+      },
+      "tool.started": (event, key, ms) => {
         // A call that is still open is not invoked again (L1-TOOL-002): the repeat is an extension event.
         if (sessions.get(key)?.calls.has(event.toolCallId) === true) return extensionEvent(event, key, ms);
         return toolInvoked(event, key, ms, false);
-      case "tool.completed":
-        return toolCompleted(event, key, ms, false);
-      case "notice":
-        return notice(event, key, ms);
-      case "session.completed":
-        return sessionCompleted(event, key, ms);
-      default:
-        return extensionEvent(event, key, ms);
-    }
-  };
+      },
+      "tool.completed": (event, key, ms) => toolCompleted(event, key, ms, false),
+      notice,
+      "session.completed": sessionCompleted,
+    },
+    // What AAEP's core events cannot say travels as an `agentstream:<type>` extension event.
+    extensionEvent,
+  );
+  const write = (event: AgentEvent, key: string): JsonObject[] => dispatch(event, key, clock.ms(event.time));
+
 
   const keyOf = (event: AgentEvent): string => event.sessionId ?? rootSessionId ?? "unknown";
 

@@ -11,6 +11,7 @@ import { createClock, isoUtc } from "../../encoding/clock.ts";
 import { describeEvent } from "../../encoding/describe.ts";
 import { eventBody } from "../../encoding/event-body.ts";
 import { redactSecrets, redactText } from "../../encoding/redact.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import { usageToWire } from "../../encoding/usage.ts";
 import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encoder.ts";
@@ -208,89 +209,83 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     });
   };
 
-  const write = (event: AgentEvent, ms: number): JsonObject[] => {
-    switch (event.type) {
-      case "session.started":
+  const write: (event: AgentEvent, ms: number) => JsonObject[] = createDispatch<JsonObject[], [ms: number]>(
+    {
+      "session.started": (event, ms) => {
         if (event.parentSessionId === undefined && event.sessionId !== undefined) rootSessionId = event.sessionId;
         return log(event, ms);
-      case "turn.started": {
+      },
+      "turn.started": (event, ms) => {
         iterations++;
         currentIteration = iterations;
         turns.set(event.turnId, { iteration: iterations, toolsAtStart: toolsStarted });
         return line("turn.started", ms, defined({ turn_id: event.turnId, iteration: iterations, message_count: null, tool_count: toolCount, session_id: sessionField(event.sessionId) }));
-      }
-      case "turn.completed": {
+      },
+      "turn.completed": (event, ms) => {
         // A turn that ends without having started (lost, or a library caller's order) is started
         // first, so the run stays well-formed.
         const start: EventOf<"turn.started"> = { v: event.v, seq: event.seq, type: "turn.started", turnId: event.turnId, ...defined({ sessionId: event.sessionId }) };
         const before = turns.has(event.turnId) ? [] : write(start, ms);
         const turn = turns.get(event.turnId);
         turns.delete(event.turnId);
-        return [...before, ...line(
-          "turn.completed",
-          ms,
-          defined({
-            turn_id: event.turnId,
-            iteration: turn?.iteration ?? null,
-            tool_call_count: turn === undefined ? null : toolsStarted - turn.toolsAtStart,
-            has_final_report: null,
-            status: event.status,
-            error: event.error,
-            usage: event.usage === undefined ? undefined : usageToWire(event.usage),
-            cost_usd: event.costUsd,
-            session_id: sessionField(event.sessionId),
-          }),
-        )];
-      }
-      case "message.started":
+        const fields = defined({
+          turn_id: event.turnId,
+          iteration: turn?.iteration ?? null,
+          tool_call_count: turn === undefined ? null : toolsStarted - turn.toolsAtStart,
+          has_final_report: null,
+          status: event.status,
+          error: event.error,
+          usage: event.usage === undefined ? undefined : usageToWire(event.usage),
+          cost_usd: event.costUsd,
+          session_id: sessionField(event.sessionId),
+        });
+        return [...before, ...line("turn.completed", ms, fields)];
+      },
+      "message.started": (event, ms) => {
         // An item id is open once: a repeated start (or a tool call under the same id) is told as a log line.
         if (openItems.has(event.messageId)) return log(event, ms);
         return itemStarted(event.messageId, messageKind(event.role, event.kind), event.role, null, {}, event.sessionId, ms, []);
-      case "message.delta":
+      },
+      "message.delta": (event) => {
         openItems.get(event.messageId)?.parts?.push(event.text);
         return [];
-      case "message.completed":
+      },
+      "message.completed": (event, ms) => {
         if (openItems.get(event.messageId)?.kind === "tool_call") return log(event, ms);
         // The task is what the user asked first; known only once said, so it appears in final_report.
         if (event.role === "user" && task === null && event.sessionId === threadSession) task = redactText(event.text);
         return message(event, ms);
-      case "tool.started":
+      },
+      "tool.started": (event, ms) => {
         if (openItems.has(event.toolCallId)) return log(event, ms);
         toolsStarted++;
         // The design: "args must be safe to log (omit secrets; redact GitHub token)".
-        return itemStarted(
-          event.toolCallId,
-          "tool_call",
-          event.name,
-          event.input === undefined ? null : redactSecrets(event.input),
-          defined({ tool_kind: event.kind, server: event.server, description: event.description }),
-          event.sessionId,
-          ms,
-        );
-      case "tool.completed": {
+        const args = event.input === undefined ? null : redactSecrets(event.input);
+        return itemStarted(event.toolCallId, "tool_call", event.name, args, defined({ tool_kind: event.kind, server: event.server, description: event.description }), event.sessionId, ms);
+      },
+      "tool.completed": (event, ms) => {
         const open = openItems.get(event.toolCallId);
         if (open !== undefined && open.kind !== "tool_call") return log(event, ms);
         return toolCompleted(event, ms);
-      }
-      case "error":
-        return line(
-          "error",
-          ms,
-          defined({
-            scope: event.scope,
-            message: event.message,
-            iteration: currentIteration,
-            item_id: event.toolCallId,
-            code: event.code,
-            fatal: event.fatal,
-            turn_id: event.turnId,
-            session_id: sessionField(event.sessionId),
-          }),
-        );
-      default:
-        return log(event, ms);
-    }
-  };
+      },
+      error: (event, ms) => {
+        const fields = defined({
+          scope: event.scope,
+          message: event.message,
+          iteration: currentIteration,
+          item_id: event.toolCallId,
+          code: event.code,
+          fatal: event.fatal,
+          turn_id: event.turnId,
+          session_id: sessionField(event.sessionId),
+        });
+        return line("error", ms, fields);
+      },
+    },
+    // Everything else is told as a log line carrying our event.
+    (event, ms) => log(event, ms),
+  );
+
 
   /**
    * Writes an event once the thread has started. The thread's completion is held back (it must be

@@ -8,6 +8,7 @@
 import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageKind, MessageRole, ToolKind } from "../../model/events.ts";
 import { createClock } from "../../encoding/clock.ts";
 import { eventBody } from "../../encoding/event-body.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import { usageToWire } from "../../encoding/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
@@ -144,82 +145,66 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
     );
   };
 
-  const write = (event: AgentEvent, ms: number): OneshotPacket[] => {
-    switch (event.type) {
-      case "text":
-        // The spec's preamble is text before structured activity starts; text between records is not.
-        return event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event));
-      case "message.started":
+  const write = createDispatch<OneshotPacket[], [ms: number]>(
+    {
+      // The spec's preamble is text before structured activity starts; text between records is not.
+      text: (event, ms) => (event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event))),
+      "message.started": (event) => {
         open.set(event.messageId, { role: event.role, kind: event.kind, sessionId: event.sessionId, parts: [] });
         return [];
-      case "message.delta":
+      },
+      "message.delta": (event) => {
         open.get(event.messageId)?.parts.push(event.text);
         return [];
-      case "message.completed":
+      },
+      "message.completed": (event, ms) => {
         open.delete(event.messageId);
-        return message(
-          event,
-          ms,
-          event.role,
-          event.kind,
-          event.text,
-          defined({ signature: event.signature, content_type: event.contentType, language: event.language, channel: event.channel, session_id: sessionData(event.sessionId) }),
-        );
-      case "tool.started": {
+        const extra = defined({ signature: event.signature, content_type: event.contentType, language: event.language, channel: event.channel, session_id: sessionData(event.sessionId) });
+        return message(event, ms, event.role, event.kind, event.text, extra);
+      },
+      "tool.started": (event, ms) => {
         const tool = toolCategory(event.kind, event.name);
         toolCategories.set(event.toolCallId, tool);
-        return packet(
-          event,
-          ms,
-          "tool_use",
-          defined({
-            tool,
-            command: commandOf(event.input),
-            reason: event.description,
-            id: event.toolCallId,
-            name: event.name,
-            kind: event.kind,
-            input: event.input,
-            server: event.server,
-            session_id: sessionData(event.sessionId),
-          }),
-        );
-      }
-      case "tool.completed": {
+        const data = defined({
+          tool,
+          command: commandOf(event.input),
+          reason: event.description,
+          id: event.toolCallId,
+          name: event.name,
+          kind: event.kind,
+          input: event.input,
+          server: event.server,
+          session_id: sessionData(event.sessionId),
+        });
+        return packet(event, ms, "tool_use", data);
+      },
+      "tool.completed": (event, ms) => {
         // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
         // first, so every tool_output has one; the category is released once the call is done.
         const known = toolCategories.get(event.toolCallId);
         toolCategories.delete(event.toolCallId);
         const tool = known ?? event.name ?? "unknown";
         const use = known !== undefined ? [] : packet(event, ms, "tool_use", defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }));
-        return [
-          ...use,
-          ...packet(
-          event,
-          ms,
-          "tool_output",
-          defined({
-            tool,
-            content: event.output ?? "",
-            exit_code: event.exitCode ?? null,
-            id: event.toolCallId,
-            name: event.name,
-            is_error: event.isError,
-            duration_ms: event.durationMs,
-            result: event.result,
-            session_id: sessionData(event.sessionId),
-          }),
-          ),
-        ];
-      }
-      case "session.completed":
-        return completion(event, ms);
-      case "heartbeat":
-        return packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true);
-      default:
-        return packet(event, ms, "event", eventBody(event));
-    }
-  };
+        const data = defined({
+          tool,
+          content: event.output ?? "",
+          exit_code: event.exitCode ?? null,
+          id: event.toolCallId,
+          name: event.name,
+          is_error: event.isError,
+          duration_ms: event.durationMs,
+          result: event.result,
+          session_id: sessionData(event.sessionId),
+        });
+        return [...use, ...packet(event, ms, "tool_output", data)];
+      },
+      "session.completed": (event, ms) => completion(event, ms),
+      heartbeat: (event, ms) => packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true),
+    },
+    // What the spec's packet types cannot say travels as an `event` packet carrying our event.
+    (event, ms) => packet(event, ms, "event", eventBody(event)),
+  );
+
 
   const releaseText = (): OneshotPacket[] => {
     const out: OneshotPacket[] = [];
