@@ -14,6 +14,7 @@
  */
 import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -451,51 +452,26 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     for (const event of held) dispatch(event);
   }
 
-  function dispatch(event: AgentEvent): void {
-    switch (event.type) {
-      case "session.started":
-        onSessionStarted(event);
-        return;
-      case "session.completed":
-        onSessionCompleted(event);
-        return;
-      case "turn.started":
-        onTurnStarted(event);
-        return;
-      case "turn.completed":
-        onTurnCompleted(event);
-        return;
-      case "message.started":
-        onMessageStarted(event);
-        return;
-      case "message.delta":
-        onMessageDelta(event);
-        return;
-      case "message.completed":
-        onMessageCompleted(event);
-        return;
-      case "tool.started":
-        onToolStarted(event);
-        return;
-      case "tool.input.delta":
-        onToolInputDelta(event);
-        return;
-      case "tool.progress":
-        onToolProgress(event);
-        return;
-      case "tool.completed":
-        onToolCompleted(event);
-        return;
-      case "plan.updated":
-        onPlanUpdated(event);
-        return;
-      case "unknown":
-        emit("RAW", { event: event.raw, source: event.source?.dialect }, event, laneOf(event), compact({ reason: event.reason }));
-        return;
-      default:
-        custom(event);
-    }
-  }
+  // Function declarations are hoisted, so the table can name the handlers declared above and below.
+  const dispatch = createDispatch<void>(
+    {
+      "session.started": onSessionStarted,
+      "session.completed": onSessionCompleted,
+      "turn.started": onTurnStarted,
+      "turn.completed": onTurnCompleted,
+      "message.started": onMessageStarted,
+      "message.delta": onMessageDelta,
+      "message.completed": onMessageCompleted,
+      "tool.started": onToolStarted,
+      "tool.input.delta": onToolInputDelta,
+      "tool.progress": onToolProgress,
+      "tool.completed": onToolCompleted,
+      "plan.updated": onPlanUpdated,
+      unknown: (event) => emit("RAW", { event: event.raw, source: event.source?.dialect }, event, laneOf(event), compact({ reason: event.reason })),
+    },
+    // What AG-UI has no event for travels as CUSTOM `agentstream.<type>`.
+    custom,
+  );
 
   function take(): AgUiEvent[] {
     const records = out;

@@ -15,6 +15,7 @@
  */
 import type { AgentEvent, JsonObject, JsonValue } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -344,49 +345,26 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
     if (isSubagent(event) || event.usage !== undefined || event.costUsd !== undefined || event.error !== undefined || event.status !== undefined) data(event);
   }
 
-  function dispatch(event: AgentEvent): void {
-    switch (event.type) {
-      case "session.started":
-        onSessionStarted(event);
-        return;
-      case "session.completed":
-        onSessionCompleted(event);
-        return;
-      case "turn.started":
-        onTurnStarted(event);
-        return;
-      case "turn.completed":
-        onTurnCompleted(event);
-        return;
-      case "message.started":
-        onMessageStarted(event);
-        return;
-      case "message.delta":
-        onMessageDelta(event);
-        return;
-      case "message.completed":
-        onMessageCompleted(event);
-        return;
-      case "tool.started":
-        onToolStarted(event);
-        return;
-      case "tool.input.delta":
-        onToolInputDelta(event);
-        return;
-      case "tool.progress":
-        onToolProgress(event);
-        return;
-      case "tool.completed":
-        onToolCompleted(event);
-        return;
-      case "plan.updated":
-        // One part per plan, replaced by each update (a data part with an id replaces the earlier one).
-        data(event, `plan:${event.planId ?? ""}:${isSubagent(event) ? (event.sessionId ?? "") : ""}`);
-        return;
-      default:
-        data(event);
-    }
-  }
+  // Function declarations are hoisted, so the table can name the handlers declared above and below.
+  const dispatch = createDispatch<void>(
+    {
+      "session.started": onSessionStarted,
+      "session.completed": onSessionCompleted,
+      "turn.started": onTurnStarted,
+      "turn.completed": onTurnCompleted,
+      "message.started": onMessageStarted,
+      "message.delta": onMessageDelta,
+      "message.completed": onMessageCompleted,
+      "tool.started": onToolStarted,
+      "tool.input.delta": onToolInputDelta,
+      "tool.progress": onToolProgress,
+      "tool.completed": onToolCompleted,
+      // One part per plan, replaced by each update (a data part with an id replaces the earlier one).
+      "plan.updated": (event) => data(event, `plan:${event.planId ?? ""}:${isSubagent(event) ? (event.sessionId ?? "") : ""}`),
+    },
+    // What the UI message stream has no part for travels as a `data-<type>` part.
+    (event) => data(event),
+  );
 
   function handle(event: AgentEvent): void {
     if (preamble !== undefined) {
