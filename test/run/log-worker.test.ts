@@ -11,8 +11,9 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
 import type * as RunModule from "../../src/run/index.ts";
-import type * as AgentstreamWriter from "../../src/serialize/to-agentstream.ts";
-import type * as OneshotWriter from "../../src/serialize/to-oneshot.ts";
+import type * as AgentstreamWriter from "../../src/formats/agentstream/encode.ts";
+import type * as FormatWriter from "../../src/formats/writer.ts";
+import type * as OneshotFormat from "../../src/formats/oneshot/index.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 
 const built = join(repoRoot, "dist/run/index.js");
@@ -30,9 +31,10 @@ async function runBuilt(command: string, args: readonly string[], dialect: strin
 
 /** What the in-thread writer makes of the same events (the built one: its LosslessInteger is the events'). */
 async function expectedLogs(events: readonly AgentEvent[]): Promise<{ events: string; oneshot: string }> {
-  const { toLine } = (await import(pathToFileURL(join(repoRoot, "dist/serialize/to-agentstream.js")).href)) as typeof AgentstreamWriter;
-  const { createOneshotWriter } = (await import(pathToFileURL(join(repoRoot, "dist/serialize/to-oneshot.js")).href)) as typeof OneshotWriter;
-  const oneshot = createOneshotWriter();
+  const { toLine } = (await import(pathToFileURL(join(repoRoot, "dist/formats/agentstream/encode.js")).href)) as typeof AgentstreamWriter;
+  const { createFormatWriter } = (await import(pathToFileURL(join(repoRoot, "dist/formats/writer.js")).href)) as typeof FormatWriter;
+  const { oneshotFormat } = (await import(pathToFileURL(join(repoRoot, "dist/formats/oneshot/index.js")).href)) as typeof OneshotFormat;
+  const oneshot = createFormatWriter(oneshotFormat);
   let packets = "";
   for (const event of events) packets += oneshot.write(event);
   packets += oneshot.end();
