@@ -18,7 +18,9 @@ const commands = { summary: "ours: summary", convert: "ours: convert --to agents
 export function measureMemory(file, sizeMb, command) {
   const repeat = Math.max(1, Math.round((sizeMb * 1e6) / statSync(file).size));
   const result = join(mkdtempSync(join(tmpdir(), "agentstream-mem-")), "result.json");
-  execFileSync(process.execPath, ["bench/method.mjs", commands[command], file, result, String(repeat)], { stdio: ["ignore", "ignore", "pipe"] });
+  execFileSync(process.execPath, ["bench/method.mjs", commands[command], file, result, String(repeat)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   return JSON.parse(readFileSync(result, "utf8"));
 }
 
@@ -32,7 +34,9 @@ export function reportMemory(sizes = [100, 1000], which = Object.keys(commands))
     }
     for (const command of which) {
       const rows = sizes.map((size) => measureMemory(file, size, command));
-      console.log(`  ${agent.padEnd(7)} ${command.padEnd(8)} ${rows.map((r) => `${r.rssMb.toFixed(0)} MB (${(r.ms / 1000).toFixed(0)} s)`).join(" / ")}`);
+      console.log(
+        `  ${agent.padEnd(7)} ${command.padEnd(8)} ${rows.map((r) => `${r.rssMb.toFixed(0)} MB (${(r.ms / 1000).toFixed(0)} s)`).join(" / ")}`,
+      );
     }
   }
 }

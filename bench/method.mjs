@@ -56,7 +56,11 @@ async function viaStream(transform) {
   const { Readable } = await import("node:stream");
   let events = 0;
   await new Promise((resolve, reject) => {
-    Readable.from(chunks()).pipe(transform).on("data", () => events++).on("end", resolve).on("error", reject);
+    Readable.from(chunks())
+      .pipe(transform)
+      .on("data", () => events++)
+      .on("end", resolve)
+      .on("error", reject);
   });
   return events;
 }

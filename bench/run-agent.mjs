@@ -62,7 +62,14 @@ async function child(mode, arg) {
     rmSync(dir, { recursive: true, force: true });
     // On a machine shared with other work, wall time says more about the neighbours than about us:
     // the busiest thread's CPU time is what bounds the throughput on two free cores.
-    return { mbps: result.stdoutBytes / 1e6 / seconds, events, same, bytes: result.stdoutBytes, ...cpu, cpuMbps: result.stdoutBytes / 1e6 / cpu.busiestThreadS };
+    return {
+      mbps: result.stdoutBytes / 1e6 / seconds,
+      events,
+      same,
+      bytes: result.stdoutBytes,
+      ...cpu,
+      cpuMbps: result.stdoutBytes / 1e6 / cpu.busiestThreadS,
+    };
   }
   if (mode === "rss") {
     const run = runAgent(process.execPath, [join(fakeAgents, "no-newline-64mib.mjs"), `--mib=${arg}`], { dialect: "json", heartbeatMs: 0 });
@@ -105,7 +112,11 @@ function sampleThreadCpu() {
       read();
       const used = [...ticks].map(([tid, t]) => [tid, (t - (before.get(tid) ?? 0)) / 100]);
       const main = used.find(([tid]) => tid === String(process.pid))?.[1] ?? NaN;
-      return { mainThreadS: main, busiestThreadS: Math.max(...used.map(([, s]) => s)), allThreadsS: used.reduce((sum, [, s]) => sum + s, 0) };
+      return {
+        mainThreadS: main,
+        busiestThreadS: Math.max(...used.map(([, s]) => s)),
+        allThreadsS: used.reduce((sum, [, s]) => sum + s, 0),
+      };
     },
   };
 }
@@ -148,8 +159,11 @@ export async function benchRun(corpus) {
   console.log(
     `  log throughput, agent flooding stdout (cat of the corpus, ${flood.events.toLocaleString("en")} events): ${flood.mbps.toFixed(0)} MB/s with the raw, events and oneshot logs; ${bare.mbps.toFixed(0)} MB/s without logs; raw log == agent stdout (sha256): ${flood.same ? "yes" : "NO"} (target: >= 100 MB/s, no byte lost)`,
   );
-  const cpu = (r) => `main thread ${r.mainThreadS.toFixed(2)} s, busiest thread ${r.busiestThreadS.toFixed(2)} s, all threads ${r.allThreadsS.toFixed(2)} s → ${r.cpuMbps.toFixed(0)} MB/s`;
-  console.log(`    CPU-bound throughput (bytes / busiest thread's CPU time: the wall figure on two free cores): with logs ${cpu(flood)}; without logs ${cpu(bare)}`);
+  const cpu = (r) =>
+    `main thread ${r.mainThreadS.toFixed(2)} s, busiest thread ${r.busiestThreadS.toFixed(2)} s, all threads ${r.allThreadsS.toFixed(2)} s → ${r.cpuMbps.toFixed(0)} MB/s`;
+  console.log(
+    `    CPU-bound throughput (bytes / busiest thread's CPU time: the wall figure on two free cores): with logs ${cpu(flood)}; without logs ${cpu(bare)}`,
+  );
   const small = measure("rss", "64");
   const big = measure("rss", "256");
   console.log(

@@ -36,7 +36,9 @@ const methods = [
 function extraMethods() {
   const out = [];
   try {
-    const formats = JSON.parse(execFileSync(process.execPath, ["dist/cli/bin.js", "formats", "--json"], { encoding: "utf8" })).outputs.map((f) => f.name);
+    const formats = JSON.parse(execFileSync(process.execPath, ["dist/cli/bin.js", "formats", "--json"], { encoding: "utf8" })).outputs.map(
+      (f) => f.name,
+    );
     for (const f of formats) if (f !== "agentstream") out.push(`ours: convert --to ${f}`);
   } catch {}
   out.push("ours: render --mode none", "ours: render --mode full");
@@ -52,9 +54,18 @@ console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.
 function runMethod(method, file = corpus, repeat = 1) {
   const result = join(tmp, "result.json");
   try {
-    execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 24 });
+    execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], {
+      stdio: ["ignore", "ignore", "pipe"],
+      maxBuffer: 1 << 24,
+    });
   } catch (error) {
-    process.stderr.write(`${method}: failed (${String(error.stderr ?? error).split("\n").find((l) => /Error/.test(l)) ?? "error"})\n`);
+    process.stderr.write(
+      `${method}: failed (${
+        String(error.stderr ?? error)
+          .split("\n")
+          .find((l) => /Error/.test(l)) ?? "error"
+      })\n`,
+    );
     return { events: 0, ms: NaN, rssMb: NaN };
   }
   return JSON.parse(readFileSync(result, "utf8"));
@@ -90,22 +101,26 @@ for (let round = 0; round < rounds; round++) {
   process.stderr.write(`round ${round + 1}/${rounds} done\n`);
 }
 
-const rows = methods.filter((m) => !failed.has(m)).map((method) => {
-  const s = samples.get(method);
-  const ms = median(s.map((x) => x.ms));
-  return {
-    method,
-    mbps: bytes / 1e6 / (ms / 1000),
-    linesPerSec: lineCount / (ms / 1000),
-    rssMb: median(s.map((x) => x.rssMb)),
-    ratio: median(s.map((x) => x.ratio)),
-  };
-});
+const rows = methods
+  .filter((m) => !failed.has(m))
+  .map((method) => {
+    const s = samples.get(method);
+    const ms = median(s.map((x) => x.ms));
+    return {
+      method,
+      mbps: bytes / 1e6 / (ms / 1000),
+      linesPerSec: lineCount / (ms / 1000),
+      rssMb: median(s.map((x) => x.rssMb)),
+      ratio: median(s.map((x) => x.ratio)),
+    };
+  });
 const pad = (s, n) => String(s).padEnd(n);
 const padL = (s, n) => String(s).padStart(n);
 console.log(`${pad("method", 36)}${padL("MB/s", 8)}${padL("records/s", 12)}${padL("peak RSS MB", 13)}${padL("x floor", 9)}`);
 for (const r of rows) {
-  console.log(`${pad(r.method, 36)}${padL(r.mbps.toFixed(1), 8)}${padL(Math.round(r.linesPerSec).toLocaleString("en"), 12)}${padL(r.rssMb.toFixed(0), 13)}${padL(r.ratio.toFixed(2), 9)}`);
+  console.log(
+    `${pad(r.method, 36)}${padL(r.mbps.toFixed(1), 8)}${padL(Math.round(r.linesPerSec).toLocaleString("en"), 12)}${padL(r.rssMb.toFixed(0), 13)}${padL(r.ratio.toFixed(2), 9)}`,
+  );
 }
 const ratio = (name) => rows.find((r) => r.method === name)?.ratio;
 const rt = ratio("floor+stringify+write");
@@ -120,7 +135,17 @@ if (ratio("ours: summary")) console.log(`  summary vs floor:                  ${
 // NDJSON (--from json) and a Claude Code stream detected automatically (its decoder compiles on first use).
 for (const [label, dialect, lineOf] of [
   ["--from json", "json", (i) => `{"type":"probe","i":${i},"text":"hello world"}\n`],
-  ["claude, auto-detected", "auto", (i) => JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: ` word${i}` } }, session_id: "s", parent_tool_use_id: null }) + "\n"],
+  [
+    "claude, auto-detected",
+    "auto",
+    (i) =>
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: ` word${i}` } },
+        session_id: "s",
+        parent_tool_use_id: null,
+      }) + "\n",
+  ],
 ]) {
   const { readEvents } = await import("../dist/index.js");
   const input = new PassThrough();
@@ -145,14 +170,18 @@ for (const [label, dialect, lineOf] of [
   }
   input.end();
   await consumer;
-  console.log(`latency ${label} (write → event, 200 lines 2 ms apart): first ${latencies[0].toFixed(3)} ms, median ${median(latencies).toFixed(3)} ms, max ${Math.max(...latencies).toFixed(3)} ms (target: first < 1 ms)`);
+  console.log(
+    `latency ${label} (write → event, 200 lines 2 ms apart): first ${latencies[0].toFixed(3)} ms, median ${median(latencies).toFixed(3)} ms, max ${Math.max(...latencies).toFixed(3)} ms (target: first < 1 ms)`,
+  );
 }
 
 // Memory: the same corpus streamed once and four times in one process: peak RSS should stay flat.
 {
   const once = runMethod("ours: summary", corpus, 1);
   const four = runMethod("ours: summary", corpus, 4);
-  console.log(`peak RSS, summary over ${(bytes / 1e6).toFixed(0)} MB: ${once.rssMb.toFixed(0)} MB; over ${((4 * bytes) / 1e6).toFixed(0)} MB: ${four.rssMb.toFixed(0)} MB (flat = the stream is not held)`);
+  console.log(
+    `peak RSS, summary over ${(bytes / 1e6).toFixed(0)} MB: ${once.rssMb.toFixed(0)} MB; over ${((4 * bytes) / 1e6).toFixed(0)} MB: ${four.rssMb.toFixed(0)} MB (flat = the stream is not held)`,
+  );
 }
 
 // Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.

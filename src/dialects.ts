@@ -16,7 +16,11 @@ export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpen
  * Every dialect, in detection order: the formats' decoders (our own and neighbouring output formats,
  * codex-thread before codex), then the agents (src/agents/index.ts), then `json` (framing only, never detected).
  */
-export const dialects: readonly Dialect[] = [...formats.flatMap((format) => (format.dialect === undefined ? [] : [format.dialect])), ...agents, json];
+export const dialects: readonly Dialect[] = [
+  ...formats.flatMap((format) => (format.dialect === undefined ? [] : [format.dialect])),
+  ...agents,
+  json,
+];
 
 const byName = new Map(dialects.map((d) => [d.name, d]));
 

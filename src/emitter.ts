@@ -44,7 +44,8 @@ export function validateLine(line: string): Issue[] {
   );
   parser.feed(line.endsWith("\n") ? line : `${line}\n`);
   parser.end();
-  if (records > 1 || parser.stats.lines > 1) issues.push({ code: "invalid-json", severity: "error", message: "a line must hold one event: it contains a line break", line: 1 });
+  if (records > 1 || parser.stats.lines > 1)
+    issues.push({ code: "invalid-json", severity: "error", message: "a line must hold one event: it contains a line break", line: 1 });
   if (value !== undefined) issues.push(...validateEvent(value, 1));
   return issues;
 }

@@ -15,7 +15,16 @@ export type { EventWriter, OutputFormat, WriterOptions } from "./encoding/writer
 /** Every output format `convert --to` knows. */
 export const outputFormats: readonly OutputFormat[] = [
   ...formats.flatMap((format): OutputFormat[] =>
-    format.encoder === undefined ? [] : [{ name: format.name, description: format.description, mediaType: format.mediaType, create: (options) => createFormatWriter(format, options) }],
+    format.encoder === undefined
+      ? []
+      : [
+          {
+            name: format.name,
+            description: format.description,
+            mediaType: format.mediaType,
+            create: (options) => createFormatWriter(format, options),
+          },
+        ],
   ),
   { name: "text", description: "plain text for people (no colour)", mediaType: "text/plain", create: createTextWriter },
   { name: "markdown", description: "a Markdown transcript", mediaType: "text/markdown", create: createMarkdownWriter },

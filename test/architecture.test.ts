@@ -15,11 +15,14 @@ function files(dir: string): string[] {
   });
 }
 const sources = files(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }));
-const importsOf = (text: string): string[] => [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
+const importsOf = (text: string): string[] =>
+  [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
 
 describe("architecture", () => {
   it("no Node-only import outside src/cli and src/run (the core runs in browsers)", () => {
-    const offenders = sources.filter((f) => !f.path.startsWith("cli/") && !f.path.startsWith("run/") && importsOf(f.text).some((i) => i.startsWith("node:")));
+    const offenders = sources.filter(
+      (f) => !f.path.startsWith("cli/") && !f.path.startsWith("run/") && importsOf(f.text).some((i) => i.startsWith("node:")),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 
@@ -63,7 +66,9 @@ describe("architecture", () => {
   });
 
   it("the framing core knows nothing about agents", () => {
-    const offenders = sources.filter((f) => f.path.startsWith("framing/") && importsOf(f.text).some((i) => i.includes("dialect") || i.includes("pipeline/")));
+    const offenders = sources.filter(
+      (f) => f.path.startsWith("framing/") && importsOf(f.text).some((i) => i.includes("dialect") || i.includes("pipeline/")),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 });

@@ -18,7 +18,14 @@ export function handlers<Type extends string, R, S>(table: HandlerTable<Type, R,
 }
 
 /** Runs the table's handler for `type`; false when the table has none (the caller reports the record). */
-export function dispatch<Type extends string, R, S>(table: HandlerTable<Type, R, S>, type: string, record: R, state: S, out: AgentEventDraft[], context: DecodeContext): boolean {
+export function dispatch<Type extends string, R, S>(
+  table: HandlerTable<Type, R, S>,
+  type: string,
+  record: R,
+  state: S,
+  out: AgentEventDraft[],
+  context: DecodeContext,
+): boolean {
   if (!Object.hasOwn(table, type)) return false;
   table[type as Type](record, state, out, context);
   return true;

@@ -31,7 +31,13 @@ export interface StreamState {
    * `message.completed` with `text` (or, when `text` is undefined, the text streamed so far).
    * Starts the message first if it never started, so every completed message has a start.
    */
-  complete(messageId: string, text: string | undefined, role: MessageRole, kind: MessageKind, options?: StartOptions & { signature?: string | undefined }): AgentEventDraft[];
+  complete(
+    messageId: string,
+    text: string | undefined,
+    role: MessageRole,
+    kind: MessageKind,
+    options?: StartOptions & { signature?: string | undefined },
+  ): AgentEventDraft[];
   /** True while `messageId` has started and not completed. */
   isOpen(messageId: string): boolean;
   /** Text streamed so far for an open message. */
@@ -80,7 +86,13 @@ export function createStreamState(): StreamState {
       if (text === "") return [];
       const out = state.start(messageId, role, kind, options);
       const open = messages.get(messageId) as OpenMessage;
-      out.push(withSession({ type: "message.delta", messageId, role: open.role, kind: open.kind, text, position: open.length }, options?.sessionId ?? open.sessionId, options?.time));
+      out.push(
+        withSession(
+          { type: "message.delta", messageId, role: open.role, kind: open.kind, text, position: open.length },
+          options?.sessionId ?? open.sessionId,
+          options?.time,
+        ),
+      );
       open.parts.push(text);
       open.length += text.length;
       return out;
@@ -115,11 +127,18 @@ export function createStreamState(): StreamState {
       const out: AgentEventDraft[] = [];
       for (const [messageId, open] of [...messages]) {
         messages.delete(messageId);
-        out.push(withSession({ type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.parts.join(""), ...open.meta }, open.sessionId));
+        out.push(
+          withSession(
+            { type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.parts.join(""), ...open.meta },
+            open.sessionId,
+          ),
+        );
       }
       for (const [toolCallId, open] of [...openTools]) {
         openTools.delete(toolCallId);
-        out.push(withSession({ type: "tool.completed", toolCallId, name: open.name, isError: true, output: NO_RESULT_OUTPUT }, open.sessionId));
+        out.push(
+          withSession({ type: "tool.completed", toolCallId, name: open.name, isError: true, output: NO_RESULT_OUTPUT }, open.sessionId),
+        );
       }
       return out;
     },

@@ -13,7 +13,12 @@ function join(parts: readonly (string | undefined)[]): string {
 export function describeEvent(event: AgentEvent): string {
   switch (event.type) {
     case "session.started":
-      return join(["session started:", event.agent ?? "agent", event.agentVersion, event.model === undefined ? undefined : `(model ${event.model})`]);
+      return join([
+        "session started:",
+        event.agent ?? "agent",
+        event.agentVersion,
+        event.model === undefined ? undefined : `(model ${event.model})`,
+      ]);
     case "session.completed":
       return join([`session completed: ${event.status}`, event.error === undefined ? undefined : `(${event.error})`]);
     case "turn.started":

@@ -16,7 +16,10 @@ export type EventHandlers<R, A extends unknown[] = []> = { readonly [T in AgentE
  * @example
  * const encode = createDispatch<Rec[]>({ "message.delta": (e) => [{ text: e.text }] }, () => []);
  */
-export function createDispatch<R, A extends unknown[] = []>(handlers: EventHandlers<R, A>, fallback: (event: AgentEvent, ...args: A) => R): (event: AgentEvent, ...args: A) => R {
+export function createDispatch<R, A extends unknown[] = []>(
+  handlers: EventHandlers<R, A>,
+  fallback: (event: AgentEvent, ...args: A) => R,
+): (event: AgentEvent, ...args: A) => R {
   return (event, ...args) => {
     // The table's key and the event's type are the same string, so the handler takes this event.
     const handler = handlers[event.type] as ((event: AgentEvent, ...args: A) => R) | undefined;

@@ -5,7 +5,8 @@ import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
 export function payloadOf(event: AgentEvent): JsonObject {
   const value: JsonObject = {};
   for (const [key, field] of Object.entries(event)) {
-    if (key === "v" || key === "seq" || key === "type" || key === "time" || key === "source" || key === "raw" || field === undefined) continue;
+    if (key === "v" || key === "seq" || key === "type" || key === "time" || key === "source" || key === "raw" || field === undefined)
+      continue;
     value[key] = field as JsonValue;
   }
   return value;

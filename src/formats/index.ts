@@ -17,12 +17,22 @@ import { witnessFormat } from "./witness/index.ts";
 export type { FormatDefinition, FormatOption } from "./format-definition.ts";
 
 /** Every format, in the order listings show them; formats with a dialect are detected in this order. */
-export const formats: readonly FormatDefinition[] = [agentstreamFormat, witnessFormat, oneshotFormat, aaepFormat, codexThreadFormat, codexFormat, agUiFormat, aiSdkFormat];
+export const formats: readonly FormatDefinition[] = [
+  agentstreamFormat,
+  witnessFormat,
+  oneshotFormat,
+  aaepFormat,
+  codexThreadFormat,
+  codexFormat,
+  agUiFormat,
+  aiSdkFormat,
+];
 
 /** The format called `name`; throws a usage error that lists the names when there is none. */
 export function getFormat(name: string): FormatDefinition {
   const format = formats.find((f) => f.name === name);
-  if (format === undefined) throw new AgentStreamError("unknown-format", `unknown format "${name}"; known: ${formats.map((f) => f.name).join(", ")}`);
+  if (format === undefined)
+    throw new AgentStreamError("unknown-format", `unknown format "${name}"; known: ${formats.map((f) => f.name).join(", ")}`);
   return format;
 }
 
@@ -32,6 +42,7 @@ export const formatSpecs: readonly FormatSpec[] = formats.flatMap((format) => (f
 /** The format called `name`; throws a usage error that lists the names when there is none. */
 export function getFormatSpec(name: string): FormatSpec {
   const spec = formatSpecs.find((f) => f.name === name);
-  if (spec === undefined) throw new AgentStreamError("unknown-format", `no schema for format "${name}"; known: ${formatSpecs.map((f) => f.name).join(", ")}`);
+  if (spec === undefined)
+    throw new AgentStreamError("unknown-format", `no schema for format "${name}"; known: ${formatSpecs.map((f) => f.name).join(", ")}`);
   return spec;
 }

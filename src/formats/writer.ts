@@ -17,7 +17,10 @@ import type { FormatDefinition } from "./format-definition.ts";
 export function createFormatWriter(format: FormatDefinition, options: WriterOptions = {}): EventWriter {
   if (format.encoder === undefined) throw new AgentStreamError("unknown-format", `agentstream does not write the format "${format.name}"`);
   const encoder = format.encoder(options);
-  const framer = createFramer(options.sse === true ? "sse" : (options.framing ?? "ndjson"), format.sse === undefined ? {} : { sse: format.sse });
+  const framer = createFramer(
+    options.sse === true ? "sse" : (options.framing ?? "ndjson"),
+    format.sse === undefined ? {} : { sse: format.sse },
+  );
   let id = 0;
   const frameAll = (records: readonly object[]): string => framed(framer, records, () => id++);
   return {

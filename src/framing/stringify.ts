@@ -8,7 +8,7 @@
  * placeholders (with their quotes) are then replaced by the digits. Records without one (nearly
  * all) cost one extra `includes` check and nothing else.
  */
-import { LosslessInteger, withLosslessJsonHook } from "../model/lossless-integer.ts";
+import { type LosslessInteger, withLosslessJsonHook } from "../model/lossless-integer.ts";
 
 // A NUL starts the placeholder: JSON.stringify writes it as `\u0000`, which no LosslessInteger
 // placeholder can be confused with unless the input guesses this process's random nonce.

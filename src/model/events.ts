@@ -170,7 +170,18 @@ export interface MessageCompletedEvent extends EventBase, MessageMeta {
 }
 
 /** What a tool does, so views can show it well. */
-export type ToolKind = "command" | "file_read" | "file_write" | "file_edit" | "search" | "web_search" | "web_fetch" | "mcp" | "subagent" | "todo" | "other";
+export type ToolKind =
+  | "command"
+  | "file_read"
+  | "file_write"
+  | "file_edit"
+  | "search"
+  | "web_search"
+  | "web_fetch"
+  | "mcp"
+  | "subagent"
+  | "todo"
+  | "other";
 
 /** The model called a tool. */
 export interface ToolStartedEvent extends EventBase {

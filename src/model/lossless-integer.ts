@@ -35,7 +35,10 @@ export class LosslessInteger {
 
   /** True for a LosslessInteger, even one from another copy of the package. */
   static is(value: unknown): value is LosslessInteger {
-    return value instanceof LosslessInteger || (typeof value === "object" && value !== null && (value as { [losslessBrand]?: unknown })[losslessBrand] === true);
+    return (
+      value instanceof LosslessInteger ||
+      (typeof value === "object" && value !== null && (value as { [losslessBrand]?: unknown })[losslessBrand] === true)
+    );
   }
 }
 

@@ -5,7 +5,14 @@
  */
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type JsonValue } from "../model/events.ts";
-import { createNdjsonParser, type FramingStats, type InputRecord, type JsonRecord, type NdjsonOptions, type TextRecord } from "../framing/ndjson/create-ndjson-parser.ts";
+import {
+  createNdjsonParser,
+  type FramingStats,
+  type InputRecord,
+  type JsonRecord,
+  type NdjsonOptions,
+  type TextRecord,
+} from "../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialect/dialect.ts";
 import { detectDialect, getDialect } from "../dialects.ts";
 import type { EventStage } from "../stages/stage.ts";
@@ -124,18 +131,30 @@ export interface EventReader {
  */
 export function createEventReader(callbacks: EventReaderCallbacks, options: ReadOptions = {}): EventReader {
   if (typeof callbacks?.onEvent !== "function") {
-    throw new AgentStreamError("invalid-option", "createEventReader needs callbacks with an onEvent function: createEventReader({ onEvent: (event) => ... })");
+    throw new AgentStreamError(
+      "invalid-option",
+      "createEventReader needs callbacks with an onEvent function: createEventReader({ onEvent: (event) => ... })",
+    );
   }
   const { onEvent } = callbacks;
   const includeRaw = options.includeRaw === true;
   const strict = options.strict === true;
   const detectLimit = options.detectLimit ?? 64;
-  const repairStage = options.repair === false ? undefined : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
+  const repairStage =
+    options.repair === false ? undefined : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
   const redactionStage = options.redact === true ? createRedactionStage() : undefined;
-  const stages = [...(repairStage === undefined ? [] : [repairStage]), ...(redactionStage === undefined ? [] : [redactionStage]), ...(options.stages ?? [])];
+  const stages = [
+    ...(repairStage === undefined ? [] : [repairStage]),
+    ...(redactionStage === undefined ? [] : [redactionStage]),
+    ...(options.stages ?? []),
+  ];
   const file = options.file;
   let dialect: Dialect | undefined =
-    options.dialect === undefined || options.dialect === "auto" ? undefined : typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
+    options.dialect === undefined || options.dialect === "auto"
+      ? undefined
+      : typeof options.dialect === "string"
+        ? getDialect(options.dialect)
+        : options.dialect;
   const detecting = dialect === undefined;
   // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
   let sessions = 1;
@@ -180,10 +199,13 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   };
 
   function stamp(draft: AgentEventDraft): void {
-    if (draft.type === "session.started" && draft.parentSessionId === undefined && draft.sessionId !== undefined) rootSessionId = draft.sessionId;
+    if (draft.type === "session.started" && draft.parentSessionId === undefined && draft.sessionId !== undefined)
+      rootSessionId = draft.sessionId;
     // One object literal per event (no properties added afterwards, so every event of a type shares one shape).
     const sessionId = draft.sessionId ?? rootSessionId;
-    const source = draft.source ?? (dialect === undefined ? undefined : currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name });
+    const source =
+      draft.source ??
+      (dialect === undefined ? undefined : currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name });
     const v = MODEL_VERSION;
     const n = seq++;
     let event: Record<string, unknown>;
@@ -204,7 +226,11 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
   function emitDrafts(drafts: readonly AgentEventDraft[]): void {
     for (const draft of drafts) {
       if (draft.type === "unknown") unknown++;
-      if (draft.type === "session.completed" && (draft.sessionId === undefined || rootSessionId === undefined || draft.sessionId === rootSessionId)) sessionEnded = true;
+      if (
+        draft.type === "session.completed" &&
+        (draft.sessionId === undefined || rootSessionId === undefined || draft.sessionId === rootSessionId)
+      )
+        sessionEnded = true;
       if (stages.length === 0) stamp(draft);
       else runStages(draft, 0);
     }
@@ -300,7 +326,15 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     sawJson = false;
     const session = sessions++; // not inside the optional call below: it would not run without a callback
     const redactionsBefore = { ...redactionStage?.counts };
-    callbacks.onSessionBoundary?.({ session, dialect: next.name, previousDialect, line: record.line, statsBefore: before, healthBefore, redactionsBefore });
+    callbacks.onSessionBoundary?.({
+      session,
+      dialect: next.name,
+      previousDialect,
+      line: record.line,
+      statsBefore: before,
+      healthBefore,
+      redactionsBefore,
+    });
   }
 
   function endStages(): void {
@@ -326,7 +360,16 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
 
   function countStats(): RecordStats {
     const f = framer.stats;
-    return { total: f.lines, events: f.json - unknown, blank: f.blank, text: f.text, invalid: f.invalid, tooLong: f.tooLong, tooLongBytes: f.tooLongBytes, unknown };
+    return {
+      total: f.lines,
+      events: f.json - unknown,
+      blank: f.blank,
+      text: f.text,
+      invalid: f.invalid,
+      tooLong: f.tooLong,
+      tooLongBytes: f.tooLongBytes,
+      unknown,
+    };
   }
 
   const framer = createNdjsonParser(
@@ -367,7 +410,12 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       framer.end();
       if (decoder === undefined) {
         if (held.some((r) => r.kind === "json")) {
-          reportIssue({ code: "dialect-mismatch", severity: "info", message: "no agent dialect recognised; records kept as opaque events (use --from to choose one)", line: 0 });
+          reportIssue({
+            code: "dialect-mismatch",
+            severity: "info",
+            message: "no agent dialect recognised; records kept as opaque events (use --from to choose one)",
+            line: 0,
+          });
         }
         settle(getDialect("json"));
       }
@@ -377,7 +425,12 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       const f = framer.stats;
       const content = f.lines - f.blank;
       if (f.invalid > 0 && f.invalid * 2 > content) {
-        reportIssue({ code: "parse-error-rate", severity: "warning", message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`, line: 0 });
+        reportIssue({
+          code: "parse-error-rate",
+          severity: "warning",
+          message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`,
+          line: 0,
+        });
       }
       endStages();
     },

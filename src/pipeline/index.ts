@@ -1,2 +1,11 @@
-export { createEventReader, type EventReader, type EventReaderCallbacks, type EventStage, type ReadOptions, type RecordStats, type SessionBoundary, type HealthStats } from "./create-event-reader.ts";
+export {
+  createEventReader,
+  type EventReader,
+  type EventReaderCallbacks,
+  type EventStage,
+  type ReadOptions,
+  type RecordStats,
+  type SessionBoundary,
+  type HealthStats,
+} from "./create-event-reader.ts";
 export { AgentEventStream, chunksOf, readEvents, type EventSourceInput, type ReaderSummary } from "./read-events.ts";

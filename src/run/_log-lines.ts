@@ -87,7 +87,11 @@ export function writeAll(fd: number, data: Uint8Array | string): void {
  */
 export type LosslessPaths = readonly (readonly [path: readonly (string | number)[], source: string])[];
 
-export function findLosslessIntegers(value: unknown, path: (string | number)[] = [], found: [(string | number)[], string][] = []): LosslessPaths {
+export function findLosslessIntegers(
+  value: unknown,
+  path: (string | number)[] = [],
+  found: [(string | number)[], string][] = [],
+): LosslessPaths {
   if (typeof value !== "object" || value === null) return found;
   if (value instanceof LosslessInteger) {
     found.push([[...path], value.source]);

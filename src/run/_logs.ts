@@ -50,7 +50,12 @@ export interface RunLogFlow {
 
 /** Messages to the log worker. */
 export type ToLogWorker =
-  | { readonly type: "events"; readonly events: readonly AgentEvent[]; readonly lossless: readonly (readonly [number, LosslessPaths])[]; readonly bytes: number }
+  | {
+      readonly type: "events";
+      readonly events: readonly AgentEvent[];
+      readonly lossless: readonly (readonly [number, LosslessPaths])[];
+      readonly bytes: number;
+    }
   | { readonly type: "end" };
 /** Messages from it. */
 type FromLogWorker = { readonly type: "written"; readonly bytes: number } | { readonly type: "ended" };

@@ -81,7 +81,8 @@ export function createSummaryBuilder(): SummaryBuilder {
   const repairs: Record<string, number> = {};
   const issues: SessionSummary["issues"] = [];
 
-  const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
+  const isRoot = (event: AgentEvent): boolean =>
+    event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
   const isChild = (event: AgentEvent): boolean => event.sessionId !== undefined && childSessions.has(event.sessionId);
   const addCost = (value: number | undefined): void => {
     if (value !== undefined) cost = (cost ?? 0) + value;
@@ -137,7 +138,8 @@ export function createSummaryBuilder(): SummaryBuilder {
           addCost(event.costUsd);
           break;
         case "message.completed":
-          if (event.role === "assistant" && event.kind === "text" && isRoot(event) && event.text.trim() !== "") lastAssistantText = event.text;
+          if (event.role === "assistant" && event.kind === "text" && isRoot(event) && event.text.trim() !== "")
+            lastAssistantText = event.text;
           break;
         case "tool.started": {
           const known = tools.get(event.toolCallId);
@@ -194,7 +196,13 @@ export function createSummaryBuilder(): SummaryBuilder {
         turns,
         subagents: childSessions.size,
         repairs: { ...repairs },
-        health: health ?? { parseErrors: stats.invalid, unknownRecords: stats.unknown, repairs: Object.values(repairs).reduce((a, b) => a + b, 0), largeDeltas: 0, protocolViolations: 0 },
+        health: health ?? {
+          parseErrors: stats.invalid,
+          unknownRecords: stats.unknown,
+          repairs: Object.values(repairs).reduce((a, b) => a + b, 0),
+          largeDeltas: 0,
+          protocolViolations: 0,
+        },
         records: { ...stats },
         issues: [...issues],
       };

@@ -66,11 +66,20 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
   "turn.started": { required: ["turnId"], properties: { turnId: str } },
   "turn.completed": {
     required: ["turnId"],
-    properties: { turnId: str, status: { enum: ["success", "error"] }, error: str, usage: { $ref: "#/$defs/tokenUsage" }, costUsd: { type: "number", minimum: 0 } },
+    properties: {
+      turnId: str,
+      status: { enum: ["success", "error"] },
+      error: str,
+      usage: { $ref: "#/$defs/tokenUsage" },
+      costUsd: { type: "number", minimum: 0 },
+    },
   },
   "message.started": { required: ["messageId", "role", "kind"], properties: { messageId: str, role, kind, ...messageMeta } },
   // `role` and `kind` are not required so that v1 streams written before they existed stay valid; every producer writes them.
-  "message.delta": { required: ["messageId", "text", "position"], properties: { messageId: str, role, kind, text: str, position: nonNegative } },
+  "message.delta": {
+    required: ["messageId", "text", "position"],
+    properties: { messageId: str, role, kind, text: str, position: nonNegative },
+  },
   "message.completed": {
     required: ["messageId", "role", "kind", "text"],
     properties: { messageId: str, role, kind, text: str, signature: str, ...messageMeta },
@@ -80,7 +89,9 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
     properties: {
       toolCallId: str,
       name: str,
-      kind: { enum: ["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"] },
+      kind: {
+        enum: ["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"],
+      },
       input: json,
       server: str,
       description: str,
@@ -90,7 +101,15 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
   "tool.progress": { required: ["toolCallId"], properties: { toolCallId: str, output: str, status: str, elapsedMs: number } },
   "tool.completed": {
     required: ["toolCallId", "isError"],
-    properties: { toolCallId: str, name: str, output: str, result: json, exitCode: { type: "integer" }, isError: { type: "boolean" }, durationMs: { type: "number", minimum: 0 } },
+    properties: {
+      toolCallId: str,
+      name: str,
+      output: str,
+      result: json,
+      exitCode: { type: "integer" },
+      isError: { type: "boolean" },
+      durationMs: { type: "number", minimum: 0 },
+    },
   },
   "file.changed": {
     required: ["changes"],
@@ -125,19 +144,40 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
   },
   usage: {
     required: ["usage", "scope"],
-    properties: { usage: { $ref: "#/$defs/tokenUsage" }, scope: { enum: ["delta", "cumulative"] }, costUsd: { type: "number", minimum: 0 }, model: str },
+    properties: {
+      usage: { $ref: "#/$defs/tokenUsage" },
+      scope: { enum: ["delta", "cumulative"] },
+      costUsd: { type: "number", minimum: 0 },
+      model: str,
+    },
   },
   metric: { required: ["name", "values"], properties: { name: str, text: str, values: jsonObject } },
   rate_limit: { required: ["status"], properties: { status: str, resetsAt: str, limit: str, details: jsonObject } },
-  retry: { required: ["attempt"], properties: { attempt: nonNegative, maxAttempts: nonNegative, delayMs: { type: "number", minimum: 0 }, error: str } },
+  retry: {
+    required: ["attempt"],
+    properties: { attempt: nonNegative, maxAttempts: nonNegative, delayMs: { type: "number", minimum: 0 }, error: str },
+  },
   heartbeat: { required: [], properties: { idleMs: { type: "number", minimum: 0 } } },
   error: {
     required: ["scope", "message"],
-    properties: { scope: { enum: ["session", "turn", "tool", "api", "stream"] }, message: str, code: str, fatal: { type: "boolean" }, toolCallId: str, turnId: str },
+    properties: {
+      scope: { enum: ["session", "turn", "tool", "api", "stream"] },
+      message: str,
+      code: str,
+      fatal: { type: "boolean" },
+      toolCallId: str,
+      turnId: str,
+    },
   },
-  notice: { required: ["kind", "level", "text"], properties: { kind: str, level: { enum: ["info", "warning"] }, text: str, details: jsonObject } },
+  notice: {
+    required: ["kind", "level", "text"],
+    properties: { kind: str, level: { enum: ["info", "warning"] }, text: str, details: jsonObject },
+  },
   text: { required: ["text", "position"], properties: { text: str, position: { enum: ["preamble", "interleaved"] } } },
-  repair: { required: ["kind", "removedChars", "message"], properties: { kind: str, messageId: str, toolCallId: str, removedChars: nonNegative, message: str } },
+  repair: {
+    required: ["kind", "removedChars", "message"],
+    properties: { kind: str, messageId: str, toolCallId: str, removedChars: nonNegative, message: str },
+  },
   unknown: { required: ["raw"], properties: { reason: str } },
 };
 
@@ -159,9 +199,17 @@ export const agentstreamSchema: Schema = {
     tokenUsage: {
       type: "object",
       required: ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"],
-      properties: { inputTokens: tokenCount, outputTokens: tokenCount, cacheReadTokens: tokenCount, cacheWriteTokens: tokenCount, reasoningTokens: tokenCount },
+      properties: {
+        inputTokens: tokenCount,
+        outputTokens: tokenCount,
+        cacheReadTokens: tokenCount,
+        cacheWriteTokens: tokenCount,
+        reasoningTokens: tokenCount,
+      },
       additionalProperties: false,
     },
-    ...Object.fromEntries(Object.entries(events).map(([type, def]) => [type, { type: "object", required: def.required, properties: def.properties }])),
+    ...Object.fromEntries(
+      Object.entries(events).map(([type, def]) => [type, { type: "object", required: def.required, properties: def.properties }]),
+    ),
   },
 };

@@ -5,7 +5,8 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { LosslessInteger } from "../model/lossless-integer.ts";
 
 type Ajv2020Class = typeof Ajv2020Module.default;
-const Ajv2020: Ajv2020Class = (Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? (Ajv2020Module as unknown as Ajv2020Class);
+const Ajv2020: Ajv2020Class =
+  (Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? (Ajv2020Module as unknown as Ajv2020Class);
 
 /**
  * Compiles a JSON Schema 2020-12 with the settings every agentstream schema uses. A record that

@@ -20,11 +20,16 @@ export function schemaIssues(errors: readonly ErrorObject[], line?: number): Iss
   // `if` failures restate the `then` error they lead to; keep the errors that say something.
   const useful = errors.filter((e) => e.keyword !== "if");
   return useful.map((error) => {
-    const path = error.instancePath.split("/").slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~")));
+    const path = error.instancePath
+      .split("/")
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~")));
     const where = error.instancePath === "" ? "event" : error.instancePath.slice(1);
     let detail = error.message ?? "is invalid";
     if (error.keyword === "unevaluatedProperties" || error.keyword === "additionalProperties") {
-      const extra = (error.params as { unevaluatedProperty?: string; additionalProperty?: string }).unevaluatedProperty ?? (error.params as { additionalProperty?: string }).additionalProperty;
+      const extra =
+        (error.params as { unevaluatedProperty?: string; additionalProperty?: string }).unevaluatedProperty ??
+        (error.params as { additionalProperty?: string }).additionalProperty;
       detail = `has a property the schema does not allow: "${extra}"`;
     } else if (error.keyword === "enum") {
       detail = `must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
@@ -33,4 +38,3 @@ export function schemaIssues(errors: readonly ErrorObject[], line?: number): Iss
     return line === undefined ? issue : { ...issue, line };
   });
 }
-

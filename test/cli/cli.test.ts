@@ -55,7 +55,11 @@ describe("agentstream CLI (in-process)", () => {
   it("convert --to agentstream --from json keeps every record as an opaque event; diagnostics go to stderr as file:line: code", async () => {
     const io = fakeIo({ stdin: 'banner\n{"a":1}\n{"broken":\n{"b":[2]}\n' });
     expect(await run(["convert", "--to", "agentstream", "--from", "json"], io)).toBe(0);
-    const lines = io.out().trim().split("\n").map((l) => JSON.parse(l));
+    const lines = io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((e) => e.type)).toEqual(["text", "unknown", "unknown"]);
     expect(lines.map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(lines[1].raw).toEqual({ a: 1 });
@@ -74,10 +78,32 @@ describe("agentstream CLI (in-process)", () => {
     expect(await run(["summary", "--json"], io)).toBe(4);
     expect(io.err()).toMatch(/^<stdin>: no agent dialect recognised in 3 lines .*try --from <dialect>/m);
     const s = JSON.parse(io.out());
-    for (const key of ["agent", "agentVersion", "sessionId", "model", "status", "error", "finalText", "toolCalls", "usage", "costUsd", "durationMs", "turns", "records", "issues"]) expect(s).toHaveProperty(key);
+    for (const key of [
+      "agent",
+      "agentVersion",
+      "sessionId",
+      "model",
+      "status",
+      "error",
+      "finalText",
+      "toolCalls",
+      "usage",
+      "costUsd",
+      "durationMs",
+      "turns",
+      "records",
+      "issues",
+    ])
+      expect(s).toHaveProperty(key);
     expect(s.agent).toBeNull();
     expect(s.status).toBe("incomplete");
-    expect(s.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(s.usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(s.records).toEqual({ total: 4, events: 0, blank: 1, text: 1, invalid: 1, tooLong: 0, tooLongBytes: 0, unknown: 1 });
     expect(s.issues).toEqual([{ line: 4, code: "invalid-json", message: expect.stringMatching(/not valid JSON/) }]);
   });
@@ -161,7 +187,10 @@ describe("agentstream CLI (built binary)", () => {
     expect(version.trim()).toBe(VERSION);
     const many = '{"type":"x"}\n'.repeat(200_000);
     // `| head -1`: the reader closes early; we must exit without an EPIPE stack trace.
-    const result = spawnSync("bash", ["-c", `node ${JSON.stringify(bin)} convert --from json | head -1`], { input: many, encoding: "utf8" });
+    const result = spawnSync("bash", ["-c", `node ${JSON.stringify(bin)} convert --from json | head -1`], {
+      input: many,
+      encoding: "utf8",
+    });
     expect(result.stdout.split("\n")[0]).toMatch(/"type":"unknown"/);
     expect(result.stderr).toBe("");
   });

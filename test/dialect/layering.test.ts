@@ -21,14 +21,19 @@ function files(dir: string): string[] {
 function importsUnder(folder: string): { file: string; target: string }[] {
   return files(join(src, folder)).flatMap((path) => {
     const text = readFileSync(path, "utf8");
-    return [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => ({ file: relative(src, path), target: relative(src, resolve(dirname(path), m[1] as string)) }));
+    return [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => ({
+      file: relative(src, path),
+      target: relative(src, resolve(dirname(path), m[1] as string)),
+    }));
   });
 }
 
 describe("decoder layering", () => {
   it("src/dialect (the decoder contract and its helpers) imports only model, errors, framing and its own line (validation)", () => {
     // embedded.ts validates events carried in a format's extension field; validation sits on dialect's line (schema/validate.ts until it moves).
-    const offenders = importsUnder("dialect").filter(({ target }) => !/^(model\/|errors\.ts$|framing\/|dialect\/|validation\/|schema\/validate\.ts$)/.test(target));
+    const offenders = importsUnder("dialect").filter(
+      ({ target }) => !/^(model\/|errors\.ts$|framing\/|dialect\/|validation\/|schema\/validate\.ts$)/.test(target),
+    );
     expect(offenders).toEqual([]);
   });
 

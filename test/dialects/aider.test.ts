@@ -7,7 +7,8 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/aider/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 const decode = (text: string) => readAll([text], { dialect: "aider" });
 const text = (t: string) => ({ kind: "text" as const, text: t, line: 1, offset: 0, length: t.length });
 
@@ -36,10 +37,22 @@ describe("aider detection", () => {
 
 describe("aider line shapes", () => {
   it.each([
-    ["Tokens: 345 sent, 12 received.", { inputTokens: 345, outputTokens: 12, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }],
-    ["Tokens: 1.2k sent, 345 received.", { inputTokens: 1200, outputTokens: 345, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }],
-    ["Tokens: 12k sent, 2.0k cache write, 8.5k cache hit, 1.1k received.", { inputTokens: 12000, outputTokens: 1100, cacheReadTokens: 8500, cacheWriteTokens: 2000, reasoningTokens: null }],
-    ["Tokens: 1.5M sent, 3 received.", { inputTokens: 1500000, outputTokens: 3, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }],
+    [
+      "Tokens: 345 sent, 12 received.",
+      { inputTokens: 345, outputTokens: 12, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+    ],
+    [
+      "Tokens: 1.2k sent, 345 received.",
+      { inputTokens: 1200, outputTokens: 345, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+    ],
+    [
+      "Tokens: 12k sent, 2.0k cache write, 8.5k cache hit, 1.1k received.",
+      { inputTokens: 12000, outputTokens: 1100, cacheReadTokens: 8500, cacheWriteTokens: 2000, reasoningTokens: null },
+    ],
+    [
+      "Tokens: 1.5M sent, 3 received.",
+      { inputTokens: 1500000, outputTokens: 3, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+    ],
   ])("%s", (line, usage) => {
     const { events } = decode(`Aider v0.80.0\n${line}\n`);
     expect(ofType(events, "usage")[0]?.usage).toEqual(usage);
@@ -59,7 +72,9 @@ describe("aider line shapes", () => {
   });
 
   it("a second banner (a new run in the same log) restarts the session cost", () => {
-    const { summary } = decode("Aider v0.80.0\nTokens: 1k sent, 1 received. Cost: $0.05 message, $0.05 session.\nAider v0.80.0\nTokens: 1k sent, 1 received. Cost: $0.02 message, $0.02 session.\n");
+    const { summary } = decode(
+      "Aider v0.80.0\nTokens: 1k sent, 1 received. Cost: $0.05 message, $0.05 session.\nAider v0.80.0\nTokens: 1k sent, 1 received. Cost: $0.02 message, $0.02 session.\n",
+    );
     expect(summary.costUsd).toBeCloseTo(0.07, 10);
   });
 
@@ -83,15 +98,27 @@ describe("aider synthetic fixtures", () => {
       gitRepo: ".git with 3 files",
       repoMap: "using 4096 tokens, auto refresh",
     });
-    expect(summary.usage).toEqual({ inputTokens: 14500, outputTokens: 165, cacheReadTokens: 3000, cacheWriteTokens: 1100, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 14500,
+      outputTokens: 165,
+      cacheReadTokens: 3000,
+      cacheWriteTokens: 1100,
+      reasoningTokens: null,
+    });
     expect(summary.costUsd).toBeCloseTo(0.0593, 10);
     expect(summary.status).toBe("incomplete"); // Aider prints no end marker
     expect(ofType(events, "file.changed").map((f) => [f.changes[0]?.path, f.status])).toEqual([
       ["greet.py", "success"],
       ["test_greet.py", "success"],
     ]);
-    expect(ofType(events, "file.changed")[0]?.changes[0]?.diff).toBe('<<<<<<< SEARCH\n=======\ndef greet(name):\n    return f"Hello, {name}!"\n>>>>>>> REPLACE');
-    expect(ofType(events, "notice").filter((n) => n.kind === "commit").map((n) => n.details)).toEqual([
+    expect(ofType(events, "file.changed")[0]?.changes[0]?.diff).toBe(
+      '<<<<<<< SEARCH\n=======\ndef greet(name):\n    return f"Hello, {name}!"\n>>>>>>> REPLACE',
+    );
+    expect(
+      ofType(events, "notice")
+        .filter((n) => n.kind === "commit")
+        .map((n) => n.details),
+    ).toEqual([
       { hash: "1a2b3c4", message: "feat: Add greet function" },
       { hash: "5d6e7f8", message: "test: Add greet test" },
     ]);
@@ -109,7 +136,11 @@ describe("aider synthetic fixtures", () => {
   it("chat-history-md: `#### ` user lines, `> ` output lines, a failed edit", () => {
     const { events, summary } = readFile(fixture("chat-history-md.txt"));
     expect(ofType(events, "session.started")).toHaveLength(1);
-    expect(ofType(events, "session.started")[0]).toMatchObject({ agentVersion: "0.75.1", model: "gpt-4o", details: { chatStartedAt: "2025-03-01 10:00:00", command: "/usr/local/bin/aider --model gpt-4o" } });
+    expect(ofType(events, "session.started")[0]).toMatchObject({
+      agentVersion: "0.75.1",
+      model: "gpt-4o",
+      details: { chatStartedAt: "2025-03-01 10:00:00", command: "/usr/local/bin/aider --model gpt-4o" },
+    });
     expect(ofType(events, "message.completed").map((m) => [m.role, m.text.split("\n")[0]])).toEqual([
       ["user", "rename foo to bar"],
       ["assistant", "I will rename it."],
@@ -134,7 +165,11 @@ describe.skipIf(!hasShared)("aider capture: aider-website_hello-world-flask.md.t
   });
   it("the website page is read as a transcript: front matter and HTML wrapper are dropped, the title and introduction are info notices", () => {
     expect(ofType(events, "text")).toEqual([]);
-    expect(ofType(events, "notice").filter((n) => n.kind === "page").map((n) => n.text)).toEqual([
+    expect(
+      ofType(events, "notice")
+        .filter((n) => n.kind === "page")
+        .map((n) => n.text),
+    ).toEqual([
       "Create a simple flask app with aider",
       "In this chat transcript, the user asks to make a simple flask app with various endpoints.",
     ]);
@@ -149,7 +184,11 @@ describe.skipIf(!hasShared)("aider capture: aider-website_hello-world-flask.md.t
     ]);
     expect(done.filter((m) => m.role === "assistant")).toHaveLength(4);
     expect(ofType(events, "file.changed").map((f) => [f.changes[0]?.path, f.status])).toEqual(Array(4).fill(["app.py", "success"]));
-    expect(ofType(events, "notice").filter((n) => n.kind === "commit").map((n) => (n.details as { hash: string }).hash)).toEqual(["414c394", "0872c51", "163fba8", "eab6620"]);
+    expect(
+      ofType(events, "notice")
+        .filter((n) => n.kind === "commit")
+        .map((n) => (n.details as { hash: string }).hash),
+    ).toEqual(["414c394", "0872c51", "163fba8", "eab6620"]);
   });
   it("the 2023 ORIGINAL/UPDATED block (with its empty ORIGINAL line) becomes the first diff", () => {
     const diff = ofType(events, "file.changed")[0]?.changes[0]?.diff ?? "";
@@ -163,7 +202,13 @@ describe.skipIf(!hasShared)("aider capture: aider-website_hello-world-flask.md.t
     expect(s?.finalText?.startsWith("To remove the `/hello` endpoint, you can simply delete the corresponding route")).toBe(true);
     expect(s?.finalText?.endsWith("Now, the `/hello` endpoint has been removed from the Flask app.")).toBe(true);
     expect(s?.toolCalls).toEqual([]);
-    expect(s?.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(s?.usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(s?.costUsd).toBeNull();
     expect(s?.status).toBe("incomplete");
   });

@@ -12,13 +12,22 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/claude-session/${name}`, import.meta.url).pathname;
 const capture = (name: string): string => sharedPath("fixtures", "claude-session", name);
-const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 const json = (value: object): InputRecord => ({ kind: "json", value: value as JsonObject, line: 1, offset: 0, length: 1 });
 const decode = (...records: object[]) => readAll([records.map((r) => `${JSON.stringify(r)}\n`).join("")], { dialect: "claude-session" });
 
 const SID = "5f0c2a9e-0000-4a2b-9c3d-00000000c1a0";
 const envelope = { isSidechain: false, userType: "external", cwd: "/w", sessionId: SID, version: "2.1.200", gitBranch: "main" };
-const prompt = (uuid: string, content: unknown, extra: object = {}) => ({ ...envelope, parentUuid: null, type: "user", uuid, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content }, ...extra });
+const prompt = (uuid: string, content: unknown, extra: object = {}) => ({
+  ...envelope,
+  parentUuid: null,
+  type: "user",
+  uuid,
+  timestamp: "2026-01-01T00:00:00.000Z",
+  message: { role: "user", content },
+  ...extra,
+});
 const reply = (uuid: string, id: string, block: object, usage: object = { input_tokens: 1, output_tokens: 2 }, extra: object = {}) => ({
   ...envelope,
   parentUuid: "u-1",
@@ -36,12 +45,28 @@ describe("claude-session detection", () => {
     ["2.1.223 first record: mode", { type: "mode", mode: "normal", sessionId: SID }, true],
     ["permission-mode", { type: "permission-mode", permissionMode: "default", sessionId: SID }, true],
     ["1.x first record: summary with leafUuid", { type: "summary", summary: "x", leafUuid: "u-9" }, true],
-    ["file-history-snapshot", { type: "file-history-snapshot", messageId: "m", snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false }, true],
+    [
+      "file-history-snapshot",
+      { type: "file-history-snapshot", messageId: "m", snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false },
+      true,
+    ],
     ["queue-operation", { type: "queue-operation", operation: "dequeue", timestamp: "2026-01-01T00:00:00Z", sessionId: SID }, true],
-    ["attachment", { parentUuid: "p", isSidechain: false, type: "attachment", uuid: "t", sessionId: SID, attachment: { type: "goal_status" } }, true],
-    ["system without uuid but with sessionId + isSidechain", { type: "system", subtype: "turn_duration", sessionId: SID, isSidechain: false }, true],
+    [
+      "attachment",
+      { parentUuid: "p", isSidechain: false, type: "attachment", uuid: "t", sessionId: SID, attachment: { type: "goal_status" } },
+      true,
+    ],
+    [
+      "system without uuid but with sessionId + isSidechain",
+      { type: "system", subtype: "turn_duration", sessionId: SID, isSidechain: false },
+      true,
+    ],
     ["stream-json system/init", { type: "system", subtype: "init", session_id: SID, cwd: "/w", model: "m", tools: [] }, false],
-    ["stream-json assistant", { type: "assistant", message: { id: "msg_1", content: [] }, parent_tool_use_id: null, session_id: SID, uuid: "x" }, false],
+    [
+      "stream-json assistant",
+      { type: "assistant", message: { id: "msg_1", content: [] }, parent_tool_use_id: null, session_id: SID, uuid: "x" },
+      false,
+    ],
     ["stream-json result", { type: "result", subtype: "success", session_id: SID, result: "done" }, false],
     ["summary without leafUuid", { type: "summary", summary: "x" }, false],
     ["mode without sessionId", { type: "mode", mode: "normal" }, false],
@@ -69,33 +94,102 @@ describe("claude-session detection", () => {
         else if (!name.endsWith(".meta.json")) files.push(path);
       }
     };
-    if (hasShared) for (const folder of readdirSync(sharedPath("fixtures"))) if (folder !== "claude-session" && statSync(sharedPath("fixtures", folder)).isDirectory()) walk(sharedPath("fixtures", folder));
+    if (hasShared)
+      for (const folder of readdirSync(sharedPath("fixtures")))
+        if (folder !== "claude-session" && statSync(sharedPath("fixtures", folder)).isDirectory()) walk(sharedPath("fixtures", folder));
     it.each(files.map((f) => [f.slice(sharedPath("fixtures").length + 1), f]))("%s is not claimed", (_name, path) => {
       const records: InputRecord[] = [];
       const parser = createNdjsonParser({ onRecord: (r) => records.push(r) });
       parser.feed(readFileSync(path));
       parser.end();
-      expect(records.slice(0, 64).filter((r) => claudeSession.detect(r)).map((r) => r.line)).toEqual([]);
+      expect(
+        records
+          .slice(0, 64)
+          .filter((r) => claudeSession.detect(r))
+          .map((r) => r.line),
+      ).toEqual([]);
     });
   });
 });
 
 describe("claude-session record shapes", () => {
   it.each([
-    ["system/api_error with retryAttempt → retry", { ...envelope, type: "system", subtype: "api_error", uuid: "s", parentUuid: "u-1", retryAttempt: 3, maxRetries: 10, retryInMs: 4000, error: { status: 529 } }, "retry"],
-    ["system/api_error without retryAttempt → error", { ...envelope, type: "system", subtype: "api_error", uuid: "s", parentUuid: "u-1", content: "API error" }, "error"],
-    ["system/turn_duration → metric", { ...envelope, type: "system", subtype: "turn_duration", uuid: "s", parentUuid: "u-1", durationMs: 10 }, "metric"],
-    ["system/compact_boundary → notice", { ...envelope, type: "system", subtype: "compact_boundary", uuid: "s", parentUuid: null, content: "Conversation compacted", compactMetadata: { trigger: "manual", preTokens: 9 } }, "notice"],
-    ["system/microcompact_boundary → notice", { ...envelope, type: "system", subtype: "microcompact_boundary", uuid: "s", parentUuid: "u-1" }, "notice"],
-    ["system/stop_hook_summary → notice", { ...envelope, type: "system", subtype: "stop_hook_summary", uuid: "s", parentUuid: "u-1", hookCount: 1, hookErrors: [] }, "notice"],
-    ["attachment/goal_status → notice", { ...envelope, type: "attachment", uuid: "t", parentUuid: "u-1", attachment: { type: "goal_status", met: false, condition: "c" } }, "notice"],
-    ["attachment/hook_success → notice", { ...envelope, type: "attachment", uuid: "t", parentUuid: "u-1", attachment: { type: "hook_success", content: "ok" } }, "notice"],
-    ["progress/hook_progress → notice", { ...envelope, type: "progress", uuid: "p", parentUuid: "u-1", data: { type: "hook_progress", hookName: "Stop" } }, "notice"],
+    [
+      "system/api_error with retryAttempt → retry",
+      {
+        ...envelope,
+        type: "system",
+        subtype: "api_error",
+        uuid: "s",
+        parentUuid: "u-1",
+        retryAttempt: 3,
+        maxRetries: 10,
+        retryInMs: 4000,
+        error: { status: 529 },
+      },
+      "retry",
+    ],
+    [
+      "system/api_error without retryAttempt → error",
+      { ...envelope, type: "system", subtype: "api_error", uuid: "s", parentUuid: "u-1", content: "API error" },
+      "error",
+    ],
+    [
+      "system/turn_duration → metric",
+      { ...envelope, type: "system", subtype: "turn_duration", uuid: "s", parentUuid: "u-1", durationMs: 10 },
+      "metric",
+    ],
+    [
+      "system/compact_boundary → notice",
+      {
+        ...envelope,
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "s",
+        parentUuid: null,
+        content: "Conversation compacted",
+        compactMetadata: { trigger: "manual", preTokens: 9 },
+      },
+      "notice",
+    ],
+    [
+      "system/microcompact_boundary → notice",
+      { ...envelope, type: "system", subtype: "microcompact_boundary", uuid: "s", parentUuid: "u-1" },
+      "notice",
+    ],
+    [
+      "system/stop_hook_summary → notice",
+      { ...envelope, type: "system", subtype: "stop_hook_summary", uuid: "s", parentUuid: "u-1", hookCount: 1, hookErrors: [] },
+      "notice",
+    ],
+    [
+      "attachment/goal_status → notice",
+      { ...envelope, type: "attachment", uuid: "t", parentUuid: "u-1", attachment: { type: "goal_status", met: false, condition: "c" } },
+      "notice",
+    ],
+    [
+      "attachment/hook_success → notice",
+      { ...envelope, type: "attachment", uuid: "t", parentUuid: "u-1", attachment: { type: "hook_success", content: "ok" } },
+      "notice",
+    ],
+    [
+      "progress/hook_progress → notice",
+      { ...envelope, type: "progress", uuid: "p", parentUuid: "u-1", data: { type: "hook_progress", hookName: "Stop" } },
+      "notice",
+    ],
     ["summary → notice", { type: "summary", summary: "s", leafUuid: "u-1" }, "notice"],
     ["queue-operation → notice", { type: "queue-operation", operation: "enqueue", content: "x", sessionId: SID }, "notice"],
     ["ai-title → notice", { type: "ai-title", aiTitle: "t", sessionId: SID }, "notice"],
-    ["assistant redacted_thinking → message.completed", reply("a-1", "msg_1", { type: "redacted_thinking", data: "abc" }), "message.completed"],
-    ["assistant server_tool_use → tool.started", reply("a-1", "msg_1", { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } }), "tool.started"],
+    [
+      "assistant redacted_thinking → message.completed",
+      reply("a-1", "msg_1", { type: "redacted_thinking", data: "abc" }),
+      "message.completed",
+    ],
+    [
+      "assistant server_tool_use → tool.started",
+      reply("a-1", "msg_1", { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } }),
+      "tool.started",
+    ],
     ["assistant unknown block → notice", reply("a-1", "msg_1", { type: "container_upload", file_id: "f" }), "notice"],
     ["user document block → notice", prompt("u-2", [{ type: "document", source: { type: "text", data: "d" } }]), "notice"],
   ])("%s", (_name, record, type) => {
@@ -120,15 +214,30 @@ describe("claude-session record shapes", () => {
     const { events } = decode(
       prompt("u-1", "search"),
       reply("a-1", "msg_1", { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } }),
-      reply("a-2", "msg_1", { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://x", title: "X" }] }),
+      reply("a-2", "msg_1", {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_1",
+        content: [{ type: "web_search_result", url: "https://x", title: "X" }],
+      }),
     );
     expect(ofType(events, "tool.started")[0]).toMatchObject({ toolCallId: "srvtoolu_1", kind: "web_search" });
     expect(ofType(events, "tool.completed")[0]).toMatchObject({ toolCallId: "srvtoolu_1", isError: false });
   });
 
   it("session.started comes first and carries the model of the first reply", () => {
-    const { events } = decode({ type: "mode", mode: "normal", sessionId: SID }, prompt("u-1", "hi"), reply("a-1", "msg_1", { type: "text", text: "hello" }));
-    expect(events[0]).toMatchObject({ type: "session.started", agent: "claude-code", agentVersion: "2.1.200", model: "claude-sonnet-4-5", cwd: "/w", sessionId: SID });
+    const { events } = decode(
+      { type: "mode", mode: "normal", sessionId: SID },
+      prompt("u-1", "hi"),
+      reply("a-1", "msg_1", { type: "text", text: "hello" }),
+    );
+    expect(events[0]).toMatchObject({
+      type: "session.started",
+      agent: "claude-code",
+      agentVersion: "2.1.200",
+      model: "claude-sonnet-4-5",
+      cwd: "/w",
+      sessionId: SID,
+    });
     expect(events.filter((e) => e.type === "session.started")).toHaveLength(1);
     // held events keep their own line
     expect(events.find((e) => e.type === "notice")?.source?.line).toBe(1);
@@ -143,7 +252,10 @@ describe("claude-session record shapes", () => {
   });
 
   it("holding stops after 512 records even without a model", () => {
-    const records = [prompt("u-0", "hi"), ...Array.from({ length: 600 }, (_, i) => ({ type: "ai-title", aiTitle: `t${i}`, sessionId: SID }))];
+    const records = [
+      prompt("u-0", "hi"),
+      ...Array.from({ length: 600 }, (_, i) => ({ type: "ai-title", aiTitle: `t${i}`, sessionId: SID })),
+    ];
     const events: AgentEvent[] = [];
     const decoder = claudeSession.createDecoder();
     let released = -1;
@@ -163,8 +275,18 @@ describe("claude-session synthetic fixtures", () => {
     const usage = ofType(events, "usage");
     expect(usage.map((u) => u.usage.outputTokens)).toEqual([41, 12]);
     expect(usage.every((u) => u.scope === "delta" && u.model === "claude-sonnet-4-5")).toBe(true);
-    expect(summary.usage).toEqual({ inputTokens: 8, outputTokens: 53, cacheReadTokens: 24841, cacheWriteTokens: 860, reasoningTokens: null });
-    expect(ofType(events, "message.completed").filter((m) => m.role === "assistant").map((m) => [m.messageId, m.kind])).toEqual([
+    expect(summary.usage).toEqual({
+      inputTokens: 8,
+      outputTokens: 53,
+      cacheReadTokens: 24841,
+      cacheWriteTokens: 860,
+      reasoningTokens: null,
+    });
+    expect(
+      ofType(events, "message.completed")
+        .filter((m) => m.role === "assistant")
+        .map((m) => [m.messageId, m.kind]),
+    ).toEqual([
       ["msg_0001#0", "reasoning"],
       ["msg_0001#1", "text"],
       ["msg_0002#0", "text"],
@@ -177,14 +299,26 @@ describe("claude-session synthetic fixtures", () => {
   it("message-id-reappears-after-another: a message id is never counted twice, only its growth", () => {
     const { events, summary } = readFile(fixture("message-id-reappears-after-another.ndjson"));
     expect(ofType(events, "usage").map((u) => u.usage.outputTokens)).toEqual([100, 20, 30]);
-    expect(summary.usage).toEqual({ inputTokens: 6, outputTokens: 150, cacheReadTokens: 10500, cacheWriteTokens: 540, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 6,
+      outputTokens: 150,
+      cacheReadTokens: 10500,
+      cacheWriteTokens: 540,
+      reasoningTokens: null,
+    });
     expect(ofType(events, "message.completed").map((m) => m.messageId)).toEqual(["u-1", "msg_A#0", "msg_B#0", "msg_A#1", "msg_A#2"]);
   });
 
   it("tool-result-bash-exit-code: structured result, exit code read from the failure text", () => {
     const { events, summary } = readFile(fixture("tool-result-bash-exit-code.ndjson"));
     const done = ofType(events, "tool.completed");
-    expect(done[0]).toMatchObject({ toolCallId: "toolu_ok", name: "Bash", output: "hi", isError: false, result: { stdout: "hi", stderr: "", interrupted: false } });
+    expect(done[0]).toMatchObject({
+      toolCallId: "toolu_ok",
+      name: "Bash",
+      output: "hi",
+      isError: false,
+      result: { stdout: "hi", stderr: "", interrupted: false },
+    });
     expect(done[0]).not.toHaveProperty("exitCode");
     expect(done[1]).toMatchObject({ toolCallId: "toolu_fail", exitCode: 2, isError: true });
     expect(done[1]).not.toHaveProperty("result");
@@ -199,15 +333,28 @@ describe("claude-session synthetic fixtures", () => {
     const { events } = readFile(fixture("file-edits-structured-patch.ndjson"));
     const changes = ofType(events, "file.changed");
     expect(changes).toHaveLength(2);
-    expect(changes[0]).toMatchObject({ toolCallId: "toolu_write", status: "success", changes: [{ path: "/work/demo/notes.txt", kind: "add", diff: "hello\n" }] });
-    expect(changes[1]?.changes[0]).toEqual({ path: "/work/demo/app.js", kind: "update", diff: "--- /work/demo/app.js\n+++ /work/demo/app.js\n@@ -1,1 +1,1 @@\n-consle.log(1)\n+console.log(1)" });
+    expect(changes[0]).toMatchObject({
+      toolCallId: "toolu_write",
+      status: "success",
+      changes: [{ path: "/work/demo/notes.txt", kind: "add", diff: "hello\n" }],
+    });
+    expect(changes[1]?.changes[0]).toEqual({
+      path: "/work/demo/app.js",
+      kind: "update",
+      diff: "--- /work/demo/app.js\n+++ /work/demo/app.js\n@@ -1,1 +1,1 @@\n-consle.log(1)\n+console.log(1)",
+    });
     expect(ofType(events, "tool.completed").find((t) => t.toolCallId === "toolu_edit2")).toMatchObject({ isError: true });
   });
 
   it("interrupted-at-end: the last turn interrupted ends the session as interrupted", () => {
     const { events, summary } = readFile(fixture("interrupted-at-end.ndjson"));
     expect(ofType(events, "notice").map((n) => [n.kind, n.level])).toEqual([["interrupted", "warning"]]);
-    expect(events.at(-1)).toMatchObject({ type: "session.completed", status: "interrupted", error: "[Request interrupted by user for tool use]", time: "2026-01-05T14:00:09.001Z" });
+    expect(events.at(-1)).toMatchObject({
+      type: "session.completed",
+      status: "interrupted",
+      error: "[Request interrupted by user for tool use]",
+      time: "2026-01-05T14:00:09.001Z",
+    });
     expect(summary.status).toBe("interrupted");
     expect(summary.toolCalls).toEqual([{ id: "toolu_rm", name: "Bash", status: "error" }]);
   });
@@ -243,14 +390,31 @@ describe("claude-session synthetic fixtures", () => {
       ["informational", "warning"],
       ["away_summary", "info"],
     ]);
-    expect(ofType(events, "notice").find((n) => n.kind === "compact_boundary")?.details).toMatchObject({ compactMetadata: { trigger: "auto", preTokens: 155000 } });
+    expect(ofType(events, "notice").find((n) => n.kind === "compact_boundary")?.details).toMatchObject({
+      compactMetadata: { trigger: "auto", preTokens: 155000 },
+    });
   });
 
   it("summary-and-metadata-records: every metadata record is a notice, permission mode reaches session.started", () => {
     const { events, issues } = readFile(fixture("summary-and-metadata-records.ndjson"));
     expect(events[0]).toMatchObject({ type: "session.started", permissionMode: "acceptEdits", model: "claude-sonnet-4-5" });
-    expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["summary", "queue_operation", "mode", "permission_mode", "file_history_snapshot", "title", "title", "last_prompt", "bridge_session", "tag", "agent_name"]);
-    expect(ofType(events, "notice").find((n) => n.kind === "file_history_snapshot")).toMatchObject({ text: "file history snapshot: 1 file(s)", time: "2026-01-05T18:00:00.400Z" });
+    expect(ofType(events, "notice").map((n) => n.kind)).toEqual([
+      "summary",
+      "queue_operation",
+      "mode",
+      "permission_mode",
+      "file_history_snapshot",
+      "title",
+      "title",
+      "last_prompt",
+      "bridge_session",
+      "tag",
+      "agent_name",
+    ]);
+    expect(ofType(events, "notice").find((n) => n.kind === "file_history_snapshot")).toMatchObject({
+      text: "file history snapshot: 1 file(s)",
+      time: "2026-01-05T18:00:00.400Z",
+    });
     expect(issues).toEqual([]);
   });
 
@@ -269,7 +433,11 @@ describe("claude-session synthetic fixtures", () => {
     const { events, summary } = readFile(fixture("meta-and-command-wrappers.ndjson"));
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["meta", "command", "command_output", "meta", "image", "compact_summary"]);
     expect(ofType(events, "notice").find((n) => n.kind === "command")?.details).toEqual({ command: "/review", args: "src/" });
-    expect(ofType(events, "message.completed").filter((m) => m.role === "user").map((m) => m.text)).toEqual(["Here is a screenshot."]);
+    expect(
+      ofType(events, "message.completed")
+        .filter((m) => m.role === "user")
+        .map((m) => m.text),
+    ).toEqual(["Here is a screenshot."]);
     expect(summary.finalText).toBe("The screenshot shows no bugs.");
   });
 
@@ -286,12 +454,27 @@ describe("claude-session synthetic fixtures", () => {
     const childEvents = events.filter((e) => e.sessionId === "subagent-toolu_task1");
     expect(childEvents.map((e) => e.type)).toContain("tool.completed");
     const childDone = ofType(events, "session.completed");
-    expect(childDone).toMatchObject([{ sessionId: "subagent-toolu_task1", status: "success", finalText: "The config is loaded in src/config.ts.", durationMs: 5000 }]);
+    expect(childDone).toMatchObject([
+      { sessionId: "subagent-toolu_task1", status: "success", finalText: "The config is loaded in src/config.ts.", durationMs: 5000 },
+    ]);
     // the child ends before the parent's tool call completes
-    expect(events.indexOf(childDone[0] as AgentEvent)).toBeLessThan(events.findIndex((e) => e.type === "tool.completed" && e.toolCallId === "toolu_task1"));
-    expect(summary).toMatchObject({ model: "claude-opus-4-1-20250805", subagents: 1, status: "incomplete", finalText: "It is loaded in src/config.ts." });
+    expect(events.indexOf(childDone[0] as AgentEvent)).toBeLessThan(
+      events.findIndex((e) => e.type === "tool.completed" && e.toolCallId === "toolu_task1"),
+    );
+    expect(summary).toMatchObject({
+      model: "claude-opus-4-1-20250805",
+      subagents: 1,
+      status: "incomplete",
+      finalText: "It is loaded in src/config.ts.",
+    });
     // subagent usage counts: 2 main + 2 sidechain message ids
-    expect(summary.usage).toEqual({ inputTokens: 20, outputTokens: 185, cacheReadTokens: 41000, cacheWriteTokens: 11500, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 20,
+      outputTokens: 185,
+      cacheReadTokens: 41000,
+      cacheWriteTokens: 11500,
+      reasoningTokens: null,
+    });
   });
 
   it("subagent-file: a 2.x subagent file read on its own is a subagent session", () => {
@@ -337,9 +520,14 @@ describe("claude-session synthetic fixtures", () => {
       [{ text: "Ship it", status: "pending" }],
       [{ text: "Ship it", status: "completed" }],
     ]);
-    expect(ofType(events, "tool.started").find((t) => t.name === "mcp__github__get_issue")).toMatchObject({ kind: "mcp", server: "github" });
+    expect(ofType(events, "tool.started").find((t) => t.name === "mcp__github__get_issue")).toMatchObject({
+      kind: "mcp",
+      server: "github",
+    });
     // an MCP result array is the output, not repeated as result
-    expect(ofType(events, "tool.completed").find((t) => t.toolCallId === "toolu_mcp")).toEqual(expect.objectContaining({ output: "Issue #7: Login fails" }));
+    expect(ofType(events, "tool.completed").find((t) => t.toolCallId === "toolu_mcp")).toEqual(
+      expect.objectContaining({ output: "Issue #7: Login fails" }),
+    );
     expect(ofType(events, "tool.completed").find((t) => t.toolCallId === "toolu_mcp")).not.toHaveProperty("result");
   });
 
@@ -364,7 +552,10 @@ describe("claude-session synthetic fixtures", () => {
   it("every fixture validates: schema and sequence, nothing left open except never-answered calls", () => {
     for (const name of readdirSync(fixture(""))) {
       const { events } = readFile(fixture(name));
-      expect(checkSequence(events).filter((i) => i.severity === "error"), name).toEqual([]);
+      expect(
+        checkSequence(events).filter((i) => i.severity === "error"),
+        name,
+      ).toEqual([]);
     }
   });
 });
@@ -392,11 +583,34 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
     expect(summary.toolCalls.filter((t) => t.status === "error")).toHaveLength(23);
     const names = new Map<string, number>();
     for (const t of summary.toolCalls) names.set(t.name, (names.get(t.name) ?? 0) + 1);
-    expect(Object.fromEntries(names)).toEqual({ Bash: 61, Write: 33, Read: 28, TodoWrite: 19, Edit: 8, Task: 5, BashOutput: 5, KillBash: 3, MultiEdit: 3, Glob: 2 });
+    expect(Object.fromEntries(names)).toEqual({
+      Bash: 61,
+      Write: 33,
+      Read: 28,
+      TodoWrite: 19,
+      Edit: 8,
+      Task: 5,
+      BashOutput: 5,
+      KillBash: 3,
+      MultiEdit: 3,
+      Glob: 2,
+    });
     expect(ofType(events, "usage")).toHaveLength(170);
-    expect(summary.usage).toEqual({ inputTokens: 818, outputTokens: 51933, cacheReadTokens: 3647854, cacheWriteTokens: 137976, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 818,
+      outputTokens: 51933,
+      cacheReadTokens: 3647854,
+      cacheWriteTokens: 137976,
+      reasoningTokens: null,
+    });
     const children = ofType(events, "session.started").filter((s) => s.parentToolCallId !== undefined);
-    expect(children.map((s) => s.parentToolCallId)).toEqual(["toolu_01LS6tcVd796SbQKmZqeVnWY", "toolu_014i9ThHMNShCHocf9xMKasf", "toolu_01EbxY94wRUAGyMLj5wh699C", "toolu_017rjDpjVPeNFmAEXNTkoP55", "toolu_01EPom7jESzNbU8coiKjzVGS"]);
+    expect(children.map((s) => s.parentToolCallId)).toEqual([
+      "toolu_01LS6tcVd796SbQKmZqeVnWY",
+      "toolu_014i9ThHMNShCHocf9xMKasf",
+      "toolu_01EbxY94wRUAGyMLj5wh699C",
+      "toolu_017rjDpjVPeNFmAEXNTkoP55",
+      "toolu_01EPom7jESzNbU8coiKjzVGS",
+    ]);
     expect(ofType(events, "session.completed").map((s) => s.status)).toEqual(["success", "success", "success", "success", "success"]);
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["summary", "command", "meta"]);
     expect(ofType(events, "plan.updated")).toHaveLength(19);
@@ -415,31 +629,62 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       costUsd: null,
     });
     // two records of msg_012JP77PLu6spQV3p9Yj2hgN, counted once
-    expect(summary.usage).toEqual({ inputTokens: 4, outputTokens: 5, cacheReadTokens: 10491, cacheWriteTokens: 5678, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 4,
+      outputTokens: 5,
+      cacheReadTokens: 10491,
+      cacheWriteTokens: 5678,
+      reasoningTokens: null,
+    });
   });
 
   it("happy 1.0.71: the inline Task sidechain is a subagent linked to its Task call", () => {
     const { events, summary } = readFile(capture("happy_1.0.71_task_subagent_websearch_non_sdk.jsonl"));
     expect(summary).toMatchObject({ model: "claude-opus-4-1-20250805", subagents: 1, status: "incomplete", costUsd: null });
-    expect(summary.finalText?.startsWith("The Task tool successfully searched for and compiled information about TypeScript 5.6 features.")).toBe(true);
+    expect(
+      summary.finalText?.startsWith("The Task tool successfully searched for and compiled information about TypeScript 5.6 features."),
+    ).toBe(true);
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([
       ["Task", "success"],
       ["WebSearch", "success"],
       ["WebFetch", "success"],
     ]);
-    expect(ofType(events, "session.started")[1]).toMatchObject({ sessionId: "subagent-toolu_01EmKA8FJ7B2Ah9seGxK1Wct", parentToolCallId: "toolu_01EmKA8FJ7B2Ah9seGxK1Wct", model: "claude-sonnet-4-20250514" });
-    expect(ofType(events, "session.completed")).toMatchObject([{ sessionId: "subagent-toolu_01EmKA8FJ7B2Ah9seGxK1Wct", status: "success", durationMs: 72558 }]);
+    expect(ofType(events, "session.started")[1]).toMatchObject({
+      sessionId: "subagent-toolu_01EmKA8FJ7B2Ah9seGxK1Wct",
+      parentToolCallId: "toolu_01EmKA8FJ7B2Ah9seGxK1Wct",
+      model: "claude-sonnet-4-20250514",
+    });
+    expect(ofType(events, "session.completed")).toMatchObject([
+      { sessionId: "subagent-toolu_01EmKA8FJ7B2Ah9seGxK1Wct", status: "success", durationMs: 72558 },
+    ]);
     expect(ofType(events, "tool.completed").find((t) => t.name === "WebSearch")?.durationMs).toBe(30681);
-    expect(summary.usage).toEqual({ inputTokens: 25, outputTokens: 1163, cacheReadTokens: 78093, cacheWriteTokens: 28106, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 25,
+      outputTokens: 1163,
+      cacheReadTokens: 78093,
+      cacheWriteTokens: 28106,
+      reasoningTokens: null,
+    });
   });
 
   it("happy 2.1.153 and 2.1.167: a lone goal_status attachment (cleared vs met)", () => {
     const cleared = readFile(capture("happy_2.1.153_goal_status_cleared.jsonl"));
-    expect(ofType(cleared.events, "notice")).toMatchObject([{ kind: "goal_status", text: "Goal cleared: replace this goal with edited fixture objective" }]);
-    expect(cleared.summary).toMatchObject({ agentVersion: "2.1.153", sessionId: "ff668493-8325-49cc-976f-689b779b85a2", status: "incomplete", finalText: null, model: null });
+    expect(ofType(cleared.events, "notice")).toMatchObject([
+      { kind: "goal_status", text: "Goal cleared: replace this goal with edited fixture objective" },
+    ]);
+    expect(cleared.summary).toMatchObject({
+      agentVersion: "2.1.153",
+      sessionId: "ff668493-8325-49cc-976f-689b779b85a2",
+      status: "incomplete",
+      finalText: null,
+      model: null,
+    });
     const met = readFile(capture("happy_2.1.167_goal_status_completed_remote_mobile.jsonl"));
     expect(ofType(met.events, "notice")[0]?.text.startsWith("Goal met: проанализируй проект (The assistant completed")).toBe(true);
-    expect(ofType(met.events, "session.started")[0]?.details).toEqual({ gitBranch: "fix/mass-cli-fixes-1405-1408", entrypoint: "remote_mobile" });
+    expect(ofType(met.events, "session.started")[0]?.details).toEqual({
+      gitBranch: "fix/mass-cli-fixes-1405-1408",
+      entrypoint: "remote_mobile",
+    });
   });
 
   it("happy 2.1.179: a 429 rate limit", () => {
@@ -453,7 +698,13 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       toolCalls: [],
       costUsd: null,
     });
-    expect(summary.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(ofType(events, "rate_limit")).toMatchObject([{ status: "rejected", details: { apiErrorStatus: 429, error: "rate_limit" } }]);
   });
 
@@ -469,8 +720,18 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       subagents: 0,
     });
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual(Array.from({ length: 5 }, () => ["Agent", "error"]));
-    expect(summary.usage).toEqual({ inputTokens: 5, outputTokens: 12278, cacheReadTokens: 61664, cacheWriteTokens: 25802, reasoningTokens: null });
-    expect(events[0]).toMatchObject({ type: "session.started", permissionMode: "bypassPermissions", details: { gitBranch: "wt-02-contractor", entrypoint: "cli" } });
+    expect(summary.usage).toEqual({
+      inputTokens: 5,
+      outputTokens: 12278,
+      cacheReadTokens: 61664,
+      cacheWriteTokens: 25802,
+      reasoningTokens: null,
+    });
+    expect(events[0]).toMatchObject({
+      type: "session.started",
+      permissionMode: "bypassPermissions",
+      details: { gitBranch: "wt-02-contractor", entrypoint: "cli" },
+    });
     expect(ofType(events, "message.completed").filter((m) => m.kind === "redacted_reasoning")).toHaveLength(5);
     expect(ofType(events, "notice").filter((n) => n.kind === "synthetic_message")).toHaveLength(5);
     expect(ofType(events, "unknown")).toEqual([]);
@@ -493,12 +754,24 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
     expect(summary.toolCalls.every((t) => t.status === "success")).toBe(true);
     expect(summary.toolCalls[0]?.name).toBe("Skill");
     expect(ofType(events, "tool.started").filter((t) => t.kind === "mcp" && t.server === "ralph")).toHaveLength(12);
-    expect(summary.usage).toEqual({ inputTokens: 7, outputTokens: 1050, cacheReadTokens: 116801, cacheWriteTokens: 88427, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 7,
+      outputTokens: 1050,
+      cacheReadTokens: 116801,
+      cacheWriteTokens: 88427,
+      reasoningTokens: null,
+    });
   });
 
   it("switchboard 2.1.206: the transcript of the stream capture's run", () => {
     const { events, summary } = readFile(capture("switchboard_2.1.206_tool_vocabulary_session_sanitized.jsonl"));
-    expect(summary).toMatchObject({ agentVersion: "2.1.206", model: "claude-sonnet-5", finalText: "done", status: "incomplete", costUsd: null });
+    expect(summary).toMatchObject({
+      agentVersion: "2.1.206",
+      model: "claude-sonnet-5",
+      finalText: "done",
+      status: "incomplete",
+      costUsd: null,
+    });
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([
       ["TaskCreate", "success"],
       ["TaskUpdate", "success"],
@@ -511,7 +784,13 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
     ]);
     // 9 unique message ids; msg_facet003 appears again after msg_facet001/002 and is not counted twice
     expect(ofType(events, "usage")).toHaveLength(9);
-    expect(summary.usage).toEqual({ inputTokens: 224, outputTokens: 1118, cacheReadTokens: 216147, cacheWriteTokens: 11226, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 224,
+      outputTokens: 1118,
+      cacheReadTokens: 216147,
+      cacheWriteTokens: 11226,
+      reasoningTokens: null,
+    });
     expect(ofType(events, "file.changed").map((f) => f.changes.map((c) => [c.path, c.kind]))).toEqual([
       [["/private/tmp/facet-probe/scratch/alpha.txt", "update"]],
       [["/private/tmp/facet-probe/scratch/epsilon.txt", "add"]],
@@ -525,7 +804,9 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
         const result = readFile(join(dir, name));
         expect(result.dialect, name).toBe("claude-session");
         expect(ofType(result.events, "unknown"), name).toEqual([]);
-        expect(detectDialect(json(JSON.parse(readFileSync(join(dir, name), "utf8").split("\n")[0] as string) as object))?.name, name).toBe("claude-session");
+        expect(detectDialect(json(JSON.parse(readFileSync(join(dir, name), "utf8").split("\n")[0] as string) as object))?.name, name).toBe(
+          "claude-session",
+        );
       }
     }
   });

@@ -7,7 +7,8 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/cline/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 const line = (record: object): string => `${JSON.stringify(record)}\n`;
 const decode = (...records: object[]) => readAll([records.map(line).join("")], { dialect: "cline" });
 
@@ -38,7 +39,16 @@ describe("cline record shapes", () => {
     ["ask:resume_task → notice", { type: "ask", text: "", ts: 2, ask: "resume_task" }, "notice"],
     ["say:hook_status → notice", { type: "say", text: "{}", ts: 2, say: "hook_status" }, "notice"],
     ["ask:command → tool.started", { type: "ask", text: "ls", ts: 2, ask: "command" }, "tool.started"],
-    ["say:subagent_usage → usage", { type: "say", text: '{"source":"subagents","tokensIn":5,"tokensOut":6,"cacheWrites":0,"cacheReads":0,"cost":0.1}', ts: 2, say: "subagent_usage" }, "usage"],
+    [
+      "say:subagent_usage → usage",
+      {
+        type: "say",
+        text: '{"source":"subagents","tokensIn":5,"tokensOut":6,"cacheWrites":0,"cacheReads":0,"cost":0.1}',
+        ts: 2,
+        say: "subagent_usage",
+      },
+      "usage",
+    ],
   ])("%s", (_name, record, type) => {
     const { events } = decode({ type: "say", text: "task", ts: 1, say: "text" }, record);
     expect(events.map((e) => e.type)).toContain(type);
@@ -78,7 +88,13 @@ describe("cline synthetic fixtures", () => {
     const strip = (events: AgentEvent[]) => events.map((e) => ({ ...e, source: undefined }));
     expect(strip(pretty.events)).toEqual(strip(single.events));
     expect(pretty.summary.finalText).toBe("There are two files: a.txt and b.txt. {braces} inside a string do not end the object");
-    expect(pretty.summary.usage).toEqual({ inputTokens: 1200, outputTokens: 80, cacheReadTokens: 0, cacheWriteTokens: 100, reasoningTokens: null });
+    expect(pretty.summary.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 80,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 100,
+      reasoningTokens: null,
+    });
     expect(pretty.summary.costUsd).toBeCloseTo(0.0042, 10);
   });
 
@@ -136,7 +152,11 @@ describe("cline synthetic fixtures", () => {
     const { events } = readAll([readFileSync(fixture("partial-snapshots.ndjson"))], { dialect: "cline", repair: false });
     const text = ofType(events, "message.completed").find((m) => m.messageId === "text-1760000004300");
     expect(text?.text).toBe("Hello there");
-    expect(ofType(events, "message.delta").filter((d) => d.messageId === "text-1760000004300").map((d) => d.text)).toEqual(["Hel", "Hello"]);
+    expect(
+      ofType(events, "message.delta")
+        .filter((d) => d.messageId === "text-1760000004300")
+        .map((d) => d.text),
+    ).toEqual(["Hel", "Hello"]);
     expect(ofType(events, "message.completed").find((m) => m.messageId === "reasoning-1760000004200")?.text).toBe("Thinking about it");
     // A followup question is assistant text; its options are a notice.
     expect(ofType(events, "message.completed").at(-1)?.text).toBe("Which language?");
@@ -180,7 +200,13 @@ describe.skipIf(!hasShared)("cline capture: oneshot_sample-cline-activity_cli-1.
     expect(s?.finalText?.startsWith('{"verdict": "DONE"')).toBe(true);
     expect(s?.toolCalls).toEqual([]);
     // tokensIn 14039 + 14633 + 3181 + 345; tokensOut 295 + 264 + 257 + 271; cacheReads 512 + 512 + 11584 + 14976.
-    expect(s?.usage).toEqual({ inputTokens: 32198, outputTokens: 1087, cacheReadTokens: 27584, cacheWriteTokens: 0, reasoningTokens: null });
+    expect(s?.usage).toEqual({
+      inputTokens: 32198,
+      outputTokens: 1087,
+      cacheReadTokens: 27584,
+      cacheWriteTokens: 0,
+      reasoningTokens: null,
+    });
     expect(s?.costUsd).toBe(0);
     expect(s?.turns).toBe(4);
     expect(s?.error).toBeNull();

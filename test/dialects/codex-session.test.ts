@@ -11,20 +11,29 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/codex-session/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 /** The decoder's own output (no repair stage). */
 const raw = (text: string) => readAll([text], { dialect: "codex-session", repair: false });
 const json = (value: Record<string, unknown>): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const T0 = "2026-09-20T10:00:00.000Z";
 const line = (type: string, payload: Record<string, unknown>, timestamp = T0): string => JSON.stringify({ timestamp, type, payload });
-const META = line("session_meta", { id: "01a0dddd-0000-7000-8000-000000000001", cwd: "/w", cli_version: "0.150.0", originator: "codex-tui" });
+const META = line("session_meta", {
+  id: "01a0dddd-0000-7000-8000-000000000001",
+  cwd: "/w",
+  cli_version: "0.150.0",
+  originator: "codex-tui",
+});
 const shape = (e: AgentEvent): Record<string, unknown> => {
   const { v, seq, source, sessionId, time, ...rest } = e as AgentEvent & Record<string, unknown>;
   void v, seq, source, sessionId, time;
   return rest;
 };
 /** Events after session.started for the given lines. */
-const after = (...records: string[]) => raw([META, ...records].join("\n") + "\n").events.slice(1).map(shape);
+const after = (...records: string[]) =>
+  raw([META, ...records].join("\n") + "\n")
+    .events.slice(1)
+    .map(shape);
 
 describe("codex-session detection", () => {
   it.each<[string, Record<string, unknown>, boolean]>([
@@ -51,7 +60,8 @@ describe("codex-session detection", () => {
     const root = sharedPath("fixtures");
     for (const folder of readdirSync(root)) {
       if (folder === "codex-session" || folder === "protocols" || !statSync(join(root, folder)).isDirectory()) continue;
-      const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
       for (const file of walk(join(root, folder))) {
         for (const text of readFileSync(file, "utf8").split("\n").slice(0, 20)) {
           let value: unknown;
@@ -70,7 +80,9 @@ describe("codex-session detection", () => {
 
 describe("codex-session record shapes", () => {
   it("session_meta → session.started (agent, version, cwd, id; the rest in details)", () => {
-    const { events } = raw(`${line("session_meta", { id: "s1", session_id: "s1", cwd: "/w", cli_version: "0.154.0", originator: "codex_exec", git: { branch: "main" }, base_instructions: { text: "You are Codex.", provenance: { type: "model", model: "gpt-5.4" } } })}\n`);
+    const { events } = raw(
+      `${line("session_meta", { id: "s1", session_id: "s1", cwd: "/w", cli_version: "0.154.0", originator: "codex_exec", git: { branch: "main" }, base_instructions: { text: "You are Codex.", provenance: { type: "model", model: "gpt-5.4" } } })}\n`,
+    );
     expect(events.map(shape)).toEqual([
       {
         type: "session.started",
@@ -78,7 +90,11 @@ describe("codex-session record shapes", () => {
         agentVersion: "0.154.0",
         model: "gpt-5.4",
         cwd: "/w",
-        details: { originator: "codex_exec", git: { branch: "main" }, base_instructions: { text: "You are Codex.", provenance: { type: "model", model: "gpt-5.4" } } },
+        details: {
+          originator: "codex_exec",
+          git: { branch: "main" },
+          base_instructions: { text: "You are Codex.", provenance: { type: "model", model: "gpt-5.4" } },
+        },
       },
     ]);
     expect(events[0]).toMatchObject({ sessionId: "s1", time: T0 });
@@ -87,7 +103,18 @@ describe("codex-session record shapes", () => {
   it.each<[string, string[], Record<string, unknown>[]]>([
     [
       "assistant message with phase → message with channel",
-      [line("response_item", { type: "message", role: "assistant", id: "msg_1", phase: "final_answer", content: [{ type: "output_text", text: "A" }, { type: "output_text", text: "B" }] })],
+      [
+        line("response_item", {
+          type: "message",
+          role: "assistant",
+          id: "msg_1",
+          phase: "final_answer",
+          content: [
+            { type: "output_text", text: "A" },
+            { type: "output_text", text: "B" },
+          ],
+        }),
+      ],
       [
         { type: "message.started", messageId: "msg_1", role: "assistant", kind: "text", channel: "final_answer" },
         { type: "message.completed", messageId: "msg_1", role: "assistant", kind: "text", text: "AB", channel: "final_answer" },
@@ -113,11 +140,22 @@ describe("codex-session record shapes", () => {
       "function_call then function_call_output → tool pair by call_id, exit code from the output text",
       [
         line("response_item", { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: "c1" }),
-        line("response_item", { type: "function_call_output", call_id: "c1", output: "Wall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nno such file\n" }),
+        line("response_item", {
+          type: "function_call_output",
+          call_id: "c1",
+          output: "Wall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nno such file\n",
+        }),
       ],
       [
         { type: "tool.started", toolCallId: "c1", name: "exec_command", kind: "command", input: { cmd: "ls" } },
-        { type: "tool.completed", toolCallId: "c1", name: "exec_command", output: "Wall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nno such file\n", exitCode: 1, isError: true },
+        {
+          type: "tool.completed",
+          toolCallId: "c1",
+          name: "exec_command",
+          output: "Wall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nno such file\n",
+          exitCode: 1,
+          isError: true,
+        },
       ],
     ],
     [
@@ -127,7 +165,10 @@ describe("codex-session record shapes", () => {
     ],
     [
       "function_call_output {content, success:false} → isError",
-      [line("response_item", { type: "function_call", name: "read_file", arguments: '{"path":"x"}', call_id: "c3" }), line("response_item", { type: "function_call_output", call_id: "c3", output: { content: "denied", success: false } })],
+      [
+        line("response_item", { type: "function_call", name: "read_file", arguments: '{"path":"x"}', call_id: "c3" }),
+        line("response_item", { type: "function_call_output", call_id: "c3", output: { content: "denied", success: false } }),
+      ],
       [
         { type: "tool.started", toolCallId: "c3", name: "read_file", kind: "file_read", input: { path: "x" } },
         { type: "tool.completed", toolCallId: "c3", name: "read_file", output: "denied", isError: true },
@@ -138,13 +179,26 @@ describe("codex-session record shapes", () => {
       [
         line("event_msg", {
           type: "token_count",
-          info: { total_token_usage: { input_tokens: 10, cached_input_tokens: 4, output_tokens: 2, reasoning_output_tokens: 1, total_tokens: 12 }, last_token_usage: { input_tokens: 10, cached_input_tokens: 4, output_tokens: 2, reasoning_output_tokens: 1, total_tokens: 12 } },
+          info: {
+            total_token_usage: { input_tokens: 10, cached_input_tokens: 4, output_tokens: 2, reasoning_output_tokens: 1, total_tokens: 12 },
+            last_token_usage: { input_tokens: 10, cached_input_tokens: 4, output_tokens: 2, reasoning_output_tokens: 1, total_tokens: 12 },
+          },
           rate_limits: { primary: { used_percent: 1.5, window_minutes: 300, resets_in_seconds: 60 } },
         }),
       ],
       [
-        { type: "usage", usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: null, reasoningTokens: 1 }, scope: "cumulative" },
-        { type: "rate_limit", status: "allowed", resetsAt: "2026-09-20T10:01:00.000Z", limit: "primary", details: { used_percent: 1.5, window_minutes: 300, resets_in_seconds: 60 } },
+        {
+          type: "usage",
+          usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: null, reasoningTokens: 1 },
+          scope: "cumulative",
+        },
+        {
+          type: "rate_limit",
+          status: "allowed",
+          resetsAt: "2026-09-20T10:01:00.000Z",
+          limit: "primary",
+          details: { used_percent: 1.5, window_minutes: 300, resets_in_seconds: 60 },
+        },
       ],
     ],
     [
@@ -154,8 +208,24 @@ describe("codex-session record shapes", () => {
     ],
     [
       "turn_context → an info notice naming the model and policies",
-      [line("turn_context", { model: "gpt-5.4", approval_policy: "on-request", sandbox_policy: { type: "read-only" }, effort: "high", cwd: "/w" })],
-      [{ type: "notice", kind: "turn_context", level: "info", text: "model gpt-5.4, effort high, approval on-request, sandbox read-only", details: { model: "gpt-5.4", approval_policy: "on-request", sandbox_policy: { type: "read-only" }, effort: "high", cwd: "/w" } }],
+      [
+        line("turn_context", {
+          model: "gpt-5.4",
+          approval_policy: "on-request",
+          sandbox_policy: { type: "read-only" },
+          effort: "high",
+          cwd: "/w",
+        }),
+      ],
+      [
+        {
+          type: "notice",
+          kind: "turn_context",
+          level: "info",
+          text: "model gpt-5.4, effort high, approval on-request, sandbox read-only",
+          details: { model: "gpt-5.4", approval_policy: "on-request", sandbox_policy: { type: "read-only" }, effort: "high", cwd: "/w" },
+        },
+      ],
     ],
   ])("%s", (_name, records, expected) => {
     expect(after(...records).slice(0, expected.length)).toEqual(expected);
@@ -167,7 +237,8 @@ describe("codex-session record shapes", () => {
   });
 
   it("a repeated item id (a fork replays history) gets a fresh message id, so no message completes twice", () => {
-    const msg = (text: string) => line("response_item", { type: "message", role: "assistant", id: "msg_1", content: [{ type: "output_text", text }] });
+    const msg = (text: string) =>
+      line("response_item", { type: "message", role: "assistant", id: "msg_1", content: [{ type: "output_text", text }] });
     const { events } = raw([META, msg("one"), msg("two")].join("\n"));
     expect(ofType(events, "message.completed").map((e) => [e.messageId, e.text])).toEqual([
       ["msg_1", "one"],
@@ -185,7 +256,10 @@ describe("codex-session record shapes", () => {
   });
 
   it("the same text told by two event_msgs is not paired (only response_item with event_msg is)", () => {
-    const events = after(line("event_msg", { type: "agent_message", message: "same" }), line("event_msg", { type: "agent_message", message: "same" }));
+    const events = after(
+      line("event_msg", { type: "agent_message", message: "same" }),
+      line("event_msg", { type: "agent_message", message: "same" }),
+    );
     expect(events.filter((e) => e.type === "message.completed")).toHaveLength(2);
   });
 });
@@ -206,9 +280,19 @@ describe("codex-session synthetic fixtures", () => {
     expect(duplicates.every((n) => n.level === "info")).toBe(true);
     // exec_command_end ends the call (exit code, duration); the function_call_output the model saw is a notice.
     expect(summary.toolCalls).toEqual([{ id: "call_b1", name: "exec_command", status: "error" }]);
-    expect(ofType(events, "tool.completed")[0]).toMatchObject({ exitCode: 2, durationMs: 4250, output: "error TS2304: Cannot find name 'foo'.\n" });
+    expect(ofType(events, "tool.completed")[0]).toMatchObject({
+      exitCode: 2,
+      durationMs: 4250,
+      output: "error TS2304: Cannot find name 'foo'.\n",
+    });
     expect(ofType(events, "notice").filter((n) => n.kind === "tool_output")).toHaveLength(1);
-    expect(summary.usage).toEqual({ inputTokens: 11000, outputTokens: 200, cacheReadTokens: 8000, cacheWriteTokens: null, reasoningTokens: 60 });
+    expect(summary.usage).toEqual({
+      inputTokens: 11000,
+      outputTokens: 200,
+      cacheReadTokens: 8000,
+      cacheWriteTokens: null,
+      reasoningTokens: 60,
+    });
     expect(ofType(events, "metric")[0]).toMatchObject({ name: "turn_timing", values: { duration_ms: 11800, time_to_first_token_ms: 900 } });
     expect(summary.finalText).toBe("The build fails because `foo` is undefined in src/index.ts.");
     expect(summary.status).toBe("success");
@@ -224,7 +308,11 @@ describe("codex-session synthetic fixtures", () => {
       ["assistant", "reasoning", "**Greeting**"],
       ["assistant", "text", "Hi!"],
     ]);
-    expect(ofType(events, "notice").filter((n) => n.kind === "duplicate").map((n) => n.details?.record)).toEqual(["response_item message", "response_item reasoning", "response_item message"]);
+    expect(
+      ofType(events, "notice")
+        .filter((n) => n.kind === "duplicate")
+        .map((n) => n.details?.record),
+    ).toEqual(["response_item message", "response_item reasoning", "response_item message"]);
     expect(summary.finalText).toBe("Hi!");
     expect(summary.usage.inputTokens).toBe(800);
   });
@@ -258,7 +346,11 @@ describe("codex-session synthetic fixtures", () => {
 
   it("turn-aborted-interrupted: the running call is closed with the abort reason; status interrupted", () => {
     const { events, summary } = readFile(fixture("turn-aborted-interrupted.ndjson"));
-    expect(ofType(events, "tool.completed")[0]).toMatchObject({ toolCallId: "call_s1", isError: true, output: "turn aborted: interrupted" });
+    expect(ofType(events, "tool.completed")[0]).toMatchObject({
+      toolCallId: "call_s1",
+      isError: true,
+      output: "turn aborted: interrupted",
+    });
     expect(summary.status).toBe("interrupted");
     expect(summary.error).toBe("turn aborted: interrupted");
     expect(summary.finalText).toBe("Done with part one.");
@@ -276,7 +368,12 @@ describe("codex-session synthetic fixtures", () => {
     ]);
     expect(ofType(events, "tool.started")[1]).toMatchObject({ kind: "mcp", server: "docs" });
     expect(ofType(events, "tool.completed")[1]).toMatchObject({ output: "3 hits", result: { hits: 3 }, durationMs: 300 });
-    expect(ofType(events, "tool.completed")[3]).toMatchObject({ output: "ls: missing: No such file or directory\n", exitCode: 1, durationMs: 200, isError: true });
+    expect(ofType(events, "tool.completed")[3]).toMatchObject({
+      output: "ls: missing: No such file or directory\n",
+      exitCode: 1,
+      durationMs: 200,
+      isError: true,
+    });
     expect(ofType(events, "plan.updated").map((e) => e.items.map((i) => i.status))).toEqual([
       ["in_progress", "pending", "pending"],
       ["completed", "completed", "in_progress"],
@@ -298,20 +395,40 @@ describe("codex-session synthetic fixtures", () => {
   it("token-usage-record-and-token-count: one cumulative usage per distinct thread total", () => {
     const { events, summary } = readFile(fixture("token-usage-record-and-token-count.ndjson"));
     expect(ofType(events, "usage").map((e) => e.usage.inputTokens)).toEqual([1000, 2500]);
-    expect(summary.usage).toEqual({ inputTokens: 2500, outputTokens: 30, cacheReadTokens: 1000, cacheWriteTokens: null, reasoningTokens: 5 });
+    expect(summary.usage).toEqual({
+      inputTokens: 2500,
+      outputTokens: 30,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: null,
+      reasoningTokens: 5,
+    });
   });
 
   it("unknown-and-informational-records: two unknown events with issues; documented records are notices", () => {
     const { events, issues, summary } = readFile(fixture("unknown-and-informational-records.ndjson"));
-    expect(ofType(events, "unknown").map((e) => e.reason)).toEqual(['unknown codex event_msg type "hologram_projected"', 'unknown codex response_item type "hologram"']);
+    expect(ofType(events, "unknown").map((e) => e.reason)).toEqual([
+      'unknown codex event_msg type "hologram_projected"',
+      'unknown codex response_item type "hologram"',
+    ]);
     expect(issues.filter((i) => i.code === "unknown-record").map((i) => i.line)).toEqual([4, 5]);
-    expect(ofType(events, "notice").map((e) => e.kind)).toEqual(["world_state", "compact_boundary", "compact_boundary", "ghost_snapshot", "warning", "session_meta"]);
+    expect(ofType(events, "notice").map((e) => e.kind)).toEqual([
+      "world_state",
+      "compact_boundary",
+      "compact_boundary",
+      "ghost_snapshot",
+      "warning",
+      "session_meta",
+    ]);
     expect(summary.sessionId).toBe("01a0bbbb-0000-7000-8000-000000000009");
     expect(summary.status).toBe("success");
   });
 });
 
-describeDialect(codexSession, { describe, it, expect }, { sample: readFileSync(fixture("response-item-then-event-msg-duplicates.ndjson"), "utf8") });
+describeDialect(
+  codexSession,
+  { describe, it, expect },
+  { sample: readFileSync(fixture("response-item-then-event-msg-duplicates.ndjson"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("codex-session real capture (../shared/fixtures/codex-session)", () => {
   const file = sharedPath("fixtures", "codex-session", "pagehub_0.154.0_exec_resume_rollout_filtered.jsonl");
@@ -327,7 +444,13 @@ describe.skipIf(!hasShared)("codex-session real capture (../shared/fixtures/code
     expect(summary.finalText).toBe("OK");
     expect(summary.toolCalls).toEqual([]);
     // 31478 = 15359 (turn 1) + 16119 (turn 2): the thread total of the last token_count / token_usage_record.
-    expect(summary.usage).toEqual({ inputTokens: 31478, outputTokens: 10, cacheReadTokens: 24320, cacheWriteTokens: 0, reasoningTokens: 0 });
+    expect(summary.usage).toEqual({
+      inputTokens: 31478,
+      outputTokens: 10,
+      cacheReadTokens: 24320,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(summary.costUsd).toBeNull();
     // The span of the rollout's timestamps: 15:08:21.253 (session_meta.timestamp, the session's creation) to 15:08:33.321 (the second task_complete).
     expect(summary.durationMs).toBe(12068);

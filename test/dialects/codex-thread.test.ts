@@ -11,7 +11,8 @@ import { hasShared } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/codex-thread/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: codexThread, repair: false });
+const decode = (...lines: object[]) =>
+  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: codexThread, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
 const T = "2026-02-01T09:00:00Z";
 let n = 0;
@@ -19,9 +20,17 @@ const rec = (type: string, fields: object = {}) => ({ type, timestamp: T, sequen
 
 describe("codex-thread: detection", () => {
   it.each([
-    ["thread.started with sequence", json(rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: true })), true],
+    [
+      "thread.started with sequence",
+      json(rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: true })),
+      true,
+    ],
     ["item.completed with sequence", json(rec("item.completed", { item_id: "i", status: "success", duration_ms: 1, summary: "" })), true],
-    ["a real Codex thread.started (no sequence, no timestamp)", json({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" }), false],
+    [
+      "a real Codex thread.started (no sequence, no timestamp)",
+      json({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" }),
+      false,
+    ],
     ["a real Codex item.completed", json({ type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } }), false],
     ["an unknown type with a sequence", json({ type: "review.iteration", timestamp: T, sequence: 1, thread_id: "t" }), false],
   ])("%s", (_name, record, expected) => {
@@ -44,12 +53,26 @@ describe("codex-thread: record shapes", () => {
     [
       "thread.started → session.started; the design's fields go to details",
       [rec("thread.started", { task: "Fix foo", project_name: "acme", parent_branch_id: "123", headless: true })],
-      [{ type: "session.started", sessionId: "th-1", details: { task: "Fix foo", project_name: "acme", parent_branch_id: "123", headless: true }, time: T }],
+      [
+        {
+          type: "session.started",
+          sessionId: "th-1",
+          details: { task: "Fix foo", project_name: "acme", parent_branch_id: "123", headless: true },
+          time: T,
+        },
+      ],
     ],
-    ["a synthesized thread.started (our writer, no session in the input) → nothing", [rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: null, synthesized: true })], []],
+    [
+      "a synthesized thread.started (our writer, no session in the input) → nothing",
+      [rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: null, synthesized: true })],
+      [],
+    ],
     [
       "turns",
-      [rec("turn.started", { turn_id: "turn_1", iteration: 1, message_count: 2 }), rec("turn.completed", { turn_id: "turn_1", iteration: 1, tool_call_count: 0, has_final_report: true })],
+      [
+        rec("turn.started", { turn_id: "turn_1", iteration: 1, message_count: 2 }),
+        rec("turn.completed", { turn_id: "turn_1", iteration: 1, tool_call_count: 0, has_final_report: true }),
+      ],
       [
         { type: "turn.started", turnId: "turn_1", time: T },
         { type: "turn.completed", turnId: "turn_1", time: T },
@@ -63,14 +86,32 @@ describe("codex-thread: record shapes", () => {
       ],
       [
         { type: "tool.started", toolCallId: "item_1", name: "execute_agent", input: { agent: "codex" }, time: T },
-        { type: "tool.completed", toolCallId: "item_1", name: "execute_agent", output: "done", result: { branch_id: "b456" }, isError: false, durationMs: 4523, time: T },
+        {
+          type: "tool.completed",
+          toolCallId: "item_1",
+          name: "execute_agent",
+          output: "done",
+          result: { branch_id: "b456" },
+          isError: false,
+          durationMs: 4523,
+          time: T,
+        },
       ],
     ],
     [
       "our writer's tool item: output null is no output, even with a summary",
       [
         rec("item.started", { item_id: "t", kind: "tool_call", name: "Edit", args: null }),
-        rec("item.completed", { item_id: "t", kind: "tool_call", name: "Edit", status: "error", duration_ms: null, summary: "exit 1", output: null, exit_code: 1 }),
+        rec("item.completed", {
+          item_id: "t",
+          kind: "tool_call",
+          name: "Edit",
+          status: "error",
+          duration_ms: null,
+          summary: "exit 1",
+          output: null,
+          exit_code: 1,
+        }),
       ],
       [
         { type: "tool.started", toolCallId: "t", name: "Edit", time: T },
@@ -81,7 +122,15 @@ describe("codex-thread: record shapes", () => {
       "a message item → a message with its full text",
       [
         rec("item.started", { item_id: "m", kind: "agent_message", name: "assistant", args: null }),
-        rec("item.completed", { item_id: "m", kind: "agent_message", name: "assistant", status: "success", duration_ms: null, summary: "Hello", text: "Hello\nworld" }),
+        rec("item.completed", {
+          item_id: "m",
+          kind: "agent_message",
+          name: "assistant",
+          status: "success",
+          duration_ms: null,
+          summary: "Hello",
+          text: "Hello\nworld",
+        }),
       ],
       [
         { type: "message.started", messageId: "m", role: "assistant", kind: "text", time: T },
@@ -95,7 +144,13 @@ describe("codex-thread: record shapes", () => {
     ],
     [
       "thread.completed → session.completed from the final report",
-      [rec("thread.completed", { status: "completed", summary: "ok", final_report: { final_text: "Done.", usage: { input_tokens: 3 }, duration_ms: 7 } })],
+      [
+        rec("thread.completed", {
+          status: "completed",
+          summary: "ok",
+          final_report: { final_text: "Done.", usage: { input_tokens: 3 }, duration_ms: 7 },
+        }),
+      ],
       [
         {
           type: "session.completed",
@@ -107,26 +162,60 @@ describe("codex-thread: record shapes", () => {
         },
       ],
     ],
-    ["thread.completed failed without an error field → the summary is the error", [rec("thread.completed", { status: "failed", summary: "LLM failure", final_report: null })], [{ type: "session.completed", status: "error", error: "LLM failure", time: T }]],
-    ["thread.completed incomplete (our writer: the input ended) → nothing", [rec("thread.completed", { status: "incomplete", summary: "", final_report: null })], []],
+    [
+      "thread.completed failed without an error field → the summary is the error",
+      [rec("thread.completed", { status: "failed", summary: "LLM failure", final_report: null })],
+      [{ type: "session.completed", status: "error", error: "LLM failure", time: T }],
+    ],
+    [
+      "thread.completed incomplete (our writer: the input ended) → nothing",
+      [rec("thread.completed", { status: "incomplete", summary: "", final_report: null })],
+      [],
+    ],
     [
       "publish.started / publish.completed → a publish tool call",
-      [rec("publish.started", { parent_branch_id: "1", workspace_dir: "/w" }), rec("publish.completed", { branch_id: "2", publish_report: "PR opened" })],
+      [
+        rec("publish.started", { parent_branch_id: "1", workspace_dir: "/w" }),
+        rec("publish.completed", { branch_id: "2", publish_report: "PR opened" }),
+      ],
       [
         { type: "tool.started", toolCallId: "publish-1", name: "publish", input: { parent_branch_id: "1", workspace_dir: "/w" }, time: T },
-        { type: "tool.completed", toolCallId: "publish-1", name: "publish", output: "PR opened", result: { branch_id: "2" }, isError: false, time: T },
+        {
+          type: "tool.completed",
+          toolCallId: "publish-1",
+          name: "publish",
+          output: "PR opened",
+          result: { branch_id: "2" },
+          isError: false,
+          time: T,
+        },
       ],
     ],
-    ["log carrying an agentstream event → that event", [rec("log", { level: "info", message: "retry 2", event: { type: "retry", attempt: 2 } })], [{ type: "retry", attempt: 2 }]],
-    ["a plain log → notice", [rec("log", { level: "warning", message: "slow" })], [{ type: "notice", kind: "log", level: "warning", text: "slow", time: T }]],
-    ["the epoch timestamp (our writer: no time known) is no time", [{ ...rec("turn.started", { turn_id: "a", iteration: 1, message_count: null }), timestamp: "1970-01-01T00:00:00.000Z" }], [{ type: "turn.started", turnId: "a" }]],
+    [
+      "log carrying an agentstream event → that event",
+      [rec("log", { level: "info", message: "retry 2", event: { type: "retry", attempt: 2 } })],
+      [{ type: "retry", attempt: 2 }],
+    ],
+    [
+      "a plain log → notice",
+      [rec("log", { level: "warning", message: "slow" })],
+      [{ type: "notice", kind: "log", level: "warning", text: "slow", time: T }],
+    ],
+    [
+      "the epoch timestamp (our writer: no time known) is no time",
+      [{ ...rec("turn.started", { turn_id: "a", iteration: 1, message_count: null }), timestamp: "1970-01-01T00:00:00.000Z" }],
+      [{ type: "turn.started", turnId: "a" }],
+    ],
   ])("%s", (_name, lines, expected) => {
     expect(shapes(decode(...lines).events)).toEqual(expected);
   });
 
   it("an unknown type (the design's future helpers) is kept verbatim and reported", () => {
     const line = rec("review.iteration", { round: 1 });
-    const { events, issues } = decode(rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: null }), line);
+    const { events, issues } = decode(
+      rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: null }),
+      line,
+    );
     expect(events.at(-1)).toMatchObject({ type: "unknown", raw: line });
     expect(issues.map((i) => i.code)).toEqual(["unknown-record"]);
   });

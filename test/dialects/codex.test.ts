@@ -12,7 +12,8 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/codex/${name}`, import.meta.url).pathname;
 const capture = (name: string): string => sharedPath("fixtures", "codex", name);
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 /** The decoder's own output (no repair stage). */
 const raw = (text: string) => readAll([text], { dialect: "codex", repair: false });
 const json = (value: Record<string, unknown>): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
@@ -28,11 +29,19 @@ const shape = (e: AgentEvent): Record<string, unknown> => {
 describe("codex detection", () => {
   it.each<[string, Record<string, unknown>, boolean]>([
     ["thread.started with thread_id", THREAD, true],
-    ["thread.started with sequence (codex-thread design)", { type: "thread.started", thread_id: "t", sequence: 0, timestamp: "2026-01-01T00:00:00Z", task: "x" }, false],
+    [
+      "thread.started with sequence (codex-thread design)",
+      { type: "thread.started", thread_id: "t", sequence: 0, timestamp: "2026-01-01T00:00:00Z", task: "x" },
+      false,
+    ],
     ["turn.started", { type: "turn.started" }, true],
     ["turn.completed", { type: "turn.completed", usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } }, true],
     ["item.completed (current)", { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } }, true],
-    ["item.completed (0.40–0.43 item_type)", { type: "item.completed", item: { id: "itm_0", item_type: "assistant_message", text: "hi" } }, true],
+    [
+      "item.completed (0.40–0.43 item_type)",
+      { type: "item.completed", item: { id: "itm_0", item_type: "assistant_message", text: "hi" } },
+      true,
+    ],
     ["item.completed without an item type", { type: "item.completed", item: { id: "x" } }, false],
     ["session.created (0.40–0.42)", { type: "session.created", session_id: "s" }, true],
     ["realtime API session.created", { type: "session.created", event_id: "e", session: { id: "s" } }, false],
@@ -57,7 +66,8 @@ describe("codex detection", () => {
     const root = sharedPath("fixtures");
     for (const folder of readdirSync(root)) {
       if (folder === "codex" || folder === "protocols" || !statSync(join(root, folder)).isDirectory()) continue;
-      const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
       for (const file of walk(join(root, folder))) {
         for (const line of readFileSync(file, "utf8").split("\n").slice(0, 20)) {
           let value: unknown;
@@ -81,7 +91,10 @@ describe("codex detection", () => {
 });
 
 describe("codex record shapes (current format)", () => {
-  const after = (...records: unknown[]) => raw(lines(THREAD, { type: "turn.started" }, ...records)).events.slice(2).map(shape);
+  const after = (...records: unknown[]) =>
+    raw(lines(THREAD, { type: "turn.started" }, ...records))
+      .events.slice(2)
+      .map(shape);
   it.each<[string, unknown[], Record<string, unknown>[]]>([
     [
       "agent_message item.completed → a whole message with the item id",
@@ -116,7 +129,19 @@ describe("codex record shapes (current format)", () => {
     ],
     [
       "command_execution completed without a started → started then completed",
-      [{ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "bash -lc ls", aggregated_output: "a\n", exit_code: 0, status: "completed" } }],
+      [
+        {
+          type: "item.completed",
+          item: {
+            id: "item_1",
+            type: "command_execution",
+            command: "bash -lc ls",
+            aggregated_output: "a\n",
+            exit_code: 0,
+            status: "completed",
+          },
+        },
+      ],
       [
         { type: "tool.started", toolCallId: "item_1", name: "shell", kind: "command", input: { command: "bash -lc ls" } },
         { type: "tool.completed", toolCallId: "item_1", name: "shell", output: "a\n", exitCode: 0, isError: false },
@@ -124,7 +149,12 @@ describe("codex record shapes (current format)", () => {
     ],
     [
       "command_execution failed with exit 2 → isError and exitCode",
-      [{ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "x", aggregated_output: "no\n", exit_code: 2, status: "failed" } }],
+      [
+        {
+          type: "item.completed",
+          item: { id: "item_1", type: "command_execution", command: "x", aggregated_output: "no\n", exit_code: 2, status: "failed" },
+        },
+      ],
       [
         { type: "tool.started", toolCallId: "item_1", name: "shell", kind: "command", input: { command: "x" } },
         { type: "tool.completed", toolCallId: "item_1", name: "shell", output: "no\n", exitCode: 2, isError: true },
@@ -132,9 +162,35 @@ describe("codex record shapes (current format)", () => {
     ],
     [
       "file_change with update/rename/diff → tool call plus file.changed",
-      [{ type: "item.completed", item: { id: "item_2", type: "file_change", changes: [{ path: "a.ts", kind: "update", diff: "@@\n-a\n+b" }, { path: "b.ts", kind: { type: "update", move_path: "c.ts" } }, { path: "d.ts", kind: "delete" }], status: "failed" } }],
       [
-        { type: "tool.started", toolCallId: "item_2", name: "file_change", kind: "file_edit", input: { changes: [{ path: "a.ts", kind: "update", diff: "@@\n-a\n+b" }, { path: "b.ts", kind: { type: "update", move_path: "c.ts" } }, { path: "d.ts", kind: "delete" }] } },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_2",
+            type: "file_change",
+            changes: [
+              { path: "a.ts", kind: "update", diff: "@@\n-a\n+b" },
+              { path: "b.ts", kind: { type: "update", move_path: "c.ts" } },
+              { path: "d.ts", kind: "delete" },
+            ],
+            status: "failed",
+          },
+        },
+      ],
+      [
+        {
+          type: "tool.started",
+          toolCallId: "item_2",
+          name: "file_change",
+          kind: "file_edit",
+          input: {
+            changes: [
+              { path: "a.ts", kind: "update", diff: "@@\n-a\n+b" },
+              { path: "b.ts", kind: { type: "update", move_path: "c.ts" } },
+              { path: "d.ts", kind: "delete" },
+            ],
+          },
+        },
         { type: "tool.completed", toolCallId: "item_2", name: "file_change", isError: true },
         {
           type: "file.changed",
@@ -151,8 +207,32 @@ describe("codex record shapes (current format)", () => {
     [
       "mcp_tool_call with structured_content → kind mcp, server, result",
       [
-        { type: "item.started", item: { id: "item_3", type: "mcp_tool_call", server: "docs", tool: "search", arguments: { q: "x" }, result: null, error: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_3", type: "mcp_tool_call", server: "docs", tool: "search", arguments: { q: "x" }, result: { content: [{ type: "text", text: "2 hits" }], structured_content: { hits: 2 } }, error: null, status: "completed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_3",
+            type: "mcp_tool_call",
+            server: "docs",
+            tool: "search",
+            arguments: { q: "x" },
+            result: null,
+            error: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_3",
+            type: "mcp_tool_call",
+            server: "docs",
+            tool: "search",
+            arguments: { q: "x" },
+            result: { content: [{ type: "text", text: "2 hits" }], structured_content: { hits: 2 } },
+            error: null,
+            status: "completed",
+          },
+        },
       ],
       [
         { type: "tool.started", toolCallId: "item_3", name: "search", kind: "mcp", input: { q: "x" }, server: "docs" },
@@ -176,11 +256,24 @@ describe("codex record shapes (current format)", () => {
     ],
     [
       "turn.completed → cumulative usage then turn.completed without usage",
-      [{ type: "turn.completed", usage: { input_tokens: 100, cached_input_tokens: 40, cache_write_input_tokens: 3, output_tokens: 9, reasoning_output_tokens: 4 } }],
       [
-        { type: "usage", usage: { inputTokens: 100, outputTokens: 9, cacheReadTokens: 40, cacheWriteTokens: 3, reasoningTokens: 4 }, scope: "cumulative" },
+        {
+          type: "turn.completed",
+          usage: { input_tokens: 100, cached_input_tokens: 40, cache_write_input_tokens: 3, output_tokens: 9, reasoning_output_tokens: 4 },
+        },
+      ],
+      [
+        {
+          type: "usage",
+          usage: { inputTokens: 100, outputTokens: 9, cacheReadTokens: 40, cacheWriteTokens: 3, reasoningTokens: 4 },
+          scope: "cumulative",
+        },
         { type: "turn.completed", turnId: "turn-1", status: "success" },
-        { type: "session.completed", status: "success", usage: { inputTokens: 100, outputTokens: 9, cacheReadTokens: 40, cacheWriteTokens: 3, reasoningTokens: 4 } },
+        {
+          type: "session.completed",
+          status: "success",
+          usage: { inputTokens: 100, outputTokens: 9, cacheReadTokens: 40, cacheWriteTokens: 3, reasoningTokens: 4 },
+        },
       ],
     ],
   ])("%s", (_name, records, expected) => {
@@ -210,7 +303,10 @@ describe("codex synthetic fixtures", () => {
       { id: "ws_0002", name: "web_search", status: "success" },
     ]);
     expect(ofType(events, "tool.started").map((e) => e.kind)).toEqual(["web_search", "web_search"]);
-    expect(ofType(events, "tool.completed")[0]).toMatchObject({ output: "ndjson spec", result: { type: "search", query: "ndjson spec", queries: ["ndjson spec", "ndjson rfc"] } });
+    expect(ofType(events, "tool.completed")[0]).toMatchObject({
+      output: "ndjson spec",
+      result: { type: "search", query: "ndjson spec", queries: ["ndjson spec", "ndjson rfc"] },
+    });
     expect(issues.filter((i) => i.code === "duplicate-key").map((i) => i.line)).toEqual([3, 4, 5, 6]);
     expect(ofType(events, "unknown")).toEqual([]);
     expect(summary.status).toBe("success");
@@ -223,7 +319,10 @@ describe("codex synthetic fixtures", () => {
       ["completed", "pending"],
       ["completed", "completed"],
     ]);
-    expect(ofType(events, "plan.updated")[0]).toMatchObject({ planId: "item_0", items: [{ text: "read the code" }, { text: "write the fix" }] });
+    expect(ofType(events, "plan.updated")[0]).toMatchObject({
+      planId: "item_0",
+      items: [{ text: "read the code" }, { text: "write the fix" }],
+    });
     expect(ofType(events, "tool.started")).toEqual([]);
   });
 
@@ -349,7 +448,13 @@ describe("codex synthetic fixtures", () => {
       ["primary", "allowed"],
       ["secondary", "rejected"],
     ]);
-    expect(summary.usage).toEqual({ inputTokens: 3000, outputTokens: 60, cacheReadTokens: 1000, cacheWriteTokens: null, reasoningTokens: 20 });
+    expect(summary.usage).toEqual({
+      inputTokens: 3000,
+      outputTokens: 60,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: null,
+      reasoningTokens: 20,
+    });
     expect(summary.status).toBe("success");
     expect(summary.finalText).toBe("It holds a menu.");
     expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
@@ -377,7 +482,13 @@ describe("codex synthetic fixtures", () => {
     expect(ofType(events, "tool.completed")[1]).toMatchObject({ output: "tool call timed out", durationMs: 1000 });
     expect(ofType(events, "plan.updated")[0]?.items.map((i) => i.status)).toEqual(["completed", "in_progress", "pending"]);
     expect(ofType(events, "usage").map((e) => e.scope)).toEqual(["delta", "delta"]);
-    expect(summary.usage).toEqual({ inputTokens: 1200, outputTokens: 40, cacheReadTokens: 500, cacheWriteTokens: null, reasoningTokens: 0 });
+    expect(summary.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 40,
+      cacheReadTokens: 500,
+      cacheWriteTokens: null,
+      reasoningTokens: 0,
+    });
     expect(ofType(events, "retry")).toHaveLength(1);
     expect(summary.status).toBe("interrupted");
     expect(summary.error).toBe("turn aborted: interrupted");
@@ -385,10 +496,20 @@ describe("codex synthetic fixtures", () => {
 });
 
 describeDialect(codex, { describe, it, expect }, { sample: readFileSync(fixture("collab-plan-request-input-warning.ndjson"), "utf8") });
-describeDialect(codex, { describe, it, expect }, { sample: readFileSync(fixture("legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8") });
+describeDialect(
+  codex,
+  { describe, it, expect },
+  { sample: readFileSync(fixture("legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", () => {
-  const usage = (inputTokens: number, cacheReadTokens: number, outputTokens: number, cacheWriteTokens: number | null = null, reasoningTokens: number | null = null) => ({
+  const usage = (
+    inputTokens: number,
+    cacheReadTokens: number,
+    outputTokens: number,
+    cacheWriteTokens: number | null = null,
+    reasoningTokens: number | null = null,
+  ) => ({
     inputTokens,
     outputTokens,
     cacheReadTokens,
@@ -396,17 +517,46 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     reasoningTokens,
   });
 
-  it.each<[string, { finalText: string | null; tools: [string, string, string][]; usage: ReturnType<typeof usage> | null; status: string; error?: string; sessionId?: string }]>([
-    ["agentcmd_exec_json_stream-output-1.jsonl", { finalText: "4", tools: [], usage: usage(2946, 0, 7), status: "success", sessionId: "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5" }],
+  it.each<
+    [
+      string,
+      {
+        finalText: string | null;
+        tools: [string, string, string][];
+        usage: ReturnType<typeof usage> | null;
+        status: string;
+        error?: string;
+        sessionId?: string;
+      },
+    ]
+  >([
+    [
+      "agentcmd_exec_json_stream-output-1.jsonl",
+      { finalText: "4", tools: [], usage: usage(2946, 0, 7), status: "success", sessionId: "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5" },
+    ],
     [
       "agentcmd_exec_json_stream-output-2.jsonl",
-      { finalText: "Files here: `stream-output-1.jsonl`, `stream-output-2.jsonl`, `test.js`.", tools: [["item_1", "shell", "success"]], usage: usage(6040, 4992, 129), status: "success" },
+      {
+        finalText: "Files here: `stream-output-1.jsonl`, `stream-output-2.jsonl`, `test.js`.",
+        tools: [["item_1", "shell", "success"]],
+        usage: usage(6040, 4992, 129),
+        status: "success",
+      },
     ],
-    ["agentcmd_exec_json_stream-output-3.jsonl", { finalText: "Created `hello.txt` containing `Hello from Codex`.", tools: [["item_1", "file_change", "success"]], usage: usage(6008, 4096, 51), status: "success" }],
+    [
+      "agentcmd_exec_json_stream-output-3.jsonl",
+      {
+        finalText: "Created `hello.txt` containing `Hello from Codex`.",
+        tools: [["item_1", "file_change", "success"]],
+        usage: usage(6008, 4096, 51),
+        status: "success",
+      },
+    ],
     [
       "agentcmd_exec_json_stream-output-4.jsonl",
       {
-        finalText: "`test.js` simply contains `console.log('Hello World');`, so running it will print the string “Hello World” to the standard output.",
+        finalText:
+          "`test.js` simply contains `console.log('Hello World');`, so running it will print the string “Hello World” to the standard output.",
         tools: [["item_1", "shell", "success"]],
         usage: usage(6087, 5120, 204),
         status: "success",
@@ -415,7 +565,8 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     [
       "agentcmd_exec_json_stream-output-5.jsonl",
       {
-        finalText: "Found 1 text file `hello.txt`, 5 JSONL logs `stream-output-{1..5}.jsonl`, and `test.js`. There was also a harmless `ps` permission warning from Homebrew’s shellenv script while listing.",
+        finalText:
+          "Found 1 text file `hello.txt`, 5 JSONL logs `stream-output-{1..5}.jsonl`, and `test.js`. There was also a harmless `ps` permission warning from Homebrew’s shellenv script while listing.",
         tools: [["item_1", "shell", "success"]],
         usage: usage(6086, 2944, 223),
         status: "success",
@@ -423,7 +574,12 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     ],
     [
       "adkharness_warning_error_items_before_turn_zsh_command.jsonl",
-      { finalText: "There are 8 `.py` files in `src/adk_harness`.", tools: [["item_5", "shell", "success"]], usage: usage(58666, 39424, 234, 0, 136), status: "success" },
+      {
+        finalText: "There are 8 `.py` files in `src/adk_harness`.",
+        tools: [["item_5", "shell", "success"]],
+        usage: usage(58666, 39424, 234, 0, 136),
+        status: "success",
+      },
     ],
     [
       "autocrucible_usage_limit_error_turn_failed.jsonl",
@@ -432,7 +588,8 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
         tools: [],
         usage: null,
         status: "error",
-        error: "You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at Apr 29th, 2026 1:19 PM.",
+        error:
+          "You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at Apr 29th, 2026 1:19 PM.",
       },
     ],
     [
@@ -462,12 +619,19 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     ],
     [
       "md2okf_unknown_model_error_item_then_turn_failed.jsonl",
-      { finalText: null, tools: [], usage: null, status: "error", error: "{\"detail\":\"The 'md2okf-spike-no-such-model' model is not supported when using Codex with a ChatGPT account.\"}" },
+      {
+        finalText: null,
+        tools: [],
+        usage: null,
+        status: "error",
+        error: '{"detail":"The \'md2okf-spike-no-such-model\' model is not supported when using Codex with a ChatGPT account."}',
+      },
     ],
     [
       "tauceti_0.160_mcp_tool_call_structured_content.jsonl",
       {
-        finalText: "t : ℝ\nht : 2 ≤ t\nhsum : ∀ (u : ℝ), 1 < u → Summable fun m => ↑m ^ (-u)\nhfun : (fun m => ↑m ^ (-2)) = fun m => 1 / ↑m ^ 2\nhzeta : ∑' (m : ℕ), ↑m ^ (-2) = Real.pi ^ 2 / 6\n⊢ Real.pi ^ 2 / 6 ≤ 2",
+        finalText:
+          "t : ℝ\nht : 2 ≤ t\nhsum : ∀ (u : ℝ), 1 < u → Summable fun m => ↑m ^ (-u)\nhfun : (fun m => ↑m ^ (-2)) = fun m => 1 / ↑m ^ 2\nhzeta : ∑' (m : ℕ), ↑m ^ (-2) = Real.pi ^ 2 / 6\n⊢ Real.pi ^ 2 / 6 ≤ 2",
         tools: [
           ["item_3", "lean_sync", "success"],
           ["item_4", "lean_goals", "success"],
@@ -488,14 +652,41 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     ],
     [
       "legacy_exec_json_vibe-kanban_config_prompt_error.jsonl",
-      { finalText: null, tools: [], usage: null, status: "error", error: "Missing environment variable: `OPENAI_API_KEY`. Create an API key (https://platform.openai.com) and export it as an environment variable." },
+      {
+        finalText: null,
+        tools: [],
+        usage: null,
+        status: "error",
+        error:
+          "Missing environment variable: `OPENAI_API_KEY`. Create an API key (https://platform.openai.com) and export it as an environment variable.",
+      },
     ],
-    ["legacy_exec_json_vibe-kanban_mcp_tool_call.jsonl", { finalText: "Here are your projects", tools: [["call_KHwEJyaUuL5D8sO7lPfImx7I", "list_projects", "success"]], usage: null, status: "incomplete" }],
-    ["legacy_exec_json_vibe-kanban_patch_apply.jsonl", { finalText: null, tools: [["call_zr84aWQuwJR3aWgJLkfv56Gl", "apply_patch", "success"]], usage: null, status: "incomplete" }],
-    ["legacy_exec_json_vibe-kanban_token_count_flat.jsonl", { finalText: "Done!", tools: [], usage: usage(1674, 1627, 384, null, 384), status: "success" }],
+    [
+      "legacy_exec_json_vibe-kanban_mcp_tool_call.jsonl",
+      {
+        finalText: "Here are your projects",
+        tools: [["call_KHwEJyaUuL5D8sO7lPfImx7I", "list_projects", "success"]],
+        usage: null,
+        status: "incomplete",
+      },
+    ],
+    [
+      "legacy_exec_json_vibe-kanban_patch_apply.jsonl",
+      { finalText: null, tools: [["call_zr84aWQuwJR3aWgJLkfv56Gl", "apply_patch", "success"]], usage: null, status: "incomplete" },
+    ],
+    [
+      "legacy_exec_json_vibe-kanban_token_count_flat.jsonl",
+      { finalText: "Done!", tools: [], usage: usage(1674, 1627, 384, null, 384), status: "success" },
+    ],
     [
       "legacy_proto_acplazybridge_wrapper_test_20250927.jsonl",
-      { finalText: "Hey! How can I help you today?", tools: [], usage: usage(2552, 0, 15, null, 0), status: "success", sessionId: "0199894d-068c-70a1-857c-753ef9abf7b5" },
+      {
+        finalText: "Hey! How can I help you today?",
+        tools: [],
+        usage: usage(2552, 0, 15, null, 0),
+        status: "success",
+        sessionId: "0199894d-068c-70a1-857c-753ef9abf7b5",
+      },
     ],
   ])("%s", (name, facts) => {
     const { events, summary } = readFile(capture(name));
@@ -524,15 +715,24 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
   it("tauceti: MCP results keep structured_content as the result and the text block as output", () => {
     const { events } = readFile(capture("tauceti_0.160_mcp_tool_call_structured_content.jsonl"));
     const [sync] = ofType(events, "tool.completed");
-    expect(ofType(events, "tool.started")[0]).toMatchObject({ kind: "mcp", server: "lean_beam", input: { path: "TauCeti/Analysis/PSeries.lean" } });
+    expect(ofType(events, "tool.started")[0]).toMatchObject({
+      kind: "mcp",
+      server: "lean_beam",
+      input: { path: "TauCeti/Analysis/PSeries.lean" },
+    });
     expect(sync?.result).toMatchObject({ readiness: { reason: "ok", save_ready: true }, version: 1 });
     expect(JSON.parse(sync?.output ?? "null")).toEqual(sync?.result);
   });
 
   it("md2okf unknown model: the error item is a warning, the JSON-in-string error is kept verbatim", () => {
     const { events } = readFile(capture("md2okf_unknown_model_error_item_then_turn_failed.jsonl"));
-    expect(ofType(events, "notice")[0]).toMatchObject({ level: "warning", text: expect.stringContaining("Model metadata for `md2okf-spike-no-such-model` not found") });
-    expect(ofType(events, "error")[0]?.message).toBe("{\"detail\":\"The 'md2okf-spike-no-such-model' model is not supported when using Codex with a ChatGPT account.\"}");
+    expect(ofType(events, "notice")[0]).toMatchObject({
+      level: "warning",
+      text: expect.stringContaining("Model metadata for `md2okf-spike-no-such-model` not found"),
+    });
+    expect(ofType(events, "error")[0]?.message).toBe(
+      '{"detail":"The \'md2okf-spike-no-such-model\' model is not supported when using Codex with a ChatGPT account."}',
+    );
   });
 
   it("acplazybridge proto: nine deltas and the full message share one id; ANSI log lines are text events", () => {

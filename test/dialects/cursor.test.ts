@@ -13,21 +13,42 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/cursor/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: cursor, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
+const json = (value: object): InputRecord => ({
+  kind: "json",
+  value: value as never,
+  line: 1,
+  offset: 0,
+  length: 1,
+  text: JSON.stringify(value),
+});
 
 const S = "sess-1";
 const init = { type: "system", subtype: "init", apiKeySource: "login", cwd: "/w", session_id: S, model: "Auto", permissionMode: "default" };
-const assistant = (text: string, extra: object = {}) => ({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] }, session_id: S, ...extra });
+const assistant = (text: string, extra: object = {}) => ({
+  type: "assistant",
+  message: { role: "assistant", content: [{ type: "text", text }] },
+  session_id: S,
+  ...extra,
+});
 
 describe("cursor: detection", () => {
   it.each([
     ["init", json(init), true],
     ["init with apiKeySource env", json({ ...init, apiKeySource: "env" }), true],
-    ["tool_call", json({ type: "tool_call", subtype: "started", call_id: "c\nf", tool_call: { shellToolCall: { args: {} } }, session_id: S }), true],
+    [
+      "tool_call",
+      json({ type: "tool_call", subtype: "started", call_id: "c\nf", tool_call: { shellToolCall: { args: {} } }, session_id: S }),
+      true,
+    ],
     ["thinking delta", json({ type: "thinking", subtype: "delta", text: "x", session_id: S, timestamp_ms: 1 }), true],
     ["assistant with model_call_id", json(assistant("x", { model_call_id: "m-0", timestamp_ms: 1 })), true],
-    ["a Claude init (apiKeySource none, tools)", json({ ...init, apiKeySource: "none", tools: ["Bash"], claude_code_version: "2.1.276", uuid: "u" }), false],
+    [
+      "a Claude init (apiKeySource none, tools)",
+      json({ ...init, apiKeySource: "none", tools: ["Bash"], claude_code_version: "2.1.276", uuid: "u" }),
+      false,
+    ],
     ["a Claude-looking init with a Cursor key source but a tools list", json({ ...init, tools: [] }), false],
     ["a plain assistant (Claude-like)", json(assistant("x")), false],
     ["a result", json({ type: "result", subtype: "success", result: "x", session_id: S }), false],
@@ -61,7 +82,17 @@ describe("cursor: record shapes", () => {
     [
       "init → session.started",
       [init],
-      [{ type: "session.started", agent: "cursor-agent", model: "Auto", cwd: "/w", sessionId: S, permissionMode: "default", details: { apiKeySource: "login" } }],
+      [
+        {
+          type: "session.started",
+          agent: "cursor-agent",
+          model: "Auto",
+          cwd: "/w",
+          sessionId: S,
+          permissionMode: "default",
+          details: { apiKeySource: "login" },
+        },
+      ],
     ],
     [
       "user → complete user message",
@@ -105,7 +136,19 @@ describe("cursor: record shapes", () => {
     ],
     [
       "result with usage → session.completed",
-      [{ type: "result", subtype: "success", duration_ms: 10, duration_api_ms: 9, is_error: false, result: "ok", session_id: S, request_id: "r", usage: { inputTokens: 5, outputTokens: 6, cacheReadTokens: 7, cacheWriteTokens: 8 } }],
+      [
+        {
+          type: "result",
+          subtype: "success",
+          duration_ms: 10,
+          duration_api_ms: 9,
+          is_error: false,
+          result: "ok",
+          session_id: S,
+          request_id: "r",
+          usage: { inputTokens: 5, outputTokens: 6, cacheReadTokens: 7, cacheWriteTokens: 8 },
+        },
+      ],
       [
         {
           type: "session.completed",
@@ -146,14 +189,21 @@ describe("cursor: record shapes", () => {
 
 describe("cursor: synthetic fixtures", () => {
   const read = (name: string) => readFile(fixture(name), { dialect: cursor, repair: false });
-  const assistantMessages = (events: AgentEvent[]) => ofType(events, "message.completed").filter((m) => m.role === "assistant" && m.kind === "text");
+  const assistantMessages = (events: AgentEvent[]) =>
+    ofType(events, "message.completed").filter((m) => m.role === "assistant" && m.kind === "text");
 
   it("partial-output-deltas-then-recap: the recap completes the deltas' message (same id), usage from result", () => {
     const { events, summary } = read("partial-output-deltas-then-recap.ndjson");
     const deltas = ofType(events, "message.delta");
     expect(deltas.map((d) => d.text)).toEqual(["Hel", "lo the", "re!"]);
     expect(assistantMessages(events)).toMatchObject([{ messageId: deltas[0]?.messageId, text: "Hello there!" }]);
-    expect(summary.usage).toEqual({ inputTokens: 1200, outputTokens: 80, cacheReadTokens: 900, cacheWriteTokens: 30, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 80,
+      cacheReadTokens: 900,
+      cacheWriteTokens: 30,
+      reasoningTokens: null,
+    });
     expect(summary.finalText).toBe("Hello there!");
   });
 
@@ -161,7 +211,11 @@ describe("cursor: synthetic fixtures", () => {
     const { events } = readFile(fixture("partial-output-deltas-then-recap.ndjson"));
     const completed = assistantMessages(events);
     expect(completed.map((m) => m.text)).toEqual(["Hello there!"]);
-    expect(ofType(events, "message.delta").map((d) => d.text).join("")).toBe("Hello there!");
+    expect(
+      ofType(events, "message.delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe("Hello there!");
   });
 
   it("partial-output-flush-before-tool-call: each settled copy completes its own segment", () => {
@@ -194,7 +248,11 @@ describe("cursor: synthetic fixtures", () => {
     const { events, summary } = read("segments-without-partial-output.ndjson");
     expect(ofType(events, "message.delta").filter((d) => d.messageId.startsWith("assistant"))).toEqual([]);
     expect(assistantMessages(events).map((m) => m.text)).toEqual(["I will sleep twice.", "Both sleeps finished."]);
-    expect(ofType(events, "message.completed").filter((m) => m.kind === "reasoning").map((m) => m.text)).toEqual(["**Planning**\n\nTwo sleeps.", ""]);
+    expect(
+      ofType(events, "message.completed")
+        .filter((m) => m.kind === "reasoning")
+        .map((m) => m.text),
+    ).toEqual(["**Planning**\n\nTwo sleeps.", ""]);
     expect(summary.toolCalls).toEqual([{ id: "call_Abc123\nfc_0def456", name: "shell", status: "success" }]);
     expect(summary.finalText).toBe("I will sleep twice.Both sleeps finished.");
     expect(summary.usage.inputTokens).toBeNull();
@@ -235,7 +293,11 @@ describe("cursor: synthetic fixtures", () => {
   it("subagent-session: a foreign session_id becomes a child session linked to the task call", () => {
     const { events, summary } = read("subagent-session.ndjson");
     const child = ofType(events, "session.started").find((s) => s.parentSessionId !== undefined);
-    expect(child).toMatchObject({ sessionId: "5ub5e551-0000-4000-8000-000000000001", parentSessionId: "c0ffee00-1111-4222-8333-444455556666", parentToolCallId: "call_task" });
+    expect(child).toMatchObject({
+      sessionId: "5ub5e551-0000-4000-8000-000000000001",
+      parentSessionId: "c0ffee00-1111-4222-8333-444455556666",
+      parentToolCallId: "call_task",
+    });
     expect(summary.subagents).toBe(1);
     expect(summary.finalText).toBe("The subagent says the logs are clean.");
     expect(summary.toolCalls).toEqual([{ id: "call_task", name: "task", status: "success" }]);
@@ -244,14 +306,26 @@ describe("cursor: synthetic fixtures", () => {
   });
 });
 
-describeDialect(cursor, { describe, it, expect }, { sample: readFileSync(fixture("partial-output-flush-before-tool-call.ndjson"), "utf8") });
+describeDialect(
+  cursor,
+  { describe, it, expect },
+  { sample: readFileSync(fixture("partial-output-flush-before-tool-call.ndjson"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("cursor: real captures", () => {
   const capture = (name: string) => readFile(sharedPath("fixtures", "cursor", name));
 
   it("direct_sleep_thinking_deltas: 210 thinking deltas, two shell calls, no usage", () => {
     const { events, summary } = capture("cursorhack_2026.01.28_direct_sleep_thinking_deltas.jsonl");
-    expect(summary).toMatchObject({ dialect: "cursor", agent: "cursor-agent", model: "Auto", sessionId: "d43015b9-0707-43f4-b2df-0bcea7891654", status: "success", error: null, subagents: 0 });
+    expect(summary).toMatchObject({
+      dialect: "cursor",
+      agent: "cursor-agent",
+      model: "Auto",
+      sessionId: "d43015b9-0707-43f4-b2df-0bcea7891654",
+      status: "success",
+      error: null,
+      subagents: 0,
+    });
     expect(summary.toolCalls).toEqual([
       { id: "call_PFAupCWibROFKbdASSdiHCoi\nfc_0d2609f619ccdca801698ca0a51c6481a0aaa34fcf724631a9", name: "shell", status: "success" },
       { id: "call_pupgFL8Ql8xfqbnWylZPfmd1\nfc_0d2609f619ccdca801698ca0ace0ec81a0974879c9821e9992", name: "shell", status: "success" },
@@ -260,7 +334,11 @@ describe.skipIf(!hasShared)("cursor: real captures", () => {
     const reasoning = ofType(events, "message.completed").filter((m) => m.kind === "reasoning");
     expect(reasoning).toHaveLength(1);
     expect(reasoning[0]?.text.startsWith("**Planning")).toBe(true);
-    expect(ofType(events, "message.completed").filter((m) => m.role === "assistant" && m.kind === "text").map((m) => m.text)).toEqual([
+    expect(
+      ofType(events, "message.completed")
+        .filter((m) => m.role === "assistant" && m.kind === "text")
+        .map((m) => m.text),
+    ).toEqual([
       "I’ll run `sleep 5` in bash, wait for it to finish, then run `sleep 3` in bash.",
       "Both commands have finished running: first `sleep 5`, then `sleep 3`, with no other actions taken.",
     ]);
@@ -268,7 +346,13 @@ describe.skipIf(!hasShared)("cursor: real captures", () => {
     expect(summary.finalText).toBe(
       "I’ll run `sleep 5` in bash, wait for it to finish, then run `sleep 3` in bash.Both commands have finished running: first `sleep 5`, then `sleep 3`, with no other actions taken.",
     );
-    expect(summary.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(summary.costUsd).toBeNull();
     expect(summary.durationMs).toBe(21509);
     expect(ofType(events, "unknown")).toEqual([]);
@@ -277,12 +361,19 @@ describe.skipIf(!hasShared)("cursor: real captures", () => {
   it("subagent_sleep: one shell call, final text done", () => {
     const { summary } = capture("cursorhack_2026.01.28_subagent_sleep.jsonl");
     expect(summary).toMatchObject({ status: "success", finalText: "done", durationMs: 16460, subagents: 0, costUsd: null });
-    expect(summary.toolCalls).toEqual([{ id: "call_TmghxdonG3nRdxdHLvDahJLL\nfc_08e010c756ec902501698ca0bae6788193b99ae13f1f6262c1", name: "shell", status: "success" }]);
+    expect(summary.toolCalls).toEqual([
+      { id: "call_TmghxdonG3nRdxdHLvDahJLL\nfc_08e010c756ec902501698ca0bae6788193b99ae13f1f6262c1", name: "shell", status: "success" },
+    ]);
   });
 
   it("subagent_sleep_v2: thinking deltas, one shell call", () => {
     const { events, summary } = capture("cursorhack_2026.01.28_subagent_sleep_v2.jsonl");
-    expect(summary).toMatchObject({ status: "success", sessionId: "a41193d9-b74e-4867-bf36-35e1c76ba3ef", durationMs: 25173, subagents: 0 });
+    expect(summary).toMatchObject({
+      status: "success",
+      sessionId: "a41193d9-b74e-4867-bf36-35e1c76ba3ef",
+      durationMs: 25173,
+      subagents: 0,
+    });
     expect(summary.finalText).toBe("I'll run the `sleep 10` command via the shell, wait for it to finish, then reply.complete");
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([["shell", "success"]]);
     expect(ofType(events, "message.completed").filter((m) => m.kind === "reasoning")).toHaveLength(1);

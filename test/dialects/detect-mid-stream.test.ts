@@ -15,7 +15,14 @@ describe.skipIf(!hasShared)("detection from the middle of a stream", () => {
     .filter(([, path]) => /\.(jsonl|ndjson)$/.test(path))
     .flatMap(([dialect, path]) => {
       const lines = readFileSync(path, "utf8").split("\n");
-      return [1, 2, 3].filter((k) => lines.length > k + 2).map((k): [string, string, string, number] => [`${dialect}/${path.split("/").pop()} without its first ${k} line(s)`, dialect, path, k]);
+      return [1, 2, 3]
+        .filter((k) => lines.length > k + 2)
+        .map((k): [string, string, string, number] => [
+          `${dialect}/${path.split("/").pop()} without its first ${k} line(s)`,
+          dialect,
+          path,
+          k,
+        ]);
     });
   it.each(cases)("%s", (_name, dialect, path, k) => {
     const text = readFileSync(path, "utf8").split("\n").slice(k).join("\n");

@@ -11,9 +11,18 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/gemini-session/${name}`, import.meta.url).pathname;
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: geminiSession, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
+const decode = (...lines: object[]) =>
+  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: geminiSession, repair: false });
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
+const json = (value: object): InputRecord => ({
+  kind: "json",
+  value: value as never,
+  line: 1,
+  offset: 0,
+  length: 1,
+  text: JSON.stringify(value),
+});
 
 const T = "2026-03-01T10:00:00.000Z";
 const header = { sessionId: "s-1", projectHash: "ab12", startTime: T, lastUpdated: T, kind: "main" };
@@ -37,8 +46,24 @@ describe("gemini-session: detection", () => {
 
 describe("gemini-session: record shapes", () => {
   it.each([
-    ["header → session.started", [header], [{ type: "session.started", agent: "gemini-cli", sessionId: "s-1", time: T, details: { projectHash: "ab12", lastUpdated: T, kind: "main" } }]],
-    ["$set → notice", [{ $set: { lastUpdated: T } }], [{ type: "notice", kind: "session_update", level: "info", details: { lastUpdated: T }, time: T }]],
+    [
+      "header → session.started",
+      [header],
+      [
+        {
+          type: "session.started",
+          agent: "gemini-cli",
+          sessionId: "s-1",
+          time: T,
+          details: { projectHash: "ab12", lastUpdated: T, kind: "main" },
+        },
+      ],
+    ],
+    [
+      "$set → notice",
+      [{ $set: { lastUpdated: T } }],
+      [{ type: "notice", kind: "session_update", level: "info", details: { lastUpdated: T }, time: T }],
+    ],
     [
       "user → complete user message with the record id",
       [{ id: "u-1", timestamp: T, type: "user", content: [{ text: "hi" }] }],
@@ -49,19 +74,46 @@ describe("gemini-session: record shapes", () => {
     ],
     [
       "gemini → message, thought and usage",
-      [{ id: "g-1", timestamp: T, type: "gemini", content: "ok", thoughts: [{ subject: "Plan", description: "Answer.", timestamp: T }], tokens, model: "gemini-2.5-pro" }],
+      [
+        {
+          id: "g-1",
+          timestamp: T,
+          type: "gemini",
+          content: "ok",
+          thoughts: [{ subject: "Plan", description: "Answer.", timestamp: T }],
+          tokens,
+          model: "gemini-2.5-pro",
+        },
+      ],
       [
         { type: "message.started", messageId: "g-1", role: "assistant", kind: "text" },
         { type: "message.delta", role: "assistant", kind: "text", messageId: "g-1", text: "ok", position: 0 },
         { type: "message.started", messageId: "g-1#thought-1", kind: "reasoning" },
         { type: "message.completed", messageId: "g-1#thought-1", kind: "reasoning", text: "**Plan**\nAnswer." },
         { type: "message.completed", messageId: "g-1", text: "ok" },
-        { type: "usage", scope: "delta", model: "gemini-2.5-pro", usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 40, cacheWriteTokens: null, reasoningTokens: 5 } },
+        {
+          type: "usage",
+          scope: "delta",
+          model: "gemini-2.5-pro",
+          usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 40, cacheWriteTokens: null, reasoningTokens: 5 },
+        },
       ],
     ],
-    ["info → notice", [{ id: "i", timestamp: T, type: "info", content: "switched model" }], [{ type: "notice", kind: "info", level: "info", text: "switched model" }]],
-    ["warning → notice", [{ id: "w", timestamp: T, type: "warning", content: "careful" }], [{ type: "notice", kind: "warning", level: "warning", text: "careful" }]],
-    ["error → error", [{ id: "e", timestamp: T, type: "error", content: "quota" }], [{ type: "error", scope: "session", message: "quota" }]],
+    [
+      "info → notice",
+      [{ id: "i", timestamp: T, type: "info", content: "switched model" }],
+      [{ type: "notice", kind: "info", level: "info", text: "switched model" }],
+    ],
+    [
+      "warning → notice",
+      [{ id: "w", timestamp: T, type: "warning", content: "careful" }],
+      [{ type: "notice", kind: "warning", level: "warning", text: "careful" }],
+    ],
+    [
+      "error → error",
+      [{ id: "e", timestamp: T, type: "error", content: "quota" }],
+      [{ type: "error", scope: "session", message: "quota" }],
+    ],
   ])("%s", (_name, lines, expected) => {
     const { events, issues } = decode(...lines);
     expect(events).toMatchObject(expected);
@@ -76,7 +128,12 @@ describe("gemini-session: record shapes", () => {
   });
 
   it("never throws on odd shapes", () => {
-    const { events } = decode({ type: "gemini" }, { type: "gemini", id: 3, toolCalls: [{}, { id: "t" }, 5] }, { type: "user", content: 7 }, { $set: {} });
+    const { events } = decode(
+      { type: "gemini" },
+      { type: "gemini", id: 3, toolCalls: [{}, { id: "t" }, 5] },
+      { type: "user", content: 7 },
+      { $set: {} },
+    );
     for (const event of events) expect(validateEvent(event)).toEqual([]);
     expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
   });
@@ -88,15 +145,31 @@ describe("gemini-session: synthetic fixtures", () => {
   it("record-rewritten-with-tool-calls: a record written twice is counted once, its tool calls once", () => {
     const { events, summary } = read("record-rewritten-with-tool-calls.ndjson");
     expect(ofType(events, "usage").map((u) => u.usage.inputTokens)).toEqual([1000, 1200]);
-    expect(summary.usage).toEqual({ inputTokens: 2200, outputTokens: 50, cacheReadTokens: 900, cacheWriteTokens: null, reasoningTokens: 0 });
+    expect(summary.usage).toEqual({
+      inputTokens: 2200,
+      outputTokens: 50,
+      cacheReadTokens: 900,
+      cacheWriteTokens: null,
+      reasoningTokens: 0,
+    });
     expect(summary.toolCalls).toEqual([
       { id: "run_shell_command_1772359202000_0", name: "run_shell_command", status: "success" },
       { id: "replace_1772359202000_1", name: "replace", status: "success" },
       { id: "read_file_1772359202000_2", name: "read_file", status: "error" },
     ]);
-    expect(ofType(events, "tool.completed").map((t) => t.output)).toEqual(["teh cat\n", "Successfully modified file: a.txt (1 replacements).", "File not found: b.txt"]);
-    expect(ofType(events, "file.changed")).toMatchObject([{ toolCallId: "replace_1772359202000_1", changes: [{ path: "a.txt", kind: "update", diff: expect.stringContaining("+the cat") }] }]);
-    expect(ofType(events, "message.completed").filter((m) => m.role === "assistant").map((m) => m.text)).toEqual(["Fixed: teh → the."]);
+    expect(ofType(events, "tool.completed").map((t) => t.output)).toEqual([
+      "teh cat\n",
+      "Successfully modified file: a.txt (1 replacements).",
+      "File not found: b.txt",
+    ]);
+    expect(ofType(events, "file.changed")).toMatchObject([
+      { toolCallId: "replace_1772359202000_1", changes: [{ path: "a.txt", kind: "update", diff: expect.stringContaining("+the cat") }] },
+    ]);
+    expect(
+      ofType(events, "message.completed")
+        .filter((m) => m.role === "assistant")
+        .map((m) => m.text),
+    ).toEqual(["Fixed: teh → the."]);
     expect(summary.finalText).toBe("Fixed: teh → the.");
     expect(summary.status).toBe("incomplete");
     expect(ofType(events, "notice")).toHaveLength(3);
@@ -135,13 +208,25 @@ describe("gemini-session: synthetic fixtures", () => {
   });
 });
 
-describeDialect(geminiSession, { describe, it, expect }, { sample: readFileSync(fixture("record-rewritten-with-tool-calls.ndjson"), "utf8") });
+describeDialect(
+  geminiSession,
+  { describe, it, expect },
+  { sample: readFileSync(fixture("record-rewritten-with-tool-calls.ndjson"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("gemini-session: real captures", () => {
   it("switchboard 0.42.0: $set lines, a gemini record written twice, two tools, tokens counted once", () => {
-    const { events, summary, dialect } = readFile(sharedPath("fixtures", "gemini-session", "switchboard_0.42.0_tool_use_session_with_set_records.jsonl"));
+    const { events, summary, dialect } = readFile(
+      sharedPath("fixtures", "gemini-session", "switchboard_0.42.0_tool_use_session_with_set_records.jsonl"),
+    );
     expect(dialect).toBe("gemini-session");
-    expect(summary).toMatchObject({ agent: "gemini-cli", sessionId: "00000000-0000-4000-8000-000000000002", status: "incomplete", error: null, costUsd: null });
+    expect(summary).toMatchObject({
+      agent: "gemini-cli",
+      sessionId: "00000000-0000-4000-8000-000000000002",
+      status: "incomplete",
+      error: null,
+      costUsd: null,
+    });
     expect(summary.finalText).toBe("SWITCHBOARD_GEMINI_PROBE_TOOL_5F8A21");
     expect(summary.toolCalls).toEqual([
       { id: "update_topic_1779056026792_0", name: "update_topic", status: "success" },
@@ -150,7 +235,13 @@ describe.skipIf(!hasShared)("gemini-session: real captures", () => {
     // The real read_file output, which the stream-json capture of the same run does not have.
     expect(ofType(events, "tool.completed")[1]?.output).toBe("SWITCHBOARD_GEMINI_PROBE_TOOL_5F8A21\n");
     // 10191 + 10334 input, 83 + 17 output, 0 + 7559 cached: equal to the stream-json result.stats of the same run.
-    expect(summary.usage).toEqual({ inputTokens: 20525, outputTokens: 100, cacheReadTokens: 7559, cacheWriteTokens: null, reasoningTokens: 0 });
+    expect(summary.usage).toEqual({
+      inputTokens: 20525,
+      outputTokens: 100,
+      cacheReadTokens: 7559,
+      cacheWriteTokens: null,
+      reasoningTokens: 0,
+    });
     expect(ofType(events, "usage").map((u) => u.model)).toEqual(["gemini-3-flash-preview", "gemini-3-flash-preview"]);
     expect(ofType(events, "notice")).toHaveLength(3);
     expect(ofType(events, "unknown")).toEqual([]);

@@ -14,8 +14,16 @@ const fixture = (name: string): string => new URL(`../fixtures/gemini/${name}`, 
 /** Decodes lines with this dialect and no repair stage, so the decoder's own output is checked. */
 const decode = (...lines: (object | string)[]) =>
   readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: gemini, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
+const json = (value: object): InputRecord => ({
+  kind: "json",
+  value: value as never,
+  line: 1,
+  offset: 0,
+  length: 1,
+  text: JSON.stringify(value),
+});
 const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const T = "2026-03-01T10:00:00.000Z";
@@ -46,7 +54,11 @@ describe("gemini: detection", () => {
 
 describe("gemini: record shapes", () => {
   it.each([
-    ["init → session.started", [init], [{ type: "session.started", agent: "gemini-cli", model: "gemini-2.5-pro", sessionId: "s-1", time: T }]],
+    [
+      "init → session.started",
+      [init],
+      [{ type: "session.started", agent: "gemini-cli", model: "gemini-2.5-pro", sessionId: "s-1", time: T }],
+    ],
     [
       "user message → a complete user message",
       [{ type: "message", timestamp: T, role: "user", content: "hi\n" }],
@@ -68,10 +80,21 @@ describe("gemini: record shapes", () => {
       [{ type: "error", timestamp: T, severity: "warning", message: "Loop detected" }],
       [{ type: "notice", kind: "warning", level: "warning", text: "Loop detected" }],
     ],
-    ["error severity error → error", [{ type: "error", timestamp: T, severity: "error", message: "bad stream" }], [{ type: "error", scope: "turn", message: "bad stream" }]],
+    [
+      "error severity error → error",
+      [{ type: "error", timestamp: T, severity: "error", message: "bad stream" }],
+      [{ type: "error", scope: "turn", message: "bad stream" }],
+    ],
     [
       "result v0.11 stats → usage without cache",
-      [{ type: "result", timestamp: T, status: "success", stats: { total_tokens: 30, input_tokens: 20, output_tokens: 10, duration_ms: 5, tool_calls: 0 } }],
+      [
+        {
+          type: "result",
+          timestamp: T,
+          status: "success",
+          stats: { total_tokens: 30, input_tokens: 20, output_tokens: 10, duration_ms: 5, tool_calls: 0 },
+        },
+      ],
       [
         {
           type: "session.completed",
@@ -84,7 +107,15 @@ describe("gemini: record shapes", () => {
     ],
     [
       "result FatalCancellationError → interrupted",
-      [{ type: "result", timestamp: T, status: "error", error: { type: "FatalCancellationError", message: "Operation cancelled." }, stats: { total_tokens: 0 } }],
+      [
+        {
+          type: "result",
+          timestamp: T,
+          status: "error",
+          error: { type: "FatalCancellationError", message: "Operation cancelled." },
+          stats: { total_tokens: 0 },
+        },
+      ],
       [{ type: "session.completed", status: "interrupted", error: "Operation cancelled." }],
     ],
   ])("%s", (_name, lines, expected) => {
@@ -101,7 +132,14 @@ describe("gemini: record shapes", () => {
   });
 
   it("never throws on odd shapes", () => {
-    const { events } = decode({ type: "message" }, { type: "tool_use" }, { type: "tool_result" }, { type: "result" }, { type: "error" }, { type: "init" });
+    const { events } = decode(
+      { type: "message" },
+      { type: "tool_use" },
+      { type: "tool_result" },
+      { type: "result" },
+      { type: "error" },
+      { type: "init" },
+    );
     for (const event of events) expect(validateEvent(event)).toEqual([]);
   });
 });
@@ -116,7 +154,13 @@ describe("gemini: synthetic fixtures", () => {
     const firstTool = events.findIndex((e) => e.type === "tool.started");
     expect(events.findIndex((e) => e.type === "message.completed" && e.text === "I will list the files.")).toBeLessThan(firstTool);
     expect(summary.finalText).toBe("There are two files.");
-    expect(summary.usage).toEqual({ inputTokens: 1200, outputTokens: 100, cacheReadTokens: 800, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 100,
+      cacheReadTokens: 800,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(ofType(events, "session.completed")[0]?.details).toMatchObject({ models: { "gemini-3-pro-preview": { cached: 800 } } });
     expect(summary.costUsd).toBeNull();
     expect(summary.toolCalls).toEqual([{ id: "list_directory_1772359204000_0", name: "list_directory", status: "success" }]);
@@ -124,7 +168,9 @@ describe("gemini: synthetic fixtures", () => {
 
   it("late-error-event-then-result-without-error: the error event's message becomes the session error", () => {
     const { events, summary } = read("late-error-event-then-result-without-error.ndjson");
-    expect(ofType(events, "error")).toMatchObject([{ scope: "turn", message: "Model stream ended with an invalid chunk or missing finish reason." }]);
+    expect(ofType(events, "error")).toMatchObject([
+      { scope: "turn", message: "Model stream ended with an invalid chunk or missing finish reason." },
+    ]);
     expect(summary.status).toBe("error");
     expect(summary.error).toBe("Model stream ended with an invalid chunk or missing finish reason.");
   });
@@ -151,7 +197,12 @@ describe("gemini: synthetic fixtures", () => {
     expect(dialect).toBe("gemini");
     expect(ofType(events, "text")).toHaveLength(4);
     expect(ofType(events, "error")).toMatchObject([
-      { scope: "api", fatal: true, code: "QuotaExceededError", message: "QuotaExceededError: Quota exceeded for quota metric 'Generate Content API requests per minute'." },
+      {
+        scope: "api",
+        fatal: true,
+        code: "QuotaExceededError",
+        message: "QuotaExceededError: Quota exceeded for quota metric 'Generate Content API requests per minute'.",
+      },
     ]);
     expect(summary.status).toBe("incomplete");
     expect(summary.error).toBe("QuotaExceededError: Quota exceeded for quota metric 'Generate Content API requests per minute'.");
@@ -164,9 +215,15 @@ describe("gemini: synthetic fixtures", () => {
       { text: "Check it", status: "pending" },
       { text: "Old idea", status: "completed" },
     ]);
-    expect(ofType(events, "file.changed")).toMatchObject([{ toolCallId: "write_file-1772359203000-a1b2c3", changes: [{ path: "/tmp/x/notes.txt", kind: "update", diff: "hello\n" }] }]);
+    expect(ofType(events, "file.changed")).toMatchObject([
+      { toolCallId: "write_file-1772359203000-a1b2c3", changes: [{ path: "/tmp/x/notes.txt", kind: "update", diff: "hello\n" }] },
+    ]);
     const failed = ofType(events, "tool.completed").find((e) => e.toolCallId === "replace_1772359205000_1");
-    expect(failed).toMatchObject({ isError: true, output: "Failed to edit, 0 occurrences found", result: { type: "edit_no_occurrence_found" } });
+    expect(failed).toMatchObject({
+      isError: true,
+      output: "Failed to edit, 0 occurrences found",
+      result: { type: "edit_no_occurrence_found" },
+    });
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([
       ["write_todos", "success"],
       ["write_file", "success"],
@@ -193,10 +250,23 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
 
   it("agentcmd_say_hello: one streamed answer, v0.11 stats", () => {
     const { summary } = capture("agentcmd_say_hello.jsonl");
-    expect(summary).toMatchObject({ dialect: "gemini", agent: "gemini-cli", model: "gemini-2.5-pro", sessionId: "2aa2472d-f175-41f6-a5a9-fd4f42cc345a", status: "success", error: null });
+    expect(summary).toMatchObject({
+      dialect: "gemini",
+      agent: "gemini-cli",
+      model: "gemini-2.5-pro",
+      sessionId: "2aa2472d-f175-41f6-a5a9-fd4f42cc345a",
+      status: "success",
+      error: null,
+    });
     expect(summary.finalText).toBe("Hello! I'm ready to help. What can I do for you?");
     expect(summary.toolCalls).toEqual([]);
-    expect(summary.usage).toEqual({ inputTokens: 7352, outputTokens: 16, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 7352,
+      outputTokens: 16,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(summary.costUsd).toBeNull();
     expect(summary.durationMs).toBe(2239);
   });
@@ -205,7 +275,9 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
     const { events, summary } = capture("agentcmd_read_file.jsonl");
     expect(summary.toolCalls).toEqual([{ id: "read_file-1761734190726-4dfc76eb0c846", name: "read_file", status: "success" }]);
     expect(ofType(events, "tool.completed")[0]?.output).toBe("");
-    expect(summary.finalText).toBe("The file /private/tmp/gemini-test/sample.txt contains the following:\ntest content from gemini research\n");
+    expect(summary.finalText).toBe(
+      "The file /private/tmp/gemini-test/sample.txt contains the following:\ntest content from gemini research\n",
+    );
     expect(summary.usage.inputTokens).toBe(11068);
     expect(summary.usage.outputTokens).toBe(44);
     expect(summary.durationMs).toBe(7654);
@@ -214,7 +286,9 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
   it("agentcmd_write_file: write_file result without output, file.changed", () => {
     const { events, summary } = capture("agentcmd_write_file.jsonl");
     expect(summary.toolCalls).toEqual([{ id: "write_file-1761734206262-8f3d4cee1f321", name: "write_file", status: "success" }]);
-    expect(ofType(events, "file.changed")[0]?.changes).toEqual([{ path: "/tmp/gemini-test/created.txt", kind: "update", diff: "Hello from Gemini CLI" }]);
+    expect(ofType(events, "file.changed")[0]?.changes).toEqual([
+      { path: "/tmp/gemini-test/created.txt", kind: "update", diff: "Hello from Gemini CLI" },
+    ]);
     expect(summary.finalText).toBe("Done.\n");
     expect(summary.usage).toMatchObject({ inputTokens: 10902, outputTokens: 24 });
   });
@@ -239,7 +313,13 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
     expect(Object.keys(ofType(events, "session.completed")[0]?.details?.models ?? {})).toEqual(["gemini-3.1-pro-preview"]);
     expect(summary.finalText).toBe("`test.py` 的內容如下：\n\n```python\nx = 1\n```");
     expect(summary.toolCalls).toEqual([{ id: "read_file_1777177753115_0", name: "read_file", status: "success" }]);
-    expect(summary.usage).toEqual({ inputTokens: 12988, outputTokens: 42, cacheReadTokens: 5817, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 12988,
+      outputTokens: 42,
+      cacheReadTokens: 5817,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(summary.durationMs).toBe(12605);
   });
 
@@ -250,14 +330,26 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
       { id: "read_file_1779056026793_1", name: "read_file", status: "success" },
     ]);
     expect(summary.finalText).toBe("SWITCHBOARD_GEMINI_PROBE_TOOL_5F8A21");
-    expect(summary.usage).toEqual({ inputTokens: 20525, outputTokens: 100, cacheReadTokens: 7559, cacheWriteTokens: null, reasoningTokens: null });
+    expect(summary.usage).toEqual({
+      inputTokens: 20525,
+      outputTokens: 100,
+      cacheReadTokens: 7559,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
     expect(summary.durationMs).toBe(2855);
     expect(summary.status).toBe("success");
   });
 
   it("switchboard 0.42.0 invalid model: the result's error object", () => {
     const { summary } = capture("switchboard_0.42.0_error_invalid_model_result_error.jsonl");
-    expect(summary).toMatchObject({ model: "does-not-exist-model", status: "error", error: "[API Error: Requested entity was not found.]", finalText: null, toolCalls: [] });
+    expect(summary).toMatchObject({
+      model: "does-not-exist-model",
+      status: "error",
+      error: "[API Error: Requested entity was not found.]",
+      finalText: null,
+      toolCalls: [],
+    });
     expect(summary.usage).toMatchObject({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 });
     expect(summary.durationMs).toBe(0);
   });
@@ -266,7 +358,9 @@ describe.skipIf(!hasShared)("gemini: real captures", () => {
     const { events, summary, dialect } = capture("switchboard_0.42.0_error_invalid_model.stderr.txt");
     expect(dialect).toBe("gemini");
     expect(ofType(events, "text")).toHaveLength(16);
-    expect(ofType(events, "error")).toMatchObject([{ scope: "api", fatal: true, code: "ModelNotFoundError", message: "ModelNotFoundError: Requested entity was not found." }]);
+    expect(ofType(events, "error")).toMatchObject([
+      { scope: "api", fatal: true, code: "ModelNotFoundError", message: "ModelNotFoundError: Requested entity was not found." },
+    ]);
     expect(summary.status).toBe("incomplete");
     expect(summary.error).toBe("ModelNotFoundError: Requested entity was not found.");
   });

@@ -7,7 +7,8 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/harmony/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 const decode = (text: string) => readAll([text], { dialect: "harmony", repair: false });
 const messages = (events: AgentEvent[]) => ofType(events, "message.completed").map((m) => [m.role, m.kind, m.channel, m.text]);
 const capture = (name: string) => readFile(sharedPath("fixtures", "harmony", name));
@@ -31,11 +32,27 @@ describe("harmony detection", () => {
 
 describe("harmony record shapes", () => {
   it.each([
-    ["analysis → reasoning", "<|start|>assistant<|channel|>analysis<|message|>think<|end|>", [["assistant", "reasoning", "analysis", "think"]]],
+    [
+      "analysis → reasoning",
+      "<|start|>assistant<|channel|>analysis<|message|>think<|end|>",
+      [["assistant", "reasoning", "analysis", "think"]],
+    ],
     ["final → text", "<|start|>assistant<|channel|>final<|message|>answer<|return|>", [["assistant", "text", "final", "answer"]]],
-    ["commentary without recipient → text (preamble)", "<|start|>assistant<|channel|>commentary<|message|>I will look it up.<|end|>", [["assistant", "text", "commentary", "I will look it up."]]],
+    [
+      "commentary without recipient → text (preamble)",
+      "<|start|>assistant<|channel|>commentary<|message|>I will look it up.<|end|>",
+      [["assistant", "text", "commentary", "I will look it up."]],
+    ],
     ["no channel → text", "<|start|>assistant<|message|>Hi<|end|>", [["assistant", "text", undefined, "Hi"]]],
-    ["system / developer / user roles", "<|start|>system<|message|>s<|end|><|start|>developer<|message|>d<|end|><|start|>user<|message|>u<|end|>", [["system", "text", undefined, "s"], ["developer", "text", undefined, "d"], ["user", "text", undefined, "u"]]],
+    [
+      "system / developer / user roles",
+      "<|start|>system<|message|>s<|end|><|start|>developer<|message|>d<|end|><|start|>user<|message|>u<|end|>",
+      [
+        ["system", "text", undefined, "s"],
+        ["developer", "text", undefined, "d"],
+        ["user", "text", undefined, "u"],
+      ],
+    ],
     ["a completion without <|start|> is the assistant's", "<|channel|>final<|message|>x<|end|>", [["assistant", "text", "final", "x"]]],
   ])("%s", (_name, text, expected) => {
     expect(messages(decode(`${text}\n`).events)).toEqual(expected);
@@ -64,7 +81,11 @@ describe("harmony synthetic fixtures", () => {
     expect(summary.dialect).toBe("harmony");
     expect(summary.toolCalls).toEqual([{ id: "harmony-call-1", name: "functions.get_weather", status: "success" }]);
     expect(ofType(events, "tool.started")[0]?.input).toEqual({ location: "Tokyo" });
-    expect(ofType(events, "tool.completed")[0]).toMatchObject({ result: { temperature: 21, sky: "clear" }, output: '{"temperature": 21, "sky": "clear"}', isError: false });
+    expect(ofType(events, "tool.completed")[0]).toMatchObject({
+      result: { temperature: 21, sky: "clear" },
+      output: '{"temperature": 21, "sky": "clear"}',
+      isError: false,
+    });
     expect(summary.finalText).toBe("It is 21 °C and clear in Tokyo.");
     expect(summary.status).toBe("success");
   });
@@ -107,7 +128,11 @@ describe("harmony synthetic fixtures", () => {
   it("orphan-tool-response: a response with no call in the input is a notice", () => {
     const { events, summary } = readFile(fixture("orphan-tool-response.txt"));
     expect(summary.toolCalls).toEqual([]);
-    expect(ofType(events, "notice")[0]).toMatchObject({ kind: "tool_response", text: '{"result": "none"}', details: { tool: "browser.search", recipient: "assistant", channel: "commentary" } });
+    expect(ofType(events, "notice")[0]).toMatchObject({
+      kind: "tool_response",
+      text: '{"result": "none"}',
+      details: { tool: "browser.search", recipient: "assistant", channel: "commentary" },
+    });
   });
 
   it("token-ids: special tokens give the structure, known header words the channel, other tokens stay [id]", () => {
@@ -159,7 +184,10 @@ describe.skipIf(!hasShared)("harmony captures (openai/harmony test-data)", () =>
     expect(reasoning[0]?.text.startsWith('User asks "Who is the current US president?"')).toBe(true);
     expect(reasoning[0]?.text).toContain("But w\ne need up to date info."); // the capture breaks the line inside a word
     expect(summary.toolCalls).toEqual([{ id: "harmony-call-1", name: "browser.search", status: "success" }]);
-    expect(ofType(events, "tool.started")[0]).toMatchObject({ kind: "web_search", input: { query: "current US president July 2025", topn: 10, source: "news" } });
+    expect(ofType(events, "tool.started")[0]).toMatchObject({
+      kind: "web_search",
+      input: { query: "current US president July 2025", topn: 10, source: "news" },
+    });
     expect(ofType(events, "tool.completed")[0]?.result).toEqual({ result: "https://openai.com/" });
     expect(summary.finalText).toBeNull();
   });
@@ -167,7 +195,10 @@ describe.skipIf(!hasShared)("harmony captures (openai/harmony test-data)", () =>
   it("test_tool_response_parsing.txt: a lone tool response", () => {
     const { events, summary } = capture("test_tool_response_parsing.txt");
     expect(summary.toolCalls).toEqual([]);
-    expect(ofType(events, "notice")[0]).toMatchObject({ kind: "tool_response", details: { tool: "browser.search", recipient: "assistant", channel: "commentary" } });
+    expect(ofType(events, "notice")[0]).toMatchObject({
+      kind: "tool_response",
+      details: { tool: "browser.search", recipient: "assistant", channel: "commentary" },
+    });
     expect(ofType(events, "notice")[0]?.text.trim()).toBe('{"result": "https://openai.com/"}');
   });
 
@@ -175,7 +206,11 @@ describe.skipIf(!hasShared)("harmony captures (openai/harmony test-data)", () =>
     const { events, summary } = capture("test_browser_and_function_tool.txt");
     const done = ofType(events, "message.completed");
     expect(done.map((m) => m.role)).toEqual(["system", "developer"]);
-    expect(done[0]?.text.startsWith("You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2025-06-28\n\nReasoning: medium\n\n# Tools\n\n## browser")).toBe(true);
+    expect(
+      done[0]?.text.startsWith(
+        "You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2025-06-28\n\nReasoning: medium\n\n# Tools\n\n## browser",
+      ),
+    ).toBe(true);
     expect(done[0]?.text.endsWith("Calls to these tools must go to the commentary channel: 'functions'.")).toBe(true);
     expect(done[1]?.text).toContain("type lookup_weather = (_: {\nlocation: string,\n}) => any;");
     expect(ofType(events, "notice").at(-1)).toMatchObject({ kind: "harmony_header", text: "a message header with no content: assistant" });

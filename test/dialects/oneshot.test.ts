@@ -11,10 +11,20 @@ import { hasShared } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/oneshot/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: oneshot, repair: false });
+const decode = (...lines: object[]) =>
+  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: oneshot, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
 const T = 1768954851123;
-const packet = (type: string, data: unknown, extra: object = {}) => ({ timestamp: T / 1000, ts_ms: T, executor: "cline", oneshot_id: "task-1", type, data, is_heartbeat: false, ...extra });
+const packet = (type: string, data: unknown, extra: object = {}) => ({
+  timestamp: T / 1000,
+  ts_ms: T,
+  executor: "cline",
+  oneshot_id: "task-1",
+  type,
+  data,
+  is_heartbeat: false,
+  ...extra,
+});
 const time = new Date(T).toISOString();
 
 describe("oneshot: detection", () => {
@@ -61,10 +71,22 @@ describe("oneshot: packet shapes", () => {
     ],
     [
       "tool_use / tool_output without ids pair by tool; bash → command; exit code ≠ 0 is an error",
-      [packet("tool_use", { tool: "bash", command: "ls", reason: "look" }), packet("tool_output", { tool: "bash", content: "", exit_code: 2 })],
+      [
+        packet("tool_use", { tool: "bash", command: "ls", reason: "look" }),
+        packet("tool_output", { tool: "bash", content: "", exit_code: 2 }),
+      ],
       [
         { type: "session.started", sessionId: "task-1", agent: "cline", details: { executor: "cline" }, time },
-        { type: "tool.started", toolCallId: "tool-1", name: "bash", kind: "command", input: { command: "ls" }, description: "look", sessionId: "task-1", time },
+        {
+          type: "tool.started",
+          toolCallId: "tool-1",
+          name: "bash",
+          kind: "command",
+          input: { command: "ls" },
+          description: "look",
+          sessionId: "task-1",
+          time,
+        },
         { type: "tool.completed", toolCallId: "tool-1", name: "bash", output: "", exitCode: 2, isError: true, sessionId: "task-1", time },
       ],
     ],
@@ -84,9 +106,17 @@ describe("oneshot: packet shapes", () => {
         },
       ],
     ],
-    ["is_heartbeat → heartbeat, whatever the type", [packet("message", { role: "assistant", content: "again" }, { is_heartbeat: true })], [{ type: "heartbeat", time }]],
+    [
+      "is_heartbeat → heartbeat, whatever the type",
+      [packet("message", { role: "assistant", content: "again" }, { is_heartbeat: true })],
+      [{ type: "heartbeat", time }],
+    ],
     ["ts_ms 0 is no time", [packet("preamble", "x", { timestamp: 0, ts_ms: 0 })], [{ type: "text", text: "x", position: "preamble" }]],
-    ["an event packet carrying an agentstream event → that event", [packet("event", { type: "retry", attempt: 2 })], [{ type: "retry", attempt: 2 }]],
+    [
+      "an event packet carrying an agentstream event → that event",
+      [packet("event", { type: "retry", attempt: 2 })],
+      [{ type: "retry", attempt: 2 }],
+    ],
   ])("%s", (_name, lines, expected) => {
     expect(shapes(decode(...lines).events)).toEqual(expected);
   });
@@ -106,7 +136,13 @@ describe("oneshot: fixtures", () => {
   it("cline-command-run: one command, the answer, success with usage", () => {
     const { summary, dialect } = readAll([readFileSync(fixture("cline-command-run.ndjson"))]);
     expect(dialect).toBe("oneshot");
-    expect(summary).toMatchObject({ agent: "cline", sessionId: "task-789", status: "success", finalText: "The folder holds one empty file, a.txt.", durationMs: 3199 });
+    expect(summary).toMatchObject({
+      agent: "cline",
+      sessionId: "task-789",
+      status: "success",
+      finalText: "The folder holds one empty file, a.txt.",
+      durationMs: 3199,
+    });
     expect(summary.toolCalls).toEqual([{ id: "tool-1", name: "bash", status: "success" }]);
     expect(summary.usage).toMatchObject({ inputTokens: 1200, outputTokens: 40 });
   });

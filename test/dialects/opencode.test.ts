@@ -13,8 +13,16 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/opencode/${name}`, import.meta.url).pathname;
 const decode = (...lines: (object | string)[]) =>
   readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: opencode, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1, text: JSON.stringify(value) });
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
+const json = (value: object): InputRecord => ({
+  kind: "json",
+  value: value as never,
+  line: 1,
+  offset: 0,
+  length: 1,
+  text: JSON.stringify(value),
+});
 const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const S = "ses_test";
@@ -29,7 +37,11 @@ describe("opencode: detection", () => {
     ["error", json(ev("error", { error: { name: "UnknownError" } })), true],
     ["permission text line", text("! permission requested: external_directory (/etc/*); auto-rejecting"), true],
     ["ProviderModelNotFoundError stderr line", text("ProviderModelNotFoundError: ProviderModelNotFoundError"), true],
-    ["a Gemini tool_use (no sessionID)", json({ type: "tool_use", timestamp: "2026-01-01T00:00:00Z", tool_name: "x", tool_id: "y", parameters: {} }), false],
+    [
+      "a Gemini tool_use (no sessionID)",
+      json({ type: "tool_use", timestamp: "2026-01-01T00:00:00Z", tool_name: "x", tool_id: "y", parameters: {} }),
+      false,
+    ],
     ["a text record without sessionID", json({ type: "text", text: "hi" }), false],
     ["a generic error line", text("TypeError: x is undefined"), false],
   ])("%s", (_name, record, expected) => {
@@ -56,16 +68,33 @@ describe("opencode: record shapes", () => {
     [
       "text → whole assistant message",
       [ev("text", { part: { id: "prt_2", type: "text", text: "Hi" } })],
-      [{ type: "session.started" }, { type: "message.started", messageId: "prt_2", role: "assistant", kind: "text" }, { type: "message.completed", messageId: "prt_2", text: "Hi" }],
+      [
+        { type: "session.started" },
+        { type: "message.started", messageId: "prt_2", role: "assistant", kind: "text" },
+        { type: "message.completed", messageId: "prt_2", text: "Hi" },
+      ],
     ],
     [
       "reasoning → whole reasoning message",
       [ev("reasoning", { part: { id: "prt_3", type: "reasoning", text: "hmm" } })],
-      [{ type: "session.started" }, { type: "message.started", kind: "reasoning" }, { type: "message.completed", kind: "reasoning", text: "hmm" }],
+      [
+        { type: "session.started" },
+        { type: "message.started", kind: "reasoning" },
+        { type: "message.completed", kind: "reasoning", text: "hmm" },
+      ],
     ],
     [
       "tool_use completed → started + completed from one line",
-      [ev("tool_use", { part: { type: "tool", tool: "bash", callID: "call_1", state: { status: "completed", input: { command: "ls" }, output: "x\n", metadata: { exit: 2 }, time: { start: 10, end: 25 } } } })],
+      [
+        ev("tool_use", {
+          part: {
+            type: "tool",
+            tool: "bash",
+            callID: "call_1",
+            state: { status: "completed", input: { command: "ls" }, output: "x\n", metadata: { exit: 2 }, time: { start: 10, end: 25 } },
+          },
+        }),
+      ],
       [
         { type: "session.started" },
         { type: "tool.started", toolCallId: "call_1", name: "bash", kind: "command", input: { command: "ls" } },
@@ -74,7 +103,11 @@ describe("opencode: record shapes", () => {
     ],
     [
       "tool_use running → started + progress (closed as failed at the end of input)",
-      [ev("tool_use", { part: { type: "tool", tool: "bash", callID: "call_2", state: { status: "running", input: { command: "sleep 1" } } } })],
+      [
+        ev("tool_use", {
+          part: { type: "tool", tool: "bash", callID: "call_2", state: { status: "running", input: { command: "sleep 1" } } },
+        }),
+      ],
       [
         { type: "session.started" },
         { type: "tool.started", toolCallId: "call_2" },
@@ -86,19 +119,31 @@ describe("opencode: record shapes", () => {
       "step_finish → turn.completed with per-step usage and cost",
       [
         ev("step_start", { part: { id: "prt_1" } }),
-        ev("step_finish", { part: { id: "prt_9", reason: "stop", cost: 0.5, tokens: { input: 1, output: 2, reasoning: 3, cache: { read: 4, write: 5 } } } }),
+        ev("step_finish", {
+          part: { id: "prt_9", reason: "stop", cost: 0.5, tokens: { input: 1, output: 2, reasoning: 3, cache: { read: 4, write: 5 } } },
+        }),
       ],
       [
         { type: "session.started" },
         { type: "turn.started", turnId: "prt_1" },
-        { type: "turn.completed", turnId: "prt_1", status: "success", costUsd: 0.5, usage: { inputTokens: 1, outputTokens: 2, reasoningTokens: 3, cacheReadTokens: 4, cacheWriteTokens: 5 } },
+        {
+          type: "turn.completed",
+          turnId: "prt_1",
+          status: "success",
+          costUsd: 0.5,
+          usage: { inputTokens: 1, outputTokens: 2, reasoningTokens: 3, cacheReadTokens: 4, cacheWriteTokens: 5 },
+        },
         { type: "session.completed", status: "success" },
       ],
     ],
     [
       "error → fatal session error and session.completed at the end",
       [ev("error", { error: { name: "APIError", data: { message: "Overloaded", isRetryable: true } } })],
-      [{ type: "session.started" }, { type: "error", scope: "session", code: "APIError", message: "Overloaded", fatal: true }, { type: "session.completed", status: "error", error: "Overloaded" }],
+      [
+        { type: "session.started" },
+        { type: "error", scope: "session", code: "APIError", message: "Overloaded", fatal: true },
+        { type: "session.completed", status: "error", error: "Overloaded" },
+      ],
     ],
   ])("%s", (_name, lines, expected) => {
     const { events, issues } = decode(...lines);
@@ -108,7 +153,12 @@ describe("opencode: record shapes", () => {
   });
 
   it("a step that finished with tool-calls does not end the session", () => {
-    const { events } = decode(ev("step_start", { part: { id: "p1" } }), ev("step_finish", { part: { reason: "tool-calls", cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } } }));
+    const { events } = decode(
+      ev("step_start", { part: { id: "p1" } }),
+      ev("step_finish", {
+        part: { reason: "tool-calls", cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } },
+      }),
+    );
     expect(ofType(events, "session.completed")).toEqual([]);
   });
 
@@ -119,7 +169,13 @@ describe("opencode: record shapes", () => {
   });
 
   it("never throws on odd shapes", () => {
-    const { events } = decode(ev("tool_use"), ev("text"), ev("step_finish"), ev("error"), ev("tool_use", { part: { state: { status: "completed", time: { start: 5, end: 1 } } } }));
+    const { events } = decode(
+      ev("tool_use"),
+      ev("text"),
+      ev("step_finish"),
+      ev("error"),
+      ev("tool_use", { part: { state: { status: "completed", time: { start: 5, end: 1 } } } }),
+    );
     for (const event of events) expect(validateEvent(event)).toEqual([]);
     expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
   });
@@ -131,7 +187,13 @@ describe("opencode: synthetic fixtures", () => {
   it("two-steps-usage-and-cost-per-step: steps are summed, success from the stop step", () => {
     const { events, summary } = read("two-steps-usage-and-cost-per-step.ndjson");
     expect(ofType(events, "turn.completed")).toHaveLength(2);
-    expect(summary.usage).toEqual({ inputTokens: 1100, outputTokens: 70, cacheReadTokens: 9000, cacheWriteTokens: 200, reasoningTokens: 10 });
+    expect(summary.usage).toEqual({
+      inputTokens: 1100,
+      outputTokens: 70,
+      cacheReadTokens: 9000,
+      cacheWriteTokens: 200,
+      reasoningTokens: 10,
+    });
     expect(summary.costUsd).toBeCloseTo(0.015, 10);
     expect(summary.turns).toBe(2);
     expect(summary.status).toBe("success");
@@ -147,7 +209,9 @@ describe("opencode: synthetic fixtures", () => {
       { text: "Edit a.txt", status: "in_progress" },
       { text: "Run tests", status: "pending" },
     ]);
-    expect(ofType(events, "file.changed")).toMatchObject([{ toolCallId: "call_E", changes: [{ path: "/w/a.txt", kind: "update", diff: expect.stringContaining("+y") }] }]);
+    expect(ofType(events, "file.changed")).toMatchObject([
+      { toolCallId: "call_E", changes: [{ path: "/w/a.txt", kind: "update", diff: expect.stringContaining("+y") }] },
+    ]);
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([
       ["todowrite", "success"],
       ["edit", "success"],
@@ -171,7 +235,9 @@ describe("opencode: synthetic fixtures", () => {
 
   it("permission-reject-text-line: the rejection is an error event, the session still succeeds", () => {
     const { events, summary } = read("permission-reject-text-line.txt");
-    expect(ofType(events, "text")).toMatchObject([{ position: "interleaved", text: "! permission requested: external_directory (/etc/*); auto-rejecting" }]);
+    expect(ofType(events, "text")).toMatchObject([
+      { position: "interleaved", text: "! permission requested: external_directory (/etc/*); auto-rejecting" },
+    ]);
     expect(ofType(events, "error")).toMatchObject([{ scope: "tool", code: "permission_rejected", fatal: false }]);
     expect(summary.toolCalls).toEqual([{ id: "call_P", name: "read", status: "error" }]);
     expect(summary.status).toBe("success");
@@ -199,12 +265,25 @@ describe.skipIf(!hasShared)("opencode: real captures", () => {
 
   it("takopi: bash step then text step, cost 0.001", () => {
     const { events, summary } = capture("takopi_opencode_stream_success.jsonl");
-    expect(summary).toMatchObject({ dialect: "opencode", agent: "opencode", sessionId: "ses_494719016ffe85dkDMj0FPRbHK", status: "success", error: null, turns: 2 });
+    expect(summary).toMatchObject({
+      dialect: "opencode",
+      agent: "opencode",
+      sessionId: "ses_494719016ffe85dkDMj0FPRbHK",
+      status: "success",
+      error: null,
+      turns: 2,
+    });
     expect(summary.finalText).toBe("```\nhello\n```");
     expect(summary.toolCalls).toEqual([{ id: "r9bQWsNLvOrJGIOz", name: "bash", status: "success" }]);
     expect(ofType(events, "tool.completed")[0]).toMatchObject({ output: "hello\n", exitCode: 0, durationMs: 50 });
     // 21772 + 671 input, 110 + 8 output, 0 + 21415 cache reads
-    expect(summary.usage).toEqual({ inputTokens: 22443, outputTokens: 118, cacheReadTokens: 21415, cacheWriteTokens: 0, reasoningTokens: 0 });
+    expect(summary.usage).toEqual({
+      inputTokens: 22443,
+      outputTokens: 118,
+      cacheReadTokens: 21415,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(summary.costUsd).toBe(0.001);
   });
 
@@ -215,7 +294,13 @@ describe.skipIf(!hasShared)("opencode: real captures", () => {
       { id: "call_ea2f14080b8e4c20b3322fd1", name: "bash", status: "success" },
     ]);
     expect(summary.finalText?.startsWith("**1. `date` output:**")).toBe(true);
-    expect(summary.usage).toEqual({ inputTokens: 714, outputTokens: 161, cacheReadTokens: 14336, cacheWriteTokens: 0, reasoningTokens: 42 });
+    expect(summary.usage).toEqual({
+      inputTokens: 714,
+      outputTokens: 161,
+      cacheReadTokens: 14336,
+      cacheWriteTokens: 0,
+      reasoningTokens: 42,
+    });
     expect(summary.costUsd).toBe(0);
     expect(summary.status).toBe("success");
   });
@@ -235,14 +320,20 @@ describe.skipIf(!hasShared)("opencode: real captures", () => {
   it("sortie 1.14.25 invalid model with stderr: detected, error visible, status error", () => {
     const { events, summary, dialect } = capture("sortie_doc_v1.14.25_invalid_model_error_with_stderr.txt");
     expect(dialect).toBe("opencode");
-    expect(summary).toMatchObject({ status: "error", error: "Model not found: nonexistent/nonexistent.", sessionId: "ses_236c4ba84ffeKJLGiwxfHIx8Au" });
+    expect(summary).toMatchObject({
+      status: "error",
+      error: "Model not found: nonexistent/nonexistent.",
+      sessionId: "ses_236c4ba84ffeKJLGiwxfHIx8Au",
+    });
     expect(ofType(events, "text").map((e) => e.text)).toEqual(["ProviderModelNotFoundError: ProviderModelNotFoundError", "...", "EXIT:0"]);
   });
 
   it("sortie 1.14.25 permission reject: detected from the text line, the rejection is visible", () => {
     const { events, summary, dialect } = capture("sortie_doc_v1.14.25_permission_reject_author-elided.txt");
     expect(dialect).toBe("opencode");
-    expect(ofType(events, "error")).toMatchObject([{ scope: "tool", code: "permission_rejected", message: "permission requested: external_directory (/etc/*); auto-rejected" }]);
+    expect(ofType(events, "error")).toMatchObject([
+      { scope: "tool", code: "permission_rejected", message: "permission requested: external_directory (/etc/*); auto-rejected" },
+    ]);
     // The author-elided tool_use line is invalid JSON: reported by the framer, not turned into text.
     expect(ofType(events, "text")).toHaveLength(1);
     expect(summary.issues.map((i) => i.code)).toEqual(["invalid-json"]);

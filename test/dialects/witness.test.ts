@@ -12,7 +12,8 @@ import { hasShared } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/witness/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 /** Decodes lines with this dialect and no repair stage, so the decoder's own output is checked. */
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: witness, repair: false });
+const decode = (...lines: object[]) =>
+  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: witness, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
 
 describe("witness: detection", () => {
@@ -59,11 +60,21 @@ describe("witness: record shapes", () => {
         { type: "message.completed", messageId: "final-1", role: "assistant", kind: "text", text: "done" },
       ],
     ],
-    ["metric → metric with meta as values", [{ type: "metric", content: "Flame state", meta: { k: 0.5 } }], [{ type: "metric", name: "Flame state", text: "Flame state", values: { k: 0.5 } }]],
+    [
+      "metric → metric with meta as values",
+      [{ type: "metric", content: "Flame state", meta: { k: 0.5 } }],
+      [{ type: "metric", name: "Flame state", text: "Flame state", values: { k: 0.5 } }],
+    ],
     [
       "metric usage → usage",
       [{ type: "metric", content: "usage", meta: { input_tokens: 3, output_tokens: 4, scope: "delta" } }],
-      [{ type: "usage", usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }, scope: "delta" }],
+      [
+        {
+          type: "usage",
+          usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+          scope: "delta",
+        },
+      ],
     ],
     [
       "tool_call and tool_result → a tool call; a non-zero exit code is an error",
@@ -95,9 +106,21 @@ describe("witness: record shapes", () => {
         { type: "tool.completed", toolCallId: "c9", name: "unknown", output: "x", isError: false },
       ],
     ],
-    ["error → error (scope session unless meta says)", [{ type: "error", content: "boom" }], [{ type: "error", scope: "session", message: "boom" }]],
-    ["error with a scope", [{ type: "error", content: "slow", meta: { scope: "api", code: "overloaded" } }], [{ type: "error", scope: "api", message: "slow", code: "overloaded" }]],
-    ["debug → notice", [{ type: "debug", content: "cache warm", meta: { n: 1 } }], [{ type: "notice", kind: "debug", level: "info", text: "cache warm", details: { n: 1 } }]],
+    [
+      "error → error (scope session unless meta says)",
+      [{ type: "error", content: "boom" }],
+      [{ type: "error", scope: "session", message: "boom" }],
+    ],
+    [
+      "error with a scope",
+      [{ type: "error", content: "slow", meta: { scope: "api", code: "overloaded" } }],
+      [{ type: "error", scope: "api", message: "slow", code: "overloaded" }],
+    ],
+    [
+      "debug → notice",
+      [{ type: "debug", content: "cache warm", meta: { n: 1 } }],
+      [{ type: "notice", kind: "debug", level: "info", text: "cache warm", details: { n: 1 } }],
+    ],
     [
       "debug carrying an agentstream event → that event",
       [{ type: "debug", content: "session started", meta: { event: { type: "session.started", agent: "codex", sessionId: "s1" } } }],
@@ -132,14 +155,20 @@ describe("witness: fixtures", () => {
   it("dual-brain: analysis, metric and answer in order, brains kept", () => {
     const { events, dialect } = readAll([readFileSync(fixture("dual-brain.ndjson"))]);
     expect(dialect).toBe("witness");
-    const kinds = events.filter((e) => e.type === "message.completed" || e.type === "metric").map((e) => (e.type === "metric" ? `metric ${e.values.state}` : `${e.kind} ${e.channel}`));
+    const kinds = events
+      .filter((e) => e.type === "message.completed" || e.type === "metric")
+      .map((e) => (e.type === "metric" ? `metric ${e.values.state}` : `${e.kind} ${e.channel}`));
     expect(kinds).toEqual(["reasoning path1", "metric sync", "text path2"]);
   });
 
   it("unified-empty-and-no-brain: empty content and missing brain are accepted", () => {
     const { events, issues } = readAll([readFileSync(fixture("unified-empty-and-no-brain.ndjson"))]);
     expect(issues.filter((i) => i.severity !== "info")).toEqual([]);
-    expect(events.filter((e) => e.type === "message.completed").map((e) => (e.type === "message.completed" ? e.text : ""))).toEqual(["", "Answer without a brain id", "line one\nline two"]);
+    expect(events.filter((e) => e.type === "message.completed").map((e) => (e.type === "message.completed" ? e.text : ""))).toEqual([
+      "",
+      "Answer without a brain id",
+      "line one\nline two",
+    ]);
   });
 
   it("reserved-types: two tool calls, an error and a notice", () => {
@@ -153,6 +182,10 @@ describe("witness: fixtures", () => {
 
   it("unknown-type: the unknown line sits between the two answers", () => {
     const { events } = readAll([readFileSync(fixture("unknown-type.ndjson"))]);
-    expect(events.map((e) => e.type).filter((t) => t === "message.completed" || t === "unknown")).toEqual(["message.completed", "unknown", "message.completed"]);
+    expect(events.map((e) => e.type).filter((t) => t === "message.completed" || t === "unknown")).toEqual([
+      "message.completed",
+      "unknown",
+      "message.completed",
+    ]);
   });
 });

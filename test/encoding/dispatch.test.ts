@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { createDispatch } from "../../src/encoding/dispatch.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 
-const delta = { v: 1, seq: 1, type: "message.delta", messageId: "m", role: "assistant", kind: "text", text: "Hi", position: 0 } as AgentEvent;
+const delta = {
+  v: 1,
+  seq: 1,
+  type: "message.delta",
+  messageId: "m",
+  role: "assistant",
+  kind: "text",
+  text: "Hi",
+  position: 0,
+} as AgentEvent;
 const started = { v: 1, seq: 0, type: "message.started", messageId: "m", role: "assistant", kind: "text" } as AgentEvent;
 
 describe("createDispatch", () => {

@@ -56,18 +56,23 @@ describe("createFramer", () => {
 
   it("every framing writes big integers digit for digit", () => {
     const record = { id: new LosslessInteger("1104763548210798038") };
-    for (const framing of ["ndjson", "sse", "json-seq"] as const) expect(createFramer(framing).frame(record, 0)).toContain(":1104763548210798038}");
+    for (const framing of ["ndjson", "sse", "json-seq"] as const)
+      expect(createFramer(framing).frame(record, 0)).toContain(":1104763548210798038}");
   });
 });
 
-const captures = listCaptures().filter(([dialect]) => dialect === "claude" || dialect === "codex").slice(0, 4);
+const captures = listCaptures()
+  .filter(([dialect]) => dialect === "claude" || dialect === "codex")
+  .slice(0, 4);
 
 describe.skipIf(captures.length === 0)("--sse works for every format (real captures)", () => {
   for (const [dialect, path] of captures) {
     const { events } = readFile(path);
     for (const format of formats.filter((f) => f.encoder !== undefined)) {
       it(`${dialect}/${path.split("/").pop()} → ${format.name}: the SSE data are the NDJSON records`, () => {
-        const lines = write(events, format, false).split("\n").filter((l) => l !== "");
+        const lines = write(events, format, false)
+          .split("\n")
+          .filter((l) => l !== "");
         const { events: sse } = decodeSse(write(events, format, true));
         const data = sse.map((e) => e.data).filter((d) => d !== "[DONE]");
         expect(lines.length).toBeGreaterThan(0);

@@ -10,7 +10,8 @@ import type { ValidateFunction } from "ajv";
 import { hasShared, sharedPath } from "./shared.ts";
 
 type Ajv2020Class = typeof Ajv2020Module.default;
-const Ajv2020: Ajv2020Class = (Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? (Ajv2020Module as unknown as Ajv2020Class);
+const Ajv2020: Ajv2020Class =
+  (Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? (Ajv2020Module as unknown as Ajv2020Class);
 
 interface Upstream {
   envelope: ValidateFunction;
@@ -47,7 +48,8 @@ export function upstreamAaep(): Upstream | undefined {
 export function upstreamErrors(upstream: Upstream, event: Record<string, unknown>): string[] {
   const errors: string[] = [];
   const type = String(event.type);
-  if (!upstream.envelope(event)) errors.push(...(upstream.envelope.errors ?? []).map((e) => `envelope ${e.instancePath} ${e.message ?? ""}`));
+  if (!upstream.envelope(event))
+    errors.push(...(upstream.envelope.errors ?? []).map((e) => `envelope ${e.instancePath} ${e.message ?? ""}`));
   const core = upstream.core.get(type);
   if (core !== undefined && !core(event)) errors.push(...(core.errors ?? []).map((e) => `${type} ${e.instancePath} ${e.message ?? ""}`));
   return errors;

@@ -61,7 +61,11 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
 }
 
 /** The two views a round trip compares: `expected` from the source, `actual` from what was read back. */
-export function roundTripPair(source: readonly AgentEvent[], back: readonly AgentEvent[], view: RoundTripView): { expected: Record<string, unknown>[]; actual: Record<string, unknown>[] } {
+export function roundTripPair(
+  source: readonly AgentEvent[],
+  back: readonly AgentEvent[],
+  view: RoundTripView,
+): { expected: Record<string, unknown>[]; actual: Record<string, unknown>[] } {
   let expected = roundTripView(view.sessionFirst === true ? sessionFirst(source) : source, view);
   let actual = roundTripView(back, view);
   if (view.terminalsLast === true) {
@@ -108,8 +112,15 @@ export function oddEventDrafts(): object[] {
   const drafts: object[] = [];
   for (const s of sessions) {
     const t = times[drafts.length % times.length] ?? {};
-    drafts.push({ type: "session.started", agent: "codex", ...s, ...t }, { type: "session.started", parentSessionId: "s1", sessionId: "sub", ...t });
-    drafts.push({ type: "session.completed", status: "success", finalText: "done", ...s }, { type: "session.completed", status: "error", error: "password wrong", ...s }, { type: "session.completed", status: "interrupted", ...s });
+    drafts.push(
+      { type: "session.started", agent: "codex", ...s, ...t },
+      { type: "session.started", parentSessionId: "s1", sessionId: "sub", ...t },
+    );
+    drafts.push(
+      { type: "session.completed", status: "success", finalText: "done", ...s },
+      { type: "session.completed", status: "error", error: "password wrong", ...s },
+      { type: "session.completed", status: "interrupted", ...s },
+    );
     for (const id of ids) {
       drafts.push(
         { type: "message.started", messageId: id, role: "assistant", kind: "text", ...s },

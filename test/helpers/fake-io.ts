@@ -7,7 +7,9 @@ export interface FakeIo extends CliIo {
 }
 
 /** An in-memory CliIo: stdin from a string, stdout/stderr captured, files from disk. */
-export function fakeIo(options: { stdin?: string | Uint8Array; stdinTTY?: boolean; stdoutTTY?: boolean; stderrTTY?: boolean; env?: Record<string, string> } = {}): FakeIo {
+export function fakeIo(
+  options: { stdin?: string | Uint8Array; stdinTTY?: boolean; stdoutTTY?: boolean; stderrTTY?: boolean; env?: Record<string, string> } = {},
+): FakeIo {
   let out = "";
   let err = "";
   const input = options.stdin ?? "";

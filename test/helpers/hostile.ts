@@ -20,14 +20,18 @@ export function hostilePayloads(): [string, string][] {
     ["CR rewrites", "progress 10%\rprogress 100%\r\n"],
   ];
   if (!hasShared) return own;
-  const corpus = JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: { id: string; payload: string }[] };
+  const corpus = JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as {
+    payloads: { id: string; payload: string }[];
+  };
   return [...own, ...corpus.payloads.map((p): [string, string] => [p.id, p.payload])];
 }
 
 /** The web payloads (HTML, Markdown links and images, `javascript:` URLs), as [id, text]; empty without ../shared. */
 export function webPayloads(): [string, string][] {
   if (!hasShared) return [];
-  const corpus = JSON.parse(readFileSync(sharedPath("corpus/web/xss-payloads.json"), "utf8")) as { payloads: { id: string; text?: string }[] };
+  const corpus = JSON.parse(readFileSync(sharedPath("corpus/web/xss-payloads.json"), "utf8")) as {
+    payloads: { id: string; text?: string }[];
+  };
   return corpus.payloads.filter((p): p is { id: string; text: string } => typeof p.text === "string").map((p) => [p.id, p.text]);
 }
 

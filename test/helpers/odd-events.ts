@@ -21,19 +21,55 @@ function clean(value: { type: AgentEventDraft["type"] } & Record<string, unknown
 }
 
 const draft: fc.Arbitrary<AgentEventDraft> = fc.oneof(
-  fc.record({ s: sessionId, p: fc.constantFrom(undefined, "root", "sub"), t: fc.constantFrom(undefined, "t1") }).map(({ s, p, t }) => clean({ type: "session.started" as const, sessionId: s, parentSessionId: p, parentToolCallId: t, agent: "x" })),
-  fc.record({ s: sessionId, status: fc.constantFrom("success", "error", "interrupted" as const), f: fc.option(text, { nil: undefined }) }).map(({ s, status, f }) => clean({ type: "session.completed" as const, sessionId: s, status, finalText: f })),
+  fc
+    .record({ s: sessionId, p: fc.constantFrom(undefined, "root", "sub"), t: fc.constantFrom(undefined, "t1") })
+    .map(({ s, p, t }) => clean({ type: "session.started" as const, sessionId: s, parentSessionId: p, parentToolCallId: t, agent: "x" })),
+  fc
+    .record({ s: sessionId, status: fc.constantFrom("success", "error", "interrupted" as const), f: fc.option(text, { nil: undefined }) })
+    .map(({ s, status, f }) => clean({ type: "session.completed" as const, sessionId: s, status, finalText: f })),
   fc.record({ s: sessionId, id: turnId }).map(({ s, id }) => clean({ type: "turn.started" as const, sessionId: s, turnId: id })),
-  fc.record({ s: sessionId, id: turnId, u: fc.option(usage, { nil: undefined }) }).map(({ s, id, u }) => clean({ type: "turn.completed" as const, sessionId: s, turnId: id, usage: u })),
-  fc.record({ s: sessionId, id: messageId, role, kind }).map(({ s, id, role: r, kind: k }) => clean({ type: "message.started" as const, sessionId: s, messageId: id, role: r, kind: k })),
-  fc.record({ s: sessionId, id: messageId, t: text }).map(({ s, id, t }) => clean({ type: "message.delta" as const, role: "assistant", kind: "text", sessionId: s, messageId: id, text: t, position: 0 })),
-  fc.record({ s: sessionId, id: messageId, role, kind, t: text, sig: fc.constantFrom(undefined, "sig") }).map(({ s, id, role: r, kind: k, t, sig }) => clean({ type: "message.completed" as const, sessionId: s, messageId: id, role: r, kind: k, text: t, signature: sig })),
-  fc.record({ s: sessionId, id: toolCallId, input: fc.constantFrom(undefined, { a: 1 }, "x", null) }).map(({ s, id, input }) => clean({ type: "tool.started" as const, sessionId: s, toolCallId: id, name: "T", input })),
-  fc.record({ s: sessionId, id: toolCallId, t: fc.constantFrom("{", '"a":1}', "", "x") }).map(({ s, id, t }) => clean({ type: "tool.input.delta" as const, sessionId: s, toolCallId: id, text: t })),
-  fc.record({ s: sessionId, id: toolCallId }).map(({ s, id }) => clean({ type: "tool.progress" as const, sessionId: s, toolCallId: id, status: "running" })),
-  fc.record({ s: sessionId, id: toolCallId, e: fc.boolean(), o: fc.option(text, { nil: undefined }), r: fc.constantFrom(undefined, { ok: 1 }) }).map(({ s, id, e, o, r }) => clean({ type: "tool.completed" as const, sessionId: s, toolCallId: id, isError: e, output: o, result: r })),
-  fc.record({ s: sessionId }).map(({ s }) => clean({ type: "plan.updated" as const, sessionId: s, items: [{ text: "a", status: "pending" as const }] })),
-  fc.record({ s: sessionId, u: usage }).map(({ s, u }) => clean({ type: "usage" as const, sessionId: s, usage: u, scope: "delta" as const })),
+  fc
+    .record({ s: sessionId, id: turnId, u: fc.option(usage, { nil: undefined }) })
+    .map(({ s, id, u }) => clean({ type: "turn.completed" as const, sessionId: s, turnId: id, usage: u })),
+  fc
+    .record({ s: sessionId, id: messageId, role, kind })
+    .map(({ s, id, role: r, kind: k }) => clean({ type: "message.started" as const, sessionId: s, messageId: id, role: r, kind: k })),
+  fc
+    .record({ s: sessionId, id: messageId, t: text })
+    .map(({ s, id, t }) =>
+      clean({ type: "message.delta" as const, role: "assistant", kind: "text", sessionId: s, messageId: id, text: t, position: 0 }),
+    ),
+  fc
+    .record({ s: sessionId, id: messageId, role, kind, t: text, sig: fc.constantFrom(undefined, "sig") })
+    .map(({ s, id, role: r, kind: k, t, sig }) =>
+      clean({ type: "message.completed" as const, sessionId: s, messageId: id, role: r, kind: k, text: t, signature: sig }),
+    ),
+  fc
+    .record({ s: sessionId, id: toolCallId, input: fc.constantFrom(undefined, { a: 1 }, "x", null) })
+    .map(({ s, id, input }) => clean({ type: "tool.started" as const, sessionId: s, toolCallId: id, name: "T", input })),
+  fc
+    .record({ s: sessionId, id: toolCallId, t: fc.constantFrom("{", '"a":1}', "", "x") })
+    .map(({ s, id, t }) => clean({ type: "tool.input.delta" as const, sessionId: s, toolCallId: id, text: t })),
+  fc
+    .record({ s: sessionId, id: toolCallId })
+    .map(({ s, id }) => clean({ type: "tool.progress" as const, sessionId: s, toolCallId: id, status: "running" })),
+  fc
+    .record({
+      s: sessionId,
+      id: toolCallId,
+      e: fc.boolean(),
+      o: fc.option(text, { nil: undefined }),
+      r: fc.constantFrom(undefined, { ok: 1 }),
+    })
+    .map(({ s, id, e, o, r }) =>
+      clean({ type: "tool.completed" as const, sessionId: s, toolCallId: id, isError: e, output: o, result: r }),
+    ),
+  fc
+    .record({ s: sessionId })
+    .map(({ s }) => clean({ type: "plan.updated" as const, sessionId: s, items: [{ text: "a", status: "pending" as const }] })),
+  fc
+    .record({ s: sessionId, u: usage })
+    .map(({ s, u }) => clean({ type: "usage" as const, sessionId: s, usage: u, scope: "delta" as const })),
   fc.constant<AgentEventDraft>({ type: "unknown", raw: { x: 1 } }),
   fc.constant<AgentEventDraft>({ type: "heartbeat" }),
   fc.constant<AgentEventDraft>({ type: "error", scope: "api", message: "e" }),
@@ -41,7 +77,9 @@ const draft: fc.Arbitrary<AgentEventDraft> = fc.oneof(
 );
 
 /** Up to 40 events of any kind, in any order. */
-export const oddEvents: fc.Arbitrary<AgentEvent[]> = fc.array(draft, { maxLength: 40 }).map((drafts) => drafts.map((d, seq) => ({ v: 1, seq, ...d }) as AgentEvent));
+export const oddEvents: fc.Arbitrary<AgentEvent[]> = fc
+  .array(draft, { maxLength: 40 })
+  .map((drafts) => drafts.map((d, seq) => ({ v: 1, seq, ...d }) as AgentEvent));
 
 /** A well-formed session: start, turns with a message (streamed) and a tool call each, end. */
 function wellFormed(turns: number): AgentEventDraft[] {

@@ -17,7 +17,11 @@ function readDocument(chunks: Uint8Array[]) {
 noteSharedMissing();
 describe.skipIf(!hasShared)("JSONTestSuite through the record layer (../shared/corpus/jsontestsuite)", () => {
   const rows = hasShared
-    ? readFileSync(sharedPath("corpus/jsontestsuite/EXPECTATIONS.tsv"), "utf8").trim().split("\n").slice(1).map((line) => line.split("\t"))
+    ? readFileSync(sharedPath("corpus/jsontestsuite/EXPECTATIONS.tsv"), "utf8")
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split("\t"))
     : [];
 
   it.each(rows.map(([file, , , ours]) => [file as string, ours as string]))("%s: %s", (file, ours) => {

@@ -16,9 +16,25 @@ describe("readEvents adapters", () => {
     ["a string", () => sample],
     ["bytes", () => new TextEncoder().encode(sample)],
     ["a Node stream", () => Readable.from([Buffer.from(sample.slice(0, 5)), Buffer.from(sample.slice(5))])],
-    ["an async iterable of strings", () => (async function* () { yield sample.slice(0, 9); yield sample.slice(9); })()],
+    [
+      "an async iterable of strings",
+      () =>
+        (async function* () {
+          yield sample.slice(0, 9);
+          yield sample.slice(9);
+        })(),
+    ],
     ["a sync iterable", () => [sample]],
-    ["a Web ReadableStream", () => new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(sample)); c.close(); } })],
+    [
+      "a Web ReadableStream",
+      () =>
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(sample));
+            c.close();
+          },
+        }),
+    ],
   ])("reads %s", async (_name, make) => {
     const events = await collect(readEvents(make() as never, { dialect: "json" }));
     expect(events.map((e) => e.type)).toEqual(["unknown", "text", "unknown"]);
@@ -62,7 +78,13 @@ describe("readEvents adapters", () => {
   });
 
   it("AgentEventStream is a Web TransformStream from text or bytes to events", async () => {
-    const input = new ReadableStream<string>({ start(c) { c.enqueue(sample.slice(0, 4)); c.enqueue(sample.slice(4)); c.close(); } });
+    const input = new ReadableStream<string>({
+      start(c) {
+        c.enqueue(sample.slice(0, 4));
+        c.enqueue(sample.slice(4));
+        c.close();
+      },
+    });
     const events = await collect(input.pipeThrough(new AgentEventStream({ dialect: "json" })) as unknown as AsyncIterable<AgentEvent>);
     expect(events).toHaveLength(3);
   });

@@ -50,7 +50,14 @@ describe.skipIf(!hasShared)("concatenated real captures", () => {
     [[claude, codexFragment]],
     [[gemini, codexFragment]],
     // Claude-style streams from other CLIs: each init is detected afresh, not taken for Claude's.
-    [["cursor/cursorhack_2026.01.28_subagent_sleep.jsonl", claude, "qwen/plannotator_0.25.0_partial_cherrypicked_lines.jsonl", "amp/unison_amp_0.0.1775837683_stream_json_2plus2.jsonl"]],
+    [
+      [
+        "cursor/cursorhack_2026.01.28_subagent_sleep.jsonl",
+        claude,
+        "qwen/plannotator_0.25.0_partial_cherrypicked_lines.jsonl",
+        "amp/unison_amp_0.0.1775837683_stream_json_2plus2.jsonl",
+      ],
+    ],
   ])("%j: one session per capture, each in its own dialect, boundaries at each capture's first line", (paths) => {
     const parts = paths.map(capture);
     const { events, boundaries, reader } = read(parts);

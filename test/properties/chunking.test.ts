@@ -14,7 +14,8 @@ const ownFixtures = (): [string, Uint8Array][] => {
   const out: [string, Uint8Array][] = [];
   for (const dir of readdirSync(root, { withFileTypes: true })) {
     if (!dir.isDirectory()) continue;
-    for (const name of readdirSync(new URL(`${dir.name}/`, root))) out.push([`${dir.name}/${name}`, readFileSync(new URL(`${dir.name}/${name}`, root))]);
+    for (const name of readdirSync(new URL(`${dir.name}/`, root)))
+      out.push([`${dir.name}/${name}`, readFileSync(new URL(`${dir.name}/${name}`, root))]);
   }
   return out;
 };
@@ -47,9 +48,12 @@ describe("any input gives events or issues, never a throw", () => {
     const result = readAll([bytes]);
     expect(Array.isArray(result.events)).toBe(true);
   });
-  test.prop([fc.array(fc.oneof(fc.json(), fc.string(), fc.constant("{"), fc.constant("\r")), { maxLength: 20 })], { numRuns: 300 })("random lines of JSON and text", (lines) => {
-    const text = lines.join("\n");
-    const result = readAll([text]);
-    expect(readAll(chunkEvery(new TextEncoder().encode(text), 3))).toEqual(result);
-  });
+  test.prop([fc.array(fc.oneof(fc.json(), fc.string(), fc.constant("{"), fc.constant("\r")), { maxLength: 20 })], { numRuns: 300 })(
+    "random lines of JSON and text",
+    (lines) => {
+      const text = lines.join("\n");
+      const result = readAll([text]);
+      expect(readAll(chunkEvery(new TextEncoder().encode(text), 3))).toEqual(result);
+    },
+  );
 });

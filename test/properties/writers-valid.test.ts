@@ -15,7 +15,10 @@ describe.each(formatSpecs.map((spec) => spec.name))("%s", (format) => {
     expect(validateFormat(format, convertEvents(events, format))).toEqual([]);
   });
 
-  test.prop([mutatedEvents], { numRuns: 300 })("a session with events dropped, repeated or moved gives output its validator accepts", (events) => {
-    expect(validateFormat(format, convertEvents(events, format))).toEqual([]);
-  });
+  test.prop([mutatedEvents], { numRuns: 300 })(
+    "a session with events dropped, repeated or moved gives output its validator accepts",
+    (events) => {
+      expect(validateFormat(format, convertEvents(events, format))).toEqual([]);
+    },
+  );
 });

@@ -30,7 +30,9 @@ describe("repair on real captures: each message's text exactly once", () => {
     const { events } = readFile(path);
     const { streamed, final } = messages(events);
     const raw = messages(readFile(path, { repair: false }).events).final;
-    const revised = new Set(events.flatMap((e) => (e.type === "repair" && e.kind === "snapshot-discontinuity" && e.messageId ? [e.messageId] : [])));
+    const revised = new Set(
+      events.flatMap((e) => (e.type === "repair" && e.kind === "snapshot-discontinuity" && e.messageId ? [e.messageId] : [])),
+    );
     for (const [id, text] of streamed) {
       if (!final.has(id) || revised.has(id)) continue;
       // The completed text replaces the deltas: the same text, never a prefix repeated. Where the

@@ -5,8 +5,16 @@ import { completed, delta, see, started } from "../helpers/streams.ts";
 describe("health report", () => {
   it("counts parse errors, unknown records, repairs, large deltas and protocol violations in summary --json", () => {
     const big = "x".repeat(250);
-    const lines = [started("m"), delta("m", `${big} a`), delta("m", `${big} a`), delta("orphan", "text for a message that never started"), completed("m", `${big} a`)];
-    const { summary } = readAll([`${lines.join("\n")}\n{"broken":\n{"v":1,"seq":99,"type":"some.future.event"}\n`], { dialect: "agentstream" });
+    const lines = [
+      started("m"),
+      delta("m", `${big} a`),
+      delta("m", `${big} a`),
+      delta("orphan", "text for a message that never started"),
+      completed("m", `${big} a`),
+    ];
+    const { summary } = readAll([`${lines.join("\n")}\n{"broken":\n{"v":1,"seq":99,"type":"some.future.event"}\n`], {
+      dialect: "agentstream",
+    });
     expect(summary.health.parseErrors).toBe(1);
     expect(summary.health.unknownRecords).toBe(1);
     expect(summary.health.repairs).toBeGreaterThanOrEqual(2);

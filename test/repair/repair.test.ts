@@ -10,7 +10,13 @@ import { completed, delta, line, see, started } from "../helpers/streams.ts";
 
 describe("snapshot detection and extraction", () => {
   it("a stream of snapshots yields each character once (the exponential-duplication bug)", () => {
-    const s = see([started("m"), delta("m", "Hello"), delta("m", "Hello World"), delta("m", "Hello World! How are"), delta("m", "Hello World! How are you?")]);
+    const s = see([
+      started("m"),
+      delta("m", "Hello"),
+      delta("m", "Hello World"),
+      delta("m", "Hello World! How are"),
+      delta("m", "Hello World! How are you?"),
+    ]);
     expect(s.streamed.get("m")).toBe("Hello World! How are you?");
     expect(s.repairs.length).toBeGreaterThan(0);
     expect(s.repairs.every((r) => r.type === "repair" && r.kind === "snapshot-as-delta")).toBe(true);
@@ -33,12 +39,23 @@ describe("snapshot detection and extraction", () => {
   it("recovers when the first snapshots were too short to tell", () => {
     // "Hi there" (8) then a snapshot that is much longer: rule 2 needs the ratio or a boundary;
     // the chain rule (a delta that repeats the previous delta) catches the rest.
-    const s = see([started("m"), delta("m", "Hi there"), delta("m", "Hi there, I read the file and"), delta("m", "Hi there, I read the file and found the bug.")]);
+    const s = see([
+      started("m"),
+      delta("m", "Hi there"),
+      delta("m", "Hi there, I read the file and"),
+      delta("m", "Hi there, I read the file and found the bug."),
+    ]);
     expect(s.streamed.get("m")).toBe("Hi there, I read the file and found the bug.");
   });
 
   it("true deltas and snapshots mixed in one message", () => {
-    const s = see([started("m"), delta("m", "The test "), delta("m", "fails because"), delta("m", "The test fails because the date"), delta("m", " is parsed in UTC.")]);
+    const s = see([
+      started("m"),
+      delta("m", "The test "),
+      delta("m", "fails because"),
+      delta("m", "The test fails because the date"),
+      delta("m", " is parsed in UTC."),
+    ]);
     expect(s.streamed.get("m")).toBe("The test fails because the date is parsed in UTC.");
   });
 });
@@ -89,7 +106,13 @@ describe("final versus streamed", () => {
   });
 
   it("a complete message under another id that repeats a streamed one is dropped (matched by content)", () => {
-    const s = see([started("a"), delta("a", "All 7 tests "), delta("a", "pass now."), completed("a", "All 7 tests pass now."), completed("recap-1", "All 7 tests pass now.")]);
+    const s = see([
+      started("a"),
+      delta("a", "All 7 tests "),
+      delta("a", "pass now."),
+      completed("a", "All 7 tests pass now."),
+      completed("recap-1", "All 7 tests pass now."),
+    ]);
     expect(s.final.has("recap-1")).toBe(false);
     expect(s.repairs.map((r) => r.type === "repair" && r.kind)).toEqual(["final-matched-by-content"]);
   });

@@ -11,9 +11,26 @@ import { toLine, toLines } from "../../src/formats/agentstream/encode.ts";
 const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5 };
 /** One valid example of every event type. */
 const examples: AgentEvent[] = [
-  makeEvent("session.started", { seq: 0, sessionId: "s1", agent: "claude-code", agentVersion: "2.1.220", model: "m", cwd: "/w", tools: ["Bash"], details: { a: 1 } }),
+  makeEvent("session.started", {
+    seq: 0,
+    sessionId: "s1",
+    agent: "claude-code",
+    agentVersion: "2.1.220",
+    model: "m",
+    cwd: "/w",
+    tools: ["Bash"],
+    details: { a: 1 },
+  }),
   makeEvent("turn.started", { seq: 1, turnId: "t1" }),
-  makeEvent("message.started", { seq: 2, messageId: "m1", role: "assistant", kind: "text", contentType: "text/markdown", language: "vi", channel: "path2" }),
+  makeEvent("message.started", {
+    seq: 2,
+    messageId: "m1",
+    role: "assistant",
+    kind: "text",
+    contentType: "text/markdown",
+    language: "vi",
+    channel: "path2",
+  }),
   makeEvent("message.delta", { seq: 3, messageId: "m1", role: "assistant", kind: "text", text: "Xin chào", position: 0 }),
   makeEvent("message.completed", { seq: 4, messageId: "m1", role: "assistant", kind: "text", text: "Xin chào" }),
   makeEvent("tool.started", { seq: 5, toolCallId: "c1", name: "Bash", kind: "command" }),
@@ -33,7 +50,16 @@ const examples: AgentEvent[] = [
   makeEvent("repair", { seq: 19, kind: "snapshot-as-delta", messageId: "m1", removedChars: 8, message: "snapshot sent as a delta" }),
   makeEvent("unknown", { seq: 20, raw: { type: "future" }, reason: "unknown record type" }),
   makeEvent("turn.completed", { seq: 21, turnId: "t1", status: "success", usage }),
-  makeEvent("session.completed", { seq: 22, sessionId: "s1", status: "success", finalText: "Xin chào", usage, costUsd: 0.01, durationMs: 1000, turns: 1 }),
+  makeEvent("session.completed", {
+    seq: 22,
+    sessionId: "s1",
+    status: "success",
+    finalText: "Xin chào",
+    usage,
+    costUsd: 0.01,
+    durationMs: 1000,
+    turns: 1,
+  }),
 ];
 
 describe("the agentstream schema and the TypeScript model agree", () => {
@@ -80,11 +106,14 @@ describe("emitter API (Witness make_event / to_line / validate_line, generalised
     expect(validateLine('{"__proto__":{"x":1},"v":1}').map((i) => i.code)).toContain("forbidden-key");
   });
 
-  test.prop([fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })])("toLine then JSON.parse is the identity, lone surrogates and U+2028 included", (a, b) => {
-    const event = makeEvent("message.completed", { seq: 0, messageId: b, role: "assistant", kind: "text", text: `${a}\u2028${b}` });
-    const line = toLine(event);
-    expect(line.includes("\n")).toBe(false);
-    expect(JSON.parse(line)).toEqual(event);
-    expect(validateLine(line)).toEqual([]);
-  });
+  test.prop([fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })])(
+    "toLine then JSON.parse is the identity, lone surrogates and U+2028 included",
+    (a, b) => {
+      const event = makeEvent("message.completed", { seq: 0, messageId: b, role: "assistant", kind: "text", text: `${a}\u2028${b}` });
+      const line = toLine(event);
+      expect(line.includes("\n")).toBe(false);
+      expect(JSON.parse(line)).toEqual(event);
+      expect(validateLine(line)).toEqual([]);
+    },
+  );
 });

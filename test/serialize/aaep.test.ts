@@ -16,8 +16,16 @@ import { readFile } from "../helpers/read.ts";
 import { hasShared, noteSharedMissing } from "../helpers/shared.ts";
 
 type Rec = Record<string, unknown>;
-const write = (events: object[], coalesce: "none" | "sentence" = "none"): Rec[] => records(convertEvents(build(events), "aaep", { coalesce }));
-const start = { type: "session.started", agent: "claude-code", agentVersion: "2.1.0", model: "m", sessionId: "5f0c2a9e-1b7d-4c3e-9a41-7d2e8b6f0a13", time: "2026-05-24T14:22:11.342Z" };
+const write = (events: object[], coalesce: "none" | "sentence" = "none"): Rec[] =>
+  records(convertEvents(build(events), "aaep", { coalesce }));
+const start = {
+  type: "session.started",
+  agent: "claude-code",
+  agentVersion: "2.1.0",
+  model: "m",
+  sessionId: "5f0c2a9e-1b7d-4c3e-9a41-7d2e8b6f0a13",
+  time: "2026-05-24T14:22:11.342Z",
+};
 const ofType = (out: Rec[], type: string): Rec[] => out.filter((r) => r.type === type);
 const chunks = (out: Rec[]): Rec[] => ofType(out, "aaep:agent.output.streaming");
 const text = (id: string, value: string) => ({ type: "message.completed", messageId: id, role: "assistant", kind: "text", text: value });
@@ -59,7 +67,12 @@ describe("aaep writer: envelope", () => {
   });
 
   it("an event without time carries the last time seen; before any, the epoch", () => {
-    const out = write([{ ...start, time: undefined }, text("m", "x"), { type: "retry", attempt: 1, time: "2026-05-24T14:22:12Z" }, { type: "retry", attempt: 2 }]);
+    const out = write([
+      { ...start, time: undefined },
+      text("m", "x"),
+      { type: "retry", attempt: 1, time: "2026-05-24T14:22:12Z" },
+      { type: "retry", attempt: 2 },
+    ]);
     expect(out.map((r) => r.timestamp)).toEqual([
       "1970-01-01T00:00:00.000Z",
       "1970-01-01T00:00:00.000Z",
@@ -86,7 +99,14 @@ describe("aaep writer: output streaming", () => {
   it("a message with no deltas is one completion chunk; its language and content type go on the chunk", () => {
     const out = chunks(write([start, { ...text("m", "Ẹ ku àárọ̀."), language: "yo-NG", contentType: "text/markdown" }]));
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ chunk: "Ẹ ku àárọ̀.", position: 0, complete: true, coalesce_hint: "completion", language: "yo-NG", content_type: "text/markdown" });
+    expect(out[0]).toMatchObject({
+      chunk: "Ẹ ku àárọ̀.",
+      position: 0,
+      complete: true,
+      coalesce_hint: "completion",
+      language: "yo-NG",
+      content_type: "text/markdown",
+    });
   });
 
   it("an invalid language or content type is left out (it stays in the extension of our events)", () => {
@@ -127,7 +147,14 @@ describe("aaep writer: output streaming", () => {
   });
 
   it("a completed text that revises what streamed: the streamed output ends, the final text follows as a new output", () => {
-    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 }, text("m", "Hello")]));
+    const out = chunks(
+      write([
+        start,
+        { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 },
+        text("m", "Hello"),
+      ]),
+    );
     expect(out.map((c) => [c.chunk, c.complete, c.output_id])).toEqual([
       ["Helo", false, "out_m"],
       ["", true, "out_m"],
@@ -137,7 +164,13 @@ describe("aaep writer: output streaming", () => {
   });
 
   it("a message that never completes is completed at the end with an empty chunk", () => {
-    const out = chunks(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 }]));
+    const out = chunks(
+      write([
+        start,
+        { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 },
+      ]),
+    );
     expect(out.map((c) => [c.chunk, c.complete])).toEqual([
       ["cut", false],
       ["", true],
@@ -155,8 +188,16 @@ describe("aaep writer: output streaming", () => {
   });
 
   it("reasoning and user messages are not spoken output: extension events", () => {
-    const out = write([start, { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "hmm" }, { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "go" }]);
-    expect(out.slice(1).map((r) => r.type)).toEqual(["agentstream:message.completed", "agentstream:message.completed", "aaep:agent.session.cancelled"]);
+    const out = write([
+      start,
+      { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "hmm" },
+      { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "go" },
+    ]);
+    expect(out.slice(1).map((r) => r.type)).toEqual([
+      "agentstream:message.completed",
+      "agentstream:message.completed",
+      "aaep:agent.session.cancelled",
+    ]);
   });
 });
 
@@ -203,13 +244,25 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
   it("tools: invoked then completed with the same tool and call id; args redacted; summaries safe to read aloud", () => {
     const out = write([
       start,
-      { type: "tool.started", toolCallId: "toolu_01Demo", name: "mcp__github__create pr", input: { title: "x", token: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, description: "Open the PR" },
+      {
+        type: "tool.started",
+        toolCallId: "toolu_01Demo",
+        name: "mcp__github__create pr",
+        input: { title: "x", token: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" },
+        description: "Open the PR",
+      },
       { type: "tool.completed", toolCallId: "toolu_01Demo", isError: true, output: "403 forbidden\nmore", durationMs: 1234.6 },
     ]);
     const [invoked, completed] = [ofType(out, "aaep:agent.tool.invoked")[0], ofType(out, "aaep:agent.tool.completed")[0]];
     expect(invoked).toMatchObject({ tool: "mcp__github__create_pr", tool_call_id: "call_toolu01Demo", summary_normal: "Open the PR" });
     expect(invoked?.args_summary).toBe('{"title":"x","token":"[REDACTED]"}');
-    expect(completed).toMatchObject({ tool: "mcp__github__create_pr", tool_call_id: "call_toolu01Demo", status: "error", duration_ms: 1235, error_message: "403 forbidden\nmore" });
+    expect(completed).toMatchObject({
+      tool: "mcp__github__create_pr",
+      tool_call_id: "call_toolu01Demo",
+      status: "error",
+      duration_ms: 1235,
+      error_message: "403 forbidden\nmore",
+    });
   });
 
   it("a description with a secret marker is not read aloud; a call id used twice gets a fresh one", () => {
@@ -228,7 +281,11 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
   });
 
   it("a result without its call: the call is invoked first (marked synthesized); an open call is completed at the end", () => {
-    const out = write([start, { type: "tool.completed", toolCallId: "x", name: "Read", isError: false }, { type: "tool.started", toolCallId: "y", name: "Bash" }]);
+    const out = write([
+      start,
+      { type: "tool.completed", toolCallId: "x", name: "Read", isError: false },
+      { type: "tool.started", toolCallId: "y", name: "Bash" },
+    ]);
     expect(out.map((r) => r.type)).toEqual([
       "aaep:agent.session.started",
       "aaep:agent.tool.invoked",
@@ -238,14 +295,34 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
       "aaep:agent.session.cancelled",
     ]);
     expect(out[1]?.extensions).toEqual({ agentstream: { synthesized: true } });
-    expect(out[4]).toMatchObject({ status: "error", error_message: "the input ended before the tool call completed", extensions: { agentstream: { synthesized: true } } });
+    expect(out[4]).toMatchObject({
+      status: "error",
+      error_message: "the input ended before the tool call completed",
+      extensions: { agentstream: { synthesized: true } },
+    });
   });
 
   it.each([
-    ["success → completed", { status: "success", durationMs: 5 }, { type: "aaep:agent.session.completed", urgency: "normal", duration_ms: 5, summary_normal: "Session completed." }],
-    ["error → errored, critical, categorised", { status: "error", error: "rate limit exceeded (429)" }, { type: "aaep:agent.session.errored", urgency: "critical", error_category: "transient", recoverable: true }],
-    ["error needing the user", { status: "error", error: "Invalid API key" }, { type: "aaep:agent.session.errored", urgency: "critical", error_category: "requires_user", summary_normal: "Invalid API key" }],
-    ["interrupted → cancelled by the user", { status: "interrupted", error: "stopped" }, { type: "aaep:agent.session.cancelled", cancelled_by: "user", cancellation_reason: "interrupted" }],
+    [
+      "success → completed",
+      { status: "success", durationMs: 5 },
+      { type: "aaep:agent.session.completed", urgency: "normal", duration_ms: 5, summary_normal: "Session completed." },
+    ],
+    [
+      "error → errored, critical, categorised",
+      { status: "error", error: "rate limit exceeded (429)" },
+      { type: "aaep:agent.session.errored", urgency: "critical", error_category: "transient", recoverable: true },
+    ],
+    [
+      "error needing the user",
+      { status: "error", error: "Invalid API key" },
+      { type: "aaep:agent.session.errored", urgency: "critical", error_category: "requires_user", summary_normal: "Invalid API key" },
+    ],
+    [
+      "interrupted → cancelled by the user",
+      { status: "interrupted", error: "stopped" },
+      { type: "aaep:agent.session.cancelled", cancelled_by: "user", cancellation_reason: "interrupted" },
+    ],
   ])("session end: %s", (_name, fields, expected) => {
     const out = write([start, { type: "session.completed", sessionId: start.sessionId, ...fields }]);
     expect(out.at(-1)).toMatchObject(expected);
@@ -263,7 +340,12 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
       text("late", "late text"),
       { type: "session.completed", sessionId: start.sessionId, status: "success", finalText: "two" },
     ]);
-    expect(out.map((r) => r.type)).toEqual(["aaep:agent.session.started", "aaep:agent.output.streaming", "agentstream:session.completed", "aaep:agent.session.completed"]);
+    expect(out.map((r) => r.type)).toEqual([
+      "aaep:agent.session.started",
+      "aaep:agent.output.streaming",
+      "agentstream:session.completed",
+      "aaep:agent.session.completed",
+    ]);
     expect(out.at(-1)?.extensions).toMatchObject({ agentstream: { event: { finalText: "two" } } });
   });
 
@@ -279,9 +361,19 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
   });
 
   it("subagents are their own AAEP sessions, each with its start and one terminal", () => {
-    const out = write([start, { type: "session.started", sessionId: "sub-1", parentSessionId: start.sessionId, parentToolCallId: "t" }, { ...text("m", "from sub"), sessionId: "sub-1" }, { type: "session.completed", status: "success", sessionId: "sub-1" }]);
+    const out = write([
+      start,
+      { type: "session.started", sessionId: "sub-1", parentSessionId: start.sessionId, parentToolCallId: "t" },
+      { ...text("m", "from sub"), sessionId: "sub-1" },
+      { type: "session.completed", status: "success", sessionId: "sub-1" },
+    ]);
     expect(new Set(out.map((r) => r.session_id))).toEqual(new Set(["sess_5f0c2a9e1b7d4c3e9a417d2e8b6f0a13", "sess_sub1"]));
-    expect(validateFormat("aaep", convertEvents(build([start, { type: "session.started", sessionId: "sub-1", parentSessionId: start.sessionId }]), "aaep"))).toEqual([]);
+    expect(
+      validateFormat(
+        "aaep",
+        convertEvents(build([start, { type: "session.started", sessionId: "sub-1", parentSessionId: start.sessionId }]), "aaep"),
+      ),
+    ).toEqual([]);
   });
 
   it("an approval request → awaiting.confirmation: critical, a reply token, reject by default", () => {
@@ -298,11 +390,23 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
 
   it("a question for the user → awaiting.clarification, critical", () => {
     const out = write([start, { type: "notice", kind: "request_user_input", level: "warning", text: "Which branch?" }]);
-    expect(ofType(out, "aaep:agent.awaiting.clarification")[0]).toMatchObject({ urgency: "critical", question: "Which branch?", accepted_response_kinds: ["freetext"] });
+    expect(ofType(out, "aaep:agent.awaiting.clarification")[0]).toMatchObject({
+      urgency: "critical",
+      question: "Which branch?",
+      accepted_response_kinds: ["freetext"],
+    });
   });
 
   it("anything else is an extension event with our context; telemetry is background, a fatal error critical", () => {
-    const out = write([start, { type: "usage", scope: "delta", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } }, { type: "error", scope: "api", message: "boom", fatal: true }]);
+    const out = write([
+      start,
+      {
+        type: "usage",
+        scope: "delta",
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+      },
+      { type: "error", scope: "api", message: "boom", fatal: true },
+    ]);
     expect(out.slice(1, 3).map((r) => [r.type, r.urgency, r.summary_normal])).toEqual([
       ["agentstream:usage", "background", undefined],
       ["agentstream:error", "critical", "boom"],
@@ -310,7 +414,12 @@ describe("aaep writer: lifecycle, tools, confirmation", () => {
   });
 
   it("tool names are made valid", () => {
-    expect([aaepToolName("Bash"), aaepToolName("9lives"), aaepToolName("read file"), aaepToolName("a".repeat(300)).length]).toEqual(["Bash", "_9lives", "read_file", 256]);
+    expect([aaepToolName("Bash"), aaepToolName("9lives"), aaepToolName("read file"), aaepToolName("a".repeat(300)).length]).toEqual([
+      "Bash",
+      "_9lives",
+      "read_file",
+      256,
+    ]);
   });
 
   it("end() with nothing written writes nothing", () => {
@@ -343,9 +452,12 @@ describe("aaep validator: each rule rejects a hand-made violation", () => {
   });
   const started = base("aaep:agent.session.started", 0, { summary_normal: "Started." });
   const completed = (n: number): Rec => base("aaep:agent.session.completed", n, { summary_normal: "Done." });
-  const chunk = (n: number, fields: Rec): Rec => base("aaep:agent.output.streaming", n, { chunk: "a", position: 0, complete: false, output_id: "out_1", ...fields });
-  const invoked = (n: number, fields: Rec = {}): Rec => base("aaep:agent.tool.invoked", n, { tool: "t", summary_normal: "Calling t.", tool_call_id: "call_1", ...fields });
-  const toolDone = (n: number, fields: Rec = {}): Rec => base("aaep:agent.tool.completed", n, { tool: "t", status: "success", tool_call_id: "call_1", ...fields });
+  const chunk = (n: number, fields: Rec): Rec =>
+    base("aaep:agent.output.streaming", n, { chunk: "a", position: 0, complete: false, output_id: "out_1", ...fields });
+  const invoked = (n: number, fields: Rec = {}): Rec =>
+    base("aaep:agent.tool.invoked", n, { tool: "t", summary_normal: "Calling t.", tool_call_id: "call_1", ...fields });
+  const toolDone = (n: number, fields: Rec = {}): Rec =>
+    base("aaep:agent.tool.completed", n, { tool: "t", status: "success", tool_call_id: "call_1", ...fields });
   const wrap = (...middle: Rec[]): Rec[] => [started, ...middle, completed(99)];
   const codes = (list: Rec[]) => validateRecords("aaep", list);
 
@@ -355,7 +467,10 @@ describe("aaep validator: each rule rejects a hand-made violation", () => {
 
   it.each([
     ["missing @context (L1-ENV-001)", wrap({ ...chunk(1, { complete: true }), "@context": undefined })],
-    ["@context not AAEP's first", wrap({ ...chunk(1, { complete: true }), "@context": ["https://example.org/ctx", "https://aaep-protocol.org/context/v1"] })],
+    [
+      "@context not AAEP's first",
+      wrap({ ...chunk(1, { complete: true }), "@context": ["https://example.org/ctx", "https://aaep-protocol.org/context/v1"] }),
+    ],
     ["event_id with a dash (L1-ENV-002)", wrap(chunk(1, { complete: true, event_id: "evt_a-b" }))],
     ["session_id pattern (L1-ENV-003)", [{ ...started, session_id: "session-1" }]],
     ["producer without agent_id (L1-ENV-005)", wrap(chunk(1, { complete: true, producer: { agent_version: "1" } }))],
@@ -367,27 +482,83 @@ describe("aaep validator: each rule rejects a hand-made violation", () => {
     ["negative position", wrap(chunk(1, { complete: true, position: -1 }))],
     ["session.started without summary_normal", [{ ...started, summary_normal: undefined }, completed(1)]],
     ["errored without error_category", wrap(base("aaep:agent.session.errored", 1, { urgency: "critical", summary_normal: "x" }))],
-    ["errored with urgency normal", [started, base("aaep:agent.session.errored", 1, { urgency: "normal", summary_normal: "x", error_category: "unknown" })]],
+    [
+      "errored with urgency normal",
+      [started, base("aaep:agent.session.errored", 1, { urgency: "normal", summary_normal: "x", error_category: "unknown" })],
+    ],
     ["tool name pattern", wrap(invoked(1, { tool: "9 lives" }), toolDone(2, { tool: "9 lives" }))],
     ["tool status outside the enum (L1-TOOL-003)", wrap(invoked(1), toolDone(2, { status: "ok" }))],
     [
       "irreversible high risk defaulting to accept (L2-SAFETY-001)",
-      wrap(base("aaep:agent.awaiting.confirmation", 1, { urgency: "critical", action: "a", consequence: "c", reply_token: "rpl_1", timeout_seconds: 60, default_decision: "accept", irreversible: true, risk_level: "high" })),
+      wrap(
+        base("aaep:agent.awaiting.confirmation", 1, {
+          urgency: "critical",
+          action: "a",
+          consequence: "c",
+          reply_token: "rpl_1",
+          timeout_seconds: 60,
+          default_decision: "accept",
+          irreversible: true,
+          risk_level: "high",
+        }),
+      ),
     ],
-    ["reply_token pattern (L2-CONF-001)", wrap(base("aaep:agent.awaiting.confirmation", 1, { urgency: "critical", action: "a", consequence: "c", reply_token: "token", timeout_seconds: 60, default_decision: "reject" }))],
-    ["timeout_seconds out of range (L2-CONF-006)", wrap(base("aaep:agent.awaiting.confirmation", 1, { urgency: "critical", action: "a", consequence: "c", reply_token: "rpl_1", timeout_seconds: 0, default_decision: "reject" }))],
+    [
+      "reply_token pattern (L2-CONF-001)",
+      wrap(
+        base("aaep:agent.awaiting.confirmation", 1, {
+          urgency: "critical",
+          action: "a",
+          consequence: "c",
+          reply_token: "token",
+          timeout_seconds: 60,
+          default_decision: "reject",
+        }),
+      ),
+    ],
+    [
+      "timeout_seconds out of range (L2-CONF-006)",
+      wrap(
+        base("aaep:agent.awaiting.confirmation", 1, {
+          urgency: "critical",
+          action: "a",
+          consequence: "c",
+          reply_token: "rpl_1",
+          timeout_seconds: 0,
+          default_decision: "reject",
+        }),
+      ),
+    ],
     ["timestamp not RFC 3339 (L1-ENV-004)", wrap(chunk(1, { complete: true, timestamp: "2026-05-24 14:22:11" }))],
   ])("schema: %s (the upstream schemas reject it too)", (_name, list) => {
     expect(codes(list).map((i) => i.code)).toContain("schema-mismatch");
     const upstream = upstreamAaep();
-    if (upstream !== undefined) expect(list.flatMap((r) => upstreamErrors(upstream, JSON.parse(JSON.stringify(r)) as Rec)).length).toBeGreaterThan(0);
+    if (upstream !== undefined)
+      expect(list.flatMap((r) => upstreamErrors(upstream, JSON.parse(JSON.stringify(r)) as Rec)).length).toBeGreaterThan(0);
   });
 
   it.each([
     ["an event id used twice", wrap(chunk(1, {}), chunk(1, { chunk: "", position: 1, complete: true }))],
-    ["errored without urgency (L1-SAFETY-002)", [started, base("aaep:agent.session.errored", 1, { summary_normal: "x", error_category: "unknown" })]],
-    ["confirmation without urgency (L2-SAFETY-003)", wrap(base("aaep:agent.awaiting.confirmation", 1, { action: "a", consequence: "c", reply_token: "rpl_1", timeout_seconds: 60, default_decision: "reject" }))],
-    ["clarification without urgency (L2-SAFETY-004)", wrap(base("aaep:agent.awaiting.clarification", 1, { question: "q", reply_token: "rpl_1", timeout_seconds: 60 }))],
+    [
+      "errored without urgency (L1-SAFETY-002)",
+      [started, base("aaep:agent.session.errored", 1, { summary_normal: "x", error_category: "unknown" })],
+    ],
+    [
+      "confirmation without urgency (L2-SAFETY-003)",
+      wrap(
+        base("aaep:agent.awaiting.confirmation", 1, {
+          action: "a",
+          consequence: "c",
+          reply_token: "rpl_1",
+          timeout_seconds: 60,
+          default_decision: "reject",
+        }),
+      ),
+    ],
+    [
+      "clarification without urgency (L2-SAFETY-004)",
+      wrap(base("aaep:agent.awaiting.clarification", 1, { question: "q", reply_token: "rpl_1", timeout_seconds: 60 })),
+    ],
     ["handoff without urgency (L2-SAFETY-005)", wrap(base("aaep:agent.handoff.requested", 1, { reason: "r", target_kind: "human" }))],
     ["no terminal event (L1-LIFE-001)", [started]],
     ["two terminal events (L1-LIFE-002)", [started, completed(1), completed(2)]],
@@ -400,13 +571,26 @@ describe("aaep validator: each rule rejects a hand-made violation", () => {
     ["an invocation never completed (L1-TOOL-002)", wrap(invoked(1))],
     ["a completion under another tool name (L1-TOOL-004)", wrap(invoked(1), toolDone(2, { tool: "u" }))],
     ["an irreversible tool with no confirmation (L2-TOOL-005)", wrap(invoked(1, { irreversible: true }), toolDone(2))],
-    ["a position that goes down (L1-STREAM-001)", wrap(chunk(1, { chunk: "abc", position: 50 }), chunk(2, { position: 30, complete: true }))],
+    [
+      "a position that goes down (L1-STREAM-001)",
+      wrap(chunk(1, { chunk: "abc", position: 50 }), chunk(2, { position: 30, complete: true })),
+    ],
     ["no complete=true (L1-STREAM-002)", wrap(chunk(1, {}))],
     ["two complete=true (L1-STREAM-002)", wrap(chunk(1, { complete: true }), chunk(2, { position: 1, chunk: "", complete: true }))],
     ["a chunk after completion (L1-STREAM-003)", wrap(chunk(1, { complete: true }), chunk(2, { position: 1 }))],
-    ["sequence_number that skips", [{ ...started, sequence_number: 0 }, { ...completed(1), sequence_number: 2 }]],
+    [
+      "sequence_number that skips",
+      [
+        { ...started, sequence_number: 0 },
+        { ...completed(1), sequence_number: 2 },
+      ],
+    ],
   ])("stream: %s", (_name, list) => {
-    expect(codes(list).filter((i) => i.severity === "error").map((i) => i.code)).toContain("out-of-order");
+    expect(
+      codes(list)
+        .filter((i) => i.severity === "error")
+        .map((i) => i.code),
+    ).toContain("out-of-order");
   });
 
   it.each([
@@ -433,20 +617,29 @@ describe("aaep: every capture validates against the upstream AAEP schemas and ro
       // What AAEP cannot carry as we write it (docs/formats/aaep.md): the started/delta split (text is
       // re-chunked), time below the millisecond and "no time" after a known time, the place of a
       // session's completion (held to the end), and text and notices before the session started.
-      const { expected, actual } = roundTripPair(source.events, back.events, { time: "source", messageIds: true, metricNames: true, emptyOutputIsAbsent: false, sessionFirst: true, terminalsLast: true });
+      const { expected, actual } = roundTripPair(source.events, back.events, {
+        time: "source",
+        messageIds: true,
+        metricNames: true,
+        emptyOutputIsAbsent: false,
+        sessionFirst: true,
+        terminalsLast: true,
+      });
       expect(actual).toEqual(expected);
       expectSameFacts(back.summary, source.summary);
     });
   });
 });
 
-
 describe("aaep writer: any order of events", () => {
-  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 }), fc.constantFrom("none" as const, "sentence" as const)])("never throws and always validates (ours and upstream)", (drafts, coalesce) => {
-    const text = convertEvents(build(drafts), "aaep", { coalesce });
-    expect(validateFormat("aaep", text)).toEqual([]);
-    const upstream = upstreamAaep();
-    if (upstream !== undefined) for (const event of records(text)) expect(upstreamErrors(upstream, event)).toEqual([]);
-    expect(() => readBack(text, aaep)).not.toThrow();
-  });
+  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 }), fc.constantFrom("none" as const, "sentence" as const)])(
+    "never throws and always validates (ours and upstream)",
+    (drafts, coalesce) => {
+      const text = convertEvents(build(drafts), "aaep", { coalesce });
+      expect(validateFormat("aaep", text)).toEqual([]);
+      const upstream = upstreamAaep();
+      if (upstream !== undefined) for (const event of records(text)) expect(upstreamErrors(upstream, event)).toEqual([]);
+      expect(() => readBack(text, aaep)).not.toThrow();
+    },
+  );
 });

@@ -45,7 +45,9 @@ async function peerVerdict(events: readonly JsonObject[]): Promise<string | unde
 function schemaFailures(events: readonly JsonObject[]): string[] {
   return events.flatMap((event) => {
     const result = EventSchemas.safeParse(event);
-    return result.success ? [] : [`${JSON.stringify(event).slice(0, 120)}: ${result.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`];
+    return result.success
+      ? []
+      : [`${JSON.stringify(event).slice(0, 120)}: ${result.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`];
   });
 }
 
@@ -75,11 +77,23 @@ describe("ag-ui writer: mapping", () => {
         { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "Hel", position: 0 },
         { type: "message.delta", role: "assistant", kind: "text", sessionId: S, messageId: "m", text: "lo", position: 3 },
         { type: "message.completed", sessionId: S, messageId: "m", role: "assistant", kind: "text", text: "Hello" },
-        { type: "session.completed", sessionId: S, status: "success", finalText: "Hello", usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: 1, reasoningTokens: null }, costUsd: 0.5 },
+        {
+          type: "session.completed",
+          sessionId: S,
+          status: "success",
+          finalText: "Hello",
+          usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: 1, reasoningTokens: null },
+          costUsd: 0.5,
+        },
       ],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"],
       check(out) {
-        expect(out[0]).toEqual({ type: "RUN_STARTED", threadId: S, runId: "run-1", metadata: { agentstream: { sessionId: S, agent: "claude-code", model: "m1" } } });
+        expect(out[0]).toEqual({
+          type: "RUN_STARTED",
+          threadId: S,
+          runId: "run-1",
+          metadata: { agentstream: { sessionId: S, agent: "claude-code", model: "m1" } },
+        });
         expect(out[5]).toEqual({
           type: "RUN_FINISHED",
           threadId: S,
@@ -105,7 +119,12 @@ describe("ag-ui writer: mapping", () => {
       ],
       types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"],
       check(out) {
-        expect(out[1]).toEqual({ type: "TEXT_MESSAGE_START", messageId: `${S}:final-text`, role: "assistant", metadata: { agentstream: { finalText: true } } });
+        expect(out[1]).toEqual({
+          type: "TEXT_MESSAGE_START",
+          messageId: `${S}:final-text`,
+          role: "assistant",
+          metadata: { agentstream: { finalText: true } },
+        });
         expect(out[2]).toMatchObject({ delta: "Done." });
       },
     },
@@ -143,7 +162,15 @@ describe("ag-ui writer: mapping", () => {
         { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Helo", position: 0 },
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hello" },
       ],
-      types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"],
+      types: [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+      ],
       check(out) {
         expect(out[4]).toMatchObject({ messageId: "m:revised-1", metadata: { agentstream: { revises: "m" } } });
         expect(out[5]).toMatchObject({ messageId: "m:revised-1", delta: "Hello" });
@@ -161,13 +188,29 @@ describe("ag-ui writer: mapping", () => {
         { type: "message.delta", role: "assistant", kind: "reasoning", messageId: "r", text: "think", position: 0 },
         { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "think", signature: "sig" },
       ],
-      types: ["RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "REASONING_ENCRYPTED_VALUE", "REASONING_END"],
-      check: (out) => expect(out[5]).toEqual({ type: "REASONING_ENCRYPTED_VALUE", subtype: "message", entityId: "r", encryptedValue: "sig" }),
+      types: [
+        "RUN_STARTED",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "REASONING_END",
+      ],
+      check: (out) =>
+        expect(out[5]).toEqual({ type: "REASONING_ENCRYPTED_VALUE", subtype: "message", entityId: "r", encryptedValue: "sig" }),
     },
     {
       name: "redacted reasoning keeps only the encrypted value",
       input: [{ type: "message.completed", messageId: "r", role: "assistant", kind: "redacted_reasoning", text: "", signature: "cipher" }],
-      types: ["RUN_STARTED", "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_END", "REASONING_ENCRYPTED_VALUE", "REASONING_END"],
+      types: [
+        "RUN_STARTED",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "REASONING_END",
+      ],
       check: (out) => expect(out[1]).toMatchObject({ metadata: { agentstream: { kind: "redacted_reasoning" } } }),
     },
     {
@@ -177,11 +220,33 @@ describe("ag-ui writer: mapping", () => {
         { type: "tool.started", toolCallId: "t1", name: "Bash", kind: "command", input: { command: "ls" } },
         { type: "tool.completed", toolCallId: "t1", output: "a\nb", isError: false, exitCode: 0 },
       ],
-      types: ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"],
+      types: [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+      ],
       check(out) {
-        expect(out[4]).toEqual({ type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "Bash", parentMessageId: "m", metadata: { agentstream: { kind: "command" } } });
+        expect(out[4]).toEqual({
+          type: "TOOL_CALL_START",
+          toolCallId: "t1",
+          toolCallName: "Bash",
+          parentMessageId: "m",
+          metadata: { agentstream: { kind: "command" } },
+        });
         expect(out[5]).toMatchObject({ delta: '{"command":"ls"}' });
-        expect(out[7]).toEqual({ type: "TOOL_CALL_RESULT", messageId: "t1:result", toolCallId: "t1", content: "a\nb", role: "tool", metadata: { agentstream: { isError: false, exitCode: 0 } } });
+        expect(out[7]).toEqual({
+          type: "TOOL_CALL_RESULT",
+          messageId: "t1:result",
+          toolCallId: "t1",
+          content: "a\nb",
+          role: "tool",
+          metadata: { agentstream: { isError: false, exitCode: 0 } },
+        });
       },
     },
     {
@@ -213,7 +278,19 @@ describe("ag-ui writer: mapping", () => {
         { type: "tool.input.delta", toolCallId: "a", text: "late" },
         { type: "tool.completed", toolCallId: "a", isError: false },
       ],
-      types: ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_ARGS", "TOOL_CALL_END", "CUSTOM", "TOOL_CALL_END", "TOOL_CALL_RESULT", "CUSTOM", "TOOL_CALL_RESULT"],
+      types: [
+        "RUN_STARTED",
+        "TOOL_CALL_START",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "CUSTOM",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "CUSTOM",
+        "TOOL_CALL_RESULT",
+      ],
       check: (out) => expect(out[9]).toMatchObject({ name: "agentstream.tool.input.delta", value: { toolCallId: "a", text: "late" } }),
     },
     {
@@ -221,7 +298,11 @@ describe("ag-ui writer: mapping", () => {
       input: [
         { type: "turn.started", turnId: "u1" },
         { type: "tool.started", toolCallId: "t", name: "X" },
-        { type: "turn.completed", turnId: "u1", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
+        {
+          type: "turn.completed",
+          turnId: "u1",
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        },
         { type: "turn.completed", turnId: "u2" },
         { type: "tool.completed", toolCallId: "t", isError: false },
       ],
@@ -240,7 +321,21 @@ describe("ag-ui writer: mapping", () => {
         { type: "tool.completed", sessionId: S, toolCallId: "task", output: "found it", isError: false },
         { type: "session.completed", sessionId: S, status: "success" },
       ],
-      types: ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "SUBAGENT_STARTED", "STEP_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "STEP_FINISHED", "SUBAGENT_FINISHED", "TOOL_CALL_RESULT", "RUN_FINISHED"],
+      types: [
+        "RUN_STARTED",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "SUBAGENT_STARTED",
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "STEP_FINISHED",
+        "SUBAGENT_FINISHED",
+        "TOOL_CALL_RESULT",
+        "RUN_FINISHED",
+      ],
       check(out) {
         expect(out[4]).toMatchObject({ subagentRunId: "sub", name: "explorer", parentToolCallId: "task" });
         expect(out[6]).toMatchObject({ subagentRunId: "sub", messageId: "sm" });
@@ -262,11 +357,25 @@ describe("ag-ui writer: mapping", () => {
       input: [
         { type: "session.started", sessionId: S },
         { type: "session.completed", sessionId: S, status: "success" },
-        { type: "usage", sessionId: S, scope: "delta", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
+        {
+          type: "usage",
+          sessionId: S,
+          scope: "delta",
+          usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        },
         { type: "message.completed", sessionId: S, messageId: "m", role: "assistant", kind: "text", text: "again" },
         { type: "session.completed", sessionId: S, status: "success" },
       ],
-      types: ["RUN_STARTED", "CUSTOM", "RUN_FINISHED", "RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"],
+      types: [
+        "RUN_STARTED",
+        "CUSTOM",
+        "RUN_FINISHED",
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "RUN_FINISHED",
+      ],
       check(out) {
         expect(out[1]).toMatchObject({ name: "agentstream.usage", value: { scope: "delta" } });
         expect(out[3]).toEqual({ type: "RUN_STARTED", threadId: S, runId: "run-2" });
@@ -328,7 +437,12 @@ describe("ag-ui writer: mapping", () => {
       ],
       types: ["RUN_STARTED", "RAW", "STATE_SNAPSHOT", "CUSTOM", "CUSTOM"],
       check(out) {
-        expect(out[1]).toEqual({ type: "RAW", event: { weird: 1 }, source: "codex", metadata: { agentstream: { reason: "unknown record type" } } });
+        expect(out[1]).toEqual({
+          type: "RAW",
+          event: { weird: 1 },
+          source: "codex",
+          metadata: { agentstream: { reason: "unknown record type" } },
+        });
         expect(out[2]).toEqual({ type: "STATE_SNAPSHOT", snapshot: { plan: [{ text: "do it", status: "pending" }] } });
       },
     },
@@ -351,12 +465,21 @@ describe("ag-ui writer: mapping", () => {
     expect(writeText([])).toBe("");
   });
 
-  test.prop([oddEvents], { numRuns: 300 })("any sequence of events gives valid AG-UI (EventSchemas, verifyEvents, our validator)", async (events) => {
-    await expectValid(write(events));
-  });
+  test.prop([oddEvents], { numRuns: 300 })(
+    "any sequence of events gives valid AG-UI (EventSchemas, verifyEvents, our validator)",
+    async (events) => {
+      await expectValid(write(events));
+    },
+  );
 
   it("frames SSE as one data field per event, and no value can split a field", () => {
-    const events = stream({ type: "message.completed", messageId: "a\nb\r\nc", role: "assistant", kind: "text", text: "line1\nline2\r\u2028" });
+    const events = stream({
+      type: "message.completed",
+      messageId: "a\nb\r\nc",
+      role: "assistant",
+      kind: "text",
+      text: "line1\nline2\r\u2028",
+    });
     const text = writeText(events, true);
     const blocks = text.split("\n\n").filter((b) => b !== "");
     expect(blocks.length).toBe(4);
@@ -378,11 +501,15 @@ interface Rebuilt {
 
 /** Runs our SSE output through HttpAgent (SSE parser → zod → transformChunks → verifyEvents → reducer). */
 async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
-  const agent = new HttpAgent({ url: "http://agentstream.invalid/run", fetch: async () => new Response(sseText, { headers: { "content-type": "text/event-stream" } }) });
+  const agent = new HttpAgent({
+    url: "http://agentstream.invalid/run",
+    fetch: async () => new Response(sseText, { headers: { "content-type": "text/event-stream" } }),
+  });
   let finished: { result?: unknown; finalText?: unknown } | undefined;
   const result = await agent.runAgent(undefined, {
     onRunFinishedEvent: ({ event }) => void (finished = { result: event.result }),
-    onRunErrorEvent: ({ event }) => void (finished = { finalText: (event.metadata as { agentstream?: { finalText?: string } } | undefined)?.agentstream?.finalText }),
+    onRunErrorEvent: ({ event }) =>
+      void (finished = { finalText: (event.metadata as { agentstream?: { finalText?: string } } | undefined)?.agentstream?.finalText }),
   });
   void result;
   const messages: Message[] = agent.messages;
@@ -391,13 +518,18 @@ async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
   const shownTexts: string[] = [];
   for (const message of messages) {
     if (message.role === "assistant") {
-      if (message.subagentRunId === undefined && typeof message.content === "string" && message.content.trim() !== "") lastText = message.content;
+      if (message.subagentRunId === undefined && typeof message.content === "string" && message.content.trim() !== "")
+        lastText = message.content;
       if (message.subagentRunId === undefined && typeof message.content === "string") shownTexts.push(message.content);
-      for (const call of message.toolCalls ?? []) toolCalls.set(call.id, { name: call.function.name, args: call.function.arguments, results: [] });
+      for (const call of message.toolCalls ?? [])
+        toolCalls.set(call.id, { name: call.function.name, args: call.function.arguments, results: [] });
     }
   }
   for (const message of messages) {
-    if (message.role === "tool") toolCalls.get(message.toolCallId)?.results.push(typeof message.content === "string" ? message.content : JSON.stringify(message.content));
+    if (message.role === "tool")
+      toolCalls
+        .get(message.toolCallId)
+        ?.results.push(typeof message.content === "string" ? message.content : JSON.stringify(message.content));
   }
   const stated = finished?.result ?? finished?.finalText;
   return { finalText: typeof stated === "string" ? stated : lastText, shownTexts, toolCalls };
@@ -407,7 +539,8 @@ async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
 function sourceToolCalls(events: readonly AgentEvent[]): Rebuilt["toolCalls"] {
   const calls: Rebuilt["toolCalls"] = new Map();
   for (const event of events) {
-    if (event.type === "tool.started" && !calls.has(event.toolCallId)) calls.set(event.toolCallId, { name: event.name, args: event.input === undefined ? "" : JSON.stringify(event.input), results: [] });
+    if (event.type === "tool.started" && !calls.has(event.toolCallId))
+      calls.set(event.toolCallId, { name: event.name, args: event.input === undefined ? "" : JSON.stringify(event.input), results: [] });
     if (event.type === "tool.input.delta") {
       const call = calls.get(event.toolCallId) ?? { name: "", args: "", results: [] };
       calls.set(event.toolCallId, call);
@@ -436,7 +569,12 @@ describe("ag-ui writer: every capture, through the peer client", () => {
     const rebuilt = await rebuildWithHttpAgent(writeText(events, true));
     expect(rebuilt.finalText).toEqual(summary.finalText);
     // A chat UI shows messages, not RUN_FINISHED.result: the final answer must be one of them, streamed or not.
-    if (summary.finalText !== null && summary.finalText.trim() !== "") expect([...rebuilt.shownTexts, rebuilt.shownTexts.join(""), rebuilt.shownTexts.join("\n")].some((text) => text.includes(summary.finalText!.trim()))).toBe(true);
+    if (summary.finalText !== null && summary.finalText.trim() !== "")
+      expect(
+        [...rebuilt.shownTexts, rebuilt.shownTexts.join(""), rebuilt.shownTexts.join("\n")].some((text) =>
+          text.includes(summary.finalText!.trim()),
+        ),
+      ).toBe(true);
     const expected = sourceToolCalls(events);
     expect(new Map([...rebuilt.toolCalls].map(([id, call]) => [id, { ...call, args: call.args }]))).toEqual(expected);
     // The summary's tool calls are the same ids and names.
@@ -459,7 +597,11 @@ describe.skipIf(!hasShared)("ag-ui validator: the AG-UI .NET golden streams (JSO
     const expected = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, "")) as JsonObject[];
     const records: JsonObject[] = [];
     const problems: Issue[] = [];
-    const parser = createNdjsonParser({ onRecord: (r) => (r.kind === "json" ? records.push(r.value) : problems.push({ code: "non-json-line", severity: "error", message: r.text })), onIssue: (i) => void (i.severity !== "info" && problems.push(i)) });
+    const parser = createNdjsonParser({
+      onRecord: (r) =>
+        r.kind === "json" ? records.push(r.value) : problems.push({ code: "non-json-line", severity: "error", message: r.text }),
+      onIssue: (i) => void (i.severity !== "info" && problems.push(i)),
+    });
     for (let i = 0; i < bytes.length; i += 997) parser.feed(bytes.subarray(i, i + 997)); // chunk boundaries anywhere
     parser.end();
     expect(problems).toEqual([]);
@@ -473,7 +615,11 @@ describe("ag-ui reader: JSON array framing edge cases", () => {
   const frame = (text: string): { records: JsonObject[]; issues: Issue[] } => {
     const records: JsonObject[] = [];
     const issues: Issue[] = [];
-    const parser = createNdjsonParser({ onRecord: (r) => void (r.kind === "json" ? records.push(r.value) : issues.push({ code: "non-json-line", severity: "warning", message: r.text })), onIssue: (i) => void (i.severity !== "info" && issues.push(i)) });
+    const parser = createNdjsonParser({
+      onRecord: (r) =>
+        void (r.kind === "json" ? records.push(r.value) : issues.push({ code: "non-json-line", severity: "warning", message: r.text })),
+      onIssue: (i) => void (i.severity !== "info" && issues.push(i)),
+    });
     parser.feed(text);
     parser.end();
     return { records, issues };
@@ -526,16 +672,42 @@ const invalidOrders: [string, JsonObject[]][] = [
   ["RUN_FINISHED with a step open", [RS, SS("s"), RF]],
   ["RUN_FINISHED with a message open", [RS, TS("m"), RF]],
   ["RUN_FINISHED with a tool call open", [RS, CS("c"), RF]],
-  ["RUN_FINISHED with a reasoning message open", [RS, { type: "REASONING_START", messageId: "r" }, { type: "REASONING_MESSAGE_START", messageId: "r", role: "reasoning" }, { type: "REASONING_END", messageId: "r" }, RF]],
+  [
+    "RUN_FINISHED with a reasoning message open",
+    [
+      RS,
+      { type: "REASONING_START", messageId: "r" },
+      { type: "REASONING_MESSAGE_START", messageId: "r", role: "reasoning" },
+      { type: "REASONING_END", messageId: "r" },
+      RF,
+    ],
+  ],
   ["RUN_FINISHED with a reasoning span open", [RS, { type: "REASONING_START", messageId: "r" }, RF]],
   ["reasoning CONTENT with no reasoning message", [RS, { type: "REASONING_MESSAGE_CONTENT", messageId: "r", delta: "x" }]],
   ["REASONING_END with no span", [RS, { type: "REASONING_END", messageId: "r" }]],
   ["RUN_FINISHED with a subagent active", [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }, RF]],
   ["SUBAGENT_FINISHED for a subagent never started", [RS, { type: "SUBAGENT_FINISHED", subagentRunId: "s" }]],
-  ["SUBAGENT_STARTED twice", [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }]],
-  ["a subagent id reused in the same run", [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }, { type: "SUBAGENT_ERROR", subagentRunId: "s", message: "x" }, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }]],
-  ["a subagent whose parent subagent never started", [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n", parentSubagentRunId: "p" }]],
-  ["CONTENT from another subagent than the one that opened the message", [RS, TS("m", { subagentRunId: "a" }), TC("m", { subagentRunId: "b" })]],
+  [
+    "SUBAGENT_STARTED twice",
+    [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }],
+  ],
+  [
+    "a subagent id reused in the same run",
+    [
+      RS,
+      { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" },
+      { type: "SUBAGENT_ERROR", subagentRunId: "s", message: "x" },
+      { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" },
+    ],
+  ],
+  [
+    "a subagent whose parent subagent never started",
+    [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n", parentSubagentRunId: "p" }],
+  ],
+  [
+    "CONTENT from another subagent than the one that opened the message",
+    [RS, TS("m", { subagentRunId: "a" }), TC("m", { subagentRunId: "b" })],
+  ],
   ["a STEP_FINISHED from another lane than the one that started it", [RS, { ...SS("s"), subagentRunId: "a" }, SF("s")]],
   ["the first TEXT_MESSAGE_CHUNK has no messageId", [RS, { type: "TEXT_MESSAGE_CHUNK", delta: "x" }]],
   ["an explicit START mixed with a CHUNK of the same id", [RS, TS("m"), { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "x" }]],
@@ -546,13 +718,53 @@ const validOrders: [string, JsonObject[]][] = [
   ["RUN_ERROR after RUN_FINISHED", [RS, RF, RE]],
   ["a new run after RUN_ERROR", [RS, RE, RS, RF]],
   ["message ids reused across runs", [RS, TS("m"), TE("m"), RF, RS, TS("m"), TE("m"), RF]],
-  ["concurrent and overlapping messages and tool calls", [RS, TS("a"), CS("c"), TS("b"), TC("a"), CA("c"), TC("b"), TE("a"), CE("c"), TE("b"), RF]],
-  ["RAW, CUSTOM, STATE_* and MESSAGES_SNAPSHOT inside open messages and tool calls", [RS, TS("m"), CS("c"), { type: "RAW", event: null }, { type: "CUSTOM", name: "n", value: 1 }, { type: "STATE_SNAPSHOT", snapshot: {} }, { type: "STATE_DELTA", delta: [{ op: "add", path: "/a", value: 1 }] }, { type: "MESSAGES_SNAPSHOT", messages: [] }, CE("c"), TE("m"), RF]],
+  [
+    "concurrent and overlapping messages and tool calls",
+    [RS, TS("a"), CS("c"), TS("b"), TC("a"), CA("c"), TC("b"), TE("a"), CE("c"), TE("b"), RF],
+  ],
+  [
+    "RAW, CUSTOM, STATE_* and MESSAGES_SNAPSHOT inside open messages and tool calls",
+    [
+      RS,
+      TS("m"),
+      CS("c"),
+      { type: "RAW", event: null },
+      { type: "CUSTOM", name: "n", value: 1 },
+      { type: "STATE_SNAPSHOT", snapshot: {} },
+      { type: "STATE_DELTA", delta: [{ op: "add", path: "/a", value: 1 }] },
+      { type: "MESSAGES_SNAPSHOT", messages: [] },
+      CE("c"),
+      TE("m"),
+      RF,
+    ],
+  ],
   ["properly nested steps, and steps closed out of order", [RS, SS("a"), SS("b"), SF("b"), SS("c"), SF("a"), SF("c"), RF]],
   ["three runs in a row", [RS, RF, RS, RF, RS, RF]],
-  ["text chunks expand, and RUN_FINISHED closes them", [RS, { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "a" }, { type: "TEXT_MESSAGE_CHUNK", delta: "b" }, { type: "TOOL_CALL_CHUNK", toolCallId: "c", toolCallName: "f", delta: "{}" }, RF]],
+  [
+    "text chunks expand, and RUN_FINISHED closes them",
+    [
+      RS,
+      { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "a" },
+      { type: "TEXT_MESSAGE_CHUNK", delta: "b" },
+      { type: "TOOL_CALL_CHUNK", toolCallId: "c", toolCallName: "f", delta: "{}" },
+      RF,
+    ],
+  ],
   ["TOOL_CALL_RESULT needs no open call", [RS, { type: "TOOL_CALL_RESULT", messageId: "r", toolCallId: "never", content: "x" }, RF]],
-  ["a subagent lane with its own steps and messages", [RS, { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" }, { ...SS("x"), subagentRunId: "s" }, TS("m", { subagentRunId: "s" }), TC("m", { subagentRunId: "s" }), TE("m"), { ...SF("x"), subagentRunId: "s" }, { type: "SUBAGENT_FINISHED", subagentRunId: "s" }, RF]],
+  [
+    "a subagent lane with its own steps and messages",
+    [
+      RS,
+      { type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" },
+      { ...SS("x"), subagentRunId: "s" },
+      TS("m", { subagentRunId: "s" }),
+      TC("m", { subagentRunId: "s" }),
+      TE("m"),
+      { ...SF("x"), subagentRunId: "s" },
+      { type: "SUBAGENT_FINISHED", subagentRunId: "s" },
+      RF,
+    ],
+  ],
 ];
 
 const invalidShapes: [string, JsonObject][] = [

@@ -57,7 +57,8 @@ function readableOf<T>(items: readonly T[]): ReadableStream<T> {
 async function readMessage(source: ReadableStream<UIMessageChunk>): Promise<{ message: UIMessage | undefined; errors: string[] }> {
   const errors: string[] = [];
   let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream<UIMessage>({ stream: source, onError: (error) => errors.push(String(error)) })) message = state;
+  for await (const state of readUIMessageStream<UIMessage>({ stream: source, onError: (error) => errors.push(String(error)) }))
+    message = state;
   return { message, errors };
 }
 
@@ -65,8 +66,17 @@ const readChunks = (chunks: readonly JsonObject[]) => readMessage(readableOf(chu
 
 /** Reads our SSE text the way useChat does: DefaultChatTransport parses the SSE and checks each chunk. */
 async function readSse(sseText: string): Promise<{ message: UIMessage | undefined; errors: string[] }> {
-  const transport = new DefaultChatTransport({ api: "http://agentstream.invalid/chat", fetch: async () => new Response(sseText, { headers: { "content-type": "text/event-stream" } }) });
-  const chunks = await transport.sendMessages({ chatId: "c", messages: [], abortSignal: undefined, trigger: "submit-message", messageId: undefined });
+  const transport = new DefaultChatTransport({
+    api: "http://agentstream.invalid/chat",
+    fetch: async () => new Response(sseText, { headers: { "content-type": "text/event-stream" } }),
+  });
+  const chunks = await transport.sendMessages({
+    chatId: "c",
+    messages: [],
+    abortSignal: undefined,
+    trigger: "submit-message",
+    messageId: undefined,
+  });
   return readMessage(chunks);
 }
 
@@ -85,7 +95,13 @@ const S = "sess-1";
 const usage = { inputTokens: 3, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
 
 describe("ai-sdk writer: mapping", () => {
-  const cases: { name: string; input: AgentEventDraft[]; types: string[]; readerErrors?: string[]; check?: (out: Wire[], message: UIMessage) => void }[] = [
+  const cases: {
+    name: string;
+    input: AgentEventDraft[];
+    types: string[];
+    readerErrors?: string[];
+    check?: (out: Wire[], message: UIMessage) => void;
+  }[] = [
     {
       name: "a streamed message in a session",
       input: [
@@ -101,7 +117,15 @@ describe("ai-sdk writer: mapping", () => {
         expect(out[0]).toEqual({ type: "start", messageId: S, messageMetadata: { sessionId: S, agent: "codex", model: "m1" } });
         expect(message.id).toBe(S);
         expect(message.parts).toEqual([{ type: "text", text: "Hello", state: "done" }]);
-        expect(message.metadata).toEqual({ sessionId: S, agent: "codex", model: "m1", status: "success", finalText: "Hello", usage, costUsd: 0.5 });
+        expect(message.metadata).toEqual({
+          sessionId: S,
+          agent: "codex",
+          model: "m1",
+          status: "success",
+          finalText: "Hello",
+          usage,
+          costUsd: 0.5,
+        });
       },
     },
     {
@@ -117,8 +141,19 @@ describe("ai-sdk writer: mapping", () => {
         { type: "tool.completed", sessionId: S, toolCallId: "t", isError: false, output: "a.txt" },
         { type: "session.completed", sessionId: S, status: "success", finalText: "There is one file." },
       ],
-      types: ["start", "tool-input-start", "tool-input-available", "tool-output-available", "text-start", "text-delta", "text-end", "message-metadata", "finish"],
-      check: (_out, message) => expect(message.parts.filter((p) => p.type === "text")).toEqual([{ type: "text", text: "There is one file.", state: "done" }]),
+      types: [
+        "start",
+        "tool-input-start",
+        "tool-input-available",
+        "tool-output-available",
+        "text-start",
+        "text-delta",
+        "text-end",
+        "message-metadata",
+        "finish",
+      ],
+      check: (_out, message) =>
+        expect(message.parts.filter((p) => p.type === "text")).toEqual([{ type: "text", text: "There is one file.", state: "done" }]),
     },
     {
       name: "a final answer already shown as text (whole or as the joined messages) is not repeated",
@@ -166,7 +201,11 @@ describe("ai-sdk writer: mapping", () => {
       types: ["start", "reasoning-start", "reasoning-delta", "reasoning-end", "reasoning-start", "reasoning-end", "finish"],
       check(out, message) {
         expect(out[3]).toEqual({ type: "reasoning-end", id: "r", providerMetadata: { agentstream: { signature: "sig" } } });
-        expect(message.parts[1]).toMatchObject({ type: "reasoning", text: "", providerMetadata: { agentstream: { signature: "cipher", redacted: true } } });
+        expect(message.parts[1]).toMatchObject({
+          type: "reasoning",
+          text: "",
+          providerMetadata: { agentstream: { signature: "cipher", redacted: true } },
+        });
       },
     },
     {
@@ -178,7 +217,17 @@ describe("ai-sdk writer: mapping", () => {
       types: ["start", "tool-input-start", "tool-input-available", "tool-output-available", "data-tool-completed", "finish"],
       check(out, message) {
         expect(out[4]).toEqual({ type: "data-tool-completed", data: { toolCallId: "t1", exitCode: 0 }, transient: true });
-        expect(message.parts).toEqual([{ type: "dynamic-tool", toolName: "Bash", toolCallId: "t1", state: "output-available", input: { command: "ls" }, output: "a\nb", providerExecuted: true }]);
+        expect(message.parts).toEqual([
+          {
+            type: "dynamic-tool",
+            toolName: "Bash",
+            toolCallId: "t1",
+            state: "output-available",
+            input: { command: "ls" },
+            output: "a\nb",
+            providerExecuted: true,
+          },
+        ]);
       },
     },
     {
@@ -219,7 +268,22 @@ describe("ai-sdk writer: mapping", () => {
         { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "ab" },
         { type: "tool.completed", toolCallId: "t", isError: false },
       ],
-      types: ["start", "start-step", "text-start", "text-delta", "tool-input-start", "text-end", "tool-input-available", "finish-step", "data-turn-completed", "text-start", "text-delta", "text-end", "tool-output-available", "finish"],
+      types: [
+        "start",
+        "start-step",
+        "text-start",
+        "text-delta",
+        "tool-input-start",
+        "text-end",
+        "tool-input-available",
+        "finish-step",
+        "data-turn-completed",
+        "text-start",
+        "text-delta",
+        "text-end",
+        "tool-output-available",
+        "finish",
+      ],
       check: (_out, message) => expect(partTypes(message)).toEqual(["step-start", "text", "dynamic-tool", "data-turn-completed", "text"]),
     },
     {
@@ -236,11 +300,28 @@ describe("ai-sdk writer: mapping", () => {
         { type: "session.completed", sessionId: "sub", status: "success" },
         { type: "tool.completed", sessionId: S, toolCallId: "task", output: "found", isError: false },
       ],
-      types: ["start", "data-message-completed", "tool-input-start", "tool-input-available", "data-session-started", "data-turn-started", "tool-input-start", "tool-input-available", "tool-output-available", "data-session-completed", "tool-output-available", "data-message-completed", "finish"],
+      types: [
+        "start",
+        "data-message-completed",
+        "tool-input-start",
+        "tool-input-available",
+        "data-session-started",
+        "data-turn-started",
+        "tool-input-start",
+        "tool-input-available",
+        "tool-output-available",
+        "data-session-completed",
+        "tool-output-available",
+        "data-message-completed",
+        "finish",
+      ],
       check(out, message) {
         expect(out[1]).toEqual({ type: "data-message-completed", data: { messageId: "u", role: "user", kind: "text", text: "do it" } });
         expect(out[11]).toMatchObject({ data: { sessionId: "sub", messageId: "sm", text: "found" } });
-        expect(message.parts.filter((p) => p.type === "dynamic-tool").map((p) => (p as { toolCallId: string }).toolCallId)).toEqual(["task", "st"]);
+        expect(message.parts.filter((p) => p.type === "dynamic-tool").map((p) => (p as { toolCallId: string }).toolCallId)).toEqual([
+          "task",
+          "st",
+        ]);
       },
     },
     {
@@ -250,7 +331,8 @@ describe("ai-sdk writer: mapping", () => {
         { type: "plan.updated", items: [{ text: "a", status: "completed" }] },
       ],
       types: ["start", "data-plan-updated", "data-plan-updated", "finish"],
-      check: (_out, message) => expect(message.parts).toEqual([{ type: "data-plan-updated", id: "plan::", data: { items: [{ text: "a", status: "completed" }] } }]),
+      check: (_out, message) =>
+        expect(message.parts).toEqual([{ type: "data-plan-updated", id: "plan::", data: { items: [{ text: "a", status: "completed" }] } }]),
     },
     {
       name: "a failed session ends with an error chunk; an interrupted one with abort",
@@ -291,7 +373,10 @@ describe("ai-sdk writer: mapping", () => {
   test.prop([oddEvents], { numRuns: 300 })("any sequence of events gives a valid stream that readUIMessageStream reads", async (events) => {
     const chunks = write(events);
     const errorChunks = chunks.filter((c) => c.type === "error").length;
-    await expectValid(chunks, Array.from({ length: errorChunks }, () => expect.any(String)));
+    await expectValid(
+      chunks,
+      Array.from({ length: errorChunks }, () => expect.any(String)),
+    );
   });
 
   it("writes nothing for an empty input", () => {
@@ -304,7 +389,10 @@ describe("ai-sdk writer: mapping", () => {
     const text = writeText(events, true);
     expect(text.startsWith(": x-vercel-ai-ui-message-stream: v1\n")).toBe(true);
     expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
-    const blocks = text.slice(text.indexOf("\n") + 1).split("\n\n").filter((b) => b !== "");
+    const blocks = text
+      .slice(text.indexOf("\n") + 1)
+      .split("\n\n")
+      .filter((b) => b !== "");
     for (const block of blocks) expect(block).toMatch(/^data: [^\r\n]+$/);
     const { message, errors } = await readSse(text);
     expect(errors).toEqual([]);
@@ -337,7 +425,8 @@ function toolFacts(message: UIMessage): Map<string, ToolFacts> {
 function sourceToolFacts(events: readonly AgentEvent[]): Map<string, ToolFacts> {
   const facts = new Map<string, ToolFacts & { text: string }>();
   for (const event of events) {
-    if (event.type === "tool.started" && !facts.has(event.toolCallId)) facts.set(event.toolCallId, { name: event.name, input: event.input, state: "input-available", text: "" });
+    if (event.type === "tool.started" && !facts.has(event.toolCallId))
+      facts.set(event.toolCallId, { name: event.name, input: event.input, state: "input-available", text: "" });
     if (event.type === "tool.input.delta") {
       const fact = facts.get(event.toolCallId) ?? { name: "", input: undefined, state: "input-available", text: "" };
       facts.set(event.toolCallId, fact);
@@ -350,7 +439,13 @@ function sourceToolFacts(events: readonly AgentEvent[]): Map<string, ToolFacts> 
       delete fact.errorText;
       if (event.isError) {
         fact.state = "output-error";
-        fact.errorText = event.output ?? (event.result !== undefined ? JSON.stringify(event.result) : event.exitCode !== undefined ? `exit code ${event.exitCode}` : "the tool failed");
+        fact.errorText =
+          event.output ??
+          (event.result !== undefined
+            ? JSON.stringify(event.result)
+            : event.exitCode !== undefined
+              ? `exit code ${event.exitCode}`
+              : "the tool failed");
       } else {
         fact.state = "output-available";
         fact.output = event.output ?? event.result ?? null;
@@ -387,10 +482,18 @@ function rootTexts(events: readonly AgentEvent[]): string[] {
   const texts: string[] = [];
   for (const event of events) {
     if (event.type === "session.started" && event.sessionId !== undefined) {
-      if (root !== undefined && (event.parentSessionId !== undefined || event.parentToolCallId !== undefined)) subagents.add(event.sessionId);
+      if (root !== undefined && (event.parentSessionId !== undefined || event.parentToolCallId !== undefined))
+        subagents.add(event.sessionId);
       root ??= event.sessionId;
     }
-    if (event.type === "message.completed" && event.role === "assistant" && event.kind === "text" && event.text !== "" && !(event.sessionId !== undefined && subagents.has(event.sessionId))) texts.push(event.text);
+    if (
+      event.type === "message.completed" &&
+      event.role === "assistant" &&
+      event.kind === "text" &&
+      event.text !== "" &&
+      !(event.sessionId !== undefined && subagents.has(event.sessionId))
+    )
+      texts.push(event.text);
   }
   return texts;
 }
@@ -418,7 +521,8 @@ describe("ai-sdk writer: every capture, through readUIMessageStream", () => {
       expect(finalTextOf(rebuilt)).toEqual(summary.finalText);
       const texts = rebuilt.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
       // A chat UI shows text parts, not metadata: the final answer must be one of them, streamed or not.
-      if (summary.finalText !== null && summary.finalText.trim() !== "") expect([...texts, texts.join(""), texts.join("\n")].some((text) => text.includes(summary.finalText!.trim()))).toBe(true);
+      if (summary.finalText !== null && summary.finalText.trim() !== "")
+        expect([...texts, texts.join(""), texts.join("\n")].some((text) => text.includes(summary.finalText!.trim()))).toBe(true);
       for (const text of rootTexts(events)) expect(texts).toContain(text);
       const facts = toolFacts(rebuilt);
       expect(facts).toEqual(sourceToolFacts(events));

@@ -25,15 +25,18 @@ function validateOutput(format: string, text: string): Issue[] {
   if (spec === undefined) return [];
   const validator = spec.createValidator();
   const issues: Issue[] = [];
-  const parser = createNdjsonParser({
-    onRecord(record) {
-      if (record.kind === "json") issues.push(...validator.check(record.value, record.line));
-      else issues.push({ code: "invalid-json", severity: "error", message: `not JSON: ${record.text.slice(0, 80)}`, line: record.line });
+  const parser = createNdjsonParser(
+    {
+      onRecord(record) {
+        if (record.kind === "json") issues.push(...validator.check(record.value, record.line));
+        else issues.push({ code: "invalid-json", severity: "error", message: `not JSON: ${record.text.slice(0, 80)}`, line: record.line });
+      },
+      onIssue(issue) {
+        if (issue.severity !== "info") issues.push(issue);
+      },
     },
-    onIssue(issue) {
-      if (issue.severity !== "info") issues.push(issue);
-    },
-  }, { framing: "ndjson" });
+    { framing: "ndjson" },
+  );
   parser.feed(text);
   parser.end();
   issues.push(...validator.end());

@@ -15,7 +15,15 @@ import { noteSharedMissing } from "../helpers/shared.ts";
 
 const write = (events: object[], finalSummary = false) => convertEvents(build(events), "codex-thread", { finalSummary });
 const T = "2026-02-01T09:00:00+01:00";
-const start = { type: "session.started", agent: "codex", model: "gpt-5", cwd: "/home/me/acme", sessionId: "s-1", time: T, tools: ["shell", "apply_patch"] };
+const start = {
+  type: "session.started",
+  agent: "codex",
+  model: "gpt-5",
+  cwd: "/home/me/acme",
+  sessionId: "s-1",
+  time: T,
+  tools: ["shell", "apply_patch"],
+};
 /** The records without the envelope, after thread.started and before thread.completed. */
 const middle = (events: object[]) =>
   records(write([start, ...events]))
@@ -39,12 +47,31 @@ describe("codex-thread writer: envelope", () => {
       cwd: "/home/me/acme",
       tools: ["shell", "apply_patch"],
     });
-    expect(last).toMatchObject({ type: "thread.completed", sequence: 1, thread_id: "s-1", status: "incomplete", final_report: { status: "incomplete" } });
+    expect(last).toMatchObject({
+      type: "thread.completed",
+      sequence: 1,
+      thread_id: "s-1",
+      status: "incomplete",
+      final_report: { status: "incomplete" },
+    });
   });
 
   it("every line: RFC 3339 UTC from the event's time, carried forward when absent, the epoch before any", () => {
-    const out = records(write([{ type: "text", text: "banner", position: "preamble" }, { ...start, time: undefined }, { type: "retry", attempt: 1, time: "2026-02-01T10:00:00Z" }, { type: "retry", attempt: 2 }]));
-    expect(out.map((r) => r.timestamp)).toEqual(["1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "2026-02-01T10:00:00.000Z", "2026-02-01T10:00:00.000Z", "2026-02-01T10:00:00.000Z"]);
+    const out = records(
+      write([
+        { type: "text", text: "banner", position: "preamble" },
+        { ...start, time: undefined },
+        { type: "retry", attempt: 1, time: "2026-02-01T10:00:00Z" },
+        { type: "retry", attempt: 2 },
+      ]),
+    );
+    expect(out.map((r) => r.timestamp)).toEqual([
+      "1970-01-01T00:00:00.000Z",
+      "1970-01-01T00:00:00.000Z",
+      "2026-02-01T10:00:00.000Z",
+      "2026-02-01T10:00:00.000Z",
+      "2026-02-01T10:00:00.000Z",
+    ]);
     expect(out.map((r) => r.sequence)).toEqual([0, 1, 2, 3, 4]);
     expect(new Set(out.map((r) => r.thread_id))).toEqual(new Set(["s-1"]));
   });
@@ -78,12 +105,25 @@ describe("codex-thread writer: mapping", () => {
         { type: "turn.started", turnId: "t1" },
         { type: "tool.started", toolCallId: "c", name: "shell", input: null },
         { type: "tool.completed", toolCallId: "c", isError: false },
-        { type: "turn.completed", turnId: "t1", usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
+        {
+          type: "turn.completed",
+          turnId: "t1",
+          usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        },
       ],
       [
         { type: "turn.started", turn_id: "t1", iteration: 1, message_count: null, tool_count: 2 },
         { type: "item.started", item_id: "c", kind: "tool_call", name: "shell", args: null },
-        { type: "item.completed", item_id: "c", kind: "tool_call", name: "shell", status: "success", duration_ms: null, summary: "", output: null },
+        {
+          type: "item.completed",
+          item_id: "c",
+          kind: "tool_call",
+          name: "shell",
+          status: "success",
+          duration_ms: null,
+          summary: "",
+          output: null,
+        },
         {
           type: "turn.completed",
           turn_id: "t1",
@@ -97,12 +137,38 @@ describe("codex-thread writer: mapping", () => {
     [
       "a tool call: args redacted; summary is the first line of the output, the output is kept whole",
       [
-        { type: "tool.started", toolCallId: "c", name: "shell", kind: "command", input: { command: "curl -H 'Authorization: Bearer abcdefghijklmnop1234' x", env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } } },
+        {
+          type: "tool.started",
+          toolCallId: "c",
+          name: "shell",
+          kind: "command",
+          input: {
+            command: "curl -H 'Authorization: Bearer abcdefghijklmnop1234' x",
+            env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" },
+          },
+        },
         { type: "tool.completed", toolCallId: "c", output: "\nline one\nline two", exitCode: 0, isError: false, durationMs: 12 },
       ],
       [
-        { type: "item.started", item_id: "c", kind: "tool_call", name: "shell", args: { command: `curl -H 'Authorization: Bearer ${REDACTED}' x`, env: { GITHUB_TOKEN: REDACTED } }, tool_kind: "command" },
-        { type: "item.completed", item_id: "c", kind: "tool_call", name: "shell", status: "success", duration_ms: 12, summary: "line one", output: "\nline one\nline two", exit_code: 0 },
+        {
+          type: "item.started",
+          item_id: "c",
+          kind: "tool_call",
+          name: "shell",
+          args: { command: `curl -H 'Authorization: Bearer ${REDACTED}' x`, env: { GITHUB_TOKEN: REDACTED } },
+          tool_kind: "command",
+        },
+        {
+          type: "item.completed",
+          item_id: "c",
+          kind: "tool_call",
+          name: "shell",
+          status: "success",
+          duration_ms: 12,
+          summary: "line one",
+          output: "\nline one\nline two",
+          exit_code: 0,
+        },
       ],
     ],
     [
@@ -114,7 +180,16 @@ describe("codex-thread writer: mapping", () => {
       ],
       [
         { type: "item.started", item_id: "m", kind: "reasoning", name: "assistant", args: null },
-        { type: "item.completed", item_id: "m", kind: "reasoning", name: "assistant", status: "success", duration_ms: null, summary: "all of it", text: "all of it" },
+        {
+          type: "item.completed",
+          item_id: "m",
+          kind: "reasoning",
+          name: "assistant",
+          status: "success",
+          duration_ms: null,
+          summary: "all of it",
+          text: "all of it",
+        },
       ],
     ],
     [
@@ -122,7 +197,16 @@ describe("codex-thread writer: mapping", () => {
       [{ type: "message.completed", messageId: "u", role: "user", kind: "text", text: "Fix foo" }],
       [
         { type: "item.started", item_id: "u", kind: "user_message", name: "user", args: null },
-        { type: "item.completed", item_id: "u", kind: "user_message", name: "user", status: "success", duration_ms: null, summary: "Fix foo", text: "Fix foo" },
+        {
+          type: "item.completed",
+          item_id: "u",
+          kind: "user_message",
+          name: "user",
+          status: "success",
+          duration_ms: null,
+          summary: "Fix foo",
+          text: "Fix foo",
+        },
       ],
     ],
     [
@@ -130,7 +214,17 @@ describe("codex-thread writer: mapping", () => {
       [{ type: "tool.completed", toolCallId: "x", name: "Read", isError: true, exitCode: 2 }],
       [
         { type: "item.started", item_id: "x", kind: "tool_call", name: "Read", args: null },
-        { type: "item.completed", item_id: "x", kind: "tool_call", name: "Read", status: "error", duration_ms: null, summary: "exit 2", output: null, exit_code: 2 },
+        {
+          type: "item.completed",
+          item_id: "x",
+          kind: "tool_call",
+          name: "Read",
+          status: "error",
+          duration_ms: null,
+          summary: "exit 2",
+          output: null,
+          exit_code: 2,
+        },
       ],
     ],
     [
@@ -143,13 +237,27 @@ describe("codex-thread writer: mapping", () => {
     ],
     [
       "error → error with iteration and item id",
-      [{ type: "turn.started", turnId: "t" }, { type: "error", scope: "tool", message: "denied", toolCallId: "c", fatal: false }],
+      [
+        { type: "turn.started", turnId: "t" },
+        { type: "error", scope: "tool", message: "denied", toolCallId: "c", fatal: false },
+      ],
       [
         { type: "turn.started", turn_id: "t", iteration: 1, message_count: null, tool_count: 2 },
         { type: "error", scope: "tool", message: "denied", iteration: 1, item_id: "c", fatal: false },
       ],
     ],
-    ["anything else → log carrying the event", [{ type: "rate_limit", status: "rejected", limit: "weekly" }], [{ type: "log", level: "warning", message: "rate limit rejected weekly", event: { type: "rate_limit", status: "rejected", limit: "weekly" } }]],
+    [
+      "anything else → log carrying the event",
+      [{ type: "rate_limit", status: "rejected", limit: "weekly" }],
+      [
+        {
+          type: "log",
+          level: "warning",
+          message: "rate limit rejected weekly",
+          event: { type: "rate_limit", status: "rejected", limit: "weekly" },
+        },
+      ],
+    ],
   ])("%s", (_name, events, expected) => {
     expect(middle(events)).toEqual(expected);
   });
@@ -164,20 +272,46 @@ describe("codex-thread writer: mapping", () => {
         { type: "tool.completed", toolCallId: "after", isError: true, sessionId: "s-1" },
       ]),
     );
-    expect(out.map((r) => r.type)).toEqual(["thread.started", "item.started", "item.completed", "log", "item.started", "item.completed", "thread.completed"]);
+    expect(out.map((r) => r.type)).toEqual([
+      "thread.started",
+      "item.started",
+      "item.completed",
+      "log",
+      "item.started",
+      "item.completed",
+      "thread.completed",
+    ]);
     expect(out[3]).toMatchObject({ event: { type: "session.completed", finalText: "first" } });
-    expect(out.at(-1)).toMatchObject({ status: "failed", summary: "Session failed: boom", final_report: { status: "failed", final_text: "second", error: "boom" } });
+    expect(out.at(-1)).toMatchObject({
+      status: "failed",
+      summary: "Session failed: boom",
+      final_report: { status: "failed", final_text: "second", error: "boom" },
+    });
     expect(out.map((r) => r.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it("a subagent's records say their session; its completion is a log, not the thread's", () => {
-    const out = records(write([start, { type: "session.started", sessionId: "sub", parentSessionId: "s-1" }, { type: "turn.started", turnId: "x", sessionId: "sub" }, { type: "session.completed", status: "success", sessionId: "sub" }]));
+    const out = records(
+      write([
+        start,
+        { type: "session.started", sessionId: "sub", parentSessionId: "s-1" },
+        { type: "turn.started", turnId: "x", sessionId: "sub" },
+        { type: "session.completed", status: "success", sessionId: "sub" },
+      ]),
+    );
     expect(out.map((r) => r.type)).toEqual(["thread.started", "log", "turn.started", "log", "thread.completed"]);
     expect(out[2]).toMatchObject({ session_id: "sub" });
   });
 
   it("items the input never closed are closed as incomplete before thread.completed", () => {
-    const out = records(write([start, { type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 }, { type: "tool.started", toolCallId: "c", name: "shell", input: {} }]));
+    const out = records(
+      write([
+        start,
+        { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "cut", position: 0 },
+        { type: "tool.started", toolCallId: "c", name: "shell", input: {} },
+      ]),
+    );
     expect(out.slice(-3).map((r) => [r.type, r.item_id, r.status, r.text])).toEqual([
       ["item.completed", "m", "incomplete", "cut"],
       ["item.completed", "c", "incomplete", undefined],
@@ -187,7 +321,19 @@ describe("codex-thread writer: mapping", () => {
   });
 
   it("the task in the final report is the user's first message, with secrets redacted", () => {
-    const out = records(write([start, { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789", sessionId: "s-1" }]));
+    const out = records(
+      write([
+        start,
+        {
+          type: "message.completed",
+          messageId: "u",
+          role: "user",
+          kind: "text",
+          text: "deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+          sessionId: "s-1",
+        },
+      ]),
+    );
     expect(out.at(-1)).toMatchObject({ final_report: { task: `deploy with token ${REDACTED}` } });
   });
 
@@ -195,7 +341,17 @@ describe("codex-thread writer: mapping", () => {
     const text = write([start, { type: "session.completed", status: "success", finalText: "ok", durationMs: 5, sessionId: "s-1" }], true);
     const [stream, summary] = text.split("\n{\n");
     expect(stream?.split("\n").map((l) => JSON.parse(l).type)).toEqual(["thread.started", "thread.completed"]);
-    expect(JSON.parse(`{\n${summary}`)).toEqual({ task: null, status: "completed", final_text: "ok", error: null, usage: null, cost_usd: null, duration_ms: 5, turns: null, details: null });
+    expect(JSON.parse(`{\n${summary}`)).toEqual({
+      task: null,
+      status: "completed",
+      final_text: "ok",
+      error: null,
+      usage: null,
+      cost_usd: null,
+      duration_ms: 5,
+      turns: null,
+      details: null,
+    });
   });
 });
 
@@ -207,9 +363,21 @@ describe("codex-thread writer: redaction", () => {
     ["Authorization header", { headers: { Authorization: "Basic dXNlcjpwYXNz" } }, { headers: { Authorization: REDACTED } }],
     ["max_tokens is not a secret", { max_tokens: 100, tokenizer: "bpe" }, { max_tokens: 100, tokenizer: "bpe" }],
     ["an empty or null secret stays", { password: "", token: null }, { password: "", token: null }],
-    ["a GitHub token inside a string", { prompt: "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789 now" }, { prompt: `push with ${REDACTED} now` }],
-    ["an OpenAI key in an argv array", { command: ["curl", "-H", "x-key: sk-proj-abcdefghijklmnopqrstuv"] }, { command: ["curl", "-H", `x-key: ${REDACTED}`] }],
-    ["NAME_TOKEN= in a shell command", { command: "GITHUB_TOKEN=abc123 gh pr create" }, { command: `GITHUB_TOKEN=${REDACTED} gh pr create` }],
+    [
+      "a GitHub token inside a string",
+      { prompt: "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789 now" },
+      { prompt: `push with ${REDACTED} now` },
+    ],
+    [
+      "an OpenAI key in an argv array",
+      { command: ["curl", "-H", "x-key: sk-proj-abcdefghijklmnopqrstuv"] },
+      { command: ["curl", "-H", `x-key: ${REDACTED}`] },
+    ],
+    [
+      "NAME_TOKEN= in a shell command",
+      { command: "GITHUB_TOKEN=abc123 gh pr create" },
+      { command: `GITHUB_TOKEN=${REDACTED} gh pr create` },
+    ],
     ["--password flag", { command: "mysql --password=s3cret -u root" }, { command: `mysql --password=${REDACTED} -u root` }],
     ["a URL password", { url: "https://bob:pa55@example.com/repo.git" }, { url: `https://bob:${REDACTED}@example.com/repo.git` }],
     ["an AWS key id", { text: "AKIAIOSFODNN7EXAMPLE" }, { text: REDACTED }],
@@ -238,11 +406,18 @@ describe("codex-thread writer: redaction", () => {
 });
 
 describe("codex-thread validator: each rule rejects a hand-made violation", () => {
-  const env = (type: string, sequence: number, fields: object = {}) => ({ type, timestamp: "2026-02-01T09:00:00Z", sequence, thread_id: "t", ...fields });
+  const env = (type: string, sequence: number, fields: object = {}) => ({
+    type,
+    timestamp: "2026-02-01T09:00:00Z",
+    sequence,
+    thread_id: "t",
+    ...fields,
+  });
   const started = env("thread.started", 0, { task: null, project_name: null, parent_branch_id: null, headless: null });
   const done = (sequence: number) => env("thread.completed", sequence, { status: "completed", summary: "ok", final_report: null });
   const item = (sequence: number, id = "i") => env("item.started", sequence, { item_id: id, kind: "tool_call", name: "x", args: null });
-  const itemDone = (sequence: number, id = "i") => env("item.completed", sequence, { item_id: id, status: "success", duration_ms: 1, summary: "" });
+  const itemDone = (sequence: number, id = "i") =>
+    env("item.completed", sequence, { item_id: id, status: "success", duration_ms: 1, summary: "" });
 
   it("accepts a minimal valid run", () => {
     expect(validateRecords("codex-thread", [started, item(1), itemDone(2), done(3)])).toEqual([]);
@@ -266,12 +441,19 @@ describe("codex-thread validator: each rule rejects a hand-made violation", () =
     ["an item started twice", [started, item(1), item(2), itemDone(3), done(4)]],
     ["an event after thread.completed", [started, done(1), item(2)]],
   ])("sequence: %s", (_name, list) => {
-    expect(validateRecords("codex-thread", list).filter((i) => i.severity === "error").map((i) => i.code)).toContain("out-of-order");
+    expect(
+      validateRecords("codex-thread", list)
+        .filter((i) => i.severity === "error")
+        .map((i) => i.code),
+    ).toContain("out-of-order");
   });
   it.each([
     ["no thread.completed", [started]],
     ["an item never completed", [started, item(1), done(2)]],
-    ["a turn completed that never started", [started, env("turn.completed", 1, { turn_id: "x", iteration: 1, tool_call_count: 0, has_final_report: null }), done(2)]],
+    [
+      "a turn completed that never started",
+      [started, env("turn.completed", 1, { turn_id: "x", iteration: 1, tool_call_count: 0, has_final_report: null }), done(2)],
+    ],
   ])("warning: %s", (_name, list) => {
     expect(validateRecords("codex-thread", list).map((i) => i.severity)).toContain("warning");
   });
@@ -289,7 +471,14 @@ describe("codex-thread: every capture round-trips through our reader", () => {
     // below the millisecond and "no time" after a known time (carried forward), text and notices
     // printed before the session started (they follow thread.started), where the thread's completion
     // stood (held to the end), and secrets in tool arguments (redacted; none in these captures' arguments).
-    const { expected, actual } = roundTripPair(source.events, back.events, { time: "source", messageIds: true, metricNames: true, emptyOutputIsAbsent: false, sessionFirst: true, terminalsLast: true });
+    const { expected, actual } = roundTripPair(source.events, back.events, {
+      time: "source",
+      messageIds: true,
+      metricNames: true,
+      emptyOutputIsAbsent: false,
+      sessionFirst: true,
+      terminalsLast: true,
+    });
     expect(actual).toEqual(expected);
     expectSameFacts(back.summary, source.summary);
   });

@@ -20,7 +20,13 @@ import { hasShared, noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 /** Stamps drafts with the envelope, as the pipeline does. */
 const stream = (...drafts: AgentEventDraft[]): AgentEvent[] => drafts.map((d, seq) => ({ ...d, v: 1, seq }) as AgentEvent);
 const toCodex = (events: readonly AgentEvent[]): Record<string, unknown>[] => records(convertEvents(events, "codex"));
-const usage = (input: number, output: number, cached: number | null = null): Usage => ({ inputTokens: input, outputTokens: output, cacheReadTokens: cached, cacheWriteTokens: null, reasoningTokens: null });
+const usage = (input: number, output: number, cached: number | null = null): Usage => ({
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: cached,
+  cacheWriteTokens: null,
+  reasoningTokens: null,
+});
 const codexUsage = (u: Usage) => ({
   input_tokens: u.inputTokens ?? 0,
   cached_input_tokens: u.cacheReadTokens ?? 0,
@@ -34,12 +40,22 @@ const THREAD = { type: "thread.started", thread_id: "s1" };
 const TURN = { type: "turn.started" };
 const ZERO = { type: "turn.completed", usage: codexUsage(usage(0, 0)) };
 const DONE: AgentEventDraft = { type: "session.completed", status: "success" };
-const say = (id: string, text: string, extra: Partial<AgentEventDraft> = {}): AgentEventDraft => ({ type: "message.completed", messageId: id, role: "assistant", kind: "text", text, ...extra }) as AgentEventDraft;
+const say = (id: string, text: string, extra: Partial<AgentEventDraft> = {}): AgentEventDraft =>
+  ({ type: "message.completed", messageId: id, role: "assistant", kind: "text", text, ...extra }) as AgentEventDraft;
 
 describe("codex mapping", () => {
   it.each<[string, AgentEventDraft[], Record<string, unknown>[]]>([
     ["session.started → thread.started with the session id", [START], [THREAD]],
-    ["no session id → the placeholder thread id, opened by the first line", [say("m", "hi")], [{ type: "thread.started", thread_id: PLACEHOLDER_THREAD_ID }, TURN, { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } }, ZERO]],
+    [
+      "no session id → the placeholder thread id, opened by the first line",
+      [say("m", "hi")],
+      [
+        { type: "thread.started", thread_id: PLACEHOLDER_THREAD_ID },
+        TURN,
+        { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } },
+        ZERO,
+      ],
+    ],
     [
       "assistant text and reasoning → agent_message and reasoning items; deltas are not written",
       [
@@ -50,7 +66,13 @@ describe("codex mapping", () => {
         say("a", "answer"),
         DONE,
       ],
-      [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "reasoning", text: "think" } }, { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "answer" } }, ZERO],
+      [
+        THREAD,
+        TURN,
+        { type: "item.completed", item: { id: "item_0", type: "reasoning", text: "think" } },
+        { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "answer" } },
+        ZERO,
+      ],
     ],
     [
       "blank text, redacted reasoning, user and system messages → nothing",
@@ -66,27 +88,62 @@ describe("codex mapping", () => {
     [
       "a plan-channel message → a plan item",
       [START, say("p", "1. do it", { channel: "plan" }), say("a", "ok"), DONE],
-      [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "plan", text: "1. do it" } }, { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "ok" } }, ZERO],
-    ],
-    [
-      "a command → command_execution started (exit_code null) then completed with output and exit code",
-      [START, { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "ls" } }, { type: "tool.completed", toolCallId: "t", output: "a\n", exitCode: 0, isError: false }, DONE],
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "command_execution", command: "ls", aggregated_output: "", exit_code: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "command_execution", command: "ls", aggregated_output: "a\n", exit_code: 0, status: "completed" } },
+        { type: "item.completed", item: { id: "item_0", type: "plan", text: "1. do it" } },
+        { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "ok" } },
+        ZERO,
+      ],
+    ],
+    [
+      "a command → command_execution started (exit_code null) then completed with output and exit code",
+      [
+        START,
+        { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "ls" } },
+        { type: "tool.completed", toolCallId: "t", output: "a\n", exitCode: 0, isError: false },
+        DONE,
+      ],
+      [
+        THREAD,
+        TURN,
+        {
+          type: "item.started",
+          item: { id: "item_0", type: "command_execution", command: "ls", aggregated_output: "", exit_code: null, status: "in_progress" },
+        },
+        {
+          type: "item.completed",
+          item: { id: "item_0", type: "command_execution", command: "ls", aggregated_output: "a\n", exit_code: 0, status: "completed" },
+        },
         ZERO,
       ],
     ],
     [
       "a failed command without an exit code → status failed, no exit_code invented; argv joined",
-      [START, { type: "tool.started", toolCallId: "t", name: "shell", kind: "command", input: { command: ["bash", "-lc", "false"] } }, { type: "tool.completed", toolCallId: "t", isError: true }, DONE],
+      [
+        START,
+        { type: "tool.started", toolCallId: "t", name: "shell", kind: "command", input: { command: ["bash", "-lc", "false"] } },
+        { type: "tool.completed", toolCallId: "t", isError: true },
+        DONE,
+      ],
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "command_execution", command: "bash -lc false", aggregated_output: "", exit_code: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "command_execution", command: "bash -lc false", aggregated_output: "", status: "failed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "bash -lc false",
+            aggregated_output: "",
+            exit_code: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: { id: "item_0", type: "command_execution", command: "bash -lc false", aggregated_output: "", status: "failed" },
+        },
         ZERO,
       ],
     ],
@@ -105,8 +162,21 @@ describe("codex mapping", () => {
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "command_execution", command: "make", aggregated_output: "", exit_code: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "command_execution", command: "make", aggregated_output: "ok done", exit_code: 0, status: "completed" } },
+        {
+          type: "item.started",
+          item: { id: "item_0", type: "command_execution", command: "make", aggregated_output: "", exit_code: null, status: "in_progress" },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "make",
+            aggregated_output: "ok done",
+            exit_code: 0,
+            status: "completed",
+          },
+        },
         ZERO,
       ],
     ],
@@ -114,7 +184,13 @@ describe("codex mapping", () => {
       "a file edit and its file.changed → one file_change item with the reported change and diff",
       [
         START,
-        { type: "tool.started", toolCallId: "e", name: "Edit", kind: "file_edit", input: { file_path: "/a.ts", old_string: "x", new_string: "y" } },
+        {
+          type: "tool.started",
+          toolCallId: "e",
+          name: "Edit",
+          kind: "file_edit",
+          input: { file_path: "/a.ts", old_string: "x", new_string: "y" },
+        },
         { type: "tool.completed", toolCallId: "e", output: "updated", isError: false },
         { type: "file.changed", toolCallId: "e", changes: [{ path: "/a.ts", kind: "update", diff: "@@ -1 +1 @@" }], status: "success" },
         DONE,
@@ -122,8 +198,19 @@ describe("codex mapping", () => {
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "file_change", changes: [{ path: "/a.ts", kind: "update" }], status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "file_change", changes: [{ path: "/a.ts", kind: "update", diff: "@@ -1 +1 @@" }], status: "completed" } },
+        {
+          type: "item.started",
+          item: { id: "item_0", type: "file_change", changes: [{ path: "/a.ts", kind: "update" }], status: "in_progress" },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "file_change",
+            changes: [{ path: "/a.ts", kind: "update", diff: "@@ -1 +1 @@" }],
+            status: "completed",
+          },
+        },
         ZERO,
       ],
     ],
@@ -138,15 +225,29 @@ describe("codex mapping", () => {
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "file_change", changes: [{ path: "/n.txt", kind: "add" }], status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "file_change", changes: [{ path: "/n.txt", kind: "add" }], status: "failed" } },
+        {
+          type: "item.started",
+          item: { id: "item_0", type: "file_change", changes: [{ path: "/n.txt", kind: "add" }], status: "in_progress" },
+        },
+        {
+          type: "item.completed",
+          item: { id: "item_0", type: "file_change", changes: [{ path: "/n.txt", kind: "add" }], status: "failed" },
+        },
         ZERO,
       ],
     ],
     [
       "a rename is an update of its old path",
       [START, { type: "file.changed", changes: [{ path: "/old", kind: "rename", newPath: "/new" }] }, DONE],
-      [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "file_change", changes: [{ path: "/old", kind: "update" }], status: "completed" } }, ZERO],
+      [
+        THREAD,
+        TURN,
+        {
+          type: "item.completed",
+          item: { id: "item_0", type: "file_change", changes: [{ path: "/old", kind: "update" }], status: "completed" },
+        },
+        ZERO,
+      ],
     ],
     [
       "an MCP tool → mcp_tool_call with its server, text output and structured result",
@@ -159,47 +260,143 @@ describe("codex mapping", () => {
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "mcp_tool_call", server: "lean", tool: "lean_goals", arguments: { line: 3 }, result: null, error: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "mcp_tool_call", server: "lean", tool: "lean_goals", arguments: { line: 3 }, result: { content: [{ type: "text", text: "⊢ goal" }], structured_content: { goals: 1 } }, error: null, status: "completed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_0",
+            type: "mcp_tool_call",
+            server: "lean",
+            tool: "lean_goals",
+            arguments: { line: 3 },
+            result: null,
+            error: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "mcp_tool_call",
+            server: "lean",
+            tool: "lean_goals",
+            arguments: { line: 3 },
+            result: { content: [{ type: "text", text: "⊢ goal" }], structured_content: { goals: 1 } },
+            error: null,
+            status: "completed",
+          },
+        },
         ZERO,
       ],
     ],
     [
       "a failed tool of another kind → mcp_tool_call on the agent's server with error.message",
-      [START, { type: "tool.started", toolCallId: "r", name: "Read", kind: "file_read", input: { file_path: "/x" } }, { type: "tool.completed", toolCallId: "r", output: "no such file", isError: true }, DONE],
+      [
+        START,
+        { type: "tool.started", toolCallId: "r", name: "Read", kind: "file_read", input: { file_path: "/x" } },
+        { type: "tool.completed", toolCallId: "r", output: "no such file", isError: true },
+        DONE,
+      ],
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "mcp_tool_call", server: "claude-code", tool: "Read", arguments: { file_path: "/x" }, result: null, error: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "mcp_tool_call", server: "claude-code", tool: "Read", arguments: { file_path: "/x" }, result: null, error: { message: "no such file" }, status: "failed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_0",
+            type: "mcp_tool_call",
+            server: "claude-code",
+            tool: "Read",
+            arguments: { file_path: "/x" },
+            result: null,
+            error: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "mcp_tool_call",
+            server: "claude-code",
+            tool: "Read",
+            arguments: { file_path: "/x" },
+            result: null,
+            error: { message: "no such file" },
+            status: "failed",
+          },
+        },
         ZERO,
       ],
     ],
     [
       "a web search → web_search with its query",
-      [START, { type: "tool.started", toolCallId: "w", name: "WebSearch", kind: "web_search", input: { query: "vitest 4" } }, { type: "tool.completed", toolCallId: "w", output: "results", isError: false }, DONE],
-      [THREAD, TURN, { type: "item.started", item: { id: "item_0", type: "web_search", query: "vitest 4" } }, { type: "item.completed", item: { id: "item_0", type: "web_search", query: "vitest 4" } }, ZERO],
+      [
+        START,
+        { type: "tool.started", toolCallId: "w", name: "WebSearch", kind: "web_search", input: { query: "vitest 4" } },
+        { type: "tool.completed", toolCallId: "w", output: "results", isError: false },
+        DONE,
+      ],
+      [
+        THREAD,
+        TURN,
+        { type: "item.started", item: { id: "item_0", type: "web_search", query: "vitest 4" } },
+        { type: "item.completed", item: { id: "item_0", type: "web_search", query: "vitest 4" } },
+        ZERO,
+      ],
     ],
     [
       "plans → one todo_list: started, updated, completed when the turn ends",
       [
         START,
         { type: "plan.updated", items: [{ text: "a", status: "in_progress" }] },
-        { type: "plan.updated", items: [{ text: "a", status: "completed" }, { text: "b", status: "pending" }] },
+        {
+          type: "plan.updated",
+          items: [
+            { text: "a", status: "completed" },
+            { text: "b", status: "pending" },
+          ],
+        },
         DONE,
       ],
       [
         THREAD,
         TURN,
         { type: "item.started", item: { id: "item_0", type: "todo_list", items: [{ text: "a", completed: false }] } },
-        { type: "item.updated", item: { id: "item_0", type: "todo_list", items: [{ text: "a", completed: true }, { text: "b", completed: false }] } },
-        { type: "item.completed", item: { id: "item_0", type: "todo_list", items: [{ text: "a", completed: true }, { text: "b", completed: false }] } },
+        {
+          type: "item.updated",
+          item: {
+            id: "item_0",
+            type: "todo_list",
+            items: [
+              { text: "a", completed: true },
+              { text: "b", completed: false },
+            ],
+          },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "todo_list",
+            items: [
+              { text: "a", completed: true },
+              { text: "b", completed: false },
+            ],
+          },
+        },
         ZERO,
       ],
     ],
     [
       "usage: the session's total wins over per-turn and cumulative figures; null becomes 0",
-      [START, { type: "turn.started", turnId: "1" }, { type: "turn.completed", turnId: "1", usage: usage(1, 1) }, { type: "usage", usage: usage(5, 5), scope: "cumulative" }, { ...DONE, usage: usage(10, 20, 30) }],
+      [
+        START,
+        { type: "turn.started", turnId: "1" },
+        { type: "turn.completed", turnId: "1", usage: usage(1, 1) },
+        { type: "usage", usage: usage(5, 5), scope: "cumulative" },
+        { ...DONE, usage: usage(10, 20, 30) },
+      ],
       [THREAD, TURN, { type: "turn.completed", usage: codexUsage(usage(10, 20, 30)) }],
     ],
     [
@@ -219,8 +416,18 @@ describe("codex mapping", () => {
     ],
     [
       "errors → top-level error; retries in Codex's reconnect wording",
-      [START, { type: "error", scope: "api", message: "overloaded" }, { type: "retry", attempt: 1, maxAttempts: 5, error: "stream closed" }, { type: "retry", attempt: 2, error: "Reconnecting... 2/5 (x)" }],
-      [THREAD, { type: "error", message: "overloaded" }, { type: "error", message: "Reconnecting... 1/5 (stream closed)" }, { type: "error", message: "Reconnecting... 2/5 (x)" }],
+      [
+        START,
+        { type: "error", scope: "api", message: "overloaded" },
+        { type: "retry", attempt: 1, maxAttempts: 5, error: "stream closed" },
+        { type: "retry", attempt: 2, error: "Reconnecting... 2/5 (x)" },
+      ],
+      [
+        THREAD,
+        { type: "error", message: "overloaded" },
+        { type: "error", message: "Reconnecting... 1/5 (stream closed)" },
+        { type: "error", message: "Reconnecting... 2/5 (x)" },
+      ],
     ],
     [
       "warnings and rejected rate limits → error items (outside a turn, as Codex writes them); info notices → nothing",
@@ -234,7 +441,10 @@ describe("codex mapping", () => {
       [
         THREAD,
         { type: "item.completed", item: { id: "item_0", type: "error", message: "hooks loaded twice" } },
-        { type: "item.completed", item: { id: "item_1", type: "error", message: "rate limit rejected (five_hour) until 2026-01-01T00:00:00Z" } },
+        {
+          type: "item.completed",
+          item: { id: "item_1", type: "error", message: "rate limit rejected (five_hour) until 2026-01-01T00:00:00Z" },
+        },
       ],
     ],
     [
@@ -262,18 +472,54 @@ describe("codex writer on odd sequences", () => {
       [
         THREAD,
         TURN,
-        { type: "item.completed", item: { id: "item_0", type: "mcp_tool_call", server: "claude-code", tool: "Grep", arguments: null, result: { content: [{ type: "text", text: "hit" }], structured_content: null }, error: null, status: "completed" } },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "mcp_tool_call",
+            server: "claude-code",
+            tool: "Grep",
+            arguments: null,
+            result: { content: [{ type: "text", text: "hit" }], structured_content: null },
+            error: null,
+            status: "completed",
+          },
+        },
         ZERO,
       ],
     ],
     [
       "a tool that never completes → failed when the turn ends; a late completion is dropped",
-      [START, { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "sleep" } }, DONE, { type: "tool.completed", toolCallId: "t", isError: false }],
+      [
+        START,
+        { type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "sleep" } },
+        DONE,
+        { type: "tool.completed", toolCallId: "t", isError: false },
+      ],
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "command_execution", command: "sleep", aggregated_output: "", exit_code: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_0", type: "command_execution", command: "sleep", aggregated_output: "the tool call did not complete", status: "failed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "sleep",
+            aggregated_output: "",
+            exit_code: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "sleep",
+            aggregated_output: "the tool call did not complete",
+            status: "failed",
+          },
+        },
         ZERO,
       ],
     ],
@@ -285,11 +531,22 @@ describe("codex writer on odd sequences", () => {
     [
       "input ends after a fatal error → turn.failed at end()",
       [START, say("a", "working"), { type: "error", scope: "session", message: "killed", fatal: true }],
-      [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "working" } }, { type: "error", message: "killed" }, { type: "turn.failed", error: { message: "killed" } }],
+      [
+        THREAD,
+        TURN,
+        { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "working" } },
+        { type: "error", message: "killed" },
+        { type: "turn.failed", error: { message: "killed" } },
+      ],
     ],
     [
       "deltas whose message never completes → an agent_message when the turn ends",
-      [START, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "lo", position: 3 }, DONE],
+      [
+        START,
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "Hel", position: 0 },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "lo", position: 3 },
+        DONE,
+      ],
       [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "Hello" } }, ZERO],
     ],
     [
@@ -312,12 +569,27 @@ describe("codex writer on odd sequences", () => {
     ],
     [
       "a subagent's session.completed and turns do not end the parent's turn",
-      [START, { type: "session.started", sessionId: "sub", parentToolCallId: "task" }, say("a", "x", { sessionId: "sub" }), { type: "turn.started", turnId: "st", sessionId: "sub" }, { ...DONE, sessionId: "sub" }, { ...DONE, sessionId: "s1" }],
+      [
+        START,
+        { type: "session.started", sessionId: "sub", parentToolCallId: "task" },
+        say("a", "x", { sessionId: "sub" }),
+        { type: "turn.started", turnId: "st", sessionId: "sub" },
+        { ...DONE, sessionId: "sub" },
+        { ...DONE, sessionId: "s1" },
+      ],
       [THREAD, TURN, { type: "item.completed", item: { id: "item_0", type: "agent_message", text: "x" } }, ZERO],
     ],
     [
       "a new prompt after activity starts a new turn; events after session.completed open another",
-      [START, say("a", "one"), { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "again" }, say("b", "two"), DONE, say("c", "three"), DONE],
+      [
+        START,
+        say("a", "one"),
+        { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "again" },
+        say("b", "two"),
+        DONE,
+        say("c", "three"),
+        DONE,
+      ],
       [
         THREAD,
         TURN,
@@ -338,13 +610,42 @@ describe("codex writer on odd sequences", () => {
     ],
     [
       "a file.changed of a tool that is not a file tool → its own file_change item",
-      [START, { type: "tool.started", toolCallId: "b", name: "Bash", kind: "command", input: { command: "sed -i s/a/b/ f" } }, { type: "file.changed", toolCallId: "b", changes: [{ path: "f", kind: "update" }] }, { type: "tool.completed", toolCallId: "b", exitCode: 0, isError: false }, DONE],
+      [
+        START,
+        { type: "tool.started", toolCallId: "b", name: "Bash", kind: "command", input: { command: "sed -i s/a/b/ f" } },
+        { type: "file.changed", toolCallId: "b", changes: [{ path: "f", kind: "update" }] },
+        { type: "tool.completed", toolCallId: "b", exitCode: 0, isError: false },
+        DONE,
+      ],
       [
         THREAD,
         TURN,
-        { type: "item.started", item: { id: "item_0", type: "command_execution", command: "sed -i s/a/b/ f", aggregated_output: "", exit_code: null, status: "in_progress" } },
-        { type: "item.completed", item: { id: "item_1", type: "file_change", changes: [{ path: "f", kind: "update" }], status: "completed" } },
-        { type: "item.completed", item: { id: "item_0", type: "command_execution", command: "sed -i s/a/b/ f", aggregated_output: "", exit_code: 0, status: "completed" } },
+        {
+          type: "item.started",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "sed -i s/a/b/ f",
+            aggregated_output: "",
+            exit_code: null,
+            status: "in_progress",
+          },
+        },
+        {
+          type: "item.completed",
+          item: { id: "item_1", type: "file_change", changes: [{ path: "f", kind: "update" }], status: "completed" },
+        },
+        {
+          type: "item.completed",
+          item: {
+            id: "item_0",
+            type: "command_execution",
+            command: "sed -i s/a/b/ f",
+            aggregated_output: "",
+            exit_code: 0,
+            status: "completed",
+          },
+        },
         ZERO,
       ],
     ],
@@ -383,26 +684,48 @@ describe("codex writer on odd sequences", () => {
     { type: "notice", kind: "warning", level: "warning", text: "w" },
     { type: "retry", attempt: 1 },
   );
-  test.prop([fc.array(anyEvent, { maxLength: 40 })], { numRuns: 300 })("any sequence of events gives a valid Codex stream, never a throw", (drafts) => {
-    expect(validateFormat("codex", convertEvents(stream(...drafts), "codex"))).toEqual([]);
-  });
+  test.prop([fc.array(anyEvent, { maxLength: 40 })], { numRuns: 300 })(
+    "any sequence of events gives a valid Codex stream, never a throw",
+    (drafts) => {
+      expect(validateFormat("codex", convertEvents(stream(...drafts), "codex"))).toEqual([]);
+    },
+  );
 });
 
 describe("codex validator rejects", () => {
   const item = (phase: string, value: Record<string, unknown>) => ({ type: phase, item: value });
   const msg = { id: "item_0", type: "agent_message", text: "hi" };
-  const cmd = (status: string) => ({ id: "item_1", type: "command_execution", command: "ls", aggregated_output: "", exit_code: status === "in_progress" ? null : 0, status });
+  const cmd = (status: string) => ({
+    id: "item_1",
+    type: "command_execution",
+    command: "ls",
+    aggregated_output: "",
+    exit_code: status === "in_progress" ? null : 0,
+    status,
+  });
   const OK_TURN = { type: "turn.completed", usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } };
   it.each<[string, object[], string]>([
     ["thread.started without thread_id", [{ type: "thread.started" }], "thread_id"],
     ["an unknown event type", [THREAD, { type: "turn.paused" }], "must be one of"],
     ["a field the event does not have", [THREAD, { type: "turn.started", id: 1 }], "does not allow"],
     ["turn.completed without usage", [THREAD, TURN, { type: "turn.completed" }], "usage"],
-    ["negative token counts", [THREAD, TURN, { type: "turn.completed", usage: { input_tokens: -1, cached_input_tokens: 0, output_tokens: 1 } }], "input_tokens"],
+    [
+      "negative token counts",
+      [THREAD, TURN, { type: "turn.completed", usage: { input_tokens: -1, cached_input_tokens: 0, output_tokens: 1 } }],
+      "input_tokens",
+    ],
     ["an unknown item type", [THREAD, TURN, item("item.completed", { id: "i", type: "thought", text: "x" })], "must be one of"],
     ["an item without id", [THREAD, TURN, item("item.completed", { type: "agent_message", text: "x" })], "id"],
-    ["a command without status", [THREAD, TURN, item("item.completed", { id: "i", type: "command_execution", command: "ls", aggregated_output: "" })], "status"],
-    ["a file change of an unknown kind", [THREAD, TURN, item("item.completed", { id: "i", type: "file_change", changes: [{ path: "a", kind: "move" }], status: "completed" })], "kind"],
+    [
+      "a command without status",
+      [THREAD, TURN, item("item.completed", { id: "i", type: "command_execution", command: "ls", aggregated_output: "" })],
+      "status",
+    ],
+    [
+      "a file change of an unknown kind",
+      [THREAD, TURN, item("item.completed", { id: "i", type: "file_change", changes: [{ path: "a", kind: "move" }], status: "completed" })],
+      "kind",
+    ],
     ["turn.failed without a message", [THREAD, TURN, { type: "turn.failed", error: {} }], "message"],
     ["a stream that does not start with thread.started", [TURN, OK_TURN], "thread.started comes first"],
     ["thread.started later in the stream", [{ type: "error", message: "x" }, THREAD], "not the first line"],
@@ -411,11 +734,29 @@ describe("codex validator rejects", () => {
     ["turn.completed with no turn", [THREAD, OK_TURN], "without an open turn"],
     ["turn.failed with no turn", [THREAD, { type: "turn.failed", error: { message: "x" } }], "without an open turn"],
     ["an item outside a turn", [THREAD, item("item.completed", msg)], "outside a turn"],
-    ["an item started twice", [THREAD, TURN, item("item.started", cmd("in_progress")), item("item.started", cmd("in_progress"))], "started again"],
+    [
+      "an item started twice",
+      [THREAD, TURN, item("item.started", cmd("in_progress")), item("item.started", cmd("in_progress"))],
+      "started again",
+    ],
     ["item.updated for an item that never started", [THREAD, TURN, item("item.updated", cmd("in_progress"))], "never started"],
-    ["item.updated after item.completed", [THREAD, TURN, item("item.started", cmd("in_progress")), item("item.completed", cmd("completed")), item("item.updated", cmd("in_progress"))], "after its item.completed"],
+    [
+      "item.updated after item.completed",
+      [
+        THREAD,
+        TURN,
+        item("item.started", cmd("in_progress")),
+        item("item.completed", cmd("completed")),
+        item("item.updated", cmd("in_progress")),
+      ],
+      "after its item.completed",
+    ],
     ["an item completed twice", [THREAD, TURN, item("item.completed", msg), item("item.completed", msg)], "completed twice"],
-    ["an id reused for another item type", [THREAD, TURN, item("item.started", cmd("in_progress")), item("item.completed", { id: "item_1", type: "agent_message", text: "x" })], "an id names one item"],
+    [
+      "an id reused for another item type",
+      [THREAD, TURN, item("item.started", cmd("in_progress")), item("item.completed", { id: "item_1", type: "agent_message", text: "x" })],
+      "an id names one item",
+    ],
     ["turn.completed while an item runs", [THREAD, TURN, item("item.started", cmd("in_progress")), OK_TURN], "still in progress"],
     ["a stream cut inside a turn (warning)", [THREAD, TURN], "ended inside a turn"],
   ])("%s", (_name, values, message) => {
@@ -425,19 +766,30 @@ describe("codex validator rejects", () => {
   });
 
   it("accepts a well-formed stream with warnings before the turn", () => {
-    expect(validateRecords("codex", [THREAD, item("item.completed", { id: "w", type: "error", message: "warn" }), TURN, item("item.started", cmd("in_progress")), item("item.completed", cmd("completed")), item("item.completed", msg), OK_TURN])).toEqual([]);
+    expect(
+      validateRecords("codex", [
+        THREAD,
+        item("item.completed", { id: "w", type: "error", message: "warn" }),
+        TURN,
+        item("item.started", cmd("in_progress")),
+        item("item.completed", cmd("completed")),
+        item("item.completed", msg),
+        OK_TURN,
+      ]),
+    ).toEqual([]);
   });
 });
 
 noteSharedMissing();
-const currentFormatCaptures = hasShared
-  ? sources().filter(([name]) => name.startsWith("codex/") && !name.startsWith("codex/legacy_"))
-  : [];
+const currentFormatCaptures = hasShared ? sources().filter(([name]) => name.startsWith("codex/") && !name.startsWith("codex/legacy_")) : [];
 describe.skipIf(!hasShared)("real Codex captures (0.44+) pass the codex validator", () => {
   it.each(currentFormatCaptures)("%s", (_name, path) => {
     const text = readFileSync(path, "utf8");
     // Codex may print a stdin banner before the JSON (a merged stderr); the validator judges the JSON lines.
-    const json = text.split("\n").filter((l) => l.startsWith("{")).join("\n");
+    const json = text
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .join("\n");
     expect(validateFormat("codex", `${json}\n`)).toEqual([]);
   });
 });

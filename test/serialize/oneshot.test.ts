@@ -17,7 +17,10 @@ const T = "2026-01-21T00:00:51.123Z";
 const MS = Date.parse(T);
 const start = { type: "session.started", agent: "cline", sessionId: "task-1", time: T, source: { dialect: "cline" } };
 /** The packets after the session's own `event` packet, reduced to type and data. */
-const body = (events: object[]) => write(build([start, ...events])).slice(1).map((p) => ({ type: p.type, data: p.data }));
+const body = (events: object[]) =>
+  write(build([start, ...events]))
+    .slice(1)
+    .map((p) => ({ type: p.type, data: p.data }));
 
 describe("oneshot writer: packets", () => {
   it("every packet has the seven fields; time from the event in seconds and ms", () => {
@@ -34,23 +37,45 @@ describe("oneshot writer: packets", () => {
   });
 
   it.each([
-    ["preamble text → preamble (raw string)", [{ type: "text", text: "banner", position: "preamble" }], [{ type: "preamble", data: "banner" }]],
-    ["reasoning → thought", [{ type: "message.completed", messageId: "m", role: "assistant", kind: "reasoning", text: "hmm" }], [{ type: "thought", data: { text: "hmm" } }]],
+    [
+      "preamble text → preamble (raw string)",
+      [{ type: "text", text: "banner", position: "preamble" }],
+      [{ type: "preamble", data: "banner" }],
+    ],
+    [
+      "reasoning → thought",
+      [{ type: "message.completed", messageId: "m", role: "assistant", kind: "reasoning", text: "hmm" }],
+      [{ type: "thought", data: { text: "hmm" } }],
+    ],
     [
       "redacted reasoning → thought marked redacted",
       [{ type: "message.completed", messageId: "m", role: "assistant", kind: "redacted_reasoning", text: "", signature: "s" }],
       [{ type: "thought", data: { text: "", redacted: true, signature: "s" } }],
     ],
-    ["text → message {role, content}", [{ type: "message.completed", messageId: "m", role: "user", kind: "text", text: "go" }], [{ type: "message", data: { role: "user", content: "go" } }]],
+    [
+      "text → message {role, content}",
+      [{ type: "message.completed", messageId: "m", role: "user", kind: "text", text: "go" }],
+      [{ type: "message", data: { role: "user", content: "go" } }],
+    ],
     [
       "command tool → tool_use {tool: bash, command, reason}",
       [{ type: "tool.started", toolCallId: "t", name: "Bash", kind: "command", input: { command: "ls -l" }, description: "list" }],
-      [{ type: "tool_use", data: { tool: "bash", command: "ls -l", reason: "list", id: "t", name: "Bash", kind: "command", input: { command: "ls -l" } } }],
+      [
+        {
+          type: "tool_use",
+          data: { tool: "bash", command: "ls -l", reason: "list", id: "t", name: "Bash", kind: "command", input: { command: "ls -l" } },
+        },
+      ],
     ],
     [
       "argv command → joined command line",
       [{ type: "tool.started", toolCallId: "t", name: "shell", kind: "command", input: { command: ["git", "status"] } }],
-      [{ type: "tool_use", data: { tool: "bash", command: "git status", id: "t", name: "shell", kind: "command", input: { command: ["git", "status"] } } }],
+      [
+        {
+          type: "tool_use",
+          data: { tool: "bash", command: "git status", id: "t", name: "shell", kind: "command", input: { command: ["git", "status"] } },
+        },
+      ],
     ],
     [
       "edit tool → tool_use edit; its output → tool_output with the same tool; no exit code → null",
@@ -63,7 +88,11 @@ describe("oneshot writer: packets", () => {
         { type: "tool_output", data: { tool: "edit", content: "ok", exit_code: null, id: "t", name: "Edit", is_error: false } },
       ],
     ],
-    ["an MCP tool keeps its own name as tool", [{ type: "tool.started", toolCallId: "t", name: "search_docs", kind: "mcp" }], [{ type: "tool_use", data: { tool: "search_docs", id: "t", name: "search_docs", kind: "mcp" } }]],
+    [
+      "an MCP tool keeps its own name as tool",
+      [{ type: "tool.started", toolCallId: "t", name: "search_docs", kind: "mcp" }],
+      [{ type: "tool_use", data: { tool: "search_docs", id: "t", name: "search_docs", kind: "mcp" } }],
+    ],
     [
       "session.completed → completion {status, result, stats}",
       [
@@ -83,7 +112,12 @@ describe("oneshot writer: packets", () => {
           data: {
             status: "success",
             result: "done",
-            stats: { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: null, cache_write_tokens: null, reasoning_tokens: null }, cost_usd: 0.1, duration_ms: 5, turns: 1 },
+            stats: {
+              usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: null, cache_write_tokens: null, reasoning_tokens: null },
+              cost_usd: 0.1,
+              duration_ms: 5,
+              turns: 1,
+            },
           },
         },
       ],
@@ -95,7 +129,11 @@ describe("oneshot writer: packets", () => {
     ],
     ["heartbeat → is_heartbeat packet", [{ type: "heartbeat", idleMs: 30000 }], [{ type: "heartbeat", data: { idle_ms: 30000 } }]],
     ["what the six types cannot say → event", [{ type: "retry", attempt: 2 }], [{ type: "event", data: { type: "retry", attempt: 2 } }]],
-    ["text between records → event (it is not a preamble)", [{ type: "text", text: "warn", position: "interleaved" }], [{ type: "event", data: { type: "text", text: "warn", position: "interleaved" } }]],
+    [
+      "text between records → event (it is not a preamble)",
+      [{ type: "text", text: "warn", position: "interleaved" }],
+      [{ type: "event", data: { type: "text", text: "warn", position: "interleaved" } }],
+    ],
   ])("%s", (_name, events, expected) => {
     expect(body(events)).toEqual(expected);
   });
@@ -126,7 +164,10 @@ describe("oneshot writer: executors", () => {
   });
 
   it("without a session.started, the event's dialect names the executor; with nothing, unknown", () => {
-    expect(write(build([{ type: "retry", attempt: 1, source: { dialect: "harmony" } }]))[0]).toMatchObject({ executor: "direct", oneshot_id: "unknown" });
+    expect(write(build([{ type: "retry", attempt: 1, source: { dialect: "harmony" } }]))[0]).toMatchObject({
+      executor: "direct",
+      oneshot_id: "unknown",
+    });
     expect(write(build([{ type: "retry", attempt: 1 }]))[0]).toMatchObject({ executor: "unknown" });
   });
 });
@@ -146,7 +187,12 @@ describe("oneshot writer: timestamps", () => {
   });
 
   it("preamble text waits for the first other event, so it carries the session's id and executor", () => {
-    const packets = write(build([{ type: "text", text: "banner", position: "preamble", source: { dialect: "gemini" } }, { ...start, agent: "gemini-cli" }]));
+    const packets = write(
+      build([
+        { type: "text", text: "banner", position: "preamble", source: { dialect: "gemini" } },
+        { ...start, agent: "gemini-cli" },
+      ]),
+    );
     expect(packets.map((p) => [p.type, p.oneshot_id, p.executor])).toEqual([
       ["preamble", "task-1", "gemini"],
       ["event", "task-1", "gemini"],
@@ -171,7 +217,9 @@ describe("oneshot writer: odd sequences never throw", () => {
     );
     const packets = records(text);
     expect(new Set(packets.map((p) => p.oneshot_id))).toEqual(new Set(["task-1"]));
-    expect(packets.find((p) => p.type === "message" && (p.data as { content: string }).content === "from child")?.data).toMatchObject({ session_id: "child" });
+    expect(packets.find((p) => p.type === "message" && (p.data as { content: string }).content === "from child")?.data).toMatchObject({
+      session_id: "child",
+    });
     expect(packets.at(-1)).toMatchObject({ type: "message", data: { role: "assistant", content: "cut", incomplete: true } });
     // The orphan result gets its tool_use first, so the output is valid.
     expect(packets.filter((p) => (p.data as { id?: string }).id === "orphan").map((p) => p.type)).toEqual(["tool_use", "tool_output"]);
@@ -180,7 +228,15 @@ describe("oneshot writer: odd sequences never throw", () => {
 });
 
 describe("oneshot validator: each rule rejects a hand-made violation", () => {
-  const ok = { timestamp: 1.5, ts_ms: 1500, executor: "cline", oneshot_id: "x", type: "message", data: { role: "assistant", content: "a" }, is_heartbeat: false };
+  const ok = {
+    timestamp: 1.5,
+    ts_ms: 1500,
+    executor: "cline",
+    oneshot_id: "x",
+    type: "message",
+    data: { role: "assistant", content: "a" },
+    is_heartbeat: false,
+  };
   it("accepts a valid packet", () => {
     expect(validateRecords("oneshot", [ok])).toEqual([]);
   });
@@ -206,7 +262,9 @@ describe("oneshot validator: each rule rejects a hand-made violation", () => {
     expect(validateRecords("oneshot", list).map((i) => i.code)).toContain("out-of-order");
   });
   it("sequence: a tool_output whose id no tool_use started is a warning", () => {
-    expect(validateRecords("oneshot", [{ ...ok, type: "tool_output", data: { tool: "bash", content: "", id: "t9" } }]).map((i) => i.severity)).toEqual(["warning"]);
+    expect(
+      validateRecords("oneshot", [{ ...ok, type: "tool_output", data: { tool: "bash", content: "", id: "t9" } }]).map((i) => i.severity),
+    ).toEqual(["warning"]);
   });
 });
 
@@ -221,16 +279,24 @@ describe("oneshot: every capture round-trips through our reader", () => {
     // What oneshot cannot carry (docs/formats/oneshot.md): message ids, the started/delta split,
     // times finer than a millisecond, "no time" on an event after one that had a time (carried
     // forward), absent vs empty tool output.
-    const { expected, actual } = roundTripPair(source.events, back.events, { time: "source", messageIds: false, metricNames: true, emptyOutputIsAbsent: true });
+    const { expected, actual } = roundTripPair(source.events, back.events, {
+      time: "source",
+      messageIds: false,
+      metricNames: true,
+      emptyOutputIsAbsent: true,
+    });
     expect(actual).toEqual(expected);
     expectSameFacts(back.summary, source.summary);
   });
 });
 
 describe("oneshot writer: any order of events", () => {
-  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 })])("never throws; the validator finds no error (a result with no call is a warning)", (drafts) => {
-    const text = convertEvents(build(drafts), "oneshot");
-    expect(validateFormat("oneshot", text).filter((i) => i.severity === "error")).toEqual([]);
-    expect(() => readBack(text, oneshot)).not.toThrow();
-  });
+  test.prop([fc.array(fc.constantFrom(...oddEventDrafts()), { maxLength: 40 })])(
+    "never throws; the validator finds no error (a result with no call is a warning)",
+    (drafts) => {
+      const text = convertEvents(build(drafts), "oneshot");
+      expect(validateFormat("oneshot", text).filter((i) => i.severity === "error")).toEqual([]);
+      expect(() => readBack(text, oneshot)).not.toThrow();
+    },
+  );
 });

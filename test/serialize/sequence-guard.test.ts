@@ -12,8 +12,16 @@ function guarded(...drafts: AgentEventDraft[]): AgentEvent[] {
 
 describe("createSequenceGuard", () => {
   it.each<[string, AgentEventDraft[], string[]]>([
-    ["an orphan tool result gets a start", [{ type: "tool.completed", toolCallId: "t", isError: false }], ["repair:orphan-tool-event", "tool.started", "tool.completed"]],
-    ["a turn end without a start gets one", [{ type: "turn.completed", turnId: "u" }], ["repair:orphan-turn-end", "turn.started", "turn.completed"]],
+    [
+      "an orphan tool result gets a start",
+      [{ type: "tool.completed", toolCallId: "t", isError: false }],
+      ["repair:orphan-tool-event", "tool.started", "tool.completed"],
+    ],
+    [
+      "a turn end without a start gets one",
+      [{ type: "turn.completed", turnId: "u" }],
+      ["repair:orphan-turn-end", "turn.started", "turn.completed"],
+    ],
     [
       "a message completed twice keeps the first",
       [
@@ -24,12 +32,14 @@ describe("createSequenceGuard", () => {
     ],
     [
       "a message left open is closed with its text",
-      [
-        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "hi", position: 5 },
-      ],
+      [{ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "hi", position: 5 }],
       ["repair:orphan-delta", "message.started", "repair:delta-position", "message.delta", "repair:unclosed-message", "message.completed"],
     ],
-    ["a tool left open is closed as an error", [{ type: "tool.started", toolCallId: "t", name: "Bash" }], ["tool.started", "repair:unclosed-tool", "tool.completed"]],
+    [
+      "a tool left open is closed as an error",
+      [{ type: "tool.started", toolCallId: "t", name: "Bash" }],
+      ["tool.started", "repair:unclosed-tool", "tool.completed"],
+    ],
   ])("%s", (_name, drafts, expected) => {
     const events = guarded(...drafts);
     expect(events.map((e) => (e.type === "repair" ? `repair:${e.kind}` : e.type))).toEqual(expected);
@@ -38,7 +48,10 @@ describe("createSequenceGuard", () => {
   });
 
   it("closes an open message with the text its deltas carried", () => {
-    const completed = guarded({ type: "message.started", messageId: "m", role: "user", kind: "text" }, { type: "message.delta", role: "user", kind: "text", messageId: "m", text: "ab", position: 0 }).at(-1);
+    const completed = guarded(
+      { type: "message.started", messageId: "m", role: "user", kind: "text" },
+      { type: "message.delta", role: "user", kind: "text", messageId: "m", text: "ab", position: 0 },
+    ).at(-1);
     expect(completed).toMatchObject({ type: "message.completed", role: "user", text: "ab" });
   });
 

@@ -16,8 +16,16 @@ const write = (events: AgentEvent[]) => records(convertEvents(events, "witness")
 
 describe("witness writer: mapping", () => {
   it.each([
-    ["reasoning → analysis", [{ type: "message.completed", messageId: "m", role: "assistant", kind: "reasoning", text: "think" }], [{ type: "analysis", content: "think" }]],
-    ["text → final", [{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "answer" }], [{ type: "final", content: "answer" }]],
+    [
+      "reasoning → analysis",
+      [{ type: "message.completed", messageId: "m", role: "assistant", kind: "reasoning", text: "think" }],
+      [{ type: "analysis", content: "think" }],
+    ],
+    [
+      "text → final",
+      [{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "answer" }],
+      [{ type: "final", content: "answer" }],
+    ],
     [
       "channel → brain",
       [{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "a", channel: "path2" }],
@@ -28,12 +36,39 @@ describe("witness writer: mapping", () => {
       [{ type: "message.completed", messageId: "m", role: "assistant", kind: "redacted_reasoning", text: "", signature: "sig" }],
       [{ type: "analysis", content: "", meta: { redacted: true, signature: "sig" } }],
     ],
-    ["metric → metric, meta = the values", [{ type: "metric", name: "flame", text: "Flame state", values: { k: 0.1 } }], [{ type: "metric", content: "Flame state", meta: { k: 0.1 } }]],
-    ["metric without text → its name as content", [{ type: "metric", name: "flame", values: {} }], [{ type: "metric", content: "flame", meta: {} }]],
+    [
+      "metric → metric, meta = the values",
+      [{ type: "metric", name: "flame", text: "Flame state", values: { k: 0.1 } }],
+      [{ type: "metric", content: "Flame state", meta: { k: 0.1 } }],
+    ],
+    [
+      "metric without text → its name as content",
+      [{ type: "metric", name: "flame", values: {} }],
+      [{ type: "metric", content: "flame", meta: {} }],
+    ],
     [
       "usage → metric usage",
-      [{ type: "usage", scope: "delta", usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } }],
-      [{ type: "metric", content: "usage", meta: { input_tokens: 1, output_tokens: 2, cache_read_tokens: null, cache_write_tokens: null, reasoning_tokens: null, scope: "delta" } }],
+      [
+        {
+          type: "usage",
+          scope: "delta",
+          usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        },
+      ],
+      [
+        {
+          type: "metric",
+          content: "usage",
+          meta: {
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: null,
+            cache_write_tokens: null,
+            reasoning_tokens: null,
+            scope: "delta",
+          },
+        },
+      ],
     ],
     [
       "tool call and result → tool_call, tool_result with ids, input, exit code",
@@ -59,11 +94,21 @@ describe("witness writer: mapping", () => {
         { type: "tool_result", content: "", meta: { tool_call_id: "t1", is_error: false } },
       ],
     ],
-    ["error → error", [{ type: "error", scope: "api", message: "overloaded", code: "529", fatal: false }], [{ type: "error", content: "overloaded", meta: { scope: "api", code: "529", fatal: false } }]],
+    [
+      "error → error",
+      [{ type: "error", scope: "api", message: "overloaded", code: "529", fatal: false }],
+      [{ type: "error", content: "overloaded", meta: { scope: "api", code: "529", fatal: false } }],
+    ],
     [
       "a user message → debug carrying the event",
       [{ type: "message.completed", messageId: "u", role: "user", kind: "text", text: "fix it" }],
-      [{ type: "debug", content: "fix it", meta: { event: { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "fix it" } } }],
+      [
+        {
+          type: "debug",
+          content: "fix it",
+          meta: { event: { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "fix it" } },
+        },
+      ],
     ],
     [
       "session lifecycle → debug carrying the event",
@@ -77,7 +122,12 @@ describe("witness writer: mapping", () => {
 
 describe("witness writer: odd sequences never throw", () => {
   it("a message that never completes is written at the end, marked incomplete", () => {
-    const out = write(build([{ type: "message.started", messageId: "m", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "half", position: 0 }]));
+    const out = write(
+      build([
+        { type: "message.started", messageId: "m", role: "assistant", kind: "text" },
+        { type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "half", position: 0 },
+      ]),
+    );
     expect(out).toEqual([{ type: "final", content: "half", meta: { incomplete: true } }]);
   });
 
@@ -132,7 +182,13 @@ describe("witness validator: the spec's rules", () => {
   });
 
   it("accepts the spec's edge cases: empty content, no brain, null meta, a new type (info only)", () => {
-    expect(validateRecords("witness", [{ type: "final", content: "" }, { type: "final", content: "x", brain: null, meta: null }, { type: "plan", content: "p" }])).toEqual([]);
+    expect(
+      validateRecords("witness", [
+        { type: "final", content: "" },
+        { type: "final", content: "x", brain: null, meta: null },
+        { type: "plan", content: "p" },
+      ]),
+    ).toEqual([]);
   });
 });
 

@@ -218,11 +218,23 @@ describe("summary: saved sessions derive duration, turns and model", () => {
 
   it("a Codex rollout without task_started counts one turn per turn_context", () => {
     const records = [
-      { timestamp: "2025-09-01T10:00:00.000Z", type: "session_meta", payload: { id: "0199aaaa-0000-7000-8000-000000000002", cwd: "/w", cli_version: "0.30.0" } },
+      {
+        timestamp: "2025-09-01T10:00:00.000Z",
+        type: "session_meta",
+        payload: { id: "0199aaaa-0000-7000-8000-000000000002", cwd: "/w", cli_version: "0.30.0" },
+      },
       { timestamp: "2025-09-01T10:00:01.000Z", type: "turn_context", payload: { cwd: "/w", model: "gpt-5" } },
-      { timestamp: "2025-09-01T10:00:02.000Z", type: "response_item", payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: "One." }] } },
+      {
+        timestamp: "2025-09-01T10:00:02.000Z",
+        type: "response_item",
+        payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: "One." }] },
+      },
       { timestamp: "2025-09-01T10:01:00.000Z", type: "turn_context", payload: { cwd: "/w", model: "gpt-5" } },
-      { timestamp: "2025-09-01T10:01:05.000Z", type: "response_item", payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Two." }] } },
+      {
+        timestamp: "2025-09-01T10:01:05.000Z",
+        type: "response_item",
+        payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Two." }] },
+      },
     ];
     const { summary } = readAll([records.map((r) => `${JSON.stringify(r)}\n`).join("")], { dialect: "codex-session" });
     expect(summary.turns).toBe(2);

@@ -25,7 +25,12 @@ function importsOf(file: { path: string; text: string }): string[] {
 }
 
 /** Long functions not split yet (a factory closure each): this list only shrinks. */
-const NOT_SPLIT_YET = new Set(["views/shared/sanitize.ts createSanitizer", "views/shared/sanitize.ts write", "views/transcript/markdown.ts createMarkdownWriter", "views/transcript/text.ts createTextWriter"]);
+const NOT_SPLIT_YET = new Set([
+  "views/shared/sanitize.ts createSanitizer",
+  "views/shared/sanitize.ts write",
+  "views/transcript/markdown.ts createMarkdownWriter",
+  "views/transcript/text.ts createTextWriter",
+]);
 
 /** Files outside src/views that may import a view: the CLI, the public entry, and the format registry (its text and markdown lines). */
 const VIEW_IMPORTERS = /^(cli\/|index\.ts$|output-formats\.ts$)/;
@@ -34,21 +39,33 @@ describe("views layout", () => {
   it("views/shared imports only the model, framing, the summary fold and itself", () => {
     const offenders = sources
       .filter((f) => f.path.startsWith("views/shared/"))
-      .flatMap((f) => importsOf(f).filter((i) => !/^(model|framing|summary|views\/shared)\//.test(i)).map((i) => `${f.path} → ${i}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !/^(model|framing|summary|views\/shared)\//.test(i))
+          .map((i) => `${f.path} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   it("the terminal renderer and the transcripts do not import each other", () => {
     const offenders = sources
       .filter((f) => f.path.startsWith("views/terminal/") || f.path.startsWith("views/transcript/"))
-      .flatMap((f) => importsOf(f).filter((i) => i.startsWith("views/") && !i.startsWith("views/shared/") && i.split("/")[1] !== f.path.split("/")[1]).map((i) => `${f.path} → ${i}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith("views/") && !i.startsWith("views/shared/") && i.split("/")[1] !== f.path.split("/")[1])
+          .map((i) => `${f.path} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   it("nothing below the views imports them", () => {
     const offenders = sources
       .filter((f) => !f.path.startsWith("views/") && !VIEW_IMPORTERS.test(f.path))
-      .flatMap((f) => importsOf(f).filter((i) => i.startsWith("views/")).map((i) => `${f.path} → ${i}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith("views/"))
+          .map((i) => `${f.path} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -61,7 +78,8 @@ describe("views layout", () => {
           const first = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line;
           const last = tree.getLineAndCharacterOfPosition(node.getEnd()).line;
           const name = node.name !== undefined && ts.isIdentifier(node.name) ? node.name.text : `line ${first + 1}`;
-          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path} ${name}`)) long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
+          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path} ${name}`))
+            long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
         }
         ts.forEachChild(node, visit);
       };

@@ -18,7 +18,15 @@ type AiderLine =
   | { kind: "applied"; path: string }
   | { kind: "failed-edit"; path: string }
   | { kind: "commit"; hash: string; message: string }
-  | { kind: "tokens"; sent: number; received: number; cacheWrite: number | undefined; cacheHit: number | undefined; messageUsd: number | undefined; sessionUsd: number | undefined };
+  | {
+      kind: "tokens";
+      sent: number;
+      received: number;
+      cacheWrite: number | undefined;
+      cacheHit: number | undefined;
+      messageUsd: number | undefined;
+      sessionUsd: number | undefined;
+    };
 
 const BANNER = /^Aider v(\d+\.\d+\S*)/;
 const MODEL = /^(?:Main model|Model): (\S+)(?: with (\S+) edit format)?/;
@@ -82,7 +90,15 @@ function classify(line: string): AiderLine | undefined {
     const sent = parts.get("sent");
     const received = parts.get("received") ?? tokenCount((m[1] as string).split(/,\s*/).pop() ?? "");
     if (sent === undefined || received === undefined) return undefined;
-    return { kind: "tokens", sent, received, cacheWrite: parts.get("cache write"), cacheHit: parts.get("cache hit"), messageUsd: money(m[2]), sessionUsd: money(m[3]) };
+    return {
+      kind: "tokens",
+      sent,
+      received,
+      cacheWrite: parts.get("cache write"),
+      cacheHit: parts.get("cache hit"),
+      messageUsd: money(m[2]),
+      sessionUsd: money(m[3]),
+    };
   }
   return undefined;
 }
@@ -103,7 +119,14 @@ export const aider: Dialect = {
     const { text } = unquote(record.text);
     if (CHAT_STARTED.test(text)) return true;
     const line = classify(text);
-    return line !== undefined && (line.kind === "banner" || line.kind === "applied" || line.kind === "tokens" || line.kind === "launch" || (line.kind === "model" && line.editFormat !== undefined));
+    return (
+      line !== undefined &&
+      (line.kind === "banner" ||
+        line.kind === "applied" ||
+        line.kind === "tokens" ||
+        line.kind === "launch" ||
+        (line.kind === "model" && line.editFormat !== undefined))
+    );
   },
   createDecoder: createAiderDecoder,
 };
@@ -201,7 +224,15 @@ class AiderStream {
     const b = this.banner;
     this.banner = undefined;
     this.sessionStarted = true;
-    this.out.push(compact({ type: "session.started" as const, agent: "aider", agentVersion: b.agentVersion, model: b.model, details: Object.keys(b.details).length > 0 ? b.details : undefined }));
+    this.out.push(
+      compact({
+        type: "session.started" as const,
+        agent: "aider",
+        agentVersion: b.agentVersion,
+        model: b.model,
+        details: Object.keys(b.details).length > 0 ? b.details : undefined,
+      }),
+    );
   }
   openBanner(): NonNullable<AiderStream["banner"]> {
     if (this.banner === undefined) {
@@ -310,7 +341,11 @@ class AiderStream {
         const blocks = this.edits.get(line.path);
         this.edits.delete(line.path);
         const diff = blocks === undefined ? undefined : blocks.join("\n");
-        this.out.push({ type: "file.changed", changes: [compact({ path: line.path, kind: "update" as const, diff })], status: line.kind === "applied" ? "success" : "error" });
+        this.out.push({
+          type: "file.changed",
+          changes: [compact({ path: line.path, kind: "update" as const, diff })],
+          status: line.kind === "applied" ? "success" : "error",
+        });
         if (line.kind === "failed-edit") this.out.push({ type: "error", scope: "tool", message: text });
         return;
       }
@@ -321,10 +356,18 @@ class AiderStream {
         // Aider's session cost is a running total: each usage event carries the increase since the last line, so the sum is Aider's own session figure.
         let costUsd: number | undefined;
         if (line.sessionUsd !== undefined) {
-          costUsd = this.lastSessionUsd === undefined || line.sessionUsd < this.lastSessionUsd ? line.sessionUsd : Math.round((line.sessionUsd - this.lastSessionUsd) * 1e10) / 1e10;
+          costUsd =
+            this.lastSessionUsd === undefined || line.sessionUsd < this.lastSessionUsd
+              ? line.sessionUsd
+              : Math.round((line.sessionUsd - this.lastSessionUsd) * 1e10) / 1e10;
           this.lastSessionUsd = line.sessionUsd;
         }
-        const usage = usageFrom({ inputTokens: line.sent, outputTokens: line.received, cacheWriteTokens: line.cacheWrite, cacheReadTokens: line.cacheHit });
+        const usage = usageFrom({
+          inputTokens: line.sent,
+          outputTokens: line.received,
+          cacheWriteTokens: line.cacheWrite,
+          cacheReadTokens: line.cacheHit,
+        });
         this.out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd }));
         if (line.messageUsd !== undefined && line.sessionUsd !== undefined) {
           this.out.push({ type: "metric", name: "cost", text, values: { messageUsd: line.messageUsd, sessionUsd: line.sessionUsd } });
@@ -333,7 +376,4 @@ class AiderStream {
       }
     }
   }
-
 }
-
-

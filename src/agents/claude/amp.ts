@@ -17,7 +17,9 @@ export const amp: Dialect = {
   detect(record) {
     if (record.kind !== "json") return false;
     const type = str(record.value, "type");
-    return (type === "system" || type === "user" || type === "assistant" || type === "result") && isAmpThreadId(str(record.value, "session_id"));
+    return (
+      (type === "system" || type === "user" || type === "assistant" || type === "result") && isAmpThreadId(str(record.value, "session_id"))
+    );
   },
   createDecoder: () => createClaudeDecoder(AMP),
   startsSession: claudeStreamOpening,

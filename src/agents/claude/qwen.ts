@@ -21,7 +21,12 @@ export const qwen: Dialect = {
     if (type === "system") {
       if (typeof get(v, "qwen_code_version") === "string") return true;
       // A trimmed init may lack the version; permission_mode (snake case) is Qwen's, Claude writes permissionMode.
-      return str(v, "subtype") === "init" && str(v, "session_id") !== undefined && get(v, "permission_mode") !== undefined && get(v, "claude_code_version") === undefined;
+      return (
+        str(v, "subtype") === "init" &&
+        str(v, "session_id") !== undefined &&
+        get(v, "permission_mode") !== undefined &&
+        get(v, "claude_code_version") === undefined
+      );
     }
     return type === "stream_event" && str(at(v, "event", "type")) === "goal_state";
   },

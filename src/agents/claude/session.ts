@@ -92,7 +92,18 @@ interface ProgressRecord extends TranscriptEnvelope {
 
 /** Records outside the conversation tree (no uuid): titles, modes, snapshots, queue operations. */
 interface MetadataRecord {
-  type: "summary" | "file-history-snapshot" | "queue-operation" | "mode" | "permission-mode" | "bridge-session" | "ai-title" | "custom-title" | "last-prompt" | "tag" | "agent-name";
+  type:
+    | "summary"
+    | "file-history-snapshot"
+    | "queue-operation"
+    | "mode"
+    | "permission-mode"
+    | "bridge-session"
+    | "ai-title"
+    | "custom-title"
+    | "last-prompt"
+    | "tag"
+    | "agent-name";
   sessionId?: string;
   /** summary */
   summary?: string;
@@ -147,7 +158,11 @@ function detect(record: InputRecord): boolean {
   if (type === "summary") return str(v, "leafUuid") !== undefined;
   if (type === "file-history-snapshot") return obj(v, "snapshot") !== undefined;
   if (METADATA_KINDS.has(type)) return str(v, "sessionId") !== undefined;
-  return CONVERSATION_TYPES.has(type) && str(v, "sessionId") !== undefined && (bool(v, "isSidechain") !== undefined || str(v, "userType") !== undefined);
+  return (
+    CONVERSATION_TYPES.has(type) &&
+    str(v, "sessionId") !== undefined &&
+    (bool(v, "isSidechain") !== undefined || str(v, "userType") !== undefined)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +240,22 @@ function commandDetails(text: string): JsonObject | undefined {
 
 /** Fields of a record that are not the conversation envelope, for notice details. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  "type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "agentId", "sessionId", "session_id", "version", "cwd", "gitBranch", "entrypoint", "userType", "slug", "timestamp", "isMeta",
+  "type",
+  "uuid",
+  "parentUuid",
+  "logicalParentUuid",
+  "isSidechain",
+  "agentId",
+  "sessionId",
+  "session_id",
+  "version",
+  "cwd",
+  "gitBranch",
+  "entrypoint",
+  "userType",
+  "slug",
+  "timestamp",
+  "isMeta",
 ]);
 function detailsOf(value: JsonObject): JsonObject {
   const out: JsonObject = {};
@@ -319,7 +349,11 @@ function createDecoder(): DialectDecoder {
       for (const s of sessions) {
         if (s.ended || s.last === undefined || s.last.kind === "other") continue;
         s.ended = true;
-        const draft: AgentEventDraft = { type: "session.completed", status: s.last.kind === "interrupted" ? "interrupted" : "error", error: s.last.text };
+        const draft: AgentEventDraft = {
+          type: "session.completed",
+          status: s.last.kind === "interrupted" ? "interrupted" : "error",
+          error: s.last.text,
+        };
         decoding.out.push(decoding.withIds(draft, s, s.last.time));
       }
       return decoding.out;
@@ -352,7 +386,10 @@ class ClaudeSessionStream {
   line = 0;
 
   emit(draft: AgentEventDraft): void {
-    if (this.held.length > 0) this.held.push({ draft: draft.source === undefined && this.line > 0 ? { ...draft, source: { dialect: DIALECT, line: this.line } } : draft });
+    if (this.held.length > 0)
+      this.held.push({
+        draft: draft.source === undefined && this.line > 0 ? { ...draft, source: { dialect: DIALECT, line: this.line } } : draft,
+      });
     else this.out.push(draft);
   }
   emitAll(drafts: readonly AgentEventDraft[]): void {
@@ -430,7 +467,14 @@ class ClaudeSessionStream {
     if (id !== undefined && this.root.id !== undefined && id !== this.root.id && !this.otherSessionIds.has(id)) {
       // Claude Code may append records of a resumed session (another sessionId) to the file; we keep one root and say so.
       this.otherSessionIds.add(id);
-      this.emit({ type: "notice", kind: "session_id_changed", level: "info", text: `records continue with sessionId ${id}`, details: { sessionId: id }, sessionId: this.root.id });
+      this.emit({
+        type: "notice",
+        kind: "session_id_changed",
+        level: "info",
+        text: `records continue with sessionId ${id}`,
+        details: { sessionId: id },
+        sessionId: this.root.id,
+      });
     }
     return this.root;
   }
@@ -493,7 +537,13 @@ class ClaudeSessionStream {
     const costUsd = cost !== undefined && cost > 0 ? cost : undefined;
     if (usage === undefined && costUsd === undefined) return;
     const draft: AgentEventDraft = { type: "usage", usage: usage ?? emptyUsage(), scope: "delta" };
-    this.emit(this.withIds({ ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}), ...(costUsd !== undefined ? { costUsd } : {}) }, pending.session, pending.time));
+    this.emit(
+      this.withIds(
+        { ...draft, ...(pending.model !== undefined ? { model: pending.model } : {}), ...(costUsd !== undefined ? { costUsd } : {}) },
+        pending.session,
+        pending.time,
+      ),
+    );
   }
 
   flushSessionUsage(s: Session): void {
@@ -509,7 +559,8 @@ class ClaudeSessionStream {
   }
 
   notice(s: Session, kind: string, text: string, time: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): void {
-    const draft: AgentEventDraft = details === undefined ? { type: "notice", kind, level, text } : { type: "notice", kind, level, text, details };
+    const draft: AgentEventDraft =
+      details === undefined ? { type: "notice", kind, level, text } : { type: "notice", kind, level, text, details };
     this.emit(this.withIds(draft, s, time));
   }
 
@@ -530,7 +581,13 @@ class ClaudeSessionStream {
       const code = str(rec, "error");
       const status = num(rec, "apiErrorStatus");
       const message = text !== "" ? text : (code ?? "API error");
-      this.emit(this.withIds(code === undefined ? { type: "error", scope: "api", message } : { type: "error", scope: "api", message, code }, s, time));
+      this.emit(
+        this.withIds(
+          code === undefined ? { type: "error", scope: "api", message } : { type: "error", scope: "api", message, code },
+          s,
+          time,
+        ),
+      );
       if (code === "rate_limit" || status === 429) {
         const details: JsonObject = { message };
         if (code !== undefined) details["error"] = code;
@@ -594,7 +651,14 @@ class ClaudeSessionStream {
           const toolUseId = str(block, "tool_use_id");
           if (type !== undefined && type.endsWith("_tool_result") && toolUseId !== undefined) {
             // Server tools (web search) answer inside the assistant message.
-            this.toolCompleted(s, toolUseId, get(block, "content"), str(get(block, "content"), "type")?.endsWith("_error") === true, undefined, time);
+            this.toolCompleted(
+              s,
+              toolUseId,
+              get(block, "content"),
+              str(get(block, "content"), "type")?.endsWith("_error") === true,
+              undefined,
+              time,
+            );
           } else {
             this.notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { messageId, block: block ?? null });
           }
@@ -636,7 +700,14 @@ class ClaudeSessionStream {
     }
   }
 
-  toolCompleted(s: Session, toolCallId: string, content: JsonValue | undefined, isError: boolean, toolUseResult: JsonValue | undefined, time: string | undefined): void {
+  toolCompleted(
+    s: Session,
+    toolCallId: string,
+    content: JsonValue | undefined,
+    isError: boolean,
+    toolUseResult: JsonValue | undefined,
+    time: string | undefined,
+  ): void {
     const output = contentText(content);
     const name = this.state.toolName(toolCallId);
     const result = obj(toolUseResult);
@@ -647,7 +718,8 @@ class ClaudeSessionStream {
       if (match?.[1] !== undefined) exitCode = Number(match[1]);
     }
     const seconds = num(result, "durationSeconds");
-    const durationMs = num(result, "durationMs") ?? num(result, "totalDurationMs") ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
+    const durationMs =
+      num(result, "durationMs") ?? num(result, "totalDurationMs") ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
 
     const child = this.childByToolCall.get(toolCallId);
     if (child !== undefined && !child.ended) {
@@ -687,7 +759,8 @@ class ClaudeSessionStream {
     this.emit(this.withIds(draft as unknown as AgentEventDraft, s, time));
     if (!isError) {
       const change = fileChangeOf(result);
-      if (change !== undefined) this.emit(this.withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
+      if (change !== undefined)
+        this.emit(this.withIds({ type: "file.changed", changes: [change], toolCallId, status: "success" }, s, time));
       const task = this.taskInputs.get(toolCallId);
       if (task !== undefined) this.taskListChange(s, task.name, task.input, output, toolUseResult, time);
     }
@@ -695,7 +768,14 @@ class ClaudeSessionStream {
   }
 
   /** TaskCreate / TaskUpdate change one item at a time (2.1.x); we keep the list and emit it whole, as the stream-json dialect does. */
-  taskListChange(s: Session, name: string, input: JsonValue | undefined, output: string | undefined, rich: JsonValue | undefined, time: string | undefined): void {
+  taskListChange(
+    s: Session,
+    name: string,
+    input: JsonValue | undefined,
+    output: string | undefined,
+    rich: JsonValue | undefined,
+    time: string | undefined,
+  ): void {
     const list = this.taskLists.get(s) ?? [];
     this.taskLists.set(s, list);
     if (name === "TaskCreate") {
@@ -756,7 +836,14 @@ class ClaudeSessionStream {
         if (toolCallId === undefined) this.notice(s, "content_block", "[tool_result without tool_use_id]", time, { block });
         else {
           // toolUseResult belongs to the record, so it is only attached when the record holds one tool_result.
-          this.toolCompleted(s, toolCallId, get(block, "content"), bool(block, "is_error") === true, results === 1 ? toolUseResult : undefined, time);
+          this.toolCompleted(
+            s,
+            toolCallId,
+            get(block, "content"),
+            bool(block, "is_error") === true,
+            results === 1 ? toolUseResult : undefined,
+            time,
+          );
           s.last = { kind: "other", text: "" };
         }
       } else if (type === "image") this.notice(s, "image", "[image]", time, { mediaType: str(obj(block, "source"), "media_type") ?? null });
@@ -776,7 +863,8 @@ class ClaudeSessionStream {
         // Claude Code 2.x logs each retried API failure as system/api_error (retryAttempt, maxRetries, retryInMs).
         const error = obj(rec, "error");
         const status = num(error, "status");
-        const message = str(error, "message") ?? str(error, "formatted") ?? content ?? (status !== undefined ? `API error ${status}` : "API error");
+        const message =
+          str(error, "message") ?? str(error, "formatted") ?? content ?? (status !== undefined ? `API error ${status}` : "API error");
         const attempt = num(rec, "retryAttempt");
         if (attempt !== undefined && Number.isInteger(attempt) && attempt >= 0) {
           const maxAttempts = num(rec, "maxRetries");
@@ -794,9 +882,12 @@ class ClaudeSessionStream {
             ),
           );
         } else {
-          this.emit(this.withIds({ type: "error", scope: "api", message, ...(status !== undefined ? { code: String(status) } : {}) }, s, time));
+          this.emit(
+            this.withIds({ type: "error", scope: "api", message, ...(status !== undefined ? { code: String(status) } : {}) }, s, time),
+          );
         }
-        if (status === 429) this.emit(this.withIds({ type: "rate_limit", status: "rejected", details: { message, apiErrorStatus: status } }, s, time));
+        if (status === 429)
+          this.emit(this.withIds({ type: "rate_limit", status: "rejected", details: { message, apiErrorStatus: status } }, s, time));
         return;
       }
       case "turn_duration": {
@@ -851,7 +942,17 @@ class ClaudeSessionStream {
       const output = str(data, "output");
       const seconds = num(data, "elapsedTimeSeconds");
       const draft: AgentEventDraft = { type: "tool.progress", toolCallId };
-      this.emit(this.withIds({ ...draft, ...(output !== undefined ? { output } : {}), ...(seconds !== undefined && seconds >= 0 ? { elapsedMs: seconds * 1000 } : {}) }, s, time));
+      this.emit(
+        this.withIds(
+          {
+            ...draft,
+            ...(output !== undefined ? { output } : {}),
+            ...(seconds !== undefined && seconds >= 0 ? { elapsedMs: seconds * 1000 } : {}),
+          },
+          s,
+          time,
+        ),
+      );
       return;
     }
     const details: JsonObject = { data };
@@ -890,9 +991,7 @@ class ClaudeSessionStream {
     }
     this.notice(s, kind, text, time, detailsOf(rec));
   }
-
 }
-
 
 /** Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl). */
 export const claudeSession: Dialect = {

@@ -1,5 +1,15 @@
 // Source: `claude -p "<prompt>" --output-format stream-json --verbose [--include-partial-messages]`; versions and quirks: docs/dialects/claude.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, SessionStatus, ToolKind, Usage } from "../../model/events.ts";
+import type {
+  AgentEventDraft,
+  FileChange,
+  JsonObject,
+  JsonValue,
+  MessageKind,
+  PlanItem,
+  SessionStatus,
+  ToolKind,
+  Usage,
+} from "../../model/events.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
@@ -111,7 +121,13 @@ interface StreamEventRecord extends Envelope {
 
 /** `result`: the end of one query; `type` may come last in the key order (2.1.27x+). */
 interface ResultRecord extends Envelope {
-  subtype?: "success" | "error_during_execution" | "error_max_turns" | "error_max_budget_usd" | "error_max_structured_output_retries" | string;
+  subtype?:
+    | "success"
+    | "error_during_execution"
+    | "error_max_turns"
+    | "error_max_budget_usd"
+    | "error_max_structured_output_retries"
+    | string;
   is_error?: boolean;
   result?: string;
   errors?: string[];
@@ -185,8 +201,18 @@ export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: [
 /** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
 /** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */
 const INFO_SUBTYPES = new Set([
-  "files_persisted", "local_command_output", "session_state_changed", "elicitation_complete", "notification", "post_turn_summary",
-  "tool_use_summary", "mcp_status", "informational", "session_start", "plugin_status", "memory_saved",
+  "files_persisted",
+  "local_command_output",
+  "session_state_changed",
+  "elicitation_complete",
+  "notification",
+  "post_turn_summary",
+  "tool_use_summary",
+  "mcp_status",
+  "informational",
+  "session_start",
+  "plugin_status",
+  "memory_saved",
 ]);
 
 /** Keys of a content block, a tool-use block: the ones that name a tool call. */
@@ -239,7 +265,8 @@ function unknownIn(raw: JsonValue, reason: string, sessionId: string | undefined
 function taskStatus(status: string | undefined): SessionStatus | undefined {
   if (status === "completed") return "success";
   if (status === "failed" || status === "error") return "error";
-  if (status === "stopped" || status === "killed" || status === "cancelled" || status === "canceled" || status === "aborted") return "interrupted";
+  if (status === "stopped" || status === "killed" || status === "cancelled" || status === "canceled" || status === "aborted")
+    return "interrupted";
   return undefined;
 }
 
@@ -378,7 +405,16 @@ class ClaudeStream {
     const sessionId = `subagent-${toolUseId}`;
     this.children.set(toolUseId, { sessionId, completed: false });
     const parentSessionId = this.tools.get(toolUseId)?.sessionId ?? this.rootOf(rec);
-    out.push(compact({ type: "session.started" as const, agent: this.variant.agent, sessionId, parentSessionId, parentToolCallId: toolUseId, details }));
+    out.push(
+      compact({
+        type: "session.started" as const,
+        agent: this.variant.agent,
+        sessionId,
+        parentSessionId,
+        parentToolCallId: toolUseId,
+        details,
+      }),
+    );
     return sessionId;
   }
 
@@ -386,14 +422,33 @@ class ClaudeStream {
   sessionOf(rec: JsonObject, out: AgentEventDraft[]): string | undefined {
     const parent = nonEmpty(str(rec, "parent_tool_use_id"));
     if (parent === undefined) return this.rootOf(rec);
-    return this.childOf(parent, rec, out, filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })));
+    return this.childOf(
+      parent,
+      rec,
+      out,
+      filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })),
+    );
   }
 
-  notice(kind: string, text: string, sessionId: string | undefined, details?: JsonObject, level: "info" | "warning" = "info"): AgentEventDraft {
+  notice(
+    kind: string,
+    text: string,
+    sessionId: string | undefined,
+    details?: JsonObject,
+    level: "info" | "warning" = "info",
+  ): AgentEventDraft {
     return compact({ type: "notice" as const, kind, level, text, details, sessionId });
   }
 
-  startTool(id: string, name: string, blockType: string, block: JsonValue | undefined, input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
+  startTool(
+    id: string,
+    name: string,
+    blockType: string,
+    block: JsonValue | undefined,
+    input: JsonValue | undefined,
+    sessionId: string | undefined,
+    out: AgentEventDraft[],
+  ): void {
     const known = this.tools.get(id);
     if (known !== undefined) {
       if (input !== undefined) known.input = input;
@@ -402,10 +457,27 @@ class ClaudeStream {
     const { kind, server } = classifyTool(name, blockType, str(block, "server_name"));
     this.tools.set(id, { name, kind, input, sessionId, open: true });
     this.state.toolStarted(id, name, sessionId);
-    out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server, description: str(input, "description"), sessionId }));
+    out.push(
+      compact({
+        type: "tool.started" as const,
+        toolCallId: id,
+        name,
+        kind,
+        input,
+        server,
+        description: str(input, "description"),
+        sessionId,
+      }),
+    );
   }
 
-  completeTool(id: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined }, isError: boolean, sessionId: string | undefined, out: AgentEventDraft[]): ToolInfo | undefined {
+  completeTool(
+    id: string,
+    fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined },
+    isError: boolean,
+    sessionId: string | undefined,
+    out: AgentEventDraft[],
+  ): ToolInfo | undefined {
     const info = this.tools.get(id);
     if (info !== undefined && info.open) {
       info.open = false;
@@ -413,7 +485,16 @@ class ClaudeStream {
       this.completedTools.push(id);
       this.releaseOldTools();
     }
-    out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: info?.name, ...fields, isError, sessionId: info?.sessionId ?? sessionId }));
+    out.push(
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: id,
+        name: info?.name,
+        ...fields,
+        isError,
+        sessionId: info?.sessionId ?? sessionId,
+      }),
+    );
     return info;
   }
 
@@ -430,7 +511,13 @@ class ClaudeStream {
   }
 
   /** TaskCreate/TaskUpdate change one item at a time; we keep the list and emit it whole. */
-  taskListChange(info: ToolInfo, output: string | undefined, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
+  taskListChange(
+    info: ToolInfo,
+    output: string | undefined,
+    rich: JsonValue | undefined,
+    sessionId: string | undefined,
+    out: AgentEventDraft[],
+  ): void {
     const key = sessionId ?? "";
     const list = this.taskLists.get(key) ?? [];
     this.taskLists.set(key, list);
@@ -456,7 +543,8 @@ class ClaudeStream {
   /** file.changed for a successful write or edit. */
   fileChange(id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
     const input = info.input;
-    const path = str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
+    const path =
+      str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
     if (path === undefined) return;
     const richType = str(rich, "type");
     const kind: FileChange["kind"] = richType === "create" || (richType === undefined && info.name === "create_file") ? "add" : "update";
@@ -466,7 +554,18 @@ class ClaudeStream {
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: id, status: "success" as const, sessionId }));
   }
 
-  completeChild(toolUseId: string, status: SessionStatus, fields: { error?: string | undefined; finalText?: string | undefined; usage?: Usage | undefined; durationMs?: number | undefined; details?: JsonObject | undefined }, out: AgentEventDraft[]): void {
+  completeChild(
+    toolUseId: string,
+    status: SessionStatus,
+    fields: {
+      error?: string | undefined;
+      finalText?: string | undefined;
+      usage?: Usage | undefined;
+      durationMs?: number | undefined;
+      details?: JsonObject | undefined;
+    },
+    out: AgentEventDraft[],
+  ): void {
     const child = this.children.get(toolUseId);
     if (child === undefined || child.completed) return;
     child.completed = true;
@@ -479,7 +578,14 @@ class ClaudeStream {
     const sessionId = str(rec, "session_id");
     if (sessionId !== undefined && this.startedSessions.has(sessionId)) {
       // Claude Code 2.1.198 re-sends system/init when a background agent's notification starts a new query; we keep one session.started and note the rest.
-      out.push(this.notice("init", "system/init again: a new query began in the same session", sessionId, compact({ model: str(rec, "model"), cwd: str(rec, "cwd") })));
+      out.push(
+        this.notice(
+          "init",
+          "system/init again: a new query began in the same session",
+          sessionId,
+          compact({ model: str(rec, "model"), cwd: str(rec, "cwd") }),
+        ),
+      );
       return;
     }
     if (sessionId !== undefined) {
@@ -530,7 +636,18 @@ class ClaudeStream {
     if (subtype === "task_started") {
       status = description === undefined ? "task started" : `task started: ${description}`;
       if (toolId !== undefined && (info?.kind === "subagent" || str(rec, "subagent_type") !== undefined)) {
-        this.childOf(toolId, rec, out, compact({ taskId, description, subagentType: str(rec, "subagent_type"), taskType: str(rec, "task_type"), prompt: str(rec, "prompt") }));
+        this.childOf(
+          toolId,
+          rec,
+          out,
+          compact({
+            taskId,
+            description,
+            subagentType: str(rec, "subagent_type"),
+            taskType: str(rec, "task_type"),
+            prompt: str(rec, "prompt"),
+          }),
+        );
       }
     } else if (subtype === "task_progress") {
       const last = str(rec, "last_tool_name");
@@ -551,7 +668,17 @@ class ClaudeStream {
     if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
       const ended = taskStatus(str(rec, "status"));
       if (ended !== undefined) {
-        this.completeChild(toolId, ended, { finalText: ended === "success" ? str(rec, "summary") : undefined, error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`), durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))), details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }) }, out);
+        this.completeChild(
+          toolId,
+          ended,
+          {
+            finalText: ended === "success" ? str(rec, "summary") : undefined,
+            error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`),
+            durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))),
+            details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }),
+          },
+          out,
+        );
       }
     }
   }
@@ -572,12 +699,22 @@ class ClaudeStream {
         const status = num(rec, "error_status");
         const reason = str(rec, "error") ?? str(at(rec, "error", "message"));
         const error = status === undefined ? reason : reason === undefined ? `HTTP ${status}` : `${status} ${reason}`;
-        out.push(compact({ type: "retry" as const, attempt, maxAttempts, delayMs: nonNegative(num(rec, "retry_delay_ms")), error, sessionId }));
+        out.push(
+          compact({ type: "retry" as const, attempt, maxAttempts, delayMs: nonNegative(num(rec, "retry_delay_ms")), error, sessionId }),
+        );
         return;
       }
       case "thinking_tokens": {
         const estimate = num(rec, "estimated_tokens");
-        out.push(compact({ type: "metric" as const, name: "thinking_tokens", text: estimate === undefined ? undefined : `~${estimate} thinking tokens`, values: rest(rec, SYSTEM_SKIP) ?? {}, sessionId }));
+        out.push(
+          compact({
+            type: "metric" as const,
+            name: "thinking_tokens",
+            text: estimate === undefined ? undefined : `~${estimate} thinking tokens`,
+            values: rest(rec, SYSTEM_SKIP) ?? {},
+            sessionId,
+          }),
+        );
         return;
       }
       case "compact_boundary": {
@@ -596,7 +733,12 @@ class ClaudeStream {
     }
     if (subtype.startsWith("hook_")) return this.hook(rec, subtype, sessionId, out);
     if (subtype.startsWith("task_")) return this.task(rec, subtype, sessionId, out);
-    if (!INFO_SUBTYPES.has(subtype)) context.report({ code: "unknown-record", severity: "info", message: `system subtype "${subtype}" is not in the documented list; kept as a notice` });
+    if (!INFO_SUBTYPES.has(subtype))
+      context.report({
+        code: "unknown-record",
+        severity: "info",
+        message: `system subtype "${subtype}" is not in the documented list; kept as a notice`,
+      });
     const text = str(rec, "message") ?? str(rec, "summary") ?? str(rec, "content") ?? `system/${subtype}`;
     out.push(this.notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
   }
@@ -609,7 +751,10 @@ class ClaudeStream {
     const errorCode = str(rec, "error");
     if (bool(rec, "is_api_error_message") === true || (errorCode !== undefined && str(message, "model") === "<synthetic>")) {
       // Claude Code 2.x reports API failures as a synthetic assistant message (model "<synthetic>"); we emit an api error, not assistant text.
-      const text = blocks.map((b) => str(b, "text")).filter((t): t is string => t !== undefined).join("\n");
+      const text = blocks
+        .map((b) => str(b, "text"))
+        .filter((t): t is string => t !== undefined)
+        .join("\n");
       this.lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
       out.push(compact({ type: "error" as const, scope: "api" as const, message: this.lastApiError, code: errorCode, sessionId }));
       return;
@@ -631,7 +776,9 @@ class ClaudeStream {
         const kind: MessageKind = text === "" && signature !== undefined ? "redacted_reasoning" : "reasoning";
         out.push(...this.state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
       } else if (type === "redacted_thinking") {
-        out.push(...this.state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }));
+        out.push(
+          ...this.state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }),
+        );
       } else if (TOOL_USE_BLOCKS.has(type)) {
         const id = str(block, "id") ?? this.state.nextId("tool");
         const name = str(block, "name") ?? "";
@@ -650,7 +797,8 @@ class ClaudeStream {
     }
     if (this.variant.perMessageUsage) {
       const usage = usageOf(get(message, "usage"));
-      if (usage !== undefined) out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
+      if (usage !== undefined)
+        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
     }
   }
 
@@ -674,11 +822,27 @@ class ClaudeStream {
     const info = this.completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
     if (info === undefined) return;
     const toolSession = info.sessionId ?? sessionId;
-    if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit") this.fileChange(id, info, rich, toolSession, out);
+    if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit")
+      this.fileChange(id, info, rich, toolSession, out);
     if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
     if (info.kind === "subagent" && str(rich, "status") !== "async_launched") {
       const answer = contentText(get(rich, "content")) ?? output;
-      this.completeChild(id, isError ? "error" : "success", { finalText: isError ? undefined : answer, error: isError ? (answer ?? "the subagent failed") : undefined, usage: usageOf(get(rich, "usage")), durationMs: nonNegative(num(rich, "totalDurationMs")), details: compact({ agentId: str(rich, "agentId"), totalTokens: num(rich, "totalTokens"), totalToolUseCount: num(rich, "totalToolUseCount") }) }, out);
+      this.completeChild(
+        id,
+        isError ? "error" : "success",
+        {
+          finalText: isError ? undefined : answer,
+          error: isError ? (answer ?? "the subagent failed") : undefined,
+          usage: usageOf(get(rich, "usage")),
+          durationMs: nonNegative(num(rich, "totalDurationMs")),
+          details: compact({
+            agentId: str(rich, "agentId"),
+            totalTokens: num(rich, "totalTokens"),
+            totalToolUseCount: num(rich, "totalToolUseCount"),
+          }),
+        },
+        out,
+      );
     }
   }
 
@@ -698,7 +862,8 @@ class ClaudeStream {
       if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
       // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
       else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, out);
-      else if (type === "image" || type === "document") out.push(this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
+      else if (type === "image" || type === "document")
+        out.push(this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
       else {
         context.report({ code: "unknown-record", message: `user content block of type "${type}" is not understood` });
         out.push(unknownIn(block, `unknown user content block "${type}"`, sessionId));
@@ -743,8 +908,10 @@ class ClaudeStream {
           streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
           // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
           this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
-        } else if (blockType === "text") out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (blockType === "thinking") out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+        } else if (blockType === "text")
+          out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (blockType === "thinking")
+          out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
         return;
       }
       case "content_block_delta": {
@@ -754,18 +921,37 @@ class ClaudeStream {
         const delta = obj(event, "delta");
         const deltaType = str(delta, "type");
         const messageId = `${apiId}#${index}`;
-        if (deltaType === "text_delta") out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (deltaType === "thinking_delta") out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+        if (deltaType === "text_delta")
+          out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
+        else if (deltaType === "thinking_delta")
+          out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
         else if (deltaType === "signature_delta") {
           // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
           if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
         } else if (deltaType === "input_json_delta") {
           const text = str(delta, "partial_json") ?? "";
           if (text === "") return;
-          if (streamed?.toolId !== undefined) out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
-          else out.push(this.notice("input_json_delta", "tool input for a block that is not a tool call", sessionId, compact({ messageId, partialJson: text }), "warning"));
+          if (streamed?.toolId !== undefined)
+            out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
+          else
+            out.push(
+              this.notice(
+                "input_json_delta",
+                "tool input for a block that is not a tool call",
+                sessionId,
+                compact({ messageId, partialJson: text }),
+                "warning",
+              ),
+            );
         } else if (deltaType === "citations_delta") {
-          out.push(this.notice("citation", str(at(delta, "citation", "cited_text")) ?? "citation", sessionId, compact({ messageId, citation: get(delta, "citation") })));
+          out.push(
+            this.notice(
+              "citation",
+              str(at(delta, "citation", "cited_text")) ?? "citation",
+              sessionId,
+              compact({ messageId, citation: get(delta, "citation") }),
+            ),
+          );
         } else {
           context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
           out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
@@ -779,7 +965,15 @@ class ClaudeStream {
         const stopReason = str(at(event, "delta", "stop_reason"));
         const usage = obj(event, "usage");
         // Per-message usage is never summed (the result has the session's totals); we keep it as a metric.
-        out.push(compact({ type: "metric" as const, name: "message_delta", text: stopReason === undefined ? undefined : `stop_reason: ${stopReason}`, values: compact({ messageId: this.streaming.get(key), stopReason, usage }), sessionId }));
+        out.push(
+          compact({
+            type: "metric" as const,
+            name: "message_delta",
+            text: stopReason === undefined ? undefined : `stop_reason: ${stopReason}`,
+            values: compact({ messageId: this.streaming.get(key), stopReason, usage }),
+            sessionId,
+          }),
+        );
         return;
       }
       case "message_stop": {
@@ -797,12 +991,22 @@ class ClaudeStream {
         out.push(compact({ type: "heartbeat" as const, sessionId }));
         return;
       case "error":
-        out.push(compact({ type: "error" as const, scope: "api" as const, message: str(at(event, "error", "message")) ?? "stream error", code: str(at(event, "error", "type")), sessionId }));
+        out.push(
+          compact({
+            type: "error" as const,
+            scope: "api" as const,
+            message: str(at(event, "error", "message")) ?? "stream error",
+            code: str(at(event, "error", "type")),
+            sessionId,
+          }),
+        );
         return;
       case "goal_state": {
         // Qwen Code 0.25 sends its goal tracker as a stream_event that is not an Anthropic event; we keep it as a notice.
         const goal = obj(event, "goal_state");
-        out.push(this.notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal));
+        out.push(
+          this.notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal),
+        );
         return;
       }
       default:
@@ -824,7 +1028,13 @@ class ClaudeStream {
     else if (terminal === undefined && this.aborted && subtype === "error_during_execution") status = "interrupted";
     // Claude Code 2.1.x ends API failures with subtype "success" and is_error true; we decide from is_error, terminal_reason and api_error_status.
     // A terminal_reason we do not know (newer versions) is not an error by itself: is_error and subtype decide.
-    else if (isError || (subtype !== undefined && subtype !== "success") || (terminal !== undefined && ERROR_TERMINAL_REASONS.has(terminal)) || apiStatus !== undefined) status = "error";
+    else if (
+      isError ||
+      (subtype !== undefined && subtype !== "success") ||
+      (terminal !== undefined && ERROR_TERMINAL_REASONS.has(terminal)) ||
+      apiStatus !== undefined
+    )
+      status = "error";
     else status = "success";
     const listed = errors !== undefined && errors.length > 0 ? errors.join("\n") : undefined;
     // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.
@@ -851,7 +1061,16 @@ class ClaudeStream {
 
   rateLimit(rec: JsonObject, out: AgentEventDraft[]): void {
     const info = obj(rec, "rate_limit_info");
-    out.push(compact({ type: "rate_limit" as const, status: str(info, "status") ?? "unknown", resetsAt: isoFromEpochSeconds(num(info, "resetsAt")), limit: str(info, "rateLimitType"), details: rest(info, RATE_LIMIT_SKIP), sessionId: this.rootOf(rec) }));
+    out.push(
+      compact({
+        type: "rate_limit" as const,
+        status: str(info, "status") ?? "unknown",
+        resetsAt: isoFromEpochSeconds(num(info, "resetsAt")),
+        limit: str(info, "rateLimitType"),
+        details: rest(info, RATE_LIMIT_SKIP),
+        sessionId: this.rootOf(rec),
+      }),
+    );
   }
 
   toolProgress(rec: JsonObject, out: AgentEventDraft[]): void {
@@ -859,14 +1078,31 @@ class ClaudeStream {
     const id = str(rec, "tool_use_id");
     const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
     const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
-    if (id !== undefined && this.tools.get(id)?.open === true) out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
-    else out.push(this.notice("tool_progress", `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`, sessionId, rest(rec, ENVELOPE_SKIP)));
+    if (id !== undefined && this.tools.get(id)?.open === true)
+      out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
+    else
+      out.push(
+        this.notice(
+          "tool_progress",
+          `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`,
+          sessionId,
+          rest(rec, ENVELOPE_SKIP),
+        ),
+      );
   }
 
   authStatus(rec: JsonObject, out: AgentEventDraft[]): void {
     const error = str(rec, "error");
     const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
-    out.push(this.notice("auth_status", error ?? (lines.join("\n") || "authenticating"), this.rootOf(rec), rest(rec, ENVELOPE_SKIP), error === undefined ? "info" : "warning"));
+    out.push(
+      this.notice(
+        "auth_status",
+        error ?? (lines.join("\n") || "authenticating"),
+        this.rootOf(rec),
+        rest(rec, ENVELOPE_SKIP),
+        error === undefined ? "info" : "warning",
+      ),
+    );
   }
 
   control(rec: JsonObject, type: string, out: AgentEventDraft[]): void {
@@ -884,9 +1120,7 @@ class ClaudeStream {
     const time = str(rec, "timestamp");
     return time === undefined ? out : out.map((e) => (e.time === undefined ? { ...e, time } : e));
   }
-
 }
-
 
 /** Claude stream-json record types (the SDK's `SDKMessage` union as printed), one handler each. */
 type RecordType =
@@ -934,7 +1168,16 @@ export function isAmpThreadId(value: string | undefined): boolean {
 }
 
 /** Anthropic SSE event types that Claude Code wraps in `stream_event`. */
-const SSE_TYPES = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"]);
+const SSE_TYPES = new Set([
+  "message_start",
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+  "message_delta",
+  "message_stop",
+  "ping",
+  "error",
+]);
 
 /** Claude Code stream-json, with and without `--include-partial-messages`. */
 export const claude: Dialect = {

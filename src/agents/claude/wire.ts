@@ -25,19 +25,64 @@ export interface ContentBlock {
 
 /** Tool name → kind, for Claude Code's tools and the Claude-compatible agents' (Amp, Qwen). */
 const TOOL_KINDS = new Map<string, ToolKind>([
-  ["Bash", "command"], ["BashOutput", "command"], ["KillShell", "command"], ["KillBash", "command"], ["PowerShell", "command"], ["run_shell_command", "command"],
-  ["Read", "file_read"], ["NotebookRead", "file_read"], ["read_file", "file_read"], ["read_many_files", "file_read"],
-  ["Write", "file_write"], ["write_file", "file_write"], ["create_file", "file_write"],
-  ["Edit", "file_edit"], ["MultiEdit", "file_edit"], ["NotebookEdit", "file_edit"], ["edit", "file_edit"], ["replace", "file_edit"], ["edit_file", "file_edit"], ["undo_edit", "file_edit"],
-  ["Grep", "search"], ["Glob", "search"], ["LS", "search"], ["glob", "search"], ["grep_search", "search"], ["search_file_content", "search"], ["list_directory", "search"], ["finder", "search"], ["codebase_search_agent", "search"],
-  ["WebSearch", "web_search"], ["web_search", "web_search"], ["google_web_search", "web_search"],
-  ["WebFetch", "web_fetch"], ["web_fetch", "web_fetch"], ["read_web_page", "web_fetch"],
-  ["Task", "subagent"], ["Agent", "subagent"], ["task", "subagent"], ["oracle", "subagent"], ["librarian", "subagent"],
-  ["TodoWrite", "todo"], ["TodoRead", "todo"], ["todo_write", "todo"], ["todo_read", "todo"], ["TaskCreate", "todo"], ["TaskUpdate", "todo"], ["TaskList", "todo"], ["TaskGet", "todo"], ["task_list", "todo"],
+  ["Bash", "command"],
+  ["BashOutput", "command"],
+  ["KillShell", "command"],
+  ["KillBash", "command"],
+  ["PowerShell", "command"],
+  ["run_shell_command", "command"],
+  ["Read", "file_read"],
+  ["NotebookRead", "file_read"],
+  ["read_file", "file_read"],
+  ["read_many_files", "file_read"],
+  ["Write", "file_write"],
+  ["write_file", "file_write"],
+  ["create_file", "file_write"],
+  ["Edit", "file_edit"],
+  ["MultiEdit", "file_edit"],
+  ["NotebookEdit", "file_edit"],
+  ["edit", "file_edit"],
+  ["replace", "file_edit"],
+  ["edit_file", "file_edit"],
+  ["undo_edit", "file_edit"],
+  ["Grep", "search"],
+  ["Glob", "search"],
+  ["LS", "search"],
+  ["glob", "search"],
+  ["grep_search", "search"],
+  ["search_file_content", "search"],
+  ["list_directory", "search"],
+  ["finder", "search"],
+  ["codebase_search_agent", "search"],
+  ["WebSearch", "web_search"],
+  ["web_search", "web_search"],
+  ["google_web_search", "web_search"],
+  ["WebFetch", "web_fetch"],
+  ["web_fetch", "web_fetch"],
+  ["read_web_page", "web_fetch"],
+  ["Task", "subagent"],
+  ["Agent", "subagent"],
+  ["task", "subagent"],
+  ["oracle", "subagent"],
+  ["librarian", "subagent"],
+  ["TodoWrite", "todo"],
+  ["TodoRead", "todo"],
+  ["todo_write", "todo"],
+  ["todo_read", "todo"],
+  ["TaskCreate", "todo"],
+  ["TaskUpdate", "todo"],
+  ["TaskList", "todo"],
+  ["TaskGet", "todo"],
+  ["task_list", "todo"],
 ]);
 
 /** Server-side tools of the Anthropic API (`server_tool_use` blocks). */
-const SERVER_TOOL_KINDS = new Map<string, ToolKind>([["web_search", "web_search"], ["web_fetch", "web_fetch"], ["code_execution", "command"], ["bash_code_execution", "command"]]);
+const SERVER_TOOL_KINDS = new Map<string, ToolKind>([
+  ["web_search", "web_search"],
+  ["web_fetch", "web_fetch"],
+  ["code_execution", "command"],
+  ["bash_code_execution", "command"],
+]);
 
 /** Tool kind and MCP server of a tool-use block (`mcp__<server>__<tool>` names, `mcp_tool_use` blocks). */
 export function classifyTool(name: string, blockType = "tool_use", serverName?: string): { kind: ToolKind; server?: string } {
@@ -103,7 +148,9 @@ export function unifiedDiff(path: string, hunks: JsonValue[] | undefined): strin
   for (const hunk of hunks) {
     const body = arr(hunk, "lines");
     if (body === undefined) continue;
-    lines.push(`@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`);
+    lines.push(
+      `@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`,
+    );
     for (const line of body) if (typeof line === "string") lines.push(line);
   }
   return lines.length === 0 ? undefined : [`--- ${path}`, `+++ ${path}`, ...lines].join("\n");

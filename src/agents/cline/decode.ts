@@ -70,23 +70,77 @@ interface UseMcpServer {
 }
 
 // Compile-time use of the wire types, so the reads below stay in step with them.
-type WireField = keyof ClineMessageRecord | keyof TaskStartedRecord | keyof ErrorRecord | keyof ApiReqInfo | keyof SayTool | keyof UseMcpServer;
+type WireField =
+  | keyof ClineMessageRecord
+  | keyof TaskStartedRecord
+  | keyof ErrorRecord
+  | keyof ApiReqInfo
+  | keyof SayTool
+  | keyof UseMcpServer;
 const field = <K extends WireField>(key: K): K => key;
 
 /** Every `say` subtype of ClineSay (cline/cline src/shared/ExtensionMessage.ts). */
 const SAY_TYPES = new Set([
-  "task", "error", "error_retry", "api_req_started", "api_req_finished", "text", "reasoning", "completion_result", "user_feedback",
-  "user_feedback_diff", "api_req_retried", "command", "command_output", "tool", "shell_integration_warning",
-  "shell_integration_warning_with_suggestion", "browser_action_launch", "browser_action", "browser_action_result",
-  "mcp_server_request_started", "mcp_server_response", "mcp_notification", "use_mcp_server", "diff_error", "deleted_api_reqs",
-  "clineignore_error", "command_permission_denied", "checkpoint_created", "load_mcp_documentation", "generate_explanation", "info",
-  "task_progress", "hook_status", "hook_output_stream", "subagent", "use_subagents", "subagent_usage", "conditional_rules_applied",
+  "task",
+  "error",
+  "error_retry",
+  "api_req_started",
+  "api_req_finished",
+  "text",
+  "reasoning",
+  "completion_result",
+  "user_feedback",
+  "user_feedback_diff",
+  "api_req_retried",
+  "command",
+  "command_output",
+  "tool",
+  "shell_integration_warning",
+  "shell_integration_warning_with_suggestion",
+  "browser_action_launch",
+  "browser_action",
+  "browser_action_result",
+  "mcp_server_request_started",
+  "mcp_server_response",
+  "mcp_notification",
+  "use_mcp_server",
+  "diff_error",
+  "deleted_api_reqs",
+  "clineignore_error",
+  "command_permission_denied",
+  "checkpoint_created",
+  "load_mcp_documentation",
+  "generate_explanation",
+  "info",
+  "task_progress",
+  "hook_status",
+  "hook_output_stream",
+  "subagent",
+  "use_subagents",
+  "subagent_usage",
+  "conditional_rules_applied",
 ]);
 /** Every `ask` subtype of ClineAsk. */
 const ASK_TYPES = new Set([
-  "followup", "plan_mode_respond", "act_mode_respond", "command", "command_output", "completion_result", "tool", "api_req_failed",
-  "resume_task", "resume_completed_task", "mistake_limit_reached", "auto_approval_max_req_reached", "browser_action_launch",
-  "use_mcp_server", "new_task", "condense", "summarize_task", "report_bug", "use_subagents",
+  "followup",
+  "plan_mode_respond",
+  "act_mode_respond",
+  "command",
+  "command_output",
+  "completion_result",
+  "tool",
+  "api_req_failed",
+  "resume_task",
+  "resume_completed_task",
+  "mistake_limit_reached",
+  "auto_approval_max_req_reached",
+  "browser_action_launch",
+  "use_mcp_server",
+  "new_task",
+  "condense",
+  "summarize_task",
+  "report_bug",
+  "use_subagents",
 ]);
 
 const TOOL_KINDS: Record<string, ToolKind> = {
@@ -119,7 +173,10 @@ function planItems(text: string): PlanItem[] {
     const m = /^\s*[-*]\s*\[([ xX~-])\]\s*(.*)$/.exec(line);
     if (m === null) continue;
     const mark = m[1] as string;
-    items.push({ text: (m[2] as string).trim(), status: mark === " " ? "pending" : mark === "x" || mark === "X" ? "completed" : "in_progress" });
+    items.push({
+      text: (m[2] as string).trim(),
+      status: mark === " " ? "pending" : mark === "x" || mark === "X" ? "completed" : "in_progress",
+    });
   }
   return items;
 }
@@ -218,7 +275,16 @@ class ClineStream {
     this.pending = undefined;
     this.state.toolCompleted(p.id);
     const output = p.output.length > 0 ? p.output.join("\n") : undefined;
-    return [compact({ type: "tool.completed" as const, toolCallId: p.id, name: p.name, output, exitCode: p.exitCode, isError: p.exitCode !== undefined && p.exitCode !== 0 })];
+    return [
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: p.id,
+        name: p.name,
+        output,
+        exitCode: p.exitCode,
+        isError: p.exitCode !== undefined && p.exitCode !== 0,
+      }),
+    ];
   }
 
   closePartials(exceptId: string | undefined): AgentEventDraft[] {
@@ -232,7 +298,14 @@ class ClineStream {
   }
 
   /** A whole or partial text message; partial records are snapshots of the message so far, with the same ts. */
-  message(id: string, text: string, role: "assistant" | "user", kind: "text" | "reasoning", partial: boolean, time: string | undefined): AgentEventDraft[] {
+  message(
+    id: string,
+    text: string,
+    role: "assistant" | "user",
+    kind: "text" | "reasoning",
+    partial: boolean,
+    time: string | undefined,
+  ): AgentEventDraft[] {
     if (partial) {
       const known = this.partials.get(id);
       this.partials.set(id, { role, kind, text });
@@ -245,7 +318,13 @@ class ClineStream {
     return this.state.complete(id, text, role, kind, compact({ time }));
   }
 
-  startTool(name: string, kind: ToolKind, input: JsonValue | undefined, time: string | undefined, extra: { server?: string | undefined; outputSay: string; command?: string }): AgentEventDraft[] {
+  startTool(
+    name: string,
+    kind: ToolKind,
+    input: JsonValue | undefined,
+    time: string | undefined,
+    extra: { server?: string | undefined; outputSay: string; command?: string },
+  ): AgentEventDraft[] {
     const out = this.closePending();
     const id = this.state.nextId("cline-tool");
     this.state.toolStarted(id, name);
@@ -255,13 +334,28 @@ class ClineStream {
   }
 
   usageOf(info: JsonObject, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] {
-    const figures = { i: num(info, field("tokensIn")) ?? 0, o: num(info, field("tokensOut")) ?? 0, cw: num(info, field("cacheWrites")) ?? 0, cr: num(info, field("cacheReads")) ?? 0, c: num(info, field("cost")) ?? 0 };
+    const figures = {
+      i: num(info, field("tokensIn")) ?? 0,
+      o: num(info, field("tokensOut")) ?? 0,
+      cw: num(info, field("cacheWrites")) ?? 0,
+      cr: num(info, field("cacheReads")) ?? 0,
+      c: num(info, field("cost")) ?? 0,
+    };
     const has = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"].some((k) => num(info, k) !== undefined);
     if (!has) return [];
     const before = ts === undefined ? undefined : this.countedUsage.get(ts);
     if (ts !== undefined) this.countedUsage.set(ts, figures);
     // Cline updates api_req_started in place (same ts) when the request ends; a re-printed record adds only what changed.
-    const d = before === undefined ? figures : { i: figures.i - before.i, o: figures.o - before.o, cw: figures.cw - before.cw, cr: figures.cr - before.cr, c: figures.c - before.c };
+    const d =
+      before === undefined
+        ? figures
+        : {
+            i: figures.i - before.i,
+            o: figures.o - before.o,
+            cw: figures.cw - before.cw,
+            cr: figures.cr - before.cr,
+            c: figures.c - before.c,
+          };
     if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
     const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
     const costUsd = num(info, field("cost")) === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
@@ -299,8 +393,12 @@ class ClineStream {
 
     const out: AgentEventDraft[] = [];
     // A new task: the first say:text (or say:task) of a stream, or one after a completed task.
-    const isPrompt = (key === "say:task" || key === "say:text") && !partial && (!this.sessionOpen || (this.taskCompleted && key === "say:text") || this.apiRequestsInTask === 0);
-    if (!this.sessionOpen || (isPrompt && this.taskCompleted)) out.push(...this.closePending(), ...this.closePartials(undefined), ...this.sessionStart(time));
+    const isPrompt =
+      (key === "say:task" || key === "say:text") &&
+      !partial &&
+      (!this.sessionOpen || (this.taskCompleted && key === "say:text") || this.apiRequestsInTask === 0);
+    if (!this.sessionOpen || (isPrompt && this.taskCompleted))
+      out.push(...this.closePending(), ...this.closePartials(undefined), ...this.sessionStart(time));
     if (!this.partials.has(id)) out.push(...this.closePartials(id));
     const isOutput =
       this.pending !== undefined &&
@@ -310,7 +408,16 @@ class ClineStream {
     if (!isOutput) out.push(...this.closePending());
 
     const reasoningField = str(v, field("reasoning"));
-    if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning") out.push(...this.state.complete(`reasoning-field-${ts ?? this.state.nextId("ts")}`, reasoningField, "assistant", "reasoning", compact({ time })));
+    if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning")
+      out.push(
+        ...this.state.complete(
+          `reasoning-field-${ts ?? this.state.nextId("ts")}`,
+          reasoningField,
+          "assistant",
+          "reasoning",
+          compact({ time }),
+        ),
+      );
 
     const record: ClineMessage = { v, type, sub, ts, time, text, partial, id, isPrompt, isOutput, key };
     if (!dispatch(messageHandlers, key, record, this, out, context)) {
@@ -319,7 +426,6 @@ class ClineStream {
     }
     return out;
   }
-
 }
 
 /** A Cline message as its handler sees it: the record and what decodeMessage worked out about it. */
@@ -390,7 +496,9 @@ const planModeRespond: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   out.push(...s.message(id, said, "assistant", "text", partial, time));
   const options = arr(body, "options");
   if (!partial && options !== undefined && options.length > 0) {
-    out.push(s.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }));
+    out.push(
+      s.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }),
+    );
   }
 };
 
@@ -421,7 +529,11 @@ const tool: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const content = str(tool, field("content"));
   if (s.pending !== undefined && content !== undefined && name !== "readFile") s.pending.output.push(content);
   if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
-    const change: FileChange = compact({ path, kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const), diff: str(tool, field("diff")) ?? content });
+    const change: FileChange = compact({
+      path,
+      kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const),
+      diff: str(tool, field("diff")) ?? content,
+    });
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: s.pending?.id, time }));
   }
 };
@@ -434,7 +546,9 @@ const useMcpServer: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const args = str(call, field("arguments"));
   if (!resource && args !== undefined) input = parseObject(args) ?? args;
   const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
-  out.push(...s.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }));
+  out.push(
+    ...s.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }),
+  );
 };
 
 const browserActionLaunch: Handler<ClineMessage, ClineStream> = (r, s, out) => {
@@ -444,7 +558,9 @@ const browserActionLaunch: Handler<ClineMessage, ClineStream> = (r, s, out) => {
 
 const error: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { sub, time, text, key } = r;
-  out.push(compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }));
+  out.push(
+    compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }),
+  );
 };
 
 const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, s, out) => {
@@ -455,7 +571,15 @@ const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, s, out) => {
 const errorRetry: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { time, text } = r;
   const info = parseObject(text);
-  out.push(compact({ type: "retry" as const, attempt: num(info, "attempt") ?? 1, maxAttempts: num(info, "maxAttempts"), error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined), time }));
+  out.push(
+    compact({
+      type: "retry" as const,
+      attempt: num(info, "attempt") ?? 1,
+      maxAttempts: num(info, "maxAttempts"),
+      error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined),
+      time,
+    }),
+  );
 };
 
 const shellIntegrationWarning: Handler<ClineMessage, ClineStream> = (r, s, out) => {
@@ -504,11 +628,28 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
     out.push(...s.usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
     const retry = obj(info, field("retryStatus"));
     if (retry !== undefined) {
-      out.push(compact({ type: "retry" as const, attempt: num(retry, "attempt") ?? 1, maxAttempts: num(retry, "maxAttempts"), delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000, error: str(retry, "errorSnippet"), time }));
+      out.push(
+        compact({
+          type: "retry" as const,
+          attempt: num(retry, "attempt") ?? 1,
+          maxAttempts: num(retry, "maxAttempts"),
+          delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000,
+          error: str(retry, "errorSnippet"),
+          time,
+        }),
+      );
     }
     const cancel = str(info, field("cancelReason"));
     if (cancel !== undefined) {
-      out.push(compact({ type: "error" as const, scope: "api" as const, message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`, code: cancel, time }));
+      out.push(
+        compact({
+          type: "error" as const,
+          scope: "api" as const,
+          message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`,
+          code: cancel,
+          time,
+        }),
+      );
     }
   },
   "say:subagent_usage": (r, s, out) => {

@@ -7,7 +7,16 @@ import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/js
 import { createStreamState } from "../../dialect/messages.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type Wire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr } from "../../dialect/wire.ts";
-import type { ItemType, LegacyConfigSummary, LegacyEvent, LegacyMsg, LegacyMsgType, LegacyPrompt, ThreadEvent, ThreadItem } from "./wire.ts";
+import type {
+  ItemType,
+  LegacyConfigSummary,
+  LegacyEvent,
+  LegacyMsg,
+  LegacyMsgType,
+  LegacyPrompt,
+  ThreadEvent,
+  ThreadItem,
+} from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with codex-session.ts
@@ -56,12 +65,28 @@ export function codexRateLimits(rateLimits: JsonValue | undefined, recordTime?: 
       if (Number.isFinite(base)) resetsAt = isoFromEpochSeconds(base / 1000 + resetsIn);
     }
     const details: JsonObject = { ...w };
-    for (const key of ["limit_id", "limit_name", "plan_type", "credits", "rate_limit_reached_type", "individual_limit", "spend_control_reached"]) {
+    for (const key of [
+      "limit_id",
+      "limit_name",
+      "plan_type",
+      "credits",
+      "rate_limit_reached_type",
+      "individual_limit",
+      "spend_control_reached",
+    ]) {
       const v = get(limits, key);
       if (v !== undefined) details[key] = v;
     }
     // Codex reports a usage percentage, not a status; we say "rejected" at 100% or more, else "allowed".
-    out.push(compact({ type: "rate_limit" as const, status: used !== undefined && used >= 100 ? "rejected" : "allowed", resetsAt, limit: window, details }));
+    out.push(
+      compact({
+        type: "rate_limit" as const,
+        status: used !== undefined && used >= 100 ? "rejected" : "allowed",
+        resetsAt,
+        limit: window,
+        details,
+      }),
+    );
   }
   return out;
 }
@@ -94,7 +119,11 @@ export function codexPatchChanges(changes: JsonValue | undefined): FileChange[] 
     else {
       const movePath = str(body, "move_path");
       const diff = str(body, "unified_diff");
-      out.push(movePath !== undefined ? compact({ path, kind: "rename" as const, newPath: movePath, diff }) : compact({ path, kind: "update" as const, diff }));
+      out.push(
+        movePath !== undefined
+          ? compact({ path, kind: "rename" as const, newPath: movePath, diff })
+          : compact({ path, kind: "update" as const, diff }),
+      );
     }
   }
   return out;
@@ -289,13 +318,21 @@ class ExecState {
   completeTool(out: AgentEventDraft[], draft: ToolCompleted): void {
     if (this.messages.toolCompleted(draft.toolCallId)) out.push(draft);
     // A second completion for the same id (never seen in captures): kept as a notice, not a second tool.completed.
-    else out.push({ type: "notice", kind: "tool_repeat", level: "info", text: `tool call ${draft.toolCallId} reported done again`, details: { toolCallId: draft.toolCallId } });
+    else
+      out.push({
+        type: "notice",
+        kind: "tool_repeat",
+        level: "info",
+        text: `tool call ${draft.toolCallId} reported done again`,
+        details: { toolCallId: draft.toolCallId },
+      });
   }
 
   closeOpenTools(out: AgentEventDraft[], reason: string): void {
     // A failed or aborted turn ends its running tool calls; we close them as errors with the turn's reason.
     for (const id of this.toolsSeen) {
-      if (this.messages.toolCompleted(id)) out.push({ type: "tool.completed", toolCallId: id, name: this.messages.toolName(id) ?? "tool", isError: true, output: reason });
+      if (this.messages.toolCompleted(id))
+        out.push({ type: "tool.completed", toolCallId: id, name: this.messages.toolName(id) ?? "tool", isError: true, output: reason });
     }
   }
 
@@ -308,7 +345,11 @@ class ExecState {
   /** Ends the open turn (or an unseen one) and remembers how, for session.completed. */
   endTurn(out: AgentEventDraft[], last: { status: SessionStatus; error?: string }): void {
     const turnId = this.turnId ?? this.messages.nextId("turn");
-    out.push(last.error === undefined ? { type: "turn.completed", turnId, status: "success" } : { type: "turn.completed", turnId, status: "error", error: last.error });
+    out.push(
+      last.error === undefined
+        ? { type: "turn.completed", turnId, status: "success" }
+        : { type: "turn.completed", turnId, status: "error", error: last.error },
+    );
     this.turnId = undefined;
     this.lastTurn = last;
   }
@@ -327,7 +368,15 @@ class ExecState {
     if (failing !== undefined) this.endTurn(out, { status: "error", error: failing });
     // Codex exec has no session-end record: the last turn's end stands for it; a stream cut mid-turn gets none.
     if (this.turnId === undefined && this.lastTurn !== undefined) {
-      out.push(compact({ type: "session.completed" as const, status: this.lastTurn.status, error: this.lastTurn.error, finalText: this.finalText, usage: this.cumulative }));
+      out.push(
+        compact({
+          type: "session.completed" as const,
+          status: this.lastTurn.status,
+          error: this.lastTurn.error,
+          finalText: this.finalText,
+          usage: this.cumulative,
+        }),
+      );
     }
     return out;
   }
@@ -338,7 +387,8 @@ function decodeRecord(v: JsonObject, s: ExecState, out: AgentEventDraft[], conte
   const event: Wire<ThreadEvent> = v;
   const type = fieldStr(event, "type");
   if (type !== undefined) {
-    if (!dispatch(currentHandlers, type, event, s, out, context)) s.unknown(out, context, v, `unknown codex event type ${JSON.stringify(type)}`);
+    if (!dispatch(currentHandlers, type, event, s, out, context))
+      s.unknown(out, context, v, `unknown codex event type ${JSON.stringify(type)}`);
     return;
   }
   const legacyEvent: Wire<LegacyEvent> = v;
@@ -386,7 +436,13 @@ const currentHandlers = handlers<ThreadEvent["type"], Wire<ThreadEvent>, ExecSta
     const questions = fieldItems(v, "questions")
       .map((q) => fieldStr(q, "question"))
       .filter((q): q is string => q !== undefined);
-    out.push({ type: "notice", kind: "request_user_input", level: "warning", text: questions.join("\n") || "the model asks for input", details: { ...v } });
+    out.push({
+      type: "notice",
+      kind: "request_user_input",
+      level: "warning",
+      text: questions.join("\n") || "the model asks for input",
+      details: { ...v },
+    });
   },
   error: (v, s, out) => {
     s.ensureStarted(out);
@@ -400,7 +456,13 @@ function threadStarted(out: AgentEventDraft[], s: ExecState, type: string, sessi
   s.open(
     out,
     compact({ type: "session.started" as const, agent: "codex", sessionId }),
-    compact({ type: "notice" as const, kind: "thread_started", level: "info" as const, text: `another ${type} in the same stream: ${sessionId ?? "?"}`, details: compact({ sessionId }) }),
+    compact({
+      type: "notice" as const,
+      kind: "thread_started",
+      level: "info" as const,
+      text: `another ${type} in the same stream: ${sessionId ?? "?"}`,
+      details: compact({ sessionId }),
+    }),
   );
 }
 
@@ -426,7 +488,8 @@ function itemRecord(phase: ItemPhase, v: Wire<ThreadEvent>, s: ExecState, out: A
   // 0.40–0.43 call the answer `assistant_message`; 0.44 renamed it `agent_message`.
   if (itemType === "assistant_message") itemType = "agent_message";
   const record: ItemRecord = { phase, id, status: fieldStr(it, "status"), it };
-  if (itemType === undefined || !dispatch(itemHandlers, itemType, record, s, out, context)) s.unknown(out, context, v, `unknown codex item type ${JSON.stringify(itemType ?? null)}`);
+  if (itemType === undefined || !dispatch(itemHandlers, itemType, record, s, out, context))
+    s.unknown(out, context, v, `unknown codex item type ${JSON.stringify(itemType ?? null)}`);
 }
 
 const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
@@ -439,18 +502,43 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
   command_execution: (r, s, out) => {
     const { id, it, status } = r;
     // Named "shell", the name people know it by (and Cursor's); the item type is an implementation word.
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "shell", kind: "command" as const, input: compact({ command: fieldStr(it, "command") }) }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: id,
+        name: "shell",
+        kind: "command" as const,
+        input: compact({ command: fieldStr(it, "command") }),
+      }),
+    );
     if (r.phase === "item.updated") return outputProgress(out, s, id, fieldStr(it, "aggregated_output"), status);
     if (r.phase !== "item.completed") return;
     s.progress.delete(id);
     const exitCode = fieldNum(it, "exit_code");
     const isError = status === "failed" || status === "declined" || (exitCode !== undefined && exitCode !== 0);
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "shell", output: fieldStr(it, "aggregated_output"), exitCode, isError }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: id,
+        name: "shell",
+        output: fieldStr(it, "aggregated_output"),
+        exitCode,
+        isError,
+      }),
+    );
   },
   file_change: (r, s, out) => {
     const { id, it, status } = r;
     const changes = itemChanges(fieldArr(it, "changes"));
-    s.startTool(out, { type: "tool.started", toolCallId: id, name: "file_change", kind: "file_edit", input: { changes: fieldArr(it, "changes") ?? [] } });
+    s.startTool(out, {
+      type: "tool.started",
+      toolCallId: id,
+      name: "file_change",
+      kind: "file_edit",
+      input: { changes: fieldArr(it, "changes") ?? [] },
+    });
     if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
     if (r.phase !== "item.completed") return;
     const isError = status === "failed";
@@ -460,7 +548,17 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
   mcp_tool_call: (r, s, out) => {
     const { id, it, status } = r;
     const name = fieldStr(it, "tool") ?? "mcp_tool_call";
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name, kind: "mcp" as const, input: field(it, "arguments"), server: fieldStr(it, "server") }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: id,
+        name,
+        kind: "mcp" as const,
+        input: field(it, "arguments"),
+        server: fieldStr(it, "server"),
+      }),
+    );
     if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
     if (r.phase !== "item.completed") return;
     const result = fieldObj(it, "result");
@@ -468,20 +566,53 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
     const structured = field(result, "structured_content");
     // `is_error` is not in exec_events.rs; read in case a build sends it.
     const isError = status === "failed" || errorMessage !== undefined || bool(result, "is_error") === true;
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name, output: errorMessage ?? textOf(fieldArr(result, "content")), result: structured === null ? undefined : structured, isError }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: id,
+        name,
+        output: errorMessage ?? textOf(fieldArr(result, "content")),
+        result: structured === null ? undefined : structured,
+        isError,
+      }),
+    );
   },
   web_search: (r, s, out) => {
     const { id, it } = r;
     // Codex 0.155 writes `id` twice in web_search items; framing keeps the last (JSON.parse) and reports it, and started/completed still pair.
     const action = fieldObj(it, "action");
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: id, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(it, "query"), action }) }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: id,
+        name: "web_search",
+        kind: "web_search" as const,
+        input: compact({ query: fieldStr(it, "query"), action }),
+      }),
+    );
     if (r.phase !== "item.completed") return;
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name: "web_search", output: fieldStr(action, "query") ?? (fieldStr(it, "query") || undefined), result: action, isError: r.status === "failed" }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: id,
+        name: "web_search",
+        output: fieldStr(action, "query") ?? (fieldStr(it, "query") || undefined),
+        result: action,
+        isError: r.status === "failed",
+      }),
+    );
   },
   collab_tool_call: (r, s, out) => {
     const { id, it, status } = r;
     const name = fieldStr(it, "tool") ?? "collab_tool_call";
-    const input = compact({ prompt: fieldStr(it, "prompt"), receiver_thread_ids: fieldArr(it, "receiver_thread_ids"), sender_thread_id: fieldStr(it, "sender_thread_id") });
+    const input = compact({
+      prompt: fieldStr(it, "prompt"),
+      receiver_thread_ids: fieldArr(it, "receiver_thread_ids"),
+      sender_thread_id: fieldStr(it, "sender_thread_id"),
+    });
     s.startTool(out, { type: "tool.started", toolCallId: id, name, kind: "subagent", input });
     if (r.phase === "item.updated") return outputProgress(out, s, id, undefined, status);
     if (r.phase !== "item.completed") return;
@@ -489,7 +620,17 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
     const messages = Object.values(states ?? {})
       .map((state) => str(state, "message"))
       .filter((m): m is string => m !== undefined);
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: id, name, output: messages.length > 0 ? messages.join("\n") : undefined, result: states, isError: status === "failed" }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: id,
+        name,
+        output: messages.length > 0 ? messages.join("\n") : undefined,
+        result: states,
+        isError: status === "failed",
+      }),
+    );
   },
   todo_list: (r, _s, out) => {
     const items: PlanItem[] = [];
@@ -517,7 +658,8 @@ function messageItem(out: AgentEventDraft[], s: ExecState, r: ItemRecord, kind: 
   out.push(...s.messages.start(id, "assistant", kind, options));
   // item.updated carries a snapshot (reported by third parties only); we emit the part beyond what streamed so far.
   const sofar = s.messages.streamedText(id) ?? "";
-  if (text !== undefined && text.length > sofar.length && text.startsWith(sofar)) out.push(...s.messages.delta(id, text.slice(sofar.length), "assistant", kind, options));
+  if (text !== undefined && text.length > sofar.length && text.startsWith(sofar))
+    out.push(...s.messages.delta(id, text.slice(sofar.length), "assistant", kind, options));
 }
 
 function outputProgress(out: AgentEventDraft[], s: ExecState, id: string, output: string | undefined, status: string | undefined): void {
@@ -527,7 +669,8 @@ function outputProgress(out: AgentEventDraft[], s: ExecState, id: string, output
     s.progress.set(id, output);
     added = output.startsWith(before) ? output.slice(before.length) : output;
   }
-  if (added || status !== undefined) out.push(compact({ type: "tool.progress" as const, toolCallId: id, output: added || undefined, status }));
+  if (added || status !== undefined)
+    out.push(compact({ type: "tool.progress" as const, toolCallId: id, output: added || undefined, status }));
 }
 
 // ----- legacy {id,msg} format -----
@@ -562,7 +705,15 @@ function legacyConfig(v: JsonObject, s: ExecState, out: AgentEventDraft[]): void
   for (const key of ["model", "workdir", "sandbox", "session id"]) delete details[key];
   s.open(
     out,
-    compact({ type: "session.started" as const, agent: "codex", model: fieldStr(c, "model"), cwd: fieldStr(c, "workdir"), permissionMode: fieldStr(c, "sandbox"), sessionId: fieldStr(c, "session id"), details }),
+    compact({
+      type: "session.started" as const,
+      agent: "codex",
+      model: fieldStr(c, "model"),
+      cwd: fieldStr(c, "workdir"),
+      permissionMode: fieldStr(c, "sandbox"),
+      sessionId: fieldStr(c, "session id"),
+      details,
+    }),
     { type: "notice", kind: "config", level: "info", text: "codex configuration", details: { ...v } },
   );
 }
@@ -575,8 +726,20 @@ const legacyHandlers = handlers<LegacyMsgType, LegacyRecord, ExecState>({
     delete details.model;
     s.open(
       out,
-      compact({ type: "session.started" as const, agent: "codex", sessionId: fieldStr(msg, "session_id"), model: fieldStr(msg, "model"), details }),
-      { type: "notice", kind: "session_configured", level: "info", text: `session ${fieldStr(msg, "session_id") ?? "?"} configured`, details: { ...msg } },
+      compact({
+        type: "session.started" as const,
+        agent: "codex",
+        sessionId: fieldStr(msg, "session_id"),
+        model: fieldStr(msg, "model"),
+        details,
+      }),
+      {
+        type: "notice",
+        kind: "session_configured",
+        level: "info",
+        text: `session ${fieldStr(msg, "session_id") ?? "?"} configured`,
+        details: { ...msg },
+      },
     );
   },
   task_started: ({ v }, s, out) => {
@@ -603,7 +766,13 @@ const legacyHandlers = handlers<LegacyMsgType, LegacyRecord, ExecState>({
     out.push(...s.messages.complete(s.messages.nextId("user"), fieldStr(msg, "message") ?? "", "user", "text"));
   },
   exec_command_begin: ({ msg, callId }, s, out) => {
-    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command", input: compact({ command: field(msg, "command"), cwd: fieldStr(msg, "cwd") }) });
+    s.startTool(out, {
+      type: "tool.started",
+      toolCallId: callId,
+      name: "exec_command",
+      kind: "command",
+      input: compact({ command: field(msg, "command"), cwd: fieldStr(msg, "cwd") }),
+    });
   },
   exec_command_output_delta: ({ msg, callId }, s, out) => {
     s.startTool(out, { type: "tool.started", toolCallId: callId, name: "exec_command", kind: "command" });
@@ -616,35 +785,95 @@ const legacyHandlers = handlers<LegacyMsgType, LegacyRecord, ExecState>({
     const exitCode = fieldNum(msg, "exit_code");
     const output = fieldStr(msg, "aggregated_output") ?? joinOutput(fieldStr(msg, "stdout"), fieldStr(msg, "stderr"));
     const isError = exitCode !== undefined && exitCode !== 0;
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "exec_command", output, exitCode, isError, durationMs: codexDurationMs(field(msg, "duration")) }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: callId,
+        name: "exec_command",
+        output,
+        exitCode,
+        isError,
+        durationMs: codexDurationMs(field(msg, "duration")),
+      }),
+    );
   },
   patch_apply_begin: ({ msg, callId }, s, out) => {
     s.patches.set(callId, codexPatchChanges(field(msg, "changes")));
     const input = compact({ changes: field(msg, "changes"), auto_approved: field(msg, "auto_approved") });
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "apply_patch", kind: "file_edit" as const, input }));
+    s.startTool(
+      out,
+      compact({ type: "tool.started" as const, toolCallId: callId, name: "apply_patch", kind: "file_edit" as const, input }),
+    );
   },
   patch_apply_end: ({ msg, callId }, s, out) => {
     s.startTool(out, { type: "tool.started", toolCallId: callId, name: "apply_patch", kind: "file_edit" });
     const success = fieldBool(msg, "success") !== false;
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "apply_patch", output: joinOutput(fieldStr(msg, "stdout"), fieldStr(msg, "stderr")), isError: !success }));
+    s.completeTool(
+      out,
+      compact({
+        type: "tool.completed" as const,
+        toolCallId: callId,
+        name: "apply_patch",
+        output: joinOutput(fieldStr(msg, "stdout"), fieldStr(msg, "stderr")),
+        isError: !success,
+      }),
+    );
     const changes = field(msg, "changes") !== undefined ? codexPatchChanges(field(msg, "changes")) : (s.patches.get(callId) ?? []);
     s.patches.delete(callId);
     if (changes.length > 0) out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
   },
   mcp_tool_call_begin: ({ msg, callId }, s, out) => {
     const invocation = fieldObj(msg, "invocation");
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: fieldStr(invocation, "tool") ?? "mcp_tool_call", kind: "mcp" as const, input: field(invocation, "arguments"), server: fieldStr(invocation, "server") }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: callId,
+        name: fieldStr(invocation, "tool") ?? "mcp_tool_call",
+        kind: "mcp" as const,
+        input: field(invocation, "arguments"),
+        server: fieldStr(invocation, "server"),
+      }),
+    );
   },
   mcp_tool_call_end: (r, s, out) => mcpToolCallEnd(r, s, out),
   web_search_begin: ({ msg, callId }, s, out) => {
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(msg, "query") }) }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: callId,
+        name: "web_search",
+        kind: "web_search" as const,
+        input: compact({ query: fieldStr(msg, "query") }),
+      }),
+    );
   },
   web_search_end: ({ msg, callId }, s, out) => {
-    s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name: "web_search", kind: "web_search" as const, input: compact({ query: fieldStr(msg, "query") }) }));
-    s.completeTool(out, compact({ type: "tool.completed" as const, toolCallId: callId, name: "web_search", output: fieldStr(msg, "query"), isError: false }));
+    s.startTool(
+      out,
+      compact({
+        type: "tool.started" as const,
+        toolCallId: callId,
+        name: "web_search",
+        kind: "web_search" as const,
+        input: compact({ query: fieldStr(msg, "query") }),
+      }),
+    );
+    s.completeTool(
+      out,
+      compact({ type: "tool.completed" as const, toolCallId: callId, name: "web_search", output: fieldStr(msg, "query"), isError: false }),
+    );
   },
   view_image_tool_call: ({ msg, callId }, s, out) => {
-    s.startTool(out, { type: "tool.started", toolCallId: callId, name: "view_image", kind: "file_read", input: compact({ path: fieldStr(msg, "path") }) });
+    s.startTool(out, {
+      type: "tool.started",
+      toolCallId: callId,
+      name: "view_image",
+      kind: "file_read",
+      input: compact({ path: fieldStr(msg, "path") }),
+    });
     s.completeTool(out, { type: "tool.completed", toolCallId: callId, name: "view_image", isError: false });
   },
   token_count: ({ msg }, s, out) => {
@@ -694,7 +923,17 @@ const legacyHandlers = handlers<LegacyMsgType, LegacyRecord, ExecState>({
 function mcpToolCallEnd({ msg, callId }: LegacyRecord, s: ExecState, out: AgentEventDraft[]): void {
   const invocation = fieldObj(msg, "invocation");
   const name = fieldStr(invocation, "tool") ?? s.messages.toolName(callId) ?? "mcp_tool_call";
-  s.startTool(out, compact({ type: "tool.started" as const, toolCallId: callId, name, kind: "mcp" as const, input: field(invocation, "arguments"), server: fieldStr(invocation, "server") }));
+  s.startTool(
+    out,
+    compact({
+      type: "tool.started" as const,
+      toolCallId: callId,
+      name,
+      kind: "mcp" as const,
+      input: field(invocation, "arguments"),
+      server: fieldStr(invocation, "server"),
+    }),
+  );
   const result = field(msg, "result");
   // The result is a serde Result: {"Ok": CallToolResult} or {"Err": "message"}.
   const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
@@ -732,7 +971,14 @@ function legacyDelta(out: AgentEventDraft[], s: ExecState, name: string, text: s
   out.push(...s.messages.delta(stream.current, text, "assistant", kind, channel === undefined ? undefined : { channel }));
 }
 
-function legacyFull(out: AgentEventDraft[], s: ExecState, name: string, text: string | undefined, kind: MessageKind, channel?: string): void {
+function legacyFull(
+  out: AgentEventDraft[],
+  s: ExecState,
+  name: string,
+  text: string | undefined,
+  kind: MessageKind,
+  channel?: string,
+): void {
   // The full event completes the oldest message its deltas opened (one per reasoning section), so ids match.
   const stream = legacyStream(s, name);
   const id = stream.queue.shift() ?? s.messages.nextId(name);

@@ -1,11 +1,30 @@
 // Source: Codex CLI rollout files `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (and `~/.codex/archived_sessions/`); versions and quirks: docs/dialects/codex-session.md
-import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, MessageRole, SessionStatus, ToolKind, Usage } from "../../model/events.ts";
+import type {
+  AgentEventDraft,
+  FileChange,
+  JsonObject,
+  JsonValue,
+  MessageKind,
+  MessageRole,
+  SessionStatus,
+  ToolKind,
+  Usage,
+} from "../../model/events.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
-import { codexDurationMs, codexPatchChanges, codexPlanItems, codexRateLimits, codexReconnect, codexUsage, joinOutput, sameUsage } from "./exec.ts";
+import {
+  codexDurationMs,
+  codexPatchChanges,
+  codexPlanItems,
+  codexRateLimits,
+  codexReconnect,
+  codexUsage,
+  joinOutput,
+  sameUsage,
+} from "./exec.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (codex-rs protocol `RolloutLine` / `RolloutItem`)
@@ -262,11 +281,16 @@ function patchTextChanges(patch: string): FileChange[] {
       current.newPath = move[1].trim();
     } else if (line !== "*** End Patch" && line !== "*** End of File") current.lines.push(line);
   }
-  return changes.map((c) => compact({ path: c.path, kind: c.kind, newPath: c.newPath, diff: c.lines.length > 0 ? c.lines.join("\n") : undefined }));
+  return changes.map((c) =>
+    compact({ path: c.path, kind: c.kind, newPath: c.newPath, diff: c.lines.length > 0 ? c.lines.join("\n") : undefined }),
+  );
 }
 
 /** A tool output as the model saw it: text, plus the exit code and duration when the text or the wrapper says them. */
-function parseOutput(raw: JsonValue | undefined, isCommand: boolean): { output?: string; exitCode?: number; durationMs?: number; success?: boolean } {
+function parseOutput(
+  raw: JsonValue | undefined,
+  isCommand: boolean,
+): { output?: string; exitCode?: number; durationMs?: number; success?: boolean } {
   const o = obj(raw);
   if (o !== undefined) {
     const content = get(o, "content");
@@ -282,7 +306,11 @@ function parseOutput(raw: JsonValue | undefined, isCommand: boolean): { output?:
       const inner = str(parsed, "output");
       if (inner !== undefined) {
         const seconds = num(at(parsed, "metadata", "duration_seconds"));
-        return compact({ output: inner, exitCode: num(at(parsed, "metadata", "exit_code")), durationMs: seconds === undefined ? undefined : Math.round(seconds * 1000) });
+        return compact({
+          output: inner,
+          exitCode: num(at(parsed, "metadata", "exit_code")),
+          durationMs: seconds === undefined ? undefined : Math.round(seconds * 1000),
+        });
       }
     } catch {
       // not JSON: plain text below
@@ -344,7 +372,13 @@ function createRolloutDecoder(): DialectDecoder {
           decoding.tokenUsageRecord(out, payload);
           break;
         case "compacted":
-          out.push({ type: "notice", kind: "compact_boundary", level: "info", text: str(payload, "message") || "history compacted", details: compact({ replacedItems: arr(payload, "replacement_history")?.length }) });
+          out.push({
+            type: "notice",
+            kind: "compact_boundary",
+            level: "info",
+            text: str(payload, "message") || "history compacted",
+            details: compact({ replacedItems: arr(payload, "replacement_history")?.length }),
+          });
           break;
         default:
           out.push({ type: "notice", kind: type, level: "info", text: type.replace(/_/g, " "), details: { ...payload } });
@@ -356,13 +390,23 @@ function createRolloutDecoder(): DialectDecoder {
     },
     end() {
       const out: AgentEventDraft[] = [];
-      if (decoding.turnId !== undefined && decoding.pendingError !== undefined) decoding.endTurn(out, "error", { status: "error", error: decoding.pendingError });
+      if (decoding.turnId !== undefined && decoding.pendingError !== undefined)
+        decoding.endTurn(out, "error", { status: "error", error: decoding.pendingError });
       out.unshift(...decoding.state.closeAll());
       // A rollout has no session-end record: the last turn's end stands for it; a file cut (or still being written) mid-turn gets none.
       if (decoding.turnId === undefined && decoding.lastTurn !== undefined) {
         // With timestamps, `summary` takes the span of the rollout (docs/events.md); without, the turns' own durations add up.
         const durationMs = decoding.sawTimestamp ? undefined : decoding.turnDurationMs;
-        out.push(compact({ type: "session.completed" as const, status: decoding.lastTurn.status, error: decoding.lastTurn.error, finalText: decoding.finalText, usage: decoding.cumulative, durationMs }));
+        out.push(
+          compact({
+            type: "session.completed" as const,
+            status: decoding.lastTurn.status,
+            error: decoding.lastTurn.error,
+            finalText: decoding.finalText,
+            usage: decoding.cumulative,
+            durationMs,
+          }),
+        );
       }
       return out;
     },
@@ -420,11 +464,20 @@ class RolloutStream {
         const [twin] = this.copies.splice(index, 1);
         if (twin !== undefined && !ids.includes(twin.messageId)) ids.push(twin.messageId);
       }
-      out.push({ type: "notice", kind: "duplicate", level: "info", text: `${record} repeats message ${ids.join(", ")}`, details: compact({ messageId: ids[0], record, phase: options.channel }) });
+      out.push({
+        type: "notice",
+        kind: "duplicate",
+        level: "info",
+        text: `${record} repeats message ${ids.join(", ")}`,
+        details: compact({ messageId: ids[0], record, phase: options.channel }),
+      });
       return;
     }
     // Item ids are used once; a repeated one (a fork replays history) gets a fresh id so no message completes twice.
-    const id = options.id !== undefined && !this.usedIds.has(options.id) ? options.id : this.state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
+    const id =
+      options.id !== undefined && !this.usedIds.has(options.id)
+        ? options.id
+        : this.state.nextId(role === "assistant" ? (kind === "text" ? "msg" : "reasoning") : role);
     this.usedIds.add(id);
     out.push(...this.state.complete(id, text, role, kind, compact({ channel: options.channel, signature: options.signature })));
     for (const p of parts) this.copies.push({ key, text: p, source, messageId: id });
@@ -442,7 +495,18 @@ class RolloutStream {
     out.push(compact({ type: "tool.started" as const, toolCallId: id, name, kind, input, server }));
   }
 
-  finishCall(out: AgentEventDraft[], id: string, record: string, fields: { output?: string | undefined; result?: JsonValue | undefined; exitCode?: number | undefined; durationMs?: number | undefined; isError: boolean }): void {
+  finishCall(
+    out: AgentEventDraft[],
+    id: string,
+    record: string,
+    fields: {
+      output?: string | undefined;
+      result?: JsonValue | undefined;
+      exitCode?: number | undefined;
+      durationMs?: number | undefined;
+      isError: boolean;
+    },
+  ): void {
     const call = this.calls.get(id);
     if (this.state.toolCompleted(id)) {
       out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: call?.name, ...fields }));
@@ -454,7 +518,13 @@ class RolloutStream {
       return;
     }
     // A call ends twice in rollouts (exec_command_end / patch_apply_end, then the *_output item the model saw); the second is a notice.
-    out.push({ type: "notice", kind: "tool_output", level: "info", text: `${record} for tool call ${id}`, details: compact({ toolCallId: id, record, exitCode: fields.exitCode, isError: fields.isError }) });
+    out.push({
+      type: "notice",
+      kind: "tool_output",
+      level: "info",
+      text: `${record} for tool call ${id}`,
+      details: compact({ toolCallId: id, record, exitCode: fields.exitCode, isError: fields.isError }),
+    });
   }
 
   // ----- turns -----
@@ -463,7 +533,8 @@ class RolloutStream {
     if (outcome.error !== undefined) {
       // An aborted or failed turn ends its running tool calls; we close them as errors with the turn's reason.
       for (const [callId, call] of this.calls) {
-        if (this.state.toolCompleted(callId)) out.push({ type: "tool.completed", toolCallId: callId, name: call.name, isError: true, output: outcome.error });
+        if (this.state.toolCompleted(callId))
+          out.push({ type: "tool.completed", toolCallId: callId, name: call.name, isError: true, output: outcome.error });
       }
     }
     const turn = this.turnId ?? id ?? this.state.nextId("turn");
@@ -485,7 +556,11 @@ class RolloutStream {
   // ----- record types -----
 
   sessionMeta(out: AgentEventDraft[], p: JsonObject): void {
-    const meta: Partial<SessionMetaPayload> = compact({ id: str(p, "id") ?? str(p, "session_id"), cli_version: str(p, "cli_version"), cwd: str(p, "cwd") });
+    const meta: Partial<SessionMetaPayload> = compact({
+      id: str(p, "id") ?? str(p, "session_id"),
+      cli_version: str(p, "cli_version"),
+      cwd: str(p, "cwd"),
+    });
     if (this.started) {
       // A forked rollout repeats its source session's meta after its own; we keep it as a notice.
       out.push({ type: "notice", kind: "session_meta", level: "info", text: `session ${meta.id ?? "?"} (fork source)`, details: { ...p } });
@@ -496,7 +571,18 @@ class RolloutStream {
     for (const key of ["id", "session_id", "cwd", "cli_version", "model"]) delete details[key];
     this.model = str(p, "model") ?? str(at(p, "base_instructions", "provenance", "model"));
     // session_meta.timestamp is when the session was created, a little before the record was written; the session starts then.
-    out.push(compact({ type: "session.started" as const, agent: "codex", agentVersion: meta.cli_version, model: this.model, cwd: meta.cwd, sessionId: meta.id, details, time: str(p, "timestamp") }));
+    out.push(
+      compact({
+        type: "session.started" as const,
+        agent: "codex",
+        agentVersion: meta.cli_version,
+        model: this.model,
+        cwd: meta.cwd,
+        sessionId: meta.id,
+        details,
+        time: str(p, "timestamp"),
+      }),
+    );
   }
 
   responseItem(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
@@ -505,7 +591,8 @@ class RolloutStream {
     switch (type) {
       case "message": {
         const role = str(p, "role");
-        if (role !== "assistant" && role !== "user" && role !== "developer" && role !== "system") return this.unknown(out, context, v, `codex response_item message with role ${JSON.stringify(role ?? null)}`);
+        if (role !== "assistant" && role !== "user" && role !== "developer" && role !== "system")
+          return this.unknown(out, context, v, `codex response_item message with role ${JSON.stringify(role ?? null)}`);
         const parts = (arr(p, "content") ?? []).map((c) => str(c, "text")).filter((t): t is string => t !== undefined);
         const text = parts.join(role === "assistant" ? "" : "\n\n");
         this.message(out, "response_item", "response_item message", role, "text", text, { id: str(p, "id"), channel: str(p, "phase") });
@@ -515,14 +602,31 @@ class RolloutStream {
         const summary = (arr(p, "summary") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
         const raw = (arr(p, "content") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
         const encrypted = str(p, "encrypted_content");
-        if (summary.length > 0) this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), { id: str(p, "id"), parts: summary, signature: encrypted });
-        if (raw.length > 0) this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", raw.join("\n\n"), { channel: "raw", parts: raw });
+        if (summary.length > 0)
+          this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), {
+            id: str(p, "id"),
+            parts: summary,
+            signature: encrypted,
+          });
+        if (raw.length > 0)
+          this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", raw.join("\n\n"), {
+            channel: "raw",
+            parts: raw,
+          });
         // Reasoning with only encrypted_content: the provider withheld it; we emit redacted_reasoning with the ciphertext as signature.
         if (summary.length === 0 && raw.length === 0) {
           const itemId = str(p, "id");
           const id = itemId !== undefined && !this.usedIds.has(itemId) ? itemId : this.state.nextId("reasoning");
           this.usedIds.add(id);
-          out.push(...this.state.complete(id, "", "assistant", encrypted !== undefined ? "redacted_reasoning" : "reasoning", compact({ signature: encrypted })));
+          out.push(
+            ...this.state.complete(
+              id,
+              "",
+              "assistant",
+              encrypted !== undefined ? "redacted_reasoning" : "reasoning",
+              compact({ signature: encrypted }),
+            ),
+          );
         }
         return;
       }
@@ -546,7 +650,8 @@ class RolloutStream {
           if (name === "apply_patch") patch = str(input);
         } else input = obj(p, "action");
         this.startCall(out, id, name, input, patch);
-        if (name === "update_plan" && obj(input) !== undefined) out.push({ type: "plan.updated", items: codexPlanItems(get(input, "plan")) });
+        if (name === "update_plan" && obj(input) !== undefined)
+          out.push({ type: "plan.updated", items: codexPlanItems(get(input, "plan")) });
         return;
       }
       case "function_call_output":
@@ -556,7 +661,12 @@ class RolloutStream {
         const call = this.calls.get(id);
         const parsed = parseOutput(get(p, "output"), call?.kind === "command");
         const isError = parsed.success === false || (parsed.exitCode !== undefined && parsed.exitCode !== 0);
-        this.finishCall(out, id, `response_item ${type}`, { output: parsed.output, exitCode: parsed.exitCode, durationMs: parsed.durationMs, isError });
+        this.finishCall(out, id, `response_item ${type}`, {
+          output: parsed.output,
+          exitCode: parsed.exitCode,
+          durationMs: parsed.durationMs,
+          isError,
+        });
         return;
       }
       case "web_search_call": {
@@ -594,7 +704,11 @@ class RolloutStream {
   }
 
   turnContext(out: AgentEventDraft[], p: JsonObject): void {
-    const ctx: TurnContextPayload = compact({ model: str(p, "model"), approval_policy: str(p, "approval_policy"), effort: str(p, "effort") });
+    const ctx: TurnContextPayload = compact({
+      model: str(p, "model"),
+      approval_policy: str(p, "approval_policy"),
+      effort: str(p, "effort"),
+    });
     const sandbox = str(at(p, "sandbox_policy", "type"));
     if (ctx.model !== undefined) this.model = ctx.model;
     const parts = [
@@ -608,11 +722,19 @@ class RolloutStream {
   }
 
   tokenUsageRecord(out: AgentEventDraft[], p: JsonObject): void {
-    const record: TokenUsageRecordPayload = compact({ response_id: str(p, "response_id"), thread_token_usage: obj(p, "thread_token_usage") });
+    const record: TokenUsageRecordPayload = compact({
+      response_id: str(p, "response_id"),
+      thread_token_usage: obj(p, "thread_token_usage"),
+    });
     if (this.usageFigure(out, codexUsage(record.thread_token_usage))) return;
-    out.push({ type: "notice", kind: "token_usage_record", level: "info", text: `token usage of ${record.response_id ?? "a response"}`, details: { ...p } });
+    out.push({
+      type: "notice",
+      kind: "token_usage_record",
+      level: "info",
+      text: `token usage of ${record.response_id ?? "a response"}`,
+      details: { ...p },
+    });
   }
-
 }
 
 /** An `eventMsg` record as its handler sees it. */
@@ -668,7 +790,12 @@ const taskComplete: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
   if (durationMs !== undefined && durationMs >= 0) s.turnDurationMs = (s.turnDurationMs ?? 0) + durationMs;
   const ttft = num(p, "time_to_first_token_ms");
   if (durationMs !== undefined || ttft !== undefined) {
-    out.push({ type: "metric", name: "turn_timing", text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(), values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }) });
+    out.push({
+      type: "metric",
+      name: "turn_timing",
+      text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(),
+      values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }),
+    });
   }
   s.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
   return;
@@ -682,7 +809,16 @@ const mcpToolCallBegin: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => 
   if (!s.calls.has(callId)) {
     s.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
     s.state.toolStarted(callId, tool ?? "mcp_tool_call");
-    out.push(compact({ type: "tool.started" as const, toolCallId: callId, name: tool ?? "mcp_tool_call", kind: "mcp" as const, input: get(invocation, "arguments"), server }));
+    out.push(
+      compact({
+        type: "tool.started" as const,
+        toolCallId: callId,
+        name: tool ?? "mcp_tool_call",
+        kind: "mcp" as const,
+        input: get(invocation, "arguments"),
+        server,
+      }),
+    );
   } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
   if (type === "mcp_tool_call_begin") return;
   const result = get(p, "result");
@@ -726,7 +862,9 @@ const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
   },
   agent_reasoning_raw_content: (r, s, out) => {
     const { p } = r;
-    s.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", { channel: "raw" });
+    s.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", {
+      channel: "raw",
+    });
     return;
   },
   token_count: (r, s, out) => {

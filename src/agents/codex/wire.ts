@@ -181,7 +181,6 @@ export interface LegacyMsg {
   path?: string;
 }
 
-
 /** The legacy msg types the decoder reads (others become notices or `unknown` records). */
 export type LegacyMsgType =
   | "session_configured"

@@ -53,7 +53,10 @@ interface CursorToolCall {
   subtype: "started" | "completed";
   /** May hold an escaped newline: `call_…\nfc_…`. Opaque. */
   call_id: string;
-  tool_call: Record<string, { args?: JsonObject; result?: { success?: JsonObject; error?: JsonObject; rejected?: { reason?: string } }; description?: string }>;
+  tool_call: Record<
+    string,
+    { args?: JsonObject; result?: { success?: JsonObject; error?: JsonObject; rejected?: { reason?: string } }; description?: string }
+  >;
   session_id: string;
   model_call_id?: string;
   timestamp_ms?: number;
@@ -139,7 +142,10 @@ function planItems(args: JsonValue | undefined): PlanItem[] | undefined {
     const text = str(todo, "content") ?? str(todo, "text");
     if (text === undefined) continue;
     const status = (str(todo, "status") ?? "").toLowerCase().replace(/^todo_status_/, "");
-    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+    items.push({
+      text,
+      status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending",
+    });
   }
   return items;
 }
@@ -189,7 +195,11 @@ function createCursorDecoder(): DialectDecoder {
       return decoding.decodeJson(record.value, context);
     },
     end() {
-      return [...decoding.closeThinking(undefined, undefined), ...decoding.completeSegment(undefined, undefined), ...decoding.state.closeAll()];
+      return [
+        ...decoding.closeThinking(undefined, undefined),
+        ...decoding.completeSegment(undefined, undefined),
+        ...decoding.state.closeAll(),
+      ];
     },
   };
 }
@@ -231,7 +241,16 @@ class CursorStream {
     if (!this.children.has(sid)) {
       this.children.add(sid);
       const parentToolCallId = this.openSubagents.length === 1 ? this.openSubagents[0] : undefined;
-      out.push(compact({ type: "session.started" as const, agent: "cursor-agent", sessionId: sid, parentSessionId: this.rootId, parentToolCallId, time: isoFromEpochMs(num(v, "timestamp_ms")) }));
+      out.push(
+        compact({
+          type: "session.started" as const,
+          agent: "cursor-agent",
+          sessionId: sid,
+          parentSessionId: this.rootId,
+          parentToolCallId,
+          time: isoFromEpochMs(num(v, "timestamp_ms")),
+        }),
+      );
     }
     return sid;
   }
@@ -275,7 +294,18 @@ class CursorStream {
     const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
     this.state.toolStarted(toolCallId, toolName);
     if (kind === "subagent") this.openSubagents.push(toolCallId);
-    out.push(compact({ type: "tool.started" as const, toolCallId, name: toolName, kind, input: args, server, description: str(body, "description"), time }));
+    out.push(
+      compact({
+        type: "tool.started" as const,
+        toolCallId,
+        name: toolName,
+        kind,
+        input: args,
+        server,
+        description: str(body, "description"),
+        time,
+      }),
+    );
     if (kind === "todo") {
       const items = planItems(args);
       if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
@@ -305,7 +335,9 @@ class CursorStream {
       // A shell command that ran but exited non-zero is reported under `success`; we mark it as an error by its exit code.
       isError = exitCode !== undefined && exitCode !== 0;
       output =
-        str(success, "interleavedOutput") || [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") || undefined;
+        str(success, "interleavedOutput") ||
+        [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") ||
+        undefined;
       output ??= str(success, "content") ?? str(success, "diffString");
       // A shell command that printed nothing has an empty output, not the result object in its place.
       if (output === undefined && (str(success, "stdout") !== undefined || str(success, "interleavedOutput") !== undefined)) output = "";
@@ -338,7 +370,13 @@ class CursorStream {
       const path = str(success, "path") ?? str(args, "path");
       if (path !== undefined && (kind === "file_write" || kind === "file_edit")) {
         const change: FileChange =
-          name === "delete" ? { path, kind: "delete" } : compact({ path, kind: "update" as const, diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined) });
+          name === "delete"
+            ? { path, kind: "delete" }
+            : compact({
+                path,
+                kind: "update" as const,
+                diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined),
+              });
         out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
       }
     }
@@ -370,7 +408,16 @@ class CursorStream {
       }
       if (sid === this.rootId || sid === undefined) {
         // A second init for the same session (a resumed run appended to the capture).
-        out.push(compact({ type: "notice" as const, kind: "init", level: "info" as const, text: "cursor-agent initialised again", details: v, time }));
+        out.push(
+          compact({
+            type: "notice" as const,
+            kind: "init",
+            level: "info" as const,
+            text: "cursor-agent initialised again",
+            details: v,
+            time,
+          }),
+        );
         return out;
       }
     }
@@ -383,10 +430,23 @@ class CursorStream {
     switch (v.type) {
       case "system":
         // Another system record of a subagent session, or an init of a subagent: its session.started is already out.
-        return tag([compact({ type: "notice" as const, kind: str(v, "subtype") ?? "system", level: "info" as const, text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(), details: v, time })]);
+        return tag([
+          compact({
+            type: "notice" as const,
+            kind: str(v, "subtype") ?? "system",
+            level: "info" as const,
+            text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(),
+            details: v,
+            time,
+          }),
+        ]);
       case "user": {
         this.turnTexts = [];
-        const drafts = [...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time), ...this.state.complete(this.state.nextId("user"), messageText(v), "user", "text", { time })];
+        const drafts = [
+          ...this.closeThinking(undefined, time),
+          ...this.completeSegment(undefined, time),
+          ...this.state.complete(this.state.nextId("user"), messageText(v), "user", "text", { time }),
+        ];
         return tag(drafts);
       }
       case "assistant":
@@ -415,9 +475,15 @@ class CursorStream {
         const drafts = [...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time)];
         const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
         const u = obj(v, "usage");
-        const usage = u === undefined
-          ? undefined
-          : usageFrom({ inputTokens: num(u, "inputTokens"), outputTokens: num(u, "outputTokens"), cacheReadTokens: num(u, "cacheReadTokens"), cacheWriteTokens: num(u, "cacheWriteTokens") });
+        const usage =
+          u === undefined
+            ? undefined
+            : usageFrom({
+                inputTokens: num(u, "inputTokens"),
+                outputTokens: num(u, "outputTokens"),
+                cacheReadTokens: num(u, "cacheReadTokens"),
+                cacheWriteTokens: num(u, "cacheWriteTokens"),
+              });
         const resultText = str(v, "result");
         const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
         drafts.push(
@@ -437,11 +503,16 @@ class CursorStream {
       default:
         break;
     }
-    context.report({ code: "unknown-record", message: `unknown cursor record ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : `/${JSON.stringify(v.subtype)}`}` });
-    out.push(unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : ` subtype ${JSON.stringify(v.subtype)}`}`));
+    context.report({
+      code: "unknown-record",
+      message: `unknown cursor record ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : `/${JSON.stringify(v.subtype)}`}`,
+    });
+    out.push(
+      unknownRecord(
+        v,
+        `unknown record type ${JSON.stringify(v.type)}${v.subtype === undefined ? "" : ` subtype ${JSON.stringify(v.subtype)}`}`,
+      ),
+    );
     return out;
   }
-
 }
-
-

@@ -106,13 +106,22 @@ function filePath(args: JsonValue | undefined): string | undefined {
 }
 
 /** `file.changed` for a successful write_file / replace call; `diff` is a unified diff when the agent gave one. */
-export function geminiFileChange(name: string, args: JsonValue | undefined, toolCallId: string, diff?: string): AgentEventDraft | undefined {
+export function geminiFileChange(
+  name: string,
+  args: JsonValue | undefined,
+  toolCallId: string,
+  diff?: string,
+): AgentEventDraft | undefined {
   const kind = geminiToolKind(name);
   if (kind !== "file_write" && kind !== "file_edit") return undefined;
   const path = filePath(args);
   if (path === undefined) return undefined;
   // write_file overwrites or creates and does not say which; we call it an update and keep the new content as the diff.
-  const change: FileChange = compact({ path, kind: "update" as const, diff: diff ?? (kind === "file_write" ? str(args, "content") : undefined) });
+  const change: FileChange = compact({
+    path,
+    kind: "update" as const,
+    diff: diff ?? (kind === "file_write" ? str(args, "content") : undefined),
+  });
   return { type: "file.changed", changes: [change], toolCallId, status: "success" };
 }
 
@@ -126,13 +135,17 @@ export function geminiPlan(name: string, args: JsonValue | undefined, time: stri
     const text = str(todo, "description") ?? str(todo, "content");
     if (text === undefined) continue;
     const status = str(todo, "status");
-    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+    items.push({
+      text,
+      status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending",
+    });
   }
   return compact({ type: "plan.updated" as const, items, time });
 }
 
 // Gemini CLI prints these on stderr (or merged stdout) before or instead of the JSON; specific enough not to claim other agents' text.
-const BANNER = /^(?:YOLO mode is enabled\. All tool calls will be automatically approved\.|Ripgrep is not available\. Falling back to GrepTool\.|Loaded cached credentials\.|Error when talking to Gemini API\b)/;
+const BANNER =
+  /^(?:YOLO mode is enabled\. All tool calls will be automatically approved\.|Ripgrep is not available\. Falling back to GrepTool\.|Loaded cached credentials\.|Error when talking to Gemini API\b)/;
 // packages/core/src/utils/errorReporting.ts: "Error when talking to Gemini API Full report available at: <path> <ErrorClass>: <message>".
 const API_ERROR = /^Error when talking to Gemini API(?: Full report available at: \S+)?\s*(.*)$/;
 
@@ -212,7 +225,9 @@ class GeminiStream {
       const detail = (match[1] ?? "").trim();
       const code = /^([A-Za-z]+Error):/.exec(detail)?.[1];
       // gemini-cli reports a turn's API failure this way once retries are spent; in -p mode the run ends, so it is fatal.
-      out.push(compact({ type: "error" as const, scope: "api" as const, message: detail === "" ? record.text : detail, code, fatal: true }));
+      out.push(
+        compact({ type: "error" as const, scope: "api" as const, message: detail === "" ? record.text : detail, code, fatal: true }),
+      );
     }
     return out;
   }
@@ -238,10 +253,16 @@ class GeminiStream {
             this.assistantId ??= this.state.nextId("assistant");
             return this.state.delta(this.assistantId, content, "assistant", "text", { time });
           }
-          return [...this.closeAssistant(time), ...this.state.complete(this.state.nextId("assistant"), content, "assistant", "text", { time })];
+          return [
+            ...this.closeAssistant(time),
+            ...this.state.complete(this.state.nextId("assistant"), content, "assistant", "text", { time }),
+          ];
         }
         // The user message echoes the prompt (piped stdin included).
-        return [...this.closeAssistant(time), ...this.state.complete(this.state.nextId("user"), content, role === "system" ? "system" : "user", "text", { time })];
+        return [
+          ...this.closeAssistant(time),
+          ...this.state.complete(this.state.nextId("user"), content, role === "system" ? "system" : "user", "text", { time }),
+        ];
       }
       case "tool_use": {
         const toolCallId = str(v, "tool_id") ?? this.state.nextId("tool");
@@ -297,10 +318,20 @@ class GeminiStream {
         const error = obj(v, "error");
         const errorType = str(error, "type");
         const status = sessionStatus(str(v, "status"), errorType);
-        const usage = stats === undefined
-          ? undefined
-          : usageFrom({ inputTokens: num(stats, "input_tokens"), outputTokens: num(stats, "output_tokens"), cacheReadTokens: num(stats, "cached") });
-        const details = compact({ totalTokens: num(stats, "total_tokens"), toolCalls: num(stats, "tool_calls"), models: obj(stats, "models"), errorType });
+        const usage =
+          stats === undefined
+            ? undefined
+            : usageFrom({
+                inputTokens: num(stats, "input_tokens"),
+                outputTokens: num(stats, "output_tokens"),
+                cacheReadTokens: num(stats, "cached"),
+              });
+        const details = compact({
+          totalTokens: num(stats, "total_tokens"),
+          toolCalls: num(stats, "tool_calls"),
+          models: obj(stats, "models"),
+          errorType,
+        });
         out.push(
           compact({
             type: "session.completed" as const,
@@ -319,7 +350,4 @@ class GeminiStream {
         return [unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`)];
     }
   }
-
 }
-
-

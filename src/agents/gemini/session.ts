@@ -109,7 +109,12 @@ export const geminiSession: Dialect = {
     if (record.kind !== "json") return false;
     const v = record.value;
     if (isHeader(v) && typeof v.projectHash === "string") return true;
-    return v.type === "gemini" && typeof v.id === "string" && typeof v.timestamp === "string" && (obj(v, "tokens") !== undefined || arr(v, "thoughts") !== undefined);
+    return (
+      v.type === "gemini" &&
+      typeof v.id === "string" &&
+      typeof v.timestamp === "string" &&
+      (obj(v, "tokens") !== undefined || arr(v, "thoughts") !== undefined)
+    );
   },
   createDecoder: createGeminiSessionDecoder,
 };
@@ -138,7 +143,7 @@ class GeminiSessionStream {
   readonly toolsStarted = new Set<string>();
   readonly toolsCompleted = new Set<string>();
   source(line: number) {
-    return ({ dialect: "gemini-session", line });
+    return { dialect: "gemini-session", line };
   }
 
   // The session file writes a gemini record, then the same id again with its toolCalls; we hold the record open until
@@ -150,12 +155,27 @@ class GeminiSessionStream {
     this.closed.add(rec.id);
     const out: AgentEventDraft[] = [];
     if (this.state.isOpen(rec.id)) {
-      for (const d of this.state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time })) out.push({ ...d, source: this.source(rec.line) });
+      for (const d of this.state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time }))
+        out.push({ ...d, source: this.source(rec.line) });
     }
     if (rec.tokens !== undefined) {
       const t = rec.tokens;
-      const usage = usageFrom({ inputTokens: num(t, "input"), outputTokens: num(t, "output"), cacheReadTokens: num(t, "cached"), reasoningTokens: num(t, "thoughts") });
-      out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: rec.model, time: rec.time, source: this.source(rec.line) }));
+      const usage = usageFrom({
+        inputTokens: num(t, "input"),
+        outputTokens: num(t, "output"),
+        cacheReadTokens: num(t, "cached"),
+        reasoningTokens: num(t, "thoughts"),
+      });
+      out.push(
+        compact({
+          type: "usage" as const,
+          usage,
+          scope: "delta" as const,
+          model: rec.model,
+          time: rec.time,
+          source: this.source(rec.line),
+        }),
+      );
     }
     return out;
   }
@@ -171,7 +191,17 @@ class GeminiSessionStream {
       if (!this.toolsStarted.has(toolCallId)) {
         this.toolsStarted.add(toolCallId);
         this.state.toolStarted(toolCallId, name);
-        out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: geminiToolKind(name), input: args, description: str(call, "description"), time: callTime }));
+        out.push(
+          compact({
+            type: "tool.started" as const,
+            toolCallId,
+            name,
+            kind: geminiToolKind(name),
+            input: args,
+            description: str(call, "description"),
+            time: callTime,
+          }),
+        );
         const plan = geminiPlan(name, args, callTime);
         if (plan !== undefined) out.push(plan);
       }
@@ -214,7 +244,11 @@ class GeminiSessionStream {
         const subject = str(thought, "subject");
         const description = str(thought, "description") ?? "";
         const thoughtText = subject === undefined || subject === "" ? description : `**${subject}**\n${description}`;
-        out.push(...this.state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", { time: str(thought, "timestamp") ?? time }));
+        out.push(
+          ...this.state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", {
+            time: str(thought, "timestamp") ?? time,
+          }),
+        );
       }
       this.thoughtsEmitted.set(id, Math.max(done, thoughts.length));
     }
@@ -227,7 +261,16 @@ class GeminiSessionStream {
       // $set only moves lastUpdated (or other header fields): nothing for the conversation, kept as a notice.
       const fields = obj(v, "$set") as JsonObject;
       const time = str(fields, "lastUpdated");
-      return [compact({ type: "notice" as const, kind: "session_update", level: "info" as const, text: `session header updated: ${Object.keys(fields).join(", ")}`, details: fields, time })];
+      return [
+        compact({
+          type: "notice" as const,
+          kind: "session_update",
+          level: "info" as const,
+          text: `session header updated: ${Object.keys(fields).join(", ")}`,
+          details: fields,
+          time,
+        }),
+      ];
     }
     const time = str(v, "timestamp");
     switch (v.type) {
@@ -269,10 +312,13 @@ class GeminiSessionStream {
         }),
       ];
     }
-    context.report({ code: "unknown-record", message: `unknown gemini session record ${v.type === undefined ? `with keys ${Object.keys(v).slice(0, 5).join(", ")}` : `type ${JSON.stringify(v.type)}`}` });
-    return [...this.close(), unknownRecord(v, v.type === undefined ? "unknown record shape" : `unknown record type ${JSON.stringify(v.type)}`)];
+    context.report({
+      code: "unknown-record",
+      message: `unknown gemini session record ${v.type === undefined ? `with keys ${Object.keys(v).slice(0, 5).join(", ")}` : `type ${JSON.stringify(v.type)}`}`,
+    });
+    return [
+      ...this.close(),
+      unknownRecord(v, v.type === undefined ? "unknown record shape" : `unknown record type ${JSON.stringify(v.type)}`),
+    ];
   }
-
 }
-
-

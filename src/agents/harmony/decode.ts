@@ -47,7 +47,14 @@ const SPECIAL_TOKENS: Record<number, string> = {
  * Header words whose o200k_harmony ids are pinned by the upstream test suite (openai/harmony src/tests.rs,
  * test_simple_reasoning_response and test_simple_tool_call); other ordinary tokens cannot be decoded without the vocabulary.
  */
-const HEADER_TOKENS: Record<number, string> = { 173781: "assistant", 35644: "analysis", 17196: "final", 316: " to", 28: "=", 3490: " code" };
+const HEADER_TOKENS: Record<number, string> = {
+  173781: "assistant",
+  35644: "analysis",
+  17196: "final",
+  316: " to",
+  28: "=",
+  3490: " code",
+};
 const TOKEN_LINE = /^\s*\d+(?:\s+\d+)*\s*$/;
 
 const ROLES: Record<string, MessageRole> = { assistant: "assistant", user: "user", system: "system", developer: "developer" };
@@ -55,12 +62,18 @@ const ROLES: Record<string, MessageRole> = { assistant: "assistant", user: "user
 /** True for a line of o200k_harmony token ids that contains a Harmony structural token. */
 function isTokenLine(text: string): boolean {
   if (!TOKEN_LINE.test(text)) return false;
-  return text.trim().split(/\s+/).some((t) => t === "200005" || t === "200006" || t === "200008");
+  return text
+    .trim()
+    .split(/\s+/)
+    .some((t) => t === "200005" || t === "200006" || t === "200008");
 }
 
 /** Parses header text (role part, channel part, constrain part) into its fields. */
 function parseHeader(rolePart: string, channelPart: string | undefined, constrain: string | undefined): HarmonyHeader {
-  const words = rolePart.trim().split(/\s+/).filter((w) => w !== "");
+  const words = rolePart
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
   let recipient: string | undefined;
   let contentType: string | undefined;
   let role = "assistant";
@@ -77,7 +90,10 @@ function parseHeader(rolePart: string, channelPart: string | undefined, constrai
   }
   let channel: string | undefined;
   if (channelPart !== undefined) {
-    const cw = channelPart.trim().split(/\s+/).filter((w) => w !== "");
+    const cw = channelPart
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== "");
     for (const word of cw) {
       if (channel === undefined && !word.startsWith("to=")) channel = word;
       else take(word);
@@ -99,7 +115,7 @@ function toolKind(recipient: string): ToolKind {
 /** Parses JSON text; undefined when it is not JSON. */
 function parseJson(text: string): JsonValue | undefined {
   const t = text.trim();
-  if (t === "" || !"{[\"".includes(t[0] as string)) return undefined;
+  if (t === "" || !'{["'.includes(t[0] as string)) return undefined;
   try {
     return JSON.parse(t) as JsonValue;
   } catch {
@@ -169,7 +185,7 @@ class HarmonyStream {
     return ROLES[h.role];
   }
   kindOf(h: HarmonyHeader): MessageKind {
-    return (h.channel === "analysis" ? "reasoning" : "text");
+    return h.channel === "analysis" ? "reasoning" : "text";
   }
   /** What the open message is: streamed text, a tool call, or a tool response. */
   shape(h: HarmonyHeader): "message" | "call" | "response" {
@@ -208,7 +224,16 @@ class HarmonyStream {
       this.pendingNewlines = 0;
     }
     this.hasContent = true;
-    if (this.messageId !== undefined) this.out.push(...this.state.delta(this.messageId, piece, this.roleOf(this.header) as MessageRole, this.kindOf(this.header), compact({ channel: this.header.channel })));
+    if (this.messageId !== undefined)
+      this.out.push(
+        ...this.state.delta(
+          this.messageId,
+          piece,
+          this.roleOf(this.header) as MessageRole,
+          this.kindOf(this.header),
+          compact({ channel: this.header.channel }),
+        ),
+      );
     else this.buffer.push(piece);
   }
 
@@ -219,7 +244,13 @@ class HarmonyStream {
       if (stop === undefined || this.channelPart === undefined) {
         const shown = `${this.rolePart}${this.channelPart === undefined ? "" : `<|channel|>${this.channelPart}`}`.trim();
         // A rendered prompt ends with `<|start|>assistant`, the header the model completes.
-        if (shown !== "" || stop !== undefined) this.out.push({ type: "notice", kind: "harmony_header", level: "info", text: `a message header with no content: ${shown === "" ? "(empty)" : shown}` });
+        if (shown !== "" || stop !== undefined)
+          this.out.push({
+            type: "notice",
+            kind: "harmony_header",
+            level: "info",
+            text: `a message header with no content: ${shown === "" ? "(empty)" : shown}`,
+          });
         this.phase = "idle";
         return;
       }
@@ -242,7 +273,8 @@ class HarmonyStream {
       const finalText = this.state.streamedText(this.messageId) ?? "";
       this.out.push(...this.state.complete(this.messageId, undefined, role, this.kindOf(h), compact({ channel: h.channel })));
       // <|return|> is the model's own "final answer done" stop token.
-      if (stop === "return" && role === "assistant" && this.kindOf(h) === "text") this.out.push({ type: "session.completed", status: "success", finalText });
+      if (stop === "return" && role === "assistant" && this.kindOf(h) === "text")
+        this.out.push({ type: "session.completed", status: "success", finalText });
     } else if (kind === "call") {
       const id = this.state.nextId("harmony-call");
       const name = h.recipient as string;
@@ -258,9 +290,19 @@ class HarmonyStream {
       if (call !== undefined) {
         this.state.toolCompleted(call.id);
         const result = parseJson(text);
-        this.out.push(compact({ type: "tool.completed" as const, toolCallId: call.id, name: call.name, output: text, result, isError: false }));
+        this.out.push(
+          compact({ type: "tool.completed" as const, toolCallId: call.id, name: call.name, output: text, result, isError: false }),
+        );
       } else {
-        this.out.push(compact({ type: "notice" as const, kind: "tool_response", level: "info" as const, text, details: compact({ tool: h.role, recipient: h.recipient, channel: h.channel }) }));
+        this.out.push(
+          compact({
+            type: "notice" as const,
+            kind: "tool_response",
+            level: "info" as const,
+            text,
+            details: compact({ tool: h.role, recipient: h.recipient, channel: h.channel }),
+          }),
+        );
       }
     }
     this.phase = "idle";
@@ -381,7 +423,8 @@ class HarmonyStream {
       // openai/harmony test-data stores completions as o200k_harmony token ids; we decode the structure and keep text tokens as [id].
       if (!this.sawTokenNote) {
         this.sawTokenNote = true;
-        const message = "o200k_harmony token ids: structure decoded, text tokens kept as [id] (decode them with the openai-harmony tokenizer)";
+        const message =
+          "o200k_harmony token ids: structure decoded, text tokens kept as [id] (decode them with the openai-harmony tokenizer)";
         this.out.push({ type: "notice", kind: "harmony_tokens", level: "warning", text: message });
       }
       if (!TOKEN_LINE.test(line)) {
@@ -393,7 +436,4 @@ class HarmonyStream {
     }
     this.readLine(line, gap);
   }
-
 }
-
-

@@ -111,7 +111,10 @@ function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
     if (text === undefined) continue;
     const status = str(todo, "status");
     // OpenCode todos are pending / in_progress / completed / cancelled; cancelled counts as completed (done with).
-    items.push({ text, status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending" });
+    items.push({
+      text,
+      status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending",
+    });
   }
   return items;
 }
@@ -122,7 +125,11 @@ function fileChange(tool: string, input: JsonValue | undefined, metadata: JsonVa
   const path = str(input, "filePath") ?? str(input, "path");
   if (path === undefined) return undefined;
   // edit keeps a unified diff in metadata.diff; write has the new content in input.content.
-  return compact({ path, kind: "update" as const, diff: str(metadata, "diff") ?? (kind === "file_write" ? str(input, "content") : undefined) });
+  return compact({
+    path,
+    kind: "update" as const,
+    diff: str(metadata, "diff") ?? (kind === "file_write" ? str(input, "content") : undefined),
+  });
 }
 
 /** OpenCode `run --format json`. */
@@ -159,8 +166,18 @@ function createOpencodeDecoder(): DialectDecoder {
       if (decoding.done || !decoding.sessionStarted || decoding.last === undefined) return out;
       // opencode prints no final record (the process exits); a last step that stopped, or a session error, is its end.
       const source = { dialect: "opencode", line: decoding.last.line };
-      if (decoding.last.error !== undefined) out.push(compact({ type: "session.completed" as const, status: "error" as const, error: decoding.last.error, time: decoding.last.time, source }));
-      else if (decoding.last.reason === "stop" && cut.length === 0) out.push(compact({ type: "session.completed" as const, status: "success" as const, time: decoding.last.time, source }));
+      if (decoding.last.error !== undefined)
+        out.push(
+          compact({
+            type: "session.completed" as const,
+            status: "error" as const,
+            error: decoding.last.error,
+            time: decoding.last.time,
+            source,
+          }),
+        );
+      else if (decoding.last.reason === "stop" && cut.length === 0)
+        out.push(compact({ type: "session.completed" as const, status: "success" as const, time: decoding.last.time, source }));
       return out;
     },
   };
@@ -181,7 +198,13 @@ class OpencodeStream {
     const out: AgentEventDraft[] = [{ type: "text", text: record.text, position: this.sawJson ? "interleaved" : "preamble" }];
     const permission = PERMISSION.exec(record.text);
     if (permission !== null) {
-      out.push({ type: "error", scope: "tool", message: `permission requested: ${permission[1] ?? ""}; auto-rejected`, code: "permission_rejected", fatal: false });
+      out.push({
+        type: "error",
+        scope: "tool",
+        message: `permission requested: ${permission[1] ?? ""}; auto-rejected`,
+        code: "permission_rejected",
+        fatal: false,
+      });
       return out;
     }
     const error = ERROR_LINE.exec(record.text);
@@ -234,7 +257,8 @@ class OpencodeStream {
       }),
     );
     const change = isError ? undefined : fileChange(name, input, metadata);
-    if (change !== undefined) out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
+    if (change !== undefined)
+      out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
     return out;
   }
 
@@ -272,13 +296,22 @@ class OpencodeStream {
         }
         const tokens = obj(part, "tokens");
         const cache = obj(tokens, "cache");
-        const usage = tokens === undefined
-          ? undefined
-          : usageFrom({ inputTokens: num(tokens, "input"), outputTokens: num(tokens, "output"), reasoningTokens: num(tokens, "reasoning"), cacheReadTokens: num(cache, "read"), cacheWriteTokens: num(cache, "write") });
+        const usage =
+          tokens === undefined
+            ? undefined
+            : usageFrom({
+                inputTokens: num(tokens, "input"),
+                outputTokens: num(tokens, "output"),
+                reasoningTokens: num(tokens, "reasoning"),
+                cacheReadTokens: num(cache, "read"),
+                cacheWriteTokens: num(cache, "write"),
+              });
         const id = this.turnId;
         this.turnId = undefined;
         // opencode reports usage and cost per step (one LLM call); each turn.completed carries its own step, and the summary adds them.
-        out.push(compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }));
+        out.push(
+          compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }),
+        );
         this.last = { reason: str(part, "reason") ?? "", time, line: context.line };
         return out;
       }
@@ -295,7 +328,15 @@ class OpencodeStream {
         out.push(...this.closeTurn("error", time, "the step ended without step_finish"), ...this.state.closeAll());
         const error = this.last?.error;
         this.done = true;
-        out.push(compact({ type: "session.completed" as const, status: error === undefined ? ("success" as const) : ("error" as const), error, time, details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }) }));
+        out.push(
+          compact({
+            type: "session.completed" as const,
+            status: error === undefined ? ("success" as const) : ("error" as const),
+            error,
+            time,
+            details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }),
+          }),
+        );
         return out;
       }
       default:
@@ -304,7 +345,4 @@ class OpencodeStream {
         return out;
     }
   }
-
 }
-
-

@@ -72,7 +72,11 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
     async end(runs) {
       for (const run of runs) {
         const last = session(run.name);
-        const summary = summarize(last, { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions }, run.reader.dialect);
+        const summary = summarize(
+          last,
+          { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions },
+          run.reader.dialect,
+        );
         // One input, one session: the pretty object, as always.
         if (options.json && options.inputs === 1 && last.done === 0) await stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         else emit(summary, run.name);

@@ -58,14 +58,36 @@ export const aaep: Dialect = {
           sessions.set(str(v, "session_id") ?? "", event.sessionId ?? null);
           return [event];
         case "message.completed":
-          return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language, signature: event.signature }));
+          return state.complete(
+            event.messageId,
+            event.text,
+            event.role,
+            event.kind,
+            compact({
+              sessionId: event.sessionId,
+              time: event.time,
+              channel: event.channel,
+              contentType: event.contentType,
+              language: event.language,
+              signature: event.signature,
+            }),
+          );
         case "tool.started":
           state.toolStarted(event.toolCallId, event.name, event.sessionId);
           remember(v, event.toolCallId);
           return [event];
         case "tool.completed": {
           const out: AgentEventDraft[] = [];
-          if (state.toolName(event.toolCallId) === undefined) out.push(compact({ type: "tool.started" as const, toolCallId: event.toolCallId, name: event.name ?? "unknown", sessionId: event.sessionId, time: event.time }));
+          if (state.toolName(event.toolCallId) === undefined)
+            out.push(
+              compact({
+                type: "tool.started" as const,
+                toolCallId: event.toolCallId,
+                name: event.name ?? "unknown",
+                sessionId: event.sessionId,
+                time: event.time,
+              }),
+            );
           state.toolCompleted(event.toolCallId);
           forget(v);
           out.push(event);
@@ -108,7 +130,13 @@ export const aaep: Dialect = {
         output = { messageId: str(ext, "message_id") ?? str(v, "output_id") ?? state.nextId("output"), completed: false };
         outputs.set(key, output);
       }
-      const meta = compact({ ...session, time, channel: str(ext, "channel"), contentType: str(v, "content_type"), language: str(v, "language") });
+      const meta = compact({
+        ...session,
+        time,
+        channel: str(ext, "channel"),
+        contentType: str(v, "content_type"),
+        language: str(v, "language"),
+      });
       const out = state.delta(output.messageId, str(v, "chunk") ?? "", "assistant", "text", meta);
       if (bool(v, "complete") === true) {
         output.completed = true;
@@ -140,11 +168,37 @@ export const aaep: Dialect = {
           ];
         }
         case "aaep:agent.session.completed":
-          return [compact({ type: "session.completed" as const, status: "success" as SessionStatus, durationMs: num(v, "duration_ms"), time, ...session })];
+          return [
+            compact({
+              type: "session.completed" as const,
+              status: "success" as SessionStatus,
+              durationMs: num(v, "duration_ms"),
+              time,
+              ...session,
+            }),
+          ];
         case "aaep:agent.session.errored":
-          return [compact({ type: "session.completed" as const, status: "error" as SessionStatus, error: summary, details: compact({ error_category: str(v, "error_category"), error_code: str(v, "error_code") }), time, ...session })];
+          return [
+            compact({
+              type: "session.completed" as const,
+              status: "error" as SessionStatus,
+              error: summary,
+              details: compact({ error_category: str(v, "error_category"), error_code: str(v, "error_code") }),
+              time,
+              ...session,
+            }),
+          ];
         case "aaep:agent.session.cancelled":
-          return [compact({ type: "session.completed" as const, status: "interrupted" as SessionStatus, error: summary, details: compact({ cancelled_by: str(v, "cancelled_by") }), time, ...session })];
+          return [
+            compact({
+              type: "session.completed" as const,
+              status: "interrupted" as SessionStatus,
+              error: summary,
+              details: compact({ cancelled_by: str(v, "cancelled_by") }),
+              time,
+              ...session,
+            }),
+          ];
         case "aaep:agent.tool.invoked": {
           const toolCallId = str(v, "tool_call_id") ?? state.nextId("call");
           const name = str(v, "tool") ?? "unknown";
@@ -156,7 +210,8 @@ export const aaep: Dialect = {
           const out: AgentEventDraft[] = [];
           const name = str(v, "tool") ?? "unknown";
           const toolCallId = forget(v) ?? str(v, "tool_call_id") ?? state.nextId("call");
-          if (state.toolName(toolCallId) === undefined) out.push(compact({ type: "tool.started" as const, toolCallId, name, time, ...session }));
+          if (state.toolName(toolCallId) === undefined)
+            out.push(compact({ type: "tool.started" as const, toolCallId, name, time, ...session }));
           state.toolCompleted(toolCallId);
           const status = str(v, "status");
           out.push(
@@ -180,7 +235,14 @@ export const aaep: Dialect = {
         case "aaep:agent.state.changed":
         case "aaep:agent.progress.updated": {
           const kind = type.slice("aaep:agent.".length).replace(/\./g, "_");
-          const text = summary ?? str(v, "action") ?? str(v, "question") ?? str(v, "reason") ?? (type === "aaep:agent.state.changed" ? `${str(v, "from_state") ?? "?"} → ${str(v, "to_state") ?? "?"}` : undefined) ?? str(obj(v, "progress"), "description") ?? kind;
+          const text =
+            summary ??
+            str(v, "action") ??
+            str(v, "question") ??
+            str(v, "reason") ??
+            (type === "aaep:agent.state.changed" ? `${str(v, "from_state") ?? "?"} → ${str(v, "to_state") ?? "?"}` : undefined) ??
+            str(obj(v, "progress"), "description") ??
+            kind;
           const { "@context": _c, type: _t, event_id: _e, session_id: _s, timestamp: _ts, producer: _p, ...rest } = v;
           void _c, void _t, void _e, void _s, void _ts, void _p;
           const level = v.urgency === "critical" ? ("warning" as const) : ("info" as const);
@@ -199,7 +261,8 @@ export const aaep: Dialect = {
       // What our writer added only to satisfy AAEP (a session start, an invocation, a terminal event) is not the agent's.
       if (bool(ext, "synthesized") === true) {
         const aaepId = str(v, "session_id");
-        if (type === "aaep:agent.session.started" && aaepId !== undefined && ext !== undefined && Object.hasOwn(ext, "session_id")) sessions.set(aaepId, str(ext, "session_id") ?? null);
+        if (type === "aaep:agent.session.started" && aaepId !== undefined && ext !== undefined && Object.hasOwn(ext, "session_id"))
+          sessions.set(aaepId, str(ext, "session_id") ?? null);
         return [];
       }
       if (type === "aaep:agent.output.streaming") return chunk(v, ext, time, context);

@@ -172,14 +172,24 @@ const BCP47 = /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/;
 const CONFIRMATION_KINDS = /approval|permission/i;
 const CLARIFICATION_KINDS = /request_user_input|elicitation|question/i;
 /** Extension events nobody needs announced: telemetry, and messages that are not output (reasoning, the user's own words). */
-const BACKGROUND_TYPES = new Set<AgentEvent["type"]>(["usage", "metric", "heartbeat", "repair", "turn.started", "turn.completed", "tool.progress", "message.completed"]);
+const BACKGROUND_TYPES = new Set<AgentEvent["type"]>([
+  "usage",
+  "metric",
+  "heartbeat",
+  "repair",
+  "turn.started",
+  "turn.completed",
+  "tool.progress",
+  "message.completed",
+]);
 /** Events that come before an agent says which session it is (stderr banners, hook notices): held so they join it. */
 const PRELUDE_TYPES = new Set<AgentEvent["type"]>(["text", "notice"]);
 
 function errorCategory(error: string | undefined): "transient" | "requires_user" | "unknown" {
   if (error === undefined) return "unknown";
   if (/rate.?limit|overload|timed? ?out|temporar|unavailable|\b(429|500|502|503|504|529)\b/i.test(error)) return "transient";
-  if (/auth|credential|api.?key|permission|forbidden|quota|billing|usage limit|not found|invalid model|model_not_found/i.test(error)) return "requires_user";
+  if (/auth|credential|api.?key|permission|forbidden|quota|billing|usage limit|not found|invalid model|model_not_found/i.test(error))
+    return "requires_user";
   return "unknown";
 }
 
@@ -202,7 +212,14 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
 
   const nextId = (prefix: string): string => `${prefix}_${tag ?? "0"}${(counter++).toString(36)}`;
 
-  const envelope = (type: string, info: SessionInfo, ms: number, urgency: Urgency, fields: JsonObject, extension: JsonObject | undefined): JsonObject[] => {
+  const envelope = (
+    type: string,
+    info: SessionInfo,
+    ms: number,
+    urgency: Urgency,
+    fields: JsonObject,
+    extension: JsonObject | undefined,
+  ): JsonObject[] => {
     const record: JsonObject = {
       "@context": extension === undefined ? AAEP_CONTEXT : [AAEP_CONTEXT, AGENTSTREAM_AAEP_CONTEXT],
       aaep_version: AAEP_VERSION,
@@ -229,7 +246,15 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     if (info === undefined) {
       tag ??= fnv(key);
       const producer = rootProducer ?? { agent_id: event.source?.dialect ?? "agentstream" };
-      info = { aaepId: sessionIds(key), producer, started: false, toolInvocations: 0, calls: new Map(), usedCallIds: new Set(), terminal: undefined };
+      info = {
+        aaepId: sessionIds(key),
+        producer,
+        started: false,
+        toolInvocations: 0,
+        calls: new Map(),
+        usedCallIds: new Set(),
+        terminal: undefined,
+      };
       sessions.set(key, info);
     }
     return info;
@@ -242,21 +267,39 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     info.started = true;
     // `session_id` says which of our sessions it is (null: the input named none), so a reader can put it back.
     const original = key === "unknown" ? null : key;
-    return { info, out: envelope("aaep:agent.session.started", info, ms, "normal", { summary_normal: "Session started." }, { synthesized: true, session_id: original }) };
+    return {
+      info,
+      out: envelope(
+        "aaep:agent.session.started",
+        info,
+        ms,
+        "normal",
+        { summary_normal: "Session started." },
+        { synthesized: true, session_id: original },
+      ),
+    };
   };
 
   /** An event AAEP has no type for: `agentstream:<type>`, the event itself in the extension. */
   const extensionEvent = (event: AgentEvent, key: string, ms: number): JsonObject[] => {
     const { info, out } = openSession(key, event, ms);
-    const urgency: Urgency = event.type === "error" && event.fatal === true ? "critical" : BACKGROUND_TYPES.has(event.type) ? "background" : "normal";
+    const urgency: Urgency =
+      event.type === "error" && event.fatal === true ? "critical" : BACKGROUND_TYPES.has(event.type) ? "background" : "normal";
     const summary = BACKGROUND_TYPES.has(event.type) ? undefined : spoken(describeEvent(event));
-    return [...out, ...envelope(`agentstream:${event.type}`, info, ms, urgency, defined({ summary_normal: summary }), { event: eventBody(event) })];
+    return [
+      ...out,
+      ...envelope(`agentstream:${event.type}`, info, ms, urgency, defined({ summary_normal: summary }), { event: eventBody(event) }),
+    ];
   };
 
   const sessionStarted = (event: EventOf<"session.started">, key: string, ms: number): JsonObject[] => {
     const existing = sessions.get(key);
     if (existing?.started === true) return extensionEvent(event, key, ms); // a session starts once (L1-LIFE-003)
-    const producer = defined({ agent_id: event.agent ?? rootProducer?.agent_id ?? event.source?.dialect ?? "agentstream", agent_version: event.agentVersion, model: event.model });
+    const producer = defined({
+      agent_id: event.agent ?? rootProducer?.agent_id ?? event.source?.dialect ?? "agentstream",
+      agent_version: event.agentVersion,
+      model: event.model,
+    });
     if (event.parentSessionId === undefined && event.sessionId !== undefined) {
       rootSessionId = event.sessionId;
       rootProducer ??= producer;
@@ -264,9 +307,12 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     const info = sessionInfo(key, event);
     info.producer = producer;
     info.started = true;
-    const tools = event.tools === undefined ? undefined : [...new Set(event.tools.filter((t) => t !== "" && codePointLength(t) <= 256))].slice(0, 256);
+    const tools =
+      event.tools === undefined ? undefined : [...new Set(event.tools.filter((t) => t !== "" && codePointLength(t) <= 256))].slice(0, 256);
     const summary = spoken(describeEvent(event)) ?? "Session started.";
-    return envelope("aaep:agent.session.started", info, ms, "normal", defined({ summary_normal: summary, tools_available: tools }), { event: eventBody(event) });
+    return envelope("aaep:agent.session.started", info, ms, "normal", defined({ summary_normal: summary, tools_available: tools }), {
+      event: eventBody(event),
+    });
   };
 
   // ---- output streaming ----
@@ -378,7 +424,17 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     const args = event.input === undefined ? undefined : spoken(stringifyRecord(redactSecrets(event.input)), 500);
     const summary = spoken(event.description) ?? spoken(`Calling ${event.name}.`) ?? "Calling a tool.";
     const extension = synthesized ? { synthesized: true } : { event: eventBody(event) };
-    return [...out, ...envelope("aaep:agent.tool.invoked", info, ms, "normal", defined({ tool, summary_normal: summary, args_summary: args, tool_call_id: callId }), extension)];
+    return [
+      ...out,
+      ...envelope(
+        "aaep:agent.tool.invoked",
+        info,
+        ms,
+        "normal",
+        defined({ tool, summary_normal: summary, args_summary: args, tool_call_id: callId }),
+        extension,
+      ),
+    ];
   };
 
   const toolCompleted = (event: EventOf<"tool.completed">, key: string, ms: number, synthesized: boolean): JsonObject[] => {
@@ -387,7 +443,13 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     let call = info.calls.get(event.toolCallId);
     if (call === undefined) {
       // A result whose call never started here: invoke it first, so the completion is not an orphan (L1-TOOL-001).
-      const start = { v: 1, seq: 0, type: "tool.started", toolCallId: event.toolCallId, name: event.name ?? "unknown" } as EventOf<"tool.started">;
+      const start = {
+        v: 1,
+        seq: 0,
+        type: "tool.started",
+        toolCallId: event.toolCallId,
+        name: event.name ?? "unknown",
+      } as EventOf<"tool.started">;
       out.push(...toolInvoked(start, key, ms, true));
       info.toolInvocations--;
       call = info.calls.get(event.toolCallId) as { callId: string; tool: string; name: string };
@@ -398,11 +460,23 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       tool: call.tool,
       status: event.isError ? "error" : "success",
       tool_call_id: call.callId,
-      duration_ms: event.durationMs !== undefined && event.durationMs >= 0 && event.durationMs <= 86400000 ? Math.round(event.durationMs) : undefined,
-      summary_normal: spoken(`${name} ${event.isError ? "failed" : "finished"}.`) ?? (event.isError ? "The tool failed." : "The tool finished."),
+      duration_ms:
+        event.durationMs !== undefined && event.durationMs >= 0 && event.durationMs <= 86400000 ? Math.round(event.durationMs) : undefined,
+      summary_normal:
+        spoken(`${name} ${event.isError ? "failed" : "finished"}.`) ?? (event.isError ? "The tool failed." : "The tool finished."),
       error_message: event.isError ? clip(event.output?.trim() || "The tool reported an error.", TERSE_MAX) : undefined,
     });
-    return [...out, ...envelope("aaep:agent.tool.completed", info, ms, "normal", fields, synthesized ? { synthesized: true } : { event: eventBody(event) })];
+    return [
+      ...out,
+      ...envelope(
+        "aaep:agent.tool.completed",
+        info,
+        ms,
+        "normal",
+        fields,
+        synthesized ? { synthesized: true } : { event: eventBody(event) },
+      ),
+    ];
   };
 
   // ---- notices that ask the user ----
@@ -414,7 +488,13 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     const extension = { event: eventBody(event) };
     if (!confirmation) {
       const question = clip(event.text.trim() || "The agent asks a question.", NORMAL_MAX);
-      const fields = { question, reply_token: nextId("rpl"), timeout_seconds: CONFIRMATION_TIMEOUT_S, accepted_response_kinds: ["freetext"], summary_normal: spoken(`Question: ${event.text}`) ?? "The agent asks a question." };
+      const fields = {
+        question,
+        reply_token: nextId("rpl"),
+        timeout_seconds: CONFIRMATION_TIMEOUT_S,
+        accepted_response_kinds: ["freetext"],
+        summary_normal: spoken(`Question: ${event.text}`) ?? "The agent asks a question.",
+      };
       return [...out, ...envelope("aaep:agent.awaiting.clarification", info, ms, "critical", fields, extension)];
     }
     const fields = {
@@ -433,7 +513,11 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
 
   const terminal = (info: SessionInfo, held: SessionInfo["terminal"], ms: number): JsonObject[] => {
     if (held === undefined) {
-      const fields = { cancelled_by: "system", summary_normal: "The input ended before the session completed.", cancellation_reason: "input_ended" };
+      const fields = {
+        cancelled_by: "system",
+        summary_normal: "The input ended before the session completed.",
+        cancellation_reason: "input_ended",
+      };
       return envelope("aaep:agent.session.cancelled", info, ms, "normal", fields, { synthesized: true });
     }
     const { event } = held;
@@ -441,13 +525,20 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     if (event.status === "success") {
       const fields = defined({
         summary_normal: "Session completed.",
-        duration_ms: event.durationMs !== undefined && event.durationMs >= 0 && event.durationMs <= 86400000 ? Math.round(event.durationMs) : undefined,
+        duration_ms:
+          event.durationMs !== undefined && event.durationMs >= 0 && event.durationMs <= 86400000
+            ? Math.round(event.durationMs)
+            : undefined,
         tool_invocations_count: info.toolInvocations,
       });
       return envelope("aaep:agent.session.completed", info, held.ms, "normal", fields, extension);
     }
     if (event.status === "interrupted") {
-      const fields = { cancelled_by: "user", summary_normal: spoken(event.error) ?? "The session was interrupted.", cancellation_reason: "interrupted" };
+      const fields = {
+        cancelled_by: "user",
+        summary_normal: spoken(event.error) ?? "The session was interrupted.",
+        cancellation_reason: "interrupted",
+      };
       return envelope("aaep:agent.session.cancelled", info, held.ms, "normal", fields, extension);
     }
     const category = errorCategory(event.error);
@@ -472,7 +563,8 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       "session.started": sessionStarted,
       "message.started": (event, key, ms) => {
         const { out } = openSession(key, event, ms);
-        if (event.role === "assistant" && event.kind === "text" && !outputs.has(event.messageId)) newOutput(event, key, outputKey(event.messageId));
+        if (event.role === "assistant" && event.kind === "text" && !outputs.has(event.messageId))
+          newOutput(event, key, outputKey(event.messageId));
         return out;
       },
       "message.delta": (event, _key, ms) => {
@@ -498,7 +590,6 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     extensionEvent,
   );
   const write = (event: AgentEvent, key: string): JsonObject[] => dispatch(event, key, clock.ms(event.time));
-
 
   const keyOf = (event: AgentEvent): string => event.sessionId ?? rootSessionId ?? "unknown";
 
@@ -533,7 +624,15 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       for (const output of [...outputs.values()]) out.push(...finish(output, sessions.get(output.key) as SessionInfo, "", ms));
       for (const [key, info] of sessions) {
         for (const [toolCallId, call] of [...info.calls]) {
-          const event = { v: 1, seq: 0, type: "tool.completed", toolCallId, name: call.name, isError: true, output: "the input ended before the tool call completed" } as EventOf<"tool.completed">;
+          const event = {
+            v: 1,
+            seq: 0,
+            type: "tool.completed",
+            toolCallId,
+            name: call.name,
+            isError: true,
+            output: "the input ended before the tool call completed",
+          } as EventOf<"tool.completed">;
           out.push(...toolCompleted(event, key, ms, true));
         }
         out.push(...terminal(info, info.terminal, ms));

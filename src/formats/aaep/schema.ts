@@ -68,7 +68,13 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
   },
   "agent.session.completed": {
     required: ["summary_normal"],
-    properties: { ...summaries, duration_ms: durationMs, tool_invocations_count: { type: "integer", minimum: 0 }, output_summary: { type: "string", maxLength: 16384 }, result_uri: { type: "string", format: "uri" } },
+    properties: {
+      ...summaries,
+      duration_ms: durationMs,
+      tool_invocations_count: { type: "integer", minimum: 0 },
+      output_summary: { type: "string", maxLength: 16384 },
+      result_uri: { type: "string", format: "uri" },
+    },
   },
   "agent.session.errored": {
     required: ["error_category", "summary_normal"],
@@ -101,7 +107,12 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
       progress: {
         type: "object",
         minProperties: 1,
-        properties: { percent: { type: "number", minimum: 0, maximum: 100 }, step: { type: "integer", minimum: 1 }, total_steps: { type: "integer", minimum: 1 }, description: terse },
+        properties: {
+          percent: { type: "number", minimum: 0, maximum: 100 },
+          step: { type: "integer", minimum: 1 },
+          total_steps: { type: "integer", minimum: 1 },
+          description: terse,
+        },
         additionalProperties: false,
         anyOf: [{ required: ["percent"] }, { required: ["step"] }, { required: ["total_steps"] }, { required: ["description"] }],
       },
@@ -124,7 +135,14 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
   },
   "agent.tool.completed": {
     required: ["tool", "status"],
-    properties: { tool: toolName, status: { type: "string", enum: ["success", "error", "timeout"] }, tool_call_id: toolCallId, duration_ms: durationMs, ...summaries, error_message: terse },
+    properties: {
+      tool: toolName,
+      status: { type: "string", enum: ["success", "error", "timeout"] },
+      tool_call_id: toolCallId,
+      duration_ms: durationMs,
+      ...summaries,
+      error_message: terse,
+    },
   },
   "agent.output.streaming": {
     required: ["chunk", "position", "complete"],
@@ -157,7 +175,10 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
     // Safety (spec ch. 6 §6.4.1): an irreversible medium- or high-risk action defaults to reject.
     allOf: [
       {
-        if: { properties: { irreversible: { const: true }, risk_level: { enum: ["high", "medium"] } }, required: ["irreversible", "risk_level"] },
+        if: {
+          properties: { irreversible: { const: true }, risk_level: { enum: ["high", "medium"] } },
+          required: ["irreversible", "risk_level"],
+        },
         then: { properties: { default_decision: { const: "reject" } } },
       },
     ],
@@ -170,10 +191,21 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
       reply_token: replyToken,
       timeout_seconds: timeout,
       ...summaries,
-      accepted_response_kinds: { type: "array", items: { type: "string", enum: ["freetext", "yes_no", "multiple_choice", "numeric"] }, minItems: 1, maxItems: 4, uniqueItems: true },
+      accepted_response_kinds: {
+        type: "array",
+        items: { type: "string", enum: ["freetext", "yes_no", "multiple_choice", "numeric"] },
+        minItems: 1,
+        maxItems: 4,
+        uniqueItems: true,
+      },
       choices: {
         type: "array",
-        items: { type: "object", required: ["value", "label"], properties: { value: text(256), label: text(1024) }, additionalProperties: false },
+        items: {
+          type: "object",
+          required: ["value", "label"],
+          properties: { value: text(256), label: text(1024) },
+          additionalProperties: false,
+        },
         minItems: 2,
         maxItems: 32,
         uniqueItems: true,
@@ -242,10 +274,19 @@ export function codePointLength(text: string): number {
 export const AAEP_CORE_TYPES: readonly string[] = Object.keys(core).map((t) => `aaep:${t}`);
 
 /** The event types that must carry `urgency: "critical"` (the schemas say const but not required). */
-export const AAEP_CRITICAL_TYPES: readonly string[] = ["aaep:agent.session.errored", "aaep:agent.awaiting.confirmation", "aaep:agent.awaiting.clarification", "aaep:agent.handoff.requested"];
+export const AAEP_CRITICAL_TYPES: readonly string[] = [
+  "aaep:agent.session.errored",
+  "aaep:agent.awaiting.confirmation",
+  "aaep:agent.awaiting.clarification",
+  "aaep:agent.handoff.requested",
+];
 
 /** The terminal event types of a session. */
-export const AAEP_TERMINAL_TYPES: readonly string[] = ["aaep:agent.session.completed", "aaep:agent.session.errored", "aaep:agent.session.cancelled"];
+export const AAEP_TERMINAL_TYPES: readonly string[] = [
+  "aaep:agent.session.completed",
+  "aaep:agent.session.errored",
+  "aaep:agent.session.cancelled",
+];
 
 /** One AAEP event: the envelope, then the core type's own rules. */
 export const aaepSchema: Schema = {
@@ -266,7 +307,13 @@ export const aaepSchema: Schema = {
     Producer: {
       type: "object",
       required: ["agent_id"],
-      properties: { agent_id: { type: "string", minLength: 1 }, agent_version: { type: "string" }, agent_name: { type: "string" }, model: { type: "string" }, manifest_uri: { type: "string", format: "uri" } },
+      properties: {
+        agent_id: { type: "string", minLength: 1 },
+        agent_version: { type: "string" },
+        agent_name: { type: "string" },
+        model: { type: "string" },
+        manifest_uri: { type: "string", format: "uri" },
+      },
       additionalProperties: false,
     },
     LocalizationHints: {
@@ -284,7 +331,12 @@ export const aaepSchema: Schema = {
     ...Object.fromEntries(
       Object.entries(core).map(([type, def]) => [
         type,
-        { type: "object", required: ["type", ...def.required], properties: { type: { const: `aaep:${type}` }, ...def.properties }, ...(def.allOf === undefined ? {} : { allOf: def.allOf }) },
+        {
+          type: "object",
+          required: ["type", ...def.required],
+          properties: { type: { const: `aaep:${type}` }, ...def.properties },
+          ...(def.allOf === undefined ? {} : { allOf: def.allOf }),
+        },
       ]),
     ),
   },

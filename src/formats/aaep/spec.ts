@@ -49,7 +49,16 @@ export const aaepSpec: FormatSpec = {
     const sessionOf = (id: string): SessionState => {
       let state = sessions.get(id);
       if (state === undefined) {
-        state = { started: false, events: 0, terminal: undefined, openCalls: new Map(), invokedIds: new Set(), openByName: new Map(), confirmations: 0, expectedSequence: undefined };
+        state = {
+          started: false,
+          events: 0,
+          terminal: undefined,
+          openCalls: new Map(),
+          invokedIds: new Set(),
+          openByName: new Map(),
+          confirmations: 0,
+          expectedSequence: undefined,
+        };
         sessions.set(id, state);
       }
       return state;
@@ -65,11 +74,19 @@ export const aaepSpec: FormatSpec = {
       const session = sessionOf(sessionId);
       session.events++;
 
-      if (!RFC3339.test(record.timestamp as string)) issues.push({ code: "schema-mismatch", severity: "error", message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`, line, path: ["timestamp"] });
+      if (!RFC3339.test(record.timestamp as string))
+        issues.push({
+          code: "schema-mismatch",
+          severity: "error",
+          message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
+          line,
+          path: ["timestamp"],
+        });
       const eventId = record.event_id as string;
       if (eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
       eventIds.add(eventId);
-      if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical") problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
+      if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
+        problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
       for (const field of SPOKEN_FIELDS) {
         const value = record[field];
         const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
@@ -104,13 +121,16 @@ export const aaepSpec: FormatSpec = {
         } else {
           session.openByName.set(tool, (session.openByName.get(tool) ?? 0) + 1);
         }
-        if (record.irreversible === true && session.confirmations === 0) problem("L2-TOOL-005", `irreversible tool "${tool}" invoked with no agent.awaiting.confirmation before it`);
+        if (record.irreversible === true && session.confirmations === 0)
+          problem("L2-TOOL-005", `irreversible tool "${tool}" invoked with no agent.awaiting.confirmation before it`);
       }
       if (type === "aaep:agent.tool.completed" && tool !== undefined) {
         if (callId !== undefined) {
           const invoked = session.openCalls.get(callId);
-          if (invoked === undefined) problem("L1-TOOL-001", `agent.tool.completed for tool_call_id "${callId}", which was not invoked (or already completed)`);
-          else if (invoked !== tool) problem("L1-TOOL-004", `tool_call_id "${callId}" was invoked as "${invoked}" and completed as "${tool}"`);
+          if (invoked === undefined)
+            problem("L1-TOOL-001", `agent.tool.completed for tool_call_id "${callId}", which was not invoked (or already completed)`);
+          else if (invoked !== tool)
+            problem("L1-TOOL-004", `tool_call_id "${callId}" was invoked as "${invoked}" and completed as "${tool}"`);
           session.openCalls.delete(callId);
         } else {
           const open = session.openByName.get(tool) ?? 0;
@@ -127,8 +147,14 @@ export const aaepSpec: FormatSpec = {
         const output = outputs.get(key);
         if (output !== undefined) {
           if (output.completions > 0) problem("L1-STREAM-003", `a chunk for output "${key}" after its complete=true chunk`);
-          if (position < output.position) problem("L1-STREAM-001", `position ${position} after ${output.position} in output "${key}": positions never go down`);
-          else if (position !== output.end) problem("continuity", `position ${position} where the chunks before end at ${output.end} (${position > output.end ? "a gap" : "an overlap"}; positions count code points)`, "warning");
+          if (position < output.position)
+            problem("L1-STREAM-001", `position ${position} after ${output.position} in output "${key}": positions never go down`);
+          else if (position !== output.end)
+            problem(
+              "continuity",
+              `position ${position} where the chunks before end at ${output.end} (${position > output.end ? "a gap" : "an overlap"}; positions count code points)`,
+              "warning",
+            );
         }
         const state = output ?? { position, end: 0, completions: 0 };
         state.position = position;
@@ -150,12 +176,24 @@ export const aaepSpec: FormatSpec = {
       end() {
         const issues: Issue[] = [];
         for (const [id, session] of sessions) {
-          if (!session.started) issues.push({ code: "out-of-order", severity: "error", message: `L1-LIFE-004: session ${id} has no agent.session.started` });
-          if (session.terminal === undefined) issues.push({ code: "out-of-order", severity: "error", message: `L1-LIFE-001: session ${id} has no terminal event (completed, errored or cancelled)` });
-          for (const [callId, tool] of session.openCalls) issues.push({ code: "out-of-order", severity: "error", message: `L1-TOOL-002: tool call ${callId} (${tool}) in session ${id} never completed` });
+          if (!session.started)
+            issues.push({ code: "out-of-order", severity: "error", message: `L1-LIFE-004: session ${id} has no agent.session.started` });
+          if (session.terminal === undefined)
+            issues.push({
+              code: "out-of-order",
+              severity: "error",
+              message: `L1-LIFE-001: session ${id} has no terminal event (completed, errored or cancelled)`,
+            });
+          for (const [callId, tool] of session.openCalls)
+            issues.push({
+              code: "out-of-order",
+              severity: "error",
+              message: `L1-TOOL-002: tool call ${callId} (${tool}) in session ${id} never completed`,
+            });
         }
         for (const [key, output] of outputs) {
-          if (output.completions === 0) issues.push({ code: "out-of-order", severity: "error", message: `L1-STREAM-002: output "${key}" has no complete=true chunk` });
+          if (output.completions === 0)
+            issues.push({ code: "out-of-order", severity: "error", message: `L1-STREAM-002: output "${key}" has no complete=true chunk` });
         }
         return issues;
       },

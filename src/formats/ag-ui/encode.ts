@@ -20,13 +20,23 @@ import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 import type { AgUiEvent } from "./wire.ts";
 
-
 /** Thread id when the input never names its session. */
 const DEFAULT_THREAD_ID = "agentstream-thread";
 /** Events held before the first session.started, at most: a stream without one must not buffer forever. */
 const MAX_PREAMBLE = 64;
 /** Events that carry no conversation content: they may wait for the run to start and fold into a finishing run. */
-const QUIET_TYPES = new Set<AgentEvent["type"]>(["text", "notice", "unknown", "metric", "usage", "rate_limit", "retry", "heartbeat", "repair", "error"]);
+const QUIET_TYPES = new Set<AgentEvent["type"]>([
+  "text",
+  "notice",
+  "unknown",
+  "metric",
+  "usage",
+  "rate_limit",
+  "retry",
+  "heartbeat",
+  "repair",
+  "error",
+]);
 
 /** An open text or reasoning message. */
 interface OpenMessage {
@@ -83,7 +93,13 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
    * subagent lane, a timestamp from the event's time, the source record) and our extras under
    * `metadata.agentstream`. Undefined fields are left out by JSON.stringify.
    */
-  function emit(type: string, fields: { readonly [key: string]: JsonValue | undefined }, event?: AgentEvent, lane?: string, extra?: JsonObject): void {
+  function emit(
+    type: string,
+    fields: { readonly [key: string]: JsonValue | undefined },
+    event?: AgentEvent,
+    lane?: string,
+    extra?: JsonObject,
+  ): void {
     const record: AgUiEvent = { type, ...fields };
     if (lane !== undefined) record.subagentRunId = lane;
     if (event?.time !== undefined) {
@@ -120,10 +136,22 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     const usage = tokenUsage(done.usage);
     const extra = compact({ costUsd: done.costUsd, durationMs: done.durationMs, turns: done.turns, details: done.details });
     if (done.status === "error") {
-      emit("RUN_ERROR", { message: done.error ?? "the session failed", usage }, done, undefined, compact({ ...extra, finalText: done.finalText }));
+      emit(
+        "RUN_ERROR",
+        { message: done.error ?? "the session failed", usage },
+        done,
+        undefined,
+        compact({ ...extra, finalText: done.finalText }),
+      );
     } else {
       const outcome: JsonObject = done.status === "interrupted" ? { type: "cancelled" } : { type: "success" };
-      emit("RUN_FINISHED", { threadId: threadId ?? DEFAULT_THREAD_ID, runId, result: done.finalText, outcome, usage }, done, undefined, compact({ ...extra, error: done.error }));
+      emit(
+        "RUN_FINISHED",
+        { threadId: threadId ?? DEFAULT_THREAD_ID, runId, result: done.finalText, outcome, usage },
+        done,
+        undefined,
+        compact({ ...extra, error: done.error }),
+      );
     }
     runActive = false;
     clearRun();
@@ -179,7 +207,8 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       return;
     }
     emit("REASONING_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
-    if (signature !== undefined) emit("REASONING_ENCRYPTED_VALUE", { subtype: "message", entityId: message.wireId, encryptedValue: signature }, event, message.lane);
+    if (signature !== undefined)
+      emit("REASONING_ENCRYPTED_VALUE", { subtype: "message", entityId: message.wireId, encryptedValue: signature }, event, message.lane);
     emit("REASONING_END", { messageId: message.wireId }, event, message.lane);
   }
 
@@ -197,7 +226,14 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     return `${messageId}:revised-${revisions}`;
   }
 
-  function openMessage(messageId: string, wireId: string, role: MessageRole, kind: OpenMessage["kind"], event: AgentEvent, extra: JsonObject): OpenMessage {
+  function openMessage(
+    messageId: string,
+    wireId: string,
+    role: MessageRole,
+    kind: OpenMessage["kind"],
+    event: AgentEvent,
+    extra: JsonObject,
+  ): OpenMessage {
     const lane = laneOf(event);
     const message: OpenMessage = { wireId, kind, role, lane, streamed: "" };
     messages.set(messageId, message);
@@ -214,7 +250,12 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
   function sendContent(message: OpenMessage, text: string, event: AgentEvent): void {
     if (text === "") return; // an empty delta says nothing; some AG-UI versions reject it
     message.streamed += text;
-    emit(message.kind === "text" ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT", { messageId: message.wireId, delta: text }, event, message.lane);
+    emit(
+      message.kind === "text" ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
+      { messageId: message.wireId, delta: text },
+      event,
+      message.lane,
+    );
   }
 
   function onMessageStarted(event: Extract<AgentEvent, { type: "message.started" }>): void {
@@ -287,7 +328,12 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       }
       return;
     }
-    const tool = startTool(event.toolCallId, event.name, event, compact({ kind: event.kind, server: event.server, description: event.description }));
+    const tool = startTool(
+      event.toolCallId,
+      event.name,
+      event,
+      compact({ kind: event.kind, server: event.server, description: event.description }),
+    );
     if (event.input !== undefined) {
       sendArgs(event.toolCallId, tool, stringifyRecord(event.input), event);
       endToolArgs(event.toolCallId, tool, event);
@@ -313,7 +359,12 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     tool.results++;
     const content = event.output ?? (event.result !== undefined ? stringifyRecord(event.result) : "");
     const resultId = tool.results === 1 ? `${event.toolCallId}:result` : `${event.toolCallId}:result-${tool.results}`;
-    const extra = compact({ isError: event.isError, exitCode: event.exitCode, durationMs: event.durationMs, result: event.output !== undefined ? event.result : undefined });
+    const extra = compact({
+      isError: event.isError,
+      exitCode: event.exitCode,
+      durationMs: event.durationMs,
+      result: event.output !== undefined ? event.result : undefined,
+    });
     emit("TOOL_CALL_RESULT", { messageId: resultId, toolCallId: event.toolCallId, content, role: "tool" }, event, tool.lane, extra);
   }
 
@@ -328,7 +379,13 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     const parent = event.parentSessionId !== undefined && activeSubagents.has(event.parentSessionId) ? event.parentSessionId : undefined;
     subagentSessions.add(id);
     activeSubagents.add(id);
-    emit("SUBAGENT_STARTED", { subagentRunId: id, name: event.agent ?? "subagent", parentSubagentRunId: parent, parentToolCallId: event.parentToolCallId }, event, undefined, sessionExtras(event));
+    emit(
+      "SUBAGENT_STARTED",
+      { subagentRunId: id, name: event.agent ?? "subagent", parentSubagentRunId: parent, parentToolCallId: event.parentToolCallId },
+      event,
+      undefined,
+      sessionExtras(event),
+    );
   }
 
   function onSessionCompleted(event: Extract<AgentEvent, { type: "session.completed" }>): void {
@@ -347,11 +404,23 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     closeLane(lane, false);
     activeSubagents.delete(lane);
     finishedSubagents.add(lane);
-    const extra = compact({ usage: event.usage === undefined ? undefined : usageJson(event.usage), costUsd: event.costUsd, durationMs: event.durationMs, turns: event.turns, details: event.details });
+    const extra = compact({
+      usage: event.usage === undefined ? undefined : usageJson(event.usage),
+      costUsd: event.costUsd,
+      durationMs: event.durationMs,
+      turns: event.turns,
+      details: event.details,
+    });
     if (event.status === "success") {
       emit("SUBAGENT_FINISHED", { subagentRunId: lane, result: event.finalText, outcome: { type: "success" } }, event, undefined, extra);
     } else {
-      emit("SUBAGENT_ERROR", { subagentRunId: lane, message: event.error ?? `the subagent ended: ${event.status}`, code: event.status }, event, undefined, compact({ ...extra, finalText: event.finalText }));
+      emit(
+        "SUBAGENT_ERROR",
+        { subagentRunId: lane, message: event.error ?? `the subagent ended: ${event.status}`, code: event.status },
+        event,
+        undefined,
+        compact({ ...extra, finalText: event.finalText }),
+      );
     }
   }
 
@@ -389,7 +458,12 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     // The model's response is complete: so are the arguments of the calls it made.
     for (const [id, tool] of tools) if (tool.state === "open" && tool.lane === lane) endToolArgs(id, tool, event);
     lastTextMessage.delete(lane);
-    const extra = compact({ status: event.status, error: event.error, usage: event.usage === undefined ? undefined : usageJson(event.usage), costUsd: event.costUsd });
+    const extra = compact({
+      status: event.status,
+      error: event.error,
+      usage: event.usage === undefined ? undefined : usageJson(event.usage),
+      costUsd: event.costUsd,
+    });
     emit("STEP_FINISHED", { stepName: event.turnId }, event, lane, extra);
   }
 
@@ -467,7 +541,8 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       "tool.progress": onToolProgress,
       "tool.completed": onToolCompleted,
       "plan.updated": onPlanUpdated,
-      unknown: (event) => emit("RAW", { event: event.raw, source: event.source?.dialect }, event, laneOf(event), compact({ reason: event.reason })),
+      unknown: (event) =>
+        emit("RAW", { event: event.raw, source: event.source?.dialect }, event, laneOf(event), compact({ reason: event.reason })),
     },
     // What AG-UI has no event for travels as CUSTOM `agentstream.<type>`.
     custom,
@@ -518,7 +593,13 @@ function sessionExtras(event: Extract<AgentEvent, { type: "session.started" }>):
 }
 
 function messageExtras(event: Extract<AgentEvent, { type: "message.started" | "message.completed" }>): JsonObject {
-  return compact({ contentType: event.contentType, language: event.language, channel: event.channel, kind: event.kind === "redacted_reasoning" ? event.kind : undefined, role: event.kind !== "text" && event.role !== "assistant" ? event.role : undefined });
+  return compact({
+    contentType: event.contentType,
+    language: event.language,
+    channel: event.channel,
+    kind: event.kind === "redacted_reasoning" ? event.kind : undefined,
+    role: event.kind !== "text" && event.role !== "assistant" ? event.role : undefined,
+  });
 }
 
 /** Our Usage as an AG-UI TokenUsage list (non-negative integers only; unknown figures left out). */
@@ -541,5 +622,3 @@ function count(value: number | null): number | undefined {
 function usageJson(usage: Usage): JsonObject {
   return { ...usage };
 }
-
-

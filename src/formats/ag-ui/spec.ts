@@ -33,7 +33,16 @@ const tokenUsage: Schema = {
   type: "array",
   items: {
     type: "object",
-    properties: { provider: str, model: str, inputTokens: count, outputTokens: count, totalTokens: count, reasoningTokens: count, cachedInputTokens: count, cacheWriteInputTokens: count },
+    properties: {
+      provider: str,
+      model: str,
+      inputTokens: count,
+      outputTokens: count,
+      totalTokens: count,
+      reasoningTokens: count,
+      cachedInputTokens: count,
+      cacheWriteInputTokens: count,
+    },
   },
 };
 const contentPart: Schema = {
@@ -71,16 +80,30 @@ const eventShapes: Record<string, { required: string[]; properties: Schema }> = 
   TOOL_CALL_CHUNK: { required: [], properties: { toolCallId: str, toolCallName: str, parentMessageId: str, delta: str } },
   TOOL_CALL_RESULT: {
     required: ["messageId", "toolCallId", "content"],
-    properties: { messageId: str, toolCallId: str, content: { anyOf: [str, { type: "array", items: contentPart }] }, role: { const: "tool" } },
+    properties: {
+      messageId: str,
+      toolCallId: str,
+      content: { anyOf: [str, { type: "array", items: contentPart }] },
+      role: { const: "tool" },
+    },
   },
   STATE_SNAPSHOT: { required: ["snapshot"], properties: { snapshot: any } },
   STATE_DELTA: { required: ["delta"], properties: { delta: { type: "array", items: patchOperation } } },
   MESSAGES_SNAPSHOT: { required: ["messages"], properties: { messages: { type: "array", items: message } } },
-  ACTIVITY_SNAPSHOT: { required: ["messageId", "activityType", "content"], properties: { messageId: str, activityType: str, content: { type: "object" }, replace: { type: "boolean" } } },
-  ACTIVITY_DELTA: { required: ["messageId", "activityType", "patch"], properties: { messageId: str, activityType: str, patch: { type: "array", items: patchOperation } } },
+  ACTIVITY_SNAPSHOT: {
+    required: ["messageId", "activityType", "content"],
+    properties: { messageId: str, activityType: str, content: { type: "object" }, replace: { type: "boolean" } },
+  },
+  ACTIVITY_DELTA: {
+    required: ["messageId", "activityType", "patch"],
+    properties: { messageId: str, activityType: str, patch: { type: "array", items: patchOperation } },
+  },
   RAW: { required: ["event"], properties: { event: any, source: str } },
   CUSTOM: { required: ["name", "value"], properties: { name: str, value: any } },
-  RUN_STARTED: { required: ["threadId", "runId"], properties: { threadId: str, runId: str, protocolVersion: str, parentRunId: str, input: { type: "object" } } },
+  RUN_STARTED: {
+    required: ["threadId", "runId"],
+    properties: { threadId: str, runId: str, protocolVersion: str, parentRunId: str, input: { type: "object" } },
+  },
   RUN_FINISHED: {
     required: ["threadId", "runId"],
     properties: {
@@ -89,8 +112,16 @@ const eventShapes: Record<string, { required: string[]; properties: Schema }> = 
       result: any,
       outcome: {
         oneOf: [
-          { type: "object", required: ["type"], properties: { type: { const: "success" }, pendingToolCallIds: { type: "array", items: str } } },
-          { type: "object", required: ["type", "interrupts"], properties: { type: { const: "interrupt" }, interrupts: { type: "array", minItems: 1, items: interrupt } } },
+          {
+            type: "object",
+            required: ["type"],
+            properties: { type: { const: "success" }, pendingToolCallIds: { type: "array", items: str } },
+          },
+          {
+            type: "object",
+            required: ["type", "interrupts"],
+            properties: { type: { const: "interrupt" }, interrupts: { type: "array", minItems: 1, items: interrupt } },
+          },
           { type: "object", required: ["type"], properties: { type: { const: "cancelled" } } },
         ],
       },
@@ -106,7 +137,10 @@ const eventShapes: Record<string, { required: string[]; properties: Schema }> = 
   REASONING_MESSAGE_END: { required: ["messageId"], properties: { messageId: str } },
   REASONING_MESSAGE_CHUNK: { required: [], properties: { messageId: str, delta: str } },
   REASONING_END: { required: ["messageId"], properties: { messageId: str } },
-  REASONING_ENCRYPTED_VALUE: { required: ["subtype", "entityId", "encryptedValue"], properties: { subtype: { enum: ["tool-call", "message"] }, entityId: str, encryptedValue: str } },
+  REASONING_ENCRYPTED_VALUE: {
+    required: ["subtype", "entityId", "encryptedValue"],
+    properties: { subtype: { enum: ["tool-call", "message"] }, entityId: str, encryptedValue: str },
+  },
   SUBAGENT_STARTED: {
     required: ["subagentRunId", "name"],
     properties: { name: str, description: str, parentSubagentRunId: str, parentToolCallId: str, parentMessageId: str },
@@ -141,7 +175,10 @@ export const agUiSchema: Schema = {
     timestamp: { type: "integer", description: "Milliseconds since the epoch." },
     rawEvent: { description: "The source event this one was made from." },
     metadata: { type: "object", description: "Extra information; the key ag-ui is reserved." },
-    subagentRunId: { type: "string", description: "The subagent invocation the event belongs to; omitted (never null) for the parent agent." },
+    subagentRunId: {
+      type: "string",
+      description: "The subagent invocation the event belongs to; omitted (never null) for the parent agent.",
+    },
   },
   allOf: Object.entries(eventShapes).map(([type, shape]) => ({
     if: { properties: { type: { const: type } }, required: ["type"] },
@@ -234,27 +271,59 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
         break;
       case "TEXT_MESSAGE_CONTENT":
       case "TEXT_MESSAGE_END":
-        useId(openMessages, messageOwner, String(event.messageId), type, "text message", "TEXT_MESSAGE_START", type === "TEXT_MESSAGE_END", ownership, problems);
+        useId(
+          openMessages,
+          messageOwner,
+          String(event.messageId),
+          type,
+          "text message",
+          "TEXT_MESSAGE_START",
+          type === "TEXT_MESSAGE_END",
+          ownership,
+          problems,
+        );
         break;
       case "TOOL_CALL_START": {
         const parent = typeof event.parentMessageId === "string" ? event.parentMessageId : undefined;
         if (parent !== undefined && owner !== undefined && messageOwner.has(parent) && messageOwner.get(parent) !== owner) {
-          problems.push(`TOOL_CALL_START "${String(event.toolCallId)}" from ${who(owner)} names parent message "${parent}" of ${who(messageOwner.get(parent))}`);
+          problems.push(
+            `TOOL_CALL_START "${String(event.toolCallId)}" from ${who(owner)} names parent message "${parent}" of ${who(messageOwner.get(parent))}`,
+          );
           break;
         }
-        openId(openTools, toolOwner, String(event.toolCallId), "tool call", "TOOL_CALL_END", ownership, owner ?? (parent === undefined ? undefined : messageOwner.get(parent)), problems);
+        openId(
+          openTools,
+          toolOwner,
+          String(event.toolCallId),
+          "tool call",
+          "TOOL_CALL_END",
+          ownership,
+          owner ?? (parent === undefined ? undefined : messageOwner.get(parent)),
+          problems,
+        );
         break;
       }
       case "TOOL_CALL_ARGS":
       case "TOOL_CALL_END":
-        useId(openTools, toolOwner, String(event.toolCallId), type, "tool call", "TOOL_CALL_START", type === "TOOL_CALL_END", ownership, problems);
+        useId(
+          openTools,
+          toolOwner,
+          String(event.toolCallId),
+          type,
+          "tool call",
+          "TOOL_CALL_START",
+          type === "TOOL_CALL_END",
+          ownership,
+          problems,
+        );
         break;
       case "TOOL_CALL_RESULT":
         messageOwner.set(String(event.messageId), owner);
         break;
       case "STEP_STARTED": {
         const name = String(event.stepName);
-        if (stepsOf(owner).has(name)) problems.push(`STEP_STARTED "${name}" while that step is already active${owner === undefined ? "" : ` in ${who(owner)}`}`);
+        if (stepsOf(owner).has(name))
+          problems.push(`STEP_STARTED "${name}" while that step is already active${owner === undefined ? "" : ` in ${who(owner)}`}`);
         else stepsOf(owner).add(name);
         break;
       }
@@ -262,18 +331,41 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
         const name = String(event.stepName);
         if (stepsOf(owner).delete(name)) break;
         const elsewhere = [...steps].find(([other, names]) => other !== owner && names.has(name));
-        problems.push(elsewhere === undefined ? `STEP_FINISHED "${name}" for a step that was never started` : `STEP_FINISHED "${name}" from ${who(owner)}, but ${who(elsewhere[0])} started it`);
+        problems.push(
+          elsewhere === undefined
+            ? `STEP_FINISHED "${name}" for a step that was never started`
+            : `STEP_FINISHED "${name}" from ${who(owner)}, but ${who(elsewhere[0])} started it`,
+        );
         break;
       }
       case "REASONING_START":
         openId(openSpans, reasoningOwner, String(event.messageId), "reasoning span", "REASONING_END", ownership, owner, problems);
         break;
       case "REASONING_MESSAGE_START":
-        openId(openReasoning, reasoningOwner, String(event.messageId), "reasoning message", "REASONING_MESSAGE_END", ownership, owner, problems);
+        openId(
+          openReasoning,
+          reasoningOwner,
+          String(event.messageId),
+          "reasoning message",
+          "REASONING_MESSAGE_END",
+          ownership,
+          owner,
+          problems,
+        );
         break;
       case "REASONING_MESSAGE_CONTENT":
       case "REASONING_MESSAGE_END":
-        useId(openReasoning, reasoningOwner, String(event.messageId), type, "reasoning message", "REASONING_MESSAGE_START", type === "REASONING_MESSAGE_END", ownership, problems);
+        useId(
+          openReasoning,
+          reasoningOwner,
+          String(event.messageId),
+          type,
+          "reasoning message",
+          "REASONING_MESSAGE_START",
+          type === "REASONING_MESSAGE_END",
+          ownership,
+          problems,
+        );
         break;
       case "REASONING_END":
         useId(openSpans, reasoningOwner, String(event.messageId), type, "reasoning span", "REASONING_START", true, ownership, problems);
@@ -282,8 +374,10 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
         const id = String(event.subagentRunId);
         const parent = typeof event.parentSubagentRunId === "string" ? event.parentSubagentRunId : undefined;
         if (activeSubagents.has(id)) problems.push(`SUBAGENT_STARTED "${id}" while that subagent is active`);
-        else if (finishedSubagents.has(id)) problems.push(`SUBAGENT_STARTED "${id}": that subagent already finished in this run (ids are per invocation)`);
-        else if (parent !== undefined && !activeSubagents.has(parent) && !finishedSubagents.has(parent)) problems.push(`SUBAGENT_STARTED "${id}": parent subagent "${parent}" was not started in this run`);
+        else if (finishedSubagents.has(id))
+          problems.push(`SUBAGENT_STARTED "${id}": that subagent already finished in this run (ids are per invocation)`);
+        else if (parent !== undefined && !activeSubagents.has(parent) && !finishedSubagents.has(parent))
+          problems.push(`SUBAGENT_STARTED "${id}": parent subagent "${parent}" was not started in this run`);
         else activeSubagents.add(id);
         break;
       }
@@ -333,7 +427,12 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
       const open = chunkLanes.get(which);
       if (open === undefined) return [];
       chunkLanes.delete(which);
-      const end = open.kind === "text" ? { type: "TEXT_MESSAGE_END", messageId: open.id } : open.kind === "tool" ? { type: "TOOL_CALL_END", toolCallId: open.id } : { type: "REASONING_MESSAGE_END", messageId: open.id };
+      const end =
+        open.kind === "text"
+          ? { type: "TEXT_MESSAGE_END", messageId: open.id }
+          : open.kind === "tool"
+            ? { type: "TOOL_CALL_END", toolCallId: open.id }
+            : { type: "REASONING_MESSAGE_END", messageId: open.id };
       return [which === undefined ? end : { ...end, subagentRunId: which }];
     };
     const closeAll = (): JsonObject[] => [...chunkLanes.keys()].flatMap(close);
@@ -352,8 +451,17 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
           return out;
         }
         chunkLanes.set(lane, { kind, id });
-        if (kind === "text") out.push(withLane({ type: "TEXT_MESSAGE_START", messageId: id, role: (event.role as JsonValue) ?? "assistant" }));
-        else if (kind === "tool") out.push(withLane({ type: "TOOL_CALL_START", toolCallId: id, toolCallName: event.toolCallName as string, ...(typeof event.parentMessageId === "string" ? { parentMessageId: event.parentMessageId } : {}) }));
+        if (kind === "text")
+          out.push(withLane({ type: "TEXT_MESSAGE_START", messageId: id, role: (event.role as JsonValue) ?? "assistant" }));
+        else if (kind === "tool")
+          out.push(
+            withLane({
+              type: "TOOL_CALL_START",
+              toolCallId: id,
+              toolCallName: event.toolCallName as string,
+              ...(typeof event.parentMessageId === "string" ? { parentMessageId: event.parentMessageId } : {}),
+            }),
+          );
         else out.push(withLane({ type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" }));
       }
       const current = chunkLanes.get(lane)?.id ?? "";
@@ -398,7 +506,16 @@ export function createAgUiSequenceChecker(): AgUiSequenceChecker {
 type Ownership = (map: Map<string, Owner>, id: string, what: string) => boolean;
 
 /** A START: the id must not be open already, and must belong to the same subagent as before. */
-function openId(open: Set<string>, owners: Map<string, Owner>, id: string, what: string, endType: string, ownership: Ownership, owner: Owner, problems: string[]): void {
+function openId(
+  open: Set<string>,
+  owners: Map<string, Owner>,
+  id: string,
+  what: string,
+  endType: string,
+  ownership: Ownership,
+  owner: Owner,
+  problems: string[],
+): void {
   if (open.has(id)) {
     problems.push(`a ${what} "${id}" started while it is already in progress: close it with ${endType} first`);
     return;
@@ -409,7 +526,17 @@ function openId(open: Set<string>, owners: Map<string, Owner>, id: string, what:
 }
 
 /** A CONTENT / ARGS / END: the id must be open (and owned by the same subagent). */
-function useId(open: Set<string>, owners: Map<string, Owner>, id: string, type: string, what: string, startType: string, closes: boolean, ownership: Ownership, problems: string[]): void {
+function useId(
+  open: Set<string>,
+  owners: Map<string, Owner>,
+  id: string,
+  type: string,
+  what: string,
+  startType: string,
+  closes: boolean,
+  ownership: Ownership,
+  problems: string[],
+): void {
   if (!open.has(id)) {
     problems.push(`${type} for ${what} "${id}", which is not in progress: send ${startType} first`);
     return;

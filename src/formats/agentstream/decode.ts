@@ -2,7 +2,14 @@
 // Reading our own output back: events pass through unchanged except `seq`, which the pipeline
 // renumbers for the new stream, records that are not valid events, which become `unknown`, and a
 // `message.delta` written before deltas carried `role` and `kind`, which gets them from its `message.started`.
-import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type AgentEventType, type MessageKind, type MessageRole } from "../../model/events.ts";
+import {
+  EVENT_TYPES,
+  MODEL_VERSION,
+  type AgentEventDraft,
+  type AgentEventType,
+  type MessageKind,
+  type MessageRole,
+} from "../../model/events.ts";
 import type { Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 
@@ -11,7 +18,11 @@ const KNOWN = new Set<string>(EVENT_TYPES);
 export const agentstream: Dialect = {
   name: "agentstream",
   description: "agentstream's own event model (v1), as written by `convert --to agentstream`",
-  detect: (record) => record.kind === "json" && record.value.v === MODEL_VERSION && typeof record.value.seq === "number" && KNOWN.has(String(record.value.type)),
+  detect: (record) =>
+    record.kind === "json" &&
+    record.value.v === MODEL_VERSION &&
+    typeof record.value.seq === "number" &&
+    KNOWN.has(String(record.value.type)),
   createDecoder() {
     const starts = new Map<string, { role: MessageRole; kind: MessageKind }>();
     return {
@@ -19,7 +30,10 @@ export const agentstream: Dialect = {
         if (record.kind !== "json") return [];
         const { v, seq, ...rest } = record.value;
         if (v !== MODEL_VERSION || !KNOWN.has(String(rest.type))) {
-          context.report({ code: "unknown-record", message: `not an agentstream v${MODEL_VERSION} event (type ${JSON.stringify(rest.type)}, v ${JSON.stringify(v)})` });
+          context.report({
+            code: "unknown-record",
+            message: `not an agentstream v${MODEL_VERSION} event (type ${JSON.stringify(rest.type)}, v ${JSON.stringify(v)})`,
+          });
           return [unknownRecord(record.value, "not an agentstream v1 event")];
         }
         void seq;

@@ -45,7 +45,9 @@ export function createSequenceChecker(): SequenceChecker {
           }
           if (known.completed) problem(`message.delta for message "${event.messageId}" after its message.completed`);
           if (event.position !== known.length) {
-            problem(`message "${event.messageId}": delta at position ${event.position} but ${known.length} characters came before (${event.position > known.length ? "a gap" : "a repeat"})`);
+            problem(
+              `message "${event.messageId}": delta at position ${event.position} but ${known.length} characters came before (${event.position > known.length ? "a gap" : "a repeat"})`,
+            );
           }
           known.length = event.position + event.text.length;
           break;

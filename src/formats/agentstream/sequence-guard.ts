@@ -50,7 +50,13 @@ export function createSequenceGuard(): SequenceGuard {
     out.push({ ...event, v: 1, seq: seq++ } as AgentEvent);
   }
 
-  function repair(kind: string, message: string, ids: { messageId?: string; toolCallId?: string }, sessionId: string | undefined, removedChars = 0): void {
+  function repair(
+    kind: string,
+    message: string,
+    ids: { messageId?: string; toolCallId?: string },
+    sessionId: string | undefined,
+    removedChars = 0,
+  ): void {
     const draft: AgentEventDraft = { type: "repair", kind, removedChars, message, ...ids };
     emit(sessionId === undefined ? draft : { ...draft, sessionId });
   }
@@ -60,7 +66,12 @@ export function createSequenceGuard(): SequenceGuard {
   }
 
   function startTool(toolCallId: string, type: string, sessionId: string | undefined): void {
-    repair("orphan-tool-event", `${type} for tool call "${toolCallId}" before tool.started; a start was inserted`, { toolCallId }, sessionId);
+    repair(
+      "orphan-tool-event",
+      `${type} for tool call "${toolCallId}" before tool.started; a start was inserted`,
+      { toolCallId },
+      sessionId,
+    );
     emit(withSession({ type: "tool.started", toolCallId, name: "unknown" }, sessionId));
     tools.set(toolCallId, { name: "unknown", sessionId });
   }
@@ -70,7 +81,12 @@ export function createSequenceGuard(): SequenceGuard {
     switch (event.type) {
       case "message.started": {
         if (messages.has(event.messageId)) {
-          return repair("repeated-start", `message "${event.messageId}" started twice; the repeat was dropped`, { messageId: event.messageId }, sessionId);
+          return repair(
+            "repeated-start",
+            `message "${event.messageId}" started twice; the repeat was dropped`,
+            { messageId: event.messageId },
+            sessionId,
+          );
         }
         completedMessages.delete(event.messageId);
         messages.set(event.messageId, { role: event.role, kind: event.kind, sessionId, text: "" });
@@ -80,30 +96,57 @@ export function createSequenceGuard(): SequenceGuard {
         let open = messages.get(event.messageId);
         if (open === undefined) {
           if (completedMessages.has(event.messageId)) {
-            return repair("delta-after-completion", `text for "${event.messageId}" after its message.completed was dropped`, { messageId: event.messageId }, sessionId, event.text.length);
+            return repair(
+              "delta-after-completion",
+              `text for "${event.messageId}" after its message.completed was dropped`,
+              { messageId: event.messageId },
+              sessionId,
+              event.text.length,
+            );
           }
-          repair("orphan-delta", `message.delta for "${event.messageId}" before message.started; a start was inserted`, { messageId: event.messageId }, sessionId);
+          repair(
+            "orphan-delta",
+            `message.delta for "${event.messageId}" before message.started; a start was inserted`,
+            { messageId: event.messageId },
+            sessionId,
+          );
           emit(withSession({ type: "message.started", messageId: event.messageId, role: "assistant", kind: "text" }, sessionId));
           open = { role: "assistant", kind: "text", sessionId, text: "" };
           messages.set(event.messageId, open);
         }
         const position = open.text.length;
         if (event.position !== position) {
-          repair("delta-position", `message "${event.messageId}": delta at position ${event.position} written at ${position}, where the text so far ends`, { messageId: event.messageId }, sessionId);
+          repair(
+            "delta-position",
+            `message "${event.messageId}": delta at position ${event.position} written at ${position}, where the text so far ends`,
+            { messageId: event.messageId },
+            sessionId,
+          );
         }
         open.text += event.text;
         return emit(event.position === position ? event : { ...event, position });
       }
       case "message.completed": {
         if (!messages.delete(event.messageId) && completedMessages.has(event.messageId)) {
-          return repair("duplicate-completion", `message "${event.messageId}" completed twice; the repeat was dropped`, { messageId: event.messageId }, sessionId, event.text.length);
+          return repair(
+            "duplicate-completion",
+            `message "${event.messageId}" completed twice; the repeat was dropped`,
+            { messageId: event.messageId },
+            sessionId,
+            event.text.length,
+          );
         }
         completedMessages.add(event.messageId);
         return emit(event);
       }
       case "tool.started": {
         if (tools.has(event.toolCallId)) {
-          return repair("repeated-start", `tool call "${event.toolCallId}" started twice; the repeat was dropped`, { toolCallId: event.toolCallId }, sessionId);
+          return repair(
+            "repeated-start",
+            `tool call "${event.toolCallId}" started twice; the repeat was dropped`,
+            { toolCallId: event.toolCallId },
+            sessionId,
+          );
         }
         completedTools.delete(event.toolCallId);
         tools.set(event.toolCallId, { name: event.name, sessionId });
@@ -113,7 +156,12 @@ export function createSequenceGuard(): SequenceGuard {
       case "tool.progress": {
         if (!tools.has(event.toolCallId)) {
           if (completedTools.has(event.toolCallId)) {
-            return repair("after-completion", `${event.type} for tool call "${event.toolCallId}" after it completed was dropped`, { toolCallId: event.toolCallId }, sessionId);
+            return repair(
+              "after-completion",
+              `${event.type} for tool call "${event.toolCallId}" after it completed was dropped`,
+              { toolCallId: event.toolCallId },
+              sessionId,
+            );
           }
           startTool(event.toolCallId, event.type, sessionId);
         }
@@ -122,7 +170,12 @@ export function createSequenceGuard(): SequenceGuard {
       case "tool.completed": {
         if (!tools.delete(event.toolCallId)) {
           if (completedTools.has(event.toolCallId)) {
-            return repair("duplicate-completion", `tool call "${event.toolCallId}" completed twice; the repeat was dropped`, { toolCallId: event.toolCallId }, sessionId);
+            return repair(
+              "duplicate-completion",
+              `tool call "${event.toolCallId}" completed twice; the repeat was dropped`,
+              { toolCallId: event.toolCallId },
+              sessionId,
+            );
           }
           startTool(event.toolCallId, event.type, sessionId);
           tools.delete(event.toolCallId);
@@ -164,7 +217,12 @@ export function createSequenceGuard(): SequenceGuard {
         emit(withSession({ type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.text }, open.sessionId));
       }
       for (const [toolCallId, tool] of tools) {
-        repair("unclosed-tool", `tool call "${toolCallId}" never completed; closed as an error with no output`, { toolCallId }, tool.sessionId);
+        repair(
+          "unclosed-tool",
+          `tool call "${toolCallId}" never completed; closed as an error with no output`,
+          { toolCallId },
+          tool.sessionId,
+        );
         emit(withSession({ type: "tool.completed", toolCallId, name: tool.name, isError: true }, tool.sessionId));
       }
       messages.clear();
@@ -173,13 +231,21 @@ export function createSequenceGuard(): SequenceGuard {
       return out;
     },
     get size() {
-      return { open: messages.size + tools.size + turns.size, remembered: completedMessages.size + completedTools.size + completedTurns.size };
+      return {
+        open: messages.size + tools.size + turns.size,
+        remembered: completedMessages.size + completedTools.size + completedTurns.size,
+      };
     },
   };
 }
 
 /** A set that forgets its oldest member past `capacity` (insertion order of a Set is the age). */
-function createRecentSet(capacity: number): { has(id: string): boolean; add(id: string): void; delete(id: string): void; readonly size: number } {
+function createRecentSet(capacity: number): {
+  has(id: string): boolean;
+  add(id: string): void;
+  delete(id: string): void;
+  readonly size: number;
+} {
   const ids = new Set<string>();
   return {
     has: (id) => ids.has(id),

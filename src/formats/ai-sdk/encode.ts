@@ -21,11 +21,21 @@ import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 import type { Chunk } from "./wire.ts";
 
-
 /** Events held before the first session.started, at most (so `start` can carry the session id). */
 const MAX_PREAMBLE = 64;
 /** Events with no conversation content: they may wait for `start`. */
-const QUIET_TYPES = new Set<AgentEvent["type"]>(["text", "notice", "unknown", "metric", "usage", "rate_limit", "retry", "heartbeat", "repair", "error"]);
+const QUIET_TYPES = new Set<AgentEvent["type"]>([
+  "text",
+  "notice",
+  "unknown",
+  "metric",
+  "usage",
+  "rate_limit",
+  "retry",
+  "heartbeat",
+  "repair",
+  "error",
+]);
 /** Data parts that are only signals: sent transient, so they reach `onData` but are not stored in the message. */
 const TRANSIENT_TYPES = new Set<AgentEvent["type"]>(["heartbeat"]);
 /** The tool part fields every tool chunk repeats: the agent ran the tool, and the client does not know the agent's tools. */
@@ -165,7 +175,12 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
       held.set(event.messageId, { text: "", event });
       return;
     }
-    openPart(event.messageId, partIdFor(event.messageId), partKind(event.kind), event.kind === "redacted_reasoning" ? { agentstream: { redacted: true } } : undefined);
+    openPart(
+      event.messageId,
+      partIdFor(event.messageId),
+      partKind(event.kind),
+      event.kind === "redacted_reasoning" ? { agentstream: { redacted: true } } : undefined,
+    );
   }
 
   function onMessageDelta(event: Extract<AgentEvent, { type: "message.delta" }>): void {
@@ -231,7 +246,8 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
     const known = tools.get(event.toolCallId);
     if (known !== undefined) {
       // A repeat: it may bring the arguments the first start lacked.
-      if (known.state === "input-streaming" && event.input !== undefined && known.inputText === "") inputAvailable(event.toolCallId, known, event.input);
+      if (known.state === "input-streaming" && event.input !== undefined && known.inputText === "")
+        inputAvailable(event.toolCallId, known, event.input);
       else data(event);
       return;
     }
@@ -272,7 +288,12 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
       send({ type: "tool-output-available", toolCallId: event.toolCallId, output: event.output ?? event.result ?? null, ...TOOL_FLAGS });
     }
     // Facts the tool part has no field for (in every client version) travel as a transient data part.
-    const extra = compact({ toolCallId: event.toolCallId, result: event.output !== undefined || event.isError ? event.result : undefined, exitCode: event.exitCode, durationMs: event.durationMs });
+    const extra = compact({
+      toolCallId: event.toolCallId,
+      result: event.output !== undefined || event.isError ? event.result : undefined,
+      exitCode: event.exitCode,
+      durationMs: event.durationMs,
+    });
     if (Object.keys(extra).length > 1) send({ type: "data-tool-completed", data: extra, transient: true });
   }
 
@@ -342,7 +363,14 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
   function onTurnCompleted(event: Extract<AgentEvent, { type: "turn.completed" }>): void {
     if (!isSubagent(event)) closeStep();
     // The step boundary says the turn ended; its figures (usage, cost, error) travel as data.
-    if (isSubagent(event) || event.usage !== undefined || event.costUsd !== undefined || event.error !== undefined || event.status !== undefined) data(event);
+    if (
+      isSubagent(event) ||
+      event.usage !== undefined ||
+      event.costUsd !== undefined ||
+      event.error !== undefined ||
+      event.status !== undefined
+    )
+      data(event);
   }
 
   // Function declarations are hoisted, so the table can name the handlers declared above and below.
@@ -455,4 +483,3 @@ function errorTextOf(event: Extract<AgentEvent, { type: "tool.completed" }>): st
   if (event.result !== undefined) return stringifyRecord(event.result);
   return event.exitCode !== undefined ? `exit code ${event.exitCode}` : "the tool failed";
 }
-

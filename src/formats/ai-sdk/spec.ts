@@ -34,19 +34,37 @@ const chunkShapes: Record<string, { required: string[]; properties: Schema }> = 
   "reasoning-start": { required: ["id"], properties: { id: str, providerMetadata } },
   "reasoning-delta": { required: ["id", "delta"], properties: { id: str, delta: str, providerMetadata } },
   "reasoning-end": { required: ["id"], properties: { id: str, providerMetadata } },
-  "tool-input-start": { required: ["toolCallId", "toolName"], properties: { toolCallId: str, toolName: str, inputEncoding: { enum: ["json", "text"] }, ...toolFields } },
+  "tool-input-start": {
+    required: ["toolCallId", "toolName"],
+    properties: { toolCallId: str, toolName: str, inputEncoding: { enum: ["json", "text"] }, ...toolFields },
+  },
   "tool-input-delta": { required: ["toolCallId", "inputTextDelta"], properties: { toolCallId: str, inputTextDelta: str } },
-  "tool-input-available": { required: ["toolCallId", "toolName", "input"], properties: { toolCallId: str, toolName: str, input: any, ...toolFields } },
-  "tool-input-error": { required: ["toolCallId", "toolName", "input", "errorText"], properties: { toolCallId: str, toolName: str, input: any, errorText: str, ...toolFields } },
+  "tool-input-available": {
+    required: ["toolCallId", "toolName", "input"],
+    properties: { toolCallId: str, toolName: str, input: any, ...toolFields },
+  },
+  "tool-input-error": {
+    required: ["toolCallId", "toolName", "input", "errorText"],
+    properties: { toolCallId: str, toolName: str, input: any, errorText: str, ...toolFields },
+  },
   "tool-approval-request": { required: ["approvalId", "toolCallId"], properties: { approvalId: str, toolCallId: str, signature: str } },
-  "tool-output-available": { required: ["toolCallId", "output"], properties: { toolCallId: str, output: any, preliminary: bool, ...toolFields } },
+  "tool-output-available": {
+    required: ["toolCallId", "output"],
+    properties: { toolCallId: str, output: any, preliminary: bool, ...toolFields },
+  },
   "tool-output-error": { required: ["toolCallId", "errorText"], properties: { toolCallId: str, errorText: str, ...toolFields } },
   "tool-output-denied": { required: ["toolCallId"], properties: { toolCallId: str } },
   "source-url": { required: ["sourceId", "url"], properties: { sourceId: str, url: str, title: str, providerMetadata } },
-  "source-document": { required: ["sourceId", "mediaType", "title"], properties: { sourceId: str, mediaType: str, title: str, filename: str, providerMetadata } },
+  "source-document": {
+    required: ["sourceId", "mediaType", "title"],
+    properties: { sourceId: str, mediaType: str, title: str, filename: str, providerMetadata },
+  },
   file: { required: ["url", "mediaType"], properties: { url: str, mediaType: str, providerMetadata } },
   "finish-step": { required: [], properties: {} },
-  finish: { required: [], properties: { finishReason: { enum: ["stop", "length", "content-filter", "tool-calls", "error", "other"] }, messageMetadata: any } },
+  finish: {
+    required: [],
+    properties: { finishReason: { enum: ["stop", "length", "content-filter", "tool-calls", "error", "other"] }, messageMetadata: any },
+  },
   abort: { required: [], properties: { reason: str } },
   "message-metadata": { required: ["messageMetadata"], properties: { messageMetadata: any } },
   error: { required: ["errorText"], properties: { errorText: str } },
@@ -94,11 +112,16 @@ export function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
 
   function leftOpen(where: string): string[] {
     const parts = [...[...openText].map((id) => `text part "${id}"`), ...[...openReasoning].map((id) => `reasoning part "${id}"`)];
-    return parts.length === 0 ? [] : [`${parts.join(", ")} still open at ${where}: close ${parts.length === 1 ? "it" : "them"} with text-end / reasoning-end`];
+    return parts.length === 0
+      ? []
+      : [`${parts.join(", ")} still open at ${where}: close ${parts.length === 1 ? "it" : "them"} with text-end / reasoning-end`];
   }
 
   function part(open: Set<string>, type: string, id: string, startType: string, closes: boolean): string[] {
-    if (!open.has(id)) return [`${type} for ${startType === "text-start" ? "text" : "reasoning"} part "${id}", which is not open: send ${startType} first (finish-step closes every part)`];
+    if (!open.has(id))
+      return [
+        `${type} for ${startType === "text-start" ? "text" : "reasoning"} part "${id}", which is not open: send ${startType} first (finish-step closes every part)`,
+      ];
     if (closes) open.delete(id);
     return [];
   }
@@ -121,7 +144,8 @@ export function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
         errors.push(...part(openText, type, id, "text-start", type === "text-end"));
         break;
       case "reasoning-start":
-        if (openReasoning.has(id)) warnings.push(`reasoning-start for reasoning part "${id}", which is already open: the open part never ends`);
+        if (openReasoning.has(id))
+          warnings.push(`reasoning-start for reasoning part "${id}", which is already open: the open part never ends`);
         openReasoning.add(id);
         break;
       case "reasoning-delta":
@@ -133,7 +157,8 @@ export function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
         toolParts.add(toolCallId);
         break;
       case "tool-input-delta":
-        if (!streamingInputs.has(toolCallId)) errors.push(`tool-input-delta for tool call "${toolCallId}" with no tool-input-start before it`);
+        if (!streamingInputs.has(toolCallId))
+          errors.push(`tool-input-delta for tool call "${toolCallId}" with no tool-input-start before it`);
         break;
       case "tool-input-available":
       case "tool-input-error":
@@ -143,7 +168,8 @@ export function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
       case "tool-output-error":
       case "tool-output-denied":
       case "tool-approval-request":
-        if (!toolParts.has(toolCallId)) errors.push(`${type} for tool call "${toolCallId}", which has no tool part: send tool-input-start or tool-input-available first`);
+        if (!toolParts.has(toolCallId))
+          errors.push(`${type} for tool call "${toolCallId}", which has no tool part: send tool-input-start or tool-input-available first`);
         break;
       case "start-step":
         if (stepOpen) warnings.push("start-step while a step is open: send finish-step first");

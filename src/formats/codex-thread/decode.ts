@@ -20,15 +20,44 @@ const MESSAGE_KINDS: Record<string, { role: MessageRole; kind: MessageKind }> = 
   developer_message: { role: "developer", kind: "text" },
 };
 /** The design's error scopes ("LLM failure, MCP failure, publish failure") and ours. */
-const SCOPES: Record<string, ErrorScope> = { session: "session", turn: "turn", tool: "tool", api: "api", stream: "stream", llm: "api", model: "api", mcp: "tool", publish: "tool", item: "tool" };
-const TOOL_KINDS = new Set<string>(["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"]);
+const SCOPES: Record<string, ErrorScope> = {
+  session: "session",
+  turn: "turn",
+  tool: "tool",
+  api: "api",
+  stream: "stream",
+  llm: "api",
+  model: "api",
+  mcp: "tool",
+  publish: "tool",
+  item: "tool",
+};
+const TOOL_KINDS = new Set<string>([
+  "command",
+  "file_read",
+  "file_write",
+  "file_edit",
+  "search",
+  "web_search",
+  "web_fetch",
+  "mcp",
+  "subagent",
+  "todo",
+  "other",
+]);
 const EPOCH = Date.parse("1970-01-01T00:00:00Z");
 
 /** A codex-thread line has a known type, a numeric `sequence` and a `thread_id`; real Codex `exec --json` lines have no sequence. */
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
   if (record.kind !== "json") return false;
   const v = record.value;
-  return typeof v.type === "string" && TYPES.has(v.type) && typeof v.sequence === "number" && typeof v.thread_id === "string" && typeof v.timestamp === "string";
+  return (
+    typeof v.type === "string" &&
+    TYPES.has(v.type) &&
+    typeof v.sequence === "number" &&
+    typeof v.thread_id === "string" &&
+    typeof v.timestamp === "string"
+  );
 }
 
 /** The record's time; the Unix epoch (what our writer writes before any time is known) is no time. */
@@ -45,7 +74,10 @@ function sessionStatus(status: string | undefined): SessionStatus {
 }
 
 function basename(path: string | undefined): string | undefined {
-  return path?.split(/[\\/]+/).filter((p) => p !== "").pop();
+  return path
+    ?.split(/[\\/]+/)
+    .filter((p) => p !== "")
+    .pop();
 }
 
 /** Codex-style --stream-json (dev-agent design). */
@@ -124,7 +156,14 @@ export const codexThread: Dialect = {
           str(v, "text") ?? str(v, "summary") ?? "",
           role,
           kindOf,
-          compact({ ...session, time, signature: str(v, "signature"), contentType: str(v, "content_type"), language: str(v, "language"), channel: str(v, "channel") }),
+          compact({
+            ...session,
+            time,
+            signature: str(v, "signature"),
+            contentType: str(v, "content_type"),
+            language: str(v, "language"),
+            channel: str(v, "channel"),
+          }),
         );
       }
       const out: AgentEventDraft[] = [];
@@ -165,9 +204,23 @@ export const codexThread: Dialect = {
         compact({
           type: "session.completed" as const,
           status: sessionStatusValue,
-          error: report === undefined || !Object.hasOwn(report, "error") ? (sessionStatusValue === "success" ? undefined : str(v, "summary")) : str(report, "error"),
+          error:
+            report === undefined || !Object.hasOwn(report, "error")
+              ? sessionStatusValue === "success"
+                ? undefined
+                : str(v, "summary")
+              : str(report, "error"),
           finalText: str(report, "final_text"),
-          usage: wireUsage === undefined ? undefined : (usageFromWire(wireUsage) ?? { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }),
+          usage:
+            wireUsage === undefined
+              ? undefined
+              : (usageFromWire(wireUsage) ?? {
+                  inputTokens: null,
+                  outputTokens: null,
+                  cacheReadTokens: null,
+                  cacheWriteTokens: null,
+                  reasoningTokens: null,
+                }),
           costUsd: num(report, "cost_usd"),
           durationMs: num(report, "duration_ms"),
           turns: num(report, "turns"),
@@ -182,10 +235,32 @@ export const codexThread: Dialect = {
       const event = embeddedEvent(v.event);
       if (event === undefined) {
         const level = str(v, "level") === "warning" ? ("warning" as const) : ("info" as const);
-        return [compact({ type: "notice" as const, kind: "log", level, text: str(v, "message") ?? "", details: obj(v, "event"), sessionId: str(v, "session_id"), time })];
+        return [
+          compact({
+            type: "notice" as const,
+            kind: "log",
+            level,
+            text: str(v, "message") ?? "",
+            details: obj(v, "event"),
+            sessionId: str(v, "session_id"),
+            time,
+          }),
+        ];
       }
       if (event.type === "message.completed") {
-        return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+        return state.complete(
+          event.messageId,
+          event.text,
+          event.role,
+          event.kind,
+          compact({
+            sessionId: event.sessionId,
+            time: event.time,
+            channel: event.channel,
+            contentType: event.contentType,
+            language: event.language,
+          }),
+        );
       }
       return [event];
     };
@@ -244,7 +319,15 @@ export const codexThread: Dialect = {
           // The design's alias of item.started for the publish step.
           lastPublish = state.nextId("publish");
           state.toolStarted(lastPublish, "publish");
-          return [compact({ type: "tool.started" as const, toolCallId: lastPublish, name: "publish", input: compact({ parent_branch_id: v.parent_branch_id, workspace_dir: v.workspace_dir }), time })];
+          return [
+            compact({
+              type: "tool.started" as const,
+              toolCallId: lastPublish,
+              name: "publish",
+              input: compact({ parent_branch_id: v.parent_branch_id, workspace_dir: v.workspace_dir }),
+              time,
+            }),
+          ];
         }
         case "publish.completed": {
           const out: AgentEventDraft[] = [];
@@ -254,7 +337,17 @@ export const codexThread: Dialect = {
           state.toolCompleted(id);
           const report = v.publish_report;
           const output = typeof report === "string" ? report : report === undefined || report === null ? undefined : JSON.stringify(report);
-          out.push(compact({ type: "tool.completed" as const, toolCallId: id, name: "publish", output, result: compact({ branch_id: v.branch_id }), isError: false, time }));
+          out.push(
+            compact({
+              type: "tool.completed" as const,
+              toolCallId: id,
+              name: "publish",
+              output,
+              result: compact({ branch_id: v.branch_id }),
+              isError: false,
+              time,
+            }),
+          );
           return out;
         }
         case "assistant.message": {

@@ -79,7 +79,10 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
   let heldCompletion: { event: EventOf<"session.completed">; ms: number } | undefined;
   let rootSessionId: string | undefined;
   let task: string | null = null;
-  const openItems = new Map<string, { kind: CodexThreadItemKind; name: string; parts: string[] | undefined; sessionId: string | undefined }>();
+  const openItems = new Map<
+    string,
+    { kind: CodexThreadItemKind; name: string; parts: string[] | undefined; sessionId: string | undefined }
+  >();
   const turns = new Map<string, { iteration: number; toolsAtStart: number }>();
   let iterations = 0;
   let toolsStarted = 0;
@@ -93,10 +96,15 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
   };
 
   /** `session_id` on records of another session than the reader's pipeline would fill in (the current root's). */
-  const sessionField = (sessionId: string | undefined): string | undefined => (sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined);
+  const sessionField = (sessionId: string | undefined): string | undefined =>
+    sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined;
 
   const log = (event: AgentEvent, ms: number): JsonObject[] => {
-    const warning = event.type === "unknown" || event.type === "retry" || (event.type === "notice" && event.level === "warning") || (event.type === "rate_limit" && event.status === "rejected");
+    const warning =
+      event.type === "unknown" ||
+      event.type === "retry" ||
+      (event.type === "notice" && event.level === "warning") ||
+      (event.type === "rate_limit" && event.status === "rejected");
     return line("log", ms, { level: warning ? "warning" : "info", message: shortSummary(describeEvent(event)), event: eventBody(event) });
   };
 
@@ -130,7 +138,16 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     );
   };
 
-  const itemStarted = (id: string, kind: CodexThreadItemKind, name: string, args: JsonValue | null, extra: JsonObject, sessionId: string | undefined, ms: number, parts?: string[]): JsonObject[] => {
+  const itemStarted = (
+    id: string,
+    kind: CodexThreadItemKind,
+    name: string,
+    args: JsonValue | null,
+    extra: JsonObject,
+    sessionId: string | undefined,
+    ms: number,
+    parts?: string[],
+  ): JsonObject[] => {
     openItems.set(id, { kind, name, parts, sessionId });
     return line("item.started", ms, { item_id: id, kind, name, args, ...extra, ...defined({ session_id: sessionField(sessionId) }) });
   };
@@ -139,25 +156,27 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     const kind = messageKind(event.role, event.kind);
     const out = openItems.has(event.messageId) ? [] : itemStarted(event.messageId, kind, event.role, null, {}, event.sessionId, ms);
     openItems.delete(event.messageId);
-    out.push(...line(
-      "item.completed",
-      ms,
-      defined({
-        item_id: event.messageId,
-        kind,
-        name: event.role,
-        status: "success",
-        duration_ms: null,
-        summary: shortSummary(event.text),
-        text: event.text,
-        redacted: event.kind === "redacted_reasoning" ? true : undefined,
-        signature: event.signature,
-        content_type: event.contentType,
-        language: event.language,
-        channel: event.channel,
-        session_id: sessionField(event.sessionId),
-      }),
-    ));
+    out.push(
+      ...line(
+        "item.completed",
+        ms,
+        defined({
+          item_id: event.messageId,
+          kind,
+          name: event.role,
+          status: "success",
+          duration_ms: null,
+          summary: shortSummary(event.text),
+          text: event.text,
+          redacted: event.kind === "redacted_reasoning" ? true : undefined,
+          signature: event.signature,
+          content_type: event.contentType,
+          language: event.language,
+          channel: event.channel,
+          session_id: sessionField(event.sessionId),
+        }),
+      ),
+    );
     return out;
   };
 
@@ -167,23 +186,30 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     // A result whose call never started (a cut stream): start the item so the pair stays whole.
     const out = open?.kind === "tool_call" ? [] : itemStarted(event.toolCallId, "tool_call", name, null, {}, event.sessionId, ms);
     openItems.delete(event.toolCallId);
-    out.push(...line(
-      "item.completed",
-      ms,
-      defined({
-        item_id: event.toolCallId,
-        kind: "tool_call",
-        name,
-        status: event.isError ? "error" : "success",
-        duration_ms: event.durationMs ?? null,
-        summary: event.output === undefined || event.output.trim() === "" ? (event.exitCode === undefined ? "" : `exit ${event.exitCode}`) : shortSummary(event.output),
-        // null, not absent, so a reader knows the summary is not the output.
-        output: event.output ?? null,
-        exit_code: event.exitCode,
-        result: event.result,
-        session_id: sessionField(event.sessionId),
-      }),
-    ));
+    out.push(
+      ...line(
+        "item.completed",
+        ms,
+        defined({
+          item_id: event.toolCallId,
+          kind: "tool_call",
+          name,
+          status: event.isError ? "error" : "success",
+          duration_ms: event.durationMs ?? null,
+          summary:
+            event.output === undefined || event.output.trim() === ""
+              ? event.exitCode === undefined
+                ? ""
+                : `exit ${event.exitCode}`
+              : shortSummary(event.output),
+          // null, not absent, so a reader knows the summary is not the output.
+          output: event.output ?? null,
+          exit_code: event.exitCode,
+          result: event.result,
+          session_id: sessionField(event.sessionId),
+        }),
+      ),
+    );
     return out;
   };
 
@@ -200,7 +226,12 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
   });
 
   const threadCompleted = (event: EventOf<"session.completed"> | undefined, ms: number): JsonObject[] => {
-    const summary = event === undefined ? "The input ended before the session completed." : event.status === "success" ? "Session completed successfully." : `Session ${threadStatus(event.status)}${event.error === undefined ? "." : `: ${shortSummary(event.error)}`}`;
+    const summary =
+      event === undefined
+        ? "The input ended before the session completed."
+        : event.status === "success"
+          ? "Session completed successfully."
+          : `Session ${threadStatus(event.status)}${event.error === undefined ? "." : `: ${shortSummary(event.error)}`}`;
     return line("thread.completed", ms, {
       status: event === undefined ? "incomplete" : threadStatus(event.status),
       summary,
@@ -219,12 +250,28 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
         iterations++;
         currentIteration = iterations;
         turns.set(event.turnId, { iteration: iterations, toolsAtStart: toolsStarted });
-        return line("turn.started", ms, defined({ turn_id: event.turnId, iteration: iterations, message_count: null, tool_count: toolCount, session_id: sessionField(event.sessionId) }));
+        return line(
+          "turn.started",
+          ms,
+          defined({
+            turn_id: event.turnId,
+            iteration: iterations,
+            message_count: null,
+            tool_count: toolCount,
+            session_id: sessionField(event.sessionId),
+          }),
+        );
       },
       "turn.completed": (event, ms) => {
         // A turn that ends without having started (lost, or a library caller's order) is started
         // first, so the run stays well-formed.
-        const start: EventOf<"turn.started"> = { v: event.v, seq: event.seq, type: "turn.started", turnId: event.turnId, ...defined({ sessionId: event.sessionId }) };
+        const start: EventOf<"turn.started"> = {
+          v: event.v,
+          seq: event.seq,
+          type: "turn.started",
+          turnId: event.turnId,
+          ...defined({ sessionId: event.sessionId }),
+        };
         const before = turns.has(event.turnId) ? [] : write(start, ms);
         const turn = turns.get(event.turnId);
         turns.delete(event.turnId);
@@ -261,7 +308,15 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
         toolsStarted++;
         // The design: "args must be safe to log (omit secrets; redact GitHub token)".
         const args = event.input === undefined ? null : redactSecrets(event.input);
-        return itemStarted(event.toolCallId, "tool_call", event.name, args, defined({ tool_kind: event.kind, server: event.server, description: event.description }), event.sessionId, ms);
+        return itemStarted(
+          event.toolCallId,
+          "tool_call",
+          event.name,
+          args,
+          defined({ tool_kind: event.kind, server: event.server, description: event.description }),
+          event.sessionId,
+          ms,
+        );
       },
       "tool.completed": (event, ms) => {
         const open = openItems.get(event.toolCallId);
@@ -286,7 +341,6 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     (event, ms) => log(event, ms),
   );
 
-
   /**
    * Writes an event once the thread has started. The thread's completion is held back (it must be
    * the last line); what comes after it is written at once, since it still precedes thread.completed.
@@ -304,7 +358,8 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
   const start = (first: AgentEvent | undefined): JsonObject[] => {
     const ms = clock.ms(first?.time);
     const sessionStart = first?.type === "session.started" ? first : undefined;
-    if (sessionStart !== undefined && sessionStart.parentSessionId === undefined && sessionStart.sessionId !== undefined) rootSessionId = sessionStart.sessionId;
+    if (sessionStart !== undefined && sessionStart.parentSessionId === undefined && sessionStart.sessionId !== undefined)
+      rootSessionId = sessionStart.sessionId;
     const sessionId = first?.sessionId ?? prelude.find((e) => e.sessionId !== undefined)?.sessionId;
     const out = threadStarted(sessionStart, ms, sessionId);
     for (const held of prelude) out.push(...emit(held, clock.ms(held.time)));
@@ -336,7 +391,14 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
       // Items the input never closed: closed as incomplete, so every item.started has its item.completed.
       const ms = clock.ms(undefined);
       for (const [id, item] of openItems) {
-        const fields = { item_id: id, kind: item.kind, name: item.name, status: "incomplete", duration_ms: null, summary: "the input ended before the item completed" };
+        const fields = {
+          item_id: id,
+          kind: item.kind,
+          name: item.name,
+          status: "incomplete",
+          duration_ms: null,
+          summary: "the input ended before the item completed",
+        };
         const content = item.kind === "tool_call" ? { output: null } : { text: item.parts?.join("") ?? "" };
         out.push(...line("item.completed", ms, { ...fields, ...content, ...defined({ session_id: sessionField(item.sessionId) }) }));
       }

@@ -35,7 +35,8 @@ const codexThreadSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/codex-thread.schema.json",
   title: "codex-thread event (dev-agent --stream-json design)",
-  description: "One line of a Codex-style --stream-json lifecycle: thread / turn / item events with an RFC 3339 UTC timestamp, a strictly increasing sequence and one thread_id.",
+  description:
+    "One line of a Codex-style --stream-json lifecycle: thread / turn / item events with an RFC 3339 UTC timestamp, a strictly increasing sequence and one thread_id.",
   type: "object",
   required: ["type", "timestamp", "sequence", "thread_id"],
   properties: {
@@ -46,8 +47,18 @@ const codexThreadSchema = {
     session_id: str,
   },
   allOf: [
-    event("thread.started", ["task", "project_name", "parent_branch_id", "headless"], { task: nullableStr, project_name: nullableStr, parent_branch_id: nullableStr, headless: { type: ["boolean", "null"] } }),
-    event("turn.started", ["turn_id", "iteration", "message_count"], { turn_id: str, iteration: nullableInt, message_count: nullableInt, tool_count: nullableInt }),
+    event("thread.started", ["task", "project_name", "parent_branch_id", "headless"], {
+      task: nullableStr,
+      project_name: nullableStr,
+      parent_branch_id: nullableStr,
+      headless: { type: ["boolean", "null"] },
+    }),
+    event("turn.started", ["turn_id", "iteration", "message_count"], {
+      turn_id: str,
+      iteration: nullableInt,
+      message_count: nullableInt,
+      tool_count: nullableInt,
+    }),
     event("turn.completed", ["turn_id", "iteration", "tool_call_count", "has_final_report"], {
       turn_id: str,
       iteration: nullableInt,
@@ -55,8 +66,18 @@ const codexThreadSchema = {
       has_final_report: { type: ["boolean", "null"] },
     }),
     event("item.started", ["item_id", "kind", "name", "args"], { item_id: str, kind: str, name: str }),
-    event("item.completed", ["item_id", "status", "duration_ms", "summary"], { item_id: str, status: { enum: ["success", "error", "incomplete"] }, duration_ms: nullableInt, summary: str, branch_id: str }),
-    event("thread.completed", ["status", "summary", "final_report"], { status: str, summary: str, final_report: { type: ["object", "null"] } }),
+    event("item.completed", ["item_id", "status", "duration_ms", "summary"], {
+      item_id: str,
+      status: { enum: ["success", "error", "incomplete"] },
+      duration_ms: nullableInt,
+      summary: str,
+      branch_id: str,
+    }),
+    event("thread.completed", ["status", "summary", "final_report"], {
+      status: str,
+      summary: str,
+      final_report: { type: ["object", "null"] },
+    }),
     event("error", ["scope", "message"], { scope: str, message: str, iteration: nullableInt, item_id: str }),
     event("log", ["level", "message"], { level: { enum: ["info", "warning"] }, message: str, event: { type: "object" } }),
     event("publish.started", ["parent_branch_id", "workspace_dir"], { parent_branch_id: nullableStr, workspace_dir: nullableStr }),
@@ -113,7 +134,8 @@ export const codexThreadSpec: FormatSpec = {
           turns.add(record.turn_id as string);
           break;
         case "turn.completed":
-          if (!turns.delete(record.turn_id as string)) problem(`turn.completed for turn "${String(record.turn_id)}", which never started`, "warning");
+          if (!turns.delete(record.turn_id as string))
+            problem(`turn.completed for turn "${String(record.turn_id)}", which never started`, "warning");
           break;
         case "thread.completed":
           completed = true;
@@ -131,7 +153,8 @@ export const codexThreadSpec: FormatSpec = {
       },
       end() {
         const issues: Issue[] = [];
-        if (records > 0 && !completed) issues.push({ code: "out-of-order", severity: "warning", message: "the run has no thread.completed (cut short?)" });
+        if (records > 0 && !completed)
+          issues.push({ code: "out-of-order", severity: "warning", message: "the run has no thread.completed (cut short?)" });
         for (const id of openItems) issues.push({ code: "out-of-order", severity: "warning", message: `item "${id}" never completed` });
         return issues;
       },

@@ -65,7 +65,6 @@ interface UsageFold {
   cumulative: Usage | undefined;
 }
 
-
 /** The streaming encoder for `--to codex`: our events as the `codex exec --json` records a Codex tool expects. */
 export function createCodexEncoder(): RecordEncoder<CodexRecord> {
   let out: CodexRecord[] = [];
@@ -103,7 +102,8 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
     (threadStarted ? out : beforeThread).push(record);
   };
   const nextItemId = (): string => `item_${itemCount++}`;
-  const isRoot = (event: AgentEvent): boolean => event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
+  const isRoot = (event: AgentEvent): boolean =>
+    event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
 
   const startThread = (threadId: string | undefined): void => {
     if (threadStarted) return;
@@ -156,7 +156,12 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
 
   // ----- tools -----
 
-  const toolItem = (tool: ToolItem, status: string, failed: boolean, completion?: { output?: string; result?: JsonValue; exitCode?: number }): CodexItem => {
+  const toolItem = (
+    tool: ToolItem,
+    status: string,
+    failed: boolean,
+    completion?: { output?: string; result?: JsonValue; exitCode?: number },
+  ): CodexItem => {
     const base = { id: tool.itemId, type: tool.type };
     const output = completion?.output ?? (tool.output.length > 0 ? tool.output.join("") : undefined);
     switch (tool.type) {
@@ -173,10 +178,22 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       case "web_search":
         return { ...base, query: queryText(tool.input) };
       case "mcp_tool_call": {
-        const value: CodexItem = { ...base, server: tool.server ?? agentName ?? "agentstream", tool: tool.name, arguments: tool.input ?? null, result: null, error: null, status };
+        const value: CodexItem = {
+          ...base,
+          server: tool.server ?? agentName ?? "agentstream",
+          tool: tool.name,
+          arguments: tool.input ?? null,
+          result: null,
+          error: null,
+          status,
+        };
         if (status === "in_progress") return value;
         if (failed) value.error = { message: output !== undefined && output !== "" ? output : "tool call failed" };
-        else value.result = { content: output === undefined ? [] : [{ type: "text", text: output }], structured_content: completion?.result ?? null };
+        else
+          value.result = {
+            content: output === undefined ? [] : [{ type: "text", text: output }],
+            structured_content: completion?.result ?? null,
+          };
         return value;
       }
     }
@@ -203,15 +220,39 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
     completeFileChange(tool, failed);
   };
 
-  const newTool = (toolCallId: string, name: string, kind: ToolKind | undefined, server: string | undefined, input: JsonValue | undefined): ToolItem => {
-    const tool: ToolItem = { toolCallId, itemId: nextItemId(), type: codexItemTypeFor(kind), name, kind, server, input, inputText: undefined, output: [], changes: undefined, started: false, done: false };
+  const newTool = (
+    toolCallId: string,
+    name: string,
+    kind: ToolKind | undefined,
+    server: string | undefined,
+    input: JsonValue | undefined,
+  ): ToolItem => {
+    const tool: ToolItem = {
+      toolCallId,
+      itemId: nextItemId(),
+      type: codexItemTypeFor(kind),
+      name,
+      kind,
+      server,
+      input,
+      inputText: undefined,
+      output: [],
+      changes: undefined,
+      started: false,
+      done: false,
+    };
     tools.set(toolCallId, tool);
     return tool;
   };
 
   const standaloneFileChange = (changes: readonly FileChange[], failed: boolean): void => {
     // An edit no file tool made (Aider, or a change reported after its call was written): its own file_change item.
-    item("item.completed", { id: nextItemId(), type: "file_change", changes: codexChanges(changes), status: failed ? "failed" : "completed" });
+    item("item.completed", {
+      id: nextItemId(),
+      type: "file_change",
+      changes: codexChanges(changes),
+      status: failed ? "failed" : "completed",
+    });
   };
 
   // ----- turns -----
@@ -340,7 +381,15 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
           heldFileChange = { tool, failed: event.isError };
           return;
         }
-        item("item.completed", toolItem(tool, event.isError ? "failed" : "completed", event.isError, compactCompletion(event.output, event.result, event.exitCode)));
+        item(
+          "item.completed",
+          toolItem(
+            tool,
+            event.isError ? "failed" : "completed",
+            event.isError,
+            compactCompletion(event.output, event.result, event.exitCode),
+          ),
+        );
         return;
       }
       case "file.changed": {
@@ -376,7 +425,10 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       case "retry": {
         // Codex's own wording, so Codex tools (and our reader) see a reconnect, not a failure.
         const reason = event.error;
-        const message = reason?.startsWith("Reconnecting...") === true ? reason : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
+        const message =
+          reason?.startsWith("Reconnecting...") === true
+            ? reason
+            : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
         line({ type: "error", message });
         return;
       }
@@ -411,7 +463,8 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       }
       if (event.type !== "tool.input.delta" && awaitingInput.length > 0) flushAwaitingInput();
       // The first session id we see names the thread (a stream may say it before its session.started).
-      if (!threadStarted && event.type !== "session.started" && event.sessionId !== undefined && isRoot(event)) startThread(event.sessionId);
+      if (!threadStarted && event.type !== "session.started" && event.sessionId !== undefined && isRoot(event))
+        startThread(event.sessionId);
       handle(event);
       return take();
     },
@@ -446,7 +499,11 @@ function codexUsage(usage: Usage): CodexUsage {
   };
 }
 
-function compactCompletion(output: string | undefined, result: JsonValue | undefined, exitCode: number | undefined): { output?: string; result?: JsonValue; exitCode?: number } {
+function compactCompletion(
+  output: string | undefined,
+  result: JsonValue | undefined,
+  exitCode: number | undefined,
+): { output?: string; result?: JsonValue; exitCode?: number } {
   const completion: { output?: string; result?: JsonValue; exitCode?: number } = {};
   if (output !== undefined) completion.output = output;
   if (result !== undefined) completion.result = result;
@@ -507,7 +564,12 @@ function changesFromInput(input: JsonValue | undefined, kind: ToolKind | undefin
   }
   if (typeof listed === "object" && listed !== null) {
     // Codex apply_patch: {path: {add|delete|update: …}}.
-    return Object.entries(listed).map(([path, change]): FileChange => ({ path, kind: changeKind(typeof change === "object" && change !== null && !Array.isArray(change) ? (Object.keys(change)[0] ?? null) : null) }));
+    return Object.entries(listed).map(
+      ([path, change]): FileChange => ({
+        path,
+        kind: changeKind(typeof change === "object" && change !== null && !Array.isArray(change) ? (Object.keys(change)[0] ?? null) : null),
+      }),
+    );
   }
   const path = field(input, PATH_KEYS);
   if (typeof path !== "string") return [];
@@ -516,7 +578,8 @@ function changesFromInput(input: JsonValue | undefined, kind: ToolKind | undefin
 }
 
 function changeKind(value: JsonValue | undefined): FileChange["kind"] {
-  const kind = typeof value === "string" ? value : typeof field(value, ["type"]) === "string" ? (field(value, ["type"]) as string) : "update";
+  const kind =
+    typeof value === "string" ? value : typeof field(value, ["type"]) === "string" ? (field(value, ["type"]) as string) : "update";
   return kind === "add" || kind === "delete" ? kind : "update";
 }
 

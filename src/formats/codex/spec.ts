@@ -25,13 +25,21 @@ function shape(name: string, properties: Schema, required: readonly string[], de
 
 /** `if type is X then shape X`, for each shape: ajv then reports the shape's own errors, not a `oneOf` summary. */
 function byType(shapes: Record<string, Schema>): Schema[] {
-  return Object.keys(shapes).map((name) => ({ if: { properties: { type: { const: name } }, required: ["type"] }, then: { $ref: `#/$defs/${name}` } }));
+  return Object.keys(shapes).map((name) => ({
+    if: { properties: { type: { const: name } }, required: ["type"] },
+    then: { $ref: `#/$defs/${name}` },
+  }));
 }
 
 const ITEM_STATUS = ["in_progress", "completed", "failed"];
 
 const itemShapes: Record<string, Schema> = {
-  agent_message: shape("agent_message", { id: str, text: str }, ["id", "text"], "The agent's answer or a message between steps (JSON text with --output-schema)."),
+  agent_message: shape(
+    "agent_message",
+    { id: str, text: str },
+    ["id", "text"],
+    "The agent's answer or a message between steps (JSON text with --output-schema).",
+  ),
   reasoning: shape("reasoning", { id: str, text: str }, ["id", "text"], "A reasoning summary."),
   plan: shape("plan", { id: str, text: str }, ["id", "text"], "Plan-mode text (newer builds)."),
   command_execution: shape(
@@ -61,7 +69,12 @@ const itemShapes: Record<string, Schema> = {
               description: "add | delete | update; app-server-era builds write {type, move_path}.",
               anyOf: [
                 { enum: ["add", "delete", "update"] },
-                { type: "object", required: ["type"], properties: { type: { enum: ["add", "delete", "update"] }, move_path: { type: ["string", "null"] } }, additionalProperties: false },
+                {
+                  type: "object",
+                  required: ["type"],
+                  properties: { type: { enum: ["add", "delete", "update"] }, move_path: { type: ["string", "null"] } },
+                  additionalProperties: false,
+                },
               ],
             },
             diff: { type: "string", description: "Unified diff (newer builds)." },
@@ -84,10 +97,17 @@ const itemShapes: Record<string, Schema> = {
       result: {
         anyOf: [
           { type: "null" },
-          { type: "object", required: ["content"], properties: { content: { type: "array", items: { type: "object" } }, structured_content: {}, _meta: {} }, additionalProperties: false },
+          {
+            type: "object",
+            required: ["content"],
+            properties: { content: { type: "array", items: { type: "object" } }, structured_content: {}, _meta: {} },
+            additionalProperties: false,
+          },
         ],
       },
-      error: { anyOf: [{ type: "null" }, { type: "object", required: ["message"], properties: { message: str }, additionalProperties: false }] },
+      error: {
+        anyOf: [{ type: "null" }, { type: "object", required: ["message"], properties: { message: str }, additionalProperties: false }],
+      },
       status: { enum: ITEM_STATUS },
     },
     ["id", "server", "tool", "status"],
@@ -95,20 +115,43 @@ const itemShapes: Record<string, Schema> = {
   ),
   collab_tool_call: shape(
     "collab_tool_call",
-    { id: str, tool: str, sender_thread_id: str, receiver_thread_ids: { type: "array", items: str }, prompt: { type: ["string", "null"] }, agents_states: { type: "object" }, status: { enum: ITEM_STATUS } },
+    {
+      id: str,
+      tool: str,
+      sender_thread_id: str,
+      receiver_thread_ids: { type: "array", items: str },
+      prompt: { type: ["string", "null"] },
+      agents_states: { type: "object" },
+      status: { enum: ITEM_STATUS },
+    },
     ["id", "tool", "status"],
     "A subagent operation (newer builds).",
     true,
   ),
   web_search: shape(
     "web_search",
-    { id: str, query: str, action: { type: "object", required: ["type"], properties: { type: str, query: str, queries: { type: "array", items: str } } } },
+    {
+      id: str,
+      query: str,
+      action: { type: "object", required: ["type"], properties: { type: str, query: str, queries: { type: "array", items: str } } },
+    },
     ["id", "query"],
     "A web search.",
   ),
   todo_list: shape(
     "todo_list",
-    { id: str, items: { type: "array", items: { type: "object", required: ["text", "completed"], properties: { text: str, completed: { type: "boolean" } }, additionalProperties: false } } },
+    {
+      id: str,
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["text", "completed"],
+          properties: { text: str, completed: { type: "boolean" } },
+          additionalProperties: false,
+        },
+      },
+    },
     ["id", "items"],
     "The agent's to-do list.",
   ),
@@ -133,16 +176,48 @@ const usage: Schema = {
 const itemRef: Schema = { $ref: "#/$defs/item" };
 
 const eventShapes: Record<string, Schema> = {
-  "thread.started": shape("thread.started", { thread_id: str }, ["thread_id"], "Always the first line: the thread id (for `codex exec resume`)."),
+  "thread.started": shape(
+    "thread.started",
+    { thread_id: str },
+    ["thread_id"],
+    "Always the first line: the thread id (for `codex exec resume`).",
+  ),
   "turn.started": shape("turn.started", {}, [], "A turn (a prompt and its answer) began."),
   "turn.completed": shape("turn.completed", { usage }, ["usage"], "The turn ended; usage is the thread's running total."),
-  "turn.failed": shape("turn.failed", { error: { type: "object", required: ["message"], properties: { message: str }, additionalProperties: false } }, ["error"], "The turn failed."),
-  "item.started": shape("item.started", { item: itemRef }, ["item"], "An item began (commands, MCP calls, searches, to-do lists, file changes)."),
+  "turn.failed": shape(
+    "turn.failed",
+    { error: { type: "object", required: ["message"], properties: { message: str }, additionalProperties: false } },
+    ["error"],
+    "The turn failed.",
+  ),
+  "item.started": shape(
+    "item.started",
+    { item: itemRef },
+    ["item"],
+    "An item began (commands, MCP calls, searches, to-do lists, file changes).",
+  ),
   "item.updated": shape("item.updated", { item: itemRef }, ["item"], "A full snapshot of an item that changed."),
-  "item.completed": shape("item.completed", { item: itemRef }, ["item"], "The final snapshot of an item (the only event for messages and reasoning)."),
+  "item.completed": shape(
+    "item.completed",
+    { item: itemRef },
+    ["item"],
+    "The final snapshot of an item (the only event for messages and reasoning).",
+  ),
   error: shape("error", { message: str }, ["message"], "A stream error (often a reconnect notice; only turn.failed ends the turn)."),
-  "item.plan.delta": shape("item.plan.delta", { item_id: str, delta: str }, ["item_id", "delta"], "Plan-mode text, streamed (newer builds).", true),
-  "request_user_input": shape("request_user_input", { id: str, call_id: str, questions: { type: "array" } }, ["questions"], "The model asks the user (newer builds).", true),
+  "item.plan.delta": shape(
+    "item.plan.delta",
+    { item_id: str, delta: str },
+    ["item_id", "delta"],
+    "Plan-mode text, streamed (newer builds).",
+    true,
+  ),
+  request_user_input: shape(
+    "request_user_input",
+    { id: str, call_id: str, questions: { type: "array" } },
+    ["questions"],
+    "The model asks the user (newer builds).",
+    true,
+  ),
 };
 
 /** The JSON Schema 2020-12 of one `codex exec --json` line (0.44+). */
@@ -162,7 +237,10 @@ const codexSchema: Schema = {
       type: "object",
       required: ["id", "type"],
       properties: { id: str, type: { enum: Object.keys(itemShapes) } },
-      allOf: Object.keys(itemShapes).map((name) => ({ if: { properties: { type: { const: name } }, required: ["type"] }, then: { $ref: `#/$defs/item_${name}` } })),
+      allOf: Object.keys(itemShapes).map((name) => ({
+        if: { properties: { type: { const: name } }, required: ["type"] },
+        then: { $ref: `#/$defs/item_${name}` },
+      })),
     },
   },
 };
@@ -206,7 +284,8 @@ function createCodexSequence(): FormatValidator {
         case "turn.failed": {
           if (!turnOpen) problem(`${type} without an open turn (no turn.started before it)`);
           // Codex finishes every item before turn.completed; a failed turn may leave one running.
-          for (const id of running) problem(`item "${id}" is still in progress when the turn ends (${type})`, type === "turn.completed" ? "error" : "warning");
+          for (const id of running)
+            problem(`item "${id}" is still in progress when the turn ends (${type})`, type === "turn.completed" ? "error" : "warning");
           running.clear();
           turnOpen = false;
           break;
@@ -222,7 +301,14 @@ function createCodexSequence(): FormatValidator {
       return issues;
     },
     end() {
-      if (turnOpen) return [{ code: "out-of-order", severity: "warning", message: "the stream ended inside a turn (no turn.completed or turn.failed): cut short?" }];
+      if (turnOpen)
+        return [
+          {
+            code: "out-of-order",
+            severity: "warning",
+            message: "the stream ended inside a turn (no turn.completed or turn.failed): cut short?",
+          },
+        ];
       return [];
     },
   };

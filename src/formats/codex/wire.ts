@@ -14,12 +14,20 @@ export type CodexUsage = {
   reasoning_output_tokens: number;
 };
 
-export type CodexItemType = "agent_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "todo_list" | "error";
+export type CodexItemType =
+  | "agent_message"
+  | "reasoning"
+  | "plan"
+  | "command_execution"
+  | "file_change"
+  | "mcp_tool_call"
+  | "web_search"
+  | "todo_list"
+  | "error";
 export type ToolItemType = Extract<CodexItemType, "command_execution" | "file_change" | "mcp_tool_call" | "web_search">;
 
 /** One thread item: `{id, type, ...fields}`. */
 export type CodexItem = { id: string; type: CodexItemType } & Record<string, JsonValue>;
-
 
 /** One `codex exec --json` record as we write it. */
 export type CodexRecord = Record<string, JsonValue>;

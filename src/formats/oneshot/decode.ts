@@ -31,7 +31,19 @@ const AGENTS: Record<string, string | undefined> = {
   direct: undefined,
 };
 const ROLES = new Set<string>(["assistant", "user", "system", "developer"]);
-const TOOL_KINDS = new Set<string>(["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"]);
+const TOOL_KINDS = new Set<string>([
+  "command",
+  "file_read",
+  "file_write",
+  "file_edit",
+  "search",
+  "web_search",
+  "web_fetch",
+  "mcp",
+  "subagent",
+  "todo",
+  "other",
+]);
 /** The spec's tool vocabulary back to our kinds. */
 const CATEGORY_KINDS: Record<string, ToolKind> = { bash: "command", edit: "file_edit", read: "file_read", write: "file_write" };
 
@@ -90,7 +102,12 @@ export const oneshot: Dialect = {
           type: "tool.started" as const,
           toolCallId,
           name,
-          kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : Object.hasOwn(CATEGORY_KINDS, tool) ? CATEGORY_KINDS[tool] : undefined,
+          kind:
+            kind !== undefined && TOOL_KINDS.has(kind)
+              ? (kind as ToolKind)
+              : Object.hasOwn(CATEGORY_KINDS, tool)
+                ? CATEGORY_KINDS[tool]
+                : undefined,
           input: data.input ?? (command === undefined ? undefined : { command }),
           server: str(data, "server"),
           description: str(data, "reason"),
@@ -135,7 +152,8 @@ export const oneshot: Dialect = {
     const completion = (data: JsonObject, session: { sessionId?: string }, time: string | undefined): AgentEventDraft => {
       const stats = obj(data, "stats");
       const wireUsage = obj(stats, "usage");
-      const status: SessionStatus = str(data, "status") === "success" ? "success" : bool(data, "interrupted") === true ? "interrupted" : "error";
+      const status: SessionStatus =
+        str(data, "status") === "success" ? "success" : bool(data, "interrupted") === true ? "interrupted" : "error";
       return compact({
         type: "session.completed" as const,
         status,
@@ -172,7 +190,19 @@ export const oneshot: Dialect = {
         }
         if (event.type === "session.started") sessionStarted = true;
         if (event.type === "message.completed") {
-          return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+          return state.complete(
+            event.messageId,
+            event.text,
+            event.role,
+            event.kind,
+            compact({
+              sessionId: event.sessionId,
+              time: event.time,
+              channel: event.channel,
+              contentType: event.contentType,
+              language: event.language,
+            }),
+          );
         }
         return [event];
       }
@@ -182,11 +212,25 @@ export const oneshot: Dialect = {
         return [unknownRecord(v, `unknown oneshot packet type ${JSON.stringify(p.type)}`)];
       }
       const out = startSession(v, time);
-      const meta = compact({ ...session, time, channel: str(data, "channel"), contentType: str(data, "content_type"), language: str(data, "language") });
+      const meta = compact({
+        ...session,
+        time,
+        channel: str(data, "channel"),
+        contentType: str(data, "content_type"),
+        language: str(data, "language"),
+      });
       switch (p.type) {
         case "thought": {
           const kind = bool(data, "redacted") === true ? "redacted_reasoning" : "reasoning";
-          out.push(...state.complete(state.nextId("thought"), str(data, "text") ?? "", "assistant", kind, compact({ ...meta, signature: str(data, "signature") })));
+          out.push(
+            ...state.complete(
+              state.nextId("thought"),
+              str(data, "text") ?? "",
+              "assistant",
+              kind,
+              compact({ ...meta, signature: str(data, "signature") }),
+            ),
+          );
           return out;
         }
         case "message": {

@@ -100,13 +100,17 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
   let heldText: { event: EventOf<"text">; ms: number }[] = [];
 
   /** `data.session_id` unless the reader's pipeline would fill in the same id (the current root session's). */
-  const sessionData = (sessionId: string | undefined): string | undefined => (sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined);
+  const sessionData = (sessionId: string | undefined): string | undefined =>
+    sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined;
 
   /** One log is one oneshot session: the executor and id are fixed by the first packet and never change. */
   let identity: { executor: string; oneshotId: string } | undefined;
 
   const packet = (event: AgentEvent, ms: number, type: OneshotType, data: JsonValue, isHeartbeat = false): OneshotPacket[] => {
-    identity ??= { executor: oneshotExecutor(rootAgent ?? event.source?.dialect ?? lastDialect), oneshotId: rootSessionId ?? event.sessionId ?? lastSessionId ?? "unknown" };
+    identity ??= {
+      executor: oneshotExecutor(rootAgent ?? event.source?.dialect ?? lastDialect),
+      oneshotId: rootSessionId ?? event.sessionId ?? lastSessionId ?? "unknown",
+    };
     const record: OneshotPacket = {
       timestamp: ms / 1000,
       ts_ms: ms,
@@ -119,7 +123,14 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
     return [record];
   };
 
-  const message = (event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): OneshotPacket[] => {
+  const message = (
+    event: AgentEvent,
+    ms: number,
+    role: MessageRole,
+    kind: MessageKind,
+    text: string,
+    extra: JsonObject,
+  ): OneshotPacket[] => {
     if (role === "assistant" && kind !== "text") {
       return packet(event, ms, "thought", { text, ...(kind === "redacted_reasoning" ? { redacted: true } : {}), ...extra });
     }
@@ -127,7 +138,12 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
   };
 
   const completion = (event: EventOf<"session.completed">, ms: number): OneshotPacket[] => {
-    const stats = defined({ usage: event.usage === undefined ? undefined : usageToWire(event.usage), cost_usd: event.costUsd, duration_ms: event.durationMs, turns: event.turns });
+    const stats = defined({
+      usage: event.usage === undefined ? undefined : usageToWire(event.usage),
+      cost_usd: event.costUsd,
+      duration_ms: event.durationMs,
+      turns: event.turns,
+    });
     return packet(
       event,
       ms,
@@ -148,7 +164,8 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
   const write = createDispatch<OneshotPacket[], [ms: number]>(
     {
       // The spec's preamble is text before structured activity starts; text between records is not.
-      text: (event, ms) => (event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event))),
+      text: (event, ms) =>
+        event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event)),
       "message.started": (event) => {
         open.set(event.messageId, { role: event.role, kind: event.kind, sessionId: event.sessionId, parts: [] });
         return [];
@@ -159,7 +176,13 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
       },
       "message.completed": (event, ms) => {
         open.delete(event.messageId);
-        const extra = defined({ signature: event.signature, content_type: event.contentType, language: event.language, channel: event.channel, session_id: sessionData(event.sessionId) });
+        const extra = defined({
+          signature: event.signature,
+          content_type: event.contentType,
+          language: event.language,
+          channel: event.channel,
+          session_id: sessionData(event.sessionId),
+        });
         return message(event, ms, event.role, event.kind, event.text, extra);
       },
       "tool.started": (event, ms) => {
@@ -184,7 +207,15 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
         const known = toolCategories.get(event.toolCallId);
         toolCategories.delete(event.toolCallId);
         const tool = known ?? event.name ?? "unknown";
-        const use = known !== undefined ? [] : packet(event, ms, "tool_use", defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }));
+        const use =
+          known !== undefined
+            ? []
+            : packet(
+                event,
+                ms,
+                "tool_use",
+                defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }),
+              );
         const data = defined({
           tool,
           content: event.output ?? "",
@@ -204,7 +235,6 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
     // What the spec's packet types cannot say travels as an `event` packet carrying our event.
     (event, ms) => packet(event, ms, "event", eventBody(event)),
   );
-
 
   const releaseText = (): OneshotPacket[] => {
     const out: OneshotPacket[] = [];
@@ -239,8 +269,22 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
       for (const ready of joiner.end()) out.push(...write(ready, clock.ms(ready.time)));
       // A message that started and never completed still said something: write what streamed, marked incomplete.
       for (const [, open_] of open) {
-        const anchor = { v: 1, seq: 0, type: "heartbeat", ...(open_.sessionId === undefined ? {} : { sessionId: open_.sessionId }) } as AgentEvent;
-        out.push(...message(anchor, clock.ms(undefined), open_.role, open_.kind, open_.parts.join(""), defined({ incomplete: true, session_id: sessionData(open_.sessionId) })));
+        const anchor = {
+          v: 1,
+          seq: 0,
+          type: "heartbeat",
+          ...(open_.sessionId === undefined ? {} : { sessionId: open_.sessionId }),
+        } as AgentEvent;
+        out.push(
+          ...message(
+            anchor,
+            clock.ms(undefined),
+            open_.role,
+            open_.kind,
+            open_.parts.join(""),
+            defined({ incomplete: true, session_id: sessionData(open_.sessionId) }),
+          ),
+        );
       }
       open.clear();
       return out;

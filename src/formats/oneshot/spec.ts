@@ -10,19 +10,27 @@ import { schemaIssues } from "../../validation/validate-event.ts";
 const str = { type: "string" };
 const dataObject = (required: string[], properties: Record<string, object>): object => ({ type: "object", required, properties });
 /** `if type is T then data is ...`. */
-const dataFor = (type: string, data: object): object => ({ if: { properties: { type: { const: type } }, required: ["type"] }, then: { properties: { data } } });
+const dataFor = (type: string, data: object): object => ({
+  if: { properties: { type: { const: type } }, required: ["type"] },
+  then: { properties: { data } },
+});
 
 const oneshotSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/oneshot.schema.json",
   title: "oneshot activity packet",
-  description: "One line of a oneshot activity log (<id>-oneshot-log.json): the spec's six types, plus `heartbeat` and `event` (agentstream extensions).",
+  description:
+    "One line of a oneshot activity log (<id>-oneshot-log.json): the spec's six types, plus `heartbeat` and `event` (agentstream extensions).",
   type: "object",
   required: ["timestamp", "ts_ms", "executor", "oneshot_id", "type", "data", "is_heartbeat"],
   properties: {
     timestamp: { type: "number", minimum: 0, description: "Unix time in seconds (float); 0 when no time was known yet." },
     ts_ms: { type: "integer", minimum: 0, description: "The same instant in milliseconds." },
-    executor: { type: "string", minLength: 1, description: "cline, claude, aider, gemini, direct (the spec), or codex, opencode, cursor, amp, qwen (agentstream)." },
+    executor: {
+      type: "string",
+      minLength: 1,
+      description: "cline, claude, aider, gemini, direct (the spec), or codex, opencode, cursor, amp, qwen (agentstream).",
+    },
     oneshot_id: { type: "string", minLength: 1 },
     type: { enum: ["preamble", "thought", "message", "tool_use", "tool_output", "completion", "heartbeat", "event"] },
     data: { type: ["object", "string"] },
@@ -33,8 +41,20 @@ const oneshotSchema = {
     dataFor("thought", dataObject(["text"], { text: str, redacted: { type: "boolean" } })),
     dataFor("message", dataObject(["role", "content"], { role: str, content: str })),
     dataFor("tool_use", dataObject(["tool"], { tool: str, command: str, reason: str, id: str, name: str })),
-    dataFor("tool_output", dataObject(["tool", "content"], { tool: str, content: str, exit_code: { type: ["integer", "null"] }, id: str, is_error: { type: "boolean" } })),
-    dataFor("completion", dataObject(["status"], { status: { enum: ["success", "failure"] }, result: { type: ["string", "null"] }, stats: { type: "object" } })),
+    dataFor(
+      "tool_output",
+      dataObject(["tool", "content"], {
+        tool: str,
+        content: str,
+        exit_code: { type: ["integer", "null"] },
+        id: str,
+        is_error: { type: "boolean" },
+      }),
+    ),
+    dataFor(
+      "completion",
+      dataObject(["status"], { status: { enum: ["success", "failure"] }, result: { type: ["string", "null"] }, stats: { type: "object" } }),
+    ),
     dataFor("heartbeat", { type: "object" }),
     dataFor("event", dataObject(["type"], { type: str })),
     { if: { properties: { type: { const: "heartbeat" } }, required: ["type"] }, then: { properties: { is_heartbeat: { const: true } } } },
@@ -65,10 +85,12 @@ export const oneshotSpec: FormatSpec = {
       // A log file is one oneshot session of one executor.
       if (oneshotId !== identity.oneshotId) problem(`oneshot_id "${oneshotId}" where the log began with "${identity.oneshotId}"`);
       if (executor !== identity.executor) problem(`executor "${executor}" where the log began with "${identity.executor}"`);
-      if (Math.abs((record.timestamp as number) * 1000 - (record.ts_ms as number)) >= 1) problem(`timestamp ${String(record.timestamp)} s and ts_ms ${String(record.ts_ms)} are not the same instant`);
+      if (Math.abs((record.timestamp as number) * 1000 - (record.ts_ms as number)) >= 1)
+        problem(`timestamp ${String(record.timestamp)} s and ts_ms ${String(record.ts_ms)} are not the same instant`);
       const data = record.data as JsonObject;
       if (record.type === "tool_use" && typeof data.id === "string") toolUses.add(data.id);
-      if (record.type === "tool_output" && typeof data.id === "string" && !toolUses.has(data.id)) problem(`tool_output for tool "${data.id}", which no tool_use started`, "warning");
+      if (record.type === "tool_output" && typeof data.id === "string" && !toolUses.has(data.id))
+        problem(`tool_output for tool "${data.id}", which no tool_use started`, "warning");
       return issues;
     };
 

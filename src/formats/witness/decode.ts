@@ -21,7 +21,19 @@ interface WitnessEvent {
 const TYPES = new Set(["analysis", "final", "metric", "tool_call", "tool_result", "error", "debug"]);
 const FIELDS = new Set(["type", "content", "brain", "meta"]);
 const SCOPES = new Set<string>(["session", "turn", "tool", "api", "stream"]);
-const TOOL_KINDS = new Set<string>(["command", "file_read", "file_write", "file_edit", "search", "web_search", "web_fetch", "mcp", "subagent", "todo", "other"]);
+const TOOL_KINDS = new Set<string>([
+  "command",
+  "file_read",
+  "file_write",
+  "file_edit",
+  "search",
+  "web_search",
+  "web_fetch",
+  "mcp",
+  "subagent",
+  "todo",
+  "other",
+]);
 
 /**
  * A Witness line has only the four spec fields, a known type and string content. The closed key set
@@ -34,7 +46,10 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
   for (const key of Object.keys(v)) if (!FIELDS.has(key)) return false;
   const brain = v.brain;
   const meta = v.meta;
-  return (brain === undefined || brain === null || typeof brain === "string") && (meta === undefined || meta === null || (typeof meta === "object" && !Array.isArray(meta)));
+  return (
+    (brain === undefined || brain === null || typeof brain === "string") &&
+    (meta === undefined || meta === null || (typeof meta === "object" && !Array.isArray(meta)))
+  );
 }
 
 /** Witness Forge NDJSON events. */
@@ -61,7 +76,13 @@ export const witness: Dialect = {
         w.content,
         "assistant",
         kind,
-        compact({ ...sessionOf(meta), channel, contentType: str(meta, "content_type"), language: str(meta, "language"), signature: str(meta, "signature") }),
+        compact({
+          ...sessionOf(meta),
+          channel,
+          contentType: str(meta, "content_type"),
+          language: str(meta, "language"),
+          signature: str(meta, "signature"),
+        }),
       );
     };
 
@@ -116,10 +137,23 @@ export const witness: Dialect = {
 
     const debug = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
       const event = embeddedEvent(meta?.event);
-      if (event === undefined) return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
+      if (event === undefined)
+        return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
       // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
       if (event.type === "message.completed") {
-        return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId: event.sessionId, time: event.time, channel: event.channel, contentType: event.contentType, language: event.language }));
+        return state.complete(
+          event.messageId,
+          event.text,
+          event.role,
+          event.kind,
+          compact({
+            sessionId: event.sessionId,
+            time: event.time,
+            channel: event.channel,
+            contentType: event.contentType,
+            language: event.language,
+          }),
+        );
       }
       return [event];
     };
@@ -139,9 +173,26 @@ export const witness: Dialect = {
           const scope = str(meta, "scope");
           if (w.content === "usage" && (scope === "delta" || scope === "cumulative")) {
             const figures = usageFromWire(meta);
-            if (figures !== undefined) return [compact({ type: "usage" as const, usage: figures, scope: scope as "delta" | "cumulative", costUsd: num(meta, "cost_usd"), model: str(meta, "model"), ...sessionOf(meta) })];
+            if (figures !== undefined)
+              return [
+                compact({
+                  type: "usage" as const,
+                  usage: figures,
+                  scope: scope as "delta" | "cumulative",
+                  costUsd: num(meta, "cost_usd"),
+                  model: str(meta, "model"),
+                  ...sessionOf(meta),
+                }),
+              ];
           }
-          return [{ type: "metric", name: w.content === "" ? "metric" : w.content, ...(w.content === "" ? {} : { text: w.content }), values: meta ?? {} }];
+          return [
+            {
+              type: "metric",
+              name: w.content === "" ? "metric" : w.content,
+              ...(w.content === "" ? {} : { text: w.content }),
+              values: meta ?? {},
+            },
+          ];
         }
         case "tool_call":
           return toolCall(w, meta);

@@ -40,7 +40,8 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
   let rootSessionId: string | undefined;
 
   /** `session_id` in meta only when it is not the root session's: the root is implied, so most lines stay small. */
-  const sessionMeta = (sessionId: string | undefined): string | undefined => (sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined);
+  const sessionMeta = (sessionId: string | undefined): string | undefined =>
+    sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined;
 
   const record = (type: WitnessType, content: string, meta: JsonObject, brain?: string): WitnessRecord => {
     const out: WitnessRecord = { type, content };
@@ -49,7 +50,8 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
     return out;
   };
 
-  const debug = (event: AgentEvent): WitnessRecord[] => line({ type: "debug", content: describeEvent(event), meta: { event: eventBody(event) } });
+  const debug = (event: AgentEvent): WitnessRecord[] =>
+    line({ type: "debug", content: describeEvent(event), meta: { event: eventBody(event) } });
 
   const message = (event: EventOf<"message.completed">): WitnessRecord[] => {
     // Witness has no type for what the user, system or developer said; it travels as `debug`.
@@ -88,7 +90,15 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
           record(
             "tool_call",
             event.name,
-            defined({ tool_call_id: event.toolCallId, name: event.name, kind: event.kind, input: event.input, server: event.server, description: event.description, session_id: sessionMeta(event.sessionId) }),
+            defined({
+              tool_call_id: event.toolCallId,
+              name: event.name,
+              kind: event.kind,
+              input: event.input,
+              server: event.server,
+              description: event.description,
+              session_id: sessionMeta(event.sessionId),
+            }),
           ),
         ),
       "tool.completed": (event) =>
@@ -108,11 +118,34 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
           ),
         ),
       error: (event) =>
-        line(record("error", event.message, defined({ scope: event.scope, code: event.code, fatal: event.fatal, tool_call_id: event.toolCallId, turn_id: event.turnId, session_id: sessionMeta(event.sessionId) }))),
+        line(
+          record(
+            "error",
+            event.message,
+            defined({
+              scope: event.scope,
+              code: event.code,
+              fatal: event.fatal,
+              tool_call_id: event.toolCallId,
+              turn_id: event.turnId,
+              session_id: sessionMeta(event.sessionId),
+            }),
+          ),
+        ),
       // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
       metric: (event) => line({ type: "metric", content: event.text ?? event.name, meta: event.values }),
       usage: (event) =>
-        line({ type: "metric", content: "usage", meta: defined({ ...usageToWire(event.usage), scope: event.scope, cost_usd: event.costUsd, model: event.model, session_id: sessionMeta(event.sessionId) }) }),
+        line({
+          type: "metric",
+          content: "usage",
+          meta: defined({
+            ...usageToWire(event.usage),
+            scope: event.scope,
+            cost_usd: event.costUsd,
+            model: event.model,
+            session_id: sessionMeta(event.sessionId),
+          }),
+        }),
     },
     // Everything Witness has no type for travels as `debug`, the whole event in its meta.
     (event) => debug(event),
@@ -131,9 +164,23 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
       for (const [messageId, message] of open) {
         const text = message.parts.join("");
         if (message.role === "assistant") {
-          out.push(record(message.kind === "text" ? "final" : "analysis", text, defined({ session_id: sessionMeta(message.sessionId), incomplete: true }), message.channel));
+          out.push(
+            record(
+              message.kind === "text" ? "final" : "analysis",
+              text,
+              defined({ session_id: sessionMeta(message.sessionId), incomplete: true }),
+              message.channel,
+            ),
+          );
         } else {
-          const body = defined({ type: "message.completed", messageId, role: message.role, kind: message.kind, text, sessionId: message.sessionId });
+          const body = defined({
+            type: "message.completed",
+            messageId,
+            role: message.role,
+            kind: message.kind,
+            text,
+            sessionId: message.sessionId,
+          });
           out.push({ type: "debug", content: text, meta: { event: body, incomplete: true } });
         }
       }

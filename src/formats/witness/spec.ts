@@ -17,7 +17,12 @@ const witnessSchema = {
   type: "object",
   required: ["type", "content"],
   properties: {
-    type: { type: "string", minLength: 1, description: `Event type: ${KNOWN_TYPES.join(", ")} (new types may be added).`, examples: KNOWN_TYPES },
+    type: {
+      type: "string",
+      minLength: 1,
+      description: `Event type: ${KNOWN_TYPES.join(", ")} (new types may be added).`,
+      examples: KNOWN_TYPES,
+    },
     content: { type: "string", description: "Main text content, UTF-8; may be empty." },
     brain: { type: ["string", "null"], description: "Brain id (`path1`, `path2`), or null for unified." },
     meta: { type: ["object", "null"], description: "Metadata: decode parameters, metric values, ids, tool inputs, exit codes." },
@@ -39,7 +44,12 @@ export const witnessSpec: FormatSpec = {
         if (!validate(record)) return schemaIssues(validate.errors ?? [], line);
         const issues: Issue[] = [];
         if (!KNOWN_TYPES.includes(record.type as string)) {
-          issues.push({ code: "unknown-record", severity: "info", message: `type "${String(record.type)}" is not one of the spec's types (${KNOWN_TYPES.join(", ")}); renderers show it as plain text`, line });
+          issues.push({
+            code: "unknown-record",
+            severity: "info",
+            message: `type "${String(record.type)}" is not one of the spec's types (${KNOWN_TYPES.join(", ")}); renderers show it as plain text`,
+            line,
+          });
         }
         return issues;
       },

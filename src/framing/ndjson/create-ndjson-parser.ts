@@ -146,7 +146,10 @@ const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
  */
 export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOptions = {}): NdjsonParser {
   if (typeof callbacks?.onRecord !== "function") {
-    throw new AgentStreamError("invalid-option", "createNdjsonParser needs callbacks with an onRecord function: createNdjsonParser({ onRecord: (record) => ... })");
+    throw new AgentStreamError(
+      "invalid-option",
+      "createNdjsonParser needs callbacks with an onRecord function: createNdjsonParser({ onRecord: (record) => ... })",
+    );
   }
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -188,7 +191,10 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   let arrayState: "unknown" | "open" | "closed" | "none" = "unknown";
 
   function issue(code: IssueCode, severity: IssueSeverity, message: string, at: number, offset: number, length: number): void {
-    const value: Issue = file === undefined ? { code, severity, message, line: at, offset, length } : { code, severity, message, line: at, offset, length, file };
+    const value: Issue =
+      file === undefined
+        ? { code, severity, message, line: at, offset, length }
+        : { code, severity, message, line: at, offset, length, file };
     onIssue(value);
   }
 
@@ -212,7 +218,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     if (end > 0 && bytes[end - 1] === CR) end--;
     if (end - start >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       start = 3;
-      issue("bom-stripped", "warning", "byte order mark (U+FEFF) removed; JSON Lines writers must not add one (files joined with cat?)", at, offset, 3);
+      issue(
+        "bom-stripped",
+        "warning",
+        "byte order mark (U+FEFF) removed; JSON Lines writers must not add one (files joined with cat?)",
+        at,
+        offset,
+        3,
+      );
     }
     if (start < end && bytes[start] === RS) {
       start++;
@@ -235,7 +248,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     const reject = (code: IssueCode, message: string): void => {
       stats.invalid++;
       issue(code, "warning", message, at, offset, length);
-      const record: TextRecord = lossy ? { kind: "text", text, line: at, offset, length, lossy, invalid: true } : { kind: "text", text, line: at, offset, length, invalid: true };
+      const record: TextRecord = lossy
+        ? { kind: "text", text, line: at, offset, length, lossy, invalid: true }
+        : { kind: "text", text, line: at, offset, length, invalid: true };
       onRecord(record);
     };
     const looksLikeJson = lead === 0x7b || lead === 0x5b; // { [
@@ -247,7 +262,10 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     } catch (error) {
       if (!looksLikeJson && !(final && isTruncatedScalar(text))) return emitText(text, at, offset, length, lossy, final);
       if (text.includes("\r") && text.split("\r").every((part) => part.trim() === "" || isJson(part))) {
-        reject("cr-only-line-endings", "lines end with a lone CR (old Mac line endings); NDJSON needs LF or CRLF: convert with `tr '\\r' '\\n'`");
+        reject(
+          "cr-only-line-endings",
+          "lines end with a lone CR (old Mac line endings); NDJSON needs LF or CRLF: convert with `tr '\\r' '\\n'`",
+        );
       } else if (final) {
         reject("truncated-tail", "the input ends inside a record (writer killed mid-line?); the partial record was skipped");
       } else {
@@ -264,10 +282,16 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       if (final && typeof value === "number") {
-        reject("possibly-truncated", "the input ends with a bare number and no newline; it may have been cut (RFC 7464 §2.4), so it was dropped");
+        reject(
+          "possibly-truncated",
+          "the input ends with a bare number and no newline; it may have been cut (RFC 7464 §2.4), so it was dropped",
+        );
         return;
       }
-      reject("not-object", `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`);
+      reject(
+        "not-object",
+        `a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} where an event object was expected`,
+      );
       return;
     }
     if (inspection.forbiddenKey !== undefined && rejectForbidden) {
@@ -278,7 +302,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       // Dropping the whole record would let a model hide a sibling tool call behind one such key:
       // only the keys go, and the record is read as usual.
       const removed = removeForbiddenKeys(value);
-      issue("forbidden-key", "warning", `${removed.map((path) => `"${path}"`).join(", ")} could pollute object prototypes: removed, the rest of the record is kept`, at, offset, length);
+      issue(
+        "forbidden-key",
+        "warning",
+        `${removed.map((path) => `"${path}"`).join(", ")} could pollute object prototypes: removed, the rest of the record is kept`,
+        at,
+        offset,
+        length,
+      );
     }
     const duplicate = findDuplicateKey(text, inspection.keyCount);
     if (duplicate !== undefined) {
@@ -291,7 +322,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     // 1.0e+28 is an integral double too, but it was written as a float: only a long digit run lost digits.
     // The digits are put back as LosslessIntegers, which every writer writes out as they came in.
     if (inspection.unsafeIntegers > 0 && /\d{16}/.test(text) && restoreUnsafeIntegers(text, value as JsonObject) > 0) {
-      issue("unsafe-integer", "info", "an integer beyond ±(2^53−1) is kept as its source digits (a LosslessInteger, not a number)", at, offset, length);
+      issue(
+        "unsafe-integer",
+        "info",
+        "an integer beyond ±(2^53−1) is kept as its source digits (a LosslessInteger, not a number)",
+        at,
+        offset,
+        length,
+      );
     }
     if (inspection.overflows > 0) {
       issue("number-overflow", "warning", "a number too large for a double became Infinity", at, offset, length);
@@ -308,7 +346,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   function emitText(text: string, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
     stats.text++;
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text;
-    issue("non-json-line", "info", `kept as text: ${sawStructured ? "a non-JSON line in the stream" : "text before the first record"}`, at, offset, length);
+    issue(
+      "non-json-line",
+      "info",
+      `kept as text: ${sawStructured ? "a non-JSON line in the stream" : "text before the first record"}`,
+      at,
+      offset,
+      length,
+    );
     if (final) issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
     const record: TextRecord = lossy
       ? { kind: "text", text: trimmed, line: at, offset, length, lossy }
@@ -335,14 +380,29 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     discardLine = at;
     discardOffset = offset;
     discardBytes = bytesSoFar;
-    issue("line-too-long", "warning", `line longer than ${maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`, at, offset, maxLineBytes);
+    issue(
+      "line-too-long",
+      "warning",
+      `line longer than ${maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`,
+      at,
+      offset,
+      maxLineBytes,
+    );
   }
 
   /** The discarded line ended: hands out its stand-in record, with its full length, so the loss reaches the event stream. */
   function finishDiscard(): void {
     discarding = false;
     stats.tooLongBytes += discardBytes;
-    const record: TextRecord = { kind: "text", text: "", line: discardLine, offset: discardOffset, length: discardBytes, invalid: true, dropped: "line-too-long" };
+    const record: TextRecord = {
+      kind: "text",
+      text: "",
+      line: discardLine,
+      offset: discardOffset,
+      length: discardBytes,
+      invalid: true,
+      dropped: "line-too-long",
+    };
     onRecord(record);
   }
 
@@ -485,7 +545,8 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
           pendingLength = 0;
           if (discarding) finishDiscard();
           // The LF that ends a record's last line is not a blank line of its own.
-          else if (!(afterRecord && !lineHasContent && isBlank(bytes)) && !(inArrayFraming() && !lineHasContent)) handleLine(bytes, line, lineStart, false);
+          else if (!(afterRecord && !lineHasContent && isBlank(bytes)) && !(inArrayFraming() && !lineHasContent))
+            handleLine(bytes, line, lineStart, false);
           lineHasContent = false;
           afterRecord = false;
           lineStart = consumed + i + 1;
@@ -537,7 +598,11 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
             const body = start === 0 ? bytes : bytes.subarray(start);
             const { text, lossy } = decode(body, recordLine, recordOffset);
             let lead = 0;
-            for (const b of body) if (!isJsonSpace(b)) { lead = b; break; }
+            for (const b of body)
+              if (!isJsonSpace(b)) {
+                lead = b;
+                break;
+              }
             handleText(text, lead, recordLine, recordOffset, bytes.length, lossy, false);
           }
           // The rest of this physical line (usually just the LF) is not part of the record.
@@ -563,7 +628,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     // A BOM, or a NUL in the first two bytes (ASCII in UTF-16 without a BOM): UTF-8 text has neither.
     if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || b0 === 0 || b1 === 0) {
       fatal = true;
-      issue("utf16", "fatal", "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8", 0, 0, 0);
+      issue(
+        "utf16",
+        "fatal",
+        "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8",
+        0,
+        0,
+        0,
+      );
       return false;
     }
     const verdict = binaryVerdict(chunk, false);
@@ -595,7 +667,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
 
   function rejectBinary(): void {
     fatal = true;
-    issue("binary", "fatal", "the input is not text (NUL bytes or mostly invalid UTF-8 at the start); agent output is UTF-8 NDJSON", 0, 0, 0);
+    issue(
+      "binary",
+      "fatal",
+      "the input is not text (NUL bytes or mostly invalid UTF-8 at the start); agent output is UTF-8 NDJSON",
+      0,
+      0,
+      0,
+    );
   }
 
   function feedBytes(chunk: Uint8Array): void {
@@ -660,7 +739,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         return;
       }
       if (framing === "pretty" && arrayState === "open" && depth === 0) {
-        issue("truncated-tail", "warning", "the input ends inside a JSON array (no closing `]`); the records before it were read", line, consumed, 0);
+        issue(
+          "truncated-tail",
+          "warning",
+          "the input ends inside a JSON array (no closing `]`); the records before it were read",
+          line,
+          consumed,
+          0,
+        );
       }
       if (discarding) {
         finishDiscard();
@@ -674,7 +760,14 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
         if (framing === "pretty" && depth > 0) {
           stats.lines++;
           stats.invalid++;
-          issue("truncated-tail", "warning", "the input ends inside a record; the partial record was skipped", recordLine, recordOffset, bytes.length);
+          issue(
+            "truncated-tail",
+            "warning",
+            "the input ends inside a record; the partial record was skipped",
+            recordLine,
+            recordOffset,
+            bytes.length,
+          );
           return;
         }
         handleLine(bytes, ++line, lineStart, true);

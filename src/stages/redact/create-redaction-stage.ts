@@ -101,7 +101,14 @@ export function createRedactionStage(): RedactionStage {
     const text = channel.redactor.flush();
     channel.outText += text;
     if (text.length === 0) return channel;
-    const draft: AgentEventDraft = { type: "message.delta", messageId, role: channel.role, kind: channel.kind, text, position: channel.outEnd };
+    const draft: AgentEventDraft = {
+      type: "message.delta",
+      messageId,
+      role: channel.role,
+      kind: channel.kind,
+      text,
+      position: channel.outEnd,
+    };
     emit(channel.sessionId === undefined ? draft : { ...draft, sessionId: channel.sessionId });
     return channel;
   }

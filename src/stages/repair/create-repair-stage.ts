@@ -71,17 +71,39 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
   /** Recently streamed assistant messages, for matching a complete message that arrives under another id. */
   const recentStreamed: string[] = [];
 
-  function repair(emit: Emit, kind: string, message: string, removedChars: number, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): void {
+  function repair(
+    emit: Emit,
+    kind: string,
+    message: string,
+    removedChars: number,
+    ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined },
+  ): void {
     stats.repairs++;
     const draft: AgentEventDraft = { type: "repair", kind, removedChars, message };
-    const withIds = { ...draft, ...(ids.messageId !== undefined ? { messageId: ids.messageId } : {}), ...(ids.toolCallId !== undefined ? { toolCallId: ids.toolCallId } : {}) };
+    const withIds = {
+      ...draft,
+      ...(ids.messageId !== undefined ? { messageId: ids.messageId } : {}),
+      ...(ids.toolCallId !== undefined ? { toolCallId: ids.toolCallId } : {}),
+    };
     emit(ids.sessionId !== undefined ? { ...withIds, sessionId: ids.sessionId } : withIds);
   }
 
   function channelFor(map: Map<string, Channel>, id: string, role: MessageRole, kind: MessageKind, sessionId: string | undefined): Channel {
     let channel = map.get(id);
     if (channel === undefined) {
-      channel = { emitted: "", trueText: undefined, lastRaw: "", held: undefined, mode: "unknown", deltas: 0, completed: false, role, kind, sessionId, rawConcat: "" };
+      channel = {
+        emitted: "",
+        trueText: undefined,
+        lastRaw: "",
+        held: undefined,
+        mode: "unknown",
+        deltas: 0,
+        completed: false,
+        role,
+        kind,
+        sessionId,
+        rawConcat: "",
+      };
       map.set(id, channel);
     }
     return channel;
@@ -94,7 +116,12 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
    * earlier snapshot slipped through), and, in a stream known to send snapshots, stale or revised
    * snapshots versus true deltas mixed in.
    */
-  function resolve(channel: Channel, delta: string, emit: Emit, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): string {
+  function resolve(
+    channel: Channel,
+    delta: string,
+    emit: Emit,
+    ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined },
+  ): string {
     const previousRaw = channel.lastRaw;
     channel.lastRaw = delta;
     channel.rawConcat += delta;
@@ -103,7 +130,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
 
     // 1. Resend glitch: the same (non-trivial) delta twice in a row; A, B, A, B is kept.
     if (delta === previousRaw && delta.length >= minResend && hasWordChar(delta) && channel.mode !== "snapshot") {
-      repair(emit, "duplicate-delta", `the same ${delta.length}-character delta arrived twice in a row; the repeat was dropped`, delta.length, ids);
+      repair(
+        emit,
+        "duplicate-delta",
+        `the same ${delta.length}-character delta arrived twice in a row; the repeat was dropped`,
+        delta.length,
+        ids,
+      );
       return "";
     }
     // 2. Snapshot of everything so far: the delta starts with the whole text.
@@ -111,7 +144,8 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       const overlap = current.length;
       const strong =
         channel.mode === "snapshot" ||
-        (hasWordChar(current) && (overlap >= minOverlap || (overlap >= shortOverlap && (overlap / delta.length >= minRatio || isSafeBoundary(delta, overlap)))));
+        (hasWordChar(current) &&
+          (overlap >= minOverlap || (overlap >= shortOverlap && (overlap / delta.length >= minRatio || isSafeBoundary(delta, overlap)))));
       if (strong) return snapshotSuffix(channel, delta, overlap, emit, ids);
     }
     // 3. Snapshot of the previous delta: an earlier snapshot was too short to recognise, so the
@@ -127,7 +161,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       channel.mode = "snapshot";
       channel.trueText = delta;
       const fresh = delta.slice(previousRaw.length);
-      repair(emit, "snapshot-as-delta", `a snapshot was sent as a delta (it repeats the previous delta); the ${previousRaw.length} repeated characters were removed`, previousRaw.length, ids);
+      repair(
+        emit,
+        "snapshot-as-delta",
+        `a snapshot was sent as a delta (it repeats the previous delta); the ${previousRaw.length} repeated characters were removed`,
+        previousRaw.length,
+        ids,
+      );
       return fresh;
     }
     if (channel.mode === "snapshot") {
@@ -139,7 +179,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       if (common >= shortOverlap && common * 2 >= delta.length) {
         // The agent revised earlier text. Append-only output cannot unsay it; the completed
         // message carries the revision.
-        repair(emit, "snapshot-discontinuity", "a snapshot does not extend the text shown so far; the revision is kept for the completed message", 0, ids);
+        repair(
+          emit,
+          "snapshot-discontinuity",
+          "a snapshot does not extend the text shown so far; the revision is kept for the completed message",
+          0,
+          ids,
+        );
         channel.trueText = delta;
         return "";
       }
@@ -152,13 +198,21 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     return delta;
   }
 
-  function snapshotSuffix(channel: Channel, delta: string, overlap: number, emit: Emit, ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined }): string {
+  function snapshotSuffix(
+    channel: Channel,
+    delta: string,
+    overlap: number,
+    emit: Emit,
+    ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined },
+  ): string {
     channel.mode = "snapshot";
     const fresh = delta.slice(overlap);
     repair(
       emit,
       "snapshot-as-delta",
-      fresh === "" ? "a snapshot repeated the text so far with nothing new; dropped" : `a snapshot was sent as a delta; the ${overlap} characters already shown were removed`,
+      fresh === ""
+        ? "a snapshot repeated the text so far with nothing new; dropped"
+        : `a snapshot was sent as a delta; the ${overlap} characters already shown were removed`,
       overlap,
       ids,
     );
@@ -171,7 +225,8 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     const delta = draft as Extract<AgentEventDraft, { type: "message.delta" }>;
     const position = channel.emitted.length;
     // The common case (a true delta at the right position) passes the draft on as it is: no copy per delta.
-    const out: AgentEventDraft = delta.text === text && delta.position === position && delta.messageId === messageId ? delta : { ...delta, text, position };
+    const out: AgentEventDraft =
+      delta.text === text && delta.position === position && delta.messageId === messageId ? delta : { ...delta, text, position };
     channel.emitted += text;
     emit(out);
   }
@@ -199,7 +254,10 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     if (known === undefined) {
       // Delta for a message that never started: start it (with the delta's role and kind) and say so.
       stats.protocolViolations++;
-      repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, { messageId: draft.messageId, sessionId: draft.sessionId });
+      repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, {
+        messageId: draft.messageId,
+        sessionId: draft.sessionId,
+      });
       const started: AgentEventDraft = { type: "message.started", messageId: draft.messageId, role: draft.role, kind: draft.kind };
       emit(draft.sessionId !== undefined ? { ...started, sessionId: draft.sessionId } : started);
     }
@@ -208,7 +266,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     if (heldTemplates.size > 0 && !(heldTemplates.size === 1 && heldTemplates.has(draft.messageId))) flushAllHeld(emit, draft.messageId);
     if (channel.completed) {
       stats.protocolViolations++;
-      repair(emit, "delta-after-completion", `text for "${draft.messageId}" after its message.completed was dropped (the complete message already has it)`, draft.text.length, ids);
+      repair(
+        emit,
+        "delta-after-completion",
+        `text for "${draft.messageId}" after its message.completed was dropped (the complete message already has it)`,
+        draft.text.length,
+        ids,
+      );
       return;
     }
     if (draft.text === "") return;
@@ -222,7 +286,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       const held = channel.held ?? "";
       if (draft.text === channel.lastRaw && draft.text.length >= minResend && hasWordChar(draft.text)) {
         channel.rawConcat += draft.text;
-        repair(emit, "duplicate-delta", `the same ${draft.text.length}-character delta arrived twice in a row; the repeat was dropped`, draft.text.length, ids);
+        repair(
+          emit,
+          "duplicate-delta",
+          `the same ${draft.text.length}-character delta arrived twice in a row; the repeat was dropped`,
+          draft.text.length,
+          ids,
+        );
         return;
       }
       channel.lastRaw = draft.text;
@@ -232,7 +302,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
         channel.held = undefined;
         heldTemplates.delete(draft.messageId);
         channel.mode = "snapshot";
-        repair(emit, "snapshot-as-delta", `a snapshot was sent as a delta; the ${held.length} characters before it were not repeated`, held.length, ids);
+        repair(
+          emit,
+          "snapshot-as-delta",
+          `a snapshot was sent as a delta; the ${held.length} characters before it were not repeated`,
+          held.length,
+          ids,
+        );
         sendMessageDelta(channel, draft.messageId, draft.text, draft, emit);
         return;
       }
@@ -255,17 +331,42 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     const channel = messages.get(draft.messageId);
     const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
     if (channel !== undefined) {
-      flushHeld(channel, draft.messageId, { type: "message.delta", messageId: draft.messageId, role: channel.role, kind: channel.kind, text: "", position: 0, ...(draft.sessionId ? { sessionId: draft.sessionId } : {}) }, emit);
+      flushHeld(
+        channel,
+        draft.messageId,
+        {
+          type: "message.delta",
+          messageId: draft.messageId,
+          role: channel.role,
+          kind: channel.kind,
+          text: "",
+          position: 0,
+          ...(draft.sessionId ? { sessionId: draft.sessionId } : {}),
+        },
+        emit,
+      );
       heldTemplates.delete(draft.messageId);
     }
     if (channel?.completed === true) {
       stats.protocolViolations++;
       const previous = channel.trueText ?? channel.emitted;
       if (draft.text === previous || draft.text === "") {
-        repair(emit, "duplicate-completion", `message "${draft.messageId}" completed again with the same text; dropped`, draft.text.length, ids);
+        repair(
+          emit,
+          "duplicate-completion",
+          `message "${draft.messageId}" completed again with the same text; dropped`,
+          draft.text.length,
+          ids,
+        );
         return;
       }
-      repair(emit, "second-completion", `message "${draft.messageId}" completed twice with different text; the later text replaces the earlier`, 0, ids);
+      repair(
+        emit,
+        "second-completion",
+        `message "${draft.messageId}" completed twice with different text; the later text replaces the earlier`,
+        0,
+        ids,
+      );
       channel.trueText = draft.text;
       emit(draft);
       return;
@@ -275,12 +376,24 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       const streamed = channel.trueText ?? channel.emitted;
       if (text === "" && streamed !== "") {
         // Codex-style empty completion that would wipe what was streamed: keep the streamed text.
-        repair(emit, "empty-completion", `message "${draft.messageId}" completed with empty text after ${streamed.length} streamed characters; the streamed text is kept`, 0, ids);
+        repair(
+          emit,
+          "empty-completion",
+          `message "${draft.messageId}" completed with empty text after ${streamed.length} streamed characters; the streamed text is kept`,
+          0,
+          ids,
+        );
         text = streamed;
       } else if (text === channel.rawConcat && text !== streamed) {
         // The dialect closed the message with the raw concatenation of its deltas (no final text
         // from the agent): use the repaired text instead.
-        repair(emit, "final-from-repaired-deltas", `message "${draft.messageId}" had no final text from the agent; the repaired streamed text is used`, text.length - streamed.length > 0 ? text.length - streamed.length : 0, ids);
+        repair(
+          emit,
+          "final-from-repaired-deltas",
+          `message "${draft.messageId}" had no final text from the agent; the repaired streamed text is used`,
+          text.length - streamed.length > 0 ? text.length - streamed.length : 0,
+          ids,
+        );
         text = streamed;
       }
       if (draft.role === "assistant") remember(draft.messageId);
@@ -289,7 +402,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       // streamed under another id (GLM, Cursor's recap)? Then it is a repeat, not new text.
       const twin = findStreamedTwin(draft);
       if (twin !== undefined) {
-        repair(emit, "final-matched-by-content", `complete message "${draft.messageId}" repeats message "${twin}" streamed before; dropped`, draft.text.length, ids);
+        repair(
+          emit,
+          "final-matched-by-content",
+          `complete message "${draft.messageId}" repeats message "${twin}" streamed before; dropped`,
+          draft.text.length,
+          ids,
+        );
         return;
       }
     }
@@ -356,7 +475,10 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
           if (known !== undefined && !known.completed) {
             // GLM behind Claude Code repeats message_start mid-message: keep the message going.
             stats.protocolViolations++;
-            repair(emit, "repeated-start", `message "${draft.messageId}" started again while open; the repeat was dropped`, 0, { messageId: draft.messageId, sessionId: draft.sessionId });
+            repair(emit, "repeated-start", `message "${draft.messageId}" started again while open; the repeat was dropped`, 0, {
+              messageId: draft.messageId,
+              sessionId: draft.sessionId,
+            });
             return;
           }
           if (known !== undefined) messages.delete(draft.messageId); // a reused id after completion starts afresh

@@ -56,7 +56,14 @@ function scalar(value: unknown): string {
 function flatten(values: Record<string, unknown>, prefix = "", depth = 0): [string, string][] {
   const out: [string, string][] = [];
   for (const [key, value] of Object.entries(values)) {
-    if (value !== null && typeof value === "object" && !Array.isArray(value) && !LosslessInteger.is(value) && depth < 2 && Object.keys(value).length > 0) {
+    if (
+      value !== null &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      !LosslessInteger.is(value) &&
+      depth < 2 &&
+      Object.keys(value).length > 0
+    ) {
       out.push(...flatten(value as Record<string, unknown>, `${prefix}${key}.`, depth + 1));
     } else out.push([`${prefix}${key}`, scalar(value)]);
   }
@@ -117,7 +124,20 @@ export function keyArgument(input: JsonValue | undefined, cwd?: string, kind?: s
   return "";
 }
 
-const WHOLE_ARGUMENT_KEYS = ["command", "cmd", "file_path", "path", "filePath", "absolute_path", "notebook_path", "pattern", "query", "url", "description", "prompt"] as const;
+const WHOLE_ARGUMENT_KEYS = [
+  "command",
+  "cmd",
+  "file_path",
+  "path",
+  "filePath",
+  "absolute_path",
+  "notebook_path",
+  "pattern",
+  "query",
+  "url",
+  "description",
+  "prompt",
+] as const;
 
 /** Longest compact-JSON rendering of arguments that have no key argument. */
 const MAX_JSON_ARGUMENT = 200;
@@ -139,7 +159,9 @@ export function wholeArgument(input: JsonValue | undefined): string {
   }
   const changes = input.changes;
   if (Array.isArray(changes)) {
-    const paths = changes.map((c) => (isJsonObject(c) && typeof c.path === "string" ? c.path : undefined)).filter((p): p is string => p !== undefined);
+    const paths = changes
+      .map((c) => (isJsonObject(c) && typeof c.path === "string" ? c.path : undefined))
+      .filter((p): p is string => p !== undefined);
     if (paths.length > 0) return paths.join(", ");
   }
   return Object.keys(input).length === 0 ? "" : compactJson(input);
@@ -213,7 +235,10 @@ export function formatUsage(usage: Usage): string {
   const parts: string[] = [];
   if (usage.inputTokens !== null) parts.push(`${formatCount(usage.inputTokens)} in`);
   if (usage.outputTokens !== null) parts.push(`${formatCount(usage.outputTokens)} out`);
-  const cache = [usage.cacheReadTokens !== null && usage.cacheReadTokens > 0 ? `${formatCount(usage.cacheReadTokens)} read` : "", usage.cacheWriteTokens !== null && usage.cacheWriteTokens > 0 ? `${formatCount(usage.cacheWriteTokens)} write` : ""].filter(Boolean);
+  const cache = [
+    usage.cacheReadTokens !== null && usage.cacheReadTokens > 0 ? `${formatCount(usage.cacheReadTokens)} read` : "",
+    usage.cacheWriteTokens !== null && usage.cacheWriteTokens > 0 ? `${formatCount(usage.cacheWriteTokens)} write` : "",
+  ].filter(Boolean);
   if (cache.length > 0) parts.push(`cache ${cache.join(", ")}`);
   if (usage.reasoningTokens !== null && usage.reasoningTokens > 0) parts.push(`${formatCount(usage.reasoningTokens)} reasoning`);
   return parts.length > 0 ? `tokens ${parts.join(" · ")}` : "";

@@ -56,7 +56,9 @@ export function viewMetric(m: MetricFields, verbose: boolean): MetricView {
       const ms = number(m.values.duration_ms) ?? number(m.values.durationMs);
       const firstToken = number(m.values.time_to_first_token_ms);
       if (ms === undefined) return {};
-      const line = verbose ? `turn took ${formatDuration(ms)}${firstToken !== undefined ? ` (first token after ${formatDuration(firstToken)})` : ""}` : undefined;
+      const line = verbose
+        ? `turn took ${formatDuration(ms)}${firstToken !== undefined ? ` (first token after ${formatDuration(firstToken)})` : ""}`
+        : undefined;
       return line === undefined ? { turnMs: ms } : { line, turnMs: ms };
     }
     case "cost":

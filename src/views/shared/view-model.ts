@@ -53,7 +53,8 @@ export function sessionFooterView(summary: SessionSummary, diagnostics: FooterDi
     sessionId: summary.sessionId ?? undefined,
     tokens: tokens === "" ? undefined : tokens,
     cost: summary.costUsd !== null ? formatCost(summary.costUsd) : undefined,
-    thinking: diagnostics.thinkingTokens !== undefined && !reportedReasoning ? `~${diagnostics.thinkingTokens} tokens (estimated)` : undefined,
+    thinking:
+      diagnostics.thinkingTokens !== undefined && !reportedReasoning ? `~${diagnostics.thinkingTokens} tokens (estimated)` : undefined,
     duration: durationMs !== undefined ? formatDuration(durationMs) : undefined,
     turns: summary.turns ?? undefined,
     toolCalls: formatToolCount(summary),

@@ -62,16 +62,16 @@ const HANDLERS: { readonly [T in AgentEventType]: (r: RenderState, event: EventO
   "tool.completed": onToolCompleted,
   "file.changed": onFileChanged,
   "plan.updated": onPlanUpdated,
-  "usage": onUsage,
-  "metric": onMetric,
-  "rate_limit": onRateLimit,
-  "retry": onRetry,
-  "heartbeat": onHeartbeat,
-  "error": onError,
-  "notice": onNotice,
-  "text": onText,
-  "repair": onRepair,
-  "unknown": onUnknown,
+  usage: onUsage,
+  metric: onMetric,
+  rate_limit: onRateLimit,
+  retry: onRetry,
+  heartbeat: onHeartbeat,
+  error: onError,
+  notice: onNotice,
+  text: onText,
+  repair: onRepair,
+  unknown: onUnknown,
 };
 
 /**
@@ -118,7 +118,8 @@ function renderEvent(r: RenderState, event: AgentEvent): void {
     return;
   }
   // A tool header waits for its streamed arguments only while they stream: any other event shows it.
-  if (r.waitingHeaders.length > 0 && !(event.type === "tool.input.delta" && r.waitingHeaders.some((t) => t.id === event.toolCallId))) releaseHeaders(r);
+  if (r.waitingHeaders.length > 0 && !(event.type === "tool.input.delta" && r.waitingHeaders.some((t) => t.id === event.toolCallId)))
+    releaseHeaders(r);
   const handle = HANDLERS[event.type] as (r: RenderState, event: AgentEvent) => void;
   handle(r, event);
 }

@@ -17,24 +17,34 @@ export function footer(r: RenderState, event: Extract<AgentEvent, { type: "sessi
   const turns = event.turns ?? (session !== undefined && session.turnsSeen > 1 ? session.turnsSeen : undefined);
   const thinking = session?.thinkingTokens;
   const [mark, word, role]: [string, string, Role] =
-    event.status === "success" ? ["✓", child ? "subagent done" : "done", "ok"] : event.status === "interrupted" ? ["◼", child ? "subagent interrupted" : "interrupted", "warning"] : ["✗", child ? "subagent failed" : "failed", "error"];
+    event.status === "success"
+      ? ["✓", child ? "subagent done" : "done", "ok"]
+      : event.status === "interrupted"
+        ? ["◼", child ? "subagent interrupted" : "interrupted", "warning"]
+        : ["✗", child ? "subagent failed" : "failed", "error"];
   const parts = [
     durationMs !== undefined ? formatDuration(durationMs) : "",
     turns !== undefined ? `${turns} turn${turns === 1 ? "" : "s"}` : "",
     usage !== undefined ? formatUsage(usage) : "",
-    thinking !== undefined && (usage === undefined || !(usage.reasoningTokens !== null && usage.reasoningTokens > 0)) ? `~${formatCount(thinking)} thinking` : "",
+    thinking !== undefined && (usage === undefined || !(usage.reasoningTokens !== null && usage.reasoningTokens > 0))
+      ? `~${formatCount(thinking)} thinking`
+      : "",
     cost !== undefined ? formatCost(cost) : "",
   ].filter(Boolean);
   begin(r, child ? "tools" : "footer", depth, "footer");
   const head = `${indentOf(depth)}${style(r, role === "ok" ? "okStrong" : role, `${mark} ${word}`)}`;
   const oneRow = `${indentOf(depth)}${mark} ${word} · ${parts.join(" · ")}`;
   if (parts.length === 0) emitRows(r, `${head}\n`);
-  else if (displayWidth(oneRow) <= r.width || usage === undefined || formatUsage(usage) === "") emitRows(r, `${head}${style(r, "meta", ` · ${parts.join(" · ")}`)}\n`);
+  else if (displayWidth(oneRow) <= r.width || usage === undefined || formatUsage(usage) === "")
+    emitRows(r, `${head}${style(r, "meta", ` · ${parts.join(" · ")}`)}\n`);
   else {
     // Too wide for one row: the token counts go on a second line instead of wrapping mid-phrase.
     const tokens = formatUsage(usage);
     const rest = parts.filter((p) => p !== tokens);
-    emitRows(r, `${head}${rest.length > 0 ? style(r, "meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style(r, "meta", tokens)}\n`);
+    emitRows(
+      r,
+      `${head}${rest.length > 0 ? style(r, "meta", ` · ${rest.join(" · ")}`) : ""}\n${indentOf(depth)}  ${style(r, "meta", tokens)}\n`,
+    );
   }
   if (event.error !== undefined && event.error !== "" && event.status !== "success" && squeeze(event.error) !== r.lastError) {
     const reason = sanitizeForTerminal(event.error, { sgr: "visible" });

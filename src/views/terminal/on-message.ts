@@ -35,7 +35,14 @@ export function onMessageCompleted(r: RenderState, event: EventOf<"message.compl
     finishMessage(r, m);
   } else if (event.text.trim() !== "") {
     // Prompts and system text are cut (from the end) like tool output; answers and reasoning never are.
-    const keep = m.role === "user" || m.role === "system" || m.role === "developer" ? (r.uncut ? Infinity : r.verbose ? VERBOSE_HEAD + VERBOSE_TAIL : USER_LINES) : Infinity;
+    const keep =
+      m.role === "user" || m.role === "system" || m.role === "developer"
+        ? r.uncut
+          ? Infinity
+          : r.verbose
+            ? VERBOSE_HEAD + VERBOSE_TAIL
+            : USER_LINES
+        : Infinity;
     const all = keep === Infinity ? [] : trimBlankEnds(event.text.split("\n"));
     const hidden = all.length - keep;
     if (hidden >= MIN_HIDDEN) {

@@ -13,16 +13,27 @@ export function onSessionStarted(r: RenderState, event: EventOf<"session.started
   const depth = isChild ? (parent?.depth ?? 0) + 1 : 0;
   const cwd = isChild ? parent?.cwd : event.cwd;
   r.sessions.set(event.sessionId ?? "", newSession(r, depth, cwd, !isChild, true));
-  const about = [event.agentVersion !== undefined ? `${event.agent ?? "agent"} ${event.agentVersion}` : event.agent, event.model, !isChild ? event.cwd : undefined].filter((s): s is string => s !== undefined && s !== "");
+  const about = [
+    event.agentVersion !== undefined ? `${event.agent ?? "agent"} ${event.agentVersion}` : event.agent,
+    event.model,
+    !isChild ? event.cwd : undefined,
+  ].filter((s): s is string => s !== undefined && s !== "");
   if (isChild) {
     begin(r, "tools", depth, `session:${event.sessionId ?? ""}`);
     emitRows(r, `${indentOf(depth)}${style(r, "meta", `◇ subagent${about.length > 0 ? ` · ${oneLine(about.join(" · "))}` : ""}`)}\n`);
   } else {
     begin(r, "header", 0, `session:${event.sessionId ?? ""}`);
     const [first, ...rest] = about.length > 0 ? about : ["session"];
-    emitRows(r, `${style(r, "header", `◆ ${oneLine(first as string)}`)}${rest.length > 0 ? style(r, "meta", ` · ${oneLine(rest.join(" · "))}`) : ""}\n`);
+    emitRows(
+      r,
+      `${style(r, "header", `◆ ${oneLine(first as string)}`)}${rest.length > 0 ? style(r, "meta", ` · ${oneLine(rest.join(" · "))}`) : ""}\n`,
+    );
     if (r.verbose) {
-      const details = [event.sessionId !== undefined ? `session ${event.sessionId}` : "", event.tools !== undefined ? `${event.tools.length} tools` : "", event.permissionMode ?? ""].filter(Boolean);
+      const details = [
+        event.sessionId !== undefined ? `session ${event.sessionId}` : "",
+        event.tools !== undefined ? `${event.tools.length} tools` : "",
+        event.permissionMode ?? "",
+      ].filter(Boolean);
       if (details.length > 0) emitRows(r, `  ${style(r, "meta", oneLine(details.join(" · ")))}\n`);
     }
   }
@@ -31,13 +42,12 @@ export function onSessionStarted(r: RenderState, event: EventOf<"session.started
 export function onSessionCompleted(r: RenderState, event: EventOf<"session.completed">): void {
   const session = ensureSession(r, event);
   session.completed = true;
-  if (event.finalText !== undefined && event.finalText !== "" && event.status === "success") showFinalAnswer(r, event.finalText, session, event);
+  if (event.finalText !== undefined && event.finalText !== "" && event.status === "success")
+    showFinalAnswer(r, event.finalText, session, event);
   footer(r, event, session);
 }
 
-export function onTurnStarted(r: RenderState, event: EventOf<"turn.started">): void {
-
-}
+export function onTurnStarted(r: RenderState, event: EventOf<"turn.started">): void {}
 
 export function onTurnCompleted(r: RenderState, event: EventOf<"turn.completed">): void {
   const session = sessionOf(r, event) ?? ensureSession(r, event);
@@ -46,7 +56,12 @@ export function onTurnCompleted(r: RenderState, event: EventOf<"turn.completed">
   if (event.costUsd !== undefined) session.turnCost = (session.turnCost ?? 0) + event.costUsd;
   if (event.status === "error") {
     const repeated = event.error !== undefined && squeeze(event.error) === r.lastError;
-    line(r, depthOf(r, event), style(r, "error", `✗ turn failed${event.error !== undefined && !repeated ? `: ${sanitizeForTerminal(event.error)}` : ""}`), "  ");
+    line(
+      r,
+      depthOf(r, event),
+      style(r, "error", `✗ turn failed${event.error !== undefined && !repeated ? `: ${sanitizeForTerminal(event.error)}` : ""}`),
+      "  ",
+    );
     if (event.error !== undefined) r.lastError = squeeze(event.error);
   }
 }

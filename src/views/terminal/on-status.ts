@@ -27,7 +27,8 @@ export function onMetric(r: RenderState, event: EventOf<"metric">): void {
   if (view.turnMs !== undefined) session.turnMs = (session.turnMs ?? 0) + view.turnMs;
   if (view.line === undefined) return;
   const text = oneLine(view.line);
-  const shown = r.verbose || text.startsWith("Effective Temperature:") ? text : cutToWidth(text, Math.max(r.width - indentOf(depth).length, 20)).text;
+  const shown =
+    r.verbose || text.startsWith("Effective Temperature:") ? text : cutToWidth(text, Math.max(r.width - indentOf(depth).length, 20)).text;
   sideNote(r, () => line(r, depth, style(r, view.warning === true ? "warning" : "metric", view.warning === true ? `⚠ ${shown}` : shown)));
 }
 
@@ -38,7 +39,10 @@ export function onRateLimit(r: RenderState, event: EventOf<"rate_limit">): void 
     if (r.verbose) note(r, () => line(r, depth, style(r, "meta", `◷ rate limit ok${scope !== "" ? ` · ${oneLine(scope)}` : ""}`)));
   } else if (event.status === "allowed_warning") {
     note(r, () => line(r, depth, style(r, "warning", `◷ rate limit warning${scope !== "" ? ` · ${oneLine(scope)}` : ""}`)));
-  } else note(r, () => line(r, depth, style(r, "warning", `◷ rate limited (${oneLine(event.status)})${scope !== "" ? ` · ${oneLine(scope)}` : ""}`)));
+  } else
+    note(r, () =>
+      line(r, depth, style(r, "warning", `◷ rate limited (${oneLine(event.status)})${scope !== "" ? ` · ${oneLine(scope)}` : ""}`)),
+    );
 }
 
 export function onRetry(r: RenderState, event: EventOf<"retry">): void {
@@ -56,7 +60,11 @@ export function onHeartbeat(r: RenderState, event: EventOf<"heartbeat">): void {
   // Elsewhere a status line, never a rewrite: the first of a run, then when the idle time passes a step.
   const idle = event.idleMs;
   if (r.heartbeatRun === undefined) {
-    line(r, depthOf(r, event), style(r, "meta", `◷ still working${idle !== undefined && idle >= 1000 ? ` · idle ${formatDuration(idle)}` : ""}`));
+    line(
+      r,
+      depthOf(r, event),
+      style(r, "meta", `◷ still working${idle !== undefined && idle >= 1000 ? ` · idle ${formatDuration(idle)}` : ""}`),
+    );
     r.heartbeatRun = { printed: idle ?? 0 };
   } else if (idle !== undefined) {
     const step = IDLE_STEPS_MS.find((s) => idle >= s && r.heartbeatRun !== undefined && r.heartbeatRun.printed < s);
@@ -72,7 +80,12 @@ export function onError(r: RenderState, event: EventOf<"error">): void {
   const what = `${event.scope === "session" || event.scope === "stream" ? "error" : `${event.scope} error`}${event.code !== undefined ? ` (${event.code})` : ""}`;
   settle(r);
   r.lastItem = `error:${event.seq}`;
-  line(r, depth, style(r, event.fatal === true ? "errorStrong" : "error", `✗ ${oneLine(what)}: ${sanitizeForTerminal(event.message)}`), "  ");
+  line(
+    r,
+    depth,
+    style(r, event.fatal === true ? "errorStrong" : "error", `✗ ${oneLine(what)}: ${sanitizeForTerminal(event.message)}`),
+    "  ",
+  );
   r.lastError = squeeze(event.message);
 }
 
@@ -100,7 +113,17 @@ export function onText(r: RenderState, event: EventOf<"text">): void {
 export function onRepair(r: RenderState, event: EventOf<"repair">): void {
   if (!r.verbose) return;
   const depth = depthOf(r, event);
-  sideNote(r, () => line(r, depth, style(r, "meta", `⚕ repair ${oneLine(event.kind)}: ${oneLine(event.message)}${event.removedChars > 0 ? ` (${event.removedChars} chars removed)` : ""}`)));
+  sideNote(r, () =>
+    line(
+      r,
+      depth,
+      style(
+        r,
+        "meta",
+        `⚕ repair ${oneLine(event.kind)}: ${oneLine(event.message)}${event.removedChars > 0 ? ` (${event.removedChars} chars removed)` : ""}`,
+      ),
+    ),
+  );
 }
 
 export function onUnknown(r: RenderState, event: EventOf<"unknown">): void {

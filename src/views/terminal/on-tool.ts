@@ -35,14 +35,31 @@ export function onToolProgress(r: RenderState, event: EventOf<"tool.progress">):
   if (tool !== undefined && event.output !== undefined) tool.progress.push(event.output);
   if (r.verbose && event.status !== undefined && event.status !== "") {
     const depth = (tool?.depth ?? depthOf(r, event)) + 1;
-    note(r, () => line(r, depth, style(r, "meta", `⋯ ${oneLine(event.status ?? "")}${event.elapsedMs !== undefined ? ` · ${formatDuration(event.elapsedMs)}` : ""}`)));
+    note(r, () =>
+      line(
+        r,
+        depth,
+        style(r, "meta", `⋯ ${oneLine(event.status ?? "")}${event.elapsedMs !== undefined ? ` · ${formatDuration(event.elapsedMs)}` : ""}`),
+      ),
+    );
   }
 }
 
 export function onToolCompleted(r: RenderState, event: EventOf<"tool.completed">): void {
   let tool = r.tools.get(event.toolCallId);
   if (tool === undefined) {
-    tool = { id: event.toolCallId, name: event.name ?? "tool", kind: undefined, depth: depthOf(r, event), sessionId: event.sessionId, input: undefined, inputParts: [], headerShown: true, description: undefined, progress: [] };
+    tool = {
+      id: event.toolCallId,
+      name: event.name ?? "tool",
+      kind: undefined,
+      depth: depthOf(r, event),
+      sessionId: event.sessionId,
+      input: undefined,
+      inputParts: [],
+      headerShown: true,
+      description: undefined,
+      progress: [],
+    };
   } else if (!tool.headerShown) showHeader(r, tool);
   r.tools.delete(event.toolCallId);
   if (isNoResult(event)) {
@@ -52,7 +69,13 @@ export function onToolCompleted(r: RenderState, event: EventOf<"tool.completed">
     releaseAfterTool(r);
     return;
   }
-  const output = event.output ?? (event.result !== undefined && event.result !== null ? (typeof event.result === "string" ? event.result : stringifyRecord(event.result, 2)) : tool.progress.join(""));
+  const output =
+    event.output ??
+    (event.result !== undefined && event.result !== null
+      ? typeof event.result === "string"
+        ? event.result
+        : stringifyRecord(event.result, 2)
+      : tool.progress.join(""));
   const boilerplate = tool.kind === "file_edit" || tool.kind === "file_write" || tool.kind === "todo";
   const showText = output.trim() !== "" && (event.isError ? !r.quiet : r.verbose || (!r.quiet && !boilerplate));
   if (!showText && !event.isError) {
@@ -62,7 +85,12 @@ export function onToolCompleted(r: RenderState, event: EventOf<"tool.completed">
   referTo(r, tool);
   if (showText) showOutput(r, tool.depth, output, event.isError ? "error" : "output");
   if (event.isError) {
-    const status = [event.exitCode !== undefined ? `exit ${event.exitCode}` : "failed", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(" · ");
+    const status = [
+      event.exitCode !== undefined ? `exit ${event.exitCode}` : "failed",
+      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
+    ]
+      .filter(Boolean)
+      .join(" · ");
     emitRows(r, `${indentOf(tool.depth)}  ${style(r, "error", `✗ ${status}`)}\n`);
   }
   releaseAfterTool(r);
@@ -73,11 +101,15 @@ export function onFileChanged(r: RenderState, event: EventOf<"file.changed">): v
   const tool = event.toolCallId !== undefined ? r.tools.get(event.toolCallId) : undefined;
   const depth = tool?.depth ?? depthOf(r, event);
   const cwd = cwdOf(r, event);
-  if (r.lastItem !== `tool:${event.toolCallId ?? ""}` || event.toolCallId === undefined) begin(r, "tools", depth, `tool:${event.toolCallId ?? `files:${event.seq}`}`);
+  if (r.lastItem !== `tool:${event.toolCallId ?? ""}` || event.toolCallId === undefined)
+    begin(r, "tools", depth, `tool:${event.toolCallId ?? `files:${event.seq}`}`);
   else settle(r);
   for (const change of event.changes) {
     const stat = change.diff !== undefined ? diffStat(change.diff) : undefined;
-    const target = change.kind === "rename" && change.newPath !== undefined ? `${relativePath(change.path, cwd)} → ${relativePath(change.newPath, cwd)}` : relativePath(change.path, cwd);
+    const target =
+      change.kind === "rename" && change.newPath !== undefined
+        ? `${relativePath(change.path, cwd)} → ${relativePath(change.newPath, cwd)}`
+        : relativePath(change.path, cwd);
     const counts = stat !== undefined ? ` ${style(r, "diffAdd", `+${stat.added}`)} ${style(r, "diffDel", `−${stat.removed}`)}` : "";
     const failed = event.status === "error" ? style(r, "error", " (failed)") : "";
     emitRows(r, `${indentOf(depth)}  ${style(r, "toolMark", "✎")} ${change.kind} ${style(r, "arg", oneLine(target))}${counts}${failed}\n`);

@@ -28,7 +28,13 @@ export function emit(r: RenderState, text: string): void {
  */
 export function emitRows(r: RenderState, text: string): void {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-  emit(r, `${body.split("\n").map((row) => wrapLine(row, r.width, 0, "  ")).join("\n")}${body === text ? "" : "\n"}`);
+  emit(
+    r,
+    `${body
+      .split("\n")
+      .map((row) => wrapLine(row, r.width, 0, "  "))
+      .join("\n")}${body === text ? "" : "\n"}`,
+  );
 }
 
 /** Writes what is pending. Mode full closes an open style first, so every write is self-contained. */
@@ -58,7 +64,11 @@ export function begin(r: RenderState, group: Group, depth: number, item: string)
   settle(r);
   releaseAfterTool(r);
   r.heartbeatRun = undefined;
-  if (depth === 0 && r.lastGroup !== undefined && (group === "message" || group === "footer" || r.lastGroup.group !== group || r.lastGroup.depth !== 0)) {
+  if (
+    depth === 0 &&
+    r.lastGroup !== undefined &&
+    (group === "message" || group === "footer" || r.lastGroup.group !== group || r.lastGroup.depth !== 0)
+  ) {
     if (!(group === "text" && r.lastGroup.group === "text")) emit(r, "\n");
   }
   r.lastGroup = { group, depth };

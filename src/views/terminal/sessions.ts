@@ -15,7 +15,23 @@ export function cwdOf(r: RenderState, event: AgentEvent): string | undefined {
 }
 
 export function newSession(r: RenderState, depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
-  return { depth, cwd, root, started, completed: false, answers: "", cumulative: undefined, deltaUsage: undefined, cost: undefined, plan: undefined, thinkingTokens: undefined, turnMs: undefined, turnUsage: undefined, turnCost: undefined, turnsSeen: 0 };
+  return {
+    depth,
+    cwd,
+    root,
+    started,
+    completed: false,
+    answers: "",
+    cumulative: undefined,
+    deltaUsage: undefined,
+    cost: undefined,
+    plan: undefined,
+    thinkingTokens: undefined,
+    turnMs: undefined,
+    turnUsage: undefined,
+    turnCost: undefined,
+    turnsSeen: 0,
+  };
 }
 
 export function ensureSession(r: RenderState, event: AgentEvent): SessionState {

@@ -79,7 +79,15 @@ export function showOutput(r: RenderState, depth: number, text: string, role: Ro
       if (fitted.cut) cutLines++;
       text = fitted.text;
     }
-    const lineRole: Role = diff ? (text.startsWith("+") ? "diffAdd" : text.startsWith("-") ? "diffDel" : text.startsWith("@@") ? "diffHunk" : role) : role;
+    const lineRole: Role = diff
+      ? text.startsWith("+")
+        ? "diffAdd"
+        : text.startsWith("-")
+          ? "diffDel"
+          : text.startsWith("@@")
+            ? "diffHunk"
+            : role
+      : role;
     out.push(text === "" ? gutterOnly : `${indent}${colorLine(r, lineRole, linkify(r, text))}`);
   }
   const summary = hiddenSummary(r, keepAll ? 0 : hidden, cutLines, room);
@@ -114,7 +122,12 @@ export function colorLine(r: RenderState, role: Role, text: string): string {
 /** The one line that says what was cut; the hint goes when it would not fit the row (`room` columns). */
 export function hiddenSummary(r: RenderState, hiddenLines: number, cutLines: number, room = r.width): string {
   if (hiddenLines <= 0 && cutLines === 0) return "";
-  const what = [hiddenLines > 0 ? `${hiddenLines} more line${hiddenLines === 1 ? "" : "s"} hidden` : "", cutLines > 0 ? `${cutLines} long line${cutLines === 1 ? "" : "s"} cut` : ""].filter(Boolean).join(", ");
+  const what = [
+    hiddenLines > 0 ? `${hiddenLines} more line${hiddenLines === 1 ? "" : "s"} hidden` : "",
+    cutLines > 0 ? `${cutLines} long line${cutLines === 1 ? "" : "s"} cut` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   const hinted = `… ${what} (${r.verbose ? "--full shows all" : "-v shows more, --full all"})`;
   return displayWidth(hinted) <= room ? hinted : `… ${what}`;
 }
@@ -130,14 +143,19 @@ export function referTo(r: RenderState, tool: ToolState): void {
 }
 
 export function showPlan(r: RenderState, depth: number, items: readonly PlanItem[], previous: readonly PlanItem[] | undefined): void {
-  const box = (item: PlanItem): string => (item.status === "completed" ? style(r, "ok", "☑") : item.status === "in_progress" ? style(r, "warning", "◐") : style(r, "meta", "☐"));
+  const box = (item: PlanItem): string =>
+    item.status === "completed" ? style(r, "ok", "☑") : item.status === "in_progress" ? style(r, "warning", "◐") : style(r, "meta", "☐");
   let shown = items;
   // Normal verbosity: once the list is known, show only the items that changed.
   if (!r.verbose && previous !== undefined && previous.length === items.length && previous.every((p, i) => p.text === items[i]?.text)) {
     shown = items.filter((item, i) => item.status !== previous[i]?.status);
     if (shown.length === 0) return;
   }
-  for (const item of shown) emitRows(r, `${indentOf(depth)}  ${box(item)} ${item.status === "completed" ? style(r, "meta", oneLine(item.text)) : oneLine(item.text)}\n`);
+  for (const item of shown)
+    emitRows(
+      r,
+      `${indentOf(depth)}  ${box(item)} ${item.status === "completed" ? style(r, "meta", oneLine(item.text)) : oneLine(item.text)}\n`,
+    );
 }
 
 export function trimBlankEnds(lines: string[]): string[] {

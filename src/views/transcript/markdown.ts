@@ -6,7 +6,14 @@ import { assertNever, isNoResult, type AgentEvent, type FileChange, type Message
 import { viewMetric } from "../shared/metric.ts";
 import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
+import {
+  cleanText,
+  createOutputBuffer,
+  createSessionFacts,
+  createToolTracker,
+  createTranscriptWriter,
+  type TranscriptTool,
+} from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 
@@ -21,7 +28,10 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
   /** The `##` section we are in: who speaks, so assistant activity after a prompt gets its own heading. */
   let section: string | undefined;
   /** Message text gathered from deltas, for messages whose message.completed never comes. */
-  const open = new Map<string, { role: MessageRole; kind: string; channel: string | undefined; sessionId: string | undefined; chunks: string[] }>();
+  const open = new Map<
+    string,
+    { role: MessageRole; kind: string; channel: string | undefined; sessionId: string | undefined; chunks: string[] }
+  >();
   let shownAnswer = false;
 
   const isChild = (sessionId: string | undefined): boolean => sessionId !== undefined && children.has(sessionId);
@@ -74,7 +84,13 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     if (tool.input === undefined) return;
     const command = tool.kind === "command" ? wholeArgument(tool.input) : "";
     if (command !== "") write(fenced(command, "sh"));
-    else write(fenced(typeof tool.input === "string" ? tool.input : stringifyRecord(tool.input, 2), typeof tool.input === "string" ? "text" : "json"));
+    else
+      write(
+        fenced(
+          typeof tool.input === "string" ? tool.input : stringifyRecord(tool.input, 2),
+          typeof tool.input === "string" ? "text" : "json",
+        ),
+      );
   };
   const showReady = (): void => {
     for (const tool of tools.ready()) showTool(tool);
@@ -94,7 +110,13 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
       write(`**Result of ${code(name)}:** no result`);
       return;
     }
-    const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
+    const details = [
+      event.isError ? "failed" : "ok",
+      event.exitCode !== undefined ? `exit ${event.exitCode}` : "",
+      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
     write(`**Result of ${code(name)}:** ${details}`);
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : undefined);
     if (output !== undefined && output.trim() !== "") write(fenced(output, "text"));
@@ -122,14 +144,7 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
         }
         rootId ??= event.sessionId;
         title();
-        const rows: [string, string | undefined][] = [
-          ["Session", event.sessionId],
-          ["Agent", [event.agent, event.agentVersion].filter(Boolean).join(" ") || undefined],
-          ["Model", event.model],
-          ["Directory", event.cwd],
-          ["Permission mode", event.permissionMode],
-        ];
-        const list = rows.filter((r): r is [string, string] => r[1] !== undefined).map(([k, v]) => `- **${k}:** ${k === "Agent" ? inline(v) : code(v)}`);
+        const list = sessionFacts(event);
         if (list.length > 0) write(list.join("\n"));
         return;
       }
@@ -201,12 +216,16 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
         // "allowed" is the normal state; warnings and rejections are worth a line.
         if (event.status !== "allowed") {
           title();
-          write(`> **Rate limit ${inline(event.status)}**${event.limit !== undefined ? ` (${inline(event.limit)})` : ""}${event.resetsAt !== undefined ? `, resets at ${inline(event.resetsAt)}` : ""}`);
+          write(
+            `> **Rate limit ${inline(event.status)}**${event.limit !== undefined ? ` (${inline(event.limit)})` : ""}${event.resetsAt !== undefined ? `, resets at ${inline(event.resetsAt)}` : ""}`,
+          );
         }
         return;
       case "retry":
         title();
-        write(`> **Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
+        write(
+          `> **Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`,
+        );
         return;
       case "error":
         title();
@@ -402,4 +421,18 @@ function changeText(change: FileChange): string {
 function planLine(item: PlanItem): string {
   const mark = item.status === "completed" ? "[x]" : "[ ]";
   return `- ${mark} ${inline(item.text)}${item.status === "in_progress" ? " _(in progress)_" : ""}`;
+}
+
+/** The header list of a root session: the facts it started with. */
+function sessionFacts(event: Extract<AgentEvent, { type: "session.started" }>): string[] {
+  const rows: [string, string | undefined][] = [
+    ["Session", event.sessionId],
+    ["Agent", [event.agent, event.agentVersion].filter(Boolean).join(" ") || undefined],
+    ["Model", event.model],
+    ["Directory", event.cwd],
+    ["Permission mode", event.permissionMode],
+  ];
+  return rows
+    .filter((r): r is [string, string] => r[1] !== undefined)
+    .map(([k, v]) => `- **${k}:** ${k === "Agent" ? inline(v) : code(v)}`);
 }

@@ -5,7 +5,14 @@ import { assertNever, isNoResult, type AgentEvent, type FileChange, type Message
 import { viewMetric } from "../shared/metric.ts";
 import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import { cleanText, createOutputBuffer, createSessionFacts, createToolTracker, createTranscriptWriter, type TranscriptTool } from "./transcript.ts";
+import {
+  cleanText,
+  createOutputBuffer,
+  createSessionFacts,
+  createToolTracker,
+  createTranscriptWriter,
+  type TranscriptTool,
+} from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 
@@ -60,7 +67,18 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
   };
 
   const labelFor = (role: MessageRole, kind: string, channel: string | undefined, child: boolean): string => {
-    let label = kind === "reasoning" ? "Thinking" : kind === "redacted_reasoning" ? "Thinking (redacted)" : role === "assistant" ? "Assistant" : role === "user" ? "User" : role === "system" ? "System" : "Developer";
+    let label =
+      kind === "reasoning"
+        ? "Thinking"
+        : kind === "redacted_reasoning"
+          ? "Thinking (redacted)"
+          : role === "assistant"
+            ? "Assistant"
+            : role === "user"
+              ? "User"
+              : role === "system"
+                ? "System"
+                : "Developer";
     if (channel !== undefined && channel !== "final") label += ` [${oneLine(channel)}]`;
     return child ? `${label} (subagent)` : label;
   };
@@ -126,11 +144,24 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
     if (tool === undefined) return;
     if (isNoResult(event)) {
-      block(`Result ${oneLine(event.name ?? tool.name)}: no result`, "result", event.toolCallId, lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId);
+      block(
+        `Result ${oneLine(event.name ?? tool.name)}: no result`,
+        "result",
+        event.toolCallId,
+        lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId,
+      );
       return;
     }
-    const details = [event.isError ? "failed" : "ok", event.exitCode !== undefined ? `exit ${event.exitCode}` : "", event.durationMs !== undefined ? formatDuration(event.durationMs) : ""].filter(Boolean).join(", ");
-    const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? stringifyRecord(event.result, 2) : undefined);
+    const details = [
+      event.isError ? "failed" : "ok",
+      event.exitCode !== undefined ? `exit ${event.exitCode}` : "",
+      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    const output =
+      event.output ??
+      (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? stringifyRecord(event.result, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
     const attach = lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId;
     block(`Result ${oneLine(event.name ?? tool.name)}: ${details}${body}`, "result", event.toolCallId, attach);
@@ -149,16 +180,32 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
         const child = event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
         if (child) {
           if (event.sessionId !== undefined && event.sessionId !== rootId) children.add(event.sessionId);
-          block(oneLine(`Subagent ${event.sessionId ?? ""} started${event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : ""}`.replace(/ {2,}/g, " ")));
+          block(
+            oneLine(
+              `Subagent ${event.sessionId ?? ""} started${event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : ""}`.replace(
+                / {2,}/g,
+                " ",
+              ),
+            ),
+          );
           return;
         }
         rootId ??= event.sessionId;
-        const about = [[event.agent, event.agentVersion].filter(Boolean).join(" "), event.model !== undefined ? `model ${event.model}` : "", event.cwd !== undefined ? `in ${event.cwd}` : ""].filter(Boolean).join(", ");
+        const about = [
+          [event.agent, event.agentVersion].filter(Boolean).join(" "),
+          event.model !== undefined ? `model ${event.model}` : "",
+          event.cwd !== undefined ? `in ${event.cwd}` : "",
+        ]
+          .filter(Boolean)
+          .join(", ");
         block(oneLine(`Session${event.sessionId !== undefined ? ` ${event.sessionId}` : ""}${about !== "" ? `: ${about}` : ""}`));
         return;
       }
       case "session.completed":
-        if (isChild(event)) block(oneLine(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`));
+        if (isChild(event))
+          block(
+            oneLine(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`),
+          );
         return;
       case "turn.started":
       case "usage":
@@ -216,7 +263,12 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
       }
       case "rate_limit":
         // "allowed" is the normal state; warnings and rejections are worth a line.
-        if (event.status !== "allowed") block(oneLine(`Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`));
+        if (event.status !== "allowed")
+          block(
+            oneLine(
+              `Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`,
+            ),
+          );
         return;
       case "retry": {
         const head = `Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}${event.delayMs !== undefined ? ` in ${formatDuration(event.delayMs)}` : ""}`;
@@ -292,7 +344,10 @@ function indented(text: string, prefix: string): string {
 }
 
 function changeText(change: FileChange): string {
-  const what = change.kind === "rename" && change.newPath !== undefined ? `rename ${change.path} -> ${change.newPath}` : `${change.kind} ${change.path}`;
+  const what =
+    change.kind === "rename" && change.newPath !== undefined
+      ? `rename ${change.path} -> ${change.newPath}`
+      : `${change.kind} ${change.path}`;
   const head = `Changed: ${oneLine(what)}`;
   return change.diff === undefined || change.diff.trim() === "" ? head : `${head}\n${indented(change.diff, BODY)}`;
 }

@@ -62,7 +62,17 @@ export function createToolTracker(): ToolTracker {
         if (!known.shown && known.input === undefined && event.input !== undefined) known.input = event.input;
         return undefined;
       }
-      const tool: TranscriptTool = { toolCallId: event.toolCallId, name: event.name, kind: event.kind, sessionId: event.sessionId, input: event.input, inputText: undefined, progress: [], shown: false, done: false };
+      const tool: TranscriptTool = {
+        toolCallId: event.toolCallId,
+        name: event.name,
+        kind: event.kind,
+        sessionId: event.sessionId,
+        input: event.input,
+        inputText: undefined,
+        progress: [],
+        shown: false,
+        done: false,
+      };
       tools.set(event.toolCallId, tool);
       if (event.input === undefined) {
         waiting.push(tool);
@@ -88,7 +98,17 @@ export function createToolTracker(): ToolTracker {
       let tool = tools.get(toolCallId);
       if (tool?.done === true) return undefined;
       if (tool === undefined) {
-        tool = { toolCallId, name: name ?? "tool", kind: undefined, sessionId, input: undefined, inputText: undefined, progress: [], shown: true, done: false };
+        tool = {
+          toolCallId,
+          name: name ?? "tool",
+          kind: undefined,
+          sessionId,
+          input: undefined,
+          inputText: undefined,
+          progress: [],
+          shown: true,
+          done: false,
+        };
         tools.set(toolCallId, tool);
       }
       tool.done = true;
@@ -115,7 +135,6 @@ export interface SessionFacts {
   /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which; ../shared/view-model.ts shows them). */
   diagnostics(): FooterDiagnostics;
 }
-
 
 /** Creates the fold behind the footer. */
 export function createSessionFacts(): SessionFacts {
@@ -149,9 +168,6 @@ export function createSessionFacts(): SessionFacts {
     diagnostics: () => ({ thinkingTokens, turnMs }),
   };
 }
-
-
-
 
 /** Text collected for the caller, handed out (and cleared) once per event. */
 export interface OutputBuffer {

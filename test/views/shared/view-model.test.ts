@@ -36,8 +36,19 @@ describe.skipIf(!hasShared)("sessionFooterView on a real capture", () => {
 
   it("leaves out what the agent did not say", () => {
     const bare = { ...summary, agent: null, agentVersion: null, model: null, sessionId: null, error: null, costUsd: null, turns: null };
-    const empty = { ...bare, usage: { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } };
+    const empty = {
+      ...bare,
+      usage: { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+    };
     const view = sessionFooterView(empty, none);
-    expect([view.agent, view.model, view.sessionId, view.error, view.cost, view.turns, view.tokens]).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect([view.agent, view.model, view.sessionId, view.error, view.cost, view.turns, view.tokens]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

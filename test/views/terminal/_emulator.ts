@@ -83,10 +83,13 @@ export function createScreen(cols: number, options: { scrollback?: number; watch
     for (const final of CSI_FINALS) {
       for (const prefix of ["", "?", ">", "=", "<"]) {
         for (const intermediates of ["", "$", " ", "!", '"', "'", "*"]) {
-          term.parser.registerCsiHandler({ final, ...(prefix !== "" ? { prefix } : {}), ...(intermediates !== "" ? { intermediates } : {}) }, () => {
-            effects.csi.push(`${prefix}${intermediates}${final}`);
-            return false;
-          });
+          term.parser.registerCsiHandler(
+            { final, ...(prefix !== "" ? { prefix } : {}), ...(intermediates !== "" ? { intermediates } : {}) },
+            () => {
+              effects.csi.push(`${prefix}${intermediates}${final}`);
+              return false;
+            },
+          );
         }
       }
     }
@@ -143,7 +146,10 @@ export function createScreen(cols: number, options: { scrollback?: number; watch
 }
 
 /** Renders `events` with the given options and returns every `write` (in order) and the event index of each. */
-export function renderWrites(events: readonly AgentEvent[], options: Omit<RendererOptions, "write">): { writes: string[]; eventOfWrite: number[] } {
+export function renderWrites(
+  events: readonly AgentEvent[],
+  options: Omit<RendererOptions, "write">,
+): { writes: string[]; eventOfWrite: number[] } {
   const writes: string[] = [];
   const eventOfWrite: number[] = [];
   let index = -1;

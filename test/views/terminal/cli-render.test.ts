@@ -64,7 +64,10 @@ describe("agentstream render", () => {
   });
 
   it("in a GitHub Actions job, workflow commands in agent text are suspended", async () => {
-    const io = fakeIo({ stdin: '{"type":"text","v":1,"seq":0,"text":"::add-mask::secret","position":"preamble"}\n', env: { GITHUB_ACTIONS: "true" } });
+    const io = fakeIo({
+      stdin: '{"type":"text","v":1,"seq":0,"text":"::add-mask::secret","position":"preamble"}\n',
+      env: { GITHUB_ACTIONS: "true" },
+    });
     expect(await run(["render", "--from", "agentstream"], io)).toBe(0);
     const lines = io.out().trim().split("\n");
     const token = /^::stop-commands::(agentstream-[0-9a-f-]+)$/.exec(lines[0] as string)?.[1];
@@ -76,11 +79,17 @@ describe("agentstream render", () => {
   it("100k tiny deltas: a write per input chunk, not per delta, in mode full", async () => {
     const n = 100_000;
     const lines = ['{"v":1,"seq":0,"type":"message.started","messageId":"m","role":"assistant","kind":"text"}'];
-    for (let i = 0; i < n; i++) lines.push(`{"v":1,"seq":${i + 1},"type":"message.delta","messageId":"m","text":"${i % 80 === 79 ? "y\\n" : "y"}","position":${i}}`);
+    for (let i = 0; i < n; i++)
+      lines.push(`{"v":1,"seq":${i + 1},"type":"message.delta","messageId":"m","text":"${i % 80 === 79 ? "y\\n" : "y"}","position":${i}}`);
     lines.push(`{"v":1,"seq":${n + 1},"type":"message.completed","messageId":"m","role":"assistant","kind":"text","text":""}`);
     const io = counting({ stdin: `${lines.join("\n")}\n`, stdoutTTY: true });
     expect(await run(["render", "--from", "agentstream", "--no-repair"], io)).toBe(0);
     expect(io.writes()).toBeLessThan(10);
-    expect(io.out().replace(/\x1b\[[0-9;]*m/g, "").match(/y/g)).toHaveLength(n);
+    expect(
+      io
+        .out()
+        .replace(/\x1b\[[0-9;]*m/g, "")
+        .match(/y/g),
+    ).toHaveLength(n);
   });
 });

@@ -27,7 +27,8 @@ function corpusOf(events: readonly AgentEvent[]): string {
   const walk = (value: unknown): void => {
     if (typeof value === "string") out.push(value);
     else if (Array.isArray(value)) value.forEach(walk);
-    else if (value !== null && typeof value === "object") for (const [key, v] of Object.entries(value)) if (key !== "raw" && key !== "source") walk(v);
+    else if (value !== null && typeof value === "object")
+      for (const [key, v] of Object.entries(value)) if (key !== "raw" && key !== "source") walk(v);
   };
   for (const event of events) {
     if (event.type === "message.delta" || event.type === "tool.input.delta" || event.type === "tool.progress") continue;
@@ -52,13 +53,24 @@ interface Rendered {
 }
 
 /** Renders into an emulator, checking the append-only contract write by write. */
-async function renderInto(events: readonly AgentEvent[], mode: RenderMode, width: number, verbosity: Verbosity = "normal"): Promise<Rendered> {
+async function renderInto(
+  events: readonly AgentEvent[],
+  mode: RenderMode,
+  width: number,
+  verbosity: Verbosity = "normal",
+): Promise<Rendered> {
   const { writes, eventOfWrite } = renderWrites(events, { mode, width, verbosity });
   return check(events, writes, eventOfWrite, mode, width);
 }
 
 /** The oracle: feeds `writes` to an emulator `width` wide and lists every breach of the contract. */
-async function check(events: readonly AgentEvent[], writes: readonly string[], eventOfWrite: readonly number[], mode: RenderMode, width: number): Promise<Rendered> {
+async function check(
+  events: readonly AgentEvent[],
+  writes: readonly string[],
+  eventOfWrite: readonly number[],
+  mode: RenderMode,
+  width: number,
+): Promise<Rendered> {
   const output = writes.join("");
   const problems: string[] = [];
   const text = plain(output);
@@ -71,10 +83,12 @@ async function check(events: readonly AgentEvent[], writes: readonly string[], e
   for (const write of writes) {
     await screen.write(write);
     const now = screen.cursor();
-    if (now.row < last.row || (now.row === last.row && now.col < last.col)) problems.push(`the cursor moved back from ${last.row}:${last.col} to ${now.row}:${now.col}`);
+    if (now.row < last.row || (now.row === last.row && now.col < last.col))
+      problems.push(`the cursor moved back from ${last.row}:${last.col} to ${now.row}:${now.col}`);
     last = now;
   }
-  if (screen.effects.csi.length > 0 || screen.effects.esc.length > 0) problems.push(`cursor-moving sequences reached the terminal: ${[...screen.effects.csi, ...screen.effects.esc].join(" ")}`);
+  if (screen.effects.csi.length > 0 || screen.effects.esc.length > 0)
+    problems.push(`cursor-moving sequences reached the terminal: ${[...screen.effects.csi, ...screen.effects.esc].join(" ")}`);
   // Every logical line of the output is exactly one logical line on screen (soft wraps joined), in order.
   const expected = text.split("\n");
   const logical = screen.logicalLines();
@@ -114,7 +128,8 @@ async function check(events: readonly AgentEvent[], writes: readonly string[], e
       if (previous !== undefined && previous.text === here.text) {
         const core = here.text.replace(DECORATION_START, "").replace(/…$/, "").trim();
         const sameKind = previous.event !== here.event && events[previous.event]?.type === events[here.event]?.type;
-        if (!sameKind && core !== "" && occurrences(corpus, core) < 2) problems.push(`line printed twice in a row: ${JSON.stringify(here.text)}`);
+        if (!sameKind && core !== "" && occurrences(corpus, core) < 2)
+          problems.push(`line printed twice in a row: ${JSON.stringify(here.text)}`);
       }
       previous = here;
     }

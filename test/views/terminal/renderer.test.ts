@@ -31,7 +31,16 @@ function render(drafts: AgentEventDraft[], options: Omit<RendererOptions, "write
   return { writes, perEvent, output, text: plain(output) };
 }
 
-const start = (id = "s", extra: Partial<AgentEventDraft> = {}): AgentEventDraft => ({ type: "session.started", sessionId: id, agent: "claude-code", agentVersion: "2.1.0", model: "sonnet", cwd: "/repo", ...extra }) as AgentEventDraft;
+const start = (id = "s", extra: Partial<AgentEventDraft> = {}): AgentEventDraft =>
+  ({
+    type: "session.started",
+    sessionId: id,
+    agent: "claude-code",
+    agentVersion: "2.1.0",
+    model: "sonnet",
+    cwd: "/repo",
+    ...extra,
+  }) as AgentEventDraft;
 const msg = (id: string, text: string, kind: "text" | "reasoning" = "text", sessionId = "s"): AgentEventDraft[] => [
   { type: "message.started", messageId: id, role: "assistant", kind, sessionId },
   { type: "message.completed", messageId: id, role: "assistant", kind, text, sessionId },
@@ -46,7 +55,14 @@ const deltas = (id: string, pieces: string[], kind: "text" | "reasoning" = "text
   out.push({ type: "message.completed", messageId: id, role: "assistant", kind, text: pieces.join(""), sessionId });
   return out;
 };
-const tool = (id: string, name: string, input: AgentEventDraft extends never ? never : unknown, output: string, isError = false, extra: Record<string, unknown> = {}): AgentEventDraft[] => [
+const tool = (
+  id: string,
+  name: string,
+  input: AgentEventDraft extends never ? never : unknown,
+  output: string,
+  isError = false,
+  extra: Record<string, unknown> = {},
+): AgentEventDraft[] => [
   { type: "tool.started", toolCallId: id, name, kind: "command", input, sessionId: "s" } as AgentEventDraft,
   { type: "tool.completed", toolCallId: id, output, isError, sessionId: "s", ...extra } as AgentEventDraft,
 ];
@@ -67,7 +83,8 @@ describe("the append-only streaming contract", () => {
 
   it("full: every write is self-contained (a style left open by a delta is closed in the same write)", () => {
     const { writes } = render(stream, { mode: "full" });
-    for (const write of writes) if (write.includes("\x1b[")) expect(write.endsWith("\x1b[0m") || write.endsWith("\x1b[0m\n") || write.endsWith("\n")).toBe(true);
+    for (const write of writes)
+      if (write.includes("\x1b[")) expect(write.endsWith("\x1b[0m") || write.endsWith("\x1b[0m\n") || write.endsWith("\n")).toBe(true);
   });
 
   it.each(["basic", "none"] as const)("%s: nothing per delta, one write for the whole block", (mode) => {
@@ -78,7 +95,17 @@ describe("the append-only streaming contract", () => {
   });
 
   it("the same text in every mode; none has no escape sequence, basic has colour but no dim or italic", () => {
-    const events = [start(), ...deltas("r", ["think", "ing"], "reasoning"), ...deltas("m", ["an", "swer"]), { type: "metric", name: "flame", values: { temperature: 0.65, k: 0.013, state: "sync", reflex_score: 0.72 }, sessionId: "s" } as AgentEventDraft];
+    const events = [
+      start(),
+      ...deltas("r", ["think", "ing"], "reasoning"),
+      ...deltas("m", ["an", "swer"]),
+      {
+        type: "metric",
+        name: "flame",
+        values: { temperature: 0.65, k: 0.013, state: "sync", reflex_score: 0.72 },
+        sessionId: "s",
+      } as AgentEventDraft,
+    ];
     const full = render(events, { mode: "full" });
     const basic = render(events, { mode: "basic" });
     const none = render(events, { mode: "none" });
@@ -102,7 +129,11 @@ describe("the append-only streaming contract", () => {
   });
 
   it("the completed text adds what the deltas did not send, and never repeats what they did", () => {
-    const { text } = render([{ type: "message.started", messageId: "a", role: "assistant", kind: "text" }, { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: "Hel", position: 0 }, { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "Hello" }]);
+    const { text } = render([
+      { type: "message.started", messageId: "a", role: "assistant", kind: "text" },
+      { type: "message.delta", role: "assistant", kind: "text", messageId: "a", text: "Hel", position: 0 },
+      { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "Hello" },
+    ]);
     expect(text).toBe("● Hello\n");
   });
 
@@ -127,7 +158,8 @@ describe("speed: 100k tiny deltas", () => {
   const many = 100_000;
   const events = (): AgentEvent[] => {
     const out: AgentEventDraft[] = [{ type: "message.started", messageId: "m", role: "assistant", kind: "text" }];
-    for (let i = 0; i < many; i++) out.push({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: i % 50 === 49 ? "x\n" : "x", position: i });
+    for (let i = 0; i < many; i++)
+      out.push({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: i % 50 === 49 ? "x\n" : "x", position: i });
     out.push({ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "" });
     return stamp(out);
   };
@@ -163,11 +195,16 @@ describe("verbosity", () => {
     const { text } = render([...tool("t", "Bash", { command: "cat" }, `${"y".repeat(300)}\nshort`)], { width: 40 });
     expect(text.match(/…/g)?.length).toBe(2); // the cut line's end and the summary
     expect(text).toContain("  │ … 1 long line cut\n"); // the hint does not fit 40 columns: left out rather than wrapped
-    expect(render([...tool("t", "Bash", { command: "cat" }, `${"y".repeat(300)}\nshort`)], { width: 80 }).text).toContain("… 1 long line cut (-v shows more, --full all)");
+    expect(render([...tool("t", "Bash", { command: "cat" }, `${"y".repeat(300)}\nshort`)], { width: 80 }).text).toContain(
+      "… 1 long line cut (-v shows more, --full all)",
+    );
   });
 
   it("quiet: no output, no reasoning; the call, the answer and the footer", () => {
-    const { text } = render([...events, ...msg("r", "hmm", "reasoning"), { type: "session.completed", status: "success", sessionId: "s" }], { verbosity: "quiet" });
+    const { text } = render(
+      [...events, ...msg("r", "hmm", "reasoning"), { type: "session.completed", status: "success", sessionId: "s" }],
+      { verbosity: "quiet" },
+    );
     expect(text).toContain("→ Bash  make test");
     expect(text).not.toContain("output line");
     expect(text).not.toContain("hmm");
@@ -201,19 +238,28 @@ describe("verbosity", () => {
     expect(verbose).toContain('│ {"type":"mystery","n":1}');
     expect(verbose).toContain("⚕ repair duplicate-delta: the same delta twice in a row (12 chars removed)");
     const debug = render(extra, { verbosity: "debug" }).text.split("\n");
-    expect(debug[0]).toBe('#0 unknown {"type":"unknown","raw":{"type":"mystery","n":1},"reason":"unknown record type \\"mystery\\"","v":1,"seq":0}');
+    expect(debug[0]).toBe(
+      '#0 unknown {"type":"unknown","raw":{"type":"mystery","n":1},"reason":"unknown record type \\"mystery\\"","v":1,"seq":0}',
+    );
     expect(debug[1]).toMatch(/^#1 repair \{/);
   });
 
   it("a line that is not an event is shown as it is, sanitised, at the left edge", () => {
-    expect(render([{ type: "text", text: "Loaded 3 MCP servers \x1b]0;x\x07", position: "preamble" }]).text).toBe("Loaded 3 MCP servers ␛]0;x␇\n");
+    expect(render([{ type: "text", text: "Loaded 3 MCP servers \x1b]0;x\x07", position: "preamble" }]).text).toBe(
+      "Loaded 3 MCP servers ␛]0;x␇\n",
+    );
   });
 
   it("successful edits and todo writes do not repeat their boilerplate output in normal verbosity", () => {
     const events: AgentEventDraft[] = [
       { type: "tool.started", toolCallId: "e", name: "Edit", kind: "file_edit", input: { file_path: "/repo/src/a.ts" }, sessionId: "s" },
       { type: "tool.completed", toolCallId: "e", output: "The file /repo/src/a.ts has been updated.", isError: false, sessionId: "s" },
-      { type: "file.changed", toolCallId: "e", changes: [{ path: "/repo/src/a.ts", kind: "update", diff: "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new" }], sessionId: "s" },
+      {
+        type: "file.changed",
+        toolCallId: "e",
+        changes: [{ path: "/repo/src/a.ts", kind: "update", diff: "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new" }],
+        sessionId: "s",
+      },
     ];
     const { text } = render([start(), ...events]);
     expect(text).toContain("→ Edit  src/a.ts\n  ✎ update src/a.ts +1 −1\n    │ @@ -1 +1 @@\n    │ -old\n    │ +new\n");
@@ -223,60 +269,106 @@ describe("verbosity", () => {
 
 describe("what the view shows", () => {
   it("formats flame metrics as the Witness Forge spec says, and any other metric generically", () => {
-    expect(formatMetric("flame", "Flame state", { k: 0.013, state: "sync", temperature: 0.65, reflex_score: 0.72 })).toBe("Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)");
+    expect(formatMetric("flame", "Flame state", { k: 0.013, state: "sync", temperature: 0.65, reflex_score: 0.72 })).toBe(
+      "Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)",
+    );
     expect(formatMetric("flame", undefined, { temperature: 0.5, k: 0.1 })).toBe("Effective Temperature: 0.500 (k=0.100)");
-    expect(formatMetric("flame", undefined, { temperature: 0.5, state: "drift", brain: "path1" })).toBe("Effective Temperature: 0.500 (state=drift, brain=path1)");
-    expect(formatMetric("thinking_tokens", "~156 thinking tokens", { estimated_tokens: 156, ratio: 0.5 })).toBe("thinking_tokens: ~156 thinking tokens (estimated_tokens=156, ratio=0.500)");
-    expect(formatMetric("message_delta", "stop", { usage: { output_tokens: 96 }, note: "two words", list: [1, 2] })).toBe('message_delta: stop (usage.output_tokens=96, note="two words", list=[1,2])');
+    expect(formatMetric("flame", undefined, { temperature: 0.5, state: "drift", brain: "path1" })).toBe(
+      "Effective Temperature: 0.500 (state=drift, brain=path1)",
+    );
+    expect(formatMetric("thinking_tokens", "~156 thinking tokens", { estimated_tokens: 156, ratio: 0.5 })).toBe(
+      "thinking_tokens: ~156 thinking tokens (estimated_tokens=156, ratio=0.500)",
+    );
+    expect(formatMetric("message_delta", "stop", { usage: { output_tokens: 96 }, note: "two words", list: [1, 2] })).toBe(
+      'message_delta: stop (usage.output_tokens=96, note="two words", list=[1,2])',
+    );
     expect(formatMetric("context_window", undefined, {})).toBe("context_window");
   });
 
   it("metrics are never dropped, at any verbosity, and are italic", () => {
-    const metric: AgentEventDraft = { type: "metric", name: "flame", text: "Flame state", values: { k: 0.013, state: "sync", temperature: 0.65, reflex_score: 0.72 } };
-    for (const verbosity of ["quiet", "normal", "verbose", "full"] as const) expect(render([metric], { verbosity }).text).toBe("Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\n");
-    expect(render([metric], { mode: "full" }).output).toBe("\x1b[2;3mEffective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\x1b[0m\n");
+    const metric: AgentEventDraft = {
+      type: "metric",
+      name: "flame",
+      text: "Flame state",
+      values: { k: 0.013, state: "sync", temperature: 0.65, reflex_score: 0.72 },
+    };
+    for (const verbosity of ["quiet", "normal", "verbose", "full"] as const)
+      expect(render([metric], { verbosity }).text).toBe("Effective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\n");
+    expect(render([metric], { mode: "full" }).output).toBe(
+      "\x1b[2;3mEffective Temperature: 0.650 (state=sync, k=0.013, reflex=0.720)\x1b[0m\n",
+    );
   });
 
   it("the final answer is green and bold, never cut, and not repeated when the agent already said it", () => {
     const answer = `${"A long answer. ".repeat(700)}The end.`;
     const shown = render([start(), { type: "session.completed", status: "success", finalText: answer, sessionId: "s" }], { mode: "full" });
-    expect(shown.text.replace(/\n  /g, " ")).toContain(answer);
+    expect(shown.text.replace(/\n {2}/g, " ")).toContain(answer);
     expect(shown.output).toContain("\x1b[1;32mA long answer.");
-    const said = render([start(), ...msg("m", "It is 4."), { type: "session.completed", status: "success", finalText: "It is 4.", sessionId: "s" }]).text;
+    const said = render([
+      start(),
+      ...msg("m", "It is 4."),
+      { type: "session.completed", status: "success", finalText: "It is 4.", sessionId: "s" },
+    ]).text;
     expect(said.match(/It is 4\./g)).toHaveLength(1);
     // Several answers run together as the result (Cursor): still shown once.
-    const joined = render([start(), ...msg("a", "I'll run it."), ...tool("t", "Bash", { command: "x" }, ""), ...msg("b", "complete"), { type: "session.completed", status: "success", finalText: "I'll run it.complete", sessionId: "s" }]).text;
+    const joined = render([
+      start(),
+      ...msg("a", "I'll run it."),
+      ...tool("t", "Bash", { command: "x" }, ""),
+      ...msg("b", "complete"),
+      { type: "session.completed", status: "success", finalText: "I'll run it.complete", sessionId: "s" },
+    ]).text;
     expect(joined.match(/complete/g)).toHaveLength(1);
   });
 
   it("the footer: status, duration, turns, tokens and cost; the error of a failed session below it", () => {
     const usage = { inputTokens: 33, outputTokens: 399, cacheReadTokens: 64006, cacheWriteTokens: 2940, reasoningTokens: null };
     const done: AgentEventDraft = { type: "session.completed", status: "success", durationMs: 18734, turns: 4, usage, costUsd: 0.0421 };
-    expect(render([done], { width: 120 }).text).toBe("✓ done · 18.7s · 4 turns · tokens 33 in · 399 out · cache 64.0k read, 2.9k write · $0.0421\n");
+    expect(render([done], { width: 120 }).text).toBe(
+      "✓ done · 18.7s · 4 turns · tokens 33 in · 399 out · cache 64.0k read, 2.9k write · $0.0421\n",
+    );
     // Narrower than that line: the token counts move to a second line rather than wrap mid-phrase.
-    expect(render([done], { width: 80 }).text).toBe("✓ done · 18.7s · 4 turns · $0.0421\n  tokens 33 in · 399 out · cache 64.0k read, 2.9k write\n");
-    expect(render([{ type: "session.completed", status: "error", error: "API Error: 429\nrate limited", turns: 1 }]).text).toBe("✗ failed · 1 turn\n  API Error: 429\n  rate limited\n");
+    expect(render([done], { width: 80 }).text).toBe(
+      "✓ done · 18.7s · 4 turns · $0.0421\n  tokens 33 in · 399 out · cache 64.0k read, 2.9k write\n",
+    );
+    expect(render([{ type: "session.completed", status: "error", error: "API Error: 429\nrate limited", turns: 1 }]).text).toBe(
+      "✗ failed · 1 turn\n  API Error: 429\n  rate limited\n",
+    );
     expect(render([{ type: "session.completed", status: "interrupted" }]).text).toBe("◼ interrupted\n");
     // Without totals at the end, the last cumulative usage stands in.
-    expect(render([{ type: "usage", scope: "cumulative", usage: { ...usage, cacheReadTokens: null, cacheWriteTokens: null } }, { type: "session.completed", status: "success" }]).text).toBe("✓ done · tokens 33 in · 399 out\n");
+    expect(
+      render([
+        { type: "usage", scope: "cumulative", usage: { ...usage, cacheReadTokens: null, cacheWriteTokens: null } },
+        { type: "session.completed", status: "success" },
+      ]).text,
+    ).toBe("✓ done · tokens 33 in · 399 out\n");
   });
 
   it("formats durations, counts and cost compactly", () => {
-    expect([formatDuration(850), formatDuration(18734), formatDuration(125_000), formatDuration(3_720_000)]).toEqual(["850ms", "18.7s", "2m 05s", "1h 02m"]);
+    expect([formatDuration(850), formatDuration(18734), formatDuration(125_000), formatDuration(3_720_000)]).toEqual([
+      "850ms",
+      "18.7s",
+      "2m 05s",
+      "1h 02m",
+    ]);
     expect([formatCount(399), formatCount(2940), formatCount(1_250_000)]).toEqual(["399", "2.9k", "1.25M"]);
     expect([formatCost(0.0421), formatCost(12.5)]).toEqual(["$0.0421", "$12.50"]);
-    expect(formatUsage({ inputTokens: null, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: 7 })).toBe("tokens 5 out · 7 reasoning");
+    expect(formatUsage({ inputTokens: null, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: 7 })).toBe(
+      "tokens 5 out · 7 reasoning",
+    );
   });
 
   it("the key argument of a tool call: the command, the path (relative to the session), the query, the task", () => {
     expect(keyArgument({ command: "npm test", description: "Run tests" })).toBe("npm test");
     expect(keyArgument({ command: ["bash", "-lc", "ls -la"] })).toBe("ls -la");
-    expect(keyArgument({ command: "/bin/bash -lc \"sed -n '1,2p' \\\"a b\\\"\"" })).toBe("sed -n '1,2p' \"a b\"");
+    expect(keyArgument({ command: '/bin/bash -lc "sed -n \'1,2p\' \\"a b\\""' })).toBe("sed -n '1,2p' \"a b\"");
     expect(keyArgument({ file_path: "/repo/src/a.ts" }, "/repo")).toBe("src/a.ts");
     expect(keyArgument({ pattern: "TODO", path: "/repo/src" }, "/repo")).toBe("TODO in src");
     expect(keyArgument({ pattern: "needle", path: "/repo" }, "/repo")).toBe("needle in .");
     expect(keyArgument({ query: "vitest docs" })).toBe("vitest docs");
-    expect(keyArgument({ description: "Find the bug", prompt: "long...", subagent_type: "Explore" }, undefined, "subagent")).toBe("Find the bug (Explore)");
+    expect(keyArgument({ description: "Find the bug", prompt: "long...", subagent_type: "Explore" }, undefined, "subagent")).toBe(
+      "Find the bug (Explore)",
+    );
     expect(keyArgument({ todos: [{}, {}] })).toBe("2 items");
     expect(keyArgument({ changes: { "/repo/a.ts": {}, "/repo/b.ts": {} } }, "/repo")).toBe("a.ts, b.ts");
   });
@@ -393,7 +485,9 @@ describe("what the view shows", () => {
   });
 
   it("the agent's stderr lines (notice kind stderr) are shown dimmed in normal verbosity, hidden with -q", () => {
-    const events: AgentEventDraft[] = [{ type: "notice", kind: "stderr", level: "info", text: "warning: \x1b]0;title\x07 deprecated flag" }];
+    const events: AgentEventDraft[] = [
+      { type: "notice", kind: "stderr", level: "info", text: "warning: \x1b]0;title\x07 deprecated flag" },
+    ];
     const normal = render(events, { mode: "full" });
     expect(normal.text).toContain("warning: ");
     expect(normal.text).toContain("deprecated flag");
@@ -403,16 +497,34 @@ describe("what the view shows", () => {
   });
 
   it("errors are red; plans show their items; user prompts are cut in normal verbosity", () => {
-    const full = render([{ type: "error", scope: "api", code: "overloaded_error", message: "Overloaded", fatal: true }], { mode: "full" }).output;
+    const full = render([{ type: "error", scope: "api", code: "overloaded_error", message: "Overloaded", fatal: true }], {
+      mode: "full",
+    }).output;
     expect(full).toBe("\x1b[1;31m✗ api error (overloaded_error): Overloaded\x1b[0m\n");
     const plan = render([
-      { type: "plan.updated", items: [{ text: "write tests", status: "completed" }, { text: "fix bug", status: "in_progress" }, { text: "ship", status: "pending" }] },
-      { type: "plan.updated", items: [{ text: "write tests", status: "completed" }, { text: "fix bug", status: "completed" }, { text: "ship", status: "pending" }] },
+      {
+        type: "plan.updated",
+        items: [
+          { text: "write tests", status: "completed" },
+          { text: "fix bug", status: "in_progress" },
+          { text: "ship", status: "pending" },
+        ],
+      },
+      {
+        type: "plan.updated",
+        items: [
+          { text: "write tests", status: "completed" },
+          { text: "fix bug", status: "completed" },
+          { text: "ship", status: "pending" },
+        ],
+      },
     ]).text;
     expect(plan).toBe("  ☑ write tests\n  ◐ fix bug\n  ☐ ship\n  ☑ fix bug\n");
     const prompt = Array.from({ length: 20 }, (_, i) => `p${i}`).join("\n");
     const user = render([{ type: "message.completed", messageId: "u", role: "user", kind: "text", text: prompt }]).text;
-    expect(user).toBe(`› ${Array.from({ length: 8 }, (_, i) => `p${i}`).join("\n  ")}\n  … 12 more lines hidden (-v shows more, --full all)\n`);
+    expect(user).toBe(
+      `› ${Array.from({ length: 8 }, (_, i) => `p${i}`).join("\n  ")}\n  … 12 more lines hidden (-v shows more, --full all)\n`,
+    );
   });
 
   it("an error repeated by the failed turn and the failed session is shown once", () => {
@@ -450,7 +562,11 @@ describe("what the view shows", () => {
 describe("wrapping at width 40 in a real terminal emulator", () => {
   it("prose wraps at word boundaries to the width (wide characters count two), keeping its indent; no row is wider", async () => {
     const words = "The quick brown fox jumps over the lazy dog 🦊 and 日本語のテキスト too. ".repeat(6);
-    const events = [start(), ...deltas("m", words.match(/.{1,7}/gsu) ?? []), ...tool("t", "Bash", { command: `echo ${"x".repeat(120)}` }, `${"z".repeat(130)}\nend`)];
+    const events = [
+      start(),
+      ...deltas("m", words.match(/.{1,7}/gsu) ?? []),
+      ...tool("t", "Bash", { command: `echo ${"x".repeat(120)}` }, `${"z".repeat(130)}\nend`),
+    ];
     for (const mode of ["full", "basic", "none"] as const) {
       const { writes, text } = render(events, { mode, width: 40 });
       const screen = createScreen(40);
@@ -464,7 +580,8 @@ describe("wrapping at width 40 in a real terminal emulator", () => {
       const answer = expected.slice(2, expected.findIndex((r) => r.startsWith("→")) - 1).map((r) => r.replace(/^● /, "").trim());
       if (mode === "full") expect(answer.join("").replace(/\s+/g, "")).toBe(words.replace(/\s+/g, ""));
       else expect(answer.join(" ")).toBe(words.trim());
-      if (mode !== "full") for (const row of answer) expect(words).toMatch(new RegExp(`(^| )${row.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`, "u")); // whole words only
+      if (mode !== "full")
+        for (const row of answer) expect(words).toMatch(new RegExp(`(^| )${row.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`, "u")); // whole words only
       screen.dispose();
     }
   });

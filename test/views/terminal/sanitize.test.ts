@@ -19,7 +19,11 @@ describe("sanitizeForTerminal: the state machine", () => {
     ["CSI with intermediates (DECSCUSR)", `${ESC}[2 qx`, "␛[2 qx"],
     ["OSC ended by BEL", `${ESC}]0;title\x07after`, "␛]0;title␇after"],
     ["OSC ended by ST", `${ESC}]2;title${ESC}\\after`, "␛]2;title␛\\after"],
-    ["unterminated OSC: only the introducer is neutralised, the rest shows", `${ESC}]0;never ends, and then our text`, "␛]0;never ends, and then our text"],
+    [
+      "unterminated OSC: only the introducer is neutralised, the rest shows",
+      `${ESC}]0;never ends, and then our text`,
+      "␛]0;never ends, and then our text",
+    ],
     ["DCS", `${ESC}P$q;x${ESC}\\y`, "␛P$q;x␛\\y"],
     ["APC (kitty graphics)", `${ESC}_Gi=1;AAAA${ESC}\\y`, "␛_Gi=1;AAAA␛\\y"],
     ["PM", `${ESC}^private${ESC}\\y`, "␛^private␛\\y"],
@@ -34,7 +38,11 @@ describe("sanitizeForTerminal: the state machine", () => {
     ["charset designation (nF) and SO/SI", `${ESC}(0lqk\x0eabc\x0f`, "␛(0lqk␎abc␏"],
     ["C0 controls as Control Pictures", "a\x00b\x07c\x08d\x0be\x0cf\x7fg", "a␀b␇c␈d␋e␌f␡g"],
     ["a lone CR is shown, CR LF is a line break", "one\r\ntwo\rthree", "one\ntwo␍three"],
-    ["bidi overrides and isolates", "a\u202eb\u202cc\u2066d\u2069e\u200ff\u061cg", "a<U+202E>b<U+202C>c<U+2066>d<U+2069>e<U+200F>f<U+061C>g"],
+    [
+      "bidi overrides and isolates",
+      "a\u202eb\u202cc\u2066d\u2069e\u200ff\u061cg",
+      "a<U+202E>b<U+202C>c<U+2066>d<U+2069>e<U+200F>f<U+061C>g",
+    ],
     ["zero-width characters", "a\u200bb\u2060c\ufeffd\u00ade", "a<U+200B>b<U+2060>c<U+FEFF>d<U+00AD>e"],
     ["ZWJ between letters is shown", "p\u200dass", "p<U+200D>ass"],
     ["ZWJ inside an emoji sequence is kept", "dev 👩\u200d💻 ok", "dev 👩\u200d💻 ok"],
@@ -79,7 +87,9 @@ describe("sanitizeForTerminal: the state machine", () => {
 
   it("turns a well-formed http(s) OSC 8 link into our own, and shows any other", () => {
     const link = (url: string) => `<${url}>`;
-    expect(sanitizeForTerminal(`${ESC}]8;;https://example.com/a${ESC}\\text${ESC}]8;;${ESC}\\`, { link })).toBe("<https://example.com/a>text");
+    expect(sanitizeForTerminal(`${ESC}]8;;https://example.com/a${ESC}\\text${ESC}]8;;${ESC}\\`, { link })).toBe(
+      "<https://example.com/a>text",
+    );
     expect(sanitizeForTerminal(`${ESC}]8;;javascript:alert(1)${ESC}\\x`, { link })).toBe("␛]8;;javascript:alert(1)␛\\x");
     expect(sanitizeForTerminal(`${ESC}]8;id=x;file:///etc/passwd\x07x`, { link })).toBe("␛]8;id=x;file:///etc/passwd␇x");
     expect(sanitizeForTerminal(`${ESC}]8;;https://example.com/ unterminated`, { link })).toBe("␛]8;;https://example.com/ unterminated");
@@ -135,8 +145,15 @@ describe("createSanitizer: streaming", () => {
 
 noteSharedMissing();
 describe.skipIf(!hasShared)("the terminal corpus (../shared/corpus/terminal/escape-payloads.json)", () => {
-  const payloads = hasShared ? (JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: { id: string; payload: string }[] }).payloads : [];
-  const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
+  const payloads = hasShared
+    ? (
+        JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as {
+          payloads: { id: string; payload: string }[];
+        }
+      ).payloads
+    : [];
+  const FORBIDDEN =
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
 
   it.each(payloads.map((p) => [p.id, p.payload] as const))("%s: default, keep-SGR, drop, streamed, idempotent, ×1000", (_id, payload) => {
     const plain = sanitizeForTerminal(payload);

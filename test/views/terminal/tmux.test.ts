@@ -17,7 +17,8 @@ import { hasShared, repoRoot, sharedPath } from "../../helpers/shared.ts";
 const bin = join(repoRoot, "dist/cli/bin.js");
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 const hasBuild = existsSync(bin);
-if (!hasTmux) console.warn("[agentstream tests] tmux is not installed (bash scripts/install-test-deps.sh): the tmux end-to-end test is skipped");
+if (!hasTmux)
+  console.warn("[agentstream tests] tmux is not installed (bash scripts/install-test-deps.sh): the tmux end-to-end test is skipped");
 else if (!hasBuild) console.warn("[agentstream tests] dist/cli/bin.js is missing (npm run build): the tmux end-to-end test is skipped");
 
 const socket = `agentstream-test-${process.pid}`;
@@ -30,7 +31,11 @@ afterAll(() => {
 });
 
 /** Runs `agentstream render <args>` in a fresh tmux window `width` wide; resolves when it has finished. */
-async function runInPane(name: string, args: string[], width = 100): Promise<{ target: string; plain: string; styled: string; input: number }> {
+async function runInPane(
+  name: string,
+  args: string[],
+  width = 100,
+): Promise<{ target: string; plain: string; styled: string; input: number }> {
   const marker = `__${name}_DONE__`;
   // After the CLI: read for a second whatever the terminal may have "typed" (answers to queries), and report how much.
   const script = `node ${JSON.stringify(bin)} render ${args.map((a) => JSON.stringify(a)).join(" ")}; read -r -s -t 1 -n 200 typed; printf '\\n${marker} input=%s\\n' "\${#typed}"; sleep 600`;
@@ -54,7 +59,14 @@ async function runInPane(name: string, args: string[], width = 100): Promise<{ t
   return { target, plain, styled, input };
 }
 
-const flags = (target: string): string => tmux("display-message", "-p", "-t", target, "#{pane_title}|#{alternate_on}|#{cursor_flag}|#{mouse_any_flag}|#{keypad_flag}|#{keypad_cursor_flag}|#{insert_flag}|#{wrap_flag}").trim();
+const flags = (target: string): string =>
+  tmux(
+    "display-message",
+    "-p",
+    "-t",
+    target,
+    "#{pane_title}|#{alternate_on}|#{cursor_flag}|#{mouse_any_flag}|#{keypad_flag}|#{keypad_cursor_flag}|#{insert_flag}|#{wrap_flag}",
+  ).trim();
 
 describe.skipIf(!hasTmux || !hasBuild)("the built CLI in tmux", () => {
   it("npm run demo's session reads as a person wants: colours, tool calls, output, the answer and the footer", async () => {
@@ -64,7 +76,9 @@ describe.skipIf(!hasTmux || !hasBuild)("the built CLI in tmux", () => {
     expect(plain).toContain("→ Bash  npx vitest run tests/date.test.ts");
     expect(plain).toContain("│ AssertionError: expected 'in 1 days' to be 'tomorrow'");
     expect(plain).toContain("→ Edit  src/date.ts");
-    expect(plain.replace(/\n  (?=\S)/g, " ")).toContain('● Fixed: `formatDue` now says "tomorrow" for a one-day gap instead of "in 1 days". All 7 date tests pass.');
+    expect(plain.replace(/\n {2}(?=\S)/g, " ")).toContain(
+      '● Fixed: `formatDue` now says "tomorrow" for a one-day gap instead of "in 1 days". All 7 date tests pass.',
+    );
     // The agent's own diagnostics (stop reasons, token estimates, timing) are not lines of the view.
     expect(plain).not.toMatch(/stop_reason|message_delta|thinking_tokens|turn_timing|messageId=/);
     // Prose is wrapped to the pane's width (100) at a word boundary, under its marker, by us rather than the terminal.
@@ -78,12 +92,29 @@ describe.skipIf(!hasTmux || !hasBuild)("the built CLI in tmux", () => {
   });
 
   it.skipIf(!hasShared)("escape payloads in agent and tool text change nothing in the terminal", async () => {
-    const payloads = (JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as { payloads: { id: string; payload: string }[] }).payloads;
+    const payloads = (
+      JSON.parse(readFileSync(sharedPath("corpus/terminal/escape-payloads.json"), "utf8")) as {
+        payloads: { id: string; payload: string }[];
+      }
+    ).payloads;
     const events: object[] = [{ type: "session.started", sessionId: "s", agent: "probe" }];
     for (const [i, p] of payloads.entries()) {
-      events.push({ type: "message.completed", sessionId: "s", messageId: `m${i}`, role: "assistant", kind: "text", text: `MSG${i}< ${p.payload} >END${i}` });
+      events.push({
+        type: "message.completed",
+        sessionId: "s",
+        messageId: `m${i}`,
+        role: "assistant",
+        kind: "text",
+        text: `MSG${i}< ${p.payload} >END${i}`,
+      });
       events.push({ type: "tool.started", sessionId: "s", toolCallId: `t${i}`, name: `tool${i}`, input: { command: `cmd ${p.payload}` } });
-      events.push({ type: "tool.completed", sessionId: "s", toolCallId: `t${i}`, output: `OUT${i}< ${p.payload} >END${i}`, isError: false });
+      events.push({
+        type: "tool.completed",
+        sessionId: "s",
+        toolCallId: `t${i}`,
+        output: `OUT${i}< ${p.payload} >END${i}`,
+        isError: false,
+      });
       events.push({ type: "text", text: `TXT${i}< ${p.payload} >END${i}`, position: "interleaved" });
     }
     events.push({ type: "session.completed", sessionId: "s", status: "success" });

@@ -51,7 +51,8 @@ describe("every capture, as a person reads it", () => {
     for (const width of WIDTHS) {
       for (const verbosity of ["quiet", "normal", "verbose"] as const) {
         const text = render(events, width, verbosity);
-        for (const [what, pattern] of LEFTOVERS) expect(pattern.test(text), `${what} at width ${width}, ${verbosity}:\n${text}`).toBe(false);
+        for (const [what, pattern] of LEFTOVERS)
+          expect(pattern.test(text), `${what} at width ${width}, ${verbosity}:\n${text}`).toBe(false);
         const wide = text.split("\n").filter((row) => displayWidth(row) > width);
         expect(wide, `rows wider than ${width} (${verbosity})`).toEqual([]);
       }
@@ -101,12 +102,19 @@ describe("every capture, as a person reads it", () => {
 });
 
 describe("diagnostic metrics (synthetic)", () => {
-  const stop = (reason: string): AgentEventDraft => ({ type: "metric", name: "message_delta", text: `stop_reason: ${reason}`, values: { messageId: "m1", stopReason: reason, usage: { output_tokens: 9, iterations: [{ a: 1 }] } }, sessionId: "s" });
+  const stop = (reason: string): AgentEventDraft => ({
+    type: "metric",
+    name: "message_delta",
+    text: `stop_reason: ${reason}`,
+    values: { messageId: "m1", stopReason: reason, usage: { output_tokens: 9, iterations: [{ a: 1 }] } },
+    sessionId: "s",
+  });
   const start: AgentEventDraft = { type: "session.started", sessionId: "s", agent: "claude-code" };
   const done: AgentEventDraft = { type: "session.completed", status: "success", sessionId: "s" };
 
   it("an ordinary stop reason is not worth a line; an unusual one is said in words, in the view and the transcripts", () => {
-    for (const verbosity of ["quiet", "normal"] as const) expect(render([start, stop("tool_use"), stop("end_turn"), done], 80, verbosity)).toBe("◆ claude-code\n\n✓ done\n");
+    for (const verbosity of ["quiet", "normal"] as const)
+      expect(render([start, stop("tool_use"), stop("end_turn"), done], 80, verbosity)).toBe("◆ claude-code\n\n✓ done\n");
     expect(render([start, stop("tool_use"), done], 80, "verbose")).not.toMatch(/stop|tool_use|m1/);
     expect(render([start, stop("max_tokens"), done], 80)).toContain("⚠ the answer was cut off: the model reached its output token limit");
     expect(render([start, stop("refusal"), done], 80, "quiet")).toContain("⚠ the model refused to continue");
@@ -117,12 +125,27 @@ describe("diagnostic metrics (synthetic)", () => {
   });
 
   it("a thinking-token estimate and turn timing go to the footer, not a line per update; -v says the timing in words", () => {
-    const thinking = (n: number): AgentEventDraft => ({ type: "metric", name: "thinking_tokens", text: `~${n} thinking tokens`, values: { estimated_tokens: n }, sessionId: "s" });
-    const timing: AgentEventDraft = { type: "metric", name: "turn_timing", text: "turn t1", values: { duration_ms: 11800, time_to_first_token_ms: 900 }, sessionId: "s" };
+    const thinking = (n: number): AgentEventDraft => ({
+      type: "metric",
+      name: "thinking_tokens",
+      text: `~${n} thinking tokens`,
+      values: { estimated_tokens: n },
+      sessionId: "s",
+    });
+    const timing: AgentEventDraft = {
+      type: "metric",
+      name: "turn_timing",
+      text: "turn t1",
+      values: { duration_ms: 11800, time_to_first_token_ms: 900 },
+      sessionId: "s",
+    };
     const events = [start, thinking(5), thinking(1200), timing, done];
     expect(render(events, 80)).toBe("◆ claude-code\n\n✓ done · 11.8s · ~1.2k thinking\n");
     expect(render(events, 80, "verbose")).toContain("turn took 11.8s (first token after 900ms)\n");
-    const text = convertEvents(events.map((e, seq) => ({ v: 1, seq, ...e }) as AgentEvent), "text");
+    const text = convertEvents(
+      events.map((e, seq) => ({ v: 1, seq, ...e }) as AgentEvent),
+      "text",
+    );
     expect(text).toContain("Thinking: ~1200 tokens (estimated)\nDuration: 11.8s");
     expect(text).not.toContain("Metric:");
   });
@@ -147,8 +170,20 @@ describe("tool calls and the footer (synthetic)", () => {
 
   it("usage and cost carried by turn.completed reach the footer", () => {
     const events: AgentEventDraft[] = [
-      { type: "turn.completed", turnId: "1", status: "success", usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }, costUsd: 0.0271005 },
-      { type: "turn.completed", turnId: "2", status: "success", usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null }, costUsd: 0.0271005 },
+      {
+        type: "turn.completed",
+        turnId: "1",
+        status: "success",
+        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        costUsd: 0.0271005,
+      },
+      {
+        type: "turn.completed",
+        turnId: "2",
+        status: "success",
+        usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        costUsd: 0.0271005,
+      },
       { type: "session.completed", status: "success" },
     ];
     expect(render(events, 120)).toBe("✓ done · 2 turns · tokens 150 in · 25 out · $0.0542\n");
@@ -167,20 +202,36 @@ describe("tool calls and the footer (synthetic)", () => {
   });
 
   it("prose keeps its indent when it wraps, and a word wider than the row is broken", () => {
-    const text = render([{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: `List:\n    - an indented item that is long enough to wrap at forty columns\n${"x".repeat(50)}` }], 40);
-    expect(text).toBe(`● List:\n      - an indented item that is long\n      enough to wrap at forty columns\n  ${"x".repeat(38)}\n  ${"x".repeat(12)}\n`);
+    const text = render(
+      [
+        {
+          type: "message.completed",
+          messageId: "m",
+          role: "assistant",
+          kind: "text",
+          text: `List:\n    - an indented item that is long enough to wrap at forty columns\n${"x".repeat(50)}`,
+        },
+      ],
+      40,
+    );
+    expect(text).toBe(
+      `● List:\n      - an indented item that is long\n      enough to wrap at forty columns\n  ${"x".repeat(38)}\n  ${"x".repeat(12)}\n`,
+    );
   });
 });
 
 describe("--help fits the terminal", () => {
-  it.each(["", "render", "convert", "summary", "validate"])("agentstream %s --help: reflowed at word boundaries to 80 columns, options under their column", async (command) => {
-    const io = fakeIo();
-    expect(await run(command === "" ? ["--help"] : [command, "--help"], io)).toBe(0);
-    const rows = io.out().split("\n");
-    expect(rows.filter((row) => displayWidth(row) > 80)).toEqual([]);
-    // No word is cut in two: every word of the output is a word of the help text.
-    const words = new Set(io.out().split(/\s+/));
-    for (const row of rows) if (row.trim() !== "") expect(words.has(row.trim().split(/\s+/)[0] as string)).toBe(true);
-    if (command === "render") expect(io.out()).toMatch(/^ {2}--mode <mode> {12}full \| basic \| none .*\n {27}\S/m);
-  });
+  it.each(["", "render", "convert", "summary", "validate"])(
+    "agentstream %s --help: reflowed at word boundaries to 80 columns, options under their column",
+    async (command) => {
+      const io = fakeIo();
+      expect(await run(command === "" ? ["--help"] : [command, "--help"], io)).toBe(0);
+      const rows = io.out().split("\n");
+      expect(rows.filter((row) => displayWidth(row) > 80)).toEqual([]);
+      // No word is cut in two: every word of the output is a word of the help text.
+      const words = new Set(io.out().split(/\s+/));
+      for (const row of rows) if (row.trim() !== "") expect(words.has(row.trim().split(/\s+/)[0] as string)).toBe(true);
+      if (command === "render") expect(io.out()).toMatch(/^ {2}--mode <mode> {12}full \| basic \| none .*\n {27}\S/m);
+    },
+  );
 });

@@ -19,7 +19,11 @@ const usage: Usage = { inputTokens: 10, outputTokens: 20, cacheReadTokens: null,
 
 describe("safeMarkdown", () => {
   it.each<[string, string, string]>([
-    ["plain Markdown passes", "**bold**, _it_, `code`, a [link](https://x.example) and a list:\n\n- a\n- b", "**bold**, _it_, `code`, a [link](https://x.example) and a list:\n\n- a\n- b"],
+    [
+      "plain Markdown passes",
+      "**bold**, _it_, `code`, a [link](https://x.example) and a list:\n\n- a\n- b",
+      "**bold**, _it_, `code`, a [link](https://x.example) and a list:\n\n- a\n- b",
+    ],
     ["raw HTML becomes text", "<script>alert(1)</script> <b>x</b>", "&lt;script>alert(1)&lt;/script> &lt;b>x&lt;/b>"],
     ["< in a code span stays", "use `a<b` and ``x `<y` z``", "use `a<b` and ``x `<y` z``"],
     ["< in fenced code stays", "```html\n<p>hi</p>\n```", "```html\n<p>hi</p>\n```"],
@@ -28,10 +32,22 @@ describe("safeMarkdown", () => {
     ["an unclosed tilde fence is closed with its own length", "~~~~\ncode\n~~~", "~~~~\ncode\n~~~\n~~~~"],
     ["a shorter fence does not close a longer one", "````\n```\n````", "````\n```\n````"],
     ["ATX headings are escaped", "# Title\n## User\n   ### x\n#nospace", "\\# Title\n\\## User\n   \\### x\n#nospace"],
-    ["setext underlines after text are escaped; a rule after a blank line stays", "User\n---\nTitle\n===\n\n---", "User\n\\---\nTitle\n\\===\n\n---"],
+    [
+      "setext underlines after text are escaped; a rule after a blank line stays",
+      "User\n---\nTitle\n===\n\n---",
+      "User\n\\---\nTitle\n\\===\n\n---",
+    ],
     ["images become text", "![beacon](https://evil.example/p.png)", "!\\[beacon](https://evil.example/p.png)"],
-    ["links to other schemes become text", "[a](javascript:x) [b]( JaVaScRiPt:x) [c](data:text/html,x) [d](java&#115;cript:x)", "[a]\\(javascript:x) [b]\\( JaVaScRiPt:x) [c]\\(data:text/html,x) [d]\\(java&#115;cript:x)"],
-    ["web, mail, anchor and relative links stay", "[a](https://x) [b](mailto:a@b) [c](#top) [d](src/a.ts) [e](./b.md) [f](/abs)", "[a](https://x) [b](mailto:a@b) [c](#top) [d](src/a.ts) [e](./b.md) [f](/abs)"],
+    [
+      "links to other schemes become text",
+      "[a](javascript:x) [b]( JaVaScRiPt:x) [c](data:text/html,x) [d](java&#115;cript:x)",
+      "[a]\\(javascript:x) [b]\\( JaVaScRiPt:x) [c]\\(data:text/html,x) [d]\\(java&#115;cript:x)",
+    ],
+    [
+      "web, mail, anchor and relative links stay",
+      "[a](https://x) [b](mailto:a@b) [c](#top) [d](src/a.ts) [e](./b.md) [f](/abs)",
+      "[a](https://x) [b](mailto:a@b) [c](#top) [d](src/a.ts) [e](./b.md) [f](/abs)",
+    ],
     ["reference definitions become text", "[x]: javascript:alert(1)\n[click][x]", "\\[x]: javascript:alert(1)\n[click][x]"],
     ["autolinks become text", "<https://x.example>", "&lt;https://x.example>"],
     ["control characters become visible", "a\u001b[31mb\u0007", "a\u241b[31mb\u2407"],
@@ -100,7 +116,15 @@ describe("markdown layout", () => {
     ],
     [
       "a plan as a task list",
-      [{ type: "plan.updated", items: [{ text: "a", status: "completed" }, { text: "b", status: "in_progress" }] }],
+      [
+        {
+          type: "plan.updated",
+          items: [
+            { text: "a", status: "completed" },
+            { text: "b", status: "in_progress" },
+          ],
+        },
+      ],
       "# Agent session\n\n## Assistant\n\n**Plan:**\n\n- [x] a\n- [ ] b _(in progress)_\n\n",
     ],
     [
@@ -136,7 +160,9 @@ describe("markdown layout", () => {
 
   it("the final answer gets a section when no assistant text was shown; unfinished deltas are written at the end", () => {
     expect(body({ type: "session.completed", status: "success", finalText: "42" })).toBe("# Agent session\n\n## Final answer\n\n42\n\n");
-    expect(body({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "partial", position: 0 })).toBe("# Agent session\n\n## Assistant\n\npartial\n\n");
+    expect(body({ type: "message.delta", role: "assistant", kind: "text", messageId: "m", text: "partial", position: 0 })).toBe(
+      "# Agent session\n\n## Assistant\n\npartial\n\n",
+    );
   });
 });
 
@@ -176,7 +202,8 @@ function structure(markdown: string): { headings: string[]; html: string[]; imag
   return { headings, html, images, badLinks, openFence: fence !== undefined };
 }
 
-const OUR_HEADING = /^(# Agent session|## (Assistant|User|System|Developer)( \(subagent `.*`\))?|## Subagent `.*`|## Final answer|## Summary|### Tool: `.*`)$/;
+const OUR_HEADING =
+  /^(# Agent session|## (Assistant|User|System|Developer)( \(subagent `.*`\))?|## Subagent `.*`|## Final answer|## Summary|### Tool: `.*`)$/;
 const OUR_HTML = new Set(["<details>", "<summary>", "</summary>", "</details>"]);
 
 const markdownAttacks: [string, string][] = [

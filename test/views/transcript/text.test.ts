@@ -15,7 +15,14 @@ const toText = (...drafts: AgentEventDraft[]): string => convertEvents(stream(..
 /** The transcript without its footer (everything before the rule). */
 const body = (...drafts: AgentEventDraft[]): string => toText(...drafts).split(`\n${"-".repeat(40)}\n`)[0] ?? "";
 const usage: Usage = { inputTokens: 10, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: null, reasoningTokens: null };
-const START: AgentEventDraft = { type: "session.started", agent: "claude-code", agentVersion: "2.1.0", model: "sonnet", cwd: "/w", sessionId: "s1" };
+const START: AgentEventDraft = {
+  type: "session.started",
+  agent: "claude-code",
+  agentVersion: "2.1.0",
+  model: "sonnet",
+  cwd: "/w",
+  sessionId: "s1",
+};
 
 describe("text layout", () => {
   it.each<[string, AgentEventDraft[], string]>([
@@ -25,7 +32,11 @@ describe("text layout", () => {
       [{ type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "one\n\ntwo\nthree\n" }],
       "Assistant: one\n\n  two\n  three\n",
     ],
-    ["reasoning is marked", [{ type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "hmm" }], "Thinking: hmm\n"],
+    [
+      "reasoning is marked",
+      [{ type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "hmm" }],
+      "Thinking: hmm\n",
+    ],
     ["a user prompt", [{ type: "message.completed", messageId: "u", role: "user", kind: "text", text: "fix it" }], "User: fix it\n"],
     [
       "deltas are written as they come; the completed message only ends the line",
@@ -78,13 +89,29 @@ describe("text layout", () => {
       [
         { type: "tool.started", toolCallId: "e", name: "Edit", kind: "file_edit", input: { file_path: "/a" } },
         { type: "tool.completed", toolCallId: "e", isError: false },
-        { type: "file.changed", toolCallId: "e", changes: [{ path: "/a", kind: "update", diff: "-x\n+y" }, { path: "/b", kind: "rename", newPath: "/c" }] },
+        {
+          type: "file.changed",
+          toolCallId: "e",
+          changes: [
+            { path: "/a", kind: "update", diff: "-x\n+y" },
+            { path: "/b", kind: "rename", newPath: "/c" },
+          ],
+        },
       ],
       "Tool Edit: /a\nResult Edit: ok\nChanged: update /a\n    -x\n    +y\nChanged: rename /b -> /c\n",
     ],
     [
       "a plan",
-      [{ type: "plan.updated", items: [{ text: "a", status: "completed" }, { text: "b", status: "in_progress" }, { text: "c", status: "pending" }] }],
+      [
+        {
+          type: "plan.updated",
+          items: [
+            { text: "a", status: "completed" },
+            { text: "b", status: "in_progress" },
+            { text: "c", status: "pending" },
+          ],
+        },
+      ],
       "Plan:\n  [x] a\n  [>] b\n  [ ] c\n",
     ],
     [
@@ -135,7 +162,9 @@ describe("text layout", () => {
   });
 
   it("the final answer is written before the footer when no assistant text was", () => {
-    expect(toText({ type: "session.completed", status: "success", finalText: "42" })).toBe(`Final answer: 42\n\n${"-".repeat(40)}\nStatus: success\nTool calls: 0\n`);
+    expect(toText({ type: "session.completed", status: "success", finalText: "42" })).toBe(
+      `Final answer: 42\n\n${"-".repeat(40)}\nStatus: success\nTool calls: 0\n`,
+    );
   });
 
   it("no events, no output", () => {
