@@ -7,6 +7,8 @@
 import { EVENT_TYPES, MODEL_VERSION, type AgentEventDraft, type JsonValue } from "../model/events.ts";
 import { validateEvent } from "../validation/validate-event.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
+import { compact } from "./json.ts";
+import type { StreamState } from "./messages.ts";
 
 const KNOWN = new Set<string>(EVENT_TYPES);
 // Text streamed piecewise is never carried this way; a stray one could not be placed in a message.
@@ -20,4 +22,14 @@ export function embeddedEvent(value: JsonValue | undefined): AgentEventDraft | u
   if (Object.hasOwn(value, "v") || Object.hasOwn(value, "seq") || Object.hasOwn(value, "source")) return undefined;
   if (validateEvent({ v: MODEL_VERSION, seq: 0, ...value }).length > 0) return undefined;
   return value as unknown as AgentEventDraft;
+}
+
+/**
+ * Passes on an event carried whole by another format; a completed message goes through the stream
+ * state, so it gets its start when the producer sent none and is closed once.
+ */
+export function replayEmbedded(state: StreamState, event: AgentEventDraft): AgentEventDraft[] {
+  if (event.type !== "message.completed") return [event];
+  const { sessionId, time, channel, contentType, language } = event;
+  return state.complete(event.messageId, event.text, event.role, event.kind, compact({ sessionId, time, channel, contentType, language }));
 }

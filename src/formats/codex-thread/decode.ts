@@ -5,7 +5,7 @@ import { CODEX_THREAD_TYPES } from "./spec.ts";
 import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
-import { embeddedEvent } from "../../dialect/embedded.ts";
+import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 export type { CodexThreadRecord } from "./wire.ts";
@@ -247,22 +247,7 @@ export const codexThread: Dialect = {
           }),
         ];
       }
-      if (event.type === "message.completed") {
-        return state.complete(
-          event.messageId,
-          event.text,
-          event.role,
-          event.kind,
-          compact({
-            sessionId: event.sessionId,
-            time: event.time,
-            channel: event.channel,
-            contentType: event.contentType,
-            language: event.language,
-          }),
-        );
-      }
-      return [event];
+      return replayEmbedded(state, event);
     };
 
     const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {

@@ -5,7 +5,7 @@ import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind 
 import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { bool, compact, num, obj, str } from "../../dialect/json.ts";
-import { embeddedEvent } from "../../dialect/embedded.ts";
+import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 
@@ -189,22 +189,7 @@ export const oneshot: Dialect = {
           return [unknownRecord(v, "oneshot event packet that does not carry an agentstream event")];
         }
         if (event.type === "session.started") sessionStarted = true;
-        if (event.type === "message.completed") {
-          return state.complete(
-            event.messageId,
-            event.text,
-            event.role,
-            event.kind,
-            compact({
-              sessionId: event.sessionId,
-              time: event.time,
-              channel: event.channel,
-              contentType: event.contentType,
-              language: event.language,
-            }),
-          );
-        }
-        return [event];
+        return replayEmbedded(state, event);
       }
       const known = ["thought", "message", "tool_use", "tool_output", "completion"];
       if (!known.includes(p.type)) {

@@ -4,7 +4,7 @@ import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } fro
 import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { bool, compact, num, obj, str } from "../../dialect/json.ts";
-import { embeddedEvent } from "../../dialect/embedded.ts";
+import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 
@@ -140,22 +140,7 @@ export const witness: Dialect = {
       if (event === undefined)
         return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
       // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
-      if (event.type === "message.completed") {
-        return state.complete(
-          event.messageId,
-          event.text,
-          event.role,
-          event.kind,
-          compact({
-            sessionId: event.sessionId,
-            time: event.time,
-            channel: event.channel,
-            contentType: event.contentType,
-            language: event.language,
-          }),
-        );
-      }
-      return [event];
+      return replayEmbedded(state, event);
     };
 
     const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
