@@ -26,3 +26,23 @@ export function createDispatch<R, A extends unknown[] = []>(
     return handler === undefined ? fallback(event, ...args) : handler(event, ...args);
   };
 }
+
+/**
+ * Events that carry no conversation content. The UI protocols (AG-UI, AI SDK) let them wait for the
+ * run to start, at most `MAX_PREAMBLE` of them, and fold them into a finishing run.
+ */
+export const QUIET_EVENT_TYPES: ReadonlySet<AgentEventType> = new Set<AgentEventType>([
+  "text",
+  "notice",
+  "unknown",
+  "metric",
+  "usage",
+  "rate_limit",
+  "retry",
+  "heartbeat",
+  "repair",
+  "error",
+]);
+
+/** Quiet events held before the first session.started, at most: a stream without one must not buffer forever. */
+export const MAX_PREAMBLE = 64;

@@ -14,7 +14,7 @@
  */
 import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
-import { createDispatch } from "../../encoding/dispatch.ts";
+import { createDispatch, MAX_PREAMBLE, QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -22,21 +22,6 @@ import type { AgUiEvent } from "./wire.ts";
 
 /** Thread id when the input never names its session. */
 const DEFAULT_THREAD_ID = "agentstream-thread";
-/** Events held before the first session.started, at most: a stream without one must not buffer forever. */
-const MAX_PREAMBLE = 64;
-/** Events that carry no conversation content: they may wait for the run to start and fold into a finishing run. */
-const QUIET_TYPES = new Set<AgentEvent["type"]>([
-  "text",
-  "notice",
-  "unknown",
-  "metric",
-  "usage",
-  "rate_limit",
-  "retry",
-  "heartbeat",
-  "repair",
-  "error",
-]);
 
 /** An open text or reasoning message. */
 interface OpenMessage {
@@ -170,7 +155,7 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
 
   /** Makes sure a run is open for `event`: finishes the held run first unless `event` can fold into it. */
   function ensureRun(event: AgentEvent): void {
-    if (finishing !== undefined && !QUIET_TYPES.has(event.type)) finishRun();
+    if (finishing !== undefined && !QUIET_EVENT_TYPES.has(event.type)) finishRun();
     if (!runActive) startRun(undefined, event.sessionId);
   }
 
@@ -500,7 +485,7 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
   function handle(event: AgentEvent): void {
     if (preamble !== undefined) {
       // Before the first session.started: hold quiet events so RUN_STARTED can carry the session's id.
-      if (QUIET_TYPES.has(event.type) && preamble.length < MAX_PREAMBLE) {
+      if (QUIET_EVENT_TYPES.has(event.type) && preamble.length < MAX_PREAMBLE) {
         preamble.push(event);
         return;
       }

@@ -15,27 +15,12 @@
  */
 import type { AgentEvent, JsonObject, JsonValue } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
-import { createDispatch } from "../../encoding/dispatch.ts";
+import { createDispatch, MAX_PREAMBLE, QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 import type { Chunk } from "./wire.ts";
 
-/** Events held before the first session.started, at most (so `start` can carry the session id). */
-const MAX_PREAMBLE = 64;
-/** Events with no conversation content: they may wait for `start`. */
-const QUIET_TYPES = new Set<AgentEvent["type"]>([
-  "text",
-  "notice",
-  "unknown",
-  "metric",
-  "usage",
-  "rate_limit",
-  "retry",
-  "heartbeat",
-  "repair",
-  "error",
-]);
 /** Data parts that are only signals: sent transient, so they reach `onData` but are not stored in the message. */
 const TRANSIENT_TYPES = new Set<AgentEvent["type"]>(["heartbeat"]);
 /** The tool part fields every tool chunk repeats: the agent ran the tool, and the client does not know the agent's tools. */
@@ -396,7 +381,7 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
 
   function handle(event: AgentEvent): void {
     if (preamble !== undefined) {
-      if (QUIET_TYPES.has(event.type) && preamble.length < MAX_PREAMBLE) {
+      if (QUIET_EVENT_TYPES.has(event.type) && preamble.length < MAX_PREAMBLE) {
         preamble.push(event);
         return;
       }
