@@ -37,6 +37,11 @@ export interface RunLogs {
   event(event: AgentEvent): void;
   /** `inputBytes`: how much agent output the queued events came from (what backpressure counts). */
   flush(inputBytes?: number): void;
+  /**
+   * From now on the events may hold LosslessIntegers (the reader reported an unsafe integer, or the
+   * caller's own stages run): each batch is searched for them before it goes to the log worker.
+   */
+  expectLosslessIntegers(): void;
   /** Writes what is queued and the summary, and closes every file. */
   close(summary: unknown): Promise<void>;
 }
@@ -94,6 +99,9 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
       lines.write(events, inputBytes);
       events = [];
     },
+    expectLosslessIntegers() {
+      lines.expectLosslessIntegers();
+    },
     async close(summary) {
       if (events.length > 0) lines.write(events, 0);
       events = [];
@@ -111,6 +119,7 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
 
 interface EventLines {
   write(events: readonly AgentEvent[], inputBytes: number): void;
+  expectLosslessIntegers(): void;
   end(): Promise<void>;
 }
 
@@ -118,6 +127,9 @@ function createInThreadLines(fds: LogLineFds): EventLines {
   const writer = createLogLineWriter(fds);
   return {
     write: (events) => writer.write(events),
+    expectLosslessIntegers() {
+      // Nothing to do: the events are written as they are, LosslessIntegers included.
+    },
     end() {
       writer.end();
       return Promise.resolve();
@@ -130,6 +142,9 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
   const worker = new Worker(workerUrl, { execArgv: [], workerData: { events: fds.events, oneshot: fds.oneshot } satisfies LogLineFds });
   let inFlight = 0;
   let behind = false;
+  // Searching every event costs the main thread about 5 % of the parse; only the parser makes
+  // LosslessIntegers (and says so), so the search starts at the first one.
+  let searchLossless = false;
   let failure: unknown;
   let ended: (() => void) | undefined;
   let failed: ((error: unknown) => void) | undefined;
@@ -157,7 +172,7 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
     write(events, inputBytes) {
       if (failure !== undefined) return;
       const lossless: [number, LosslessPaths][] = [];
-      for (let i = 0; i < events.length; i++) {
+      for (let i = 0; searchLossless && i < events.length; i++) {
         const paths = findLosslessIntegers(events[i]);
         if (paths.length > 0) lossless.push([i, paths]);
       }
@@ -168,6 +183,9 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
         behind = true;
         flow?.onBehind();
       }
+    },
+    expectLosslessIntegers() {
+      searchLossless = true;
     },
     async end() {
       try {

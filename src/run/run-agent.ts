@@ -162,6 +162,7 @@ export function runAgent(command: string, args: readonly string[] = [], options:
       ...options.read,
       dialect: options.dialect ?? dialectOfCommand(command),
       onIssue(issue) {
+        if (issue.code === "unsafe-integer") logs?.expectLosslessIntegers();
         issues.push(issue);
         summary.addIssue(issue);
         options.onIssue?.(issue);
@@ -183,6 +184,9 @@ export function runAgent(command: string, args: readonly string[] = [], options:
             flowAgentStdout();
           },
         });
+
+  // The caller's own stages may make LosslessIntegers without the parser saying so.
+  if ((options.read?.stages?.length ?? 0) > 0) logs?.expectLosslessIntegers();
 
   /** The ralph counter: a tool call in flight is work, not a hang. */
   function track(event: AgentEvent): void {

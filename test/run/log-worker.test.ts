@@ -60,4 +60,17 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
     expect(logged).toContain("-98765432109876543210");
     expect(logged).toBe((await expectedLogs(events)).events);
   });
+
+  it("writes batches and lines bigger than its 4 MiB buffer whole, in order", async () => {
+    // Three 1.5 MiB lines (a batch that outgrows the buffer) and one 5 MiB line (bigger than it), non-ASCII included.
+    const agent = `const out = [];
+      for (let i = 0; i < 3; i++) out.push(JSON.stringify({ type: "probe", i, text: "é→🙂 ".repeat(262144) }));
+      out.push(JSON.stringify({ type: "probe", i: 3, text: "x".repeat(5 * 1048576) }));
+      process.stdout.write(out.join("\\n") + "\\n");`;
+    const { events, dir } = await runBuilt(process.execPath, ["-e", agent], "json");
+    expect(events.filter((event) => event.type === "unknown")).toHaveLength(4);
+    const expected = await expectedLogs(events);
+    expect(readFileSync(join(dir, "w.events.ndjson"), "utf8")).toBe(expected.events);
+    expect(readFileSync(join(dir, "w-oneshot-log.json"), "utf8")).toBe(expected.oneshot);
+  });
 });
