@@ -10,6 +10,7 @@ import { LosslessInteger } from "../model/lossless-integer.ts";
 import { createOneshotEncoder } from "../formats/oneshot/encode.ts";
 import { toLine } from "../formats/agentstream/encode.ts";
 import { stringifyRecord } from "../framing/stringify.ts";
+import { createSharedStrings, STAND_IN_IN_JSON, type SharedStrings } from "./_shared-strings.ts";
 
 /** The file descriptors the event-derived logs are appended to. */
 export interface LogLineFds {
@@ -26,21 +27,24 @@ export interface LogLineWriter {
 
 export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
   // The record encoder, not the format's text writer: each packet is encoded straight into the
-  // buffer below, with no `${json}\n` string made first (the same text as `--to oneshot`).
+  // buffer below (the same text as `--to oneshot`).
   const oneshot = createOneshotEncoder();
+  const shared = createSharedStrings();
   const events = createLineBuffer(fds.events);
   const packets = createLineBuffer(fds.oneshot);
   return {
     write(batch) {
       for (const event of batch) {
-        events.add(toLine(event));
-        for (const packet of oneshot.encode(event)) packets.add(stringifyRecord(packet));
+        const standIn = shared.standIn(event);
+        events.add(toLine(standIn), shared);
+        for (const packet of oneshot.encode(standIn)) packets.add(stringifyRecord(packet), shared);
       }
       events.flush();
       packets.flush();
     },
     end() {
-      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet));
+      shared.forget(); // what the encoder held back has no stand-ins of its own
+      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet), shared);
       packets.flush();
     },
   };
@@ -49,13 +53,14 @@ export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
 /** A reused buffer this size is kept between batches; a longer line gets a buffer of its own. */
 const BUFFER_BYTES = 4 * 1024 * 1024;
 
+/** A line's text, or its pieces: text, and a shared string's bytes where its stand-in was. */
+type Piece = string | Buffer;
+
 /**
  * Lines encoded straight into one reused buffer, the newline added as a byte, and written with one
  * write per batch (more only when a batch outgrows the buffer; every write ends at a line's end).
- * A line and its newline joined as strings cost a copy of every line when the string is encoded
- * (about 100 ms per 60 MB of lines, three times the encoding itself).
  */
-function createLineBuffer(fd: number): { add(line: string): void; flush(): void } {
+function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings): void; flush(): void } {
   const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let length = 0;
   const flush = (): void => {
@@ -63,19 +68,38 @@ function createLineBuffer(fd: number): { add(line: string): void; flush(): void 
     length = 0;
   };
   return {
-    add(line) {
+    add(json, shared) {
+      const pieces = shared.used && json.includes(STAND_IN_IN_JSON) ? splice(json, shared) : [json];
       // UTF-8 needs at most 3 bytes per UTF-16 unit, and the newline one more.
-      const most = line.length * 3 + 1;
+      let most = 1;
+      for (const piece of pieces) most += typeof piece === "string" ? piece.length * 3 : piece.length;
       if (length + most > buffer.length) flush();
       if (most > buffer.length) {
-        writeAll(fd, Buffer.from(`${line}\n`));
+        writeAll(fd, Buffer.concat([...pieces.map((piece) => (typeof piece === "string" ? Buffer.from(piece) : piece)), NEWLINE]));
         return;
       }
-      length += buffer.write(line, length);
+      for (const piece of pieces) length += typeof piece === "string" ? buffer.write(piece, length) : piece.copy(buffer, length);
       buffer[length++] = 0x0a;
     },
     flush,
   };
+}
+
+const NEWLINE = Buffer.from("\n");
+
+/** The JSON text cut at each stand-in, with the shared string's bytes (its quotes included) in its place. */
+function splice(json: string, shared: SharedStrings): Piece[] {
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (let at = json.indexOf(STAND_IN_IN_JSON); at !== -1; at = json.indexOf(STAND_IN_IN_JSON, from)) {
+    const close = json.indexOf('"', at + STAND_IN_IN_JSON.length);
+    const bytes = shared.bytes(Number(json.slice(at + STAND_IN_IN_JSON.length, close)));
+    if (bytes === undefined) throw new Error("a shared string's stand-in outlived its event"); // a bug, not input
+    pieces.push(json.slice(from, at), bytes);
+    from = close + 1;
+  }
+  pieces.push(json.slice(from));
+  return pieces;
 }
 
 export function writeAll(fd: number, data: Uint8Array | string): void {

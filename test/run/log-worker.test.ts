@@ -4,7 +4,7 @@
  * received, on a real capture and with integers beyond 2^53 (which a structured clone would round).
  * The TypeScript sources write in-thread (test/run/run-agent.test.ts covers that path).
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -69,6 +69,25 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
       process.stdout.write(out.join("\\n") + "\\n");`;
     const { events, dir } = await runBuilt(process.execPath, ["-e", agent], "json");
     expect(events.filter((event) => event.type === "unknown")).toHaveLength(4);
+    const expected = await expectedLogs(events);
+    expect(readFileSync(join(dir, "w.events.ndjson"), "utf8")).toBe(expected.events);
+    expect(readFileSync(join(dir, "w-oneshot-log.json"), "utf8")).toBe(expected.oneshot);
+  });
+
+  it.skipIf(!hasShared)("writes long tool outputs (escaped once, spliced into both logs) as the in-thread writer does", async () => {
+    // A real Bash result, its output (and the stdout that repeats it) made long, with text that needs
+    // escaping: quotes, backslashes, control characters, non-ASCII, a lone surrogate, U+2028.
+    const output = `line "one" \\ \t\u0001 é→🙂 \ud800 \u2028 ${"0123456789".repeat(2000)}\n`.repeat(3);
+    const capture = readFileSync(sharedPath("fixtures/claude/ralph_partial_bash_success_2.1.218.jsonl"), "utf8");
+    const long = capture
+      .split("\n")
+      .map((line) => line.replaceAll('"test-msg-delta"', JSON.stringify(output)))
+      .join("\n");
+    const file = join(mkdtempSync(join(tmpdir(), "agentstream-log-worker-")), "long-output.jsonl");
+    writeFileSync(file, long);
+    const { events, dir } = await runBuilt("cat", [file], "claude");
+    const completed = events.find((event) => event.type === "tool.completed");
+    expect(completed?.type === "tool.completed" && completed.output).toBe(output);
     const expected = await expectedLogs(events);
     expect(readFileSync(join(dir, "w.events.ndjson"), "utf8")).toBe(expected.events);
     expect(readFileSync(join(dir, "w-oneshot-log.json"), "utf8")).toBe(expected.oneshot);
