@@ -34,7 +34,10 @@ export type IssueCode =
   | "out-of-order"
   | "dialect-mismatch"
   // health
-  | "parse-error-rate";
+  | "parse-error-rate"
+  // a followed file (--follow)
+  | "file-truncated"
+  | "file-replaced";
 
 /**
  * Issues that say the input tried something hostile, not merely that it was damaged: shown even

@@ -12,7 +12,7 @@ import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
 import { toReadOptions, type ReadingValues } from "./reading-options.ts";
 import type { Sink } from "./sinks/sink.ts";
-import type { Source } from "./sources/source.ts";
+import { isRestart, type Source, type SourceChunk } from "./sources/source.ts";
 
 /** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
 const KEPT_ISSUES = 1000;
@@ -64,17 +64,38 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
   }
   const runs: InputRun[] = [];
   for (const source of sources) {
-    const run = await readInput(source, baseOptions, options);
-    options.sink.endInput?.(run);
-    runs.push(run);
+    let chunks: AsyncIterator<SourceChunk> | undefined;
+    let restart: Issue | undefined;
+    try {
+      do {
+        // Opened when first read, inside readInput: a missing file fails as that input's I/O error.
+        const read = await readInput(source, baseOptions, options, () => (chunks ??= source.chunks()[Symbol.asyncIterator]()), restart);
+        options.sink.endInput?.(read.run);
+        runs.push(read.run);
+        restart = read.restart;
+        if (restart !== undefined) options.sink.inputRestarted?.(read.run);
+      } while (restart !== undefined);
+    } finally {
+      await chunks?.return?.();
+    }
   }
   await options.sink.end(runs);
   await options.output?.flush();
   return runs;
 }
 
-/** Reads one source to its end through a fresh reader. */
-async function readInput(source: Source, baseOptions: ReadOptions, options: PipelineOptions): Promise<InputRun> {
+/**
+ * Reads one source through a fresh reader: to its end, or to a restart (a followed file truncated
+ * or replaced), which is returned so the caller reads on from the same chunks with another reader.
+ * `startIssue`: the restart this reading follows, reported first.
+ */
+async function readInput(
+  source: Source,
+  baseOptions: ReadOptions,
+  options: PipelineOptions,
+  chunksOf: () => AsyncIterator<SourceChunk>,
+  startIssue: Issue | undefined,
+): Promise<{ run: InputRun; restart: Issue | undefined }> {
   const { io, reading, sink, output } = options;
   const name = source.name;
   const issues: Issue[] = [];
@@ -101,25 +122,35 @@ async function readInput(source: Source, baseOptions: ReadOptions, options: Pipe
       file: name,
       onIssue(reported) {
         const line = sseLine(reported.line);
-        const issue: Issue = line === reported.line || line === undefined ? reported : { ...reported, line };
-        // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
-        if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
-        // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
-        const wanted = issue.severity !== "info" || reading.verbose;
-        const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
-        if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
-        sink.issue?.(issue, name);
+        report(line === reported.line || line === undefined ? reported : { ...reported, line });
       },
     },
   );
+  function report(issue: Issue): void {
+    // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
+    if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
+    // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
+    const wanted = issue.severity !== "info" || reading.verbose;
+    const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
+    if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
+    sink.issue?.(issue, name);
+  }
+  if (startIssue !== undefined) report(startIssue);
   const progress =
     io.stderr.isTTY && !reading.quiet && source.size !== undefined && source.size > PROGRESS_MIN_BYTES
       ? createProgress(io, name, source.size)
       : undefined;
   framing = options.sniffSse === true ? createSseSniffer(reader) : undefined;
   let bytes = 0;
+  let restart: Issue | undefined;
   try {
-    for await (const chunk of source.chunks()) {
+    const chunks = chunksOf();
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+      const chunk = next.value;
+      if (isRestart(chunk)) {
+        restart = chunk.restart;
+        break;
+      }
       bytes += chunk.length;
       if (framing === undefined) reader.feed(chunk);
       else framing.feed(chunk);
@@ -140,7 +171,7 @@ async function readInput(source: Source, baseOptions: ReadOptions, options: Pipe
   // An SSE stream without data events was read; the command says what it found in it.
   const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, reading.from) : undefined;
   if (unreadable !== undefined && !reading.quiet) await io.stderr.write(`${name}: ${unreadable}\n`);
-  return { name, reader, issues, bytes, unreadable, sseLines: framing?.lines() };
+  return { run: { name, reader, issues, bytes, unreadable, sseLines: framing?.lines() }, restart };
 }
 
 /**

@@ -16,4 +16,10 @@ export interface CliIo {
   openFile(path: string): AsyncIterable<Uint8Array>;
   /** Size in bytes, or undefined when unknown. */
   fileSize(path: string): number | undefined;
+  /**
+   * Calls `listener` at the first Ctrl-C (SIGINT, SIGTERM, SIGHUP) instead of ending the program, so
+   * a command that reads until interrupted (`--follow`) can end cleanly; a second one ends the
+   * program at once. Returns the function that puts the default back. Absent: never interrupted.
+   */
+  onInterrupt?(listener: () => void): () => void;
 }

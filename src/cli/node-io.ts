@@ -1,5 +1,6 @@
 /** The real CliIo over process streams and the file system (Node only). */
 import { createReadStream, statSync } from "node:fs";
+import { constants } from "node:os";
 import type { CliIo, CliOutput } from "./io.ts";
 
 function output(stream: NodeJS.WriteStream): CliOutput {
@@ -36,6 +37,19 @@ export function processIo(): CliIo {
       const stats = statSync(path); // throws ENOENT / EACCES before we start
       if (stats.isDirectory()) throw new Error(`${path} is a directory`);
       return createReadStream(path, { highWaterMark: 256 * 1024 });
+    },
+    onInterrupt(listener) {
+      const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+      let interrupted = false;
+      const handler = (signal: NodeJS.Signals): void => {
+        if (interrupted) process.exit(128 + (constants.signals[signal] ?? 0));
+        interrupted = true;
+        listener();
+      };
+      for (const signal of signals) process.on(signal, handler);
+      return () => {
+        for (const signal of signals) process.off(signal, handler);
+      };
     },
     fileSize(path) {
       try {

@@ -4,7 +4,7 @@ import { defineCommand } from "../args.ts";
 import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
-import { sourcesFromArguments } from "../sources/files.ts";
+import { followOption, readingSources } from "../sources/files.ts";
 
 export const convert = defineCommand({
   name: "convert",
@@ -27,17 +27,24 @@ export const convert = defineCommand({
       description: "aaep: none | sentence (re-chunk text at sentence boundaries)",
     },
     "final-summary": { type: "boolean", default: false, description: "codex-thread: print the final pretty JSON summary after the stream" },
+    ...followOption,
     ...readingOptions,
   },
   examples: [
     'codex exec --json "fix the tests" | agentstream convert --to agentstream',
     "agentstream convert --from claude --to agentstream session.jsonl > events.ndjson",
+    "agentstream convert -f --to agentstream agent-output.jsonl   # as the agent writes it",
   ],
   async run({ values, positionals, io }) {
     const format = getOutputFormat(values.to);
     const output = createBatchedOutput(io.stdout);
     const sink = createRecordSink(format, { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"] }, output);
-    const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading: values, sink, output });
-    return readingStatus(runs, values);
+    const { sources, release } = readingSources(positionals, io, values.follow);
+    try {
+      const runs = await readInputs({ sources, io, reading: values, sink, output });
+      return readingStatus(runs, values);
+    } finally {
+      release();
+    }
   },
 });

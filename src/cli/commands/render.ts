@@ -7,7 +7,7 @@ import type { CliIo } from "../io.ts";
 import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createRendererSink } from "../sinks/renderer-sink.ts";
-import { sourcesFromArguments } from "../sources/files.ts";
+import { followOption, readingSources } from "../sources/files.ts";
 
 // In render, -v and -q set how much is shown: they replace the input options of the same name.
 const { verbose: _diagnosticsVerbose, quiet: _diagnosticsQuiet, ...inputOptions } = readingOptions;
@@ -39,6 +39,7 @@ const renderOptions = {
     default: false,
     description: "keep the colours (SGR only) of tool output; other sequences stay visible",
   },
+  ...followOption,
   ...inputOptions,
 } as const;
 
@@ -53,7 +54,10 @@ cursor movement): it reads right in a terminal at any width, a pipe, a CI log or
 sequences and control characters in agent and tool text are shown as visible symbols, never run.`,
   options: renderOptions,
   notes: "  (in render, -v and -q set how much is shown; -q also silences input diagnostics on stderr)",
-  examples: ['claude -p "fix the tests" --output-format stream-json --verbose | agentstream render'],
+  examples: [
+    'claude -p "fix the tests" --output-format stream-json --verbose | agentstream render',
+    "agentstream render -f agent-output.jsonl   # as the agent writes it; Ctrl-C prints the footer",
+  ],
   async run({ values, positionals, io }) {
     const output = createBatchedOutput(io.stdout);
     const sink = createRendererSink(
@@ -66,14 +70,16 @@ sequences and control characters in agent and tool text are shown as visible sym
       },
       output,
     );
+    const { sources, release } = readingSources(positionals, io, values.follow);
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
     const ciToken = io.env.GITHUB_ACTIONS === "true" ? `agentstream-${randomUUID()}` : undefined;
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
     const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
     try {
-      const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading, sink, output });
+      const runs = await readInputs({ sources, io, reading, sink, output });
       return readingStatus(runs, values);
     } finally {
+      release();
       if (ciToken !== undefined) await io.stdout.write(`::${ciToken}::\n`);
     }
   },

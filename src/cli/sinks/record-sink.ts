@@ -1,6 +1,7 @@
 /**
  * The record sink: events → a format writer → batched output. Each input is its own stream: the
- * previous input's writer is closed where the next input's first event arrives.
+ * previous input's writer is closed where the next input's first event arrives (or where a
+ * followed file was truncated or replaced).
  * (The writer's `create(options)` shape stays behind this sink while writers become encoder + framer.)
  */
 import type { OutputFormat, WriterOptions } from "../../output-formats.ts";
@@ -18,6 +19,11 @@ export function createRecordSink(format: OutputFormat, writerOptions: WriterOpti
       }
       current = input;
       output.write(writer.write(event));
+    },
+    inputRestarted() {
+      // A followed file truncated or replaced: its new text is another stream.
+      output.write(writer.end());
+      writer = format.create(writerOptions);
     },
     end() {
       output.write(writer.end());

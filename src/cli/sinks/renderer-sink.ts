@@ -32,6 +32,8 @@ export function createRendererSink(options: Omit<RendererOptions, "write">, outp
       renderer.render(event);
     },
     sessionBoundary: nextSession,
+    // A followed file truncated or replaced: its new text is another stream, with its own header.
+    inputRestarted: nextSession,
     end() {
       renderer.end();
     },

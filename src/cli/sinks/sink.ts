@@ -16,6 +16,11 @@ export interface Sink {
   sessionBoundary?(boundary: SessionBoundary, input: string): void;
   /** The input `run` was read to its end. */
   endInput?(run: InputRun): void;
+  /**
+   * After `endInput`: the input started again (a followed file truncated or replaced); what follows,
+   * under the same name, is a new stream read from its start. Close what `run` left open.
+   */
+  inputRestarted?(run: InputRun): void;
   /** Every input was read; the sink writes what it kept for the end. */
   end(runs: readonly InputRun[]): void | Promise<void>;
 }

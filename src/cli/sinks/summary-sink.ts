@@ -9,6 +9,7 @@ import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "
 import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliOutput } from "../io.ts";
+import type { InputRun } from "../_input.ts";
 import type { Sink } from "./sink.ts";
 
 /** A summary, with the secrets replaced in its input by kind (`{}` with --no-redact or none found). */
@@ -54,6 +55,13 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
     const text = options.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, name);
     void stdout.write(printed++ === 0 || options.json ? text : `\n${text}`);
   };
+  /** The last session of what `run` read. */
+  const finish = (run: InputRun): { summary: SummaryWithRedactions; done: number } => {
+    const last = session(run.name);
+    const to = { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions };
+    return { summary: summarize(last, to, run.reader.dialect), done: last.done };
+  };
+  const restarted = new Map<InputRun, { summary: SummaryWithRedactions; done: number }>();
   return {
     event(event, input) {
       currentInput = input;
@@ -69,16 +77,17 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
       emit(summarize(ended, to, boundary.previousDialect), input);
       open.set(input, { builder: createSummaryBuilder(), from: to, done: ended.done + 1 });
     },
+    inputRestarted(run) {
+      // A followed file truncated or replaced: what was read of it is summarized now (printed at the end).
+      restarted.set(run, finish(run));
+      open.delete(run.name);
+    },
     async end(runs) {
       for (const run of runs) {
-        const last = session(run.name);
-        const summary = summarize(
-          last,
-          { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions },
-          run.reader.dialect,
-        );
+        const { summary, done } = restarted.get(run) ?? finish(run);
         // One input, one session: the pretty object, as always.
-        if (options.json && options.inputs === 1 && last.done === 0) await stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        if (options.json && options.inputs === 1 && runs.length === 1 && done === 0)
+          await stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         else emit(summary, run.name);
       }
       if (held.length > 0) await stdout.write(`${JSON.stringify(held, null, 2)}\n`);
