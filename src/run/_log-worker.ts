@@ -7,6 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, restoreLosslessIntegers, type LogLineFds } from "./_log-lines.ts";
 import type { ToLogWorker } from "./_logs.ts";
+import { restoreRepeatedOutput } from "./_shared-strings.ts";
 
 const port = parentPort;
 if (port !== null) {
@@ -14,6 +15,7 @@ if (port !== null) {
   port.on("message", (message: ToLogWorker) => {
     if (message.type === "events") {
       const events = message.events as AgentEvent[];
+      for (const [index, keys] of message.repeats) restoreRepeatedOutput(events[index] as AgentEvent, keys);
       for (const [index, paths] of message.lossless) restoreLosslessIntegers(events[index], paths);
       writer.write(events);
       port.postMessage({ type: "written", bytes: message.bytes });

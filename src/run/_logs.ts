@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
+import { findRepeatedOutput, withoutRepeatedOutput } from "./_shared-strings.ts";
 
 /** Where a run's logs went. */
 export interface RunLogFiles {
@@ -59,6 +60,8 @@ export type ToLogWorker =
       readonly type: "events";
       readonly events: readonly AgentEvent[];
       readonly lossless: readonly (readonly [number, LosslessPaths])[];
+      /** Events whose result repeats their output under these keys (sent once, put back by the worker). */
+      readonly repeats: readonly (readonly [number, readonly string[]])[];
       readonly bytes: number;
     }
   | { readonly type: "end" };
@@ -176,9 +179,10 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
         const paths = findLosslessIntegers(events[i]);
         if (paths.length > 0) lossless.push([i, paths]);
       }
+      const { sent, repeats } = withoutRepeats(events);
       const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
       inFlight += bytes;
-      worker.postMessage({ type: "events", events, lossless, bytes } satisfies ToLogWorker);
+      worker.postMessage({ type: "events", events: sent, lossless, repeats, bytes } satisfies ToLogWorker);
       if (!behind && inFlight > LOG_HIGH_WATER) {
         behind = true;
         flow?.onBehind();
@@ -200,4 +204,20 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
       }
     },
   };
+}
+
+/** The batch as sent to the worker: events whose result repeats their long output are copies without the repeat. */
+function withoutRepeats(events: readonly AgentEvent[]): { sent: readonly AgentEvent[]; repeats: [number, readonly string[]][] } {
+  const repeats: [number, readonly string[]][] = [];
+  let sent: AgentEvent[] | undefined;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as AgentEvent;
+    if (event.type !== "tool.completed") continue;
+    const keys = findRepeatedOutput(event);
+    if (keys.length === 0) continue;
+    sent ??= [...events]; // the consumer's events are not touched
+    sent[i] = withoutRepeatedOutput(event, keys);
+    repeats.push([i, keys]);
+  }
+  return { sent: sent ?? events, repeats };
 }
