@@ -132,6 +132,19 @@ describe.skipIf(!existsSync(bin) || !hasShared)("--follow (built binary)", () =>
     expect(followed.err()).toMatch(/:0: file-replaced: /);
   });
 
+  it("render -f: a truncated file closes the old session (its footer) and shows the new text with its own header", async () => {
+    const path = tempFile(claude);
+    const followed = followWith(["render", "-f", "--mode", "none", path]);
+    await followed.until("the answer", () => followed.out().includes("Done."));
+    const old = run(["render", "--mode", "none", path]);
+    truncateSync(path, 0);
+    await appendInPieces(path, codex);
+    await followed.until("the new session's text", () => followed.out().length > old.length + 1);
+    expect(await followed.interrupt()).toBe(0);
+    expect(followed.out()).toBe(`${old}\n${run(["render", "--mode", "none", path])}`);
+    expect(followed.err()).toMatch(/:0: file-truncated: /);
+  });
+
   it("takes exactly one file", () => {
     for (const args of [
       ["render", "-f"],
