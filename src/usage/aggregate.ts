@@ -1,0 +1,170 @@
+/**
+ * Charges grouped for `usage --by …`: tokens by kind and cost per group, a totals row, and optionally each
+ * group's models. Day, week and month are those of each request's own time in the chosen time zone.
+ */
+import type { Charge, Ledger } from "./ledger.ts";
+import type { Pricer } from "./prices.ts";
+import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
+
+export const GROUP_DIMENSIONS = ["day", "week", "month", "session", "model", "project", "agent"] as const;
+export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
+
+/** Tokens and cost of a set of requests. */
+export interface UsageFigures {
+  readonly tokens: TokenCounts;
+  /** Reported plus estimated cost of the priced requests. */
+  costUsd: number;
+  /** USD computed from the price table (the rest was reported by the agent). */
+  estimatedUsd: number;
+  requests: number;
+  /** Models whose requests have no price: their tokens are counted, their cost is not (and is not zero). */
+  readonly unpricedModels: Set<string>;
+  readonly models: Set<string>;
+}
+
+export interface UsageGroup {
+  /** The group's value for each dimension, in the order asked. */
+  readonly key: Readonly<Record<string, string>>;
+  readonly figures: UsageFigures;
+  /** The group by model, when asked (`--breakdown`). */
+  readonly breakdown?: { readonly model: string; readonly figures: UsageFigures }[];
+}
+
+export interface UsageReport {
+  readonly by: readonly GroupDimension[];
+  readonly groups: UsageGroup[];
+  readonly totals: UsageFigures;
+}
+
+export function emptyFigures(): UsageFigures {
+  return { tokens: zeroTokens(), costUsd: 0, estimatedUsd: 0, requests: 0, unpricedModels: new Set(), models: new Set() };
+}
+
+/** The model name a request is listed under. */
+export function modelName(charge: Charge): string {
+  return charge.model ?? "(unknown model)";
+}
+
+/** Adds one request to `figures`, pricing it when the agent did not. */
+export function addCharge(figures: UsageFigures, charge: Charge, pricer: Pricer): void {
+  addTokens(figures.tokens, charge.tokens);
+  figures.requests++;
+  const model = modelName(charge);
+  figures.models.add(model);
+  if (charge.costUsd !== null) {
+    figures.costUsd += charge.costUsd;
+    return;
+  }
+  const estimated = pricer.cost(charge.model, charge.tokens);
+  if (estimated === undefined) {
+    if (totalTokens(charge.tokens) > 0) figures.unpricedModels.add(model);
+    return;
+  }
+  figures.costUsd += estimated;
+  figures.estimatedUsd += estimated;
+}
+
+/** Formats a request's time as calendar parts in one time zone. */
+export function calendar(timeZone: string): (time: number) => { day: string; week: string; month: string } {
+  const format = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+  const memo = new Map<number, { day: string; week: string; month: string }>();
+  return (time) => {
+    // Requests of one quarter hour share the lookup (every zone's offset is a multiple of 15 minutes): formatting is the costly part.
+    const slot = Math.floor(time / 900_000);
+    const known = memo.get(slot);
+    if (known !== undefined) return known;
+    const day = format.format(new Date(time));
+    const parts = { day, week: mondayOf(day), month: day.slice(0, 7) };
+    memo.set(slot, parts);
+    return parts;
+  };
+}
+
+/** The Monday of the ISO week holding `day` (YYYY-MM-DD). */
+function mondayOf(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  const weekday = (date.getUTCDay() + 6) % 7;
+  return new Date(date.getTime() - weekday * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface GroupOptions {
+  readonly by: readonly GroupDimension[];
+  readonly timeZone: string;
+  readonly breakdown: boolean;
+  readonly pricer: Pricer;
+  /** Session labels (`--by session`) and projects, by session key. */
+  readonly ledger: Ledger;
+  readonly include?: (charge: Charge) => boolean;
+}
+
+export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
+  const { by, pricer, ledger } = options;
+  const when = calendar(options.timeZone);
+  const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
+  const totals = emptyFigures();
+  for (const charge of charges) {
+    if (options.include !== undefined && !options.include(charge)) continue;
+    const parts = charge.time === null ? undefined : when(charge.time);
+    const session = ledger.sessions.get(charge.session);
+    const value = (dimension: GroupDimension): string => {
+      switch (dimension) {
+        case "day":
+        case "week":
+        case "month":
+          return parts?.[dimension] ?? "(no time)";
+        case "session":
+          return session?.sessionId ?? charge.session;
+        case "model":
+          return modelName(charge);
+        case "project":
+          return session?.project ?? "(unknown project)";
+        case "agent":
+          return charge.agent;
+      }
+    };
+    const key: Record<string, string> = {};
+    for (const dimension of by) key[dimension] = value(dimension);
+    const id = JSON.stringify(by.map((dimension) => key[dimension]));
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = { key, figures: emptyFigures(), models: new Map() };
+      groups.set(id, group);
+    }
+    addCharge(group.figures, charge, pricer);
+    addCharge(totals, charge, pricer);
+    if (options.breakdown) {
+      const model = modelName(charge);
+      let figures = group.models.get(model);
+      if (figures === undefined) {
+        figures = emptyFigures();
+        group.models.set(model, figures);
+      }
+      addCharge(figures, charge, pricer);
+    }
+  }
+  const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
+  return {
+    by,
+    totals,
+    groups: sorted.map((g) =>
+      options.breakdown
+        ? {
+            key: g.key,
+            figures: g.figures,
+            breakdown: [...g.models.entries()]
+              .sort((a, b) => b[1].costUsd - a[1].costUsd || (a[0] < b[0] ? -1 : 1))
+              .map(([model, figures]) => ({ model, figures })),
+          }
+        : { key: g.key, figures: g.figures },
+    ),
+  };
+}
+
+function compareKeys(a: Record<string, string>, b: Record<string, string>, by: readonly GroupDimension[]): number {
+  for (const dimension of by) {
+    const x = a[dimension] ?? "";
+    const y = b[dimension] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}

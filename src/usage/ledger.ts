@@ -1,0 +1,154 @@
+/**
+ * From file scans to what was spent, each request once: records that repeat across files (a resumed session
+ * copies its history, a worktree or a backup holds a copy) are merged by their key, and Codex running totals
+ * become per-request figures. The rules and the cases behind them: docs/usage.md.
+ */
+import {
+  type FileScan,
+  type SessionStatus,
+  type TokenCounts,
+  type UsageAgent,
+  type UsageRecord,
+  totalTokens,
+  zeroTokens,
+} from "./types.ts";
+
+/** One request, counted once, with the session it is attributed to. */
+export interface Charge {
+  readonly agent: UsageAgent;
+  /** Key of the session in `Ledger.sessions`. */
+  readonly session: string;
+  readonly time: number | null;
+  readonly model: string | null;
+  readonly tokens: TokenCounts;
+  /** What the agent reported it cost; null: to be estimated from the price table. */
+  readonly costUsd: number | null;
+  readonly sidechain: boolean;
+}
+
+/** One session: its files (the main one first, then subagent files) and what they say. */
+export interface LedgerSession {
+  readonly key: string;
+  readonly agent: UsageAgent;
+  readonly sessionId: string | null;
+  project: string | null;
+  start: number | null;
+  end: number | null;
+  status: SessionStatus;
+  readonly files: string[];
+  badLines: number;
+}
+
+export interface Ledger {
+  readonly charges: Charge[];
+  readonly sessions: Map<string, LedgerSession>;
+  /** Records read that repeated one already counted (the same request in another file or line). */
+  readonly duplicates: number;
+}
+
+interface Candidate {
+  readonly record: UsageRecord;
+  readonly session: string;
+  readonly agent: UsageAgent;
+}
+
+/**
+ * Merges scans. They are taken in order of their session's start (then path), so a record copied into a later
+ * session (a resume) stays with the session that made the request, whatever order the files were read in.
+ */
+export function buildLedger(scans: readonly FileScan[]): Ledger {
+  const ordered = [...scans].sort((a, b) => (a.facts.start ?? Infinity) - (b.facts.start ?? Infinity) || compare(a.path, b.path));
+  const sessions = new Map<string, LedgerSession>();
+  const chosen = new Map<string, Candidate>();
+  let duplicates = 0;
+  for (const scan of ordered) {
+    const session = sessionOf(sessions, scan);
+    for (const record of scan.records) {
+      const known = chosen.get(record.key);
+      if (known === undefined) {
+        chosen.set(record.key, { record, session, agent: scan.agent });
+        continue;
+      }
+      duplicates++;
+      // Across files the copy with the final figures wins: a response's output count only grows.
+      if (record.tokens.output > known.record.tokens.output) chosen.set(record.key, { ...known, record });
+    }
+  }
+  return { charges: charges([...chosen.values()]), sessions, duplicates };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): string {
+  const { facts } = scan;
+  const key = `${scan.agent}:${facts.sessionId ?? scan.path}`;
+  let session = sessions.get(key);
+  if (session === undefined) {
+    session = {
+      key,
+      agent: scan.agent,
+      sessionId: facts.sessionId,
+      project: null,
+      start: null,
+      end: null,
+      status: "unknown",
+      files: [],
+      badLines: 0,
+    };
+    sessions.set(key, session);
+  }
+  if (facts.subagent) session.files.push(scan.path);
+  else {
+    session.files.unshift(scan.path);
+    // The main file's last state is the session's (a subagent's ending says nothing about it).
+    if (session.end === null || (facts.end ?? -Infinity) >= session.end) session.status = facts.status;
+  }
+  session.project ??= facts.project;
+  if (facts.start !== null) session.start = session.start === null ? facts.start : Math.min(session.start, facts.start);
+  if (facts.end !== null) session.end = session.end === null ? facts.end : Math.max(session.end, facts.end);
+  session.badLines += scan.badLines;
+  return key;
+}
+
+/** Requests as charges; Codex running totals of one thread turned into differences, in order of the total. */
+function charges(candidates: Candidate[]): Charge[] {
+  const out: Charge[] = [];
+  const threads = new Map<string, Candidate[]>();
+  for (const candidate of candidates) {
+    const { record } = candidate;
+    if (record.cumulative === true) {
+      const thread = record.thread ?? record.key;
+      const list = threads.get(thread);
+      if (list === undefined) threads.set(thread, [candidate]);
+      else list.push(candidate);
+      continue;
+    }
+    out.push(toCharge(candidate, record.tokens));
+  }
+  for (const snapshots of threads.values()) {
+    snapshots.sort((a, b) => totalTokens(a.record.tokens) - totalTokens(b.record.tokens));
+    let before = zeroTokens();
+    for (const snapshot of snapshots) {
+      out.push(toCharge(snapshot, difference(snapshot.record.tokens, before)));
+      before = snapshot.record.tokens;
+    }
+  }
+  return out;
+}
+
+function toCharge({ record, session, agent }: Candidate, tokens: TokenCounts): Charge {
+  return { agent, session, time: record.time, model: record.model, tokens, costUsd: record.costUsd, sidechain: record.sidechain };
+}
+
+function difference(now: TokenCounts, before: TokenCounts): TokenCounts {
+  return {
+    input: Math.max(0, now.input - before.input),
+    output: Math.max(0, now.output - before.output),
+    cacheRead: Math.max(0, now.cacheRead - before.cacheRead),
+    cacheWrite: Math.max(0, now.cacheWrite - before.cacheWrite),
+    cacheWrite1h: Math.max(0, now.cacheWrite1h - before.cacheWrite1h),
+    reasoning: Math.max(0, now.reasoning - before.reasoning),
+  };
+}
