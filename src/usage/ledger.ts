@@ -53,11 +53,17 @@ interface Candidate {
 }
 
 /**
- * Merges scans. They are taken in order of their session's start (then path), so a record copied into a later
- * session (a resume) stays with the session that made the request, whatever order the files were read in.
+ * Merges scans. They are taken in order of their start, then end (a resumed file copies the history with its
+ * times, so it starts with the original but ends later), then path: a record copied into a later session stays
+ * with the session that made the request, whatever order the files were read in.
  */
 export function buildLedger(scans: readonly FileScan[]): Ledger {
-  const ordered = [...scans].sort((a, b) => (a.facts.start ?? Infinity) - (b.facts.start ?? Infinity) || compare(a.path, b.path));
+  const ordered = [...scans].sort(
+    (a, b) =>
+      (a.facts.start ?? Infinity) - (b.facts.start ?? Infinity) ||
+      (a.facts.end ?? Infinity) - (b.facts.end ?? Infinity) ||
+      compare(a.path, b.path),
+  );
   const sessions = new Map<string, LedgerSession>();
   const chosen = new Map<string, Candidate>();
   let duplicates = 0;
