@@ -8,11 +8,14 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FileScan, UsageRecord } from "./types.ts";
 
-const VERSION = 1;
+const VERSION = 2;
 
-/** A record as stored: [key, time, model, input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, costUsd, flags, thread]. */
-type StoredRecord = [string, number | null, string | null, number, number, number, number, number, number, number | null, number, string?];
-type StoredScan = Omit<FileScan, "records"> & { records: StoredRecord[] };
+/**
+ * A record as stored: [key, time, model, input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, costUsd,
+ * flags, thread], the model an index into the file's `models` (-1: none).
+ */
+type StoredRecord = [string, number | null, number, number, number, number, number, number, number, number | null, number, string?];
+type StoredScan = Omit<FileScan, "records"> & { models: string[]; records: StoredRecord[] };
 
 const SIDECHAIN = 1;
 const CUMULATIVE = 2;
@@ -32,7 +35,9 @@ export function loadCache(dir: string | undefined): Map<string, FileScan> {
   try {
     const stored = JSON.parse(readFileSync(cacheFile(dir), "utf8")) as { version: number; files: StoredScan[] };
     if (stored.version !== VERSION) return out;
-    for (const scan of stored.files) out.set(scan.path, { ...scan, records: scan.records.map(fromStored) });
+    for (const { models, records, ...scan } of stored.files) {
+      out.set(scan.path, { ...scan, records: records.map((row) => fromStored(row, models)) });
+    }
   } catch {
     // No cache yet, or one from another version: everything is read.
   }
@@ -45,7 +50,10 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>): v
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const files: StoredScan[] = [];
-    for (const scan of scans) files.push({ ...scan, records: scan.records.map(toStored) });
+    for (const scan of scans) {
+      const models: string[] = [];
+      files.push({ ...scan, models, records: scan.records.map((record) => toStored(record, models)) });
+    }
     const target = cacheFile(dir);
     const temporary = `${target}.${process.pid}.tmp`;
     writeFileSync(temporary, JSON.stringify({ version: VERSION, files }), { mode: 0o600 });
@@ -55,13 +63,15 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>): v
   }
 }
 
-function toStored(r: UsageRecord): StoredRecord {
+function toStored(r: UsageRecord, models: string[]): StoredRecord {
   const t = r.tokens;
   const flags = (r.sidechain ? SIDECHAIN : 0) | (r.cumulative === true ? CUMULATIVE : 0);
+  let model = r.model === null ? -1 : models.indexOf(r.model);
+  if (model === -1 && r.model !== null) model = models.push(r.model) - 1;
   const row: StoredRecord = [
     r.key,
     r.time,
-    r.model,
+    model,
     t.input,
     t.output,
     t.cacheRead,
@@ -75,12 +85,12 @@ function toStored(r: UsageRecord): StoredRecord {
   return row;
 }
 
-function fromStored(row: StoredRecord): UsageRecord {
-  const [key, time, model, input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, costUsd, flags, thread] = row;
+function fromStored(row: StoredRecord, models: readonly string[]): UsageRecord {
+  const [key, time, modelIndex, input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, costUsd, flags, thread] = row;
   const record: UsageRecord = {
     key,
     time,
-    model,
+    model: models[modelIndex] ?? null,
     tokens: { input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning },
     costUsd,
     sidechain: (flags & SIDECHAIN) !== 0,

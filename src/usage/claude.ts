@@ -17,6 +17,7 @@ import {
   noteTime,
   parseLine,
   recordMap,
+  requestKey,
   type ScannerStart,
   timestampOf,
 } from "./scanner.ts";
@@ -81,10 +82,11 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     if (model === SYNTHETIC_MODEL) return;
     const messageId = str(message, "id");
     const requestId = str(rec, "requestId");
-    const key =
+    const key = requestKey(
       messageId === undefined
         ? `claude:uuid:${str(rec, "uuid") ?? `${start.path}:${records.size}`}`
-        : `claude:${messageId}|${requestId ?? ""}`;
+        : `claude:${messageId}|${requestId ?? ""}`,
+    );
     const record: UsageRecord = {
       key,
       time,

@@ -18,6 +18,7 @@ import {
   noteTime,
   parseLine,
   recordMap,
+  requestKey,
   type ScannerStart,
   timestampOf,
 } from "./scanner.ts";
@@ -84,7 +85,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
     const figure = count(num(total, "total_tokens")) || totalOf(codexTokens(total));
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
-    const key = `codex:${thread()}:${figure}`;
+    const key = requestKey(`codex:${thread()}:${figure}`);
     if (records.has(key)) return;
     const record: UsageRecord = {
       key,
@@ -102,7 +103,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   /** A request's own tokens with no running total beside them (the older flat token_count). */
   const delta = (usage: JsonObject, time: number | null): void => {
     const tokens = codexTokens(usage);
-    const key = `codex:${thread()}:${time ?? records.size}:${totalOf(tokens)}`;
+    const key = requestKey(`codex:${thread()}:${time ?? records.size}:${totalOf(tokens)}`);
     records.set(key, { key, time, model: state.model ?? null, tokens, costUsd: null, sidechain: false });
   };
 

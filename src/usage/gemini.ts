@@ -7,7 +7,18 @@
 import type { JsonObject, JsonValue } from "../model/events.ts";
 import { arr, num, obj, str } from "../dialect/json.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
-import { copyState, count, epochOf, freshFacts, type LineScanner, noteTime, parseLine, recordMap, type ScannerStart } from "./scanner.ts";
+import {
+  copyState,
+  count,
+  epochOf,
+  freshFacts,
+  type LineScanner,
+  noteTime,
+  parseLine,
+  recordMap,
+  requestKey,
+  type ScannerStart,
+} from "./scanner.ts";
 import type { TokenCounts } from "./types.ts";
 
 /** Gemini API usage as the CLI writes it: `input` includes `cached`; `thoughts` and `tool` are counted beside them. */
@@ -61,7 +72,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
     const tokens = obj(rec, "tokens");
     const id = str(rec, "id");
     if (type !== "gemini" || tokens === undefined || id === undefined) return;
-    const key = `gemini:${facts.sessionId ?? start.path}:${id}`;
+    const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
     records.delete(key);
     records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
   };
