@@ -34,7 +34,11 @@ export function generateSessions({ out, mb, seed = 7, shared = "../shared" }) {
   };
   const sources = CAPTURES.map((name) => join(shared, "fixtures", "claude-session", name))
     .filter((path) => existsSync(path))
-    .map((path) => readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== ""));
+    .map((path) =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== ""),
+    );
   if (sources.length === 0) throw new Error(`no capture under ${shared}/fixtures/claude-session`);
   const target = mb * 1e6;
   const written = [];

@@ -21,7 +21,9 @@ const out = opt("out", `/tmp/agentstream-usage-${mb}mb`);
 const started = Date.now();
 generateSessions({ out, mb });
 const { files, bytes } = treeSize(out);
-console.log(`\nusage: ${files} Claude session files, ${(bytes / 1e6).toFixed(0)} MB under ${out} (ready in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+console.log(
+  `\nusage: ${files} Claude session files, ${(bytes / 1e6).toFixed(0)} MB under ${out} (ready in ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+);
 const projects = join(out, "projects");
 
 /** Wall seconds, peak RSS (MB) and stdout of one command in a fresh process. */
@@ -70,7 +72,11 @@ appended.forEach((file, i) => {
     sessionId: `appended-${i}`,
     requestId: `req_appended_${i}`,
     timestamp: "2026-11-01T12:00:00.000Z",
-    message: { id: `msg_appended_${i}`, model: "claude-sonnet-4-20250514", usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 40 } },
+    message: {
+      id: `msg_appended_${i}`,
+      model: "claude-sonnet-4-20250514",
+      usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 40 },
+    },
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 });
@@ -85,19 +91,32 @@ const quarterDirs = readdirSync(projects)
 const quarter = ours(quarterDirs, ["--no-cache"]);
 
 const cc = findCcusage();
-const theirs = cc === undefined ? undefined : measure(cc.bin, ["daily", "--offline", "--json", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: out });
+const theirs =
+  cc === undefined ? undefined : measure(cc.bin, ["daily", "--offline", "--json", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: out });
 
 const row = (label, r, note = "") =>
   console.log(`  ${label.padEnd(44)}${r.seconds.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB  ${note}`);
 console.log(`  ${"run".padEnd(44)}${"wall".padStart(10)}${"peak RSS".padStart(11)}`);
 row("agentstream usage, first run (all cores)", first);
-row("agentstream usage, cached, nothing changed", cached, `${((100 * cached.seconds) / first.seconds).toFixed(1)} % of the first run (target < 10 %)`);
-row(`agentstream usage, cached, ${appended.length} files appended`, afterAppend, `${((100 * afterAppend.seconds) / first.seconds).toFixed(1)} % of the first run`);
+row(
+  "agentstream usage, cached, nothing changed",
+  cached,
+  `${((100 * cached.seconds) / first.seconds).toFixed(1)} % of the first run (target < 10 %)`,
+);
+row(
+  `agentstream usage, cached, ${appended.length} files appended`,
+  afterAppend,
+  `${((100 * afterAppend.seconds) / first.seconds).toFixed(1)} % of the first run`,
+);
 row("agentstream usage --threads 1 --no-cache", oneThread, `all cores ${(oneThread.seconds / first.seconds).toFixed(2)}x faster`);
 row(`agentstream usage over a quarter of the files`, quarter, `peak RSS ${(quarter.rssMb / first.rssMb).toFixed(2)}x the full tree's`);
 if (theirs === undefined) console.log("  ccusage: not runnable here (set CCUSAGE_BIN to a ccusage that runs, e.g. 18.x)");
 else {
-  row(`ccusage ${cc.version} daily --offline --json`, theirs, `agentstream ${(theirs.seconds / first.seconds).toFixed(2)}x faster (target >= 3x)`);
+  row(
+    `ccusage ${cc.version} daily --offline --json`,
+    theirs,
+    `agentstream ${(theirs.seconds / first.seconds).toFixed(2)}x faster (target >= 3x)`,
+  );
   const a = totalsOf(first).tokens;
   const b = JSON.parse(theirs.stdout).totals;
   const pairs = [

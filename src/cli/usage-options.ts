@@ -18,7 +18,8 @@ export const usageOptions = {
   threads: { type: "string", valueHint: "<n>", description: "worker threads for large inputs (default: the cores available)" },
 } as const;
 
-export const USAGE_LOCATIONS_NOTE = `${DEFAULT_LOCATIONS_HELP}
+export const USAGE_LOCATIONS_NOTE = `
+${DEFAULT_LOCATIONS_HELP}
 Cache: $XDG_CACHE_HOME/agentstream (else ~/.cache/agentstream), keyed by path, size and mtime.`;
 
 export interface UsageInputs {

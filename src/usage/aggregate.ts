@@ -22,7 +22,7 @@ export interface UsageFigures {
   readonly models: Set<string>;
 }
 
-export interface UsageGroup {
+interface UsageGroup {
   /** The group's value for each dimension, in the order asked. */
   readonly key: Readonly<Record<string, string>>;
   readonly figures: UsageFigures;
@@ -41,7 +41,7 @@ export function emptyFigures(): UsageFigures {
 }
 
 /** The model name a request is listed under. */
-export function modelName(charge: Charge): string {
+function modelName(charge: Charge): string {
   return charge.model ?? "(unknown model)";
 }
 

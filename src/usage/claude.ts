@@ -41,7 +41,7 @@ interface ClaudeWireUsage {
 }
 
 /** The request's tokens in the common meaning (Claude's `input_tokens` already excludes cached input). */
-export function claudeTokens(usage: JsonObject): TokenCounts {
+function claudeTokens(usage: JsonObject): TokenCounts {
   const field = (name: keyof ClaudeWireUsage): number => count(num(usage, name));
   return {
     input: field("input_tokens"),

@@ -49,7 +49,7 @@ interface CodexWireUsage {
   total_tokens?: number;
 }
 
-export function codexTokens(usage: JsonObject): TokenCounts {
+function codexTokens(usage: JsonObject): TokenCounts {
   const field = (name: keyof CodexWireUsage): number => count(num(usage, name));
   const cacheRead = field("cached_input_tokens");
   const cacheWrite = field("cache_write_input_tokens");

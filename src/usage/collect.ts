@@ -3,7 +3,8 @@
  * where an appended file was left), merge everything into one ledger, and refresh the cache.
  */
 import { cacheDir, loadCache, saveCache } from "./cache.ts";
-import { discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
+import { resolve, sep } from "node:path";
+import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
 import { buildLedger, type Ledger } from "./ledger.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
@@ -31,6 +32,7 @@ export interface Collected {
 export async function collectUsage(options: CollectOptions): Promise<Collected> {
   const { files, missing } =
     options.paths.length === 0 ? { files: discoverDefault(options.env), missing: [] } : discoverPaths(options.paths);
+  const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
   const dir = options.cache ? cacheDir(options.env) : undefined;
   const cached = loadCache(dir);
   const scans: FileScan[] = [];
@@ -50,6 +52,22 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
       cached.set(scan.path, scan);
     }
   });
-  if (dir !== undefined && toRead.length > 0) saveCache(dir, cached.values());
+  if (dir !== undefined && (toRead.length > 0 || forgotten(cached, files, roots))) saveCache(dir, cached.values());
   return { ledger: buildLedger(scans), files: files.length, read: toRead.length, missing, unreadable };
+}
+
+/**
+ * Drops from the cache the files that were under the folders just walked and are gone (deleted sessions), so
+ * the cache does not grow with files that no longer exist. True when any was dropped.
+ */
+function forgotten(cached: Map<string, FileScan>, found: readonly FoundFile[], roots: readonly string[]): boolean {
+  const present = new Set(found.map((file) => resolve(file.path)));
+  let dropped = false;
+  for (const path of cached.keys()) {
+    const absolute = resolve(path);
+    if (present.has(absolute) || !roots.some((root) => absolute.startsWith(root.endsWith(sep) ? root : root + sep))) continue;
+    cached.delete(path);
+    dropped = true;
+  }
+  return dropped;
 }

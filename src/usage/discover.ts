@@ -15,7 +15,7 @@ export interface FoundFile {
 }
 
 /** A standard location: the folder and the agent whose logs it holds. */
-export interface Location {
+interface Location {
   readonly agent: UsageAgent;
   readonly dir: string;
 }
@@ -26,7 +26,7 @@ list of folders is accepted), ~/.claude/projects and ~/.config/claude/projects, 
 Codex: $CODEX_HOME/sessions, else ~/.codex/sessions (rollout-*.jsonl); Gemini CLI: ~/.gemini/tmp/*/chats.`;
 
 /** The standard locations for this environment (whether or not they exist). */
-export function defaultLocations(env: Readonly<Record<string, string | undefined>>): Location[] {
+function defaultLocations(env: Readonly<Record<string, string | undefined>>): Location[] {
   const home = env.HOME ?? env.USERPROFILE ?? "";
   const out: Location[] = [];
   const configured = (env.CLAUDE_CONFIG_DIR ?? "")
@@ -42,6 +42,11 @@ export function defaultLocations(env: Readonly<Record<string, string | undefined
   if (codexHome !== undefined) out.push({ agent: "codex", dir: join(codexHome, "sessions") });
   if (home !== "") out.push({ agent: "gemini", dir: join(home, ".gemini", "tmp") });
   return out;
+}
+
+/** The folders of the default locations, for the cache to forget the files that left them. */
+export function defaultRoots(env: Readonly<Record<string, string | undefined>>): string[] {
+  return defaultLocations(env).map((location) => location.dir);
 }
 
 /** Every session file under the default locations that exist (each folder once). */

@@ -24,7 +24,7 @@ export interface FilterValues {
 }
 
 /** The machine's time zone (TZ, else the system's). */
-export function machineTimeZone(): string {
+function machineTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 

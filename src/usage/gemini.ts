@@ -31,7 +31,7 @@ interface GeminiWireTokens {
   total?: number;
 }
 
-export function geminiTokens(tokens: JsonObject): TokenCounts {
+function geminiTokens(tokens: JsonObject): TokenCounts {
   const field = (name: keyof GeminiWireTokens): number => count(num(tokens, name));
   const cacheRead = field("cached");
   const thoughts = field("thoughts");

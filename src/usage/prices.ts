@@ -50,7 +50,7 @@ export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
 }
 
 /** USD for one request at one model's prices (per million tokens). */
-export function costAt(price: ModelPrice, t: TokenCounts): number {
+function costAt(price: ModelPrice, t: TokenCounts): number {
   const prompt = t.input + t.cacheRead + t.cacheWrite;
   const long = price.longContext;
   const p = long !== undefined && prompt > long.above ? long : price;

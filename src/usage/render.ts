@@ -8,7 +8,7 @@ import { durationOf, type SessionRow } from "./session-rows.ts";
 import { renderTable, safeCell, type TableColumn } from "./table.ts";
 import { totalTokens, type TokenCounts } from "./types.ts";
 
-export interface TokensJson {
+interface TokensJson {
   input: number;
   output: number;
   cacheRead: number;
@@ -29,7 +29,7 @@ export interface FiguresJson {
   requests: number;
 }
 
-export function tokensJson(t: TokenCounts): TokensJson {
+function tokensJson(t: TokenCounts): TokensJson {
   return {
     input: t.input,
     output: t.output,
@@ -58,7 +58,7 @@ function round(usd: number): number {
 }
 
 /** `~$1.23` estimated, `$1.23` reported, `+?` when some requests have no price, `?` when none has. */
-export function costCell(f: UsageFigures): string {
+function costCell(f: UsageFigures): string {
   const unpriced = f.unpricedModels.size > 0;
   if (unpriced && f.costUsd === 0) return "?";
   return `${f.estimatedUsd > 0 ? "~" : ""}${formatCost(f.costUsd)}${unpriced ? "+?" : ""}`;

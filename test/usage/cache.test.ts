@@ -68,3 +68,23 @@ describe("usage cache", () => {
     expect(await outputs(logs, cacheHome)).toEqual({ read: 1, outputs: [7] });
   });
 });
+
+describe("usage cache housekeeping", () => {
+  it("forgets the files that left a folder it walked, and keeps the others", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const gone = tree.write("logs/projects/p/gone.jsonl", [claudeLine({ message: "m1", request: "r1", output: 11 })]);
+    tree.write("logs/projects/p/kept.jsonl", [claudeLine({ message: "m2", request: "r2", output: 22, session: "s-2" })]);
+    const other = tree.write("other/projects/q/x.jsonl", [claudeLine({ message: "m3", request: "r3", output: 33, session: "s-3" })]);
+    await outputs(join(tree.root, "logs"), cacheHome);
+    await outputs(other, cacheHome);
+    const { rmSync } = await import("node:fs");
+    rmSync(gone);
+    await outputs(join(tree.root, "logs"), cacheHome);
+    const stored = JSON.parse(readFileSync(join(cacheHome, "agentstream", "usage-v2.json"), "utf8")) as { files: { path: string }[] };
+    expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
+      "/logs/projects/p/kept.jsonl",
+      "/other/projects/q/x.jsonl",
+    ]);
+  });
+});
