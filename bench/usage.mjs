@@ -26,19 +26,19 @@ console.log(
 );
 const projects = join(out, "projects");
 
-/** Wall seconds, peak RSS (MB) and stdout of one command in a fresh process. */
+/** Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of one command in a fresh process. */
 function measure(command, commandArgs, env = {}) {
   const timed = existsSync("/usr/bin/time");
   const t0 = performance.now();
-  const result = spawnSync(timed ? "/usr/bin/time" : command, timed ? ["-f", "%e %M", command, ...commandArgs] : commandArgs, {
+  const result = spawnSync(timed ? "/usr/bin/time" : command, timed ? ["-f", "%U %S %M", command, ...commandArgs] : commandArgs, {
     env: { ...process.env, TZ: "UTC", NO_COLOR: "1", ...env },
     encoding: "utf8",
     maxBuffer: 1 << 28,
   });
   const seconds = (performance.now() - t0) / 1000;
   if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(" ")}: exit ${result.status}\n${result.stderr}`);
-  const rss = timed ? Number(result.stderr.trim().split("\n").at(-1)?.split(" ")[1]) / 1024 : Number.NaN;
-  return { seconds, rssMb: rss, stdout: result.stdout };
+  const [user, system, rssKb] = timed ? (result.stderr.trim().split("\n").at(-1) ?? "").split(" ").map(Number) : [];
+  return { seconds, cpu: timed ? user + system : Number.NaN, rssMb: timed ? rssKb / 1024 : Number.NaN, stdout: result.stdout };
 }
 
 const ours = (paths, extra = [], env = {}) =>
@@ -54,6 +54,8 @@ function findCcusage() {
   return undefined;
 }
 
+const noCache = ours([projects], ["--no-cache"]);
+const oneThread = ours([projects], ["--no-cache", "--threads", "1"]);
 const cacheHome = mkdtempSync(join(tmpdir(), "agentstream-usage-cache-"));
 const first = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 const cached = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
@@ -83,7 +85,6 @@ appended.forEach((file, i) => {
 const afterAppend = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 appended.forEach((file, i) => truncateSync(file, sizes[i]));
 
-const oneThread = ours([projects], ["--no-cache", "--threads", "1"]);
 const quarterDirs = readdirSync(projects)
   .sort()
   .slice(0, Math.ceil(readdirSync(projects).length / 4))
@@ -95,21 +96,26 @@ const theirs =
   cc === undefined ? undefined : measure(cc.bin, ["daily", "--offline", "--json", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: out });
 
 const row = (label, r, note = "") =>
-  console.log(`  ${label.padEnd(44)}${r.seconds.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB  ${note}`);
-console.log(`  ${"run".padEnd(44)}${"wall".padStart(10)}${"peak RSS".padStart(11)}`);
-row("agentstream usage, first run (all cores)", first);
+  console.log(
+    `  ${label.padEnd(46)}${r.seconds.toFixed(2).padStart(8)} s${r.cpu.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB  ${note}`,
+  );
+const share = (r) =>
+  `${((100 * r.seconds) / first.seconds).toFixed(1)} % of the first run's wall, ${((100 * r.cpu) / first.cpu).toFixed(1)} % of its CPU`;
+console.log(`  ${"run".padEnd(46)}${"wall".padStart(10)}${"CPU".padStart(10)}${"peak RSS".padStart(11)}`);
+row("agentstream usage --no-cache (all cores)", noCache);
 row(
-  "agentstream usage, cached, nothing changed",
-  cached,
-  `${((100 * cached.seconds) / first.seconds).toFixed(1)} % of the first run (target < 10 %)`,
+  "agentstream usage --no-cache --threads 1",
+  oneThread,
+  `all cores: ${(oneThread.seconds / noCache.seconds).toFixed(2)}x the speed of one`,
 );
+row("agentstream usage, first run (writes the cache)", first);
+row("agentstream usage, again, nothing changed", cached, `${share(cached)} (target < 10 %)`);
+row(`agentstream usage, again, ${appended.length} files appended`, afterAppend, share(afterAppend));
 row(
-  `agentstream usage, cached, ${appended.length} files appended`,
-  afterAppend,
-  `${((100 * afterAppend.seconds) / first.seconds).toFixed(1)} % of the first run`,
+  `agentstream usage --no-cache, a quarter of the files`,
+  quarter,
+  `peak RSS ${(quarter.rssMb / noCache.rssMb).toFixed(2)}x the whole tree's`,
 );
-row("agentstream usage --threads 1 --no-cache", oneThread, `all cores ${(oneThread.seconds / first.seconds).toFixed(2)}x faster`);
-row(`agentstream usage over a quarter of the files`, quarter, `peak RSS ${(quarter.rssMb / first.rssMb).toFixed(2)}x the full tree's`);
 if (theirs === undefined) console.log("  ccusage: not runnable here (set CCUSAGE_BIN to a ccusage that runs, e.g. 18.x)");
 else {
   row(

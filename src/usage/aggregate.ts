@@ -41,20 +41,24 @@ export function emptyFigures(): UsageFigures {
 }
 
 /** The model name a request is listed under. */
-function modelName(charge: Charge): string {
+export function modelName(charge: Charge): string {
   return charge.model ?? "(unknown model)";
 }
 
 /** Adds one request to `figures`, pricing it when the agent did not. */
 export function addCharge(figures: UsageFigures, charge: Charge, pricer: Pricer): void {
   addTokens(figures.tokens, charge.tokens);
-  figures.requests++;
+  figures.requests += charge.requests ?? 1;
   const model = modelName(charge);
   figures.models.add(model);
-  if (charge.costUsd !== null) {
-    figures.costUsd += charge.costUsd;
+  if (charge.costUsd !== null) figures.costUsd += charge.costUsd;
+  if (charge.estimated !== undefined) {
+    if (charge.estimated.unpriced) figures.unpricedModels.add(model);
+    figures.costUsd += charge.estimated.usd;
+    figures.estimatedUsd += charge.estimated.usd;
     return;
   }
+  if (charge.costUsd !== null) return;
   const estimated = pricer.cost(charge.model, charge.tokens);
   if (estimated === undefined) {
     if (totalTokens(charge.tokens) > 0) figures.unpricedModels.add(model);
@@ -100,12 +104,14 @@ export interface GroupOptions {
 export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
   const { by, pricer, ledger } = options;
   const when = calendar(options.timeZone);
+  const byTime = by.some((d) => d === "day" || d === "week" || d === "month");
+  const bySession = by.some((d) => d === "session" || d === "project");
   const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
   const totals = emptyFigures();
   for (const charge of charges) {
     if (options.include !== undefined && !options.include(charge)) continue;
-    const parts = charge.time === null ? undefined : when(charge.time);
-    const session = ledger.sessions.get(charge.session);
+    const parts = charge.time === null || !byTime ? undefined : when(charge.time);
+    const session = bySession ? ledger.sessions.get(charge.session) : undefined;
     const value = (dimension: GroupDimension): string => {
       switch (dimension) {
         case "day":
@@ -122,11 +128,13 @@ export function groupUsage(charges: readonly Charge[], options: GroupOptions): U
           return charge.agent;
       }
     };
-    const key: Record<string, string> = {};
-    for (const dimension of by) key[dimension] = value(dimension);
-    const id = JSON.stringify(by.map((dimension) => key[dimension]));
+    // The group's id: its values joined by a separator no log value holds.
+    let id = value(by[0] ?? "agent");
+    for (let i = 1; i < by.length; i++) id += `\u0000${value(by[i] ?? "agent")}`;
     let group = groups.get(id);
     if (group === undefined) {
+      const key: Record<string, string> = {};
+      for (const dimension of by) key[dimension] = value(dimension);
       group = { key, figures: emptyFigures(), models: new Map() };
       groups.set(id, group);
     }

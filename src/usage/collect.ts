@@ -6,6 +6,8 @@ import { cacheDir, loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
 import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
 import { buildLedger, type Ledger } from "./ledger.ts";
+import type { Pricer } from "./prices.ts";
+import { condense, loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
@@ -17,6 +19,11 @@ export interface CollectOptions {
   readonly cache: boolean;
   /** Worker threads (default: the cores available, for large inputs). */
   readonly threads?: number | undefined;
+  /**
+   * With prices, the ledger comes back condensed (result-cache.ts: each request priced on its own, then summed
+   * by session, model and quarter hour), and a run over the same unchanged files reuses the last result.
+   */
+  readonly pricer?: Pricer | undefined;
 }
 
 export interface Collected {
@@ -34,6 +41,11 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
     options.paths.length === 0 ? { files: discoverDefault(options.env), missing: [] } : discoverPaths(options.paths);
   const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
   const dir = options.cache ? cacheDir(options.env) : undefined;
+  const fingerprint = options.pricer === undefined ? undefined : resultFingerprint(files, options.pricer);
+  if (dir !== undefined && fingerprint !== undefined) {
+    const last = loadResult(dir, fingerprint);
+    if (last !== undefined) return { ledger: last.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable };
+  }
   const cached = loadCache(dir);
   const scans: FileScan[] = [];
   const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
@@ -53,7 +65,10 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
     }
   });
   if (dir !== undefined && (toRead.length > 0 || forgotten(cached, files, roots))) saveCache(dir, cached.values());
-  return { ledger: buildLedger(scans), files: files.length, read: toRead.length, missing, unreadable };
+  const full = buildLedger(scans);
+  const ledger = options.pricer === undefined ? full : condense(full, options.pricer);
+  if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
+  return { ledger, files: files.length, read: toRead.length, missing, unreadable };
 }
 
 /**

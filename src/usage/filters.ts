@@ -68,8 +68,9 @@ export function sessionMatches(filter: UsageFilter, session: LedgerSession | und
 /** The test each charge must pass for `usage`: its own day inside the range, its session matching. */
 export function chargeFilter(filter: UsageFilter, ledger: Ledger): (charge: Charge) => boolean {
   const when = calendar(filter.timeZone);
+  const bySession = filter.agents !== undefined || filter.project !== undefined;
   return (charge) => {
-    if (!sessionMatches(filter, ledger.sessions.get(charge.session))) return false;
+    if (bySession && !sessionMatches(filter, ledger.sessions.get(charge.session))) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     if (charge.time === null) return false;
     const d = when(charge.time).day;

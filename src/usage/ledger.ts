@@ -24,6 +24,10 @@ export interface Charge {
   /** What the agent reported it cost; null: to be estimated from the price table. */
   readonly costUsd: number | null;
   readonly sidechain: boolean;
+  /** A condensed charge (result-cache.ts) stands for this many requests of one quarter hour; else 1. */
+  readonly requests?: number;
+  /** A condensed charge's cost estimated when it was condensed (per request, at the table it was keyed by). */
+  readonly estimated?: { readonly usd: number; readonly unpriced: boolean };
 }
 
 /** One session: its files (the main one first, then subagent files) and what they say. */
@@ -46,12 +50,6 @@ export interface Ledger {
   readonly duplicates: number;
 }
 
-interface Candidate {
-  readonly record: UsageRecord;
-  readonly session: string;
-  readonly agent: UsageAgent;
-}
-
 /**
  * Merges scans. They are taken in order of their start, then end (a resumed file copies the history with its
  * times, so it starts with the original but ends later), then path: a record copied into a later session stays
@@ -65,29 +63,32 @@ export function buildLedger(scans: readonly FileScan[]): Ledger {
       compare(a.path, b.path),
   );
   const sessions = new Map<string, LedgerSession>();
-  const chosen = new Map<string, Candidate>();
+  // Two maps rather than one of small objects: a few hundred thousand requests stay cheap to hold and to collect.
+  const chosen = new Map<string, UsageRecord>();
+  const owner = new Map<string, LedgerSession>();
   let duplicates = 0;
   for (const scan of ordered) {
     const session = sessionOf(sessions, scan);
     for (const record of scan.records) {
       const known = chosen.get(record.key);
       if (known === undefined) {
-        chosen.set(record.key, { record, session, agent: scan.agent });
+        chosen.set(record.key, record);
+        owner.set(record.key, session);
         continue;
       }
       duplicates++;
       // Across files the copy with the final figures wins: a response's output count only grows.
-      if (record.tokens.output > known.record.tokens.output) chosen.set(record.key, { ...known, record });
+      if (record.tokens.output > known.tokens.output) chosen.set(record.key, record);
     }
   }
-  return { charges: charges([...chosen.values()]), sessions, duplicates };
+  return { charges: charges(chosen, owner), sessions, duplicates };
 }
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): string {
+function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): LedgerSession {
   const { facts } = scan;
   const key = `${scan.agent}:${facts.sessionId ?? scan.path}`;
   let session = sessions.get(key);
@@ -115,37 +116,45 @@ function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): string
   if (facts.start !== null) session.start = session.start === null ? facts.start : Math.min(session.start, facts.start);
   if (facts.end !== null) session.end = session.end === null ? facts.end : Math.max(session.end, facts.end);
   session.badLines += scan.badLines;
-  return key;
+  return session;
 }
 
 /** Requests as charges; Codex running totals of one thread turned into differences, in order of the total. */
-function charges(candidates: Candidate[]): Charge[] {
+function charges(chosen: Map<string, UsageRecord>, owner: Map<string, LedgerSession>): Charge[] {
   const out: Charge[] = [];
-  const threads = new Map<string, Candidate[]>();
-  for (const candidate of candidates) {
-    const { record } = candidate;
+  const threads = new Map<string, UsageRecord[]>();
+  for (const record of chosen.values()) {
     if (record.cumulative === true) {
       const thread = record.thread ?? record.key;
       const list = threads.get(thread);
-      if (list === undefined) threads.set(thread, [candidate]);
-      else list.push(candidate);
+      if (list === undefined) threads.set(thread, [record]);
+      else list.push(record);
       continue;
     }
-    out.push(toCharge(candidate, record.tokens));
+    out.push(toCharge(record, owner, record.tokens));
   }
   for (const snapshots of threads.values()) {
-    snapshots.sort((a, b) => totalTokens(a.record.tokens) - totalTokens(b.record.tokens));
+    snapshots.sort((a, b) => totalTokens(a.tokens) - totalTokens(b.tokens));
     let before = zeroTokens();
     for (const snapshot of snapshots) {
-      out.push(toCharge(snapshot, difference(snapshot.record.tokens, before)));
-      before = snapshot.record.tokens;
+      out.push(toCharge(snapshot, owner, difference(snapshot.tokens, before)));
+      before = snapshot.tokens;
     }
   }
   return out;
 }
 
-function toCharge({ record, session, agent }: Candidate, tokens: TokenCounts): Charge {
-  return { agent, session, time: record.time, model: record.model, tokens, costUsd: record.costUsd, sidechain: record.sidechain };
+function toCharge(record: UsageRecord, owner: Map<string, LedgerSession>, tokens: TokenCounts): Charge {
+  const session = owner.get(record.key) as LedgerSession;
+  return {
+    agent: session.agent,
+    session: session.key,
+    time: record.time,
+    model: record.model,
+    tokens,
+    costUsd: record.costUsd,
+    sidechain: record.sidechain,
+  };
 }
 
 function difference(now: TokenCounts, before: TokenCounts): TokenCounts {

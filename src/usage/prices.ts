@@ -6,11 +6,14 @@ import { readFileSync } from "node:fs";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
+import { requestKey } from "./scanner.ts";
 import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "./price-table.ts";
 import type { TokenCounts } from "./types.ts";
 
 export interface Pricer {
   readonly date: string;
+  /** Changes with any price in the table: what a cache of costs is keyed by. */
+  readonly fingerprint: string;
   /** The request's cost in USD, or undefined when the model has no price. */
   cost(model: string | null, tokens: TokenCounts): number | undefined;
 }
@@ -42,6 +45,7 @@ export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
   };
   return {
     date: table.date,
+    fingerprint: requestKey(JSON.stringify(table)),
     cost(model, tokens) {
       const price = model === null ? undefined : lookup(model);
       return price === undefined ? undefined : costAt(price, tokens);

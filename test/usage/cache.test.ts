@@ -81,7 +81,7 @@ describe("usage cache housekeeping", () => {
     const { rmSync } = await import("node:fs");
     rmSync(gone);
     await outputs(join(tree.root, "logs"), cacheHome);
-    const stored = JSON.parse(readFileSync(join(cacheHome, "agentstream", "usage-v2.json"), "utf8")) as { files: { path: string }[] };
+    const stored = JSON.parse(readFileSync(join(cacheHome, "agentstream", "usage-v3.json"), "utf8")) as { files: { path: string }[] };
     expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
       "/logs/projects/p/kept.jsonl",
       "/other/projects/q/x.jsonl",

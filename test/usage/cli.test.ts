@@ -1,5 +1,5 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
-import { copyFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -182,5 +182,31 @@ describe("agentstream sessions", () => {
       costEstimated: true,
     });
     expect(rows[0].start).toBe("2025-09-03T00:52:31.217Z");
+  });
+});
+
+describe("the result of the last run", () => {
+  it("is reused over unchanged files and the same prices, and not when either changes", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
+    const first = (await cli(args, env)).out;
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v1.json", "usage-v3.json"]);
+    expect((await cli(args, env)).out).toBe(first);
+    expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
+    // Other prices: the costs are computed again.
+    const prices = join(root, "prices.json");
+    writeFileSync(prices, JSON.stringify({ models: { "claude-sonnet-4": { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } }));
+    const repriced = JSON.parse((await cli([...args, "--prices", prices], env)).out);
+    expect(
+      repriced.groups.filter((g: { model: string }) => g.model.startsWith("claude-sonnet-4")).map((g: { costUsd: number }) => g.costUsd),
+    ).toEqual([0, 0]);
+    // A file appended to: its new request is counted.
+    const file = join(root, ".claude/projects/-work-demo/s-1.jsonl");
+    appendFileSync(file, `${JSON.stringify(claudeLine({ message: "m9", request: "r9", time: "2026-03-05T10:00:00Z", output: 1 }))}\n`);
+    const after = JSON.parse((await cli(args, env)).out);
+    expect(after.groups.map((g: { day: string }) => g.day)).toContain("2026-03-05");
+    expect(after.totals.requests).toBe(JSON.parse(first).totals.requests + 1);
   });
 });
