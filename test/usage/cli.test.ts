@@ -1,11 +1,12 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { stripSgr } from "../../src/views/shared/sanitize.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
-import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
 /** A home folder with one session of each agent in its standard place. */
@@ -208,5 +209,35 @@ describe("the result of the last run", () => {
     const after = JSON.parse((await cli(args, env)).out);
     expect(after.groups.map((g: { day: string }) => g.day)).toContain("2026-03-05");
     expect(after.totals.requests).toBe(JSON.parse(first).totals.requests + 1);
+  });
+});
+
+describe("the worker pool (built binary: workers run the compiled scanner)", () => {
+  const bin = join(repoRoot, "dist/cli/bin.js");
+  it.skipIf(!existsSync(join(repoRoot, "dist/usage/scan-worker.js")))("gives the same result on several threads as on one", () => {
+    const tree = tempTree();
+    for (let f = 0; f < 40; f++) {
+      tree.write(
+        `projects/p${f % 3}/s${f}.jsonl`,
+        Array.from({ length: 30 }, (_, i) =>
+          claudeLine({
+            session: `s${f}`,
+            message: `m${f}-${i % 20}`,
+            request: `r${f}-${i % 20}`,
+            output: i,
+            time: `2026-03-${String(1 + (f % 9)).padStart(2, "0")}T10:00:00Z`,
+          }),
+        ),
+      );
+    }
+    const usage = (threads: string) =>
+      execFileSync(
+        process.execPath,
+        [bin, "usage", tree.root, "--json", "--no-cache", "--tz", "UTC", "--by", "day,session", "--threads", threads],
+        { encoding: "utf8" },
+      );
+    const one = JSON.parse(usage("1"));
+    expect(one.totals.requests).toBe(40 * 20);
+    expect(JSON.parse(usage("2"))).toEqual(one);
   });
 });
