@@ -68,18 +68,66 @@ export function addCharge(figures: UsageFigures, charge: Charge, pricer: Pricer)
   figures.estimatedUsd += estimated;
 }
 
-/** Formats a request's time as calendar parts in one time zone. */
-export function calendar(timeZone: string): (time: number) => { day: string; week: string; month: string } {
-  const format = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
-  const memo = new Map<number, { day: string; week: string; month: string }>();
+/** Calendar parts of a time. */
+interface CalendarParts {
+  readonly day: string;
+  readonly week: string;
+  readonly month: string;
+}
+
+const QUARTER_HOUR = 900_000;
+const BLOCK = 6 * 3_600_000;
+
+/**
+ * A request's day, week and month in one time zone. Formatting dates is the costly part, so the zone's offset is
+ * found once per six-hour block (formatted at both ends: an offset changes at most once in such a block, and
+ * when the two differ each quarter hour of the block is formatted), and each day's parts are made once.
+ */
+export function calendar(timeZone: string): (time: number) => CalendarParts {
+  const format = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+  /** The zone's offset at `time` (ms): its wall-clock time read as UTC, minus the time. */
+  const offsetAt = (time: number): number => {
+    const at = Math.floor(time / 60_000) * 60_000;
+    const f: Record<string, string> = {};
+    for (const part of format.formatToParts(new Date(at))) f[part.type] = part.value;
+    return Date.UTC(Number(f["year"]), Number(f["month"]) - 1, Number(f["day"]), Number(f["hour"]), Number(f["minute"])) - at;
+  };
+  const blocks = new Map<number, number | null>();
+  const slots = new Map<number, number>();
+  const days = new Map<number, CalendarParts>();
+  const offsetOf = (time: number): number => {
+    const block = Math.floor(time / BLOCK);
+    let steady = blocks.get(block);
+    if (steady === undefined) {
+      const first = offsetAt(block * BLOCK);
+      steady = first === offsetAt(block * BLOCK + BLOCK - QUARTER_HOUR) ? first : null;
+      blocks.set(block, steady);
+    }
+    if (steady !== null) return steady;
+    const slot = Math.floor(time / QUARTER_HOUR);
+    let offset = slots.get(slot);
+    if (offset === undefined) {
+      offset = offsetAt(slot * QUARTER_HOUR);
+      slots.set(slot, offset);
+    }
+    return offset;
+  };
   return (time) => {
-    // Requests of one quarter hour share the lookup (every zone's offset is a multiple of 15 minutes): formatting is the costly part.
-    const slot = Math.floor(time / 900_000);
-    const known = memo.get(slot);
-    if (known !== undefined) return known;
-    const day = format.format(new Date(time));
-    const parts = { day, week: mondayOf(day), month: day.slice(0, 7) };
-    memo.set(slot, parts);
+    const localDay = Math.floor((time + offsetOf(time)) / 86_400_000);
+    let parts = days.get(localDay);
+    if (parts === undefined) {
+      const day = new Date(localDay * 86_400_000).toISOString().slice(0, 10);
+      parts = { day, week: mondayOf(day), month: day.slice(0, 7) };
+      days.set(localDay, parts);
+    }
     return parts;
   };
 }
