@@ -1,7 +1,7 @@
 // `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
 // NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
-//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring]
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring] [--usage-mb SIZE]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -188,3 +188,6 @@ for (const [label, dialect, lineOf] of [
 reportMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
 if (only === "" || "run".includes(only)) await benchRun(corpus);
+// `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
+if (only === "" || "usage".includes(only))
+  execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });

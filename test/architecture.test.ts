@@ -19,9 +19,10 @@ const importsOf = (text: string): string[] =>
   [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
 
 describe("architecture", () => {
-  it("no Node-only import outside src/cli and src/run (the core runs in browsers)", () => {
+  it("no Node-only import outside src/cli, src/run and src/usage (the core runs in browsers)", () => {
+    const nodeOnly = ["cli/", "run/", "usage/"];
     const offenders = sources.filter(
-      (f) => !f.path.startsWith("cli/") && !f.path.startsWith("run/") && importsOf(f.text).some((i) => i.startsWith("node:")),
+      (f) => !nodeOnly.some((folder) => f.path.startsWith(folder)) && importsOf(f.text).some((i) => i.startsWith("node:")),
     );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
@@ -34,6 +35,18 @@ describe("architecture", () => {
   it("nothing outside src/cli imports the CLI, and the library entry does not either", () => {
     const offenders = sources.filter((f) => !f.path.startsWith("cli/") && importsOf(f.text).some((i) => /(^|\/)cli\//.test(i)));
     expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it("src/usage (layer 9, Node) reads logs itself: it takes from the model, the wire readers and the views' width and sanitizer, never from the CLI or the runner", () => {
+    const allowed = ["model/", "errors.ts", "dialect/json.ts", "views/shared/", "usage/"];
+    const offenders: string[] = [];
+    for (const file of sources.filter((f) => f.path.startsWith("usage/"))) {
+      for (const specifier of importsOf(file.text).filter((i) => i.startsWith("."))) {
+        const target = relative(src, join(src, file.path, "..", specifier));
+        if (!allowed.some((ok) => target.startsWith(ok))) offenders.push(`${file.path} → ${target}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 
   it("the library entry does not reach the Node-only runner (agentstream/run is its own entry)", () => {

@@ -22,6 +22,8 @@ export interface OptionSpec {
   readonly choices?: readonly string[];
   /** Options shared by every reading command are listed under "Input options:". */
   readonly group?: "input";
+  /** A string option that may be given several times: its value is the list, in order. */
+  readonly multiple?: true;
 }
 
 /** Every option of one command, by long name, in the order `--help` lists them. */
@@ -30,9 +32,11 @@ export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 /** The value one option parses to: `boolean`, one of its `choices`, or `string`. */
 type ValueOf<S extends OptionSpec> = S["type"] extends "boolean"
   ? boolean
-  : S extends { readonly choices: readonly (infer C)[] }
-    ? C
-    : string;
+  : S extends { readonly multiple: true }
+    ? string[]
+    : S extends { readonly choices: readonly (infer C)[] }
+      ? C
+      : string;
 
 /** The parsed values of a set of options: always present when the option has a default. */
 export type ParsedValues<O extends OptionSpecs> = {
@@ -100,9 +104,11 @@ export function parseCommandLine<O extends OptionSpecs>(
     throw new AgentStreamError("usage", parseArgsReason(error), { cause: error });
   }
   for (const [name, spec] of Object.entries(options)) {
-    const value = parsed.values[name];
-    if (spec.choices !== undefined && typeof value === "string" && !spec.choices.includes(value)) {
-      throw new AgentStreamError("usage", `--${name} takes ${listChoices(spec.choices)}, not "${value}"`);
+    const given = parsed.values[name];
+    for (const value of Array.isArray(given) ? given : [given]) {
+      if (spec.choices !== undefined && typeof value === "string" && !spec.choices.includes(value)) {
+        throw new AgentStreamError("usage", `--${name} takes ${listChoices(spec.choices)}, not "${value}"`);
+      }
     }
   }
   // Checked above against the declaration parseArgs was given: each value has its declared type.
@@ -123,6 +129,7 @@ function toParseArgsOptions(options: OptionSpecs): ParseArgsOptions {
           }
         : {
             type: "string",
+            ...(spec.multiple === true ? { multiple: true } : {}),
             ...(spec.short === undefined ? {} : { short: spec.short }),
             ...(typeof spec.default === "string" ? { default: spec.default } : {}),
           };

@@ -10,13 +10,15 @@ import { formats } from "./commands/formats.ts";
 import { render } from "./commands/render.ts";
 import { run as runAgentCommand } from "./commands/run.ts";
 import { schema } from "./commands/schema.ts";
+import { sessions } from "./commands/sessions.ts";
 import { summary } from "./commands/summary.ts";
+import { usage } from "./commands/usage.ts";
 import { validate } from "./commands/validate.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, validate, schema, formats];
+export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, sessions, usage, validate, schema, formats];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -38,6 +40,7 @@ Examples:
   codex exec --json "add a README" | agentstream summary --json
   agentstream convert --to agentstream session.jsonl > events.ndjson
   agentstream validate events.ndjson
+  agentstream usage --by day --by model
 
 Exit status: 0 ok, 1 the input had issues (validate, --strict), 2 usage error, 3 I/O error,
 4 nothing could be read (empty, not text, or no dialect recognised: try --from);

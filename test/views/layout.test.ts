@@ -32,8 +32,11 @@ const NOT_SPLIT_YET = new Set([
   "views/transcript/text.ts createTextWriter",
 ]);
 
-/** Files outside src/views that may import a view: the CLI, the public entry, and the format registry (its text and markdown lines). */
-const VIEW_IMPORTERS = /^(cli\/|index\.ts$|output-formats\.ts$)/;
+/**
+ * Files outside src/views that may import a view: the CLI, `sessions`/`usage` (layer 9, their tables), the public
+ * entry, and the format registry (its text and markdown lines).
+ */
+const VIEW_IMPORTERS = /^(cli\/|usage\/|index\.ts$|output-formats\.ts$)/;
 
 describe("views layout", () => {
   it("views/shared imports only the model, framing, the summary fold and itself", () => {

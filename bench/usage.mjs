@@ -1,0 +1,140 @@
+// `agentstream usage` over a generated tree of Claude Code session files (bench/generate-sessions.mjs, under
+// /tmp), beside ccusage on the same files: wall time and peak RSS of each run (a fresh child process, measured
+// by /usr/bin/time), the first run against the cached one and one after appends, one thread against all cores,
+// peak RSS over a quarter of the files against all of them, and the totals of both tools side by side.
+// Not a test: it asserts nothing. Figures on a shared machine are noisy: compare ratios from one run.
+//   node bench/usage.mjs [--mb 1000] [--out /tmp/agentstream-usage-1000mb]
+import { execFileSync, spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateSessions, treeSize } from "./generate-sessions.mjs";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : args[i + 1];
+};
+const mb = Number(opt("mb", 1000));
+const out = opt("out", `/tmp/agentstream-usage-${mb}mb`);
+
+const started = Date.now();
+generateSessions({ out, mb });
+const { files, bytes } = treeSize(out);
+console.log(
+  `\nusage: ${files} Claude session files, ${(bytes / 1e6).toFixed(0)} MB under ${out} (ready in ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+);
+const projects = join(out, "projects");
+
+/** Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of one command in a fresh process. */
+function measure(command, commandArgs, env = {}) {
+  const timed = existsSync("/usr/bin/time");
+  const t0 = performance.now();
+  const result = spawnSync(timed ? "/usr/bin/time" : command, timed ? ["-f", "%U %S %M", command, ...commandArgs] : commandArgs, {
+    env: { ...process.env, TZ: "UTC", NO_COLOR: "1", ...env },
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(" ")}: exit ${result.status}\n${result.stderr}`);
+  const [user, system, rssKb] = timed ? (result.stderr.trim().split("\n").at(-1) ?? "").split(" ").map(Number) : [];
+  return { seconds, cpu: timed ? user + system : Number.NaN, rssMb: timed ? rssKb / 1024 : Number.NaN, stdout: result.stdout };
+}
+
+const ours = (paths, extra = [], env = {}) =>
+  measure(process.execPath, ["dist/cli/bin.js", "usage", ...paths, "--json", "--tz", "UTC", ...extra], env);
+const totalsOf = (run) => JSON.parse(run.stdout).totals;
+
+function findCcusage() {
+  for (const bin of [process.env.CCUSAGE_BIN, "node_modules/.bin/ccusage"]) {
+    if (bin === undefined) continue;
+    const probe = spawnSync(bin, ["--version"], { encoding: "utf8" });
+    if (probe.status === 0 && /^\d+\./.test(probe.stdout.trim())) return { bin, version: probe.stdout.trim() };
+  }
+  return undefined;
+}
+
+const noCache = ours([projects], ["--no-cache"]);
+const oneThread = ours([projects], ["--no-cache", "--threads", "1"]);
+const cacheHome = mkdtempSync(join(tmpdir(), "agentstream-usage-cache-"));
+const first = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
+const cached = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
+
+// Appends: one more response in 1 % of the files; read from their last offset. The files are cut back after.
+const appended = [];
+for (const dir of readdirSync(projects).sort()) {
+  for (const name of readdirSync(join(projects, dir)).sort()) {
+    if (appended.length * 100 < files && name.endsWith(".jsonl")) appended.push(join(projects, dir, name));
+  }
+}
+const sizes = appended.map((file) => statSync(file).size);
+appended.forEach((file, i) => {
+  const line = {
+    type: "assistant",
+    sessionId: `appended-${i}`,
+    requestId: `req_appended_${i}`,
+    timestamp: "2026-11-01T12:00:00.000Z",
+    message: {
+      id: `msg_appended_${i}`,
+      model: "claude-sonnet-4-20250514",
+      usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 40 },
+    },
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+});
+const afterAppend = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
+appended.forEach((file, i) => truncateSync(file, sizes[i]));
+
+const quarterDirs = readdirSync(projects)
+  .sort()
+  .slice(0, Math.ceil(readdirSync(projects).length / 4))
+  .map((d) => join(projects, d));
+const quarter = ours(quarterDirs, ["--no-cache"]);
+
+const cc = findCcusage();
+const theirs =
+  cc === undefined ? undefined : measure(cc.bin, ["daily", "--offline", "--json", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: out });
+
+const row = (label, r, note = "") =>
+  console.log(
+    `  ${label.padEnd(46)}${r.seconds.toFixed(2).padStart(8)} s${r.cpu.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB  ${note}`,
+  );
+const share = (r) =>
+  `${((100 * r.seconds) / first.seconds).toFixed(1)} % of the first run's wall, ${((100 * r.cpu) / first.cpu).toFixed(1)} % of its CPU`;
+console.log(`  ${"run".padEnd(46)}${"wall".padStart(10)}${"CPU".padStart(10)}${"peak RSS".padStart(11)}`);
+row("agentstream usage --no-cache (all cores)", noCache);
+row(
+  "agentstream usage --no-cache --threads 1",
+  oneThread,
+  `all cores: ${(oneThread.seconds / noCache.seconds).toFixed(2)}x the speed of one`,
+);
+row("agentstream usage, first run (writes the cache)", first);
+row("agentstream usage, again, nothing changed", cached, `${share(cached)} (target < 10 %)`);
+row(`agentstream usage, again, ${appended.length} files appended`, afterAppend, share(afterAppend));
+row(
+  `agentstream usage --no-cache, a quarter of the files`,
+  quarter,
+  `peak RSS ${(quarter.rssMb / noCache.rssMb).toFixed(2)}x the whole tree's`,
+);
+if (theirs === undefined) console.log("  ccusage: not runnable here (set CCUSAGE_BIN to a ccusage that runs, e.g. 18.x)");
+else {
+  row(
+    `ccusage ${cc.version} daily --offline --json`,
+    theirs,
+    `agentstream ${(theirs.seconds / first.seconds).toFixed(2)}x faster (target >= 3x)`,
+  );
+  const a = totalsOf(first).tokens;
+  const b = JSON.parse(theirs.stdout).totals;
+  const pairs = [
+    ["input", a.input, b.inputTokens],
+    ["cache read", a.cacheRead, b.cacheReadTokens],
+    ["cache write", a.cacheWrite, b.cacheCreationTokens],
+    ["output", a.output, b.outputTokens],
+  ];
+  console.log("\n  totals        agentstream        ccusage");
+  for (const [label, x, y] of pairs) {
+    const note = x === y ? "equal" : "differs: ccusage keeps a response's first line, we its last (docs/usage.md)";
+    console.log(`  ${label.padEnd(12)}${x.toLocaleString("en").padStart(14)}${y.toLocaleString("en").padStart(15)}  ${note}`);
+  }
+}
+execFileSync("rm", ["-rf", cacheHome]);

@@ -1,0 +1,226 @@
+/**
+ * Charges grouped for `usage --by …`: tokens by kind and cost per group, a totals row, and optionally each
+ * group's models. Day, week and month are those of each request's own time in the chosen time zone.
+ */
+import type { Charge, Ledger } from "./ledger.ts";
+import type { Pricer } from "./prices.ts";
+import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
+
+export const GROUP_DIMENSIONS = ["day", "week", "month", "session", "model", "project", "agent"] as const;
+export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
+
+/** Tokens and cost of a set of requests. */
+export interface UsageFigures {
+  readonly tokens: TokenCounts;
+  /** Reported plus estimated cost of the priced requests. */
+  costUsd: number;
+  /** USD computed from the price table (the rest was reported by the agent). */
+  estimatedUsd: number;
+  requests: number;
+  /** Models whose requests have no price: their tokens are counted, their cost is not (and is not zero). */
+  readonly unpricedModels: Set<string>;
+  readonly models: Set<string>;
+}
+
+interface UsageGroup {
+  /** The group's value for each dimension, in the order asked. */
+  readonly key: Readonly<Record<string, string>>;
+  readonly figures: UsageFigures;
+  /** The group by model, when asked (`--breakdown`). */
+  readonly breakdown?: { readonly model: string; readonly figures: UsageFigures }[];
+}
+
+export interface UsageReport {
+  readonly by: readonly GroupDimension[];
+  readonly groups: UsageGroup[];
+  readonly totals: UsageFigures;
+}
+
+export function emptyFigures(): UsageFigures {
+  return { tokens: zeroTokens(), costUsd: 0, estimatedUsd: 0, requests: 0, unpricedModels: new Set(), models: new Set() };
+}
+
+/** The model name a request is listed under. */
+export function modelName(charge: Charge): string {
+  return charge.model ?? "(unknown model)";
+}
+
+/** Adds one request to `figures`, pricing it when the agent did not. */
+export function addCharge(figures: UsageFigures, charge: Charge, pricer: Pricer): void {
+  addTokens(figures.tokens, charge.tokens);
+  figures.requests += charge.requests ?? 1;
+  const model = modelName(charge);
+  figures.models.add(model);
+  if (charge.costUsd !== null) figures.costUsd += charge.costUsd;
+  if (charge.estimated !== undefined) {
+    if (charge.estimated.unpriced) figures.unpricedModels.add(model);
+    figures.costUsd += charge.estimated.usd;
+    figures.estimatedUsd += charge.estimated.usd;
+    return;
+  }
+  if (charge.costUsd !== null) return;
+  const estimated = pricer.cost(charge.model, charge.tokens);
+  if (estimated === undefined) {
+    if (totalTokens(charge.tokens) > 0) figures.unpricedModels.add(model);
+    return;
+  }
+  figures.costUsd += estimated;
+  figures.estimatedUsd += estimated;
+}
+
+/** Calendar parts of a time. */
+interface CalendarParts {
+  readonly day: string;
+  readonly week: string;
+  readonly month: string;
+}
+
+const QUARTER_HOUR = 900_000;
+const BLOCK = 6 * 3_600_000;
+
+/**
+ * A request's day, week and month in one time zone. Formatting dates is the costly part, so the zone's offset is
+ * found once per six-hour block (formatted at both ends: an offset changes at most once in such a block, and
+ * when the two differ each quarter hour of the block is formatted), and each day's parts are made once.
+ */
+export function calendar(timeZone: string): (time: number) => CalendarParts {
+  const format = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+  /** The zone's offset at `time` (ms): its wall-clock time read as UTC, minus the time. */
+  const offsetAt = (time: number): number => {
+    const at = Math.floor(time / 60_000) * 60_000;
+    const f: Record<string, string> = {};
+    for (const part of format.formatToParts(new Date(at))) f[part.type] = part.value;
+    return Date.UTC(Number(f["year"]), Number(f["month"]) - 1, Number(f["day"]), Number(f["hour"]), Number(f["minute"])) - at;
+  };
+  const blocks = new Map<number, number | null>();
+  const slots = new Map<number, number>();
+  const days = new Map<number, CalendarParts>();
+  const offsetOf = (time: number): number => {
+    const block = Math.floor(time / BLOCK);
+    let steady = blocks.get(block);
+    if (steady === undefined) {
+      const first = offsetAt(block * BLOCK);
+      steady = first === offsetAt(block * BLOCK + BLOCK - QUARTER_HOUR) ? first : null;
+      blocks.set(block, steady);
+    }
+    if (steady !== null) return steady;
+    const slot = Math.floor(time / QUARTER_HOUR);
+    let offset = slots.get(slot);
+    if (offset === undefined) {
+      offset = offsetAt(slot * QUARTER_HOUR);
+      slots.set(slot, offset);
+    }
+    return offset;
+  };
+  return (time) => {
+    const localDay = Math.floor((time + offsetOf(time)) / 86_400_000);
+    let parts = days.get(localDay);
+    if (parts === undefined) {
+      const day = new Date(localDay * 86_400_000).toISOString().slice(0, 10);
+      parts = { day, week: mondayOf(day), month: day.slice(0, 7) };
+      days.set(localDay, parts);
+    }
+    return parts;
+  };
+}
+
+/** The Monday of the ISO week holding `day` (YYYY-MM-DD). */
+function mondayOf(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  const weekday = (date.getUTCDay() + 6) % 7;
+  return new Date(date.getTime() - weekday * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface GroupOptions {
+  readonly by: readonly GroupDimension[];
+  readonly timeZone: string;
+  readonly breakdown: boolean;
+  readonly pricer: Pricer;
+  /** Session labels (`--by session`) and projects, by session key. */
+  readonly ledger: Ledger;
+  readonly include?: (charge: Charge) => boolean;
+}
+
+export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
+  const { by, pricer, ledger } = options;
+  const when = calendar(options.timeZone);
+  const byTime = by.some((d) => d === "day" || d === "week" || d === "month");
+  const bySession = by.some((d) => d === "session" || d === "project");
+  const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
+  const totals = emptyFigures();
+  for (const charge of charges) {
+    if (options.include !== undefined && !options.include(charge)) continue;
+    const parts = charge.time === null || !byTime ? undefined : when(charge.time);
+    const session = bySession ? ledger.sessions.get(charge.session) : undefined;
+    const value = (dimension: GroupDimension): string => {
+      switch (dimension) {
+        case "day":
+        case "week":
+        case "month":
+          return parts?.[dimension] ?? "(no time)";
+        case "session":
+          return session?.sessionId ?? charge.session;
+        case "model":
+          return modelName(charge);
+        case "project":
+          return session?.project ?? "(unknown project)";
+        case "agent":
+          return charge.agent;
+      }
+    };
+    // The group's id: its values joined by a separator no log value holds.
+    let id = value(by[0] ?? "agent");
+    for (let i = 1; i < by.length; i++) id += `\u0000${value(by[i] ?? "agent")}`;
+    let group = groups.get(id);
+    if (group === undefined) {
+      const key: Record<string, string> = {};
+      for (const dimension of by) key[dimension] = value(dimension);
+      group = { key, figures: emptyFigures(), models: new Map() };
+      groups.set(id, group);
+    }
+    addCharge(group.figures, charge, pricer);
+    addCharge(totals, charge, pricer);
+    if (options.breakdown) {
+      const model = modelName(charge);
+      let figures = group.models.get(model);
+      if (figures === undefined) {
+        figures = emptyFigures();
+        group.models.set(model, figures);
+      }
+      addCharge(figures, charge, pricer);
+    }
+  }
+  const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
+  return {
+    by,
+    totals,
+    groups: sorted.map((g) =>
+      options.breakdown
+        ? {
+            key: g.key,
+            figures: g.figures,
+            breakdown: [...g.models.entries()]
+              .sort((a, b) => b[1].costUsd - a[1].costUsd || (a[0] < b[0] ? -1 : 1))
+              .map(([model, figures]) => ({ model, figures })),
+          }
+        : { key: g.key, figures: g.figures },
+    ),
+  };
+}
+
+function compareKeys(a: Record<string, string>, b: Record<string, string>, by: readonly GroupDimension[]): number {
+  for (const dimension of by) {
+    const x = a[dimension] ?? "";
+    const y = b[dimension] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}

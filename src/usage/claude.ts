@@ -1,0 +1,122 @@
+/**
+ * Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`, `<session>/subagents/agent-*.jsonl`):
+ * one usage record per API response. Claude Code writes one line per content block (and, while streaming,
+ * more), all with the response's `message.id` and `requestId`; the last line carries the final output count.
+ * Rule (docs/usage.md): key = message id + request id (message id alone when requestId is missing, as on
+ * third-party gateways; the line's uuid when both are), the last line of a key wins.
+ */
+import type { JsonObject } from "../model/events.ts";
+import { bool, num, obj, str } from "../dialect/json.ts";
+import {
+  copyState,
+  count,
+  epochOf,
+  freshFacts,
+  type LineScanner,
+  lineHas,
+  noteTime,
+  parseLine,
+  recordMap,
+  requestKey,
+  type ScannerStart,
+  timestampOf,
+} from "./scanner.ts";
+import type { TokenCounts, UsageRecord } from "./types.ts";
+
+/** Bookkeeping replies Claude Code writes itself (no API call, no tokens billed). */
+const SYNTHETIC_MODEL = "<synthetic>";
+
+/** Not `"usage":{`: some transcripts were re-serialised with `", "` and `": "` separators. */
+const USAGE_KEY = Buffer.from('"usage"');
+/** Lines this short are parsed for the session's facts until they are known (ids, cwd); longer ones only when they carry usage. */
+const FACT_LINE_LIMIT = 64 * 1024;
+
+/** The wire fields read from `message.usage` (Anthropic Messages API). */
+interface ClaudeWireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
+}
+
+/** The request's tokens in the common meaning (Claude's `input_tokens` already excludes cached input). */
+function claudeTokens(usage: JsonObject): TokenCounts {
+  const field = (name: keyof ClaudeWireUsage): number => count(num(usage, name));
+  return {
+    input: field("input_tokens"),
+    output: field("output_tokens"),
+    cacheRead: field("cache_read_input_tokens"),
+    cacheWrite: field("cache_creation_input_tokens"),
+    cacheWrite1h: count(num(obj(usage, "cache_creation"), "ephemeral_1h_input_tokens")),
+    reasoning: 0,
+  };
+}
+
+export function createClaudeScanner(start: ScannerStart): LineScanner {
+  const previous = start.previous;
+  const subagent = /subagents[\\/]agent-[^\\/]*\.jsonl$/.test(start.path);
+  const facts = previous?.facts === undefined ? freshFacts("claude", subagent) : { ...previous.facts };
+  const records = recordMap(previous);
+  const state = copyState(previous);
+  let badLines = previous?.badLines ?? 0;
+  let factsKnown = facts.sessionId !== null && facts.project !== null;
+
+  const noteFacts = (rec: JsonObject): void => {
+    facts.sessionId ??= str(rec, "sessionId") ?? str(rec, "session_id") ?? null;
+    facts.project ??= str(rec, "cwd") ?? null;
+    factsKnown = facts.sessionId !== null && facts.project !== null;
+  };
+
+  const assistant = (rec: JsonObject, time: number | null): void => {
+    const message = obj(rec, "message");
+    const usage = obj(message, "usage");
+    if (usage === undefined) return;
+    const model = str(message, "model") ?? null;
+    // The last response says how the session stands: an API error, a finished answer, or a tool call never answered.
+    const stop = str(message, "stop_reason");
+    if (bool(rec, "isApiErrorMessage") === true) facts.status = "error";
+    else if (stop === "end_turn" || stop === "stop_sequence") facts.status = "completed";
+    else if (stop === "tool_use") facts.status = "open";
+    else facts.status = "unknown";
+    if (model === SYNTHETIC_MODEL) return;
+    const messageId = str(message, "id");
+    const requestId = str(rec, "requestId");
+    const key = requestKey(
+      messageId === undefined
+        ? `claude:uuid:${str(rec, "uuid") ?? `${start.path}:${records.size}`}`
+        : `claude:${messageId}|${requestId ?? ""}`,
+    );
+    const record: UsageRecord = {
+      key,
+      time,
+      model,
+      tokens: claudeTokens(usage),
+      costUsd: num(rec, "costUSD") ?? null,
+      sidechain: bool(rec, "isSidechain") === true || subagent,
+    };
+    // Delete first so the map's order follows the last record (the in-file rule: last one wins).
+    records.delete(key);
+    records.set(key, record);
+  };
+
+  return {
+    line(bytes, from, to) {
+      const carriesUsage = lineHas(bytes, from, to, USAGE_KEY);
+      if (!carriesUsage && (factsKnown || to - from > FACT_LINE_LIMIT)) {
+        noteTime(facts, timestampOf(bytes, from, to));
+        return;
+      }
+      const rec = parseLine(bytes, from, to);
+      if (rec === undefined) {
+        badLines++;
+        return;
+      }
+      const time = epochOf(str(rec, "timestamp"));
+      noteTime(facts, time);
+      if (!factsKnown) noteFacts(rec);
+      if (str(rec, "type") === "assistant") assistant(rec, time);
+    },
+    result: () => ({ facts, records: [...records.values()], state, badLines }),
+  };
+}

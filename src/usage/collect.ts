@@ -1,0 +1,88 @@
+/**
+ * `sessions` and `usage` start here: find the files, take what the cache already knows, scan the rest (from
+ * where an appended file was left), merge everything into one ledger, and refresh the cache.
+ */
+import { cacheDir, loadCache, saveCache } from "./cache.ts";
+import { resolve, sep } from "node:path";
+import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
+import { buildLedger, type Ledger } from "./ledger.ts";
+import type { Pricer } from "./prices.ts";
+import { condense, loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { scanFiles } from "./scan-pool.ts";
+import type { FileScan } from "./types.ts";
+
+export interface CollectOptions {
+  /** Files and folders named; empty: the agents' standard locations. */
+  readonly paths: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** false: neither read nor write the cache (`--no-cache`). */
+  readonly cache: boolean;
+  /** Worker threads (default: the cores available, for large inputs). */
+  readonly threads?: number | undefined;
+  /**
+   * With prices, the ledger comes back condensed (result-cache.ts: each request priced on its own, then summed
+   * by session, model and quarter hour), and a run over the same unchanged files reuses the last result.
+   */
+  readonly pricer?: Pricer | undefined;
+}
+
+export interface Collected {
+  readonly ledger: Ledger;
+  readonly files: number;
+  /** Files read this time (the rest came from the cache unchanged). */
+  readonly read: number;
+  /** Paths named that do not exist, and files that could not be read. */
+  readonly missing: readonly string[];
+  readonly unreadable: readonly string[];
+}
+
+export async function collectUsage(options: CollectOptions): Promise<Collected> {
+  const { files, missing } =
+    options.paths.length === 0 ? { files: discoverDefault(options.env), missing: [] } : discoverPaths(options.paths);
+  const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
+  const dir = options.cache ? cacheDir(options.env) : undefined;
+  const fingerprint = options.pricer === undefined ? undefined : resultFingerprint(files, options.pricer);
+  if (dir !== undefined && fingerprint !== undefined) {
+    const last = loadResult(dir, fingerprint);
+    if (last !== undefined) return { ledger: last.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable };
+  }
+  const cached = loadCache(dir);
+  const scans: FileScan[] = [];
+  const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
+  for (const file of files) {
+    const known = cached.get(file.path);
+    if (known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs) scans.push(known);
+    else
+      toRead.push({ ...file, previous: known !== undefined && known.size < file.size && !file.path.endsWith(".json") ? known : undefined });
+  }
+  const fresh = await scanFiles(toRead, options.threads === undefined ? {} : { threads: options.threads });
+  const unreadable: string[] = [];
+  fresh.forEach((scan, i) => {
+    if (scan === undefined) unreadable.push(toRead[i]?.path ?? "");
+    else {
+      scans.push(scan);
+      cached.set(scan.path, scan);
+    }
+  });
+  if (dir !== undefined && (toRead.length > 0 || forgotten(cached, files, roots))) saveCache(dir, cached.values());
+  const full = buildLedger(scans);
+  const ledger = options.pricer === undefined ? full : condense(full, options.pricer);
+  if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
+  return { ledger, files: files.length, read: toRead.length, missing, unreadable };
+}
+
+/**
+ * Drops from the cache the files that were under the folders just walked and are gone (deleted sessions), so
+ * the cache does not grow with files that no longer exist. True when any was dropped.
+ */
+function forgotten(cached: Map<string, FileScan>, found: readonly FoundFile[], roots: readonly string[]): boolean {
+  const present = new Set(found.map((file) => resolve(file.path)));
+  let dropped = false;
+  for (const path of cached.keys()) {
+    const absolute = resolve(path);
+    if (present.has(absolute) || !roots.some((root) => absolute.startsWith(root.endsWith(sep) ? root : root + sep))) continue;
+    cached.delete(path);
+    dropped = true;
+  }
+  return dropped;
+}

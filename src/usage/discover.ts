@@ -1,0 +1,140 @@
+/**
+ * Where session logs are: the agents' standard locations that exist on this machine, or the files and folders
+ * named on the command line (walked recursively).
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { UsageAgent } from "./types.ts";
+
+/** A session file found, with what its name says about its agent (undefined: read its first line). */
+export interface FoundFile {
+  readonly path: string;
+  readonly agent: UsageAgent | undefined;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** A standard location: the folder and the agent whose logs it holds. */
+interface Location {
+  readonly agent: UsageAgent;
+  readonly dir: string;
+}
+
+/** The text `--help` prints about the default locations. */
+export const DEFAULT_LOCATIONS_HELP = `Default locations (those that exist): Claude Code: $CLAUDE_CONFIG_DIR/projects (a comma-separated
+list of folders is accepted), ~/.claude/projects and ~/.config/claude/projects, subagent files included;
+Codex: $CODEX_HOME/sessions, else ~/.codex/sessions (rollout-*.jsonl); Gemini CLI: ~/.gemini/tmp/*/chats.`;
+
+/** The standard locations for this environment (whether or not they exist). */
+function defaultLocations(env: Readonly<Record<string, string | undefined>>): Location[] {
+  const home = env.HOME ?? env.USERPROFILE ?? "";
+  const out: Location[] = [];
+  const configured = (env.CLAUDE_CONFIG_DIR ?? "")
+    .split(",")
+    .map((dir) => dir.trim())
+    .filter((dir) => dir !== "");
+  for (const dir of configured) out.push({ agent: "claude", dir: join(dir, "projects") });
+  if (home !== "") {
+    out.push({ agent: "claude", dir: join(home, ".claude", "projects") });
+    out.push({ agent: "claude", dir: join(home, ".config", "claude", "projects") });
+  }
+  const codexHome = env.CODEX_HOME ?? (home === "" ? undefined : join(home, ".codex"));
+  if (codexHome !== undefined) out.push({ agent: "codex", dir: join(codexHome, "sessions") });
+  if (home !== "") out.push({ agent: "gemini", dir: join(home, ".gemini", "tmp") });
+  return out;
+}
+
+/** The folders of the default locations, for the cache to forget the files that left them. */
+export function defaultRoots(env: Readonly<Record<string, string | undefined>>): string[] {
+  return defaultLocations(env).map((location) => location.dir);
+}
+
+/** Every session file under the default locations that exist (each folder once). */
+export function discoverDefault(env: Readonly<Record<string, string | undefined>>): FoundFile[] {
+  const seen = new Set<string>();
+  const out: FoundFile[] = [];
+  for (const location of defaultLocations(env)) {
+    if (seen.has(location.dir) || !isDirectory(location.dir)) continue;
+    seen.add(location.dir);
+    walk(location.dir, (path, size, mtimeMs) => {
+      const agent = agentByName(path) ?? location.agent;
+      if (belongsTo(agent, path) && agent === location.agent) out.push({ path, agent, size, mtimeMs });
+    });
+  }
+  return out;
+}
+
+/**
+ * The files under the paths named: a file as it is (its agent read from its first line unless its name says),
+ * a folder walked for `.jsonl` files (and Gemini `.json` chats). Paths that do not exist are returned apart.
+ */
+export function discoverPaths(paths: readonly string[]): { files: FoundFile[]; missing: string[] } {
+  const files: FoundFile[] = [];
+  const missing: string[] = [];
+  for (const path of paths) {
+    let stats: ReturnType<typeof statSync>;
+    try {
+      stats = statSync(path);
+    } catch {
+      missing.push(path);
+      continue;
+    }
+    if (stats.isFile()) files.push({ path, agent: agentByName(path), size: stats.size, mtimeMs: stats.mtimeMs });
+    else if (stats.isDirectory())
+      walk(path, (file, size, mtimeMs) => {
+        const agent = agentByName(file);
+        if (file.endsWith(".jsonl") || agent === "gemini") files.push({ path: file, agent, size, mtimeMs });
+      });
+  }
+  return { files, missing };
+}
+
+/** The agent a path's name gives away: Codex `rollout-*.jsonl`, Gemini `chats/session-*`; else undefined. */
+function agentByName(path: string): UsageAgent | undefined {
+  const name = path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
+  if (/^rollout-.*\.jsonl$/.test(name)) return "codex";
+  if (/[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/.test(path)) return "gemini";
+  if (/[\\/]projects[\\/].*\.jsonl$/.test(path)) return "claude";
+  return undefined;
+}
+
+/** The files an agent's own folder holds that are its session logs. */
+function belongsTo(agent: UsageAgent, path: string): boolean {
+  if (agent === "claude") return path.endsWith(".jsonl");
+  if (agent === "codex") return /[\\/]rollout-[^\\/]*\.jsonl$/.test(path);
+  return /[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/.test(path);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Walks a folder (symbolic links to folders are not followed: no loops), in name order, calling `onFile`. */
+function walk(dir: string, onFile: (path: string, size: number, mtimeMs: number) => void): void {
+  const pending = [dir];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(next, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    for (const entry of entries) {
+      const path = join(next, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (entry.isFile() || entry.isSymbolicLink()) {
+        try {
+          const stats = statSync(path);
+          if (stats.isFile()) onFile(path, stats.size, stats.mtimeMs);
+        } catch {
+          // A file removed while walking: not there, nothing to count.
+        }
+      }
+    }
+  }
+}

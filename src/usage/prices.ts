@@ -1,0 +1,120 @@
+/**
+ * Prices a request: the model's id matched to the table (provider prefixes, dates, versions and context
+ * suffixes taken off), the long-context tier applied when the request's prompt exceeds it.
+ */
+import { readFileSync } from "node:fs";
+import { AgentStreamError } from "../errors.ts";
+import type { JsonValue } from "../model/events.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { requestKey } from "./scanner.ts";
+import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "./price-table.ts";
+import type { TokenCounts } from "./types.ts";
+
+export interface Pricer {
+  readonly date: string;
+  /** Changes with any price in the table: what a cache of costs is keyed by. */
+  readonly fingerprint: string;
+  /** The request's cost in USD, or undefined when the model has no price. */
+  cost(model: string | null, tokens: TokenCounts): number | undefined;
+}
+
+/**
+ * The table's name for a model id as agents write it: `claude-sonnet-4-20250514`, `claude-sonnet-4@20250514`
+ * (Vertex), `us.anthropic.claude-sonnet-4-20250514-v1:0` (Bedrock), `anthropic/claude-sonnet-4.5`,
+ * `claude-opus-4-8[1m]` and `models/gemini-2.5-pro` all lose what is not the model.
+ */
+export function canonicalModel(model: string): string {
+  let id = model.trim().toLowerCase();
+  id = id.slice(id.lastIndexOf("/") + 1);
+  id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, "");
+  id = id.replace(/\[[^\]]*\]$/, "");
+  id = id.replace(/-v\d+(?::\d+)?$/, "");
+  id = id.replace(/[@-]\d{8}$/, "");
+  id = id.replace(/-latest$/, (suffix) => (id === "codex-mini-latest" ? suffix : ""));
+  if (id.startsWith("claude-")) id = id.replace(/(\d)\.(\d)/g, "$1-$2");
+  return id;
+}
+
+export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
+  const byCanonical = new Map<string, ModelPrice>();
+  for (const [name, price] of Object.entries(table.models)) byCanonical.set(canonicalModel(name), price);
+  const cache = new Map<string, ModelPrice | undefined>();
+  const lookup = (model: string): ModelPrice | undefined => {
+    if (!cache.has(model)) cache.set(model, table.models[model] ?? byCanonical.get(canonicalModel(model)));
+    return cache.get(model);
+  };
+  return {
+    date: table.date,
+    fingerprint: requestKey(JSON.stringify(table)),
+    cost(model, tokens) {
+      const price = model === null ? undefined : lookup(model);
+      return price === undefined ? undefined : costAt(price, tokens);
+    },
+  };
+}
+
+/** USD for one request at one model's prices (per million tokens). */
+function costAt(price: ModelPrice, t: TokenCounts): number {
+  const prompt = t.input + t.cacheRead + t.cacheWrite;
+  const long = price.longContext;
+  const p = long !== undefined && prompt > long.above ? long : price;
+  const cacheWrite = p.cacheWrite ?? p.input;
+  const cacheWrite1h = p.cacheWrite1h ?? cacheWrite;
+  const fiveMinuteWrites = Math.max(0, t.cacheWrite - t.cacheWrite1h);
+  const micro =
+    t.input * p.input +
+    t.output * p.output +
+    t.cacheRead * (p.cacheRead ?? p.input) +
+    fiveMinuteWrites * cacheWrite +
+    t.cacheWrite1h * cacheWrite1h;
+  return micro / 1e6;
+}
+
+const PRICE_FIELDS = ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h"] as const;
+
+/**
+ * The built-in table with a `--prices` file laid over it: `{"date": "...", "models": {"<model>": {"input": 3,
+ * "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75, "cacheWrite1h": 6, "longContext": {"above": 200000, ...}}}}`,
+ * USD per million tokens. A file that cannot be used is a caller mistake: it says what is wrong.
+ */
+export function loadPrices(path: string | undefined): PriceTable {
+  if (path === undefined) return BUILTIN_PRICES;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new AgentStreamError("invalid-option", `--prices ${path}: cannot read it as JSON (${reason})`, { cause });
+  }
+  const models = isJsonObject(value) ? value["models"] : undefined;
+  if (!isJsonObject(value) || !isJsonObject(models)) {
+    throw new AgentStreamError("invalid-option", `--prices ${path}: expected {"models": {"<model>": {"input": 3, "output": 15, ...}}}`);
+  }
+  const merged: Record<string, ModelPrice> = { ...BUILTIN_PRICES.models };
+  for (const [name, spec] of Object.entries(models)) merged[name] = priceOf(spec, `--prices ${path}: model "${name}"`);
+  const date = typeof value["date"] === "string" ? value["date"] : `${BUILTIN_PRICES.date} + ${path}`;
+  return { date, models: merged };
+}
+
+function priceOf(spec: JsonValue, where: string): ModelPrice {
+  if (!isJsonObject(spec)) throw new AgentStreamError("invalid-option", `${where}: expected an object of prices per million tokens`);
+  const out: Record<string, number> = {};
+  for (const field of PRICE_FIELDS) {
+    const v = spec[field];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+      throw new AgentStreamError("invalid-option", `${where}: "${field}" must be a number of USD per million tokens`);
+    }
+    out[field] = v;
+  }
+  if (out["input"] === undefined || out["output"] === undefined) {
+    throw new AgentStreamError("invalid-option", `${where}: "input" and "output" are required (USD per million tokens)`);
+  }
+  const price = out as unknown as ModelPrice;
+  const long = spec["longContext"];
+  if (long === undefined) return price;
+  const tier = priceOf(long, `${where} longContext`);
+  const above = isJsonObject(long) ? long["above"] : undefined;
+  if (typeof above !== "number" || above <= 0) throw new AgentStreamError("invalid-option", `${where}: longContext needs "above" (tokens)`);
+  return { ...price, longContext: { ...tier, above } };
+}

@@ -1,0 +1,104 @@
+/**
+ * Reads one session file (whole, or from where an earlier read stopped) in fixed-size chunks, so memory stays
+ * flat whatever the file's size, and hands each complete line to the agent's scanner.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { createClaudeScanner } from "./claude.ts";
+import { createCodexScanner } from "./codex.ts";
+import { createGeminiScanner, scanGeminiDocument } from "./gemini.ts";
+import type { LineScanner, ScanResult } from "./scanner.ts";
+import type { FileScan, UsageAgent } from "./types.ts";
+
+const CHUNK_BYTES = 1 << 20;
+
+/** What to read: a file, its agent when the caller knows it, and the scan to go on from (an appended file). */
+export interface ScanRequest {
+  readonly path: string;
+  readonly agent?: UsageAgent | undefined;
+  readonly previous?: FileScan | undefined;
+}
+
+/** Scans one file; an unreadable file is reported as undefined (the caller counts it), never thrown. */
+export function scanFile(request: ScanRequest): FileScan | undefined {
+  let fd: number;
+  try {
+    fd = openSync(request.path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    const agent = request.agent ?? sniffAgent(fd);
+    if (agent === undefined) return undefined;
+    const previous = request.previous !== undefined && request.previous.agent === agent ? request.previous : undefined;
+    const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
+    if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
+    const scanner = createScanner(agent, request.path, previous);
+    const offset = readLines(fd, previous?.offset ?? 0, scanner);
+    return { ...base, offset, ...scanner.result() };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function createScanner(agent: UsageAgent, path: string, previous: ScanResult | undefined): LineScanner {
+  const start = { agent, path, previous };
+  if (agent === "claude") return createClaudeScanner(start);
+  if (agent === "codex") return createCodexScanner(start);
+  return createGeminiScanner(start);
+}
+
+function scanJsonChat(path: string): ScanResult {
+  const scanner = createGeminiScanner({ agent: "gemini", path });
+  if (!scanGeminiDocument(scanner, readFileSync(path, "utf8"))) return { ...scanner.result(), badLines: 1 };
+  return scanner.result();
+}
+
+/**
+ * Feeds every line from `offset` on; returns the offset after the last line that ended with LF.
+ */
+function readLines(fd: number, offset: number, scanner: LineScanner): number {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let position = offset;
+  let consumed = offset;
+  let kept = 0;
+  for (;;) {
+    if (kept === chunk.length) {
+      // One line longer than the buffer: grow it (only that line is held).
+      const grown = Buffer.allocUnsafe(chunk.length * 2);
+      chunk.copy(grown, 0, 0, kept);
+      chunk = grown;
+    }
+    const read = readSync(fd, chunk, kept, chunk.length - kept, position);
+    if (read === 0) break;
+    position += read;
+    const end = kept + read;
+    let from = 0;
+    for (let lf = chunk.indexOf(0x0a, kept); lf !== -1 && lf < end; lf = chunk.indexOf(0x0a, from)) {
+      const to = lf > from && chunk[lf - 1] === 0x0d ? lf - 1 : lf;
+      if (to > from) scanner.line(chunk, from, to);
+      from = lf + 1;
+    }
+    consumed += from;
+    kept = end - from;
+    if (from > 0) chunk.copy(chunk, 0, from, end);
+  }
+  // A last line without its LF is read now but not counted as consumed: if it was cut mid-write, the next read
+  // sees it whole (every scanner keys its records, so reading a line twice counts it once).
+  if (kept > 0) scanner.line(chunk, 0, chunk[kept - 1] === 0x0d ? kept - 1 : kept);
+  return consumed;
+}
+
+/** The agent of a file named on the command line: from its first line. */
+function sniffAgent(fd: number): UsageAgent | undefined {
+  const head = Buffer.alloc(64 * 1024);
+  const read = readSync(fd, head, 0, head.length, 0);
+  const text = head.toString("utf8", 0, read);
+  if (/"projectHash"\s*:/.test(text)) return "gemini";
+  if (/^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta|event_msg|response_item|turn_context)"/.test(text)) return "codex";
+  if (/"(?:sessionId|parentUuid|leafUuid)"\s*:/.test(text)) return "claude";
+  return undefined;
+}

@@ -1,0 +1,71 @@
+/**
+ * Scans many files on every core: worker threads take batches of files (the biggest first, so no thread is
+ * left with one large file at the end) and send back what each file gave. Few or small files are scanned on
+ * this thread: starting workers would cost more than it saves. Each worker holds one file at a time, in chunks,
+ * so memory does not grow with the number of files.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { scanFile, type ScanRequest } from "./scan-file.ts";
+import type { FileScan } from "./types.ts";
+
+/** Below this much to read, one thread is faster than starting workers. */
+const WORKER_MIN_BYTES = 32 * 1024 * 1024;
+const BATCH_FILES = 32;
+
+export interface PoolOptions {
+  /** Worker threads to use; 1 scans on this thread. Default: the cores available. */
+  readonly threads?: number;
+}
+
+/** Every request's scan, in the order given (undefined where a file could not be read). */
+export async function scanFiles(
+  requests: readonly (ScanRequest & { readonly size: number })[],
+  options: PoolOptions = {},
+): Promise<(FileScan | undefined)[]> {
+  const bytes = requests.reduce((sum, r) => sum + Math.max(0, r.size - (r.previous?.offset ?? 0)), 0);
+  const threads = Math.min(options.threads ?? availableParallelism(), Math.ceil(requests.length / 4));
+  const workerUrl = new URL("./scan-worker.js", import.meta.url);
+  // Under the TypeScript sources (tests) there is no compiled worker: scan here.
+  const compiled = import.meta.url.endsWith(".js");
+  if (threads < 2 || !compiled || (options.threads === undefined && bytes < WORKER_MIN_BYTES)) return requests.map((r) => scanFile(r));
+  return runPool(requests, threads, workerUrl);
+}
+
+async function runPool(
+  requests: readonly (ScanRequest & { readonly size: number })[],
+  threads: number,
+  url: URL,
+): Promise<(FileScan | undefined)[]> {
+  const results: (FileScan | undefined)[] = new Array(requests.length);
+  const order = requests.map((_, i) => i).sort((a, b) => (requests[b]?.size ?? 0) - (requests[a]?.size ?? 0));
+  let next = 0;
+  const takeBatch = (): number[] => {
+    const batch = order.slice(next, next + BATCH_FILES);
+    next += batch.length;
+    return batch;
+  };
+  const runWorker = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const worker = new Worker(url);
+      let batch = takeBatch();
+      const send = (): void => {
+        if (batch.length === 0) {
+          void worker.terminate().then(() => resolve());
+          return;
+        }
+        worker.postMessage(batch.map((i) => requests[i]));
+      };
+      worker.on("message", (scans: (FileScan | null)[]) => {
+        batch.forEach((index, k) => {
+          results[index] = scans[k] ?? undefined;
+        });
+        batch = takeBatch();
+        send();
+      });
+      worker.on("error", reject);
+      send();
+    });
+  await Promise.all(Array.from({ length: threads }, runWorker));
+  return results;
+}

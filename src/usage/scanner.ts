@@ -1,0 +1,113 @@
+/**
+ * What the per-agent scanners share: a line handed over as bytes, a cheap test before parsing it, JSON parsed
+ * without throwing, and the session facts every scanner keeps.
+ */
+import type { JsonObject, JsonValue } from "../model/events.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import type { FileScan, ScannerState, SessionFacts, UsageAgent, UsageRecord } from "./types.ts";
+
+/** Reads one file's lines (without their LF) and says what they held. */
+export interface LineScanner {
+  line(bytes: Buffer, start: number, end: number): void;
+  result(): ScanResult;
+}
+
+export type ScanResult = Pick<FileScan, "facts" | "records" | "state" | "badLines">;
+
+/** Where a scanner starts: empty, or where the previous read of the same (grown) file stopped. */
+export interface ScannerStart {
+  readonly agent: UsageAgent;
+  readonly path: string;
+  readonly previous?: ScanResult | undefined;
+}
+
+export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
+  return { agent, sessionId: null, project: null, start: null, end: null, status: "unknown", subagent };
+}
+
+/** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
+export function recordMap(previous: ScanResult | undefined): Map<string, UsageRecord> {
+  const map = new Map<string, UsageRecord>();
+  for (const record of previous?.records ?? []) map.set(record.key, record);
+  return map;
+}
+
+export function copyState(previous: ScanResult | undefined): ScannerState {
+  return { ...(previous?.state ?? {}) };
+}
+
+/** True when `marker` occurs in the line's bytes. */
+export function lineHas(bytes: Buffer, start: number, end: number, marker: Buffer): boolean {
+  return bytes.subarray(start, end).indexOf(marker) !== -1;
+}
+
+/** The line as a JSON object, or undefined (not JSON, not an object). */
+export function parseLine(bytes: Buffer, start: number, end: number): JsonObject | undefined {
+  let value: JsonValue;
+  try {
+    value = JSON.parse(bytes.toString("utf8", start, end)) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(value) ? value : undefined;
+}
+
+const TIMESTAMP_KEY = Buffer.from('"timestamp"');
+
+/**
+ * The last `"timestamp": "…"` of a line, found without parsing it (a raw quote cannot occur inside a JSON
+ * string, so the bytes are a key). Used for lines not worth parsing (tool results), to keep the session's span.
+ */
+export function timestampOf(bytes: Buffer, start: number, end: number): number | null {
+  const line = bytes.subarray(start, end);
+  const at = line.lastIndexOf(TIMESTAMP_KEY);
+  if (at === -1) return null;
+  let from = at + TIMESTAMP_KEY.length;
+  while (from < line.length && (line[from] === 0x3a || line[from] === 0x20)) from++;
+  if (line[from] !== 0x22) return null;
+  from++;
+  const close = line.indexOf(0x22, from);
+  if (close === -1 || close - from > 40) return null;
+  return epochOf(line.toString("latin1", from, close));
+}
+
+/** Epoch ms of an ISO time, or null. */
+export function epochOf(iso: string | undefined): number | null {
+  if (iso === undefined) return null;
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? null : at;
+}
+
+/** Widens the session's span to include `time`. */
+export function noteTime(facts: SessionFacts, time: number | null): void {
+  if (time === null) return;
+  if (facts.start === null || time < facts.start) facts.start = time;
+  if (facts.end === null || time > facts.end) facts.end = time;
+}
+
+/** A non-negative integer count from the wire, else 0. */
+export function count(value: JsonValue | undefined): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/**
+ * A request's key, short: two 53-bit hashes (cyrb53, two seeds) of its ids, about 20 characters instead of 60.
+ * Keys are held for every request across all files and stored in the cache, so their size is memory and cache
+ * time; at 106 bits, a million keys collide with odds below 10^-19.
+ */
+export function requestKey(text: string): string {
+  return `${cyrb53(text, 0x9e3779b9).toString(36)}.${cyrb53(text, 0x85ebca6b).toString(36)}`;
+}
+
+function cyrb53(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}

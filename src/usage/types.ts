@@ -1,0 +1,106 @@
+/**
+ * The shapes `sessions` and `usage` share: what one file's scan yields (plain data, so it crosses a
+ * worker boundary and goes into the cache as JSON), and the token counts in one meaning for every agent.
+ */
+
+/** The agents whose session logs are read. */
+export type UsageAgent = "claude" | "codex" | "gemini";
+
+export const USAGE_AGENTS: readonly UsageAgent[] = ["claude", "codex", "gemini"];
+
+/**
+ * Tokens of one request, in one meaning for every agent (docs/usage.md): `input` excludes cached input, `output`
+ * includes reasoning, `reasoning` is the part of `output` the agent reported as reasoning.
+ */
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  /** All cache writes; `cacheWrite1h` is the part written with the one-hour lifetime (priced higher). */
+  cacheWrite: number;
+  cacheWrite1h: number;
+  reasoning: number;
+}
+
+export function zeroTokens(): TokenCounts {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+}
+
+export function addTokens(into: TokenCounts, add: TokenCounts): void {
+  into.input += add.input;
+  into.output += add.output;
+  into.cacheRead += add.cacheRead;
+  into.cacheWrite += add.cacheWrite;
+  into.cacheWrite1h += add.cacheWrite1h;
+  into.reasoning += add.reasoning;
+}
+
+/** Every token billed: input, output (reasoning included), cache reads and writes. */
+export function totalTokens(t: TokenCounts): number {
+  return t.input + t.output + t.cacheRead + t.cacheWrite;
+}
+
+/**
+ * One usage record as a file gave it. `key` names the request across files (the dedupe rule per agent); for
+ * Codex the tokens are the thread's cumulative figures (`cumulative`), turned into deltas across files.
+ */
+export interface UsageRecord {
+  readonly key: string;
+  /** Epoch ms of the record; null when it has no timestamp. */
+  readonly time: number | null;
+  readonly model: string | null;
+  readonly tokens: TokenCounts;
+  /** The cost the agent wrote into its log (early Claude Code `costUSD`); null when it wrote none. */
+  readonly costUsd: number | null;
+  /** A subagent's (sidechain) request. */
+  readonly sidechain: boolean;
+  /** Codex: `tokens` is the thread's running total, not this request's. */
+  readonly cumulative?: true;
+  /** Codex: the thread (and restart epoch) the running total belongs to. */
+  readonly thread?: string;
+}
+
+/** What one session (or the part of it one file holds) says about itself, beyond its usage. */
+export interface SessionFacts {
+  readonly agent: UsageAgent;
+  sessionId: string | null;
+  /** The working directory; for Gemini, the project folder name (its logs carry only a hash). */
+  project: string | null;
+  /** Epoch ms of the first and last timestamp seen. */
+  start: number | null;
+  end: number | null;
+  status: SessionStatus;
+  /** A subagent file (Claude `subagents/agent-*.jsonl`): counted in its parent session. */
+  subagent: boolean;
+}
+
+/** `completed`: the agent wrote its end of turn last; `error`: an API error last; `open`: a turn never ended; else `unknown`. */
+export type SessionStatus = "completed" | "error" | "open" | "unknown";
+
+/** One file's scan: plain data (crosses workers, cached as JSON). */
+export interface FileScan {
+  readonly path: string;
+  readonly agent: UsageAgent;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Bytes read up to the end of the last complete line: an appended file is read on from here. */
+  readonly offset: number;
+  /** Lines that were not JSON or not objects (counted, never fatal). */
+  readonly badLines: number;
+  readonly facts: SessionFacts;
+  /** Usage records after the in-file rule (the last record of a request wins). */
+  readonly records: UsageRecord[];
+  /** What an appended read needs to go on (per agent; opaque outside its scanner). */
+  readonly state: ScannerState;
+}
+
+/** Scanner state kept between reads of a growing file. */
+export interface ScannerState {
+  /** Codex: the running total's thread, restart epoch, last total and model. */
+  thread?: string;
+  epoch?: number;
+  lastTotal?: number;
+  model?: string;
+  /** Whether the file's last record leaves a turn open (Codex task_started without task_complete). */
+  turnOpen?: boolean;
+}

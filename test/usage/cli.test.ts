@@ -1,0 +1,243 @@
+/** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
+import { execFileSync } from "node:child_process";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { run } from "../../src/cli/run.ts";
+import { stripSgr } from "../../src/views/shared/sanitize.ts";
+import { fakeIo } from "../helpers/fake-io.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
+
+/** A home folder with one session of each agent in its standard place. */
+function home(): string {
+  const tree = tempTree();
+  tree.write(".claude/projects/-work-demo/s-1.jsonl", [
+    claudeLine({ message: "m1", request: "r1", time: "2026-03-01T23:30:00Z", output: 100 }),
+    claudeLine({ message: "m2", request: "r2", time: "2026-03-02T00:30:00Z", output: 200 }),
+  ]);
+  tree.write(".claude/projects/-work-demo/s-1/subagents/agent-a1.jsonl", [
+    claudeLine({
+      message: "m3",
+      request: "r3",
+      time: "2026-03-02T00:10:00Z",
+      output: 300,
+      sidechain: true,
+      model: "claude-haiku-4-5-20251001",
+    }),
+  ]);
+  tree.write(".codex/sessions/2026/03/02/rollout-2026-03-02T08-00-00-t.jsonl", [
+    ...codexMeta("t", "2026-03-02T08:00:00Z"),
+    codexTokenCount("2026-03-02T08:00:05Z", [1000, 800, 20], [1000, 800, 20]),
+  ]);
+  tree.write(".gemini/tmp/demo/chats/session-2026-03-03T10-00-g1.jsonl", [
+    { sessionId: "g1", projectHash: "abc", startTime: "2026-03-03T10:00:00Z", lastUpdated: "2026-03-03T10:00:00Z", kind: "main" },
+    {
+      id: "x1",
+      timestamp: "2026-03-03T10:00:02Z",
+      type: "gemini",
+      content: "hi",
+      tokens: { input: 500, output: 5, cached: 100, thoughts: 7, tool: 0, total: 512 },
+      model: "gemini-2.5-flash",
+    },
+  ]);
+  tree.write("not-a-log/notes.jsonl", [{ hello: "world" }]);
+  return tree.root;
+}
+
+async function cli(args: string[], env: Record<string, string>, tty = false) {
+  const io = fakeIo({ env, stdoutTTY: tty });
+  const code = await run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe("agentstream usage", () => {
+  it("reads the agents' standard locations, each request's own day in the time zone asked", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const utc = JSON.parse((await cli(["usage", "--json", "--tz", "UTC"], env)).out);
+    expect(utc.groups.map((g: { day: string; requests: number }) => [g.day, g.requests])).toEqual([
+      ["2026-03-01", 1],
+      ["2026-03-02", 3],
+      ["2026-03-03", 1],
+    ]);
+    expect(utc.totals.tokens).toMatchObject({ output: 100 + 200 + 300 + 20 + 12, reasoning: 7 });
+    // 23:30 UTC on March 1st is March 2nd in Tokyo: usage goes by each request's time, not the session's start.
+    const tokyo = JSON.parse((await cli(["usage", "--json", "--tz", "Asia/Tokyo"], env)).out);
+    expect(tokyo.groups.map((g: { day: string }) => g.day)).toEqual(["2026-03-02", "2026-03-03"]);
+  });
+
+  it("groups by several dimensions, with each group's models, and marks estimated costs", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const json = JSON.parse((await cli(["usage", "--json", "--by", "agent", "--by", "month", "--breakdown"], env)).out);
+    const claude = json.groups.find((g: { agent: string }) => g.agent === "claude");
+    expect(claude.month).toBe("2026-03");
+    expect(claude.breakdown.map((b: { model: string }) => b.model).sort()).toEqual([
+      "claude-haiku-4-5-20251001",
+      "claude-sonnet-4-20250514",
+    ]);
+    expect(claude.costEstimated).toBe(true);
+    expect(claude.unpricedModels).toEqual([]);
+    expect(json.groups.map((g: { agent: string }) => g.agent)).toEqual(["claude", "codex", "gemini"]);
+  });
+
+  it("filters by agent, project and days", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const only = async (...args: string[]) => JSON.parse((await cli(["usage", "--json", "--tz", "UTC", ...args], env)).out).totals.requests;
+    expect(await only("--agent", "codex,gemini")).toBe(2);
+    expect(await only("--project", "codex-demo")).toBe(1);
+    expect(await only("--since", "20260302", "--until", "2026-03-02")).toBe(3);
+  });
+
+  it("prints a table that fits the terminal, with a totals row and the note on estimated costs", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    for (const columns of [200, 80, 60, 40]) {
+      const io = fakeIo({ env, stdoutTTY: true });
+      Object.defineProperty(io.stdout, "columns", { value: columns });
+      expect(await run(["usage", "--by", "project", "--tz", "UTC"], io)).toBe(0);
+      const lines = stripSgr(io.out()).split("\n");
+      const table = lines.slice(0, lines.indexOf(""));
+      expect(table[0]).toMatch(/^project/);
+      expect(table.at(-1)).toMatch(/^total/);
+      for (const line of table) expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      expect(io.out()).toContain("~ estimated from the price table of");
+    }
+  });
+
+  it("says which arguments are wrong, before reading anything", async () => {
+    const env = { HOME: "/nonexistent" };
+    expect(await cli(["usage", "--by", "year"], env)).toMatchObject({ code: 2, err: expect.stringMatching(/--by takes day, week, month/) });
+    expect(await cli(["usage", "--tz", "Mars/Olympus"], env)).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--tz takes an IANA time zone/),
+    });
+    expect(await cli(["usage", "--since", "last week"], env)).toMatchObject({ code: 2, err: expect.stringMatching(/--since takes a day/) });
+    expect(await cli(["usage", "--agent", "cursor"], env)).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--agent takes claude, codex, gemini/),
+    });
+  });
+
+  it("reports files that are not session logs and paths that do not exist, and goes on", async () => {
+    const root = home();
+    const result = await cli(["usage", join(root, "not-a-log"), join(root, "missing"), join(root, ".codex"), "--json", "--no-cache"], {
+      HOME: root,
+    });
+    expect(result.code).toBe(0);
+    expect(result.err).toMatch(/missing: no such file or folder/);
+    expect(result.err).toMatch(/1 file\(s\) skipped, not a Claude, Codex or Gemini session log/);
+    expect(JSON.parse(result.out).totals.requests).toBe(1);
+  });
+});
+
+describe("agentstream sessions", () => {
+  it("one row per session, a subagent file inside its session", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const { out, code } = await cli(["sessions", "--ndjson"], env);
+    expect(code).toBe(0);
+    const rows = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r) => [r.agent, r.sessionId, r.project, r.requests])).toEqual([
+      ["claude", "s-1", "/work/demo", 3],
+      ["codex", "t", "/work/codex-demo", 1],
+      ["gemini", "g1", "demo", 1],
+    ]);
+    expect(rows[0].files).toHaveLength(2);
+    expect(rows[0].durationMs).toBe(60 * 60 * 1000);
+    expect(rows[0].models).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-20250514"]);
+  });
+
+  it("sorts by cost, largest first, and fits the table to the terminal", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const sorted = JSON.parse((await cli(["sessions", "--json", "--sort", "cost"], env)).out);
+    const costs = sorted.map((r: { costUsd: number }) => r.costUsd);
+    expect(costs).toEqual([...costs].sort((a, b) => b - a));
+    const io = fakeIo({ env, stdoutTTY: true });
+    Object.defineProperty(io.stdout, "columns", { value: 72 });
+    await run(["sessions"], io);
+    for (const line of io.out().trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(72);
+  });
+
+  it.skipIf(!hasShared)("lists the real captures with their project and models", async () => {
+    const tree = tempTree();
+    const dir = join(tree.root, "projects", "demo");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(
+      sharedPath("fixtures", "claude-session", "ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl"),
+      join(dir, "fe5e1c67.jsonl"),
+    );
+    const rows = JSON.parse((await cli(["sessions", tree.root, "--json", "--no-cache"], {})).out);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      agent: "claude",
+      sessionId: "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+      project: "/path/to/Demo",
+      models: ["claude-sonnet-4-20250514"],
+      costEstimated: true,
+    });
+    expect(rows[0].start).toBe("2025-09-03T00:52:31.217Z");
+  });
+});
+
+describe("the result of the last run", () => {
+  it("is reused over unchanged files and the same prices, and not when either changes", async () => {
+    const root = home();
+    const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
+    const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
+    const first = (await cli(args, env)).out;
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v1.json", "usage-v3.json"]);
+    expect((await cli(args, env)).out).toBe(first);
+    expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
+    // Other prices: the costs are computed again.
+    const prices = join(root, "prices.json");
+    writeFileSync(prices, JSON.stringify({ models: { "claude-sonnet-4": { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } }));
+    const repriced = JSON.parse((await cli([...args, "--prices", prices], env)).out);
+    expect(
+      repriced.groups.filter((g: { model: string }) => g.model.startsWith("claude-sonnet-4")).map((g: { costUsd: number }) => g.costUsd),
+    ).toEqual([0, 0]);
+    // A file appended to: its new request is counted.
+    const file = join(root, ".claude/projects/-work-demo/s-1.jsonl");
+    appendFileSync(file, `${JSON.stringify(claudeLine({ message: "m9", request: "r9", time: "2026-03-05T10:00:00Z", output: 1 }))}\n`);
+    const after = JSON.parse((await cli(args, env)).out);
+    expect(after.groups.map((g: { day: string }) => g.day)).toContain("2026-03-05");
+    expect(after.totals.requests).toBe(JSON.parse(first).totals.requests + 1);
+  });
+});
+
+describe("the worker pool (built binary: workers run the compiled scanner)", () => {
+  const bin = join(repoRoot, "dist/cli/bin.js");
+  it.skipIf(!existsSync(join(repoRoot, "dist/usage/scan-worker.js")))("gives the same result on several threads as on one", () => {
+    const tree = tempTree();
+    for (let f = 0; f < 40; f++) {
+      tree.write(
+        `projects/p${f % 3}/s${f}.jsonl`,
+        Array.from({ length: 30 }, (_, i) =>
+          claudeLine({
+            session: `s${f}`,
+            message: `m${f}-${i % 20}`,
+            request: `r${f}-${i % 20}`,
+            output: i,
+            time: `2026-03-${String(1 + (f % 9)).padStart(2, "0")}T10:00:00Z`,
+          }),
+        ),
+      );
+    }
+    const usage = (threads: string) =>
+      execFileSync(
+        process.execPath,
+        [bin, "usage", tree.root, "--json", "--no-cache", "--tz", "UTC", "--by", "day,session", "--threads", threads],
+        { encoding: "utf8" },
+      );
+    const one = JSON.parse(usage("1"));
+    expect(one.totals.requests).toBe(40 * 20);
+    expect(JSON.parse(usage("2"))).toEqual(one);
+  });
+});
