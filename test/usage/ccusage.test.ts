@@ -1,7 +1,7 @@
 /**
  * agentstream usage beside ccusage (offline, on the same Claude logs): equal totals where its rules are right,
- * and each difference the one docs/usage.md explains. ccusage 20 needs a native package for the platform; set
- * CCUSAGE_BIN to a ccusage that runs here (18.x is plain JavaScript) when node_modules/.bin/ccusage does not.
+ * and each difference the one docs/usage.md explains. The dev dependency is ccusage 18.0.11 (plain JavaScript);
+ * CCUSAGE_BIN points at another build.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
