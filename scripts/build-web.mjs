@@ -1,7 +1,7 @@
 // Bundles the page's script and style for the browser (after tsc): src/views/web/main.ts →
 // dist/web/app.js and src/views/web/app.css → dist/web/app.css, minified, no source maps (the
 // HTML export inlines both, so every byte counts). Called by `npm run build`.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -28,3 +28,10 @@ await build({
   minify: true,
   logLevel: "warning",
 });
+
+// The script is inlined in the HTML export: "<!--" or "<script" inside it would change how the HTML
+// parser finds its end. They only occur in string and regex literals, where \x3C is the same "<".
+const script = join(out, "app.js");
+const code = readFileSync(script, "utf8");
+if (/\\<(?:!--|script)/i.test(code)) throw new Error('build-web: an escaped "<" before <!-- or <script: the rewrite would change it');
+writeFileSync(script, code.replace(/<(?=!--|script)/gi, "\\x3C"));

@@ -43,8 +43,10 @@ export function createToolBlock(event: EventOf<"tool.started">, context: ToolCon
   const name = el("span", { class: "as-tool-name", text: visibleLine(event.name === "" ? "tool" : event.name) });
   const files = el("div", { class: "as-files" });
   const body = el("div", { class: "as-tool-body" }, [files]);
-  const mark = el("span", { class: "as-tool-mark", text: event.kind === "subagent" ? "⧉" : "→", attrs: { "aria-hidden": "true" } });
-  const element = disclosure("as-entry as-tool", [mark, name, argument, status], [body]);
+  const mark = el("span", { class: "as-tool-mark", text: "→", attrs: { "aria-hidden": "true" } });
+  const summary: Node[] = [mark, name];
+  if (event.kind === "subagent") summary.push(el("span", { class: "as-badge as-badge-subagent", text: "subagent" }));
+  const element = disclosure("as-entry as-tool", [...summary, argument, status], [body]);
   element.dataset.kind = event.kind ?? "other";
   element.tabIndex = -1;
   const block: ToolBlock = {
