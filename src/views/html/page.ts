@@ -44,7 +44,7 @@ export async function exportPage(session: ExportedSession, assets: WebAssets, ti
     '<script type="application/json" id="agentstream-session">',
   ].join("\n");
   const { events, ...rest } = session;
-  const parts = [head, `{"header":${embedJson(rest.header)},"truncation":${embedJson(rest.truncation)},"events":[`];
+  const parts = [`${head}\n`, `{"header":${embedJson(rest.header)},"truncation":${embedJson(rest.truncation)},"events":[`];
   events.forEach((event, i) => parts.push(`${i === 0 ? "" : ",\n"}${embedJson(event)}`));
   parts.push(`]}\n</script>\n<script>${assets.script}</script>\n</body>\n</html>\n`);
   return parts;
