@@ -53,6 +53,13 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
     cut[String(seq)] = { ...cut[String(seq)], [field]: text.length - room };
     return kept;
   };
+  const note = (seq: number, omitted: number): void => {
+    shortened++;
+    omittedChars += omitted;
+    const fields = cut[String(seq)] ?? {};
+    fields.short = (fields.short ?? 0) + omitted;
+    cut[String(seq)] = fields;
+  };
   const fitJson = (seq: number, field: string, value: JsonValue): JsonValue => {
     if (typeof value === "string") return fit(seq, field, value);
     const text = stringifyRecord(value);
@@ -75,7 +82,7 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
         mergedDeltas += pendingDeltas.get(event.messageId)?.length ?? 0;
         pendingDeltas.delete(event.messageId);
       }
-      events.push(fitEvent(withoutRaw(event), fit, fitJson));
+      events.push(clampShortFields(fitEvent(withoutRaw(event), fit, fitJson), caps.afterBudgetChars, note));
     },
     result(header) {
       // Deltas whose message never completed are the only copy of its text: put them back in order.
@@ -129,6 +136,35 @@ function fitEvent(event: AgentEvent, fit: Fit, fitJson: FitJson): AgentEvent {
 
 function fitChange(change: FileChange, fit: (text: string) => string): FileChange {
   return change.diff === undefined ? change : { ...change, diff: fit(change.diff) };
+}
+
+/** The fields fitEvent cuts to the field cap, by name: every other string is a short one (a name, a path, an id). */
+const LONG_FIELDS = new Set(["text", "output", "input", "result", "raw", "message", "finalText", "diff"]);
+
+/**
+ * Any other string longer than `limit` (a 5 MB tool name or model name is a layout attack, not
+ * information) is cut to `limit`, and counted.
+ */
+function clampShortFields(event: AgentEvent, limit: number, note: (seq: number, omitted: number) => void): AgentEvent {
+  const clamp = (value: unknown, key: string | undefined, top: boolean): unknown => {
+    // The long fields (top-level ones, and each change's diff) were fitted already.
+    if (key !== undefined && ((top && LONG_FIELDS.has(key)) || key === "diff")) return value;
+    if (typeof value === "string") {
+      if (value.length <= limit) return value;
+      note(event.seq, value.length - limit);
+      return `${value.slice(0, limit)}…`;
+    }
+    if (Array.isArray(value)) return value.map((item) => clamp(item, undefined, false));
+    if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const short = k.length > limit ? `${k.slice(0, limit)}…` : k;
+      if (short !== k) note(event.seq, k.length - limit);
+      out[short] = clamp(v, k, value === event);
+    }
+    return out;
+  };
+  return clamp(event, undefined, false) as AgentEvent;
 }
 
 /** `raw` (the agent's record, with --include-raw) is not embedded, except where it is the event (`unknown`). */

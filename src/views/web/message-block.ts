@@ -64,9 +64,7 @@ export function completeMessage(block: MessageBlock, text: string, omittedChars:
     return;
   }
   if (block.kind === "text" && block.role === "assistant") {
-    const markdown = el("div", { class: "as-markdown" });
-    renderMarkdown(text, markdown);
-    block.body.replaceChildren(markdown);
+    block.body.replaceChildren(markdownBlock(text));
     if (omittedChars !== undefined)
       block.body.append(el("p", { class: "as-omitted", text: `… ${formatSize(omittedChars)} more not embedded in this file (size cap)` }));
   } else {
@@ -76,8 +74,30 @@ export function completeMessage(block: MessageBlock, text: string, omittedChars:
   if (summary !== null && text !== "") summary.append(el("span", { class: "as-meta", text: ` ${formatSize(text.length)}` }));
 }
 
-/** A message that never completed (the input ended, or the live stream is still open): its streamed text stays. */
+/** Answers longer than this show their start as Markdown and a "show all" button (laying out megabytes at once stalls a page). */
+export const PREVIEW_MARKDOWN_CHARS = 20_000;
+
+/** An answer as Markdown: whole, or its start and a button that renders all of it. */
+function markdownBlock(text: string): HTMLElement {
+  const markdown = el("div", { class: "as-markdown" });
+  if (text.length <= PREVIEW_MARKDOWN_CHARS) {
+    renderMarkdown(text, markdown);
+    return markdown;
+  }
+  renderMarkdown(`${text.slice(0, PREVIEW_MARKDOWN_CHARS)}…`, markdown);
+  const button = el("button", { class: "as-show-all", text: `show all (${formatSize(text.length)})`, attrs: { type: "button" } });
+  button.addEventListener("click", () => {
+    renderMarkdown(text, markdown);
+    button.remove();
+  });
+  return el("div", { class: "as-long" }, [markdown, button]);
+}
+
+/** A message that never completed (the input ended): its streamed text stays, shown like any long text. */
 export function endMessage(block: MessageBlock): void {
   if (block.completed || block.streamed === undefined) return;
-  block.streamed.appendData(block.sanitizer?.end() ?? "");
+  const text = block.streamed.data + (block.sanitizer?.end() ?? "");
+  block.streamed = undefined;
+  block.sanitizer = undefined;
+  block.body.replaceChildren(longText(text, { class: "as-plain" }));
 }

@@ -274,7 +274,7 @@ export class SessionView {
   private errorEntry(event: AgentEvent, message: string): void {
     const entry = el("div", { class: "as-entry as-error", attrs: { role: "note" } }, [
       el("span", { class: "as-label", text: "Error" }),
-      el("pre", { class: "as-pre", text: visible(message) }),
+      longText(message),
     ]);
     entry.tabIndex = -1;
     this.add(event, entry);

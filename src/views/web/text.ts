@@ -11,9 +11,13 @@ export function visible(text: string): string {
   return sanitizeForTerminal(text, { sgr: "drop" });
 }
 
-/** One-line untrusted text (a tool name, a path, an argument): line breaks shown as ⏎. */
+/** Characters of a one-line slot shown (a name, a path, a key argument); more is cut with "…". */
+export const LINE_CHARS = 2000;
+
+/** One-line untrusted text (a tool name, a path, an argument): line breaks shown as ⏎, cut at LINE_CHARS. */
 export function visibleLine(text: string): string {
-  return sanitizeForTerminal(text, { sgr: "drop", keepNewlines: false });
+  const cut = text.length > LINE_CHARS ? `${text.slice(0, LINE_CHARS)}…` : text;
+  return sanitizeForTerminal(cut, { sgr: "drop", keepNewlines: false });
 }
 
 /** Lines and characters shown before "show all". */

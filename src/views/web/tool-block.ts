@@ -8,7 +8,7 @@ import { type EventOf, type JsonValue, isNoResult } from "../../model/events.ts"
 import { isJsonObject } from "../../model/lossless-integer.ts";
 import { formatDuration, keyArgument } from "../shared/format.ts";
 import { disclosure, el } from "./dom.ts";
-import { longText, visibleLine } from "./text.ts";
+import { longText, visible, visibleLine } from "./text.ts";
 
 /** A tool call on the page. */
 export interface ToolBlock {
@@ -114,7 +114,7 @@ export function addProgress(block: ToolBlock, event: EventOf<"tool.progress">): 
       el("section", { class: "as-tool-progress" }, [el("h4", { text: "output so far" }), el("pre", { class: "as-pre" }, [block.progress])]),
     );
   }
-  block.progress.appendData(visibleLine(event.output).replace(/⏎/g, "\n"));
+  block.progress.appendData(visible(event.output));
 }
 
 /** The result: status badge, duration, output (or "no result"). */
