@@ -48,8 +48,7 @@ export function renderHeader(into: HTMLElement, facts: HeaderFacts): void {
   const list = el("dl", { class: "as-facts" });
   for (const [label, value] of rows) {
     if (value === undefined || value === "") continue;
-    const wide = value.length > 24 ? { class: "as-wide" } : {};
-    list.append(el("div", wide, [el("dt", { text: label }), el("dd", { text: visibleLine(value), attrs: { dir: "auto" } })]));
+    list.append(el("div", {}, [el("dt", { text: label }), el("dd", { text: visibleLine(value), attrs: { dir: "auto" } })]));
   }
   const parts: Node[] = [title, list];
   if (view.error !== undefined) parts.push(el("p", { class: "as-error-line", text: visibleLine(view.error) }));
