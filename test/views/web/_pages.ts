@@ -61,6 +61,12 @@ export async function watchedPage(browser: Browser, width: number): Promise<{ pa
   return { page, watch: { errors, dialogs, requests, violations } };
 }
 
+/** Opens an export page and waits until the whole session is on it (it is appended in batches). */
+export async function openExport(page: Page, file: string): Promise<void> {
+  await page.goto(`file://${file}`);
+  await page.waitForSelector('#agentstream[data-state="ended"]', { state: "attached" });
+}
+
 /** Writes `text` under test/.artifacts. */
 export function keep(name: string, text: string | Buffer): string {
   mkdirSync(artifacts, { recursive: true });

@@ -9,7 +9,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../../helpers/browser.ts";
 import { hasShared, listCaptures, sharedPath } from "../../helpers/shared.ts";
-import { artifacts, ensureWebBuilt, exportPages, watchedPage } from "./_pages.ts";
+import { artifacts, ensureWebBuilt, exportPages, openExport, watchedPage } from "./_pages.ts";
 
 if (!hasBrowser) console.warn(`[agentstream tests] ${noBrowserReason}`);
 
@@ -37,7 +37,7 @@ describe.skipIf(!hasBrowser || !hasShared)("real sessions in chromium", () => {
       it(`${session.name} at ${width} px`, async () => {
         const [file] = await exportPages({ path: sharedPath(session.path) }, join(artifacts, "pages", session.name));
         const { page, watch } = await watchedPage(browser, width);
-        await page.goto(`file://${file}`);
+        await openExport(page, file as string);
         await page.evaluate(() => {
           for (const details of Array.from(document.querySelectorAll("details"))) details.open = true;
         });
@@ -66,17 +66,17 @@ describe.skipIf(!hasBrowser || !hasShared)("real sessions in chromium", () => {
   it("shows a Claude Edit as a diff, a failed Codex command as failed, and a subagent under its call", async () => {
     const { page } = await watchedPage(browser, 1280);
     const [claude] = await exportPages({ path: sharedPath(sessions[0]?.path as string) }, join(artifacts, "pages", "claude"));
-    await page.goto(`file://${claude}`);
+    await openExport(page, claude as string);
     expect(await page.locator(".as-diff .as-diff-del").allTextContents()).toContain("-foo\n");
     expect(await page.locator(".as-diff .as-diff-add").allTextContents()).toContain("+bar\n");
     const [codex] = await exportPages({ path: sharedPath(sessions[1]?.path as string) }, join(artifacts, "pages", "codex"));
-    await page.goto(`file://${codex}`);
+    await openExport(page, codex as string);
     expect(await page.locator('.as-tool[data-status="error"] .as-badge-error').textContent()).toContain("exit 2");
     const [sub] = await exportPages(
       { path: sharedPath("fixtures/claude/archistrator_success_with_subagent.jsonl") },
       join(artifacts, "pages", "subagent"),
     );
-    await page.goto(`file://${sub}`);
+    await openExport(page, sub as string);
     const nested = page.locator('.as-tool[data-kind="subagent"] .as-children .as-user');
     expect(await nested.textContent()).toContain("What is 2+2?");
     await page.context().close();
@@ -85,7 +85,7 @@ describe.skipIf(!hasBrowser || !hasShared)("real sessions in chromium", () => {
   it("keys: j and k move between entries, o opens and closes, / searches and Escape clears", async () => {
     const { page } = await watchedPage(browser, 1280);
     const [file] = await exportPages({ path: sharedPath(sessions[0]?.path as string) }, join(artifacts, "pages", "claude"));
-    await page.goto(`file://${file}`);
+    await openExport(page, file as string);
     await page.keyboard.press("j");
     expect(await page.evaluate(() => document.activeElement?.classList.contains("as-tool"))).toBe(true);
     await page.keyboard.press("o");
@@ -122,7 +122,7 @@ describe.skipIf(!hasBrowser || !hasShared)("real sessions in chromium", () => {
     ];
     const [file] = await exportPages({ stdin: `${events.map((e) => JSON.stringify(e)).join("\n")}\n` }, join(artifacts, "pages", "long"));
     const { page } = await watchedPage(browser, 1280);
-    await page.goto(`file://${file}`);
+    await openExport(page, file as string);
     await page.locator(".as-tool summary").click();
     const output = page.locator(".as-tool-output .as-pre");
     expect(await output.textContent()).not.toContain("line 500");
@@ -146,7 +146,7 @@ describe.skipIf(!hasBrowser || !hasShared)("every capture renders in chromium", 
         throw error;
       }
       for (const file of files) {
-        await page.goto(`file://${file}`);
+        await openExport(page, file as string);
         const entries = await page.locator(".as-entry, .as-meta-entry").count();
         if (entries === 0) failures.push(`${file}: no entry`);
       }

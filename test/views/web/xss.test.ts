@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../../helpers/browser.ts";
 import { hasShared, sharedPath } from "../../helpers/shared.ts";
-import { artifacts, ensureWebBuilt, exportPages, watchedPage } from "./_pages.ts";
+import { artifacts, ensureWebBuilt, exportPages, openExport, watchedPage } from "./_pages.ts";
 
 if (!hasBrowser) console.warn(`[agentstream tests] ${noBrowserReason}`);
 
@@ -209,7 +209,7 @@ describe.skipIf(!hasBrowser || !hasShared)("XSS payloads in every slot of the ex
       expect(files).toHaveLength(2);
       for (const file of files) {
         const { page, watch } = await watchedPage(browser, 1280);
-        await page.goto(`file://${file}`);
+        await openExport(page, file as string);
         // Open everything and show all, so every slot is in the DOM, then move over and focus it.
         await page.evaluate(() => {
           for (const d of Array.from(document.querySelectorAll("details"))) d.open = true;
@@ -235,7 +235,7 @@ describe.skipIf(!hasBrowser || !hasShared)("XSS payloads in every slot of the ex
       "agentstream",
     ]);
     const { page } = await watchedPage(browser, 1280);
-    await page.goto(`file://${file}`);
+    await openExport(page, file as string);
     expect(await page.locator(".as-user").first().textContent()).toContain(text);
     expect(await page.locator(".as-markdown").first().textContent()).toContain(text);
     await page.context().close();
