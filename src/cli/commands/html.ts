@@ -115,7 +115,7 @@ function writeParts(path: string, parts: readonly string[], io: CliIo, quiet: bo
 }
 
 /** `claude-code-1f2e3d4c.html`: the agent and the start of the session id, else the input's name and the session's number. */
-export function fileName(finished: FinishedSession, used: Set<string>): string {
+function fileName(finished: FinishedSession, used: Set<string>): string {
   const safe = (text: string): string =>
     text
       .replace(/[^A-Za-z0-9._-]+/g, "-")

@@ -60,7 +60,7 @@ export function embedJson(value: unknown): string {
 }
 
 /** Text for an HTML text node or a quoted attribute. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -5,7 +5,7 @@ import { el } from "./dom.ts";
 import { longText, visibleLine } from "./text.ts";
 
 /** Fills `into` with the diff's lines, each a span classed by what it is (+, -, @@, context). */
-export function renderDiffLines(text: string, into: HTMLElement, allAdded: boolean): void {
+function renderDiffLines(text: string, into: HTMLElement, allAdded: boolean): void {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   for (const line of lines) {

@@ -13,7 +13,7 @@ markdown.disable(["image"]);
 markdown.validateLink = isSafeLink;
 
 /** http(s) and mailto, or a relative link (no scheme at all), after trimming what URL parsing ignores. */
-export function isSafeLink(url: string): boolean {
+function isSafeLink(url: string): boolean {
   // eslint-disable-next-line no-control-regex
   const trimmed = url.replace(/[\u0000-\u0020\u007f-\u009f]/g, "").toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(trimmed)?.[1];

@@ -75,7 +75,7 @@ export function completeMessage(block: MessageBlock, text: string, omittedChars:
 }
 
 /** Answers longer than this show their start as Markdown and a "show all" button (laying out megabytes at once stalls a page). */
-export const PREVIEW_MARKDOWN_CHARS = 20_000;
+const PREVIEW_MARKDOWN_CHARS = 20_000;
 
 /** An answer as Markdown: whole, or its start and a button that renders all of it. */
 function markdownBlock(text: string): HTMLElement {

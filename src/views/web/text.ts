@@ -12,7 +12,7 @@ export function visible(text: string): string {
 }
 
 /** Characters of a one-line slot shown (a name, a path, a key argument); more is cut with "…". */
-export const LINE_CHARS = 2000;
+const LINE_CHARS = 2000;
 
 /** One-line untrusted text (a tool name, a path, an argument): line breaks shown as ⏎, cut at LINE_CHARS. */
 export function visibleLine(text: string): string {
@@ -21,8 +21,8 @@ export function visibleLine(text: string): string {
 }
 
 /** Lines and characters shown before "show all". */
-export const PREVIEW_LINES = 40;
-export const PREVIEW_CHARS = 6000;
+const PREVIEW_LINES = 40;
+const PREVIEW_CHARS = 6000;
 
 /** How long text is shown: a preview and a button, or all of it. */
 export interface LongTextOptions {

@@ -1,6 +1,6 @@
 /** Builds export pages for the browser tests with the CLI (in-process) and opens them in a watched page. */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { run } from "../../../src/cli/run.ts";
@@ -65,12 +65,4 @@ export async function watchedPage(browser: Browser, width: number): Promise<{ pa
 export async function openExport(page: Page, file: string): Promise<void> {
   await page.goto(`file://${file}`);
   await page.waitForSelector('#agentstream[data-state="ended"]', { state: "attached" });
-}
-
-/** Writes `text` under test/.artifacts. */
-export function keep(name: string, text: string | Buffer): string {
-  mkdirSync(artifacts, { recursive: true });
-  const path = join(artifacts, name);
-  writeFileSync(path, text);
-  return path;
 }
