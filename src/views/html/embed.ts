@@ -40,7 +40,7 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
   let mergedDeltas = 0;
 
   /** `text` within the caps, noting what was left out as `field` of event `seq`. */
-  const fit = (seq: number, field: string, text: string): string => {
+  const fitText = (seq: number, field: string, text: string): string => {
     const room = embedded >= caps.totalChars ? caps.afterBudgetChars : caps.fieldChars;
     if (text.length <= room) {
       embedded += text.length;
@@ -61,13 +61,13 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
     cut[String(seq)] = fields;
   };
   const fitJson = (seq: number, field: string, value: JsonValue): JsonValue => {
-    if (typeof value === "string") return fit(seq, field, value);
+    if (typeof value === "string") return fitText(seq, field, value);
     const text = stringifyRecord(value);
     if (text.length <= (embedded >= caps.totalChars ? caps.afterBudgetChars : caps.fieldChars)) {
       embedded += text.length;
       return value;
     }
-    return fit(seq, field, stringifyRecord(value, 2));
+    return fitText(seq, field, stringifyRecord(value, 2));
   };
 
   return {
@@ -82,11 +82,11 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
         mergedDeltas += pendingDeltas.get(event.messageId)?.length ?? 0;
         pendingDeltas.delete(event.messageId);
       }
-      events.push(clampShortFields(fitEvent(withoutRaw(event), fit, fitJson), caps.afterBudgetChars, note));
+      events.push(clampShortFields(fitEvent(withoutRaw(event), fitText, fitJson), caps.afterBudgetChars, note));
     },
     result(header) {
       // Deltas whose message never completed are the only copy of its text: put them back in order.
-      const left = [...pendingDeltas.values()].flat().map((delta) => fitEvent(delta, fit, fitJson));
+      const left = [...pendingDeltas.values()].flat().map((delta) => fitEvent(delta, fitText, fitJson));
       const all = left.length === 0 ? events : [...events, ...left].sort((a, b) => a.seq - b.seq);
       const truncation: ExportTruncation = { ...caps, shortened, omittedChars, cut, mergedDeltas };
       return { header, events: all, truncation };
@@ -97,36 +97,36 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
   };
 }
 
-type Fit = (seq: number, field: string, text: string) => string;
+type FitText = (seq: number, field: string, text: string) => string;
 type FitJson = (seq: number, field: string, value: JsonValue) => JsonValue;
 
 /** The event with each long text field within the caps. */
-function fitEvent(event: AgentEvent, fit: Fit, fitJson: FitJson): AgentEvent {
+function fitEvent(event: AgentEvent, fitText: FitText, fitJson: FitJson): AgentEvent {
   const seq = event.seq;
   switch (event.type) {
     case "message.delta":
     case "message.completed":
     case "tool.input.delta":
     case "text":
-      return { ...event, text: fit(seq, "text", event.text) };
+      return { ...event, text: fitText(seq, "text", event.text) };
     case "tool.started":
       return event.input === undefined ? event : { ...event, input: fitJson(seq, "input", event.input) };
     case "tool.progress":
-      return event.output === undefined ? event : { ...event, output: fit(seq, "output", event.output) };
+      return event.output === undefined ? event : { ...event, output: fitText(seq, "output", event.output) };
     case "tool.completed": {
       // The page shows `output` when there is one: the structured `result` beside it is not embedded.
       const { result, ...rest } = event;
-      if (event.output !== undefined) return { ...rest, output: fit(seq, "output", event.output) };
+      if (event.output !== undefined) return { ...rest, output: fitText(seq, "output", event.output) };
       return result === undefined ? event : { ...rest, result: fitJson(seq, "result", result) };
     }
     case "file.changed":
-      return { ...event, changes: event.changes.map((change, i) => fitChange(change, (text) => fit(seq, `diff:${i}`, text))) };
+      return { ...event, changes: event.changes.map((change, i) => fitChange(change, (text) => fitText(seq, `diff:${i}`, text))) };
     case "session.completed":
-      return event.finalText === undefined ? event : { ...event, finalText: fit(seq, "finalText", event.finalText) };
+      return event.finalText === undefined ? event : { ...event, finalText: fitText(seq, "finalText", event.finalText) };
     case "error":
-      return { ...event, message: fit(seq, "message", event.message) };
+      return { ...event, message: fitText(seq, "message", event.message) };
     case "notice":
-      return { ...event, text: fit(seq, "text", event.text) };
+      return { ...event, text: fitText(seq, "text", event.text) };
     case "unknown":
       return { ...event, raw: fitJson(seq, "raw", event.raw) };
     default:
@@ -134,8 +134,8 @@ function fitEvent(event: AgentEvent, fit: Fit, fitJson: FitJson): AgentEvent {
   }
 }
 
-function fitChange(change: FileChange, fit: (text: string) => string): FileChange {
-  return change.diff === undefined ? change : { ...change, diff: fit(change.diff) };
+function fitChange(change: FileChange, fitText: (text: string) => string): FileChange {
+  return change.diff === undefined ? change : { ...change, diff: fitText(change.diff) };
 }
 
 /** The fields fitEvent cuts to the field cap, by name: every other string is a short one (a name, a path, an id). */

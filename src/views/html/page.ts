@@ -45,7 +45,7 @@ export async function exportPage(session: ExportedSession, assets: WebAssets, ti
   ].join("\n");
   const { events, ...rest } = session;
   const parts = [`${head}\n`, `{"header":${embedJson(rest.header)},"truncation":${embedJson(rest.truncation)},"events":[`];
-  events.forEach((event, i) => parts.push(`${i === 0 ? "" : ",\n"}${embedJson(event)}`));
+  for (let i = 0; i < events.length; i++) parts.push(`${i === 0 ? "" : ",\n"}${embedJson(events[i])}`);
   parts.push(`]}\n</script>\n<script>${assets.script}</script>\n</body>\n</html>\n`);
   return parts;
 }

@@ -86,18 +86,23 @@ export class SessionView {
   private dispatch(event: AgentEvent): void {
     switch (event.type) {
       case "session.started":
-        return this.onSessionStarted(event);
+        this.onSessionStarted(event);
+        return;
       case "session.completed":
-        return this.onSessionCompleted(event);
+        this.onSessionCompleted(event);
+        return;
       case "message.started":
         this.messageFor(event.messageId, event.role, event.kind, event);
         return;
       case "message.delta":
-        return appendDelta(this.messageFor(event.messageId, event.role, event.kind, event), event.text);
+        appendDelta(this.messageFor(event.messageId, event.role, event.kind, event), event.text);
+        return;
       case "message.completed":
-        return this.onMessageCompleted(event);
+        this.onMessageCompleted(event);
+        return;
       case "tool.started":
-        return this.onToolStarted(event);
+        this.onToolStarted(event);
+        return;
       case "tool.input.delta": {
         const block = this.tools.get(event.toolCallId);
         if (block !== undefined) addInputDelta(block, event);
@@ -109,18 +114,23 @@ export class SessionView {
         return;
       }
       case "tool.completed":
-        return this.onToolCompleted(event);
+        this.onToolCompleted(event);
+        return;
       case "file.changed":
-        return this.onFileChanged(event);
+        this.onFileChanged(event);
+        return;
       case "plan.updated":
-        return this.onPlan(event);
+        this.onPlan(event);
+        return;
       case "turn.completed":
         if (event.status === "error" && event.error !== undefined) this.errorEntry(event, `turn failed: ${event.error}`);
         return;
       case "error":
-        return this.errorEntry(event, event.code === undefined ? event.message : `${event.message} (${event.code})`);
+        this.errorEntry(event, event.code === undefined ? event.message : `${event.message} (${event.code})`);
+        return;
       default:
-        return this.onOther(event);
+        this.onOther(event);
+        return;
     }
   }
 
@@ -133,15 +143,16 @@ export class SessionView {
         return;
       }
       case "notice":
-        return this.metaEntry(event, `${event.kind}: ${event.text}`, event.level);
+        this.metaEntry(event, `${event.kind}: ${event.text}`, event.level);
+        return;
       case "text":
-        return this.metaEntry(event, event.text, "info");
-      case "retry":
-        return this.metaEntry(
-          event,
-          `retry ${event.attempt}${event.maxAttempts ? ` of ${event.maxAttempts}` : ""}${event.error ? `: ${event.error}` : ""}`,
-          "warning",
-        );
+        this.metaEntry(event, event.text, "info");
+        return;
+      case "retry": {
+        const of = event.maxAttempts ? ` of ${event.maxAttempts}` : "";
+        this.metaEntry(event, `retry ${event.attempt}${of}${event.error ? `: ${event.error}` : ""}`, "warning");
+        return;
+      }
       case "rate_limit":
         if (event.status !== "allowed")
           this.metaEntry(
