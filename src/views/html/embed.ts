@@ -82,7 +82,7 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
         mergedDeltas += pendingDeltas.get(event.messageId)?.length ?? 0;
         pendingDeltas.delete(event.messageId);
       }
-      events.push(clampShortFields(fitEvent(withoutRaw(event), fitText, fitJson), caps.afterBudgetChars, note));
+      events.push(clampShortFields(fitEvent(withoutUnshown(event), fitText, fitJson), caps.afterBudgetChars, note));
     },
     result(header) {
       // Deltas whose message never completed are the only copy of its text: put them back in order.
@@ -167,11 +167,17 @@ function clampShortFields(event: AgentEvent, limit: number, note: (seq: number, 
   return clamp(event, undefined, false) as AgentEvent;
 }
 
-/** `raw` (the agent's record, with --include-raw) is not embedded, except where it is the event (`unknown`). */
-function withoutRaw(event: AgentEvent): AgentEvent {
-  if (event.raw === undefined || event.type === "unknown") return event;
-  const { raw: _raw, ...rest } = event;
-  return rest as AgentEvent;
+/**
+ * Fields the page does not show are not embedded: `raw` (the agent's record, with --include-raw;
+ * except where it is the event, `unknown`), a reasoning `signature` (a replay token, often kilobytes
+ * of base64) and `details` (agent extras: MCP servers, per-model usage).
+ */
+function withoutUnshown(event: AgentEvent): AgentEvent {
+  const record = event as unknown as Record<string, unknown>;
+  const drop = (record.raw !== undefined && event.type !== "unknown") || record.signature !== undefined || record.details !== undefined;
+  if (!drop) return event;
+  const { raw, signature: _signature, details: _details, ...rest } = record;
+  return (event.type === "unknown" ? { ...rest, raw } : rest) as unknown as AgentEvent;
 }
 
 /** The first three quarters and the last quarter of `room` characters, with a line saying what is missing between. */

@@ -142,9 +142,12 @@ export class SessionView {
         if (view.line !== undefined) this.metaEntry(event, view.line, view.warning === true ? "warning" : "info");
         return;
       }
-      case "notice":
-        this.metaEntry(event, `${event.kind}: ${event.text}`, event.level);
+      case "notice": {
+        // "permission mode: bypassPermissions" already says what kind of notice it is.
+        const named = event.text.toLowerCase().startsWith(event.kind.replace(/_/g, " ").toLowerCase());
+        this.metaEntry(event, named ? event.text : `${event.kind}: ${event.text}`, event.level);
         return;
+      }
       case "text":
         this.metaEntry(event, event.text, "info");
         return;

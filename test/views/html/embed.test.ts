@@ -58,6 +58,21 @@ describe("the embedded session", () => {
     expect(truncation.mergedDeltas).toBe(2);
   });
 
+  it("does not embed what the page does not show: raw records, reasoning signatures, agent details", () => {
+    const events = build([
+      { type: "session.started", agent: "claude-code", details: { mcp_servers: [] }, raw: { type: "system" } },
+      { type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: "hm", signature: "x".repeat(9000) },
+      { type: "unknown", raw: { type: "mystery" }, reason: "unknown record type" },
+    ]);
+    const embedder = createSessionEmbedder(caps);
+    for (const event of events) embedder.add(event);
+    const { events: out, truncation } = embedder.result({});
+    expect(out[0]).toEqual({ v: 1, seq: 0, type: "session.started", agent: "claude-code" });
+    expect(out[1]).not.toHaveProperty("signature");
+    expect(out[2]).toHaveProperty("raw", { type: "mystery" });
+    expect(truncation.shortened).toBe(0);
+  });
+
   it("the default caps are 256 Ki characters a field and 8 Mi in all", () => {
     expect(DEFAULT_CAPS).toEqual({ fieldChars: 262144, totalChars: 8388608, afterBudgetChars: 4096 });
     expect(cutMiddle("0123456789", 4)).toBe("012\n… [6 characters not embedded] …\n9");
