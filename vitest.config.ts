@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Suites that take seconds each: a terminal emulator over every capture and payload, tmux, generated
- * multi-MB inputs. `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
+ * multi-MB inputs, chromium. `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
  */
 const slow = [
   "test/views/terminal/emulator-captures.test.ts",
@@ -10,6 +10,7 @@ const slow = [
   "test/views/terminal/tmux.test.ts",
   "test/ndjson/generated-large.test.ts",
   "test/agents/**/*.test.ts",
+  "test/views/web/**/*.test.ts",
 ];
 
 export default defineConfig({

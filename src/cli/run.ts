@@ -7,6 +7,7 @@ import { fitHelp, type Command } from "./args.ts";
 import { EXIT } from "./exit.ts";
 import { convert } from "./commands/convert.ts";
 import { formats } from "./commands/formats.ts";
+import { html } from "./commands/html.ts";
 import { render } from "./commands/render.ts";
 import { run as runAgentCommand } from "./commands/run.ts";
 import { schema } from "./commands/schema.ts";
@@ -18,7 +19,7 @@ import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, sessions, usage, validate, schema, formats];
+export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, html, sessions, usage, validate, schema, formats];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

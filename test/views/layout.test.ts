@@ -61,6 +61,39 @@ describe("views layout", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("the web front end (src/views/web) imports only the browser-safe core, its own files and its two libraries", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/web/"))
+      .flatMap((f) => {
+        const relativeOut = importsOf(f).filter((i) => !/^(model|framing|summary|pipeline|views\/shared|views\/web)\//.test(i));
+        const packages = [...f.text.matchAll(/^\s*import[^;]*?from\s+"([^".][^"]*)"/gms)]
+          .map((m) => m[1] as string)
+          .filter((name) => name !== "markdown-it" && name !== "dompurify");
+        return [...relativeOut, ...packages].map((i) => `${f.path} → ${i}`);
+      });
+    expect(offenders).toEqual([]);
+  });
+
+  it("the HTML export's page (src/views/html) imports only the model, framing, views/shared and itself", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/html/"))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !/^(model|framing|views\/shared|views\/html)\//.test(i))
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the web front end never parses agent text as HTML except through the Markdown sanitizer", () => {
+    const sinks = /\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write|\bnew Function\b|\beval\(|createContextualFragment/;
+    const offenders = sources.filter((f) => f.path.startsWith("views/web/") && sinks.test(f.text)).map((f) => f.path);
+    expect(offenders).toEqual([]);
+    const markdown = sources.find((f) => f.path === "views/web/markdown.ts")?.text ?? "";
+    expect(markdown).toContain("html: false");
+    expect(markdown).toContain("DOMPurify.sanitize");
+  });
+
   it("nothing below the views imports them", () => {
     const offenders = sources
       .filter((f) => !f.path.startsWith("views/") && !VIEW_IMPORTERS.test(f.path))
