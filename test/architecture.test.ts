@@ -19,8 +19,8 @@ const importsOf = (text: string): string[] =>
   [...text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1] as string);
 
 describe("architecture", () => {
-  it("no Node-only import outside src/cli, src/run and src/usage (the core runs in browsers)", () => {
-    const nodeOnly = ["cli/", "run/", "usage/"];
+  it("no Node-only import outside src/cli, src/run, src/usage and src/server (the core runs in browsers)", () => {
+    const nodeOnly = ["cli/", "run/", "usage/", "server/"];
     const offenders = sources.filter(
       (f) => !nodeOnly.some((folder) => f.path.startsWith(folder)) && importsOf(f.text).some((i) => i.startsWith("node:")),
     );
@@ -52,6 +52,17 @@ describe("architecture", () => {
   it("the library entry does not reach the Node-only runner (agentstream/run is its own entry)", () => {
     const entry = sources.find((f) => f.path === "index.ts");
     expect(importsOf(entry?.text ?? "").filter((i) => i.includes("run/"))).toEqual([]);
+  });
+
+  it("the server imports the core and nothing of the CLI or the views (the page is built in the browser)", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("server/"))
+      .flatMap((f) =>
+        importsOf(f.text)
+          .filter((i) => i.startsWith(".") && /(^|\/)(cli|views|run)\//.test(i))
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
   });
 
   it("formats and the layers under them import only from their own line or above (docs/architecture.md)", () => {

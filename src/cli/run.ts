@@ -11,6 +11,7 @@ import { html } from "./commands/html.ts";
 import { render } from "./commands/render.ts";
 import { run as runAgentCommand } from "./commands/run.ts";
 import { schema } from "./commands/schema.ts";
+import { serve } from "./commands/serve.ts";
 import { sessions } from "./commands/sessions.ts";
 import { summary } from "./commands/summary.ts";
 import { usage } from "./commands/usage.ts";
@@ -19,7 +20,7 @@ import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, html, sessions, usage, validate, schema, formats];
+export const commands: readonly Command[] = [runAgentCommand, render, serve, convert, summary, html, sessions, usage, validate, schema, formats];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

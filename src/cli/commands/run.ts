@@ -12,6 +12,11 @@ import { readingDefaults, toReadOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { createRendererSink } from "../sinks/renderer-sink.ts";
 import { chooseMode } from "./render.ts";
+import { parsePort, warnIfExposed } from "./serve.ts";
+import { loadWebAssets, type WebAssets } from "../../server/assets.ts";
+import { createCatalog } from "../../server/catalog.ts";
+import { startServer } from "../../server/http-server.ts";
+import { SessionFeed } from "../../server/session-feed.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -47,6 +52,18 @@ const runOptions = {
       "pass our stdin to the agent even when it is a terminal (a pipe or file is always passed; Codex appends piped stdin to its prompt)",
   },
   log: { type: "string", valueHint: "<dir>", description: "keep this run's logs there (default: $AGENTSTREAM_LOG_DIR, else none)" },
+  serve: {
+    type: "boolean",
+    default: false,
+    description: "also show the run on a local web page while it goes on: prints its URL on stderr (docs/web.md)",
+  },
+  host: {
+    type: "string",
+    default: "127.0.0.1",
+    valueHint: "<addr>",
+    description: "with --serve: the address to listen on (default 127.0.0.1)",
+  },
+  port: { type: "string", default: "0", valueHint: "<n>", description: "with --serve: the port (default 0: any free one)" },
   mode: {
     type: "string",
     valueHint: "<mode>",
@@ -95,6 +112,8 @@ executable, 127 command not found, 2 usage error.`,
     };
     const killAfterMs = duration("kill-after");
     const sink = createRunSink(values, io);
+    // Before the agent starts: a missing web build is said at once, not after the agent has begun.
+    const assets = values.serve ? loadWebAssets() : undefined;
     const agent = runAgent(command, args, {
       ...(values.from === undefined ? {} : { dialect: values.from }),
       heartbeatMs: duration("heartbeat") ?? 15_000,
@@ -118,18 +137,57 @@ executable, 127 command not found, 2 usage error.`,
         "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
       );
     const stopForwarding = forwardSignals(agent, killAfterMs);
+    const page = assets === undefined ? undefined : await serveRun(agent.runId, assets, values, io);
     try {
-      for await (const event of agent.events) await sink.event(event);
+      for await (const event of agent.events) {
+        page?.feed.push(event);
+        await sink.event(event);
+      }
       const result = await agent.result;
+      await page?.end();
       await sink.end(runReport(result));
       const redacted = describeRedactions(result.redactions);
       if (redacted !== undefined && !values.quiet) await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
       return result.exitCode;
     } finally {
       stopForwarding();
+      await page?.end();
     }
   },
 });
+
+/** `--serve`: this run's own server, its one session fed with the run's (redacted) events. */
+async function serveRun(
+  runId: string,
+  assets: WebAssets,
+  values: RunValues,
+  io: CliIo,
+): Promise<{ feed: SessionFeed; end(): Promise<void> }> {
+  const feed = new SessionFeed(runId, { file: null, live: true });
+  const catalog = await createCatalog({ paths: [], read: {} });
+  catalog.add(feed);
+  const server = await startServer({ catalog, assets, host: values.host, port: parsePort(values.port) });
+  warnIfExposed(values.host, io);
+  await io.stderr.write(`agentstream run: watch it at ${server.url}\n`);
+  let ended: Promise<void> | undefined;
+  return {
+    feed,
+    end() {
+      ended ??= (async () => {
+        feed.end();
+        // The viewers' streams end themselves once they have the last event; give them a moment to read it.
+        for (let waited = 0; server.viewers() > 0 && waited < SERVE_DRAIN_MS; waited += 50) await sleep(50);
+        await server.close();
+      })();
+      return ended;
+    },
+  };
+}
+
+/** How long `run --serve` waits, after the run, for its viewers to read the end of the stream. */
+const SERVE_DRAIN_MS = 2000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How diagnostics name the agent's output: its command's file name. */
 function agentName(command: string): string {

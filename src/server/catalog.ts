@@ -1,0 +1,262 @@
+/**
+ * The sessions the server may show: logs found under the paths it was given (any dialect, detected
+ * from their first records; `agentstream run --log` folders, live while their run goes on) and
+ * sessions handed to it directly (`agentstream run --serve`). Only files whose real path is under a
+ * given path are ever opened: symbolic links that lead elsewhere are skipped, and the API names
+ * sessions by an id, never by a path.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { basename, join, sep } from "node:path";
+import { AgentStreamError } from "../errors.ts";
+import { createEventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
+import { followFile } from "./follow-file.ts";
+import { SessionFacts, type SessionInfo } from "./session-facts.ts";
+import { SessionFeed } from "./session-feed.ts";
+
+/** Options for {@link createCatalog}. */
+export interface CatalogOptions {
+  /** Files and folders to serve (resolved to their real paths once, at start). */
+  readonly paths: readonly string[];
+  /** How logs are read; `redact` should stay on (secrets never leave the server). */
+  readonly read: Omit<ReadOptions, "onIssue" | "file">;
+  /** Followed logs look for growth this often when no change notification comes. @defaultValue 250 */
+  readonly pollMs?: number;
+  /** A feed nobody watches is released after this long. @defaultValue 60000 */
+  readonly releaseMs?: number;
+}
+
+/** A log found under the served paths. */
+interface LogFile {
+  readonly id: string;
+  /** The path as found (the given path joined with the names walked): what the list shows. */
+  readonly shown: string;
+  readonly real: string;
+  /** For a run log's events file: the summary file whose appearance ends the run. */
+  readonly runSummary: string | undefined;
+  /** The run was over (its summary written) when the file was found: part of what makes a change. */
+  readonly runEnded: boolean;
+  size: number;
+  mtimeMs: number;
+  /** Facts of the last full read (undefined: not a session, or not read yet). */
+  info: SessionInfo | undefined;
+  isSession: boolean;
+}
+
+/** What the server asks of the catalog. */
+export interface SessionCatalog {
+  /** Every session, newest first (scans the served paths again). */
+  list(): Promise<SessionInfo[]>;
+  /** The live feed of a session, opened on demand; undefined for an unknown id. */
+  feed(id: string): Promise<SessionFeed | undefined>;
+  /** Adds a session whose events are pushed in (a run's own). */
+  add(feed: SessionFeed): void;
+  /** Stops following every log. */
+  close(): void;
+}
+
+/** Folders not walked: nothing an agent log lives in, and possibly huge. */
+const SKIPPED_FOLDERS = new Set(["node_modules", ".git"]);
+const MAX_DEPTH = 8;
+const MAX_FILES = 10_000;
+/** Bytes read before deciding a file is no agent log (its dialect is still unknown or `json`). */
+const DETECT_BYTES = 256 * 1024;
+
+/** Resolves the given paths (a missing one is a caller mistake) and returns the catalog over them. */
+export async function createCatalog(options: CatalogOptions): Promise<SessionCatalog> {
+  const roots = await Promise.all(options.paths.map(resolveRoot));
+  const files = new Map<string, LogFile>();
+  const feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
+  const pushed = new Map<string, SessionFeed>();
+
+  const scan = async (): Promise<void> => {
+    const found = new Map<string, LogFile>();
+    for (const root of roots) await walk(root, roots, found);
+    for (const [id, file] of found) {
+      const known = files.get(id);
+      if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded) {
+        await summarize(file, options.read);
+        files.set(id, file);
+      }
+    }
+    for (const id of files.keys()) if (!found.has(id)) files.delete(id);
+  };
+
+  return {
+    async list() {
+      await scan();
+      const infos: SessionInfo[] = [...pushed.values()].map((feed) => feed.info());
+      for (const file of files.values()) {
+        if (!file.isSession) continue;
+        infos.push(feeds.get(file.id)?.feed.info() ?? (file.info as SessionInfo));
+      }
+      return infos.sort((a, b) => (b.start ?? "").localeCompare(a.start ?? ""));
+    },
+    async feed(id) {
+      const own = pushed.get(id);
+      if (own !== undefined) return own;
+      const open = feeds.get(id);
+      if (open !== undefined) return open.feed;
+      if (!files.has(id)) await scan();
+      const file = files.get(id);
+      if (file === undefined || !file.isSession) return undefined;
+      // The file may have been swapped for a link since the scan: check where it leads now.
+      const real = await realpath(file.real).catch(() => undefined);
+      if (real === undefined || !isUnder(real, roots)) return undefined;
+      const opened = openFileFeed(file, options, () => feeds.delete(id));
+      feeds.set(id, opened);
+      return opened.feed;
+    },
+    add(feed) {
+      pushed.set(feed.id, feed);
+    },
+    close() {
+      for (const { release } of feeds.values()) release();
+      feeds.clear();
+    },
+  };
+}
+
+/** A served path: a folder (everything under it) or a file (itself only). */
+interface Root {
+  readonly given: string;
+  readonly real: string;
+  readonly folder: boolean;
+}
+
+async function resolveRoot(path: string): Promise<Root> {
+  try {
+    const real = await realpath(path);
+    return { given: path, real, folder: (await stat(real)).isDirectory() };
+  } catch (cause) {
+    throw new AgentStreamError("usage", `cannot serve ${path}: no such file or folder`, { cause });
+  }
+}
+
+/** True when `real` is a served file or lies under a served folder. */
+export function isUnder(real: string, roots: readonly Root[]): boolean {
+  return roots.some((root) =>
+    root.folder ? real === root.real || real.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep) : real === root.real,
+  );
+}
+
+/** Finds candidate logs under one root (run logs grouped: one session per run). */
+async function walk(root: Root, roots: readonly Root[], found: Map<string, LogFile>): Promise<void> {
+  if (!root.folder) {
+    await addFile(root.given, root.real, undefined, found);
+    return;
+  }
+  const visit = async (shown: string, depth: number): Promise<void> => {
+    const entries = await readdir(shown, { withFileTypes: true }).catch(() => []);
+    const names = new Set(entries.map((e) => e.name));
+    for (const entry of entries) {
+      if (found.size >= MAX_FILES) return;
+      if (entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name) || isRunLogCompanion(entry.name, names)) continue;
+      const path = join(shown, entry.name);
+      const real = await realpath(path).catch(() => undefined);
+      if (real === undefined || !isUnder(real, roots)) continue; // a link out of the served paths
+      const stats = await stat(real).catch(() => undefined);
+      if (stats?.isDirectory() === true) {
+        if (depth < MAX_DEPTH && !entry.isSymbolicLink()) await visit(path, depth + 1);
+      } else if (stats?.isFile() === true) {
+        const run = runIdOf(entry.name);
+        await addFile(path, real, run !== undefined && names.has(`${run}.raw`) ? join(shown, `${run}.summary.json`) : undefined, found);
+      }
+    }
+  };
+  await visit(root.given, 0);
+}
+
+async function addFile(shown: string, real: string, runSummary: string | undefined, found: Map<string, LogFile>): Promise<void> {
+  const stats = await stat(real).catch(() => undefined);
+  if (stats === undefined || stats.size === 0) return;
+  const id = createHash("sha256").update(real).digest("base64url").slice(0, 16);
+  found.set(id, {
+    id,
+    shown,
+    real,
+    runSummary,
+    runEnded: runSummary !== undefined && existsSync(runSummary),
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    info: undefined,
+    isSession: false,
+  });
+}
+
+/** `<run>.events.ndjson` → `<run>`. */
+function runIdOf(name: string): string | undefined {
+  return name.endsWith(".events.ndjson") ? name.slice(0, -".events.ndjson".length) : undefined;
+}
+
+/** The other files of a run's logs (raw, stderr, oneshot, summary): its events file stands for the run. */
+function isRunLogCompanion(name: string, siblings: ReadonlySet<string>): boolean {
+  const match = /^(.*?)(\.raw|\.stderr|-oneshot-log\.json|\.summary\.json)$/.exec(name);
+  return match !== null && siblings.has(`${match[1]}.events.ndjson`);
+}
+
+/** True while a run log's run goes on (its summary file is not written yet). */
+function isLive(file: LogFile): boolean {
+  return file.runSummary !== undefined && !existsSync(file.runSummary);
+}
+
+/** Reads a log through once for the list: is it an agent session, and its facts. */
+async function summarize(file: LogFile, read: CatalogOptions["read"]): Promise<void> {
+  const facts = new SessionFacts();
+  const reader = createEventReader({ onEvent: (event) => facts.add(event) }, { ...read, file: file.shown, onIssue: () => {} });
+  facts.stats = () => reader.stats;
+  facts.dialect = () => reader.dialect;
+  let bytes = 0;
+  let readable = true;
+  try {
+    for await (const chunk of createReadStream(file.real, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+      reader.feed(chunk);
+      bytes += chunk.length;
+      if (bytes >= DETECT_BYTES && (reader.dialect === undefined || reader.dialect === "json")) {
+        readable = false;
+        break;
+      }
+    }
+    if (readable) reader.end();
+  } catch {
+    readable = false; // gone or unreadable since the scan: not listed
+  }
+  file.isSession = readable && reader.dialect !== undefined && reader.dialect !== "json";
+  file.info = file.isSession ? facts.info(file.id, file.shown, isLive(file)) : undefined;
+}
+
+/** Follows a log into a feed; the feed is released (the follow stopped) once nobody has watched it for a while. */
+function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void): { feed: SessionFeed; release: () => void } {
+  const feed = new SessionFeed(file.id, { file: file.shown, live: isLive(file) });
+  const stop = new AbortController();
+  const reader = createEventReader(
+    { onEvent: (event) => feed.push(event) },
+    { ...options.read, file: basename(file.shown), onIssue: () => {} },
+  );
+  feed.facts.stats = () => reader.stats;
+  feed.facts.dialect = () => reader.dialect;
+  const release = (): void => {
+    stop.abort();
+    clearInterval(idleCheck);
+    forget();
+  };
+  let unwatchedSince = Date.now();
+  const idleCheck = setInterval(() => {
+    if (feed.viewerCount > 0) unwatchedSince = Date.now();
+    else if (Date.now() - unwatchedSince >= (options.releaseMs ?? 60_000)) release();
+  }, 1000);
+  idleCheck.unref();
+  void (async () => {
+    try {
+      const chunks = followFile(file.real, { finished: () => !isLive(file), signal: stop.signal, pollMs: options.pollMs ?? 250 });
+      for await (const chunk of chunks) reader.feed(chunk);
+      if (!stop.signal.aborted) reader.end();
+    } catch {
+      // The log vanished while followed: what was read stays shown.
+    } finally {
+      feed.end();
+    }
+  })();
+  return { feed, release };
+}

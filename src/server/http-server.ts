@@ -1,0 +1,127 @@
+/**
+ * `agentstream serve`'s HTTP server: node:http and four routes, no framework (the whole surface is
+ * a page, two assets, a JSON list and an SSE stream; a framework would add code to audit and
+ * defaults to override, such as permissive CORS). Every request passes the guard (./security.ts)
+ * before routing.
+ */
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { WebAssets } from "./assets.ts";
+import type { SessionCatalog } from "./catalog.ts";
+import { LIVE_PAGE } from "./page.ts";
+import { SECURITY_HEADERS, createGuard, newToken, type Guard } from "./security.ts";
+import { streamFeed } from "./sse-stream.ts";
+
+/** Options for {@link startServer}. */
+export interface ServerOptions {
+  readonly catalog: SessionCatalog;
+  readonly assets: WebAssets;
+  /** The address to bind. @defaultValue "127.0.0.1" */
+  readonly host?: string;
+  /** 0: any free port. @defaultValue 0 */
+  readonly port?: number;
+  /** This start's token. @defaultValue a fresh random one */
+  readonly token?: string;
+  /** SSE control heartbeat period. @defaultValue 15000 */
+  readonly heartbeatMs?: number;
+  /** How long a viewer may refuse data before it is dropped and told to resync. @defaultValue 10000 */
+  readonly stallMs?: number;
+  /** Viewers streaming at once; more get 503. @defaultValue 256 */
+  readonly maxViewers?: number;
+}
+
+/** A listening server. */
+export interface SessionServer {
+  /** `http://127.0.0.1:PORT`. */
+  readonly origin: string;
+  /** The URL to open: the origin with the token, exchanged for a cookie on first load. */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  /** Viewers streaming now. */
+  viewers(): number;
+  close(): Promise<void>;
+}
+
+/** Starts listening; resolves once the port is bound. */
+export async function startServer(options: ServerOptions): Promise<SessionServer> {
+  const token = options.token ?? newToken();
+  const host = options.host ?? "127.0.0.1";
+  let guard: Guard | undefined;
+  let viewers = 0;
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => {
+      if (!response.headersSent) send(response, 500, "text/plain", "internal error\n");
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://agentstream.invalid");
+    const verdict = (guard as Guard).check(request, url);
+    if (!verdict.ok)
+      return send(response, verdict.status, "text/plain", verdict.status === 401 ? "open the URL agentstream printed\n" : "");
+    if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "text/plain", "", { Allow: "GET, HEAD" });
+    if (verdict.via === "url") {
+      // The token leaves the address bar (and history) at once; the cookie carries it from now on.
+      return send(response, 303, "text/plain", "", { Location: "/", "Set-Cookie": (guard as Guard).loginCookie });
+    }
+    const path = url.pathname;
+    if (path === "/") return send(response, 200, "text/html; charset=utf-8", LIVE_PAGE);
+    if (path === "/assets/app.js") return send(response, 200, "text/javascript; charset=utf-8", options.assets.script);
+    if (path === "/assets/app.css") return send(response, 200, "text/css; charset=utf-8", options.assets.style);
+    if (path === "/api/sessions") return sendJson(response, await options.catalog.list());
+    const route = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})(\/events)?$/.exec(path);
+    const feed = route === null ? undefined : await options.catalog.feed(route[1] as string);
+    if (feed === undefined) return send(response, 404, "text/plain", "not found\n");
+    if (route?.[2] === undefined) return sendJson(response, feed.info());
+    if (viewers >= (options.maxViewers ?? 256)) return send(response, 503, "text/plain", "too many viewers\n");
+    viewers++;
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value as string);
+    streamFeed(feed, response, {
+      ...resumePoint(request),
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
+      onClose: () => viewers--,
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  guard = createGuard(token, port, host);
+  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return {
+    origin,
+    url: `${origin}/?token=${token}`,
+    port,
+    token,
+    viewers: () => viewers,
+    close() {
+      options.catalog.close();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** `Last-Event-ID` (what EventSource sends when it reconnects), else none: from the start. */
+function resumePoint(request: IncomingMessage): { after?: number } {
+  const header = request.headers["last-event-id"];
+  const seq = typeof header === "string" && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+  return seq === undefined ? {} : { after: seq };
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string, extra: OutgoingHttpHeaders = {}): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type, "Content-Length": Buffer.byteLength(body), ...extra });
+  response.end(response.req.method === "HEAD" ? undefined : body);
+}
+
+function sendJson(response: ServerResponse, value: unknown): void {
+  send(response, 200, "application/json; charset=utf-8", JSON.stringify(value));
+}
