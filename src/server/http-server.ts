@@ -79,7 +79,7 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
     viewers++;
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value as string);
     streamFeed(feed, response, {
-      ...resumePoint(request),
+      ...resumePoint(request, url),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
       onClose: () => viewers--,
@@ -110,11 +110,14 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
   };
 }
 
-/** `Last-Event-ID` (what EventSource sends when it reconnects), else none: from the start. */
-function resumePoint(request: IncomingMessage): { after?: number } {
+/**
+ * `Last-Event-ID` (what EventSource sends when it reconnects by itself), else `?after=` (the page's
+ * own retry after the browser gave up, since a new EventSource cannot set the header), else none.
+ */
+function resumePoint(request: IncomingMessage, url: URL): { after?: number } {
   const header = request.headers["last-event-id"];
-  const seq = typeof header === "string" && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : undefined;
-  return seq === undefined ? {} : { after: seq };
+  const given = (typeof header === "string" ? header : (url.searchParams.get("after") ?? "")).trim();
+  return /^\d{1,15}$/.test(given) ? { after: Number(given) } : {};
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string, extra: OutgoingHttpHeaders = {}): void {

@@ -4,6 +4,7 @@
  */
 import type { ExportedSession } from "../shared/exported-session.ts";
 import { installKeys } from "./keys.ts";
+import { startLive } from "./live.ts";
 import { SessionView } from "./session-view.ts";
 
 /** Events shown before the page first paints; the rest follow in batches of this size, one per task. */
@@ -29,3 +30,4 @@ function startExport(root: HTMLElement): void {
 
 const root = document.getElementById("agentstream");
 if (root !== null && root.dataset.mode === "export") startExport(root);
+if (root !== null && root.dataset.mode === "live") startLive(root);

@@ -1,0 +1,97 @@
+/**
+ * The live page's session list: one button per session (agent, where, when, status, tokens, cost,
+ * a dot while it is live), a filter box (any words: agent, model, folder, file, status, `live`) and
+ * a "live only" switch. Arrow keys move between sessions; Enter opens one beside the others.
+ */
+import { formatCost, formatTime, formatUsage } from "../shared/format.ts";
+import { el } from "./dom.ts";
+import type { LiveSessionInfo } from "./live-wire.ts";
+import { visibleLine } from "./text.ts";
+
+export class SessionList {
+  readonly element: HTMLElement;
+  readonly filter = el("input", {
+    class: "as-search as-list-filter",
+    attrs: { type: "search", placeholder: "filter sessions (f)", "aria-label": "filter sessions" },
+  });
+  private readonly liveOnly = el("input", { attrs: { type: "checkbox", "aria-label": "live sessions only" } });
+  private readonly items = el("ul", { class: "as-list-items", attrs: { role: "list" } });
+  private readonly count = el("span", { class: "as-list-count", attrs: { "aria-live": "polite" } });
+  private sessions: readonly LiveSessionInfo[] = [];
+  private open: ReadonlySet<string> = new Set();
+  private readonly onOpen: (info: LiveSessionInfo) => void;
+
+  constructor(onOpen: (info: LiveSessionInfo) => void) {
+    this.onOpen = onOpen;
+    const live = el("label", { class: "as-list-live" }, [this.liveOnly, document.createTextNode(" live only")]);
+    this.element = el("aside", { class: "as-list", attrs: { "aria-label": "sessions" } }, [
+      el("div", { class: "as-list-tools" }, [this.filter, live, this.count]),
+      this.items,
+    ]);
+    this.filter.addEventListener("input", () => this.render());
+    this.liveOnly.addEventListener("change", () => this.render());
+    this.items.addEventListener("keydown", (event) => this.onKey(event));
+  }
+
+  /** New list from the server. */
+  update(sessions: readonly LiveSessionInfo[]): void {
+    this.sessions = sessions;
+    this.render();
+  }
+
+  /** Marks the sessions shown in panes. */
+  setOpen(ids: ReadonlySet<string>): void {
+    this.open = ids;
+    this.render();
+  }
+
+  find(id: string): LiveSessionInfo | undefined {
+    return this.sessions.find((s) => s.id === id);
+  }
+
+  private render(): void {
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.session : undefined;
+    const words = this.filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const shown = this.sessions.filter((s) => (!this.liveOnly.checked || s.live) && words.every((w) => searchText(s).includes(w)));
+    this.items.replaceChildren(...shown.map((s) => this.item(s)));
+    this.count.textContent = `${shown.length} of ${this.sessions.length}`;
+    if (focused !== undefined) this.items.querySelector<HTMLElement>(`[data-session="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  private item(info: LiveSessionInfo): HTMLElement {
+    const facts = [
+      info.start === null ? "" : formatTime(info.start),
+      formatUsage(info.tokens),
+      info.cost === null ? "" : formatCost(info.cost),
+    ].filter(Boolean);
+    const button = el("button", { class: "as-list-item", attrs: { type: "button", "data-session": info.id } }, [
+      el("span", { class: "as-list-line" }, [
+        el("span", { class: `as-dot${info.live ? " as-dot-live" : ""}`, attrs: { "aria-hidden": "true" } }),
+        el("span", { class: "as-list-agent", text: visibleLine([info.agent ?? "session", info.agentVersion].filter(Boolean).join(" ")) }),
+        el("span", { class: `as-badge as-status as-status-${info.status}`, text: info.status }),
+      ]),
+      el("span", { class: "as-list-where", text: visibleLine(info.cwd ?? info.file ?? info.id) }),
+      el("span", { class: "as-list-facts", text: facts.join(" · ") }),
+    ]);
+    if (this.open.has(info.id)) button.setAttribute("aria-current", "true");
+    button.addEventListener("click", () => this.onOpen(info));
+    return el("li", {}, [button]);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    const buttons = Array.from(this.items.querySelectorAll<HTMLButtonElement>(".as-list-item"));
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    const next = buttons[Math.min(Math.max(at + (event.key === "ArrowDown" ? 1 : -1), 0), buttons.length - 1)];
+    next?.focus();
+    event.preventDefault();
+  }
+}
+
+/** What the filter matches: every fact shown, lower case. */
+function searchText(info: LiveSessionInfo): string {
+  return [info.agent, info.agentVersion, info.model, info.cwd, info.file, info.status, info.live ? "live" : "ended", info.id]
+    .filter(Boolean)
+    .join(" ")
+    .toLowerCase();
+}

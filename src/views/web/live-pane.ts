@@ -1,0 +1,95 @@
+/**
+ * One open session on the live page: a header (what it is, its liveness, close) and the shared
+ * SessionView, fed from `EventSource('/api/sessions/<id>/events')`. The browser resumes a dropped
+ * stream with `Last-Event-ID`; the pane also ignores any event at or below the last seq it showed,
+ * so a reconnect can never show an event twice, whatever the server resends.
+ */
+import type { AgentEvent } from "../../model/events.ts";
+import { el } from "./dom.ts";
+import { Liveness } from "./liveness.ts";
+import type { LiveSessionInfo, TruncatedControl } from "./live-wire.ts";
+import { SessionView } from "./session-view.ts";
+import { visibleLine } from "./text.ts";
+
+/** After the browser gave up on a stream (an HTTP error), try again this much later. */
+const RETRY_MS = 2000;
+
+export class LivePane {
+  readonly element: HTMLElement;
+  readonly id: string;
+  private readonly view: SessionView;
+  private readonly liveness = new Liveness();
+  private readonly body = el("div", { class: "as-pane-body" });
+  private source: EventSource | undefined;
+  private lastSeq = -1;
+  private ended = false;
+  private retry: number | undefined;
+
+  constructor(info: LiveSessionInfo, onClose: (pane: LivePane) => void) {
+    this.id = info.id;
+    const close = el("button", { class: "as-pane-close", text: "×", attrs: { type: "button", "aria-label": "close this session" } });
+    close.addEventListener("click", () => onClose(this));
+    const title = el("span", { class: "as-pane-title", text: visibleLine(paneTitle(info)), attrs: { title: visibleLine(info.file ?? info.cwd ?? info.id) } });
+    const head = el("div", { class: "as-pane-head" }, [title, this.liveness.element, close]);
+    this.element = el("section", { class: "as-pane", attrs: { "data-session": info.id, "aria-label": visibleLine(paneTitle(info)) } }, [head, this.body]);
+    this.view = new SessionView(this.body);
+    this.connect();
+  }
+
+  /** Events shown so far: the seq of the last one (-1: none). */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  close(): void {
+    this.ended = true;
+    this.source?.close();
+    window.clearTimeout(this.retry);
+    this.liveness.dispose();
+    this.element.remove();
+  }
+
+  private connect(): void {
+    const after = this.lastSeq >= 0 ? `?after=${this.lastSeq}` : "";
+    const source = new EventSource(`/api/sessions/${encodeURIComponent(this.id)}/events${after}`);
+    this.source = source;
+    source.onopen = () => this.liveness.connection(true);
+    source.onmessage = (message) => this.onEvent(JSON.parse(message.data as string) as AgentEvent);
+    source.addEventListener("heartbeat", () => this.liveness.connection(true));
+    source.addEventListener("resync", () => this.liveness.connection(false));
+    source.addEventListener("truncated", (message) => this.onTruncated(JSON.parse((message as MessageEvent<string>).data) as TruncatedControl));
+    source.addEventListener("end", () => this.onEnd());
+    source.onerror = () => {
+      this.liveness.connection(false);
+      // The browser retries by itself unless the server answered with an error: then we do, resuming after our last seq.
+      if (source.readyState === EventSource.CLOSED && !this.ended) this.retry = window.setTimeout(() => this.connect(), RETRY_MS);
+    };
+  }
+
+  private onEvent(event: AgentEvent): void {
+    if (event.seq <= this.lastSeq) return;
+    this.lastSeq = event.seq;
+    this.liveness.event(event);
+    this.view.append(event);
+    this.element.dataset.seq = String(event.seq);
+  }
+
+  private onTruncated(control: TruncatedControl): void {
+    const note = el("p", { class: "as-notice", attrs: { role: "note" }, text: `The first ${control.dropped} events of this long session are no longer kept by the server; the log has them.` });
+    this.body.prepend(note);
+  }
+
+  private onEnd(): void {
+    this.ended = true;
+    this.source?.close();
+    this.view.end();
+    this.liveness.end();
+    this.element.dataset.ended = "yes";
+  }
+}
+
+/** "claude-code · ~/work/app" */
+export function paneTitle(info: LiveSessionInfo): string {
+  const where = info.cwd ?? info.file ?? info.id;
+  return [info.agent ?? "session", where].join(" · ");
+}

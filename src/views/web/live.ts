@@ -1,0 +1,92 @@
+/**
+ * The live page (`agentstream serve`, `agentstream run --serve`): the session list, refreshed every
+ * few seconds, and the open sessions side by side, each streaming as its agent works. The open
+ * sessions are kept in the address's fragment (`#open=id,id`), so a reload shows the same ones.
+ */
+import { el } from "./dom.ts";
+import { installKeys } from "./keys.ts";
+import { LivePane } from "./live-pane.ts";
+import { SessionList } from "./live-list.ts";
+import type { LiveSessionInfo } from "./live-wire.ts";
+
+/** How often the list asks the server again. */
+const LIST_REFRESH_MS = 3000;
+/** Sessions side by side; opening one more closes the oldest. */
+const MAX_PANES = 4;
+
+export function startLive(root: HTMLElement): void {
+  const panes: LivePane[] = [];
+  const area = el("div", { class: "as-panes", attrs: { "aria-label": "open sessions" } });
+  const empty = el("p", { class: "as-panes-empty", text: "Choose a session in the list (↑/↓, Enter)." });
+  area.append(empty);
+  const list = new SessionList((info) => open(info));
+  const status = el("span", { class: "as-connection", attrs: { role: "status" } });
+  const bar = el("header", { class: "as-live-bar" }, [el("span", { class: "as-live-name", text: "agentstream" }), status]);
+  root.append(bar, el("div", { class: "as-live" }, [list.element, el("div", { class: "as-live-main" }, [installKeys(area), area])]));
+
+  const changed = (): void => {
+    const ids = panes.map((p) => p.id);
+    list.setOpen(new Set(ids));
+    empty.hidden = panes.length > 0;
+    area.dataset.panes = String(panes.length);
+    history.replaceState(null, "", ids.length === 0 ? location.pathname : `#open=${ids.map(encodeURIComponent).join(",")}`);
+  };
+  const close = (pane: LivePane): void => {
+    pane.close();
+    panes.splice(panes.indexOf(pane), 1);
+    changed();
+  };
+  function open(info: LiveSessionInfo): void {
+    const already = panes.find((p) => p.id === info.id);
+    if (already !== undefined) return already.element.scrollIntoView({ block: "nearest" });
+    if (panes.length >= MAX_PANES) close(panes[0] as LivePane);
+    const pane = new LivePane(info, close);
+    panes.push(pane);
+    area.append(pane.element);
+    changed();
+  }
+
+  installPageKeys(list, panes, close);
+  const wanted = openFromFragment();
+  const refresh = async (): Promise<void> => {
+    const sessions = await fetchSessions();
+    status.textContent = sessions === undefined ? "server unreachable" : "";
+    if (sessions === undefined) return;
+    list.update(sessions);
+    for (const id of wanted.splice(0)) {
+      const info = list.find(id);
+      if (info !== undefined) open(info);
+    }
+  };
+  void refresh();
+  window.setInterval(() => void refresh(), LIST_REFRESH_MS);
+}
+
+async function fetchSessions(): Promise<LiveSessionInfo[] | undefined> {
+  try {
+    const response = await fetch("/api/sessions", { credentials: "same-origin", headers: { Accept: "application/json" } });
+    return response.ok ? ((await response.json()) as LiveSessionInfo[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function openFromFragment(): string[] {
+  const match = /^#open=(.*)$/.exec(location.hash);
+  return match === null ? [] : (match[1] ?? "").split(",").filter(Boolean).map(decodeURIComponent);
+}
+
+/** f: filter the list; x: close the session holding the focus (the entry keys are ./keys.ts's). */
+function installPageKeys(list: SessionList, panes: readonly LivePane[], close: (pane: LivePane) => void): void {
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || target instanceof HTMLInputElement) return;
+    if (event.key === "f") {
+      list.filter.focus();
+      event.preventDefault();
+    } else if (event.key === "x") {
+      const pane = panes.find((p) => target instanceof Node && p.element.contains(target));
+      if (pane !== undefined) close(pane);
+    }
+  });
+}
