@@ -19,6 +19,8 @@ export class SessionList {
   private readonly count = el("span", { class: "as-list-count", attrs: { "aria-live": "polite" } });
   private sessions: readonly LiveSessionInfo[] = [];
   private open: ReadonlySet<string> = new Set();
+  /** What the list shows now, to skip rebuilding it for an unchanged answer. */
+  private drawn = "";
   private readonly onOpen: (info: LiveSessionInfo) => void;
 
   constructor(onOpen: (info: LiveSessionInfo) => void) {
@@ -39,10 +41,13 @@ export class SessionList {
     this.render();
   }
 
-  /** Marks the sessions shown in panes. */
+  /** Marks the sessions shown in panes (in place: the list is not rebuilt under the pointer). */
   setOpen(ids: ReadonlySet<string>): void {
     this.open = ids;
-    this.render();
+    for (const button of Array.from(this.items.querySelectorAll<HTMLElement>(".as-list-item"))) {
+      if (ids.has(button.dataset.session ?? "")) button.setAttribute("aria-current", "true");
+      else button.removeAttribute("aria-current");
+    }
   }
 
   find(id: string): LiveSessionInfo | undefined {
@@ -50,9 +55,13 @@ export class SessionList {
   }
 
   private render(): void {
-    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.session : undefined;
     const words = this.filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = this.sessions.filter((s) => (!this.liveOnly.checked || s.live) && words.every((w) => searchText(s).includes(w)));
+    // Rebuilt only when what it shows changed: a click between two refreshes must land on the same button.
+    const drawn = JSON.stringify(shown);
+    if (drawn === this.drawn) return;
+    this.drawn = drawn;
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.session : undefined;
     this.items.replaceChildren(...shown.map((s) => this.item(s)));
     this.count.textContent = `${shown.length} of ${this.sessions.length}`;
     if (focused !== undefined) this.items.querySelector<HTMLElement>(`[data-session="${CSS.escape(focused)}"]`)?.focus();
