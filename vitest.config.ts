@@ -11,6 +11,7 @@ const slow = [
   "test/ndjson/generated-large.test.ts",
   "test/agents/**/*.test.ts",
   "test/views/web/**/*.test.ts",
+  "test/server/live-page.test.ts",
 ];
 
 export default defineConfig({

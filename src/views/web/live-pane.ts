@@ -29,9 +29,16 @@ export class LivePane {
     this.id = info.id;
     const close = el("button", { class: "as-pane-close", text: "×", attrs: { type: "button", "aria-label": "close this session" } });
     close.addEventListener("click", () => onClose(this));
-    const title = el("span", { class: "as-pane-title", text: visibleLine(paneTitle(info)), attrs: { title: visibleLine(info.file ?? info.cwd ?? info.id) } });
+    const title = el("span", {
+      class: "as-pane-title",
+      text: visibleLine(paneTitle(info)),
+      attrs: { title: visibleLine(info.file ?? info.cwd ?? info.id) },
+    });
     const head = el("div", { class: "as-pane-head" }, [title, this.liveness.element, close]);
-    this.element = el("section", { class: "as-pane", attrs: { "data-session": info.id, "aria-label": visibleLine(paneTitle(info)) } }, [head, this.body]);
+    this.element = el("section", { class: "as-pane", attrs: { "data-session": info.id, "aria-label": visibleLine(paneTitle(info)) } }, [
+      head,
+      this.body,
+    ]);
     this.view = new SessionView(this.body);
     this.connect();
   }
@@ -57,7 +64,9 @@ export class LivePane {
     source.onmessage = (message) => this.onEvent(JSON.parse(message.data as string) as AgentEvent);
     source.addEventListener("heartbeat", () => this.liveness.connection(true));
     source.addEventListener("resync", () => this.liveness.connection(false));
-    source.addEventListener("truncated", (message) => this.onTruncated(JSON.parse((message as MessageEvent<string>).data) as TruncatedControl));
+    source.addEventListener("truncated", (message) =>
+      this.onTruncated(JSON.parse((message as MessageEvent<string>).data) as TruncatedControl),
+    );
     source.addEventListener("end", () => this.onEnd());
     source.onerror = () => {
       this.liveness.connection(false);
@@ -75,7 +84,11 @@ export class LivePane {
   }
 
   private onTruncated(control: TruncatedControl): void {
-    const note = el("p", { class: "as-notice", attrs: { role: "note" }, text: `The first ${control.dropped} events of this long session are no longer kept by the server; the log has them.` });
+    const note = el("p", {
+      class: "as-notice",
+      attrs: { role: "note" },
+      text: `The first ${control.dropped} events of this long session are no longer kept by the server; the log has them.`,
+    });
     this.body.prepend(note);
   }
 

@@ -38,21 +38,30 @@ export function startLive(root: HTMLElement): void {
   };
   function open(info: LiveSessionInfo): void {
     const already = panes.find((p) => p.id === info.id);
-    if (already !== undefined) return already.element.scrollIntoView({ block: "nearest" });
+    if (already !== undefined) {
+      already.element.scrollIntoView({ block: "nearest" });
+      return;
+    }
     if (panes.length >= MAX_PANES) close(panes[0] as LivePane);
     const pane = new LivePane(info, close);
     panes.push(pane);
     area.append(pane.element);
     changed();
+    // In one column (a phone) the pane is below the list: bring it into view.
+    pane.element.scrollIntoView({ block: "nearest" });
   }
 
   installPageKeys(list, panes, close);
   const wanted = openFromFragment();
+  let first = true;
   const refresh = async (): Promise<void> => {
     const sessions = await fetchSessions();
     status.textContent = sessions === undefined ? "server unreachable" : "";
     if (sessions === undefined) return;
     list.update(sessions);
+    // `run --serve` has one session: show it at once.
+    if (first && wanted.length === 0 && sessions.length === 1) wanted.push((sessions[0] as LiveSessionInfo).id);
+    first = false;
     for (const id of wanted.splice(0)) {
       const info = list.find(id);
       if (info !== undefined) open(info);

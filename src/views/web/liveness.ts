@@ -60,7 +60,13 @@ export class Liveness {
     const idle = Math.round((Date.now() - this.lastActivity) / 1000);
     this.element.dataset.state = state;
     this.element.textContent =
-      state === "idle" ? (this.lastActivity === 0 ? "waiting" : `idle ${formatIdle(idle)}`) : state === "reconnecting" ? "reconnecting…" : state;
+      state === "idle"
+        ? this.lastActivity === 0
+          ? "waiting"
+          : `idle ${formatIdle(idle)}`
+        : state === "reconnecting"
+          ? "reconnecting…"
+          : state;
   }
 }
 

@@ -1,0 +1,242 @@
+/**
+ * The live page in a real browser (Debian's chromium through playwright-core): a live run reaches
+ * the page, a broken connection resumes without gap or duplicate, and no payload of
+ * ../shared/corpus/web/xss-payloads.json, in any slot the page shows, executes anything.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/model/events.ts";
+import { loadWebAssets } from "../../src/server/assets.ts";
+import { createCatalog, type SessionCatalog } from "../../src/server/catalog.ts";
+import { startServer, type SessionServer } from "../../src/server/http-server.ts";
+import { SessionFeed } from "../../src/server/session-feed.ts";
+import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
+import { readAll } from "../helpers/read.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+
+const bin = join(repoRoot, "dist/cli/bin.js");
+const built = existsSync(join(repoRoot, "dist/web/app.js")) && existsSync(bin);
+if (!hasBrowser) console.warn(`[agentstream tests] ${noBrowserReason}`);
+else if (!built) console.warn("[agentstream tests] dist/ not built: test/server/live-page.test.ts is skipped (npm run build)");
+
+let browser: Browser;
+let catalog: SessionCatalog;
+let server: SessionServer;
+let dir: string;
+
+/** A page logged in (the URL's token exchanged for the cookie), counting what must never happen. */
+async function openPage(fragment = ""): Promise<{ page: Page; dialogs: string[]; foreign: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const dialogs: string[] = [];
+  const foreign: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on("request", (request) => {
+    if (!request.url().startsWith(`${server.origin}/`)) foreign.push(request.url());
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { __csp: string[] };
+    w.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${server.url}${fragment}`);
+  return { page, dialogs, foreign };
+}
+
+let seq = 0;
+const ev = (fields: Record<string, unknown>): AgentEvent => ({ v: 1, seq: seq++, time: new Date().toISOString(), ...fields }) as AgentEvent;
+
+beforeAll(async () => {
+  if (!hasBrowser || !built) return;
+  dir = mkdtempSync(join(tmpdir(), "agentstream-live-"));
+  catalog = await createCatalog({ paths: [dir], read: { dialect: "auto", redact: true }, pollMs: 50 });
+  server = await startServer({ catalog, assets: loadWebAssets() });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasBrowser || !built)("the live page in chromium", () => {
+  it("shows a run log's new lines as they are appended, and says when the run ended", async () => {
+    const lines = readAll([readFileSync(join(repoRoot, "test/fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson"))]).events.map(
+      (e) => JSON.stringify(e),
+    );
+    writeFileSync(join(dir, "run-a.raw"), "");
+    writeFileSync(join(dir, "run-a.events.ndjson"), `${lines.slice(0, 2).join("\n")}\n`);
+    const { page } = await openPage();
+    await page.locator(".as-list-item").first().click();
+    const pane = page.locator(".as-pane");
+    await pane.locator("[data-seq='1']").waitFor();
+    expect(await pane.locator(".as-liveness").textContent()).not.toBe("ended");
+    appendFileSync(join(dir, "run-a.events.ndjson"), `${lines.slice(2, -1).join("\n")}\n`);
+    await page.waitForFunction(() => document.querySelector(".as-pane")?.getAttribute("data-seq") === "16");
+    appendFileSync(join(dir, "run-a.events.ndjson"), `${lines.at(-1)}\n`);
+    writeFileSync(join(dir, "run-a.summary.json"), "{}\n");
+    await page.locator(".as-pane[data-ended='yes']").waitFor();
+    expect(await pane.locator(".as-liveness").textContent()).toBe("ended");
+    expect(await pane.locator(".as-end").textContent()).toMatch(/session success/);
+    await page.close();
+  });
+
+  it("resumes a broken stream without a gap or a duplicate", async () => {
+    const feed = new SessionFeed("resume", { file: null, live: true });
+    catalog.add(feed);
+    seq = 0;
+    feed.push(ev({ type: "session.started", agent: "fake", cwd: "/w" }));
+    for (let i = 1; i <= 10; i++) feed.push(ev({ type: "text", text: `line ${i}` }));
+    const { page } = await openPage("#open=resume");
+    await page.waitForFunction(() => document.querySelector(".as-pane")?.getAttribute("data-seq") === "10");
+    await page.context().setOffline(true); // the connection dies in the middle
+    for (let i = 11; i <= 20; i++) feed.push(ev({ type: "text", text: `line ${i}` }));
+    await page.context().setOffline(false);
+    await page.waitForFunction(() => document.querySelector(".as-pane")?.getAttribute("data-seq") === "20");
+    const shown = await page.locator(".as-pane .as-meta-entry").allTextContents();
+    expect(shown).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i + 1}`));
+    feed.end();
+    await page.close();
+  });
+
+  it("a run through `agentstream run --serve` reaches the page as the agent writes it", async () => {
+    const child: ChildProcess = spawn(process.execPath, [bin, "run", "--serve", "--from", "claude", "--mode", "none", "--", "cat"], {
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    let stderr = "";
+    const url = await new Promise<string>((resolve) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /watch it at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(stderr)?.[1];
+        if (found !== undefined) resolve(found);
+      });
+    });
+    const page = await browser.newPage();
+    await page.goto(url);
+    const say = (record: object): void => void child.stdin?.write(`${JSON.stringify(record)}\n`);
+    say({ type: "system", subtype: "init", session_id: "live", cwd: "/work/live", model: "m", tools: [] });
+    await page.locator(".as-pane").waitFor(); // the run's one session opens by itself
+    say({
+      type: "assistant",
+      session_id: "live",
+      message: { id: "m1", role: "assistant", content: [{ type: "text", text: "first answer" }] },
+    });
+    await page.getByText("first answer").waitFor();
+    say({
+      type: "assistant",
+      session_id: "live",
+      message: { id: "m2", role: "assistant", content: [{ type: "text", text: "second answer" }] },
+    });
+    await page.getByText("second answer").waitFor();
+    expect(await page.locator(".as-liveness").textContent()).toBe("working");
+    say({ type: "result", subtype: "success", session_id: "live", result: "second answer", is_error: false });
+    child.stdin?.end();
+    await page.locator(".as-pane[data-ended='yes']").waitFor();
+    await closed;
+    await page.close();
+  });
+});
+
+/** The payloads, each as one string. */
+function payloads(): { id: string; text: string }[] {
+  const corpus = JSON.parse(readFileSync(sharedPath("corpus/web/xss-payloads.json"), "utf8")) as {
+    payloads: { id: string; text?: string; text_repeat?: { unit: string; times: number }; json?: string }[];
+  };
+  return corpus.payloads.map((p) => ({
+    id: p.id,
+    text: p.text ?? (p.text_repeat ? p.text_repeat.unit.repeat(p.text_repeat.times) : (p.json ?? "")),
+  }));
+}
+
+/** One session carrying `text` in every slot the page shows (the 5 MB one in a few). */
+function hostileSession(feed: SessionFeed, text: string, everywhere: boolean): void {
+  seq = 0;
+  const small = everywhere ? text : "short";
+  feed.push(ev({ type: "session.started", agent: small, model: small, cwd: small, sessionId: "s" }));
+  feed.push(ev({ type: "message.completed", messageId: "u", role: "user", kind: "text", text }));
+  feed.push(ev({ type: "message.delta", messageId: "a1", role: "assistant", kind: "text", text: small }));
+  feed.push(
+    ev({ type: "message.completed", messageId: "a1", role: "assistant", kind: "text", text: `${small}\n\n[link](${small}) ${small}` }),
+  );
+  feed.push(ev({ type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: small }));
+  const input = { command: small, file_path: small, url: small, ...(JSON.parse('{"__proto__": {"polluted": true}}') as object) };
+  feed.push(ev({ type: "tool.started", toolCallId: "t", name: small, input }));
+  feed.push(ev({ type: "tool.completed", toolCallId: "t", name: small, output: text, isError: true }));
+  feed.push(
+    ev({
+      type: "file.changed",
+      toolCallId: "t",
+      changes: [{ path: small, kind: "update", diff: `--- a/${small}\n+++ b/${small}\n@@ -1 +1 @@\n-${small}\n+${small}\n` }],
+    }),
+  );
+  feed.push(ev({ type: "plan.updated", items: [{ text: small, status: "pending" }] }));
+  feed.push(ev({ type: "error", scope: "session", message: small, code: small }));
+  feed.push(ev({ type: "notice", kind: small, level: "warning", text: small }));
+  feed.push(ev({ type: "text", text }));
+  feed.push(ev({ type: "session.completed", status: "error", error: small, finalText: small }));
+  feed.end();
+}
+
+describe.skipIf(!hasBrowser || !built || !hasShared)("hostile text on the live page", () => {
+  it("no payload, in any slot, runs a script, makes a request or injects an element", { timeout: 180_000 }, async () => {
+    const all = payloads();
+    for (const { id, text } of all) {
+      const feed = new SessionFeed(`xss-${id}`, { file: null, live: true });
+      hostileSession(feed, text, text.length < 100_000);
+      catalog.add(feed);
+    }
+    const { page, dialogs, foreign } = await openPage();
+    await page
+      .locator(".as-list-item")
+      .nth(all.length - 1)
+      .waitFor();
+    for (const { id } of all) {
+      await page.locator(`.as-list-item[data-session="xss-${id}"]`).click();
+      const pane = page.locator(`.as-pane[data-session="xss-${id}"]`);
+      await pane.and(page.locator("[data-ended='yes']")).waitFor();
+      await pane.hover();
+      await pane.locator(".as-pane-close").click();
+    }
+    // Every session open at once, side by side, for the injection check over the whole page.
+    for (const { id } of all.slice(0, 4)) await page.locator(`.as-list-item[data-session="xss-${id}"]`).click();
+    await page.locator(".as-pane[data-ended='yes']").nth(3).waitFor();
+    const verdict = await page.evaluate(() => {
+      const root = document.getElementById("agentstream") as HTMLElement;
+      const injected = Array.from(root.querySelectorAll("script, iframe, object, embed, form, style, base, meta, link, svg [onload]"))
+        .map((e) => e.tagName)
+        .filter((tag) => tag !== "svg");
+      const handlers = Array.from(root.querySelectorAll("*")).flatMap((e) =>
+        Array.from(e.attributes)
+          .filter((a) => a.name.startsWith("on") || a.name === "srcdoc" || a.name === "style")
+          .map((a) => `${e.tagName} ${a.name}`),
+      );
+      const urls = Array.from(root.querySelectorAll("[href], [src]"))
+        .map((e) => e.getAttribute("href") ?? e.getAttribute("src") ?? "")
+        .filter((u) => !["http:", "https:", "mailto:"].includes(new URL(u, location.href).protocol));
+      const w = window as unknown as { __xss?: unknown; __csp: string[] };
+      return {
+        xss: w.__xss,
+        polluted: ({} as { polluted?: unknown }).polluted,
+        injected,
+        handlers,
+        urls,
+        csp: w.__csp,
+        images: root.querySelectorAll("img").length,
+      };
+    });
+    expect(verdict).toEqual({ xss: undefined, polluted: undefined, injected: [], handlers: [], urls: [], csp: [], images: 0 });
+    expect(dialogs).toEqual([]);
+    expect(foreign).toEqual([]);
+    // Shown literally, as text.
+    expect(await page.locator(".as-pane").first().textContent()).toContain("<script>window.__xss=1</script>");
+    await page.close();
+  });
+});
