@@ -10,7 +10,7 @@ import { createReadStream, existsSync } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
-import { createEventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
+import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { followFile } from "./follow-file.ts";
 import { SessionFacts, type SessionInfo } from "./session-facts.ts";
 import { SessionFeed } from "./session-feed.ts";
@@ -39,9 +39,18 @@ interface LogFile {
   readonly runEnded: boolean;
   size: number;
   mtimeMs: number;
-  /** Facts of the last full read (undefined: not a session, or not read yet). */
+  /** Facts of the last read (undefined: not a session, or not read yet). */
   info: SessionInfo | undefined;
   isSession: boolean;
+  /** A live run log's reading so far: the next scan reads on from `offset` instead of from the start. */
+  progress: LogProgress | undefined;
+}
+
+/** Where the list's reading of a growing log stopped. */
+interface LogProgress {
+  readonly reader: EventReader;
+  readonly facts: SessionFacts;
+  offset: number;
 }
 
 /** What the server asks of the catalog. */
@@ -76,7 +85,9 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     for (const [id, file] of found) {
       const known = files.get(id);
       if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded) {
-        await summarize(file, options.read);
+        // A run log only grows while its run goes on: read on from where the last scan stopped.
+        const resumable = known?.progress !== undefined && file.size >= known.progress.offset ? known.progress : undefined;
+        await summarize(file, options.read, resumable);
         files.set(id, file);
       }
     }
@@ -182,6 +193,7 @@ async function addFile(shown: string, real: string, runSummary: string | undefin
     mtimeMs: stats.mtimeMs,
     info: undefined,
     isSession: false,
+    progress: undefined,
   });
 }
 
@@ -201,29 +213,40 @@ function isLive(file: LogFile): boolean {
   return file.runSummary !== undefined && !existsSync(file.runSummary);
 }
 
-/** Reads a log through once for the list: is it an agent session, and its facts. */
-async function summarize(file: LogFile, read: CatalogOptions["read"]): Promise<void> {
-  const facts = new SessionFacts();
-  const reader = createEventReader({ onEvent: (event) => facts.add(event) }, { ...read, file: file.shown, onIssue: () => {} });
-  facts.stats = () => reader.stats;
-  facts.dialect = () => reader.dialect;
-  let bytes = 0;
+/**
+ * Reads a log for the list: is it an agent session, and its facts. A live run log is read from
+ * where the last scan stopped (`progress`) and its reader is kept open for the next scan; any
+ * other log is read whole and its reader ended.
+ */
+async function summarize(file: LogFile, read: CatalogOptions["read"], progress: LogProgress | undefined): Promise<void> {
+  const live = isLive(file);
+  const state = progress ?? startReading(file, read);
   let readable = true;
   try {
-    for await (const chunk of createReadStream(file.real, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-      reader.feed(chunk);
-      bytes += chunk.length;
-      if (bytes >= DETECT_BYTES && (reader.dialect === undefined || reader.dialect === "json")) {
+    const chunks = createReadStream(file.real, { start: state.offset, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+    for await (const chunk of chunks) {
+      state.reader.feed(chunk);
+      state.offset += chunk.length;
+      if (state.offset >= DETECT_BYTES && (state.reader.dialect === undefined || state.reader.dialect === "json")) {
         readable = false;
         break;
       }
     }
-    if (readable) reader.end();
+    if (readable && !live) state.reader.end();
   } catch {
     readable = false; // gone or unreadable since the scan: not listed
   }
-  file.isSession = readable && reader.dialect !== undefined && reader.dialect !== "json";
-  file.info = file.isSession ? facts.info(file.id, file.shown, isLive(file)) : undefined;
+  file.isSession = readable && state.reader.dialect !== undefined && state.reader.dialect !== "json";
+  file.info = file.isSession ? state.facts.info(file.id, file.shown, live) : undefined;
+  file.progress = readable && live && file.runSummary !== undefined ? state : undefined;
+}
+
+function startReading(file: LogFile, read: CatalogOptions["read"]): LogProgress {
+  const facts = new SessionFacts();
+  const reader = createEventReader({ onEvent: (event) => facts.add(event) }, { ...read, file: file.shown, onIssue: () => {} });
+  facts.stats = () => reader.stats;
+  facts.dialect = () => reader.dialect;
+  return { reader, facts, offset: 0 };
 }
 
 /** Follows a log into a feed; the feed is released (the follow stopped) once nobody has watched it for a while. */

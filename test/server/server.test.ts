@@ -167,6 +167,18 @@ describe("the session list", () => {
   it("shows a run log without its summary as live and running", async () => {
     expect(await byFile("r1.events.ndjson")).toMatchObject({ live: true, status: "running" });
   });
+
+  it("keeps a live run log's facts current as it grows, and says when its run is over", async () => {
+    const lines = runLogLines();
+    writeFileSync(join(dir, "runs", "r2.raw"), "");
+    writeFileSync(join(dir, "runs", "r2.events.ndjson"), `${lines.slice(0, 2).join("\n")}\n${lines[2]?.slice(0, 10)}`);
+    expect(await byFile("r2.events.ndjson")).toMatchObject({ live: true, status: "running", events: 2 });
+    appendFileSync(join(dir, "runs", "r2.events.ndjson"), `${lines[2]?.slice(10)}\n${lines.slice(3).join("\n")}\n`);
+    // The agent's final record is in: the session succeeded, though the run has not written its summary yet.
+    expect(await byFile("r2.events.ndjson")).toMatchObject({ live: true, status: "success", events: lines.length });
+    writeFileSync(join(dir, "runs", "r2.summary.json"), "{}\n");
+    expect(await byFile("r2.events.ndjson")).toMatchObject({ live: false, status: "success", events: lines.length });
+  });
 });
 
 describe("the event stream", () => {
@@ -208,10 +220,29 @@ describe("the event stream", () => {
     await stream.waitFor((f) => f.event === "message" && events([f])[0]?.seq === 2);
     appendFileSync(join(dir, "runs", "r1.events.ndjson"), `${lines.slice(3, 5).join("\n")}\n`);
     await stream.waitFor((f) => f.event === "message" && events([f])[0]?.seq === 4);
+    stream.close(); // with no viewer, the list reads the log on its own, from where its last scan stopped
+    expect(await byFile("r1.events.ndjson")).toMatchObject({ live: true, status: "running", events: 5 });
+    const again = openSse(server.origin, `/api/sessions/${session.id}/events`, { ...auth, "Last-Event-ID": "4" });
     appendFileSync(join(dir, "runs", "r1.events.ndjson"), `${lines.slice(5).join("\n")}\n`);
     writeFileSync(join(dir, "runs", "r1.summary.json"), "{}\n");
-    await stream.waitFor((f) => f.event === "end");
-    expect(events(stream.frames).map((e) => e.type)).toEqual(lines.map((l) => JSON.parse(l).type));
+    await again.waitFor((f) => f.event === "end");
+    const shown = [...events(stream.frames).filter((e) => e.seq <= 4), ...events(again.frames)];
+    expect(shown.map((e) => e.type)).toEqual(lines.map((l) => JSON.parse(l).type));
+    expect(await byFile("r1.events.ndjson")).toMatchObject({ live: false, status: "success", events: lines.length });
+  });
+
+  it("sends a heartbeat while the stream is quiet, without an id (Last-Event-ID stays on the last event)", async () => {
+    const quiet = await startServer({ catalog, assets: { script: "", style: "" }, heartbeatMs: 50 });
+    const feed = new SessionFeed("pushed-quiet", { file: null, live: true });
+    catalog.add(feed);
+    feed.push({ v: 1, seq: 0, type: "heartbeat", idleMs: 15000 } as AgentEvent);
+    const stream = openSse(quiet.origin, "/api/sessions/pushed-quiet/events", { Authorization: `Bearer ${quiet.token}` });
+    const beat = await stream.waitFor((f) => f.event === "heartbeat");
+    expect(beat.id).toBeUndefined();
+    expect(JSON.parse(beat.data)).toMatchObject({ live: true });
+    expect(events(stream.frames)).toMatchObject([{ type: "heartbeat", idleMs: 15000 }]); // the agent's own heartbeat is an event
+    stream.close();
+    await quiet.close();
   });
 
   it("drops a viewer that stops reading and tells it to resync; the others go on", async () => {
