@@ -10,6 +10,7 @@ import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
 import { reportMemory } from "./memory.mjs";
 import { benchRun } from "./run-agent.mjs";
+import { benchServe } from "./serve.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -191,3 +192,5 @@ if (only === "" || "run".includes(only)) await benchRun(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
 if (only === "" || "usage".includes(only))
   execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
+// `agentstream serve` and `run --serve`: live latency to the viewer, 50 viewers of one live session.
+if (only === "" || "serve".includes(only)) await benchServe();

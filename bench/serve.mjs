@@ -1,0 +1,185 @@
+// The `serve` section of `npm run bench` (also alone: node bench/serve.mjs, after npm run build).
+// Not a test: it asserts nothing. Each figure comes from the built CLI in a child process.
+//   latency   agent line → SSE event received (a Node client) and → DOM updated (chromium, when
+//             installed), through `agentstream run --serve`, p50/p99
+//   viewers   `agentstream serve` following a run log appended at a steady rate, with 1 and with 50
+//             viewers of that one session (plus 10 stalled ones): server CPU and peak RSS
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(fileURLToPath(import.meta.url), "../..");
+const bin = join(root, "dist/cli/bin.js");
+const now = () => performance.timeOrigin + performance.now();
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** An agent that writes `n` lines, one every `gap` ms, each carrying the time it was written. */
+const ticker = (n, gap) =>
+  `let i=0;const t=setInterval(()=>{process.stdout.write(JSON.stringify({type:"probe",i:i++,t:performance.timeOrigin+performance.now()})+"\\n");if(i===${n}){clearInterval(t)}},${gap})`;
+
+/** Starts the CLI and resolves with the URL it prints (stdout for serve, stderr for run --serve). */
+function startCli(args, stream) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const url = new Promise((resolve, reject) => {
+    let text = "";
+    child[stream].on("data", (chunk) => {
+      text += chunk;
+      const found = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(text);
+      if (found) resolve({ origin: found[1], token: found[2], url: found[0] });
+    });
+    child.on("exit", () => reject(new Error(`agentstream ${args[0]} exited`)));
+  });
+  return { child, url };
+}
+
+/** A minimal SSE reader: calls onData(data) for each event frame; `pause` leaves the socket unread. */
+function sse(origin, token, path, onData, { pause = false } = {}) {
+  const req = request(new URL(path, origin), { headers: { Authorization: `Bearer ${token}` } }, (res) => {
+    if (pause) return res.pause();
+    let rest = "";
+    res.setEncoding("utf8");
+    res.on("data", (chunk) => {
+      rest += chunk;
+      for (let end = rest.indexOf("\n\n"); end !== -1; end = rest.indexOf("\n\n")) {
+        const frame = rest.slice(0, end);
+        rest = rest.slice(end + 2);
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (data !== undefined && !/^event: /m.test(frame)) onData(data);
+      }
+    });
+  });
+  req.on("error", () => {});
+  req.end();
+  return req;
+}
+
+async function sessions(origin, token) {
+  return new Promise((resolve) => {
+    request(new URL("/api/sessions", origin), { headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve(JSON.parse(body)));
+    }).end();
+  });
+}
+
+async function latencySse() {
+  const { child, url } = startCli(
+    ["run", "--serve", "--from", "json", "--mode", "none", "--", process.execPath, "-e", ticker(400, 20)],
+    "stderr",
+  );
+  const { origin, token } = await url;
+  const [session] = await sessions(origin, token);
+  const ms = [];
+  sse(origin, token, `/api/sessions/${session.id}/events`, (data) => {
+    const event = JSON.parse(data);
+    if (event.type === "unknown" && typeof event.raw?.t === "number") ms.push(now() - event.raw.t);
+  });
+  await new Promise((r) => child.on("exit", r));
+  return ms.slice(20); // the first lines were written before we connected: not a latency
+}
+
+async function latencyDom() {
+  let chromium;
+  try {
+    ({ chromium } = await import("playwright-core"));
+  } catch {
+    return undefined;
+  }
+  if (!existsSync("/usr/bin/chromium")) return undefined;
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  const page = await browser.newPage();
+  const { child, url } = startCli(
+    ["run", "--serve", "--from", "json", "--mode", "none", "--", process.execPath, "-e", ticker(400, 20)],
+    "stderr",
+  );
+  await page.goto((await url).url);
+  await page.evaluate(() => {
+    window.__ms = [];
+    new MutationObserver((records) => {
+      const at = performance.timeOrigin + performance.now();
+      for (const record of records)
+        for (const node of record.addedNodes) {
+          const t = /"t": ?([\d.]+)/.exec(node.textContent ?? "")?.[1];
+          if (t !== undefined && node instanceof HTMLElement && node.dataset.seq !== undefined) window.__ms.push(at - Number(t));
+        }
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  await new Promise((r) => child.on("exit", r));
+  const ms = await page.evaluate(() => window.__ms);
+  await browser.close();
+  return ms.slice(20);
+}
+
+/** CPU seconds (user + system) and peak RSS (MB) of a process, from /proc. */
+function usage(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return { cpu: (Number(stat[11]) + Number(stat[12])) / 100, peakMb: Number(hwm) / 1024 };
+}
+
+/** `serve` follows a run log appended with `lines` events over ~`seconds`; `viewers` read it live, `stalled` never read. */
+async function viewers(count, stalled, lines = 4000, seconds = 8) {
+  const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-serve-"));
+  writeFileSync(join(dir, "r.raw"), "");
+  writeFileSync(join(dir, "r.events.ndjson"), "");
+  const line = (i) =>
+    `${JSON.stringify({ v: 1, seq: i, type: "message.delta", messageId: `m${Math.floor(i / 50)}`, role: "assistant", kind: "text", text: `word ${i} `.repeat(20) })}\n`;
+  appendFileSync(join(dir, "r.events.ndjson"), line(0));
+  const { child, url } = startCli(["serve", dir], "stdout");
+  const { origin, token } = await url;
+  const [session] = await sessions(origin, token);
+  const before = usage(child.pid);
+  let received = 0;
+  const clients = [];
+  for (let i = 0; i < count; i++) clients.push(sse(origin, token, `/api/sessions/${session.id}/events`, () => received++));
+  for (let i = 0; i < stalled; i++) clients.push(sse(origin, token, `/api/sessions/${session.id}/events`, () => {}, { pause: true }));
+  const batch = 20;
+  for (let i = 1; i < lines; i += batch) {
+    appendFileSync(join(dir, "r.events.ndjson"), Array.from({ length: Math.min(batch, lines - i) }, (_, k) => line(i + k)).join(""));
+    await sleep((seconds * 1000 * batch) / lines);
+  }
+  writeFileSync(join(dir, "r.summary.json"), "{}\n");
+  // Every viewer has every line once the stream is over (the reader's end adds the closing events).
+  for (let waited = 0; received < count * lines && waited < 20_000; waited += 100) await sleep(100);
+  await sleep(500);
+  const after = usage(child.pid);
+  for (const c of clients) c.destroy();
+  child.kill("SIGINT");
+  await new Promise((r) => child.on("exit", r));
+  rmSync(dir, { recursive: true, force: true });
+  return { cpu: after.cpu - before.cpu, peakMb: after.peakMb, perViewer: received / count };
+}
+
+export async function benchServe() {
+  if (!existsSync(join(root, "dist/web/app.js"))) return console.log("serve: dist/web missing (npm run build)");
+  const report = (label, ms) =>
+    console.log(
+      `serve latency ${label}: p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms over ${ms.length} lines (target: < 200 ms)`,
+    );
+  report("agent line → SSE event (agentstream run --serve, a line every 20 ms)", await latencySse());
+  const dom = await latencyDom();
+  if (dom === undefined) console.log("serve latency → DOM: chromium not installed, skipped");
+  else report("agent line → DOM updated (chromium)", dom);
+  const one = await viewers(1, 0);
+  const fifty = await viewers(50, 0);
+  const stalled = await viewers(50, 10);
+  const row = (label, r) =>
+    console.log(
+      `serve ${label}: server CPU ${r.cpu.toFixed(2)} s, peak RSS ${r.peakMb.toFixed(0)} MB, events per viewer ${r.perViewer.toFixed(0)}`,
+    );
+  console.log("serve, one live run log (4000 events, ~1.2 MB, appended over 8 s):");
+  row("  1 viewer             ", one);
+  row("  50 viewers           ", fifty);
+  row("  50 viewers + 10 stalled", stalled);
+  console.log(`  CPU 50 viewers / 1 viewer: ${(fifty.cpu / one.cpu).toFixed(2)}x`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchServe();
