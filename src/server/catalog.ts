@@ -146,7 +146,7 @@ async function resolveRoot(path: string): Promise<Root> {
 }
 
 /** True when `real` is a served file or lies under a served folder. */
-export function isUnder(real: string, roots: readonly Root[]): boolean {
+function isUnder(real: string, roots: readonly Root[]): boolean {
   return roots.some((root) =>
     root.folder ? real === root.real || real.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep) : real === root.real,
   );

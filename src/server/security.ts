@@ -32,7 +32,7 @@ export const SECURITY_HEADERS: OutgoingHttpHeaders = {
 };
 
 /** What the guard decided about one request. */
-export type Verdict =
+type Verdict =
   | { readonly ok: true; readonly via: "cookie" | "bearer" | "url" }
   | { readonly ok: false; readonly status: 401 | 403; readonly reason: string };
 

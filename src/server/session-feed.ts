@@ -14,7 +14,7 @@ export interface FeedViewer {
 }
 
 /** The longest a feed's kept frames may grow (bytes of JSON) before the oldest are dropped. @defaultValue 64 MiB */
-export const FEED_MAX_BYTES = 64 * 1024 * 1024;
+const FEED_MAX_BYTES = 64 * 1024 * 1024;
 
 export class SessionFeed {
   readonly id: string;

@@ -8,7 +8,7 @@ import { EXIT } from "../exit.ts";
 import type { CliIo } from "../io.ts";
 
 /** Options `serve` and `run --serve` share. */
-export const serverOptions = {
+const serverOptions = {
   host: {
     type: "string",
     default: "127.0.0.1",

@@ -7,7 +7,7 @@
 import type { AgentEvent } from "../../model/events.ts";
 import { el } from "./dom.ts";
 import { Liveness } from "./liveness.ts";
-import type { LiveSessionInfo, TruncatedControl } from "./live-wire.ts";
+import type { HeartbeatControl, LiveSessionInfo, ResyncControl, TruncatedControl } from "./live-wire.ts";
 import { SessionView } from "./session-view.ts";
 import { visibleLine } from "./text.ts";
 
@@ -62,8 +62,15 @@ export class LivePane {
     this.source = source;
     source.onopen = () => this.liveness.connection(true);
     source.onmessage = (message) => this.onEvent(JSON.parse(message.data as string) as AgentEvent);
-    source.addEventListener("heartbeat", () => this.liveness.connection(true));
-    source.addEventListener("resync", () => this.liveness.connection(false));
+    source.addEventListener("heartbeat", (message) => {
+      const beat = JSON.parse((message as MessageEvent<string>).data) as HeartbeatControl;
+      this.liveness.connection(true);
+      if (!beat.live) this.liveness.end();
+    });
+    source.addEventListener("resync", (message) => {
+      const control = JSON.parse((message as MessageEvent<string>).data) as ResyncControl;
+      this.liveness.connection(false, control.reason);
+    });
     source.addEventListener("truncated", (message) =>
       this.onTruncated(JSON.parse((message as MessageEvent<string>).data) as TruncatedControl),
     );
@@ -102,7 +109,7 @@ export class LivePane {
 }
 
 /** "claude-code · ~/work/app" */
-export function paneTitle(info: LiveSessionInfo): string {
+function paneTitle(info: LiveSessionInfo): string {
   const where = info.cwd ?? info.file ?? info.id;
   return [info.agent ?? "session", where].join(" · ");
 }

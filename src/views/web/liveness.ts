@@ -10,7 +10,7 @@ import { el } from "./dom.ts";
 /** Silence shorter than this still reads as working. */
 const WORKING_MS = 3000;
 
-export type LivenessState = "working" | "idle" | "reconnecting" | "ended";
+type LivenessState = "working" | "idle" | "reconnecting" | "ended";
 
 export class Liveness {
   readonly element = el("span", { class: "as-liveness", attrs: { role: "status", "aria-live": "off" } });
@@ -34,8 +34,11 @@ export class Liveness {
     this.show();
   }
 
-  connection(up: boolean): void {
+  /** The stream is up, or down (with the server's reason when it dropped us: shown on hover). */
+  connection(up: boolean, reason?: string): void {
     this.connected = up;
+    if (reason !== undefined) this.element.title = reason;
+    else if (up) this.element.removeAttribute("title");
     this.show();
   }
 
