@@ -23,6 +23,8 @@ export interface CatalogOptions {
   readonly read: Omit<ReadOptions, "onIssue" | "file">;
   /** Followed logs look for growth this often when no change notification comes. @defaultValue 250 */
   readonly pollMs?: number;
+  /** A walk of the served paths this recent answers the list again. @defaultValue 1000 */
+  readonly rescanMs?: number;
   /** A feed nobody watches is released after this long. @defaultValue 60000 */
   readonly releaseMs?: number;
 }
@@ -79,7 +81,19 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   const feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
   const pushed = new Map<string, SessionFeed>();
 
-  const scan = async (): Promise<void> => {
+  // Pages ask for the list every few seconds each: one walk at a time, and none again within a second.
+  let scanning: Promise<void> | undefined;
+  let scannedAt = 0;
+  const scan = (): Promise<void> => {
+    if (scanning !== undefined) return scanning;
+    if (Date.now() - scannedAt < (options.rescanMs ?? 1000)) return Promise.resolve();
+    scanning = walkAll().finally(() => {
+      scanning = undefined;
+      scannedAt = Date.now();
+    });
+    return scanning;
+  };
+  const walkAll = async (): Promise<void> => {
     const found = new Map<string, LogFile>();
     for (const root of roots) await walk(root, roots, found);
     for (const [id, file] of found) {
@@ -109,7 +123,10 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       if (own !== undefined) return own;
       const open = feeds.get(id);
       if (open !== undefined) return open.feed;
-      if (!files.has(id)) await scan();
+      if (!files.has(id)) {
+        scannedAt = 0; // a session asked for by id that the last walk did not see: look now
+        await scan();
+      }
       const file = files.get(id);
       if (file === undefined || !file.isSession) return undefined;
       // The file may have been swapped for a link since the scan: check where it leads now.

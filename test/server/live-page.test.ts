@@ -55,7 +55,7 @@ const ev = (fields: Record<string, unknown>): AgentEvent => ({ v: 1, seq: seq++,
 beforeAll(async () => {
   if (!hasBrowser || !built) return;
   dir = mkdtempSync(join(tmpdir(), "agentstream-live-"));
-  catalog = await createCatalog({ paths: [dir], read: { dialect: "auto", redact: true }, pollMs: 50 });
+  catalog = await createCatalog({ paths: [dir], read: { dialect: "auto", redact: true }, pollMs: 50, rescanMs: 0 });
   server = await startServer({ catalog, assets: loadWebAssets() });
   browser = await launchBrowser();
 });

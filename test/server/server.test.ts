@@ -54,6 +54,7 @@ beforeAll(async () => {
     paths: [dir, ...(hasShared ? [claudeCapture] : [])],
     read: { dialect: "auto", redact: true },
     pollMs: 50,
+    rescanMs: 0,
   });
   server = await startServer({ catalog, assets: { script: "/* app */", style: "/* css */" }, stallMs: 300 });
   auth = { Authorization: `Bearer ${server.token}` };
@@ -156,6 +157,15 @@ describe("the session list", () => {
   it("skips symbolic links that lead out of the served paths", async () => {
     const files = (await sessions()).map((s) => s.file ?? "");
     expect(files.some((f) => f.includes("link-out") || f.includes("folder-out"))).toBe(false);
+  });
+
+  it("refuses a listed log that was swapped for a link out of the served paths before it was opened", async () => {
+    copyFileSync(synthetic, join(dir, "swap.ndjson"));
+    const session = await byFile("swap.ndjson");
+    rmSync(join(dir, "swap.ndjson"));
+    symlinkSync(join(outside, "escaped.ndjson"), join(dir, "swap.ndjson"));
+    expect((await httpGet(server.origin, `/api/sessions/${session.id}/events`, auth)).status).toBe(404);
+    expect((await sessions()).some((s) => s.file?.endsWith("swap.ndjson"))).toBe(false);
   });
 
   it.skipIf(!hasShared)("lists a served file: a real Claude Code capture with its tokens and cost", async () => {

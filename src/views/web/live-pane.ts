@@ -20,6 +20,7 @@ export class LivePane {
   private readonly view: SessionView;
   private readonly liveness = new Liveness();
   private readonly body = el("div", { class: "as-pane-body" });
+  private readonly title = el("span", { class: "as-pane-title" });
   private source: EventSource | undefined;
   private lastSeq = -1;
   private ended = false;
@@ -29,18 +30,20 @@ export class LivePane {
     this.id = info.id;
     const close = el("button", { class: "as-pane-close", text: "×", attrs: { type: "button", "aria-label": "close this session" } });
     close.addEventListener("click", () => onClose(this));
-    const title = el("span", {
-      class: "as-pane-title",
-      text: visibleLine(paneTitle(info)),
-      attrs: { title: visibleLine(info.file ?? info.cwd ?? info.id) },
-    });
-    const head = el("div", { class: "as-pane-head" }, [title, this.liveness.element, close]);
-    this.element = el("section", { class: "as-pane", attrs: { "data-session": info.id, "aria-label": visibleLine(paneTitle(info)) } }, [
-      head,
-      this.body,
-    ]);
+    const head = el("div", { class: "as-pane-head" }, [this.title, this.liveness.element, close]);
+    this.element = el("section", { class: "as-pane", attrs: { "data-session": info.id } }, [head, this.body]);
     this.view = new SessionView(this.body);
+    this.update(info);
     this.connect();
+  }
+
+  /** The list's newer facts (a run's agent and folder are known only after its first events). */
+  update(info: LiveSessionInfo): void {
+    const title = visibleLine(paneTitle(info));
+    if (this.title.textContent === title) return;
+    this.title.textContent = title;
+    this.title.title = visibleLine(info.file ?? info.cwd ?? info.id);
+    this.element.setAttribute("aria-label", title);
   }
 
   /** Events shown so far: the seq of the last one (-1: none). */

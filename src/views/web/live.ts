@@ -59,6 +59,10 @@ export function startLive(root: HTMLElement): void {
     status.textContent = sessions === undefined ? "server unreachable" : "";
     if (sessions === undefined) return;
     list.update(sessions);
+    for (const pane of panes) {
+      const info = list.find(pane.id);
+      if (info !== undefined) pane.update(info);
+    }
     // `run --serve` has one session: show it at once.
     if (first && wanted.length === 0 && sessions.length === 1) wanted.push((sessions[0] as LiveSessionInfo).id);
     first = false;
