@@ -47,8 +47,8 @@ export function startLive(root: HTMLElement): void {
     panes.push(pane);
     area.append(pane.element);
     changed();
-    // In one column (a phone) the pane is below the list: bring it into view.
-    pane.element.scrollIntoView({ block: "nearest" });
+    // In one column (a phone) the pane is below the list: bring it into view. Side by side, it is in view already.
+    if (window.matchMedia("(max-width: 760px)").matches) pane.element.scrollIntoView({ block: "nearest" });
   }
 
   installPageKeys(list, panes, close);
