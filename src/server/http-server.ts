@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AgentStreamError } from "../errors.ts";
 import type { WebAssets } from "./assets.ts";
 import type { SessionCatalog } from "./catalog.ts";
 import { LIVE_PAGE } from "./page.ts";
@@ -88,9 +89,11 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new AgentStreamError("io", `cannot listen on ${host}:${options.port ?? 0}: ${error.code ?? error.message}`, { cause: error })),
+    );
     server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });
