@@ -25,6 +25,8 @@ export class SessionFeed {
   private start = 0;
   private bytes = 0;
   private dropped = 0;
+  /** The seq of the last frame dropped, if any was. */
+  private lastDroppedSeq: number | undefined;
   private ended = false;
   private live: boolean;
   private readonly viewers = new Set<FeedViewer>();
@@ -101,7 +103,14 @@ export class SessionFeed {
     return this.facts.info(this.id, this.file, this.live);
   }
 
+  /** How many dropped events a viewer resuming after `seq` has missed (events are numbered one by one). */
+  missedAfter(seq: number): number {
+    if (this.lastDroppedSeq === undefined || seq >= this.lastDroppedSeq) return 0;
+    return Math.min(this.dropped, this.lastDroppedSeq - seq);
+  }
+
   private dropOldest(): void {
+    this.lastDroppedSeq = this.seqs[this.start];
     this.bytes -= (this.frames[this.start] as string).length;
     this.start++;
     this.dropped++;

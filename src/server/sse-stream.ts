@@ -37,7 +37,7 @@ export function streamFeed(feed: SessionFeed, res: ServerResponse, options: Stre
     "X-Accel-Buffering": "no",
   });
   // Events that were dropped from the feed before this viewer asked for them: say how many.
-  const missing = options.after === undefined ? feed.firstIndex : Math.max(0, feed.firstIndex - feed.indexAfter(options.after));
+  const missing = options.after === undefined ? feed.firstIndex : feed.missedAfter(options.after);
   res.write(`retry: 1000\n\n${missing > 0 ? control("truncated", { dropped: missing }) : ""}`);
 
   const close = (): void => {
