@@ -12,6 +12,8 @@ import { basename, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { followFile } from "./follow-file.ts";
+import { registeredRuns } from "./registry.ts";
+import { openRemoteFeed } from "./remote-feed.ts";
 import { SessionFacts, type SessionInfo } from "./session-facts.ts";
 import { SessionFeed } from "./session-feed.ts";
 
@@ -25,6 +27,8 @@ export interface CatalogOptions {
   readonly pollMs?: number;
   /** A walk of the served paths this recent answers the list again. @defaultValue 1000 */
   readonly rescanMs?: number;
+  /** The folder where `run --serve` servers register (./registry.ts); absent: none are listed. */
+  readonly registry?: string;
   /** A feed nobody watches is released after this long. @defaultValue 60000 */
   readonly releaseMs?: number;
 }
@@ -85,6 +89,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   let scanning: Promise<void> | undefined;
   let scannedAt = 0;
   const scan = (): Promise<void> => {
+    if (options.registry !== undefined) followRegisteredRuns(options.registry, options.read.redact === true, pushed);
     if (scanning !== undefined) return scanning;
     if (Date.now() - scannedAt < (options.rescanMs ?? 1000)) return Promise.resolve();
     scanning = walkAll().finally(() => {
@@ -144,6 +149,11 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       feeds.clear();
     },
   };
+}
+
+/** Streams each newly registered run into a local feed (kept, ended, once its run is over). */
+function followRegisteredRuns(dir: string, redact: boolean, feeds: Map<string, SessionFeed>): void {
+  for (const run of registeredRuns(dir)) if (!feeds.has(run.runId)) feeds.set(run.runId, openRemoteFeed(run, redact));
 }
 
 /** A served path: a folder (everything under it) or a file (itself only). */

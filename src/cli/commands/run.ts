@@ -17,6 +17,7 @@ import { loadWebAssets, type WebAssets } from "../../server/assets.ts";
 import { createCatalog } from "../../server/catalog.ts";
 import { startServer } from "../../server/http-server.ts";
 import { SessionFeed } from "../../server/session-feed.ts";
+import { registerRun, registryDir, type RegisteredRun } from "../../server/registry.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -137,7 +138,7 @@ executable, 127 command not found, 2 usage error.`,
         "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
       );
     const stopForwarding = forwardSignals(agent, killAfterMs);
-    const page = assets === undefined ? undefined : await serveRun(agent.runId, assets, values, io);
+    const page = assets === undefined ? undefined : await serveRun(agent.runId, agentName(command), assets, values, io);
     try {
       for await (const event of agent.events) {
         page?.feed.push(event);
@@ -159,6 +160,7 @@ executable, 127 command not found, 2 usage error.`,
 /** `--serve`: this run's own server, its one session fed with the run's (redacted) events. */
 async function serveRun(
   runId: string,
+  command: string,
   assets: WebAssets,
   values: RunValues,
   io: CliIo,
@@ -168,6 +170,7 @@ async function serveRun(
   catalog.add(feed);
   const server = await startServer({ catalog, assets, host: values.host, port: parsePort(values.port) });
   warnIfExposed(values.host, io);
+  const unregister = announce({ runId, pid: process.pid, origin: server.origin, token: server.token, command }, io);
   await io.stderr.write(`agentstream run: watch it at ${server.url}\n`);
   let ended: Promise<void> | undefined;
   return {
@@ -175,6 +178,7 @@ async function serveRun(
     end() {
       ended ??= (async () => {
         feed.end();
+        unregister();
         // The viewers' streams end themselves once they have the last event; give them a moment to read it.
         for (let waited = 0; server.viewers() > 0 && waited < SERVE_DRAIN_MS; waited += 50) await sleep(50);
         await server.close();
@@ -182,6 +186,18 @@ async function serveRun(
       return ended;
     },
   };
+}
+
+/** `agentstream serve` on this machine finds the run in the registry and lists it (docs/web.md); not being found is no reason to fail the run. */
+function announce(run: RegisteredRun, io: CliIo): () => void {
+  try {
+    return registerRun(registryDir(io.env), run);
+  } catch (error) {
+    void io.stderr.write(
+      `agentstream run: agentstream serve will not list this run: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return () => {};
+  }
 }
 
 /** How long `run --serve` waits, after the run, for its viewers to read the end of the stream. */

@@ -2,6 +2,7 @@ import { AgentStreamError } from "../../errors.ts";
 import { loadWebAssets } from "../../server/assets.ts";
 import { createCatalog } from "../../server/catalog.ts";
 import { startServer } from "../../server/http-server.ts";
+import { registryDir } from "../../server/registry.ts";
 import { isLoopback } from "../../server/security.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
@@ -39,6 +40,7 @@ anything leaves (docs/web.md). Ctrl-C stops it.`,
   examples: ["agentstream serve ~/.agentstream/runs", "agentstream serve --port 8080 session.jsonl logs/"],
   async run({ values, positionals, io }) {
     const catalog = await createCatalog({
+      registry: registryDir(io.env),
       paths: positionals.length === 0 ? ["."] : positionals,
       read: { dialect: "auto", redact: !values["no-redact"] },
     });

@@ -1,0 +1,86 @@
+/**
+ * `agentstream serve` lists and streams a running `agentstream run --serve` on the same machine,
+ * found through the per-user registry (src/server/registry.ts), with the built binary.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/model/events.ts";
+import { createCatalog } from "../../src/server/catalog.ts";
+import { startServer } from "../../src/server/http-server.ts";
+import { registeredRuns, registryDir } from "../../src/server/registry.ts";
+import type { SessionInfo } from "../../src/server/session-facts.ts";
+import { httpGet, openSse } from "../helpers/http.ts";
+import { repoRoot } from "../helpers/shared.ts";
+
+const bin = join(repoRoot, "dist/cli/bin.js");
+const built = existsSync(bin) && existsSync(join(repoRoot, "dist/web/app.js"));
+if (!built) console.warn("[agentstream tests] dist/ not built: test/server/registry.test.ts is skipped (npm run build)");
+const secret = `ghp_${"a1B2c3D4e5".repeat(4)}`;
+const runtime = mkdtempSync(join(tmpdir(), "agentstream-runtime-"));
+afterAll(() => rmSync(runtime, { recursive: true, force: true }));
+
+describe("the run registry", () => {
+  it("ignores files others could write, and files of processes that are gone", () => {
+    const dir = join(runtime, "unit");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const run = { runId: "r", pid: process.pid, origin: "http://127.0.0.1:1", token: "t", command: "claude" };
+    writeFileSync(join(dir, "ok.json"), JSON.stringify(run), { mode: 0o600 });
+    writeFileSync(join(dir, "open.json"), JSON.stringify({ ...run, runId: "open" }), { mode: 0o644 });
+    chmodSync(join(dir, "open.json"), 0o644);
+    writeFileSync(join(dir, "gone.json"), JSON.stringify({ ...run, runId: "gone", pid: 2 ** 22 + 12345 }), { mode: 0o600 });
+    writeFileSync(join(dir, "far.json"), JSON.stringify({ ...run, runId: "far", origin: "http://evil.example:80" }), { mode: 0o600 });
+    expect(registeredRuns(dir).map((r) => r.runId)).toEqual(["r"]);
+    expect(existsSync(join(dir, "gone.json"))).toBe(false);
+  });
+});
+
+describe.skipIf(!built)("serve finds run --serve", () => {
+  it("lists a running run --serve, streams its events as they come (redacted again), and sees it end", async () => {
+    const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+    const child = spawn(process.execPath, [bin, "run", "--serve", "--no-redact", "--from", "claude", "--mode", "none", "--", "cat"], {
+      stdio: ["pipe", "ignore", "pipe"],
+      env,
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    await new Promise<void>((resolve) => {
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("watch it at")) resolve();
+      });
+    });
+    const dir = registryDir(env);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const [file] = readdirSync(dir);
+    expect(statSync(join(dir, file ?? "")).mode & 0o777).toBe(0o600);
+
+    const catalog = await createCatalog({ paths: [], read: { dialect: "auto", redact: true }, registry: dir, rescanMs: 0 });
+    const server = await startServer({ catalog, assets: { script: "", style: "" } });
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const list = JSON.parse((await httpGet(server.origin, "/api/sessions", auth)).body) as SessionInfo[];
+    expect(list).toMatchObject([{ live: true, status: "running", file: null }]);
+    const stream = openSse(server.origin, `/api/sessions/${list[0]?.id}/events`, auth);
+    const say = (record: object): void => void child.stdin?.write(`${JSON.stringify(record)}\n`);
+    say({ type: "system", subtype: "init", session_id: "live", cwd: "/work/live", model: "m", tools: [] });
+    say({
+      type: "assistant",
+      session_id: "live",
+      message: { id: "m1", role: "assistant", content: [{ type: "text", text: `hello ${secret}` }] },
+    });
+    const answer = await stream.waitFor((f) => f.event === "message" && (JSON.parse(f.data) as AgentEvent).type === "message.completed");
+    // That run shows secrets (--no-redact); this server does not.
+    expect(answer.data).not.toContain(secret);
+    expect(answer.data).toContain("[REDACTED:github-token]");
+    say({ type: "result", subtype: "success", session_id: "live", result: "hello", is_error: false });
+    child.stdin?.end();
+    await stream.waitFor((f) => f.event === "end");
+    await closed;
+    const after = JSON.parse((await httpGet(server.origin, "/api/sessions", auth)).body) as SessionInfo[];
+    expect(after).toMatchObject([{ live: false, status: "success", cwd: "/work/live", agent: "claude-code" }]);
+    expect(readdirSync(dir)).toEqual([]); // the run took its file away
+    await server.close();
+  });
+});
