@@ -27,8 +27,8 @@ export const serve = defineCommand({
 dialect, detected from their first records; the logs of \`agentstream run --log <dir>\`, streamed live
 while their run goes on; the runs of \`agentstream run --serve\` on this machine), a session page
 that streams as the agent works, several side by side. Prints the URL to open (with a one-time
-token, exchanged for a cookie on first load). Listens on 127.0.0.1 only, checks Host, Origin and the token on every request, and redacts secrets before
-anything leaves (docs/web.md). Ctrl-C stops it.`,
+token, exchanged for a cookie on first load). Listens on 127.0.0.1 only, checks Host, Origin and
+the token on every request, and redacts secrets before anything leaves (docs/web.md). Ctrl-C stops it.`,
   options: {
     ...serverOptions,
     "no-redact": {
