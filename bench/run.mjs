@@ -139,12 +139,12 @@ for (const [label, dialect, lineOf] of [
     "claude, auto-detected",
     "auto",
     (i) =>
-      JSON.stringify({
+      `${JSON.stringify({
         type: "stream_event",
         event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: ` word${i}` } },
         session_id: "s",
         parent_tool_use_id: null,
-      }) + "\n",
+      })}\n`,
   ],
 ]) {
   const { readEvents } = await import("../dist/index.js");
@@ -152,14 +152,12 @@ for (const [label, dialect, lineOf] of [
   const written = [];
   const latencies = [];
   const consumer = (async () => {
-    let i = 0;
     let lastLine = 0;
     for await (const event of readEvents(input, { dialect })) {
       const line = event.source?.line ?? 0;
       if (line > lastLine) {
         lastLine = line;
         latencies.push(performance.now() - written[line - 1]);
-        i++;
       }
     }
   })();

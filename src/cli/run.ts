@@ -19,7 +19,7 @@ import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [runAgentCommand, render, convert, summary, html, sessions, usage, validate, schema, formats];
+const commands: readonly Command[] = [runAgentCommand, render, convert, summary, html, sessions, usage, validate, schema, formats];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

@@ -13,8 +13,8 @@ import { hasShared } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/aaep/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: aaep, repair: false });
-const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
+const decode = (...lines: object[]) => readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: aaep, repair: false });
+const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
 const T = "2026-05-24T14:22:11.342Z";
 let n = 0;
 const ev = (type: string, fields: object = {}) => ({

@@ -20,7 +20,7 @@ const S = "5e55a0b1-0000-4000-8000-000000000001";
 const fixture = (name: string): string => join(repoRoot, "test/fixtures/claude", name);
 /** Our fixtures read without the repair stage, so the decoder's own output is what is checked. */
 const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
-const lines = (...records: object[]): string => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const lines = (...records: object[]): string => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const decode = (...records: object[]): ReadResult => readAll([lines(...records)], { dialect: "claude", repair: false });
 const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((e): e is EventOf<T> => e.type === type);

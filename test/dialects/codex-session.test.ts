@@ -26,12 +26,11 @@ const META = line("session_meta", {
 });
 const shape = (e: AgentEvent): Record<string, unknown> => {
   const { v, seq, source, sessionId, time, ...rest } = e as AgentEvent & Record<string, unknown>;
-  void v, seq, source, sessionId, time;
   return rest;
 };
 /** Events after session.started for the given lines. */
-const after = (...records: string[]) =>
-  raw([META, ...records].join("\n") + "\n")
+const afterMeta = (...records: string[]) =>
+  raw(`${[META, ...records].join("\n")}\n`)
     .events.slice(1)
     .map(shape);
 
@@ -228,7 +227,7 @@ describe("codex-session record shapes", () => {
       ],
     ],
   ])("%s", (_name, records, expected) => {
-    expect(after(...records).slice(0, expected.length)).toEqual(expected);
+    expect(afterMeta(...records).slice(0, expected.length)).toEqual(expected);
   });
 
   it("every event of a record carries the record's timestamp", () => {
@@ -251,12 +250,12 @@ describe("codex-session record shapes", () => {
     ["mcp__docs__search", "docs"],
     ["github__create_issue", "github"],
   ])("MCP tool name %s → kind mcp, server %s", (name, server) => {
-    const events = after(line("response_item", { type: "function_call", name, arguments: "{}", call_id: "c" }));
+    const events = afterMeta(line("response_item", { type: "function_call", name, arguments: "{}", call_id: "c" }));
     expect(events[0]).toMatchObject({ type: "tool.started", name, kind: "mcp", server });
   });
 
   it("the same text told by two event_msgs is not paired (only response_item with event_msg is)", () => {
-    const events = after(
+    const events = afterMeta(
       line("event_msg", { type: "agent_message", message: "same" }),
       line("event_msg", { type: "agent_message", message: "same" }),
     );

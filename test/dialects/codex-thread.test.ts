@@ -12,8 +12,8 @@ import { hasShared } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/codex-thread/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const decode = (...lines: object[]) =>
-  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: codexThread, repair: false });
-const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
+  readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: codexThread, repair: false });
+const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
 const T = "2026-02-01T09:00:00Z";
 let n = 0;
 const rec = (type: string, fields: object = {}) => ({ type, timestamp: T, sequence: n++, thread_id: "th-1", ...fields });

@@ -17,12 +17,11 @@ const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): Ev
 /** The decoder's own output (no repair stage). */
 const raw = (text: string) => readAll([text], { dialect: "codex", repair: false });
 const json = (value: Record<string, unknown>): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
-const lines = (...records: unknown[]): string => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const lines = (...records: unknown[]): string => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const THREAD = { type: "thread.started", thread_id: "01a0cccc-0000-7000-8000-000000000001" };
 /** Drops the envelope so event shapes compare cleanly. */
 const shape = (e: AgentEvent): Record<string, unknown> => {
   const { v, seq, source, sessionId, time, ...rest } = e as AgentEvent & Record<string, unknown>;
-  void v, seq, source, sessionId, time;
   return rest;
 };
 

@@ -12,7 +12,7 @@ import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/cursor/${name}`, import.meta.url).pathname;
-const decode = (...lines: object[]) => readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: cursor, repair: false });
+const decode = (...lines: object[]) => readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: cursor, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((e): e is EventOf<T> => e.type === type);
 const json = (value: object): InputRecord => ({

@@ -12,7 +12,7 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/gemini-session/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) =>
-  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: geminiSession, repair: false });
+  readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: geminiSession, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((e): e is EventOf<T> => e.type === type);
 const json = (value: object): InputRecord => ({

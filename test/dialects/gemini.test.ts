@@ -13,7 +13,7 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/gemini/${name}`, import.meta.url).pathname;
 /** Decodes lines with this dialect and no repair stage, so the decoder's own output is checked. */
 const decode = (...lines: (object | string)[]) =>
-  readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: gemini, repair: false });
+  readAll([`${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`], { dialect: gemini, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((e): e is EventOf<T> => e.type === type);
 const json = (value: object): InputRecord => ({

@@ -12,8 +12,8 @@ import { hasShared } from "../helpers/shared.ts";
 const fixture = (name: string): string => new URL(`../fixtures/oneshot/${name}`, import.meta.url).pathname;
 const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const decode = (...lines: object[]) =>
-  readAll([lines.map((l) => JSON.stringify(l)).join("\n") + "\n"], { dialect: oneshot, repair: false });
-const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => (void v, void seq, void source, rest));
+  readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: oneshot, repair: false });
+const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
 const T = 1768954851123;
 const packet = (type: string, data: unknown, extra: object = {}) => ({
   timestamp: T / 1000,

@@ -12,7 +12,7 @@ import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const fixture = (name: string): string => new URL(`../fixtures/opencode/${name}`, import.meta.url).pathname;
 const decode = (...lines: (object | string)[]) =>
-  readAll([lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n"], { dialect: opencode, repair: false });
+  readAll([`${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`], { dialect: opencode, repair: false });
 const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
   events.filter((e): e is EventOf<T> => e.type === type);
 const json = (value: object): InputRecord => ({

@@ -46,7 +46,6 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
     .filter((e) => !STREAM_ONLY.has(e.type))
     .map((event) => {
       const { v, seq, source, raw, time, ...rest } = event as AgentEvent & Record<string, unknown>;
-      void v, void seq, void source;
       const out: Record<string, unknown> = { ...rest };
       if (event.type === "unknown") out.raw = raw;
       if (view.time !== false && time !== undefined) out.time = Date.parse(time as string);

@@ -187,8 +187,8 @@ describe("1000 deltas in, one message out", () => {
     const text = words.join("");
     const asDeltas = see([started("m"), ...words.map((w) => delta("m", w))]);
     expect(asDeltas.streamed.get("m")).toBe(text);
-    let sofar = "";
-    const asSnapshots = see([started("m"), ...words.map((w) => delta("m", (sofar += w)))]);
+    const snapshots = words.map((_, i) => words.slice(0, i + 1).join(""));
+    const asSnapshots = see([started("m"), ...snapshots.map((snapshot) => delta("m", snapshot))]);
     expect(asSnapshots.streamed.get("m")).toBe(text);
     expect(asSnapshots.events.filter((e) => e.type === "message.delta").length).toBeLessThanOrEqual(1000);
   });

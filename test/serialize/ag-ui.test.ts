@@ -507,9 +507,12 @@ async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
   });
   let finished: { result?: unknown; finalText?: unknown } | undefined;
   const result = await agent.runAgent(undefined, {
-    onRunFinishedEvent: ({ event }) => void (finished = { result: event.result }),
-    onRunErrorEvent: ({ event }) =>
-      void (finished = { finalText: (event.metadata as { agentstream?: { finalText?: string } } | undefined)?.agentstream?.finalText }),
+    onRunFinishedEvent: ({ event }) => {
+      finished = { result: event.result };
+    },
+    onRunErrorEvent: ({ event }) => {
+      finished = { finalText: (event.metadata as { agentstream?: { finalText?: string } } | undefined)?.agentstream?.finalText };
+    },
   });
   void result;
   const messages: Message[] = agent.messages;

@@ -5,7 +5,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { codexThread } from "../../src/formats/codex-thread/decode.ts";
-import type { AgentEvent } from "../../src/model/events.ts";
 import { REDACTED, redactSecrets, redactText } from "../../src/encoding/redact.ts";
 import { shortSummary } from "../../src/formats/codex-thread/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../helpers/convert.ts";
@@ -28,7 +27,7 @@ const start = {
 const middle = (events: object[]) =>
   records(write([start, ...events]))
     .slice(1, -1)
-    .map(({ timestamp, sequence, thread_id, ...rest }) => (void timestamp, void sequence, void thread_id, rest));
+    .map(({ timestamp, sequence, thread_id, ...rest }) => rest);
 
 describe("codex-thread writer: envelope", () => {
   it("thread.started first from session.started: design fields mapped, null when unknown", () => {
