@@ -4,9 +4,17 @@
  * where JSON.parse rounded, keeping the digits as written; `stringifyRecord` writes them back as
  * bare number text, so every writer carries them without loss.
  *
- * It is the one class in the model: plain data cannot say "this number, exactly as written".
+ * It is the one class in the model: plain data cannot say "this number, exactly as written". The
+ * JSON value types live here with it (events.ts re-exports them), so the two files import one way.
  */
-import type { JsonObject, JsonValue } from "./events.ts";
+
+/**
+ * Any JSON value, as it came off the wire. An integer beyond ±(2^53 − 1) arrives as a
+ * `LosslessInteger` (its digits as written), since a number would round it.
+ */
+export type JsonValue = string | number | LosslessInteger | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object, as it came off the wire. */
+export type JsonObject = { [key: string]: JsonValue };
 
 export class LosslessInteger {
   /** The integer as the input wrote it: an optional `-` and digits, no exponent. */
