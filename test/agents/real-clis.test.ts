@@ -25,6 +25,7 @@ import {
 } from "../helpers/model-server/run-real-cli.ts";
 import { readAll } from "../helpers/read.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
+import { ofType } from "../helpers/events.ts";
 
 const haveClis = realClis.claude !== undefined && realClis.codex !== undefined;
 if (!haveClis) {
@@ -50,9 +51,6 @@ const clis: readonly Cli[] = [
   { name: "claude", run: runRealClaude },
   { name: "codex", run: runRealCodex },
 ];
-
-const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((event): event is EventOf<T> => event.type === type);
 
 /** The command a tool call ran: Codex gives it as `input.command` (wrapped in `bash -lc`); Claude Code streams its input as JSON. */
 function commandOf(events: readonly AgentEvent[], started: EventOf<"tool.started">): string {

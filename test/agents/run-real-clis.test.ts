@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import type { RunResult } from "../../src/run/index.ts";
 import type { Script } from "../helpers/model-server/index.ts";
 import {
@@ -25,6 +25,7 @@ import {
 import { readAll } from "../helpers/read.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
+import { ofType } from "../helpers/events.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const ready = realClis.claude !== undefined && realClis.codex !== undefined && existsSync(bin);
@@ -43,8 +44,6 @@ const clis: readonly Cli[] = [
   { name: "codex", run: runRealCodex },
 ];
 
-const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((event): event is EventOf<T> => event.type === type);
 /** Events `run` adds (they have a source without a line): stderr lines, heartbeats, exit notes. */
 const isOurs = (event: AgentEvent): boolean =>
   event.type === "heartbeat" || (event.type === "notice" && ["stderr", "exit", "incomplete", "leftover-processes"].includes(event.kind));

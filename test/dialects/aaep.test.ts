@@ -3,16 +3,14 @@ import { describe, expect, it } from "vitest";
 import { aaep } from "../../src/formats/aaep/decode.ts";
 import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { upstreamAaep, upstreamErrors } from "../helpers/aaep-upstream.ts";
 import { records, validateFormat } from "../helpers/convert.ts";
 import { readAll } from "../helpers/read.ts";
-import { captureRecords } from "../helpers/records.ts";
+import { captureRecords, jsonRecord } from "../helpers/records.ts";
 import { hasShared } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/aaep/${name}`, import.meta.url).pathname;
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const decode = (...lines: object[]) => readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: aaep, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
 const T = "2026-05-24T14:22:11.342Z";
@@ -29,16 +27,20 @@ const ev = (type: string, fields: object = {}) => ({
 
 describe("aaep: detection", () => {
   it.each([
-    ["a core event", json(ev("aaep:agent.session.started", { summary_normal: "x" })), true],
+    ["a core event", jsonRecord(ev("aaep:agent.session.started", { summary_normal: "x" })), true],
     [
       "an extension event with an array context",
-      json({ ...ev("medai:patient.consulted"), "@context": ["https://aaep-protocol.org/context/v1", "https://example.org/medai"] }),
+      jsonRecord({ ...ev("medai:patient.consulted"), "@context": ["https://aaep-protocol.org/context/v1", "https://example.org/medai"] }),
       true,
     ],
-    ["another JSON-LD context", json({ ...ev("aaep:agent.session.started"), "@context": "https://www.w3.org/ns/activitystreams" }), false],
+    [
+      "another JSON-LD context",
+      jsonRecord({ ...ev("aaep:agent.session.started"), "@context": "https://www.w3.org/ns/activitystreams" }),
+      false,
+    ],
     [
       "a handshake message (no envelope)",
-      json({ type: "subscription.request", aaep_version: "1.0.0", subscriber_id: "x", capabilities: {} }),
+      jsonRecord({ type: "subscription.request", aaep_version: "1.0.0", subscriber_id: "x", capabilities: {} }),
       false,
     ],
   ])("%s", (_name, record, expected) => {
@@ -46,7 +48,7 @@ describe("aaep: detection", () => {
   });
 
   it("the registry picks aaep for an AAEP event", () => {
-    expect(detectDialect(json(ev("aaep:agent.output.streaming", { chunk: "", position: 0, complete: true })))?.name).toBe("aaep");
+    expect(detectDialect(jsonRecord(ev("aaep:agent.output.streaming", { chunk: "", position: 0, complete: true })))?.name).toBe("aaep");
   });
 
   it.skipIf(!hasShared)("claims no record of any real capture", () => {
@@ -270,13 +272,21 @@ describe("aaep: event shapes (another producer's events, no agentstream extensio
   });
 });
 
-describeDialect(aaep, { describe, it, expect }, { sample: readFileSync(fixture("weather-agent-tool-and-output.ndjson"), "utf8") });
-describeDialect(aaep, { describe, it, expect }, { sample: readFileSync(fixture("transfer-confirmation-errored.ndjson"), "utf8") });
+describeDialect(
+  aaep,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("aaep", "weather-agent-tool-and-output.ndjson"), "utf8") },
+);
+describeDialect(
+  aaep,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("aaep", "transfer-confirmation-errored.ndjson"), "utf8") },
+);
 
 describe("aaep: fixtures", () => {
   it("the fixtures are valid AAEP: our validator finds nothing; the upstream schemas agree", () => {
     for (const name of ["weather-agent-tool-and-output.ndjson", "transfer-confirmation-errored.ndjson"]) {
-      const text = readFileSync(fixture(name), "utf8");
+      const text = readFileSync(fixturePath("aaep", name), "utf8");
       expect(validateFormat("aaep", text)).toEqual([]);
       const upstream = upstreamAaep();
       if (upstream !== undefined) for (const record of records(text)) expect(upstreamErrors(upstream, record)).toEqual([]);
@@ -284,7 +294,7 @@ describe("aaep: fixtures", () => {
   });
 
   it("weather-agent: a tool call, a two-chunk answer, success", () => {
-    const { summary, dialect } = readAll([readFileSync(fixture("weather-agent-tool-and-output.ndjson"))]);
+    const { summary, dialect } = readAll([readFileSync(fixturePath("aaep", "weather-agent-tool-and-output.ndjson"))]);
     expect(dialect).toBe("aaep");
     expect(summary).toMatchObject({
       agent: "weather-helper",
@@ -299,7 +309,7 @@ describe("aaep: fixtures", () => {
   });
 
   it("transfer: a confirmation, a timed-out transfer, a bilingual answer, an extension event, errored", () => {
-    const { summary, events } = readAll([readFileSync(fixture("transfer-confirmation-errored.ndjson"))]);
+    const { summary, events } = readAll([readFileSync(fixturePath("aaep", "transfer-confirmation-errored.ndjson"))]);
     expect(summary).toMatchObject({ status: "error", error: "The bank did not answer." });
     expect(summary.toolCalls).toEqual([{ id: "call_t1", name: "transfer", status: "error" }]);
     expect(summary.finalText).toBe("Ẹ jọ̀ọ́, the transfer did not go through.");

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { aider } from "../../src/agents/aider/decode.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/aider/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 const decode = (text: string) => readAll([text], { dialect: "aider" });
 const text = (t: string) => ({ kind: "text" as const, text: t, line: 1, offset: 0, length: t.length });
 
@@ -87,7 +85,7 @@ describe("aider line shapes", () => {
 
 describe("aider synthetic fixtures", () => {
   it("stdout-banner-edit-commit-tokens: banner, SEARCH/REPLACE edits, commits, usage and cost", () => {
-    const { events, summary } = readFile(fixture("stdout-banner-edit-commit-tokens.txt"));
+    const { events, summary } = readFile(fixturePath("aider", "stdout-banner-edit-commit-tokens.txt"));
     expect(summary.dialect).toBe("aider");
     expect(summary.agent).toBe("aider");
     expect(summary.agentVersion).toBe("0.86.1");
@@ -126,7 +124,7 @@ describe("aider synthetic fixtures", () => {
   });
 
   it("tokens-without-cost: a local model, no cost figure", () => {
-    const { summary } = readFile(fixture("tokens-without-cost.txt"));
+    const { summary } = readFile(fixturePath("aider", "tokens-without-cost.txt"));
     expect(summary.costUsd).toBeNull();
     expect(summary.usage.inputTokens).toBe(980);
     expect(summary.model).toBe("ollama_chat/qwen2.5-coder:7b");
@@ -134,7 +132,7 @@ describe("aider synthetic fixtures", () => {
   });
 
   it("chat-history-md: `#### ` user lines, `> ` output lines, a failed edit", () => {
-    const { events, summary } = readFile(fixture("chat-history-md.txt"));
+    const { events, summary } = readFile(fixturePath("aider", "chat-history-md.txt"));
     expect(ofType(events, "session.started")).toHaveLength(1);
     expect(ofType(events, "session.started")[0]).toMatchObject({
       agentVersion: "0.75.1",
@@ -154,7 +152,7 @@ describe("aider synthetic fixtures", () => {
   });
 });
 
-describeDialect(aider, { describe, it, expect }, { sample: readFileSync(fixture("tokens-without-cost.txt"), "utf8") });
+describeDialect(aider, { describe, it, expect }, { sample: readFileSync(fixturePath("aider", "tokens-without-cost.txt"), "utf8") });
 
 describe.skipIf(!hasShared)("aider capture: aider-website_hello-world-flask.md.txt", () => {
   const result = hasShared ? readFile(sharedPath("fixtures", "aider", "aider-website_hello-world-flask.md.txt")) : undefined;

@@ -4,30 +4,20 @@
  * conformance suite and the facts of the real capture in ../shared/fixtures/amp.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/claude/amp.ts";
-import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
+import type { JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
-import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
 const T = "T-019e5b10-1111-7222-8333-944455556666";
-const fixture = (name: string): string => join(repoRoot, "test/fixtures/amp", name);
-const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
+const readFixture = (name: string): ReadResult => readFile(fixturePath("amp", name), { repair: false });
 /** A framed JSON record, as the NDJSON layer hands it to `detect`. */
-const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({
-  kind: "json",
-  value,
-  text,
-  line: 1,
-  offset: 0,
-  length: text.length,
-});
 
 describe("amp: detection", () => {
   const records: [string, JsonObject, boolean][] = [
@@ -137,7 +127,11 @@ describe("amp: record shapes", () => {
   });
 });
 
-describeDialect(amp, { describe, it, expect }, { sample: readFileSync(fixture("amp-tools-usage-per-message-no-cost.ndjson"), "utf8") });
+describeDialect(
+  amp,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("amp", "amp-tools-usage-per-message-no-cost.ndjson"), "utf8") },
+);
 
 noteSharedMissing();
 describe.skipIf(!hasShared)("amp: real capture (../shared/fixtures/amp)", () => {

@@ -3,18 +3,17 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeSession } from "../../src/agents/claude/session.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf, JsonObject } from "../../src/model/events.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/claude-session/${name}`, import.meta.url).pathname;
 const capture = (name: string): string => sharedPath("fixtures", "claude-session", name);
-const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({ kind: "json", value: value as JsonObject, line: 1, offset: 0, length: 1 });
 const decode = (...records: object[]) => readAll([records.map((r) => `${JSON.stringify(r)}\n`).join("")], { dialect: "claude-session" });
 
 const SID = "5f0c2a9e-0000-4a2b-9c3d-00000000c1a0";
@@ -74,7 +73,7 @@ describe("claude-session detection", () => {
     ["gemini session record", { id: "x", timestamp: "t", type: "user", content: [{ text: "hi" }] }, false],
     ["user record without session fields", { type: "user", message: { role: "user", content: "hi" } }, false],
   ])("%s → %s", (_name, value, expected) => {
-    expect(claudeSession.detect(json(value))).toBe(expected);
+    expect(claudeSession.detect(jsonRecord(value))).toBe(expected);
   });
 
   it("never claims a text line", () => {
@@ -82,7 +81,8 @@ describe("claude-session detection", () => {
   });
 
   it("every synthetic fixture is detected as claude-session", () => {
-    for (const name of readdirSync(fixture(""))) expect(readFile(fixture(name)).dialect, name).toBe("claude-session");
+    for (const name of readdirSync(fixturePath("claude-session", "")))
+      expect(readFile(fixturePath("claude-session", name)).dialect, name).toBe("claude-session");
   });
 
   describe.skipIf(!hasShared)("other agents' captures (the first 64 records of each)", () => {
@@ -260,7 +260,7 @@ describe("claude-session record shapes", () => {
     const decoder = claudeSession.createDecoder();
     let released = -1;
     records.forEach((r, i) => {
-      const out = decoder.decode(json(r), { line: i + 1, report: () => {} });
+      const out = decoder.decode(jsonRecord(r), { line: i + 1, report: () => {} });
       if (out.length > 0 && released < 0) released = i;
       events.push(...(out as AgentEvent[]));
     });
@@ -271,7 +271,7 @@ describe("claude-session record shapes", () => {
 
 describe("claude-session synthetic fixtures", () => {
   it("usage-repeated-per-content-block: one usage per message id, with the last record's figures", () => {
-    const { events, summary } = readFile(fixture("usage-repeated-per-content-block.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "usage-repeated-per-content-block.ndjson"));
     const usage = ofType(events, "usage");
     expect(usage.map((u) => u.usage.outputTokens)).toEqual([41, 12]);
     expect(usage.every((u) => u.scope === "delta" && u.model === "claude-sonnet-4-5")).toBe(true);
@@ -297,7 +297,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("message-id-reappears-after-another: a message id is never counted twice, only its growth", () => {
-    const { events, summary } = readFile(fixture("message-id-reappears-after-another.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "message-id-reappears-after-another.ndjson"));
     expect(ofType(events, "usage").map((u) => u.usage.outputTokens)).toEqual([100, 20, 30]);
     expect(summary.usage).toEqual({
       inputTokens: 6,
@@ -310,7 +310,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("tool-result-bash-exit-code: structured result, exit code read from the failure text", () => {
-    const { events, summary } = readFile(fixture("tool-result-bash-exit-code.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "tool-result-bash-exit-code.ndjson"));
     const done = ofType(events, "tool.completed");
     expect(done[0]).toMatchObject({
       toolCallId: "toolu_ok",
@@ -330,7 +330,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("file-edits-structured-patch: Write create and Edit give file.changed, a failed Edit does not", () => {
-    const { events } = readFile(fixture("file-edits-structured-patch.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "file-edits-structured-patch.ndjson"));
     const changes = ofType(events, "file.changed");
     expect(changes).toHaveLength(2);
     expect(changes[0]).toMatchObject({
@@ -347,7 +347,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("interrupted-at-end: the last turn interrupted ends the session as interrupted", () => {
-    const { events, summary } = readFile(fixture("interrupted-at-end.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "interrupted-at-end.ndjson"));
     expect(ofType(events, "notice").map((n) => [n.kind, n.level])).toEqual([["interrupted", "warning"]]);
     expect(events.at(-1)).toMatchObject({
       type: "session.completed",
@@ -360,7 +360,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("interrupted-then-continued: an interruption followed by more turns does not end the session", () => {
-    const { events, summary } = readFile(fixture("interrupted-then-continued.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "interrupted-then-continued.ndjson"));
     expect(ofType(events, "session.completed")).toEqual([]);
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["interrupted"]);
     expect(summary.status).toBe("incomplete");
@@ -368,7 +368,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("api-error-rate-limit: the synthetic API-error message is an error and a rate limit, never the final text", () => {
-    const { events, summary } = readFile(fixture("api-error-rate-limit.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "api-error-rate-limit.ndjson"));
     expect(ofType(events, "error")).toMatchObject([{ scope: "api", code: "rate_limit", message: "You've hit your limit · resets 5pm" }]);
     expect(ofType(events, "rate_limit")).toMatchObject([{ status: "rejected", details: { error: "rate_limit", apiErrorStatus: 429 } }]);
     expect(ofType(events, "usage")).toEqual([]);
@@ -376,7 +376,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("system-records: retries, rate limit, hook summary, turn duration, compaction and commands", () => {
-    const { events } = readFile(fixture("system-records.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "system-records.ndjson"));
     expect(ofType(events, "retry")).toMatchObject([
       { attempt: 1, maxAttempts: 10, delayMs: 1000, error: "529 overloaded_error" },
       { attempt: 2, maxAttempts: 10, delayMs: 2050.5, error: "429 rate_limit_error" },
@@ -396,7 +396,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("summary-and-metadata-records: every metadata record is a notice, permission mode reaches session.started", () => {
-    const { events, issues } = readFile(fixture("summary-and-metadata-records.ndjson"));
+    const { events, issues } = readFile(fixturePath("claude-session", "summary-and-metadata-records.ndjson"));
     expect(events[0]).toMatchObject({ type: "session.started", permissionMode: "acceptEdits", model: "claude-sonnet-4-5" });
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual([
       "summary",
@@ -419,7 +419,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("thinking-visible-hidden-redacted: reasoning, redacted_reasoning with signature, redacted_thinking data", () => {
-    const { events } = readFile(fixture("thinking-visible-hidden-redacted.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "thinking-visible-hidden-redacted.ndjson"));
     const assistant = ofType(events, "message.completed").filter((m) => m.role === "assistant");
     expect(assistant.map((m) => [m.kind, m.text, m.signature])).toEqual([
       ["reasoning", "Two plus two is four.", "c2lnLXZpc2libGU="],
@@ -430,7 +430,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("meta-and-command-wrappers: kept as notices, only the user's own text is a user message", () => {
-    const { events, summary } = readFile(fixture("meta-and-command-wrappers.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "meta-and-command-wrappers.ndjson"));
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["meta", "command", "command_output", "meta", "image", "compact_summary"]);
     expect(ofType(events, "notice").find((n) => n.kind === "command")?.details).toEqual({ command: "/review", args: "src/" });
     expect(
@@ -442,7 +442,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("sidechain-inline-task: a 1.x sidechain is a child session linked to its Task call and ended by the Task result", () => {
-    const { events, summary } = readFile(fixture("sidechain-inline-task.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "sidechain-inline-task.ndjson"));
     const started = ofType(events, "session.started");
     expect(started).toHaveLength(2);
     expect(started[1]).toMatchObject({
@@ -478,7 +478,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("subagent-file: a 2.x subagent file read on its own is a subagent session", () => {
-    const { events, summary } = readFile(fixture("subagent-file.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "subagent-file.ndjson"));
     expect(events[0]).toMatchObject({
       type: "session.started",
       sessionId: `${SID}/agent-a0f1e2d3c4b5a6978`,
@@ -493,7 +493,7 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("attachments-goal-and-hooks: goal met vs cleared (sentinel), hook levels", () => {
-    const { events } = readFile(fixture("attachments-goal-and-hooks.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "attachments-goal-and-hooks.ndjson"));
     expect(ofType(events, "notice").map((n) => [n.kind, n.level, n.text])).toEqual([
       ["goal_status", "info", "Goal met: make the tests pass (All 42 tests pass.)"],
       ["goal_status", "info", "Goal cleared: make the tests pass"],
@@ -504,14 +504,14 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("progress-records: bash_progress of an open call is tool.progress, the rest are notices", () => {
-    const { events } = readFile(fixture("progress-records.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "progress-records.ndjson"));
     expect(ofType(events, "tool.progress")).toMatchObject([{ toolCallId: "toolu_build", output: "cc -o demo demo.c\n", elapsedMs: 3000 }]);
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["hook", "agent_progress"]);
     expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
   });
 
   it("todo-task-and-mcp-tools: TodoWrite and TaskCreate/TaskUpdate give plans, MCP tools a server", () => {
-    const { events } = readFile(fixture("todo-task-and-mcp-tools.ndjson"));
+    const { events } = readFile(fixturePath("claude-session", "todo-task-and-mcp-tools.ndjson"));
     expect(ofType(events, "plan.updated").map((p) => p.items)).toEqual([
       [
         { text: "Read the spec", status: "in_progress" },
@@ -532,14 +532,14 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("unknown-record-type: one unknown event, the rest decodes", () => {
-    const { events, issues, summary } = readFile(fixture("unknown-record-type.ndjson"));
+    const { events, issues, summary } = readFile(fixturePath("claude-session", "unknown-record-type.ndjson"));
     expect(ofType(events, "unknown")).toHaveLength(1);
     expect(issues.map((i) => i.code)).toEqual(["unknown-record"]);
     expect(summary.finalText).toBe("Hi.");
   });
 
   it("synthetic-no-response-requested: bookkeeping replies are notices without usage", () => {
-    const { events, summary } = readFile(fixture("synthetic-no-response-requested.ndjson"));
+    const { events, summary } = readFile(fixturePath("claude-session", "synthetic-no-response-requested.ndjson"));
     expect(ofType(events, "notice").map((n) => [n.kind, n.text])).toEqual([
       ["meta", "Continue from where you left off."],
       ["synthetic_message", "No response requested."],
@@ -550,8 +550,8 @@ describe("claude-session synthetic fixtures", () => {
   });
 
   it("every fixture validates: schema and sequence, nothing left open except never-answered calls", () => {
-    for (const name of readdirSync(fixture(""))) {
-      const { events } = readFile(fixture(name));
+    for (const name of readdirSync(fixturePath("claude-session", ""))) {
+      const { events } = readFile(fixturePath("claude-session", name));
       expect(
         checkSequence(events).filter((i) => i.severity === "error"),
         name,
@@ -560,7 +560,11 @@ describe("claude-session synthetic fixtures", () => {
   });
 });
 
-describeDialect(claudeSession, { describe, it, expect }, { sample: readFileSync(fixture("sidechain-inline-task.ndjson"), "utf8") });
+describeDialect(
+  claudeSession,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("claude-session", "sidechain-inline-task.ndjson"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("claude-session real captures", () => {
   it("ccviewer 1.0.98: 167 tool calls (23 failed), 5 linked subagents, usage over 170 unique message ids", () => {
@@ -804,9 +808,10 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
         const result = readFile(join(dir, name));
         expect(result.dialect, name).toBe("claude-session");
         expect(ofType(result.events, "unknown"), name).toEqual([]);
-        expect(detectDialect(json(JSON.parse(readFileSync(join(dir, name), "utf8").split("\n")[0] as string) as object))?.name, name).toBe(
-          "claude-session",
-        );
+        expect(
+          detectDialect(jsonRecord(JSON.parse(readFileSync(join(dir, name), "utf8").split("\n")[0] as string) as object))?.name,
+          name,
+        ).toBe("claude-session");
       }
     }
   });

@@ -14,25 +14,17 @@ import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile, type ReadResult } from "../helpers/read.ts";
-import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
 const S = "5e55a0b1-0000-4000-8000-000000000001";
-const fixture = (name: string): string => join(repoRoot, "test/fixtures/claude", name);
 /** Our fixtures read without the repair stage, so the decoder's own output is what is checked. */
-const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
+const readFixture = (name: string): ReadResult => readFile(fixturePath("claude", name), { repair: false });
 const lines = (...records: object[]): string => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const decode = (...records: object[]): ReadResult => readAll([lines(...records)], { dialect: "claude", repair: false });
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 /** A framed JSON record, as the NDJSON layer hands it to `detect`. */
-const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({
-  kind: "json",
-  value,
-  text,
-  line: 1,
-  offset: 0,
-  length: text.length,
-});
 const only = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T> => {
   const found = ofType(events, type);
   expect(found).toHaveLength(1);
@@ -588,7 +580,7 @@ describe("claude: synthetic fixtures", () => {
   });
 
   it("partial-thinking-text-tool-deltas: with the repair stage on, the completed text is unchanged", () => {
-    const { events } = readFile(fixture("partial-thinking-text-tool-deltas.ndjson"));
+    const { events } = readFile(fixturePath("claude", "partial-thinking-text-tool-deltas.ndjson"));
     expect(ofType(events, "message.completed").map((m) => m.text)).toEqual(["Need to list the files.", "Listing now.", "Two files."]);
   });
 
@@ -837,8 +829,16 @@ describe("claude: synthetic fixtures", () => {
   });
 });
 
-describeDialect(claude, { describe, it, expect }, { sample: readFileSync(fixture("partial-thinking-text-tool-deltas.ndjson"), "utf8") });
-describeDialect(claude, { describe, it, expect }, { sample: readFileSync(fixture("subagent-parent-tool-use-id.ndjson"), "utf8") });
+describeDialect(
+  claude,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("claude", "partial-thinking-text-tool-deltas.ndjson"), "utf8") },
+);
+describeDialect(
+  claude,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("claude", "subagent-parent-tool-use-id.ndjson"), "utf8") },
+);
 
 noteSharedMissing();
 describe.skipIf(!hasShared)("claude: real captures (../shared/fixtures/claude)", () => {

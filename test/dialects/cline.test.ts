@@ -1,14 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cline } from "../../src/agents/cline/decode.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/cline/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 const line = (record: object): string => `${JSON.stringify(record)}\n`;
 const decode = (...records: object[]) => readAll([records.map(line).join("")], { dialect: "cline" });
 
@@ -81,8 +80,8 @@ describe("cline record shapes", () => {
 
 describe("cline synthetic fixtures", () => {
   it("pretty-printed objects (json.MarshalIndent) frame under auto and read the same as single-line objects", () => {
-    const pretty = readFile(fixture("pretty-printed-objects.txt"));
-    const single = readFile(fixture("single-line-objects.ndjson"));
+    const pretty = readFile(fixturePath("cline", "pretty-printed-objects.txt"));
+    const single = readFile(fixturePath("cline", "single-line-objects.ndjson"));
     expect(pretty.dialect).toBe("cline");
     expect(pretty.summary.records.invalid).toBe(0);
     const strip = (events: AgentEvent[]) => events.map((e) => ({ ...e, source: undefined }));
@@ -99,7 +98,7 @@ describe("cline synthetic fixtures", () => {
   });
 
   it("a command is paired with the command_output records that follow it", () => {
-    const { events, summary } = readFile(fixture("command-then-output.ndjson"));
+    const { events, summary } = readFile(fixturePath("cline", "command-then-output.ndjson"));
     const started = ofType(events, "tool.started");
     expect(started.map((t) => t.input)).toEqual([{ command: "npm test" }, { command: "git status" }]);
     expect(ofType(events, "tool.progress").map((p) => p.output)).toEqual(["> vitest run", "Tests  3 passed (3)"]);
@@ -117,7 +116,7 @@ describe("cline synthetic fixtures", () => {
   });
 
   it("tools: readFile, edits with file.changed, MCP with its response, task_progress as a plan", () => {
-    const { events, summary } = readFile(fixture("tools-read-and-edit.ndjson"));
+    const { events, summary } = readFile(fixturePath("cline", "tools-read-and-edit.ndjson"));
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([
       ["readFile", "success"],
       ["editedExistingFile", "success"],
@@ -140,7 +139,7 @@ describe("cline synthetic fixtures", () => {
   });
 
   it("api_req_started re-printed with the same ts is not counted twice", () => {
-    const { events, summary } = readFile(fixture("api-req-updated-in-place.ndjson"));
+    const { events, summary } = readFile(fixturePath("cline", "api-req-updated-in-place.ndjson"));
     expect(summary.usage.inputTokens).toBe(100);
     expect(summary.usage.outputTokens).toBe(25);
     expect(summary.costUsd).toBeCloseTo(0.015, 10);
@@ -149,7 +148,7 @@ describe("cline synthetic fixtures", () => {
 
   it("partial snapshots share the ts of the final message (same messageId)", () => {
     // Without the repair stage: the decoder passes each snapshot on as Cline printed it.
-    const { events } = readAll([readFileSync(fixture("partial-snapshots.ndjson"))], { dialect: "cline", repair: false });
+    const { events } = readAll([readFileSync(fixturePath("cline", "partial-snapshots.ndjson"))], { dialect: "cline", repair: false });
     const text = ofType(events, "message.completed").find((m) => m.messageId === "text-1760000004300");
     expect(text?.text).toBe("Hello there");
     expect(
@@ -164,7 +163,7 @@ describe("cline synthetic fixtures", () => {
   });
 
   it("TS CLI: task_started gives the session id; {type:error} ends the session with an error", () => {
-    const { events, summary, issues } = readFile(fixture("ts-cli-task-started-and-error.ndjson"));
+    const { events, summary, issues } = readFile(fixturePath("cline", "ts-cli-task-started-and-error.ndjson"));
     expect(summary.sessionId).toBe("1760000005000");
     expect(summary.status).toBe("error");
     expect(summary.error).toBe("task failed: API request failed");
@@ -178,7 +177,7 @@ describe("cline synthetic fixtures", () => {
   });
 });
 
-describeDialect(cline, { describe, it, expect }, { sample: readFileSync(fixture("command-then-output.ndjson"), "utf8") });
+describeDialect(cline, { describe, it, expect }, { sample: readFileSync(fixturePath("cline", "command-then-output.ndjson"), "utf8") });
 
 describe.skipIf(!hasShared)("cline capture: oneshot_sample-cline-activity_cli-1.0.9.jsonl", () => {
   const result = hasShared ? readFile(sharedPath("fixtures", "cline", "oneshot_sample-cline-activity_cli-1.0.9.jsonl")) : undefined;

@@ -3,19 +3,17 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexSession } from "../../src/agents/codex/rollout.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/codex-session/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 /** The decoder's own output (no repair stage). */
 const raw = (text: string) => readAll([text], { dialect: "codex-session", repair: false });
-const json = (value: Record<string, unknown>): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const T0 = "2026-09-20T10:00:00.000Z";
 const line = (type: string, payload: Record<string, unknown>, timestamp = T0): string => JSON.stringify({ timestamp, type, payload });
 const META = line("session_meta", {
@@ -48,11 +46,11 @@ describe("codex-session detection", () => {
     ["legacy codex {id,msg}", { id: "1", msg: { type: "task_started" } }, false],
     ["gemini message", { type: "message", timestamp: T0, role: "user", content: "x" }, false],
   ])("%s → %s", (_name, value, expected) => {
-    expect(codexSession.detect(json(value))).toBe(expected);
+    expect(codexSession.detect(jsonRecord(value))).toBe(expected);
   });
 
   it("auto-detection picks codex-session for a rollout's first line", () => {
-    expect(detectDialect(json(JSON.parse(META) as Record<string, unknown>))?.name).toBe("codex-session");
+    expect(detectDialect(jsonRecord(JSON.parse(META) as Record<string, unknown>))?.name).toBe("codex-session");
   });
 
   it.skipIf(!hasShared)("claims no other agent's first records in ../shared/fixtures", () => {
@@ -70,7 +68,7 @@ describe("codex-session detection", () => {
             continue;
           }
           if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-          expect(codexSession.detect(json(value as Record<string, unknown>)), `${folder}: ${text.slice(0, 80)}`).toBe(false);
+          expect(codexSession.detect(jsonRecord(value as Record<string, unknown>)), `${folder}: ${text.slice(0, 80)}`).toBe(false);
         }
       }
     }
@@ -265,7 +263,7 @@ describe("codex-session record shapes", () => {
 
 describe("codex-session synthetic fixtures", () => {
   it("response-item-then-event-msg-duplicates: each text once, the event_msg copies are duplicate notices", () => {
-    const { events, summary } = readFile(fixture("response-item-then-event-msg-duplicates.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "response-item-then-event-msg-duplicates.ndjson"));
     expect(ofType(events, "message.completed").map((e) => [e.messageId, e.role, e.kind, e.channel])).toEqual([
       ["developer-1", "developer", "text", undefined],
       ["user-1", "user", "text", undefined],
@@ -301,7 +299,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("event-msg-then-response-item-duplicates: the first copy is the message whichever source it is", () => {
-    const { events, summary } = readFile(fixture("event-msg-then-response-item-duplicates.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "event-msg-then-response-item-duplicates.ndjson"));
     expect(ofType(events, "message.completed").map((e) => [e.role, e.kind, e.text])).toEqual([
       ["user", "text", "Say hi"],
       ["assistant", "reasoning", "**Greeting**"],
@@ -317,7 +315,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("encrypted-only-reasoning-and-raw-content: redacted_reasoning; raw reasoning on channel raw", () => {
-    const { events } = readFile(fixture("encrypted-only-reasoning-and-raw-content.ndjson"));
+    const { events } = readFile(fixturePath("codex-session", "encrypted-only-reasoning-and-raw-content.ndjson"));
     expect(ofType(events, "message.completed").map((e) => [e.kind, e.text, e.channel, e.signature])).toEqual([
       ["redacted_reasoning", "", undefined, "gAAAAB-only-cipher"],
       ["reasoning", "raw chain of thought", "raw", undefined],
@@ -326,7 +324,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("apply-patch-custom-and-function-call: file.changed from patch_apply_end, or parsed from the patch text", () => {
-    const { events, summary } = readFile(fixture("apply-patch-custom-and-function-call.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "apply-patch-custom-and-function-call.ndjson"));
     const changed = ofType(events, "file.changed");
     expect(changed.map((e) => e.toolCallId)).toEqual(["call_p1", "call_p2"]);
     expect(changed[0]?.changes.map((c) => [c.path, c.kind, c.newPath])).toEqual([
@@ -344,7 +342,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("turn-aborted-interrupted: the running call is closed with the abort reason; status interrupted", () => {
-    const { events, summary } = readFile(fixture("turn-aborted-interrupted.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "turn-aborted-interrupted.ndjson"));
     expect(ofType(events, "tool.completed")[0]).toMatchObject({
       toolCallId: "call_s1",
       isError: true,
@@ -357,7 +355,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("shell-json-output-update-plan-mcp-web-search: JSON shell output unwrapped, plan updates, MCP by name and by end event", () => {
-    const { events, summary } = readFile(fixture("shell-json-output-update-plan-mcp-web-search.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "shell-json-output-update-plan-mcp-web-search.ndjson"));
     expect(summary.model).toBe("gpt-5-codex");
     expect(summary.toolCalls).toEqual([
       { id: "call_plan", name: "update_plan", status: "success" },
@@ -380,7 +378,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("rate-limits-only-token-count-and-usage-record: info null gives rate limits only; an error left open ends the session as error", () => {
-    const { events, summary } = readFile(fixture("rate-limits-only-token-count-and-usage-record.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "rate-limits-only-token-count-and-usage-record.ndjson"));
     expect(ofType(events, "usage")).toEqual([]);
     expect(ofType(events, "rate_limit").map((e) => [e.limit, e.status, e.resetsAt])).toEqual([
       ["primary", "rejected", "2026-09-21T15:13:20.000Z"],
@@ -392,7 +390,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("token-usage-record-and-token-count: one cumulative usage per distinct thread total", () => {
-    const { events, summary } = readFile(fixture("token-usage-record-and-token-count.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex-session", "token-usage-record-and-token-count.ndjson"));
     expect(ofType(events, "usage").map((e) => e.usage.inputTokens)).toEqual([1000, 2500]);
     expect(summary.usage).toEqual({
       inputTokens: 2500,
@@ -404,7 +402,7 @@ describe("codex-session synthetic fixtures", () => {
   });
 
   it("unknown-and-informational-records: two unknown events with issues; documented records are notices", () => {
-    const { events, issues, summary } = readFile(fixture("unknown-and-informational-records.ndjson"));
+    const { events, issues, summary } = readFile(fixturePath("codex-session", "unknown-and-informational-records.ndjson"));
     expect(ofType(events, "unknown").map((e) => e.reason)).toEqual([
       'unknown codex event_msg type "hologram_projected"',
       'unknown codex response_item type "hologram"',
@@ -426,7 +424,7 @@ describe("codex-session synthetic fixtures", () => {
 describeDialect(
   codexSession,
   { describe, it, expect },
-  { sample: readFileSync(fixture("response-item-then-event-msg-duplicates.ndjson"), "utf8") },
+  { sample: readFileSync(fixturePath("codex-session", "response-item-then-event-msg-duplicates.ndjson"), "utf8") },
 );
 
 describe.skipIf(!hasShared)("codex-session real capture (../shared/fixtures/codex-session)", () => {

@@ -3,14 +3,12 @@ import { describe, expect, it } from "vitest";
 import { codexThread } from "../../src/formats/codex-thread/decode.ts";
 import { detectDialect } from "../../src/dialects.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll } from "../helpers/read.ts";
-import { captureRecords } from "../helpers/records.ts";
+import { captureRecords, jsonRecord } from "../helpers/records.ts";
 import { hasShared } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/codex-thread/${name}`, import.meta.url).pathname;
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const decode = (...lines: object[]) =>
   readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: codexThread, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
@@ -22,24 +20,32 @@ describe("codex-thread: detection", () => {
   it.each([
     [
       "thread.started with sequence",
-      json(rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: true })),
+      jsonRecord(rec("thread.started", { task: null, project_name: null, parent_branch_id: null, headless: true })),
       true,
     ],
-    ["item.completed with sequence", json(rec("item.completed", { item_id: "i", status: "success", duration_ms: 1, summary: "" })), true],
+    [
+      "item.completed with sequence",
+      jsonRecord(rec("item.completed", { item_id: "i", status: "success", duration_ms: 1, summary: "" })),
+      true,
+    ],
     [
       "a real Codex thread.started (no sequence, no timestamp)",
-      json({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" }),
+      jsonRecord({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" }),
       false,
     ],
-    ["a real Codex item.completed", json({ type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } }), false],
-    ["an unknown type with a sequence", json({ type: "review.iteration", timestamp: T, sequence: 1, thread_id: "t" }), false],
+    [
+      "a real Codex item.completed",
+      jsonRecord({ type: "item.completed", item: { id: "item_0", type: "agent_message", text: "hi" } }),
+      false,
+    ],
+    ["an unknown type with a sequence", jsonRecord({ type: "review.iteration", timestamp: T, sequence: 1, thread_id: "t" }), false],
   ])("%s", (_name, record, expected) => {
     expect(codexThread.detect(record)).toBe(expected);
   });
 
   it("the registry picks codex-thread before codex for a line with a sequence", () => {
-    expect(detectDialect(json(rec("turn.started", { turn_id: "t", iteration: 1, message_count: 1 })))?.name).toBe("codex-thread");
-    expect(detectDialect(json({ type: "thread.started", thread_id: "x" }))?.name).toBe("codex");
+    expect(detectDialect(jsonRecord(rec("turn.started", { turn_id: "t", iteration: 1, message_count: 1 })))?.name).toBe("codex-thread");
+    expect(detectDialect(jsonRecord({ type: "thread.started", thread_id: "x" }))?.name).toBe("codex");
   });
 
   it.skipIf(!hasShared)("claims no record of any real capture (real Codex thread.started lines included)", () => {
@@ -221,12 +227,20 @@ describe("codex-thread: record shapes", () => {
   });
 });
 
-describeDialect(codexThread, { describe, it, expect }, { sample: readFileSync(fixture("dev-agent-design-flow.ndjson"), "utf8") });
-describeDialect(codexThread, { describe, it, expect }, { sample: readFileSync(fixture("errors-and-iteration-limit.ndjson"), "utf8") });
+describeDialect(
+  codexThread,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("codex-thread", "dev-agent-design-flow.ndjson"), "utf8") },
+);
+describeDialect(
+  codexThread,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("codex-thread", "errors-and-iteration-limit.ndjson"), "utf8") },
+);
 
 describe("codex-thread: fixtures", () => {
   it("dev-agent-design-flow: the design's sample flow, publish included", () => {
-    const { summary, dialect } = readAll([readFileSync(fixture("dev-agent-design-flow.ndjson"))]);
+    const { summary, dialect } = readAll([readFileSync(fixturePath("codex-thread", "dev-agent-design-flow.ndjson"))]);
     expect(dialect).toBe("codex-thread");
     expect(summary).toMatchObject({ sessionId: "0b5e9a51-4f1c-4c53-a4d2-2f7a6a1c9e10", status: "success", turns: 1 });
     expect(summary.toolCalls).toEqual([
@@ -236,7 +250,7 @@ describe("codex-thread: fixtures", () => {
   });
 
   it("errors-and-iteration-limit: the failed item, the MCP error, an unknown helper event, the limit as an error", () => {
-    const { summary, events } = readAll([readFileSync(fixture("errors-and-iteration-limit.ndjson"))]);
+    const { summary, events } = readAll([readFileSync(fixturePath("codex-thread", "errors-and-iteration-limit.ndjson"))]);
     expect(summary).toMatchObject({ status: "error", error: "Stopped after 1 iteration." });
     expect(summary.toolCalls).toEqual([{ id: "item_1", name: "read_artifact", status: "error" }]);
     expect(events.filter((e) => e.type === "unknown")).toHaveLength(1);

@@ -3,20 +3,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codex } from "../../src/agents/codex/exec.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/codex/${name}`, import.meta.url).pathname;
 const capture = (name: string): string => sharedPath("fixtures", "codex", name);
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 /** The decoder's own output (no repair stage). */
 const raw = (text: string) => readAll([text], { dialect: "codex", repair: false });
-const json = (value: Record<string, unknown>): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const lines = (...records: unknown[]): string => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const THREAD = { type: "thread.started", thread_id: "01a0cccc-0000-7000-8000-000000000001" };
 /** Drops the envelope so event shapes compare cleanly. */
@@ -54,7 +52,7 @@ describe("codex detection", () => {
     ["claude system/init", { type: "system", subtype: "init", session_id: "s" }, false],
     ["app-server JSON-RPC", { jsonrpc: "2.0", method: "thread/started", params: {} }, false],
   ])("%s → %s", (_name, value, expected) => {
-    expect(codex.detect(json(value))).toBe(expected);
+    expect(codex.detect(jsonRecord(value))).toBe(expected);
   });
 
   it("never claims a text line (the pipeline keeps banners as text events)", () => {
@@ -76,16 +74,16 @@ describe("codex detection", () => {
             continue;
           }
           if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-          expect(codex.detect(json(value as Record<string, unknown>)), `${folder}: ${line.slice(0, 80)}`).toBe(false);
+          expect(codex.detect(jsonRecord(value as Record<string, unknown>)), `${folder}: ${line.slice(0, 80)}`).toBe(false);
         }
       }
     }
   });
 
   it("is what auto-detection picks for a current, an experimental and a legacy stream", () => {
-    expect(detectDialect(json(THREAD))?.name).toBe("codex");
-    expect(detectDialect(json({ type: "session.created", session_id: "s" }))?.name).toBe("codex");
-    expect(detectDialect(json({ id: "", msg: { type: "session_configured", session_id: "s", model: "m" } }))?.name).toBe("codex");
+    expect(detectDialect(jsonRecord(THREAD))?.name).toBe("codex");
+    expect(detectDialect(jsonRecord({ type: "session.created", session_id: "s" }))?.name).toBe("codex");
+    expect(detectDialect(jsonRecord({ id: "", msg: { type: "session_configured", session_id: "s", model: "m" } }))?.name).toBe("codex");
   });
 });
 
@@ -295,7 +293,7 @@ describe("codex record shapes (current format)", () => {
 
 describe("codex synthetic fixtures", () => {
   it("web-search-duplicate-id-keys: the last id wins, started/completed pair, framing warns", () => {
-    const { events, issues, summary } = readFile(fixture("web-search-duplicate-id-keys.ndjson"));
+    const { events, issues, summary } = readFile(fixturePath("codex", "web-search-duplicate-id-keys.ndjson"));
     expect(summary.dialect).toBe("codex");
     expect(summary.toolCalls).toEqual([
       { id: "ws_0001", name: "web_search", status: "success" },
@@ -312,7 +310,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("todo-list-plan-updates: each todo_list snapshot is a plan.updated", () => {
-    const { events } = readFile(fixture("todo-list-plan-updates.ndjson"));
+    const { events } = readFile(fixturePath("codex", "todo-list-plan-updates.ndjson"));
     expect(ofType(events, "plan.updated").map((e) => e.items.map((i) => i.status))).toEqual([
       ["pending", "pending"],
       ["completed", "pending"],
@@ -326,7 +324,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("command-updated-output-then-declined: output snapshots become progress; failed and declined are errors", () => {
-    const { events, summary } = readFile(fixture("command-updated-output-then-declined.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "command-updated-output-then-declined.ndjson"));
     expect(ofType(events, "tool.progress").map((e) => e.output)).toEqual(["running 3 tests\n", "ok 1\n"]);
     expect(summary.toolCalls).toEqual([
       { id: "item_0", name: "shell", status: "error" },
@@ -337,7 +335,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("reconnecting-then-turn-failed: retries, an error, then status error with turn.failed's message", () => {
-    const { events, summary } = readFile(fixture("reconnecting-then-turn-failed.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "reconnecting-then-turn-failed.ndjson"));
     expect(ofType(events, "retry").map((e) => [e.attempt, e.maxAttempts])).toEqual([
       [1, 5],
       [2, 5],
@@ -350,7 +348,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("cut-mid-turn: no session.completed, the open command is closed as an error, status incomplete", () => {
-    const { events, summary } = readFile(fixture("cut-mid-turn.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "cut-mid-turn.ndjson"));
     expect(ofType(events, "session.completed")).toEqual([]);
     expect(summary.status).toBe("incomplete");
     expect(summary.toolCalls).toEqual([{ id: "item_1", name: "shell", status: "error" }]);
@@ -359,7 +357,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("multi-turn-cumulative-usage: turn usage is the thread total, so the summary is the last one, not the sum", () => {
-    const { events, summary } = readFile(fixture("multi-turn-cumulative-usage.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "multi-turn-cumulative-usage.ndjson"));
     expect(ofType(events, "usage").map((e) => e.scope)).toEqual(["cumulative", "cumulative"]);
     expect(ofType(events, "turn.completed").every((e) => e.usage === undefined)).toBe(true);
     expect(summary.usage).toEqual({ inputTokens: 2300, outputTokens: 90, cacheReadTokens: 1300, cacheWriteTokens: 0, reasoningTokens: 25 });
@@ -370,7 +368,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("experimental-json-0.42: session.created, item_type, assistant_message; no turn records so no session end", () => {
-    const { events, summary } = readFile(fixture("experimental-json-0.42.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "experimental-json-0.42.ndjson"));
     expect(summary.dialect).toBe("codex");
     expect(summary.sessionId).toBe("0199894d-0000-7000-8000-000000000007");
     expect(summary.finalText).toBe("Updated a.txt and added c.txt.");
@@ -387,7 +385,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("collab-plan-request-input-warning: plan deltas, a subagent tool call, a question, a warning before the turn", () => {
-    const { events, summary } = readFile(fixture("collab-plan-request-input-warning.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "collab-plan-request-input-warning.ndjson"));
     const kinds = events.map((e) => e.type);
     expect(kinds.indexOf("notice")).toBeLessThan(kinds.indexOf("turn.started"));
     expect(ofType(events, "notice").map((e) => [e.kind, e.level])).toEqual([
@@ -402,7 +400,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("unknown-item-type: one unknown event with the record, an issue, and the rest decoded", () => {
-    const { events, issues, summary } = readFile(fixture("unknown-item-type.ndjson"));
+    const { events, issues, summary } = readFile(fixturePath("codex", "unknown-item-type.ndjson"));
     const unknown = ofType(events, "unknown");
     expect(unknown).toHaveLength(1);
     expect(unknown[0]?.raw).toEqual({ type: "item.completed", item: { id: "item_0", type: "hologram", payload: { x: 1 } } });
@@ -412,14 +410,14 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("stdin-banner-before-json: the banner is a preamble text event; the stream is detected as codex", () => {
-    const { events, summary } = readFile(fixture("stdin-banner-before-json.txt"));
+    const { events, summary } = readFile(fixturePath("codex", "stdin-banner-before-json.txt"));
     expect(summary.dialect).toBe("codex");
     expect(events[0]).toMatchObject({ type: "text", text: "Reading additional input from stdin...", position: "preamble" });
     expect(summary.status).toBe("success");
   });
 
   it("legacy-config-prompt-deltas-sections-exec: config → session.started, prompt → user message, deltas share ids with full events", () => {
-    const { events, summary } = raw(readFileSync(fixture("legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8"));
+    const { events, summary } = raw(readFileSync(fixturePath("codex", "legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8"));
     expect(ofType(events, "session.started")[0]).toMatchObject({
       agent: "codex",
       model: "gpt-5-codex",
@@ -460,7 +458,7 @@ describe("codex synthetic fixtures", () => {
   });
 
   it("legacy-proto-patch-mcp-flat-usage-aborted: patch changes, MCP Err, flat token_count as deltas, turn_aborted → interrupted", () => {
-    const { events, summary } = readFile(fixture("legacy-proto-patch-mcp-flat-usage-aborted.ndjson"));
+    const { events, summary } = readFile(fixturePath("codex", "legacy-proto-patch-mcp-flat-usage-aborted.ndjson"));
     expect(summary.sessionId).toBe("0199894d-1111-7000-8000-00000000000b");
     expect(summary.model).toBe("gpt-5-codex");
     expect(ofType(events, "file.changed")[0]).toEqual(
@@ -494,11 +492,15 @@ describe("codex synthetic fixtures", () => {
   });
 });
 
-describeDialect(codex, { describe, it, expect }, { sample: readFileSync(fixture("collab-plan-request-input-warning.ndjson"), "utf8") });
 describeDialect(
   codex,
   { describe, it, expect },
-  { sample: readFileSync(fixture("legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8") },
+  { sample: readFileSync(fixturePath("codex", "collab-plan-request-input-warning.ndjson"), "utf8") },
+);
+describeDialect(
+  codex,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("codex", "legacy-config-prompt-deltas-sections-exec.ndjson"), "utf8") },
 );
 
 describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", () => {

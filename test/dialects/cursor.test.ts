@@ -3,26 +3,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cursor } from "../../src/agents/cursor/decode.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/cursor/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) => readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: cursor, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({
-  kind: "json",
-  value: value as never,
-  line: 1,
-  offset: 0,
-  length: 1,
-  text: JSON.stringify(value),
-});
 
 const S = "sess-1";
 const init = { type: "system", subtype: "init", apiKeySource: "login", cwd: "/w", session_id: S, model: "Auto", permissionMode: "default" };
@@ -35,29 +27,29 @@ const assistant = (text: string, extra: object = {}) => ({
 
 describe("cursor: detection", () => {
   it.each([
-    ["init", json(init), true],
-    ["init with apiKeySource env", json({ ...init, apiKeySource: "env" }), true],
+    ["init", jsonRecord(init), true],
+    ["init with apiKeySource env", jsonRecord({ ...init, apiKeySource: "env" }), true],
     [
       "tool_call",
-      json({ type: "tool_call", subtype: "started", call_id: "c\nf", tool_call: { shellToolCall: { args: {} } }, session_id: S }),
+      jsonRecord({ type: "tool_call", subtype: "started", call_id: "c\nf", tool_call: { shellToolCall: { args: {} } }, session_id: S }),
       true,
     ],
-    ["thinking delta", json({ type: "thinking", subtype: "delta", text: "x", session_id: S, timestamp_ms: 1 }), true],
-    ["assistant with model_call_id", json(assistant("x", { model_call_id: "m-0", timestamp_ms: 1 })), true],
+    ["thinking delta", jsonRecord({ type: "thinking", subtype: "delta", text: "x", session_id: S, timestamp_ms: 1 }), true],
+    ["assistant with model_call_id", jsonRecord(assistant("x", { model_call_id: "m-0", timestamp_ms: 1 })), true],
     [
       "a Claude init (apiKeySource none, tools)",
-      json({ ...init, apiKeySource: "none", tools: ["Bash"], claude_code_version: "2.1.276", uuid: "u" }),
+      jsonRecord({ ...init, apiKeySource: "none", tools: ["Bash"], claude_code_version: "2.1.276", uuid: "u" }),
       false,
     ],
-    ["a Claude-looking init with a Cursor key source but a tools list", json({ ...init, tools: [] }), false],
-    ["a plain assistant (Claude-like)", json(assistant("x")), false],
-    ["a result", json({ type: "result", subtype: "success", result: "x", session_id: S }), false],
+    ["a Claude-looking init with a Cursor key source but a tools list", jsonRecord({ ...init, tools: [] }), false],
+    ["a plain assistant (Claude-like)", jsonRecord(assistant("x")), false],
+    ["a result", jsonRecord({ type: "result", subtype: "success", result: "x", session_id: S }), false],
   ])("%s", (_name, record, expected) => {
     expect(cursor.detect(record)).toBe(expected);
   });
 
   it("the registry picks cursor for its init line", () => {
-    expect(detectDialect(json(init))?.name).toBe("cursor");
+    expect(detectDialect(jsonRecord(init))?.name).toBe("cursor");
   });
 
   describe.skipIf(!hasShared)("never claims a Claude Code, Amp or Qwen Code capture", () => {
@@ -188,7 +180,7 @@ describe("cursor: record shapes", () => {
 });
 
 describe("cursor: synthetic fixtures", () => {
-  const read = (name: string) => readFile(fixture(name), { dialect: cursor, repair: false });
+  const read = (name: string) => readFile(fixturePath("cursor", name), { dialect: cursor, repair: false });
   const assistantMessages = (events: AgentEvent[]) =>
     ofType(events, "message.completed").filter((m) => m.role === "assistant" && m.kind === "text");
 
@@ -208,7 +200,7 @@ describe("cursor: synthetic fixtures", () => {
   });
 
   it("partial-output-deltas-then-recap through the repair stage: the text appears once", () => {
-    const { events } = readFile(fixture("partial-output-deltas-then-recap.ndjson"));
+    const { events } = readFile(fixturePath("cursor", "partial-output-deltas-then-recap.ndjson"));
     const completed = assistantMessages(events);
     expect(completed.map((m) => m.text)).toEqual(["Hello there!"]);
     expect(
@@ -309,7 +301,7 @@ describe("cursor: synthetic fixtures", () => {
 describeDialect(
   cursor,
   { describe, it, expect },
-  { sample: readFileSync(fixture("partial-output-flush-before-tool-call.ndjson"), "utf8") },
+  { sample: readFileSync(fixturePath("cursor", "partial-output-flush-before-tool-call.ndjson"), "utf8") },
 );
 
 describe.skipIf(!hasShared)("cursor: real captures", () => {

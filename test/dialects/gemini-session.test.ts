@@ -2,27 +2,17 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { geminiSession } from "../../src/agents/gemini/session.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/gemini-session/${name}`, import.meta.url).pathname;
 const decode = (...lines: object[]) =>
   readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: geminiSession, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({
-  kind: "json",
-  value: value as never,
-  line: 1,
-  offset: 0,
-  length: 1,
-  text: JSON.stringify(value),
-});
 
 const T = "2026-03-01T10:00:00.000Z";
 const header = { sessionId: "s-1", projectHash: "ab12", startTime: T, lastUpdated: T, kind: "main" };
@@ -30,17 +20,17 @@ const tokens = { input: 100, output: 10, cached: 40, thoughts: 5, tool: 0, total
 
 describe("gemini-session: detection", () => {
   it.each([
-    ["header", json(header), true],
-    ["gemini record", json({ id: "g", timestamp: T, type: "gemini", content: "", thoughts: [], tokens }), true],
-    ["$set alone", json({ $set: { lastUpdated: T } }), false],
-    ["a Claude session line (sessionId, no projectHash)", json({ sessionId: "s", type: "user", uuid: "u", message: {} }), false],
-    ["a Gemini stream init", json({ type: "init", session_id: "s", model: "m" }), false],
+    ["header", jsonRecord(header), true],
+    ["gemini record", jsonRecord({ id: "g", timestamp: T, type: "gemini", content: "", thoughts: [], tokens }), true],
+    ["$set alone", jsonRecord({ $set: { lastUpdated: T } }), false],
+    ["a Claude session line (sessionId, no projectHash)", jsonRecord({ sessionId: "s", type: "user", uuid: "u", message: {} }), false],
+    ["a Gemini stream init", jsonRecord({ type: "init", session_id: "s", model: "m" }), false],
   ])("%s", (_name, record, expected) => {
     expect(geminiSession.detect(record)).toBe(expected);
   });
 
   it("the registry picks gemini-session for the header", () => {
-    expect(detectDialect(json(header))?.name).toBe("gemini-session");
+    expect(detectDialect(jsonRecord(header))?.name).toBe("gemini-session");
   });
 });
 
@@ -140,7 +130,7 @@ describe("gemini-session: record shapes", () => {
 });
 
 describe("gemini-session: synthetic fixtures", () => {
-  const read = (name: string) => readFile(fixture(name), { dialect: geminiSession, repair: false });
+  const read = (name: string) => readFile(fixturePath("gemini-session", name), { dialect: geminiSession, repair: false });
 
   it("record-rewritten-with-tool-calls: a record written twice is counted once, its tool calls once", () => {
     const { events, summary } = read("record-rewritten-with-tool-calls.ndjson");
@@ -211,7 +201,7 @@ describe("gemini-session: synthetic fixtures", () => {
 describeDialect(
   geminiSession,
   { describe, it, expect },
-  { sample: readFileSync(fixture("record-rewritten-with-tool-calls.ndjson"), "utf8") },
+  { sample: readFileSync(fixturePath("gemini-session", "record-rewritten-with-tool-calls.ndjson"), "utf8") },
 );
 
 describe.skipIf(!hasShared)("gemini-session: real captures", () => {

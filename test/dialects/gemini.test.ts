@@ -2,53 +2,46 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { gemini } from "../../src/agents/gemini/cli.ts";
 import { detectDialect } from "../../src/dialects.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord, textRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/gemini/${name}`, import.meta.url).pathname;
 /** Decodes lines with this dialect and no repair stage, so the decoder's own output is checked. */
 const decode = (...lines: (object | string)[]) =>
   readAll([`${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`], { dialect: gemini, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({
-  kind: "json",
-  value: value as never,
-  line: 1,
-  offset: 0,
-  length: 1,
-  text: JSON.stringify(value),
-});
-const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const T = "2026-03-01T10:00:00.000Z";
 const init = { type: "init", timestamp: T, session_id: "s-1", model: "gemini-2.5-pro" };
 
 describe("gemini: detection", () => {
   it.each([
-    ["init", json(init), true],
-    ["tool_use", json({ type: "tool_use", timestamp: T, tool_name: "read_file", tool_id: "read_file_1_0", parameters: {} }), true],
-    ["tool_result", json({ type: "tool_result", timestamp: T, tool_id: "read_file_1_0", status: "success" }), true],
-    ["result with stats", json({ type: "result", status: "success", stats: { total_tokens: 1 } }), true],
-    ["YOLO banner", text("YOLO mode is enabled. All tool calls will be automatically approved."), true],
-    ["ripgrep notice", text("Ripgrep is not available. Falling back to GrepTool."), true],
-    ["API error report", text("Error when talking to Gemini API Full report available at: /tmp/x.json ModelNotFoundError: gone"), true],
-    ["a Claude result", json({ type: "result", subtype: "success", result: "x", session_id: "s" }), false],
-    ["an OpenCode tool_use", json({ type: "tool_use", timestamp: 1, sessionID: "ses_1", part: {} }), false],
-    ["a plain error line", text("Error: something failed"), false],
-    ["an Aider banner", text("Aider v0.86.0"), false],
+    ["init", jsonRecord(init), true],
+    ["tool_use", jsonRecord({ type: "tool_use", timestamp: T, tool_name: "read_file", tool_id: "read_file_1_0", parameters: {} }), true],
+    ["tool_result", jsonRecord({ type: "tool_result", timestamp: T, tool_id: "read_file_1_0", status: "success" }), true],
+    ["result with stats", jsonRecord({ type: "result", status: "success", stats: { total_tokens: 1 } }), true],
+    ["YOLO banner", textRecord("YOLO mode is enabled. All tool calls will be automatically approved."), true],
+    ["ripgrep notice", textRecord("Ripgrep is not available. Falling back to GrepTool."), true],
+    [
+      "API error report",
+      textRecord("Error when talking to Gemini API Full report available at: /tmp/x.json ModelNotFoundError: gone"),
+      true,
+    ],
+    ["a Claude result", jsonRecord({ type: "result", subtype: "success", result: "x", session_id: "s" }), false],
+    ["an OpenCode tool_use", jsonRecord({ type: "tool_use", timestamp: 1, sessionID: "ses_1", part: {} }), false],
+    ["a plain error line", textRecord("Error: something failed"), false],
+    ["an Aider banner", textRecord("Aider v0.86.0"), false],
   ])("%s", (_name, record, expected) => {
     expect(gemini.detect(record)).toBe(expected);
   });
 
   it("the registry picks gemini for an init line and for the YOLO banner", () => {
-    expect(detectDialect(json(init))?.name).toBe("gemini");
-    expect(detectDialect(text("YOLO mode is enabled. All tool calls will be automatically approved."))?.name).toBe("gemini");
+    expect(detectDialect(jsonRecord(init))?.name).toBe("gemini");
+    expect(detectDialect(textRecord("YOLO mode is enabled. All tool calls will be automatically approved."))?.name).toBe("gemini");
   });
 });
 
@@ -145,7 +138,7 @@ describe("gemini: record shapes", () => {
 });
 
 describe("gemini: synthetic fixtures", () => {
-  const read = (name: string) => readFile(fixture(name), { dialect: gemini, repair: false });
+  const read = (name: string) => readFile(fixturePath("gemini", name), { dialect: gemini, repair: false });
 
   it("deltas-around-tool-call: chunks form one message per run of deltas, closed by the tool call", () => {
     const { events, summary } = read("deltas-around-tool-call.ndjson");
@@ -183,7 +176,7 @@ describe("gemini: synthetic fixtures", () => {
   });
 
   it("yolo-banner-before-json: banner lines are detected as gemini and kept as text", () => {
-    const { events, dialect } = readFile(fixture("yolo-banner-before-json.ndjson"), { repair: false });
+    const { events, dialect } = readFile(fixturePath("gemini", "yolo-banner-before-json.ndjson"), { repair: false });
     expect(dialect).toBe("gemini");
     expect(ofType(events, "text").map((e) => [e.position, e.text])).toEqual([
       ["preamble", "YOLO mode is enabled. All tool calls will be automatically approved."],
@@ -193,7 +186,7 @@ describe("gemini: synthetic fixtures", () => {
   });
 
   it("api-error-stderr-only: detected, the API error becomes a fatal error, no success", () => {
-    const { events, summary, dialect } = readFile(fixture("api-error-stderr-only.txt"));
+    const { events, summary, dialect } = readFile(fixturePath("gemini", "api-error-stderr-only.txt"));
     expect(dialect).toBe("gemini");
     expect(ofType(events, "text")).toHaveLength(4);
     expect(ofType(events, "error")).toMatchObject([
@@ -242,8 +235,12 @@ describe("gemini: synthetic fixtures", () => {
   });
 });
 
-describeDialect(gemini, { describe, it, expect }, { sample: readFileSync(fixture("deltas-around-tool-call.ndjson"), "utf8") });
-describeDialect(gemini, { describe, it, expect }, { sample: readFileSync(fixture("api-error-stderr-only.txt"), "utf8") });
+describeDialect(
+  gemini,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("gemini", "deltas-around-tool-call.ndjson"), "utf8") },
+);
+describeDialect(gemini, { describe, it, expect }, { sample: readFileSync(fixturePath("gemini", "api-error-stderr-only.txt"), "utf8") });
 
 describe.skipIf(!hasShared)("gemini: real captures", () => {
   const capture = (name: string) => readFile(sharedPath("fixtures", "gemini", name));

@@ -1,14 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { harmony } from "../../src/agents/harmony/decode.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/harmony/${name}`, import.meta.url).pathname;
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 const decode = (text: string) => readAll([text], { dialect: "harmony", repair: false });
 const messages = (events: AgentEvent[]) => ofType(events, "message.completed").map((m) => [m.role, m.kind, m.channel, m.text]);
 const capture = (name: string) => readFile(sharedPath("fixtures", "harmony", name));
@@ -77,7 +76,7 @@ describe("harmony record shapes", () => {
 
 describe("harmony synthetic fixtures", () => {
   it("tool-call-and-response: the call and the functions.* response pair up", () => {
-    const { events, summary } = readFile(fixture("tool-call-and-response.txt"));
+    const { events, summary } = readFile(fixturePath("harmony", "tool-call-and-response.txt"));
     expect(summary.dialect).toBe("harmony");
     expect(summary.toolCalls).toEqual([{ id: "harmony-call-1", name: "functions.get_weather", status: "success" }]);
     expect(ofType(events, "tool.started")[0]?.input).toEqual({ location: "Tokyo" });
@@ -91,23 +90,23 @@ describe("harmony synthetic fixtures", () => {
   });
 
   it("multi-line-final-with-blank-line: the blank line inside the message is kept", () => {
-    const { summary } = readFile(fixture("multi-line-final-with-blank-line.txt"));
+    const { summary } = readFile(fixturePath("harmony", "multi-line-final-with-blank-line.txt"));
     expect(summary.finalText).toBe("First paragraph.\n\nSecond paragraph\ncontinues here.");
   });
 
   it("tag-split-across-lines: `<|chan` + `nel|>` is one tag", () => {
-    const { events } = readFile(fixture("tag-split-across-lines.txt"));
+    const { events } = readFile(fixturePath("harmony", "tag-split-across-lines.txt"));
     expect(messages(events)).toEqual([["assistant", "text", "final", "Hello\n world"]]);
   });
 
   it("no-final-newline: a message with no end tag and no newline completes at the end of input", () => {
-    const { events, summary } = readFile(fixture("no-final-newline.txt"));
+    const { events, summary } = readFile(fixturePath("harmony", "no-final-newline.txt"));
     expect(messages(events)).toEqual([["assistant", "text", "final", "no newline until the end"]]);
     expect(summary.status).toBe("incomplete");
   });
 
   it("witness-style-tags: `<|channel|>name` then text on the next line", () => {
-    const { events } = readFile(fixture("witness-style-tags.txt"));
+    const { events } = readFile(fixturePath("harmony", "witness-style-tags.txt"));
     expect(messages(events)).toEqual([
       ["assistant", "reasoning", "analysis", "Thinking text"],
       ["assistant", "text", "final", "Answer text"],
@@ -115,18 +114,20 @@ describe("harmony synthetic fixtures", () => {
   });
 
   it("missing-message-token: non-strict `<|channel|>commentary Hello<|end|>`", () => {
-    expect(messages(readFile(fixture("missing-message-token.txt")).events)).toEqual([["assistant", "text", "commentary", "Hello"]]);
+    expect(messages(readFile(fixturePath("harmony", "missing-message-token.txt")).events)).toEqual([
+      ["assistant", "text", "commentary", "Hello"],
+    ]);
   });
 
   it("recipient-in-role: `<|start|>assistant to=functions.get_weather<|channel|>commentary<|constrain|>json`", () => {
-    const { events, summary } = readFile(fixture("recipient-in-role.txt"));
+    const { events, summary } = readFile(fixturePath("harmony", "recipient-in-role.txt"));
     expect(ofType(events, "tool.started")[0]).toMatchObject({ name: "functions.get_weather", input: { location: "Tokyo" } });
     // The input ends at <|call|>: the tool never answered.
     expect(summary.toolCalls).toEqual([{ id: "harmony-call-1", name: "functions.get_weather", status: "error" }]);
   });
 
   it("orphan-tool-response: a response with no call in the input is a notice", () => {
-    const { events, summary } = readFile(fixture("orphan-tool-response.txt"));
+    const { events, summary } = readFile(fixturePath("harmony", "orphan-tool-response.txt"));
     expect(summary.toolCalls).toEqual([]);
     expect(ofType(events, "notice")[0]).toMatchObject({
       kind: "tool_response",
@@ -136,7 +137,7 @@ describe("harmony synthetic fixtures", () => {
   });
 
   it("token-ids: special tokens give the structure, known header words the channel, other tokens stay [id]", () => {
-    const { events } = readFile(fixture("token-ids.txt"));
+    const { events } = readFile(fixturePath("harmony", "token-ids.txt"));
     expect(messages(events)).toEqual([
       ["assistant", "reasoning", "analysis", "[111][222]"],
       ["assistant", "text", "final", "[333][444]"],
@@ -145,12 +146,12 @@ describe("harmony synthetic fixtures", () => {
   });
 
   it("text-before-first-message: a loose line is a text event", () => {
-    const { events } = readFile(fixture("text-before-first-message.txt"));
+    const { events } = readFile(fixturePath("harmony", "text-before-first-message.txt"));
     expect(ofType(events, "text")[0]).toMatchObject({ text: "loading model...", position: "preamble" });
   });
 
   it("chunk boundaries inside a tag read the same as whole", () => {
-    const text = readFileSync(fixture("tool-call-and-response.txt"), "utf8");
+    const text = readFileSync(fixturePath("harmony", "tool-call-and-response.txt"), "utf8");
     const whole = readAll([text], { dialect: "harmony" }).events;
     const chunks: string[] = [];
     for (let i = 0; i < text.length; i += 3) chunks.push(text.slice(i, i + 3));
@@ -158,7 +159,7 @@ describe("harmony synthetic fixtures", () => {
   });
 });
 
-describeDialect(harmony, { describe, it, expect }, { sample: readFileSync(fixture("tool-call-and-response.txt"), "utf8") });
+describeDialect(harmony, { describe, it, expect }, { sample: readFileSync(fixturePath("harmony", "tool-call-and-response.txt"), "utf8") });
 
 describe.skipIf(!hasShared)("harmony captures (openai/harmony test-data)", () => {
   it("test_keep_analysis_between_finals.txt: a rendered conversation", () => {

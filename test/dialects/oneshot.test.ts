@@ -6,11 +6,10 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll } from "../helpers/read.ts";
-import { captureRecords } from "../helpers/records.ts";
+import { captureRecords, jsonRecord } from "../helpers/records.ts";
 import { hasShared } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/oneshot/${name}`, import.meta.url).pathname;
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 const decode = (...lines: object[]) =>
   readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: oneshot, repair: false });
 const shapes = (events: AgentEvent[]) => events.map(({ v, seq, source, ...rest }) => rest);
@@ -29,17 +28,17 @@ const time = new Date(T).toISOString();
 
 describe("oneshot: detection", () => {
   it.each([
-    ["a packet", json(packet("message", { role: "assistant", content: "x" })), true],
-    ["a heartbeat", json(packet("heartbeat", {}, { is_heartbeat: true })), true],
-    ["no is_heartbeat", json({ ts_ms: 1, executor: "cline", oneshot_id: "x", type: "message", data: {} }), false],
-    ["a Cline message (raw, not a packet)", json({ type: "say", say: "text", text: "hi", ts: 1768954851123 }), false],
+    ["a packet", jsonRecord(packet("message", { role: "assistant", content: "x" })), true],
+    ["a heartbeat", jsonRecord(packet("heartbeat", {}, { is_heartbeat: true })), true],
+    ["no is_heartbeat", jsonRecord({ ts_ms: 1, executor: "cline", oneshot_id: "x", type: "message", data: {} }), false],
+    ["a Cline message (raw, not a packet)", jsonRecord({ type: "say", say: "text", text: "hi", ts: 1768954851123 }), false],
     ["a text line", { kind: "text", text: "oneshot starting", line: 1, offset: 0, length: 16 } as InputRecord, false],
   ])("%s", (_name, record, expected) => {
     expect(oneshot.detect(record)).toBe(expected);
   });
 
   it("the registry picks oneshot for a packet", () => {
-    expect(detectDialect(json(packet("preamble", "banner")))?.name).toBe("oneshot");
+    expect(detectDialect(jsonRecord(packet("preamble", "banner")))?.name).toBe("oneshot");
   });
 
   it.skipIf(!hasShared)("claims no record of any real capture (the Cline capture from the oneshot repository included)", () => {
@@ -129,12 +128,16 @@ describe("oneshot: packet shapes", () => {
   });
 });
 
-describeDialect(oneshot, { describe, it, expect }, { sample: readFileSync(fixture("cline-command-run.ndjson"), "utf8") });
-describeDialect(oneshot, { describe, it, expect }, { sample: readFileSync(fixture("claude-thought-heartbeats-failure.ndjson"), "utf8") });
+describeDialect(oneshot, { describe, it, expect }, { sample: readFileSync(fixturePath("oneshot", "cline-command-run.ndjson"), "utf8") });
+describeDialect(
+  oneshot,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("oneshot", "claude-thought-heartbeats-failure.ndjson"), "utf8") },
+);
 
 describe("oneshot: fixtures", () => {
   it("cline-command-run: one command, the answer, success with usage", () => {
-    const { summary, dialect } = readAll([readFileSync(fixture("cline-command-run.ndjson"))]);
+    const { summary, dialect } = readAll([readFileSync(fixturePath("oneshot", "cline-command-run.ndjson"))]);
     expect(dialect).toBe("oneshot");
     expect(summary).toMatchObject({
       agent: "cline",
@@ -148,14 +151,14 @@ describe("oneshot: fixtures", () => {
   });
 
   it("claude-thought-heartbeats-failure: heartbeats are not activity; the failed edit is an error", () => {
-    const { events, summary } = readAll([readFileSync(fixture("claude-thought-heartbeats-failure.ndjson"))]);
+    const { events, summary } = readAll([readFileSync(fixturePath("oneshot", "claude-thought-heartbeats-failure.ndjson"))]);
     expect(events.filter((e) => e.type === "heartbeat")).toHaveLength(2);
     expect(summary).toMatchObject({ agent: "claude-code", status: "error", finalText: "I could not write the file." });
     expect(summary.toolCalls).toEqual([{ id: "tool-1", name: "edit", status: "error" }]);
   });
 
   it("unknown-type: the unknown packet is kept after the user message", () => {
-    const { events } = readAll([readFileSync(fixture("unknown-type.ndjson"))]);
+    const { events } = readAll([readFileSync(fixturePath("oneshot", "unknown-type.ndjson"))]);
     expect(events.map((e) => e.type)).toEqual(["session.started", "message.started", "message.completed", "unknown"]);
   });
 });

@@ -2,28 +2,17 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { detectDialect } from "../../src/dialects.ts";
 import { opencode } from "../../src/agents/opencode/decode.ts";
-import type { AgentEvent, EventOf } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord, textRecord } from "../helpers/records.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/opencode/${name}`, import.meta.url).pathname;
 const decode = (...lines: (object | string)[]) =>
   readAll([`${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`], { dialect: opencode, repair: false });
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
-const json = (value: object): InputRecord => ({
-  kind: "json",
-  value: value as never,
-  line: 1,
-  offset: 0,
-  length: 1,
-  text: JSON.stringify(value),
-});
-const text = (line: string): InputRecord => ({ kind: "text", text: line, line: 1, offset: 0, length: line.length });
 
 const S = "ses_test";
 const ts = 1772359200000;
@@ -32,25 +21,25 @@ const ev = (type: string, extra: object = {}) => ({ type, timestamp: ts, session
 
 describe("opencode: detection", () => {
   it.each([
-    ["step_start", json(ev("step_start", { part: { id: "prt_1", type: "step-start" } })), true],
-    ["tool_use", json(ev("tool_use", { part: {} })), true],
-    ["error", json(ev("error", { error: { name: "UnknownError" } })), true],
-    ["permission text line", text("! permission requested: external_directory (/etc/*); auto-rejecting"), true],
-    ["ProviderModelNotFoundError stderr line", text("ProviderModelNotFoundError: ProviderModelNotFoundError"), true],
+    ["step_start", jsonRecord(ev("step_start", { part: { id: "prt_1", type: "step-start" } })), true],
+    ["tool_use", jsonRecord(ev("tool_use", { part: {} })), true],
+    ["error", jsonRecord(ev("error", { error: { name: "UnknownError" } })), true],
+    ["permission text line", textRecord("! permission requested: external_directory (/etc/*); auto-rejecting"), true],
+    ["ProviderModelNotFoundError stderr line", textRecord("ProviderModelNotFoundError: ProviderModelNotFoundError"), true],
     [
       "a Gemini tool_use (no sessionID)",
-      json({ type: "tool_use", timestamp: "2026-01-01T00:00:00Z", tool_name: "x", tool_id: "y", parameters: {} }),
+      jsonRecord({ type: "tool_use", timestamp: "2026-01-01T00:00:00Z", tool_name: "x", tool_id: "y", parameters: {} }),
       false,
     ],
-    ["a text record without sessionID", json({ type: "text", text: "hi" }), false],
-    ["a generic error line", text("TypeError: x is undefined"), false],
+    ["a text record without sessionID", jsonRecord({ type: "text", text: "hi" }), false],
+    ["a generic error line", textRecord("TypeError: x is undefined"), false],
   ])("%s", (_name, record, expected) => {
     expect(opencode.detect(record)).toBe(expected);
   });
 
   it("the registry picks opencode for its records and its text lines", () => {
-    expect(detectDialect(json(ev("step_start", { part: {} })))?.name).toBe("opencode");
-    expect(detectDialect(text("! permission requested: bash (rm *); auto-rejecting"))?.name).toBe("opencode");
+    expect(detectDialect(jsonRecord(ev("step_start", { part: {} })))?.name).toBe("opencode");
+    expect(detectDialect(textRecord("! permission requested: bash (rm *); auto-rejecting"))?.name).toBe("opencode");
   });
 });
 
@@ -182,7 +171,7 @@ describe("opencode: record shapes", () => {
 });
 
 describe("opencode: synthetic fixtures", () => {
-  const read = (name: string) => readFile(fixture(name), { dialect: opencode, repair: false });
+  const read = (name: string) => readFile(fixturePath("opencode", name), { dialect: opencode, repair: false });
 
   it("two-steps-usage-and-cost-per-step: steps are summed, success from the stop step", () => {
     const { events, summary } = read("two-steps-usage-and-cost-per-step.ndjson");
@@ -222,7 +211,7 @@ describe("opencode: synthetic fixtures", () => {
   });
 
   it("stderr-error-class-then-error-record: detected from the stderr line, error visible, status error", () => {
-    const { events, summary, dialect } = readFile(fixture("stderr-error-class-then-error-record.txt"), { repair: false });
+    const { events, summary, dialect } = readFile(fixturePath("opencode", "stderr-error-class-then-error-record.txt"), { repair: false });
     expect(dialect).toBe("opencode");
     expect(ofType(events, "text")).toHaveLength(2);
     expect(ofType(events, "error").map((e) => [e.scope, e.code, e.fatal])).toEqual([
@@ -257,8 +246,16 @@ describe("opencode: synthetic fixtures", () => {
   });
 });
 
-describeDialect(opencode, { describe, it, expect }, { sample: readFileSync(fixture("two-steps-usage-and-cost-per-step.ndjson"), "utf8") });
-describeDialect(opencode, { describe, it, expect }, { sample: readFileSync(fixture("permission-reject-text-line.txt"), "utf8") });
+describeDialect(
+  opencode,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("opencode", "two-steps-usage-and-cost-per-step.ndjson"), "utf8") },
+);
+describeDialect(
+  opencode,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("opencode", "permission-reject-text-line.txt"), "utf8") },
+);
 
 describe.skipIf(!hasShared)("opencode: real captures", () => {
   const capture = (name: string) => readFile(sharedPath("fixtures", "opencode", name));

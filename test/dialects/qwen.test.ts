@@ -5,30 +5,20 @@
  * facts of the real capture in ../shared/fixtures/qwen.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { qwen } from "../../src/agents/claude/qwen.ts";
-import type { AgentEvent, AgentEventType, EventOf, JsonObject } from "../../src/model/events.ts";
+import type { JsonObject } from "../../src/model/events.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readFile, type ReadResult } from "../helpers/read.ts";
-import { hasShared, noteSharedMissing, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { jsonRecord } from "../helpers/records.ts";
 
 const Q = "7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b";
-const fixture = (name: string): string => join(repoRoot, "test/fixtures/qwen", name);
-const readFixture = (name: string): ReadResult => readFile(fixture(name), { repair: false });
-const ofType = <T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
+const readFixture = (name: string): ReadResult => readFile(fixturePath("qwen", name), { repair: false });
 /** A framed JSON record, as the NDJSON layer hands it to `detect`. */
-const jsonRecord = (value: JsonObject, text = JSON.stringify(value)): InputRecord => ({
-  kind: "json",
-  value,
-  text,
-  line: 1,
-  offset: 0,
-  length: text.length,
-});
 
 describe("qwen: detection", () => {
   const records: [string, JsonObject, boolean][] = [
@@ -101,7 +91,11 @@ describe("qwen: synthetic fixtures", () => {
   });
 });
 
-describeDialect(qwen, { describe, it, expect }, { sample: readFileSync(fixture("qwen-partial-thinking-tool-goal-state.ndjson"), "utf8") });
+describeDialect(
+  qwen,
+  { describe, it, expect },
+  { sample: readFileSync(fixturePath("qwen", "qwen-partial-thinking-tool-goal-state.ndjson"), "utf8") },
+);
 
 noteSharedMissing();
 describe.skipIf(!hasShared)("qwen: real capture (../shared/fixtures/qwen)", () => {

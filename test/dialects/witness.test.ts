@@ -3,14 +3,12 @@ import { describe, expect, it } from "vitest";
 import { detectDialect } from "../../src/dialects.ts";
 import { witness } from "../../src/formats/witness/decode.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type { InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { describeDialect } from "../../src/testing/index.ts";
 import { readAll } from "../helpers/read.ts";
-import { captureRecords } from "../helpers/records.ts";
+import { captureRecords, jsonRecord } from "../helpers/records.ts";
 import { hasShared } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (name: string): string => new URL(`../fixtures/witness/${name}`, import.meta.url).pathname;
-const json = (value: object): InputRecord => ({ kind: "json", value: value as never, line: 1, offset: 0, length: 1 });
 /** Decodes lines with this dialect and no repair stage, so the decoder's own output is checked. */
 const decode = (...lines: object[]) =>
   readAll([`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`], { dialect: witness, repair: false });
@@ -29,11 +27,11 @@ describe("witness: detection", () => {
     ["meta that is an array", { type: "final", content: "x", meta: [] }, false],
     ["an unknown type", { type: "plan", content: "x" }, false],
   ])("%s", (_name, value, expected) => {
-    expect(witness.detect(json(value))).toBe(expected);
+    expect(witness.detect(jsonRecord(value))).toBe(expected);
   });
 
   it("the registry picks witness for a Witness line", () => {
-    expect(detectDialect(json({ type: "final", content: "x" }))?.name).toBe("witness");
+    expect(detectDialect(jsonRecord({ type: "final", content: "x" }))?.name).toBe("witness");
   });
 
   it.skipIf(!hasShared)("claims no record of any real capture", () => {
@@ -148,12 +146,12 @@ describe("witness: record shapes", () => {
   });
 });
 
-describeDialect(witness, { describe, it, expect }, { sample: readFileSync(fixture("reserved-types.ndjson"), "utf8") });
-describeDialect(witness, { describe, it, expect }, { sample: readFileSync(fixture("dual-brain.ndjson"), "utf8") });
+describeDialect(witness, { describe, it, expect }, { sample: readFileSync(fixturePath("witness", "reserved-types.ndjson"), "utf8") });
+describeDialect(witness, { describe, it, expect }, { sample: readFileSync(fixturePath("witness", "dual-brain.ndjson"), "utf8") });
 
 describe("witness: fixtures", () => {
   it("dual-brain: analysis, metric and answer in order, brains kept", () => {
-    const { events, dialect } = readAll([readFileSync(fixture("dual-brain.ndjson"))]);
+    const { events, dialect } = readAll([readFileSync(fixturePath("witness", "dual-brain.ndjson"))]);
     expect(dialect).toBe("witness");
     const kinds = events
       .filter((e) => e.type === "message.completed" || e.type === "metric")
@@ -162,7 +160,7 @@ describe("witness: fixtures", () => {
   });
 
   it("unified-empty-and-no-brain: empty content and missing brain are accepted", () => {
-    const { events, issues } = readAll([readFileSync(fixture("unified-empty-and-no-brain.ndjson"))]);
+    const { events, issues } = readAll([readFileSync(fixturePath("witness", "unified-empty-and-no-brain.ndjson"))]);
     expect(issues.filter((i) => i.severity !== "info")).toEqual([]);
     expect(events.filter((e) => e.type === "message.completed").map((e) => (e.type === "message.completed" ? e.text : ""))).toEqual([
       "",
@@ -172,7 +170,7 @@ describe("witness: fixtures", () => {
   });
 
   it("reserved-types: two tool calls, an error and a notice", () => {
-    const { summary } = readAll([readFileSync(fixture("reserved-types.ndjson"))]);
+    const { summary } = readAll([readFileSync(fixturePath("witness", "reserved-types.ndjson"))]);
     expect(summary.toolCalls).toEqual([
       { id: "call-1", name: "shell", status: "success" },
       { id: "tool-1", name: "read_file", status: "error" },
@@ -181,7 +179,7 @@ describe("witness: fixtures", () => {
   });
 
   it("unknown-type: the unknown line sits between the two answers", () => {
-    const { events } = readAll([readFileSync(fixture("unknown-type.ndjson"))]);
+    const { events } = readAll([readFileSync(fixturePath("witness", "unknown-type.ndjson"))]);
     expect(events.map((e) => e.type).filter((t) => t === "message.completed" || t === "unknown")).toEqual([
       "message.completed",
       "unknown",

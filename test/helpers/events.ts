@@ -1,6 +1,11 @@
 /** Builders and views of events for writer tests. */
-import type { AgentEvent } from "../../src/model/events.ts";
+import type { AgentEvent, AgentEventType, EventOf } from "../../src/model/events.ts";
 import { createToolInputJoiner } from "../../src/encoding/tool-input.ts";
+
+/** The events of one type, typed as that type. */
+export function ofType<T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] {
+  return events.filter((event): event is EventOf<T> => event.type === type);
+}
 
 /** Events from loose drafts: `v` and `seq` are stamped in order. */
 export function build(drafts: readonly object[]): AgentEvent[] {

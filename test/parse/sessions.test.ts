@@ -7,9 +7,10 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { createEventReader, type SessionBoundary } from "../../src/pipeline/create-event-reader.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
-import { hasShared, listCaptures, sharedPath } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { hasShared, listCaptures, repoRoot, sharedPath } from "../helpers/shared.ts";
 
-const fixtures = join(import.meta.dirname, "../fixtures/sessions");
+const fixtures = join(repoRoot, "test/fixtures/sessions");
 const capture = (path: string): Uint8Array => readFileSync(sharedPath("fixtures", path));
 
 const claude = "claude/archistrator_success_with_tools.jsonl";
@@ -129,9 +130,7 @@ describe("same-dialect sessions back to back (synthetic)", () => {
   });
 
   it("a second init with the same id before any result continues the session (background agent)", () => {
-    const { reader } = read([
-      readFileSync(join(import.meta.dirname, "../fixtures/claude/background-agent-second-init-two-results.ndjson")),
-    ]);
+    const { reader } = read([readFileSync(fixturePath("claude", "background-agent-second-init-two-results.ndjson"))]);
     expect(reader.sessions).toBe(1);
   });
 
