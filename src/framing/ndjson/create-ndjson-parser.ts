@@ -653,7 +653,11 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       else if (chunk[i] === 0x7b || chunk[i] === 0x5b) {
         // `{` alone on the first line: a pretty-printed stream (Cline). Need the whole first line.
         const nl = chunk.indexOf(LF, i);
-        if (nl === -1) return chunk.length < 4096 ? false : ((framing = "ndjson"), true);
+        if (nl === -1) {
+          if (chunk.length < 4096) return false;
+          framing = "ndjson";
+          return true;
+        }
         let j = i + 1;
         while (j < nl && isJsonSpace(chunk[j] as number)) j++;
         framing = j === nl ? "pretty" : "ndjson";

@@ -10,7 +10,7 @@ import { RULES, type RedactionKind } from "./rules.ts";
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
 /** The text that replaces a secret of `kind`. */
-export function redactionMarker(kind: RedactionKind): string {
+function redactionMarker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
