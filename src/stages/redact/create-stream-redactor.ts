@@ -5,7 +5,15 @@
  * `ghp_`, `Authorization: Bearer abc`) and shows everything before it at once. Text that cannot
  * become a secret is never delayed.
  */
-import { RULES } from "./rules.ts";
+import { COMBINED_PARTIAL, RULES, SEPARATE_PARTIAL_RULES } from "./rules.ts";
+
+const PRIVATE_KEY_RULE = RULES.find((rule) => rule.kind === "private-key-block") as (typeof RULES)[number];
+/**
+ * The case-insensitive rules with a global copy of their trigger, so it is looked for only near the
+ * tail: their context (a URL's scheme, `aws_secret_access_key =`) ends within TRIGGER_OVERLAP
+ * characters of the held tail, never further back.
+ */
+const SEPARATE = SEPARATE_PARTIAL_RULES.map((rule) => ({ rule, near: new RegExp(rule.trigger.source, `${rule.trigger.flags}g`) }));
 import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.ts";
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
@@ -77,13 +85,28 @@ export function holdStart(text: string, from = 0): number {
   // Every secret's value is a run without whitespace (a private key block aside), so a tail that
   // could grow into one starts after the last whitespace.
   const run = Math.max(from, lastWhitespace(text) + 1);
+  const hasBegin = text.includes("-----BEGIN", Math.max(0, from - 16));
+  if (run === text.length && !hasBegin && !text.includes("-----BEGIN")) return text.length;
   let start = text.length;
-  if (run === text.length && !text.includes("-----BEGIN")) return start;
-  for (const rule of RULES) {
-    const scanFrom = rule.kind === "private-key-block" && text.includes("-----BEGIN", Math.max(0, from - 16)) ? from : run;
-    if (scanFrom >= start) continue;
-    rule.partial.lastIndex = scanFrom;
-    const found = rule.partial.exec(text);
+  if (run < start) {
+    // One scan for every rule without flags; its leftmost match is the earliest of theirs.
+    COMBINED_PARTIAL.lastIndex = run;
+    const found = COMBINED_PARTIAL.exec(text);
+    if (found !== null) start = Math.max(from, found.index);
+    for (const { rule, near } of SEPARATE) {
+      // A contextual rule's partial needs its context in the text, and the trigger is part of it.
+      if (run >= start) continue;
+      near.lastIndex = Math.max(0, run - TRIGGER_OVERLAP);
+      if (!near.test(text)) continue;
+      rule.partial.lastIndex = run;
+      const match = rule.partial.exec(text);
+      if (match !== null && match.index < start) start = Math.max(from, match.index);
+    }
+  }
+  const scanFrom = hasBegin ? from : run;
+  if (scanFrom < start) {
+    PRIVATE_KEY_RULE.partial.lastIndex = scanFrom;
+    const found = PRIVATE_KEY_RULE.partial.exec(text);
     if (found !== null && found.index < start) start = Math.max(from, found.index);
   }
   return start;
