@@ -140,7 +140,9 @@ describe("holdStart", () => {
     return start;
   }
 
-  const prefixes = positives.flatMap((p) => [p.text, ...[3, 5, 9, 14, 20, 30].map((n) => p.text.slice(0, p.text.indexOf(p.token) + n))]);
+  const longContexts = ["https://" + "u".repeat(150) + ":", "X".repeat(70) + "_TOKEN=", "Authorization:  Bearer ", "see"];
+  const prefixes = [...longContexts, ...longContexts.map((c) => `${c}abcdefgh`)];
+  prefixes.push(...positives.flatMap((p) => [p.text, ...[3, 5, 9, 14, 20, 30].map((n) => p.text.slice(0, p.text.indexOf(p.token) + n))]));
   test.prop(
     [
       fc.array(
@@ -159,6 +161,15 @@ describe("holdStart", () => {
     const text = parts.join(parts.length % 2 === 0 ? " " : "");
     const from = cut % (text.length + 1);
     expect(holdStart(text, from)).toBe(holdStartRuleByRule(text, from));
+  });
+
+  it("holds a URL password whose scheme was shown long before, in the same run without whitespace", () => {
+    const shown = `see https://${"u".repeat(150)}:`;
+    const text = `${shown}pa`;
+    expect(holdStart(text, shown.length)).toBe(shown.length);
+    expect(holdStartRuleByRule(text, shown.length)).toBe(shown.length);
+    const shownEnv = `export ${"X".repeat(60)}_TOKEN=`;
+    expect(holdStart(`${shownEnv}abc`, shownEnv.length)).toBe(shownEnv.length);
   });
 
   it("holds a private key block until its END line, then redacts it whole", () => {

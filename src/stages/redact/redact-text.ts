@@ -48,12 +48,24 @@ function count(counts: RedactionCounts | undefined, kind: RedactionKind): void {
 }
 
 /**
+ * The last long text found to hold no secret. Agents often write one tool output twice in a record
+ * (Claude's `tool_result` content and its `tool_use_result.stdout`): the copy is recognised by a
+ * comparison, not scanned again. Bounded, so at most one such string is kept alive.
+ */
+let lastCleanText: string | undefined;
+const REMEMBERED_CLEAN_MIN = 4096;
+const REMEMBERED_CLEAN_MAX = 4 * 1024 * 1024;
+
+/**
  * `text` with every secret replaced. Only secrets that start at or after `from` are replaced and
  * only `text.slice(from)` is returned: the streaming redactor passes text it already showed as
  * context (a URL's scheme, a header name) in front of the new text.
  */
 export function redactText(text: string, counts?: RedactionCounts, from = 0): string {
-  if (!ANY_TRIGGER.test(text)) return from === 0 ? text : text.slice(from);
+  if (text === lastCleanText || !ANY_TRIGGER.test(text)) {
+    if (text.length >= REMEMBERED_CLEAN_MIN && text.length <= REMEMBERED_CLEAN_MAX) lastCleanText = text;
+    return from === 0 ? text : text.slice(from);
+  }
   let out = text;
   for (const rule of RULES) {
     if (!rule.trigger.test(out)) continue;
