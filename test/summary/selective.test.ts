@@ -7,12 +7,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
+import type { SkimOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
 import { createSummaryBuilder } from "../../src/summary/summarize.ts";
 import { listCaptures } from "../helpers/shared.ts";
 
-const FORCED: ReadOptions["skim"] = {
+const FORCED: SkimOptions = {
   keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
   toolResultKeys: new Set(["content"]),
   minBytes: 1,
