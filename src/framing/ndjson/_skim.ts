@@ -18,8 +18,9 @@ export interface SkimOptions {
   /** Shortest line skimmed, in bytes (default 64 KiB): skimming pays only where most bytes can be skipped. */
   readonly minLineBytes?: number;
   /**
-   * Says a string must be kept after all, given its bytes as Latin-1 text (JSON escapes undecoded):
-   * the redaction stage keeps any that could hold a secret, so its counts stay exact.
+   * Says a string must be kept after all, given its bytes as Latin-1 text (JSON escapes undecoded;
+   * a string that escapes a printable ASCII character is never skipped): the redaction stage keeps
+   * any that could hold a secret, so its counts stay exact.
    */
   readonly keep?: (raw: string) => boolean;
 }
@@ -124,16 +125,21 @@ function stringEnd(bytes: Uint8Array, i: number): number {
   return -1;
 }
 
-/** Bytes taken by the escape at `i` (`\n`, `\u00e9`), 0 when it is not a JSON escape. */
+/**
+ * Bytes taken by the escape at `i` (`\n`, `\u00e9`), 0 when it is not a JSON escape, nor when it
+ * writes a printable ASCII character the long way (`\/`, `\u0041`): such a string is read in full,
+ * since a secret's shape could hide behind the escape from the check `keep` makes.
+ */
 function escapeLength(bytes: Uint8Array, i: number): number {
   const e = bytes[i + 1];
-  if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) return 2;
+  if (e === 0x22 || e === 0x5c || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) return 2;
   if (e !== 0x75) return 0;
   for (let k = 2; k < 6; k++) {
     const h = bytes[i + k] ?? 0;
     if (!((h >= 0x30 && h <= 0x39) || (h >= 0x41 && h <= 0x46) || (h >= 0x61 && h <= 0x66))) return 0;
   }
-  return 6;
+  const printable = bytes[i + 2] === 0x30 && bytes[i + 3] === 0x30 && (bytes[i + 4] as number) >= 0x32 && (bytes[i + 4] as number) <= 0x37;
+  return printable ? 0 : 6;
 }
 
 const isContinuation = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;

@@ -40,18 +40,17 @@ export const ANY_TRIGGER = new RegExp(
 
 /**
  * ANY_TRIGGER for a string's JSON text before it is decoded (its bytes read as Latin-1): true
- * whenever the decoded string could pass ANY_TRIGGER. So a trigger written with escapes (`\u0067hp_`,
- * `:\/\/`) counts, and the two triggers that allow white space before their `:` or `=` (which JSON
- * text may write as `\t`, and UTF-8 as several bytes) count by their key name alone.
+ * whenever the decoded string could pass ANY_TRIGGER, provided the text escapes no printable ASCII
+ * character (`\u0067hp_`, `:\/\/`; the skimmer reads such strings in full). The two triggers that
+ * allow white space before their `:` or `=` (which JSON text may write as `\t`, and UTF-8 as
+ * several bytes) count by their key name alone.
  */
 const AWS_SECRET_KEY_NAME = /[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]/;
-/** A `\u00XX` escape of a printable ASCII character, or an escaped `/`. */
-const ASCII_ESCAPE = /\\(?:u00[2-7]|\/)/;
 
-/** True when the JSON text of a string (undecoded, read as Latin-1) could decode to one with a rule's trigger. */
+/** True when the JSON text of a string (undecoded, read as Latin-1, no printable ASCII escaped) could decode to one with a rule's trigger. */
 export function mayHoldSecretRaw(raw: string): boolean {
   // Separate tests, each a fast scan: one alternation of them all would try every branch at every character.
-  return ANY_TRIGGER.test(raw) || raw.includes("uthorization") || AWS_SECRET_KEY_NAME.test(raw) || ASCII_ESCAPE.test(raw);
+  return ANY_TRIGGER.test(raw) || raw.includes("uthorization") || AWS_SECRET_KEY_NAME.test(raw);
 }
 
 /** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */
