@@ -27,6 +27,8 @@ export interface PipelineOptions {
   readonly output?: BatchedOutput;
   /** Read an input whose first line is an SSE field as Server-Sent Events (validate --format). */
   readonly sniffSse?: boolean;
+  /** What the events must carry (`summary`: the facts only; long tool outputs are skipped). */
+  readonly fields?: "all" | "summary";
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -38,7 +40,7 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
  */
 export async function readInputs(options: PipelineOptions): Promise<InputRun[]> {
   const { sources, io, reading } = options;
-  const baseOptions = toReadOptions(reading);
+  const baseOptions = { ...toReadOptions(reading), fields: options.fields ?? "all" };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
   if (reading["no-redact"])

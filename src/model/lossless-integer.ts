@@ -43,10 +43,9 @@ export class LosslessInteger {
 
   /** True for a LosslessInteger, even one from another copy of the package. */
   static is(value: unknown): value is LosslessInteger {
-    return (
-      value instanceof LosslessInteger ||
-      (typeof value === "object" && value !== null && (value as { [losslessBrand]?: unknown })[losslessBrand] === true)
-    );
+    if (value instanceof LosslessInteger) return true;
+    if (typeof value !== "object" || value === null || isPlainContainer(value)) return false;
+    return (value as { [losslessBrand]?: unknown })[losslessBrand] === true;
   }
 }
 
@@ -69,5 +68,19 @@ export function withLosslessJsonHook<T>(hook: (value: LosslessInteger) => string
 
 /** True for a JSON object: not null, an array or a LosslessInteger. */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !LosslessInteger.is(value);
+  if (typeof value !== "object" || value === null) return false;
+  // What JSON.parse makes, answered from the prototype alone (every wire read asks this).
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null) return true;
+  return !Array.isArray(value) && !LosslessInteger.is(value);
+}
+
+/**
+ * An object or array as JSON.parse makes them (or `Object.create(null)`): never a LosslessInteger,
+ * of this copy of the package or another. Asked first because looking for the brand on the many
+ * shapes of parsed records is a slow, megamorphic property lookup, and this is on every wire read.
+ */
+function isPlainContainer(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
 }

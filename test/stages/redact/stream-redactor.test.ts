@@ -1,6 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { createStreamRedactor, holdStart, redactText, type RedactionCounts } from "../../../src/stages/redact/index.ts";
+import { RULES } from "../../../src/stages/redact/rules.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
 /** Feeds `text` cut at `cuts` through a stream redactor; returns what was shown, piece by piece. */
@@ -115,6 +116,60 @@ describe("holdStart", () => {
     ["commit 1ef36fa0", 15],
   ])("%j holds from %i", (text, expected) => {
     expect(holdStart(text)).toBe(expected);
+  });
+
+  /** The rule-by-rule scan holdStart replaced with one combined expression: the earliest partial match of any rule. */
+  function holdStartRuleByRule(text: string, from = 0): number {
+    let lastSpace = -1;
+    for (let i = text.length - 1; i >= 0; i--) {
+      if (/[ \n\t\r\f\v]/.test(text[i] as string)) {
+        lastSpace = i;
+        break;
+      }
+    }
+    const run = Math.max(from, lastSpace + 1);
+    let start = text.length;
+    if (run === text.length && !text.includes("-----BEGIN")) return start;
+    for (const rule of RULES) {
+      const scanFrom = rule.kind === "private-key-block" && text.includes("-----BEGIN", Math.max(0, from - 16)) ? from : run;
+      if (scanFrom >= start) continue;
+      rule.partial.lastIndex = scanFrom;
+      const found = rule.partial.exec(text);
+      if (found !== null && found.index < start) start = Math.max(from, found.index);
+    }
+    return start;
+  }
+
+  const longContexts = ["https://" + "u".repeat(150) + ":", "X".repeat(70) + "_TOKEN=", "Authorization:  Bearer ", "see"];
+  const prefixes = [...longContexts, ...longContexts.map((c) => `${c}abcdefgh`)];
+  prefixes.push(...positives.flatMap((p) => [p.text, ...[3, 5, 9, 14, 20, 30].map((n) => p.text.slice(0, p.text.indexOf(p.token) + n))]));
+  test.prop(
+    [
+      fc.array(
+        fc.oneof(
+          fc.constantFrom(...words, "Authorization: Bearer ", "aws_secret_access_key = ", "-----BEGIN"),
+          fc.constantFrom(...(prefixes.length > 0 ? prefixes : ["x"])),
+        ),
+        {
+          maxLength: 8,
+        },
+      ),
+      fc.nat(),
+    ],
+    { numRuns: 1000 },
+  )("finds the same start as trying each rule in turn", (parts, cut) => {
+    const text = parts.join(parts.length % 2 === 0 ? " " : "");
+    const from = cut % (text.length + 1);
+    expect(holdStart(text, from)).toBe(holdStartRuleByRule(text, from));
+  });
+
+  it("holds a URL password whose scheme was shown long before, in the same run without whitespace", () => {
+    const shown = `see https://${"u".repeat(150)}:`;
+    const text = `${shown}pa`;
+    expect(holdStart(text, shown.length)).toBe(shown.length);
+    expect(holdStartRuleByRule(text, shown.length)).toBe(shown.length);
+    const shownEnv = `export ${"X".repeat(60)}_TOKEN=`;
+    expect(holdStart(`${shownEnv}abc`, shownEnv.length)).toBe(shownEnv.length);
   });
 
   it("holds a private key block until its END line, then redacts it whole", () => {
