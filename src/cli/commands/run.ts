@@ -12,6 +12,9 @@ import { readingDefaults, toReadOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { createRendererSink } from "../sinks/renderer-sink.ts";
 import { chooseMode } from "./render.ts";
+import { createPublisher, type Publisher, type PublishReport } from "../../fleet/publisher.ts";
+import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
+import { describePublishReport } from "../sinks/publisher-sink.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -64,6 +67,13 @@ const runOptions = {
     description:
       "show secrets as they are; by default they are replaced with [REDACTED:<kind>] in the output and the events logs (docs/redaction.md); the raw and stderr logs are never redacted (docs/run.md)",
   },
+  publish: {
+    type: "string",
+    valueHint: "<nats-url>",
+    description: "also publish every event (redacted) to NATS JetStream; the options below apply (docs/fleet.md)",
+  },
+  ...publishingOptions,
+  ...natsConnectionOptions,
 } as const;
 
 type RunValues = ParsedValues<typeof runOptions>;
@@ -95,7 +105,8 @@ executable, 127 command not found, 2 usage error.`,
     };
     const killAfterMs = duration("kill-after");
     const sink = createRunSink(values, io);
-    const agent = runAgent(command, args, {
+    const publishing = createRunPublisher(values, io, command, () => agent.runId);
+    const agent: AgentRun = runAgent(command, args, {
       ...(values.from === undefined ? {} : { dialect: values.from }),
       heartbeatMs: duration("heartbeat") ?? 15_000,
       idleTimeoutMs: duration("idle-timeout") ?? 0,
@@ -108,6 +119,7 @@ executable, 127 command not found, 2 usage error.`,
         "no-redact": values["no-redact"],
       }),
       ...logOption(values, io),
+      ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
       onIssue(issue) {
         if (!values.quiet && (issue.severity !== "info" || values.verbose))
           void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
@@ -121,7 +133,10 @@ executable, 127 command not found, 2 usage error.`,
     try {
       for await (const event of agent.events) await sink.event(event);
       const result = await agent.result;
-      await sink.end(runReport(result));
+      const published = await publishing?.publisher.close(publishing.flushTimeoutMs);
+      if (published !== undefined && (!values.quiet || published.dropped > 0 || published.waiting > 0))
+        await io.stderr.write(`agentstream run: ${describePublishReport(published)}\n`);
+      await sink.end(runReport(result, published));
       const redacted = describeRedactions(result.redactions);
       if (redacted !== undefined && !values.quiet) await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
       return result.exitCode;
@@ -130,6 +145,28 @@ executable, 127 command not found, 2 usage error.`,
     }
   },
 });
+
+/** `--publish <url>`: a publisher fed every event of the run (the agent never waits for it). */
+function createRunPublisher(
+  values: RunValues,
+  io: CliIo,
+  command: string,
+  runId: () => string,
+): { publisher: Publisher; flushTimeoutMs: number } | undefined {
+  const url = values.publish;
+  if (url === undefined) return undefined;
+  if (values["no-redact"])
+    throw new AgentStreamError("usage", "--no-redact with --publish: published events are always redacted (the stream is shared)");
+  const servers = requireServers("run --publish", url);
+  const say = (text: string): void => {
+    if (!values.quiet) void io.stderr.write(`agentstream run: ${text}\n`);
+  };
+  const publisher = createPublisher(toPublisherOptions(servers, values, io, say), () => ({
+    agent: agentName(command),
+    fallbackSession: () => runId(),
+  }));
+  return { publisher, flushTimeoutMs: parseDuration("--flush-timeout", values["flush-timeout"]) };
+}
 
 /** How diagnostics name the agent's output: its command's file name. */
 function agentName(command: string): string {
@@ -211,9 +248,10 @@ function viewWidth(flag: string | undefined, io: CliIo): number {
  * The summary `--json` and `--final-summary` print: the session's facts (as \`agentstream summary
  * --json\`) and how the run went (docs/run.md).
  */
-function runReport(result: RunResult): object {
+function runReport(result: RunResult, published: PublishReport | undefined): object {
   return {
     ...result.summary,
+    ...(published === undefined ? {} : { publish: published }),
     run: {
       runId: result.runId,
       exitCode: result.exitCode,
