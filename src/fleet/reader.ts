@@ -18,6 +18,7 @@ import {
   jetstreamManager,
   type Consumer,
   type ConsumerConfig,
+  type JsMsg,
 } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AgentStreamError, type Issue } from "../errors.ts";
@@ -71,25 +72,80 @@ export async function* readFleet(options: FleetReaderOptions): AsyncGenerator<Fl
     const consumer = await openConsumer(connection, options, servers);
     const info = await consumer.info();
     if (!options.follow && info.num_pending === 0) return;
-    const messages = await consumer.consume({ max_messages: 512 });
-    const stop = (): void => void messages.stop();
-    options.signal?.addEventListener("abort", stop, { once: true });
-    if (options.signal?.aborted === true) stop();
     const decode = createMessageDecoder(options.onIssue);
-    try {
-      for await (const message of messages) {
-        const event = decode(message.data, message.subject, message.seq);
-        const address = parseSubject(message.subject);
-        if (event !== undefined && address !== undefined) yield { event, subject: message.subject, address, streamSequence: message.seq };
-        if (options.durable !== undefined) message.ack();
-        if (!options.follow && message.info.pending === 0) break;
-      }
-    } finally {
-      options.signal?.removeEventListener("abort", stop);
-      await messages.close().catch(() => {});
+    const messages = options.durable === undefined ? readOrdered(consumer, options.signal) : readDurable(consumer, options);
+    for await (const message of messages) {
+      const event = decode(message.data, message.subject, message.seq);
+      const address = parseSubject(message.subject);
+      if (event !== undefined && address !== undefined) yield { event, subject: message.subject, address, streamSequence: message.seq };
+      if (!options.follow && message.info.pending === 0) break;
     }
   } finally {
     await connection.close().catch(() => {});
+  }
+}
+
+/** An ordered consumer: the client re-creates it at the right place after any loss, so nothing is skipped or repeated. */
+async function* readOrdered(consumer: Consumer, signal: AbortSignal | undefined): AsyncGenerator<JsMsg> {
+  const messages = await consumer.consume({ max_messages: 512 });
+  const stop = (): void => void messages.stop();
+  signal?.addEventListener("abort", stop, { once: true });
+  if (signal?.aborted === true) stop();
+  try {
+    yield* messages;
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    await messages.close().catch(() => {});
+  }
+}
+
+/** Messages asked of the server at once by a durable reader. */
+const DURABLE_BATCH = 256;
+
+/**
+ * A durable consumer, in batches: each message is acknowledged once the caller has taken it and
+ * asks for the next (or stops); messages fetched but not yet taken when the reader stops are
+ * handed back (nak), so the next reader of this durable gets them at once, in order.
+ */
+async function* readDurable(consumer: Consumer, options: FleetReaderOptions): AsyncGenerator<JsMsg> {
+  const signal = options.signal;
+  while (signal?.aborted !== true) {
+    const batch = await consumer.fetch({ max_messages: DURABLE_BATCH, expires: 2000 });
+    const waiting: JsMsg[] = [];
+    let fetched = false;
+    let wake: (() => void) | undefined;
+    const stop = (): void => void batch.stop();
+    signal?.addEventListener("abort", stop, { once: true });
+    void (async () => {
+      for await (const message of batch) {
+        waiting.push(message);
+        wake?.();
+      }
+      fetched = true;
+      wake?.();
+    })();
+    let received = 0;
+    try {
+      for (;;) {
+        const message = waiting.shift();
+        if (message === undefined) {
+          if (fetched) break;
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        received++;
+        try {
+          yield message;
+        } finally {
+          message.ack();
+        }
+      }
+    } finally {
+      signal?.removeEventListener("abort", stop);
+      batch.stop();
+      for (const message of waiting) message.nak();
+    }
+    if (!options.follow && received === 0 && (await consumer.info()).num_pending === 0) return;
   }
 }
 

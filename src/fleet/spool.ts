@@ -126,11 +126,18 @@ export function openSpool(options: SpoolOptions): Spool {
       return lines.length;
     },
     peek(max) {
-      dropFinishedHeads(segments, own);
-      const head = segments[0] as Segment;
-      const { messages, ends } = readMessages(head, max);
-      peeked = { segment: head, ends };
-      return messages;
+      for (;;) {
+        dropFinishedHeads(segments, own);
+        const head = segments[0] as Segment;
+        const { messages, ends } = readMessages(head, max);
+        if (messages.length === 0 && head !== own) {
+          // Only a torn last line is left of a segment a crashed process wrote: nothing more will come.
+          head.offset = head.size;
+          continue;
+        }
+        peeked = { segment: head, ends };
+        return messages;
+      }
     },
     commit(count) {
       if (peeked === undefined || count === 0) return;

@@ -24,7 +24,7 @@ export function encodeToken(text: string): string {
     const char = String.fromCharCode(byte);
     out += SAFE_BYTE.test(char) ? char : `~${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
-  return out.length <= MAX_TOKEN_CHARS ? out : `${out.slice(0, MAX_TOKEN_CHARS - 9)}~~${hash32(out)}`;
+  return out.length <= MAX_TOKEN_CHARS ? out : `${out.slice(0, MAX_TOKEN_CHARS - 10)}~~${hash32(out)}`;
 }
 
 /** The text a token stands for (the inverse of `encodeToken`, except for tokens shortened with a hash). */
