@@ -2,8 +2,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Suites that take seconds each: a terminal emulator over every capture and payload, tmux, generated
- * multi-MB inputs, chromium, and test/e2e (agent processes: the fake agents, the real CLIs, the built binary).
- * `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
+ * multi-MB inputs, chromium, a real nats-server (test/fleet/nats-*), and test/e2e (agent processes: the fake agents,
+ * the real CLIs, the built binary). `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
  */
 const slow = [
   "test/views/terminal/emulator-captures.test.ts",
@@ -12,6 +12,7 @@ const slow = [
   "test/framing/ndjson/generated-large.test.ts",
   "test/e2e/**/*.test.ts",
   "test/views/web/**/*.test.ts",
+  "test/fleet/nats-*.test.ts",
 ];
 
 export default defineConfig({
