@@ -170,4 +170,16 @@ describe("fake agents", () => {
     expect(run.code).toBe(127);
     expect(run.stderr.toString("utf8")).toContain("agentstream-no-such-agent");
   });
+
+  it("numbered.mjs writes its session's numbered messages, then the result", async () => {
+    const run = await finish(start("numbered.mjs", ["--session=n-1", "--events=3", "--every-ms=1"]));
+    const records = run.stdout
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(records.map((r) => r.type)).toEqual(["system", "assistant", "assistant", "assistant", "result"]);
+    expect(records.every((r) => r.session_id === "n-1")).toBe(true);
+    expect(records.slice(1, 4).map((r) => r.message.content[0].text)).toEqual(["message 1", "message 2", "message 3"]);
+  });
 });
