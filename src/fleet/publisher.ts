@@ -90,21 +90,22 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
   let duplicates = 0;
   let connection: NatsConnection | undefined;
   let client: JetStreamClient | undefined;
-  let wake: (() => void) | undefined;
   let saidSpooling = false;
   let saidFull = false;
+  /** Whoever waits (the pump, the connector) is woken by `signal`: new events, a connection, closing. */
+  const waiters = new Set<() => void>();
   const signal = (): void => {
-    const resume = wake;
-    wake = undefined;
-    resume?.();
+    for (const resume of [...waiters]) resume();
   };
   const waitForSignal = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
+      const done = (): void => {
         clearTimeout(timer);
+        waiters.delete(done);
         resolve();
       };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
     });
 
   /** Queued spool lines go to disk: one write per turn of the event loop. */
@@ -190,7 +191,10 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
   const start = async (): Promise<void> => {
     for (let attempt = 0; !stopped && connection === undefined; attempt++) {
       try {
-        connection = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 });
+        const connected = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 });
+        // Closed while connecting: this connection would keep the process alive for nothing.
+        if (stopped) return void (await connected.close().catch(() => {}));
+        connection = connected;
       } catch (error) {
         if (attempt === 0) notice(`cannot connect to NATS (${servers}): ${reasonOf(error)}; retrying`);
         if (starting) {
