@@ -27,7 +27,7 @@ const publisher = createPublisher({
   stream: { name: "AGENTSTREAM" },
   host: values.host,
   spoolDir: values.spool,
-  spoolMaxBytes: 4 << 30,
+  spoolMaxBytes: 4 * 2 ** 30,
   onNotice: (text) => process.stderr.write(`${values.host}: ${text}\n`),
 });
 
