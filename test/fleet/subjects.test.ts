@@ -24,7 +24,8 @@ describe("subject tokens", () => {
     expect(token).toMatch(/^[A-Za-z0-9_~-]+$/);
     expect(token.length).toBeLessThanOrEqual(96);
     // Whole tokens (no "~~" hash marker: a "~" of the text is always "~7E") come back as they were.
-    if (!token.includes("~~") && text.isWellFormed()) expect(decodeToken(token)).toBe(text);
+    const wellFormed = new TextDecoder().decode(new TextEncoder().encode(text)) === text; // no lone surrogate
+    if (!token.includes("~~") && wellFormed) expect(decodeToken(token)).toBe(text);
   });
 
   it("a very long token is shortened with a hash, and stays distinct", () => {
