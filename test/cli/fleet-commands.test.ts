@@ -30,6 +30,18 @@ describe("publish and tail: usage", () => {
     expect(await run(["run", "--publish", "nats://127.0.0.1:1", "--no-redact", "--", "true"], runPublish)).toBe(2);
   });
 
+  it("a missing input or a bad option ends the command (the publisher is closed, nothing hangs)", async () => {
+    const port = await freePort();
+    const spool = mkdtempSync(join(tmpdir(), "agentstream-spool-"));
+    const missing = fakeIo();
+    const url = `nats://127.0.0.1:${port}`;
+    expect(await run(["publish", url, "--spool", spool, "--flush-timeout", "100ms", capture, "/nonexistent/x.jsonl"], missing)).toBe(3);
+    expect(missing.err()).toMatch(/still waiting in .*cannot read \/nonexistent\/x\.jsonl/s);
+    const badDialect = fakeIo();
+    expect(await run(["run", "--publish", url, "--spool", spool, "--from", "nosuch", "--", "true"], badDialect)).toBe(2);
+    expect(badDialect.err()).toMatch(/unknown dialect "nosuch"/);
+  });
+
   it("tail says when the server cannot be reached (exit 3), with the password masked", async () => {
     const port = await freePort();
     const io = fakeIo();

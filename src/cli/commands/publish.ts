@@ -35,7 +35,14 @@ publish on this host sends them), 2 usage error, 4 nothing could be read.`,
     const flushTimeoutMs = parseDuration("--flush-timeout", values["flush-timeout"]);
     const publisher = createPublisher(toPublisherOptions(servers, values, io, say));
     const sink = createPublisherSink(publisher, flushTimeoutMs);
-    const runs = await readInputs({ sources: sourcesFromArguments(files, io), io, reading: values, sink });
+    let runs: Awaited<ReturnType<typeof readInputs>>;
+    try {
+      runs = await readInputs({ sources: sourcesFromArguments(files, io), io, reading: values, sink });
+    } catch (error) {
+      // An input that cannot be read ends the command; what was read before it is still sent (or spooled).
+      if (sink.report === undefined) await io.stderr.write(`agentstream publish: ${describePublishReport(await sink.close())}\n`);
+      throw error;
+    }
     const report = sink.report;
     if (report === undefined) return EXIT.io;
     const lost = report.dropped > 0 || report.waiting > 0;

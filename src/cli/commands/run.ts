@@ -106,25 +106,27 @@ executable, 127 command not found, 2 usage error.`,
     const killAfterMs = duration("kill-after");
     const sink = createRunSink(values, io);
     const publishing = createRunPublisher(values, io, command, () => agent.runId);
-    const agent: AgentRun = runAgent(command, args, {
-      ...(values.from === undefined ? {} : { dialect: values.from }),
-      heartbeatMs: duration("heartbeat") ?? 15_000,
-      idleTimeoutMs: duration("idle-timeout") ?? 0,
-      timeoutMs: duration("timeout") ?? 0,
-      stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
-      read: toReadOptions({
-        ...readingDefaults,
-        "include-raw": values["include-raw"],
-        "no-repair": values["no-repair"],
-        "no-redact": values["no-redact"],
+    const agent: AgentRun = startAgent(publishing, () =>
+      runAgent(command, args, {
+        ...(values.from === undefined ? {} : { dialect: values.from }),
+        heartbeatMs: duration("heartbeat") ?? 15_000,
+        idleTimeoutMs: duration("idle-timeout") ?? 0,
+        timeoutMs: duration("timeout") ?? 0,
+        stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
+        read: toReadOptions({
+          ...readingDefaults,
+          "include-raw": values["include-raw"],
+          "no-repair": values["no-repair"],
+          "no-redact": values["no-redact"],
+        }),
+        ...logOption(values, io),
+        ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
+        onIssue(issue) {
+          if (!values.quiet && (issue.severity !== "info" || values.verbose))
+            void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
+        },
       }),
-      ...logOption(values, io),
-      ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
-      onIssue(issue) {
-        if (!values.quiet && (issue.severity !== "info" || values.verbose))
-          void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
-      },
-    });
+    );
     if (values["no-redact"])
       void io.stderr.write(
         "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
@@ -166,6 +168,16 @@ function createRunPublisher(
     fallbackSession: () => runId(),
   }));
   return { publisher, flushTimeoutMs: parseDuration("--flush-timeout", values["flush-timeout"]) };
+}
+
+/** Starts the agent; when that fails at once (a bad option), the publisher is closed so the process can end. */
+function startAgent(publishing: { publisher: Publisher } | undefined, start: () => AgentRun): AgentRun {
+  try {
+    return start();
+  } catch (error) {
+    void publishing?.publisher.close(0);
+    throw error;
+  }
 }
 
 /** How diagnostics name the agent's output: its command's file name. */

@@ -7,8 +7,10 @@ import type { Publisher, PublishReport } from "../../fleet/publisher.ts";
 import type { Sink } from "./sink.ts";
 
 export interface PublisherSink extends Sink {
-  /** Set once `end` has returned. */
+  /** Set once `end` (or `close`) has returned. */
   readonly report: PublishReport | undefined;
+  /** Ends the publisher when the pipeline stopped before `end` (an input could not be read). */
+  close(): Promise<PublishReport>;
 }
 
 export function createPublisherSink(publisher: Publisher, flushTimeoutMs: number): PublisherSink {
@@ -25,6 +27,10 @@ export function createPublisherSink(publisher: Publisher, flushTimeoutMs: number
     },
     async end() {
       report = await publisher.close(flushTimeoutMs);
+    },
+    async close() {
+      report ??= await publisher.close(flushTimeoutMs);
+      return report;
     },
   };
 }
