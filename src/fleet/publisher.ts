@@ -11,19 +11,18 @@
  * first, once it answers again; new events keep going to the spool until it is empty, so order
  * holds. What does not fit in the spool is dropped, counted and said.
  */
-import { jetstream, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import type { AgentEvent } from "../model/events.ts";
-import { connectNats, describeServers, type NatsConnectOptions } from "./connection.ts";
+import { createOutbox, type Outbox } from "./_outbox.ts";
+import { createWaker, openLink, type Link, type Waker } from "./_link.ts";
+import { describeServers, type NatsConnectOptions } from "./connection.ts";
 import { createSessionRouter, type SessionRouter, type SessionRouterOptions } from "./session-router.ts";
-import { openSpool, type Spool, type SpooledMessage } from "./spool.ts";
-import { ensureStream, type StreamLimits } from "./stream.ts";
+import { openSpool, type SpooledMessage } from "./spool.ts";
+import type { StreamLimits } from "./stream.ts";
 
 /** Publishes in flight at once. */
 const BATCH_SIZE = 256;
-/** Events kept in memory while NATS keeps up; beyond this they go to the spool. */
-const MEMORY_EVENTS = 8192;
-/** The longest wait between two attempts while NATS fails. */
+/** The longest wait between two attempts while NATS fails, and the pump's idle tick. */
 const MAX_BACKOFF_MS = 2000;
 
 export interface PublisherOptions {
@@ -78,169 +77,27 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
   const notice = options.onNotice ?? (() => {});
   const spool = openSpool({ dir: options.spoolDir, host: options.host, maxBytes: options.spoolMaxBytes });
   if (spool.adopted.length > 0) notice(`found ${spool.adopted.length} spool file(s) left by earlier publishers: sending them first`);
-  const routers = new Map<string, SessionRouter>();
-  let memory: SpooledMessage[] = [];
-  let toSpool: SpooledMessage[] = [];
-  let ready = false;
-  /** Until the first connection attempt has failed, events wait in memory: starting is not an outage. */
-  let starting = true;
-  let closing = false;
-  let stopped = false;
-  let published = 0;
-  let duplicates = 0;
-  let connection: NatsConnection | undefined;
-  let client: JetStreamClient | undefined;
-  let saidSpooling = false;
-  let saidFull = false;
-  /** Whoever waits (the pump, the connector) is woken by `signal`: new events, a connection, closing. */
-  const waiters = new Set<() => void>();
-  const signal = (): void => {
-    for (const resume of [...waiters]) resume();
-  };
-  const waitForSignal = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-    });
-
-  /** Queued spool lines go to disk: one write per turn of the event loop. */
-  let flushScheduled = false;
-  const flushToSpool = (): void => {
-    flushScheduled = false;
-    if (toSpool.length === 0) return;
-    const before = spool.dropped;
-    spool.append(toSpool);
-    toSpool = [];
-    if (spool.dropped > before && !saidFull) {
-      saidFull = true;
+  const outbox = createOutbox(spool, {
+    spooling: (reason) => notice(`${reason}: events go to the spool (${spool.file}) until NATS takes them`),
+    caughtUp: () => notice("the spool is sent: publishing live again"),
+    full: () =>
       notice(
         `the spool is full (${spool.file}, --spool-max ${options.spoolMaxBytes} bytes): events are being dropped; the count is in the summary`,
-      );
-    }
-  };
-  const spill = (reason: string): void => {
-    if (!saidSpooling) {
-      saidSpooling = true;
-      notice(`${reason}: events go to the spool (${spool.file}) until NATS answers`);
-    }
-    if (memory.length > 0) {
-      toSpool = memory.concat(toSpool);
-      memory = [];
-    }
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flushToSpool);
-    }
-  };
+      ),
+  });
+  const waker = createWaker();
+  const link = openLink({ connection: options.connection, stream: options.stream, servers }, waker, {
+    down: (reason) => outbox.spill(reason),
+    notice,
+  });
+  const counts = { published: 0, duplicates: 0 };
+  const state = { stopped: false };
+  const pumping = pump(link, outbox, waker, counts, state, { servers, ackTimeoutMs: options.ackTimeoutMs ?? 5000 });
+  const routers = new Map<string, SessionRouter>();
   const enqueue = (message: SpooledMessage): void => {
-    const spooling = toSpool.length > 0 || !spool.empty;
-    if (spooling || (!ready && !starting) || memory.length >= MEMORY_EVENTS) {
-      toSpool.push(message);
-      spill(ready ? "NATS is slower than the agent" : `NATS (${servers}) is not answering`);
-    } else memory.push(message);
-    signal();
+    outbox.add(message, link.ready || link.starting);
+    waker.wake();
   };
-
-  const publishBatch = async (batch: readonly SpooledMessage[]): Promise<boolean> => {
-    const js = client;
-    if (js === undefined) return false;
-    const timeout = options.ackTimeoutMs ?? 5000;
-    const acks = await Promise.allSettled(batch.map((m) => js.publish(m.subject, m.data, { msgID: m.id, timeout })));
-    const failed = acks.find((a): a is PromiseRejectedResult => a.status === "rejected");
-    if (failed !== undefined) return false;
-    for (const ack of acks as PromiseFulfilledResult<PubAck>[]) {
-      if (ack.value.duplicate) duplicates++;
-      else published++;
-    }
-    return true;
-  };
-
-  const pump = async (): Promise<void> => {
-    let failures = 0;
-    while (!stopped) {
-      if (!ready) {
-        await waitForSignal(MAX_BACKOFF_MS);
-        continue;
-      }
-      flushToSpool();
-      const fromSpool = !spool.empty;
-      const batch = fromSpool ? spool.peek(BATCH_SIZE) : memory.slice(0, BATCH_SIZE);
-      if (batch.length === 0) {
-        if (closing) signal();
-        await waitForSignal(MAX_BACKOFF_MS);
-        continue;
-      }
-      if (await publishBatch(batch)) {
-        failures = 0;
-        if (fromSpool) spool.commit(batch.length);
-        else if (memory[0] === batch[0]) memory = memory.slice(batch.length);
-        if (spool.empty && toSpool.length === 0) saidSpooling = false;
-        continue;
-      }
-      failures++;
-      spill(`NATS (${servers}) did not acknowledge`);
-      await waitForSignal(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS));
-    }
-  };
-
-  const start = async (): Promise<void> => {
-    for (let attempt = 0; !stopped && connection === undefined; attempt++) {
-      try {
-        const connected = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 });
-        // Closed while connecting: this connection would keep the process alive for nothing.
-        if (stopped) return void (await connected.close().catch(() => {}));
-        connection = connected;
-      } catch (error) {
-        if (attempt === 0) notice(`cannot connect to NATS (${servers}): ${reasonOf(error)}; retrying`);
-        if (starting) {
-          starting = false;
-          spill(`NATS (${servers}) is not answering`);
-        }
-        await waitForSignal(Math.min(250 * 2 ** attempt, MAX_BACKOFF_MS * 2));
-      }
-    }
-    if (connection === undefined) return;
-    client = jetstream(connection);
-    void watchStatus(connection);
-    await becomeReady();
-  };
-  const becomeReady = async (): Promise<void> => {
-    for (let attempt = 0; !stopped && connection !== undefined && !connection.isClosed(); attempt++) {
-      try {
-        await ensureStream(connection, options.stream);
-        ready = true;
-        starting = false;
-        signal();
-        return;
-      } catch (error) {
-        if (attempt === 0) notice(`cannot use the stream ${options.stream.name} on ${servers}: ${reasonOf(error)}; retrying`);
-        if (starting) {
-          starting = false;
-          spill(`the stream ${options.stream.name} is not available`);
-        }
-        await waitForSignal(Math.min(250 * 2 ** attempt, MAX_BACKOFF_MS));
-      }
-    }
-  };
-  const watchStatus = async (nc: NatsConnection): Promise<void> => {
-    for await (const status of nc.status()) {
-      if (status.type === "disconnect" || status.type === "staleConnection") {
-        ready = false;
-        spill(`lost the connection to NATS (${servers})`);
-      } else if (status.type === "reconnect") {
-        notice(`reconnected to NATS (${servers}): sending what waited`);
-        void becomeReady();
-      }
-    }
-  };
-
-  const pumping = pump();
-  void start();
 
   return {
     event(event, input = "") {
@@ -258,26 +115,20 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
     async close(timeoutMs) {
       for (const router of routers.values()) router.end();
       routers.clear();
-      closing = true;
       const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline && !(memory.length === 0 && toSpool.length === 0 && spool.empty)) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        signal();
-      }
-      stopped = true;
-      signal();
+      while (Date.now() < deadline && !outbox.empty) await waker.wait(Math.min(50, deadline - Date.now()));
+      state.stopped = true;
+      waker.wake();
       await pumping;
       // What was not sent is kept on disk for the next publisher on this host.
-      if (memory.length > 0) spill("closing");
-      flushToSpool();
+      outbox.flush();
       const waiting = spool.empty ? 0 : spool.countWaiting();
       spool.close();
-      await connection?.close().catch(() => {});
+      await link.close();
       return {
         servers,
         stream: options.stream.name,
-        published,
-        duplicates,
+        ...counts,
         spooled: spool.appended,
         dropped: spool.dropped,
         waiting,
@@ -288,6 +139,51 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
   };
 }
 
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * Sends the outbox, oldest first, a batch at a time: a batch is sent again, whole, until every
+ * publish in it is acknowledged, and only then is the next one taken.
+ */
+async function pump(
+  link: Link,
+  outbox: Outbox,
+  waker: Waker,
+  counts: { published: number; duplicates: number },
+  state: { readonly stopped: boolean },
+  settings: { readonly servers: string; readonly ackTimeoutMs: number },
+): Promise<void> {
+  let failures = 0;
+  while (!state.stopped) {
+    const client = link.client;
+    if (!link.ready || client === undefined) {
+      await waker.wait(MAX_BACKOFF_MS);
+      continue;
+    }
+    const batch = outbox.next(BATCH_SIZE);
+    if (batch.messages.length === 0) {
+      await waker.wait(MAX_BACKOFF_MS);
+      continue;
+    }
+    const acks = await publishAll(client, batch.messages, settings.ackTimeoutMs);
+    if (acks !== undefined) {
+      failures = 0;
+      for (const ack of acks) counts[ack.duplicate ? "duplicates" : "published"]++;
+      batch.sent();
+      waker.wake(); // close() may be waiting for the outbox to empty
+      continue;
+    }
+    failures++;
+    outbox.spill(`NATS (${settings.servers}) did not acknowledge`);
+    await waker.wait(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS));
+  }
+}
+
+/** Every message published with its id; the acknowledgements, or undefined when any failed. */
+async function publishAll(client: JetStreamClient, messages: readonly SpooledMessage[], timeout: number): Promise<PubAck[] | undefined> {
+  const acks = await Promise.allSettled(messages.map((m) => client.publish(m.subject, m.data, { msgID: m.id, timeout })));
+  const stored: PubAck[] = [];
+  for (const ack of acks) {
+    if (ack.status === "rejected") return undefined;
+    stored.push(ack.value);
+  }
+  return stored;
 }
