@@ -61,7 +61,10 @@ async function waitForPort(port) {
   for (;;) {
     const open = await new Promise((resolve) => {
       const socket = connectTcp(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once("error", () => resolve(false));
     });
     if (open) return;

@@ -9,7 +9,7 @@ import { SUBJECT_PREFIX } from "./subjects.ts";
 
 export const DEFAULT_STREAM = "AGENTSTREAM";
 /** How long JetStream remembers a message id: a retry within it is stored once. */
-export const DEFAULT_DUPLICATE_WINDOW_MS = 10 * 60_000;
+const DEFAULT_DUPLICATE_WINDOW_MS = 10 * 60_000;
 
 export interface StreamLimits {
   readonly name: string;
