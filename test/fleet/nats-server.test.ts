@@ -4,9 +4,10 @@
  * pause (SIGSTOP), a slow reader on a durable consumer, credentials. Skips with one line when
  * nats-server is not installed.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nkeys } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { createPublisher, type PublisherOptions, type PublishReport } from "../../src/fleet/publisher.ts";
@@ -306,5 +307,41 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials", () => {
     expect(wrong.err()).toMatch(/cannot connect to NATS \(nats:\/\/alice:\*\*\*@/);
     expect(wrong.err()).not.toContain("nope-wrong");
     expect(readFileSync(file, "utf8").length).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NKey seed file", () => {
+  const file = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
+  const servers: NatsServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+  });
+
+  it("--token (and $NATS_TOKEN) reach a server that requires one; the token is never printed", async () => {
+    const server = await startNatsServer(["--auth", "t0k3n-value"]);
+    servers.push(server);
+    const io = fakeIo();
+    expect(await run(["publish", server.url, "--token", "t0k3n-value", "--spool", tempDir(), file], io)).toBe(0);
+    expect(io.err()).not.toContain("t0k3n-value");
+    const tailed = fakeIo({ env: { NATS_TOKEN: "t0k3n-value" } });
+    expect(await run(["tail", server.url, "--since", "all", "--no-follow", "--to", "agentstream"], tailed)).toBe(0);
+    expect(tailed.out().trim().split("\n").length).toBeGreaterThan(5);
+  });
+
+  it("--nkey reads a seed file and signs the server's nonce", async () => {
+    const user = nkeys.createUser();
+    const dir = tempDir();
+    const config = join(dir, "nkey.conf");
+    writeFileSync(config, `authorization { users = [ { nkey: ${user.getPublicKey()} } ] }\n`);
+    const seed = join(dir, "user.nk");
+    writeFileSync(seed, `${new TextDecoder().decode(user.getSeed())}\n`, { mode: 0o600 });
+    const server = await startNatsServer(["-c", config]);
+    servers.push(server);
+    const refused = fakeIo();
+    expect(await run(["tail", server.url, "--since", "all", "--no-follow"], refused)).toBe(3);
+    const io = fakeIo();
+    expect(await run(["publish", server.url, "--nkey", seed, "--spool", tempDir(), file], io)).toBe(0);
+    expect(io.err()).toMatch(/published to AGENTSTREAM/);
+    expect(io.err()).not.toContain("SU");
   });
 });
