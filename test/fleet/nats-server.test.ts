@@ -4,6 +4,7 @@
  * pause (SIGSTOP), a slow reader on a durable consumer, credentials. Skips with one line when
  * nats-server is not installed.
  */
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { fakeIo } from "../helpers/fake-io.ts";
 import { NATS_SKIP_REASON, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
+const hasOpenssl = spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0;
 if (natsServerPath === undefined) console.warn(`[agentstream tests] ${NATS_SKIP_REASON}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -310,7 +312,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials", () => {
   });
 });
 
-describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NKey seed file", () => {
+describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NKey seed file, TLS", () => {
   const file = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
   const servers: NatsServer[] = [];
   afterAll(async () => {
@@ -343,5 +345,69 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     expect(await run(["publish", server.url, "--nkey", seed, "--spool", tempDir(), file], io)).toBe(0);
     expect(io.err()).toMatch(/published to AGENTSTREAM/);
     expect(io.err()).not.toContain("SU");
+  });
+
+  it.skipIf(!hasOpenssl)("tls:// with --tls-ca trusts a private CA; without it the server's certificate is refused", async () => {
+    const dir = tempDir();
+    const sh = (args: string[]): void => {
+      execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+    };
+    sh([
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=agentstream-test-ca",
+    ]);
+    sh([
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+      "-subj",
+      "/CN=localhost",
+    ]);
+    writeFileSync(join(dir, "ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+    sh([
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.pem",
+      "-days",
+      "1",
+      "-extfile",
+      "ext",
+    ]);
+    const server = await startNatsServer(["--tls", "--tlscert", join(dir, "server.pem"), "--tlskey", join(dir, "server.key")]);
+    servers.push(server);
+    const url = `tls://127.0.0.1:${server.port}`;
+    const io = fakeIo();
+    expect(await run(["publish", url, "--tls-ca", join(dir, "ca.pem"), "--spool", tempDir(), file], io)).toBe(0);
+    const untrusted = fakeIo();
+    expect(await run(["tail", url, "--since", "all", "--no-follow"], untrusted)).toBe(3);
+    expect(untrusted.err()).toMatch(/cannot connect to NATS \(tls:/);
   });
 });
