@@ -74,10 +74,12 @@ export async function* readFleet(options: FleetReaderOptions): AsyncGenerator<Fl
     if (!options.follow && info.num_pending === 0) return;
     const decode = createMessageDecoder(options.onIssue);
     const messages = options.durable === undefined ? readOrdered(consumer, options.signal) : readDurable(consumer, options);
+    const isRepeat = createRepeatFilter(options.onIssue);
     for await (const message of messages) {
       const event = decode(message.data, message.subject, message.seq);
       const address = parseSubject(message.subject);
-      if (event !== undefined && address !== undefined) yield { event, subject: message.subject, address, streamSequence: message.seq };
+      if (event !== undefined && address !== undefined && !isRepeat(message.subject, event.seq, message.seq))
+        yield { event, subject: message.subject, address, streamSequence: message.seq };
       if (!options.follow && message.info.pending === 0) break;
     }
   } finally {
@@ -189,6 +191,30 @@ function startConfig(since: StartPoint): Pick<ConsumerConfig, "deliver_policy" |
     case "time":
       return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since.time.toISOString() };
   }
+}
+
+/**
+ * Publishers send each session in `seq` order, so an event whose `seq` is not past the last one
+ * read on its subject is a repeat: stored twice (re-sent after the duplicate window) or delivered
+ * again (a durable consumer after a crash). It is skipped and said, so readers see each event once.
+ */
+function createRepeatFilter(onIssue: ((issue: Issue) => void) | undefined): (subject: string, seq: number, sequence: number) => boolean {
+  const last = new Map<string, number>();
+  return (subject, seq, sequence) => {
+    const before = last.get(subject);
+    if (before !== undefined && seq <= before) {
+      onIssue?.({
+        code: "out-of-order",
+        severity: "warning",
+        message: `event seq ${seq} came after seq ${before} of the same session: a repeat, skipped`,
+        file: subject,
+        line: sequence,
+      });
+      return true;
+    }
+    last.set(subject, seq);
+    return false;
+  };
 }
 
 /** Message bytes → an event, through the framing core and the schema; problems become issues named after the subject and stream sequence. */

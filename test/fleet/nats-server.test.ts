@@ -8,7 +8,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nkeys } from "@nats-io/transport-node";
+import { jetstream } from "@nats-io/jetstream";
+import { connect, nkeys } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { createPublisher, type PublisherOptions, type PublishReport } from "../../src/fleet/publisher.ts";
@@ -239,6 +240,29 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
     }))
       if (address.session === "long") seen.push(event.seq);
     expect(seen).toEqual(range(1002));
+  });
+
+  it("an event stored twice (another id, or beyond the duplicate window) is read once; the repeat is said", async () => {
+    const publisher = createPublisher(publisherOptions("repeats"));
+    const events = sessionEvents("twice", 3);
+    for (const event of events) publisher.event(event);
+    expect((await publisher.close(30_000)).published).toBe(5);
+    const nc = await connect({ servers: server.url });
+    await jetstream(nc).publish("agentstream.repeats.claude.twice", JSON.stringify(events[1]), { msgID: "another-id" });
+    await nc.close();
+    const issues: string[] = [];
+    const read: number[] = [];
+    const options = {
+      connection: { servers: server.url },
+      stream: "AGENTSTREAM",
+      filter: { host: "repeats" },
+      since: { kind: "all" },
+      follow: false,
+    } as const;
+    for await (const { event } of readFleet({ ...options, onIssue: (issue) => issues.push(`${issue.code}: ${issue.message}`) }))
+      read.push(event.seq);
+    expect(read).toEqual([0, 1, 2, 3, 4]);
+    expect(issues).toEqual(["out-of-order: event seq 1 came after seq 4 of the same session: a repeat, skipped"]);
   });
 
   it("publish to a server that is down: the spool keeps the events, the next publish sends them first", async () => {
