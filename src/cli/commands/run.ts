@@ -132,10 +132,11 @@ executable, 127 command not found, 2 usage error.`,
         "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
       );
     const stopForwarding = forwardSignals(agent, killAfterMs);
+    let published: PublishReport | undefined;
     try {
       for await (const event of agent.events) await sink.event(event);
       const result = await agent.result;
-      const published = await publishing?.publisher.close(publishing.flushTimeoutMs);
+      published = await publishing?.publisher.close(publishing.flushTimeoutMs);
       if (published !== undefined && (!values.quiet || published.dropped > 0 || published.waiting > 0))
         await io.stderr.write(`agentstream run: ${describePublishReport(published)}\n`);
       await sink.end(runReport(result, published));
@@ -144,6 +145,8 @@ executable, 127 command not found, 2 usage error.`,
       return result.exitCode;
     } finally {
       stopForwarding();
+      // The run failed before the end (its logs could not be written): what waits stays in the spool.
+      if (publishing !== undefined && published === undefined) await publishing.publisher.close(0);
     }
   },
 });
@@ -160,6 +163,7 @@ function createRunPublisher(
   if (values["no-redact"])
     throw new AgentStreamError("usage", "--no-redact with --publish: published events are always redacted (the stream is shared)");
   const servers = requireServers("run --publish", url);
+  const flushTimeoutMs = parseDuration("--flush-timeout", values["flush-timeout"]);
   const say = (text: string): void => {
     if (!values.quiet) void io.stderr.write(`agentstream run: ${text}\n`);
   };
@@ -167,7 +171,7 @@ function createRunPublisher(
     agent: agentName(command),
     fallbackSession: () => runId(),
   }));
-  return { publisher, flushTimeoutMs: parseDuration("--flush-timeout", values["flush-timeout"]) };
+  return { publisher, flushTimeoutMs };
 }
 
 /** Starts the agent; when that fails at once (a bad option), the publisher is closed so the process can end. */
