@@ -1,8 +1,10 @@
 /**
  * The publisher's outbox: every message not yet acknowledged, in order, in memory while NATS keeps
- * up and in the spool (./spool.ts) while it does not. Never both at once in the wrong order: once
- * anything is in the spool, new messages go there too until it is sent, and what memory held goes
- * to the spool first. Spool writes are gathered into one write per turn of the event loop.
+ * up and in the spool (./spool.ts) while it does not. Memory only ever holds messages older than
+ * everything in the spool: once anything is in the spool, new messages go there too until it is
+ * sent; when NATS stops answering, what memory held goes to the spool, except the batch in
+ * flight, which is retried first (sent twice, it would only be dropped as a repeat by JetStream).
+ * Spool writes are gathered into one write per turn of the event loop.
  */
 import type { Spool, SpooledMessage } from "./spool.ts";
 
@@ -33,6 +35,8 @@ export interface OutboxNotices {
 
 export function createOutbox(spool: Spool, notices: OutboxNotices): Outbox {
   let memory: SpooledMessage[] = [];
+  /** The first messages of memory handed to the pump and not yet acknowledged: they stay first. */
+  let inFlight = 0;
   let toSpool: SpooledMessage[] = [];
   let flushScheduled = false;
   let spooling = false;
@@ -51,9 +55,10 @@ export function createOutbox(spool: Spool, notices: OutboxNotices): Outbox {
   const spill = (reason?: string): void => {
     if (!spooling && reason !== undefined) notices.spooling(reason);
     spooling = true;
-    if (memory.length > 0) {
-      toSpool = memory.concat(toSpool);
-      memory = [];
+    // What is in flight stays in memory, to be retried before anything in the spool (it is older).
+    if (memory.length > inFlight) {
+      toSpool = memory.slice(inFlight).concat(toSpool);
+      memory = memory.slice(0, inFlight);
     }
     if (!flushScheduled) {
       flushScheduled = true;
@@ -73,33 +78,37 @@ export function createOutbox(spool: Spool, notices: OutboxNotices): Outbox {
     },
     next(max) {
       flush();
-      if (!spool.empty) {
-        const messages = spool.peek(max);
+      // Memory holds messages only when they are older than everything in the spool.
+      if (memory.length > 0) {
+        const messages = memory.slice(0, max);
+        inFlight = messages.length;
         return {
           messages,
           sent() {
-            spool.commit(messages.length);
-            if (spooling && spool.empty && toSpool.length === 0) {
-              spooling = false;
-              notices.caughtUp();
-            }
+            memory = memory.slice(messages.length);
+            inFlight = 0;
           },
         };
       }
-      const messages = memory.slice(0, max);
+      const messages = spool.peek(max);
       return {
         messages,
         sent() {
-          // Moved to the spool meanwhile (an outage began): they are sent from there again, and
-          // JetStream drops the repeats by their message ids.
-          if (memory[0] === messages[0]) memory = memory.slice(messages.length);
+          spool.commit(messages.length);
+          if (spooling && spool.empty && toSpool.length === 0) {
+            spooling = false;
+            notices.caughtUp();
+          }
         },
       };
     },
     spill,
     flush() {
-      if (memory.length > 0) spill();
       flush();
+      // At close: what memory still holds goes first in the spool, before what was spooled after it.
+      spool.prepend(memory);
+      memory = [];
+      inFlight = 0;
     },
   };
 }

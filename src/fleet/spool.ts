@@ -52,6 +52,8 @@ export interface Spool {
   peek(max: number): SpooledMessage[];
   /** The first `count` messages of the last `peek` were sent: forget them. */
   commit(count: number): void;
+  /** Puts messages before everything not yet sent of this process's own segment (what was in flight at close). */
+  prepend(messages: readonly SpooledMessage[]): void;
   /** Messages still waiting, counted by reading the segments (for the final report only). */
   countWaiting(): number;
   /** Closes the files; empty segments are removed, the others stay for the next publisher. */
@@ -109,7 +111,7 @@ export function openSpool(options: SpoolOptions): Spool {
       let room = options.maxBytes - waitingBytes();
       const lines: string[] = [];
       for (const message of messages) {
-        const line = `${message.subject} ${message.id} ${message.data}\n`;
+        const line = lineOf(message);
         const size = Buffer.byteLength(line);
         if (size > room) {
           dropped++;
@@ -152,6 +154,23 @@ export function openSpool(options: SpoolOptions): Spool {
       }
       dropFinishedHeads(segments, own);
     },
+    prepend(messages) {
+      if (messages.length === 0) return;
+      const unsent = Buffer.alloc(own.size - own.offset);
+      readSync(own.fd, unsent, 0, unsent.length, own.offset);
+      const bytes = Buffer.concat([Buffer.from(messages.map(lineOf).join("")), unsent]);
+      // A new file renamed over the old one: a crash leaves one or the other, whole.
+      const temporary = `${own.path}.tmp`;
+      const out = openSync(temporary, "w", 0o600);
+      writeWhole(out, bytes, 0);
+      closeSync(out);
+      renameSync(temporary, own.path);
+      closeSync(own.fd);
+      own.fd = openSync(own.path, "a+", 0o600);
+      own.size = bytes.length;
+      own.offset = 0;
+      appended += messages.length;
+    },
     countWaiting() {
       let count = 0;
       for (const segment of segments) {
@@ -175,6 +194,10 @@ export function openSpool(options: SpoolOptions): Spool {
       segments.length = 0;
     },
   };
+}
+
+function lineOf(message: SpooledMessage): string {
+  return `${message.subject} ${message.id} ${message.data}\n`;
 }
 
 function openSegment(path: string): Segment {

@@ -88,3 +88,18 @@ describe("spool", () => {
     next.close();
   });
 });
+
+describe("spool: what was in flight at close", () => {
+  it("goes before everything spooled after it, and the file stays whole", () => {
+    const dir = tempDir();
+    const spool = openSpool({ dir, host: "h", maxBytes: 1 << 20 });
+    spool.append([3, 4].map((i) => message(i)));
+    spool.prepend([1, 2].map((i) => message(i)));
+    expect(spool.peek(10).map((m) => m.id)).toEqual(["h.a.s:1", "h.a.s:2", "h.a.s:3", "h.a.s:4"]);
+    spool.commit(1);
+    spool.prepend([message(0)]);
+    expect(spool.peek(10).map((m) => m.id)).toEqual(["h.a.s:0", "h.a.s:2", "h.a.s:3", "h.a.s:4"]);
+    spool.close();
+    expect(readFileSync(join(dir, readdirSync(dir)[0] as string), "utf8").trim().split("\n")).toHaveLength(4);
+  });
+});
