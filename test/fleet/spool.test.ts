@@ -100,6 +100,10 @@ describe("spool: what was in flight at close", () => {
     spool.prepend([message(0)]);
     expect(spool.peek(10).map((m) => m.id)).toEqual(["h.a.s:0", "h.a.s:2", "h.a.s:3", "h.a.s:4"]);
     spool.close();
-    expect(readFileSync(join(dir, readdirSync(dir)[0] as string), "utf8").trim().split("\n")).toHaveLength(4);
+    expect(
+      readFileSync(join(dir, readdirSync(dir)[0] as string), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(4);
   });
 });

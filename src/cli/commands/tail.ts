@@ -85,17 +85,20 @@ reader's place: a reader that stopped or fell behind resumes where it was, and n
     };
     const output = createLiveOutput(io.stdout);
     const sink = createTailSink(values, io, output);
-    const events = natsEvents({
-      connection: toNatsConnectOptions(servers, values, io),
-      stream: values.stream,
-      filter,
-      since: parseSince(values.since),
-      durable: values.durable,
-      follow: !values["no-follow"],
-      onIssue(issue) {
-        if (!values.quiet) void io.stderr.write(`${formatIssue(issue, issue.file ?? "nats")}\n`);
+    const events = natsEvents(
+      {
+        connection: toNatsConnectOptions(servers, values, io),
+        stream: values.stream,
+        filter,
+        since: parseSince(values.since),
+        durable: values.durable,
+        follow: !values["no-follow"],
+        onIssue(issue) {
+          if (!values.quiet) void io.stderr.write(`${formatIssue(issue, issue.file ?? "nats")}\n`);
+        },
       },
-    });
+      io,
+    );
     try {
       for await (const { event, subject } of events) {
         sink.event(event, subject);

@@ -9,6 +9,7 @@ import type { NatsConnectOptions } from "../../fleet/connection.ts";
 import { readFleet, type FleetEvent, type StartPoint } from "../../fleet/reader.ts";
 import type { SessionAddress } from "../../fleet/subjects.ts";
 import { parseDuration } from "../../run/_duration.ts";
+import type { CliIo } from "../io.ts";
 
 export interface NatsSourceOptions {
   readonly connection: NatsConnectOptions;
@@ -20,12 +21,13 @@ export interface NatsSourceOptions {
   readonly onIssue: (issue: Issue) => void;
 }
 
-/** The events, until SIGINT or SIGTERM (which end the reading cleanly: the sinks still write their ends). */
-export async function* natsEvents(options: NatsSourceOptions): AsyncGenerator<FleetEvent> {
+/**
+ * The events, until Ctrl-C (`io.onInterrupt`: the first one ends the reading cleanly, so the sinks
+ * still write their ends; a second one ends the program).
+ */
+export async function* natsEvents(options: NatsSourceOptions, io: Pick<CliIo, "onInterrupt">): AsyncGenerator<FleetEvent> {
   const abort = new AbortController();
-  const stop = (): void => abort.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const restore = io.onInterrupt?.(() => abort.abort());
   try {
     yield* readFleet({
       connection: options.connection,
@@ -38,8 +40,7 @@ export async function* natsEvents(options: NatsSourceOptions): AsyncGenerator<Fl
       onIssue: options.onIssue,
     });
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    restore?.();
   }
 }
 
