@@ -1,7 +1,7 @@
 /**
  * publish and tail without a server: usage errors, and a publish to a server that is down, whose
  * events go to the spool, what does not fit counted and said (never silent). The suites with a
- * real nats-server are test/fleet/nats-*.test.ts and test/agents/run-publish.test.ts.
+ * real nats-server are test/fleet/nats-*.test.ts and test/e2e/run-publish.test.ts.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
