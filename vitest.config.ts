@@ -2,16 +2,18 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Suites that take seconds each: a terminal emulator over every capture and payload, tmux, generated
- * multi-MB inputs, chromium. `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
+ * multi-MB inputs, chromium, a real nats-server (test/fleet/nats-*), and test/e2e (agent processes: the fake agents,
+ * the real CLIs, the built binary). `npm test` runs everything; `npm run test:fast` (the inner loop) leaves these out.
  */
 const slow = [
   "test/views/terminal/emulator-captures.test.ts",
   "test/views/terminal/emulator-payloads.test.ts",
   "test/views/terminal/tmux.test.ts",
-  "test/ndjson/generated-large.test.ts",
-  "test/agents/**/*.test.ts",
+  "test/framing/ndjson/generated-large.test.ts",
+  "test/e2e/**/*.test.ts",
   "test/views/web/**/*.test.ts",
   "test/server/live-page.test.ts",
+  "test/fleet/nats-*.test.ts",
 ];
 
 export default defineConfig({

@@ -1,5 +1,5 @@
 // One benchmark method, run in a fresh child process: `node bench/method.mjs <method> <file> <result.json> [repeat]`.
-// Writes {events, bytes, ms, rssMb} to result.json. Output of the method itself goes to /dev/null.
+// Writes {events, ms, cpuMs, rssMb} to result.json. Output of the method itself goes to /dev/null.
 import { createReadStream, createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -121,6 +121,10 @@ const match = /^ours: (convert --to \S+|render --mode \S+)$/.exec(method);
 const fn = methods[method] ?? (match ? () => ours(match[1]) : undefined);
 if (!fn) throw new Error(`unknown method ${method}`);
 const start = performance.now();
+const cpuStart = process.cpuUsage();
 const events = await fn();
 const ms = performance.now() - start;
-writeFileSync(resultPath, JSON.stringify({ events, ms, rssMb: peakRssMb() }));
+// CPU time (all threads of this process: the main one, GC, I/O): on a shared, loaded machine it
+// moves much less than wall time with the neighbours' load.
+const cpu = process.cpuUsage(cpuStart);
+writeFileSync(resultPath, JSON.stringify({ events, ms, cpuMs: (cpu.user + cpu.system) / 1000, rssMb: peakRssMb() }));

@@ -83,7 +83,7 @@ appended.forEach((file, i) => {
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 });
 const afterAppend = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
-appended.forEach((file, i) => truncateSync(file, sizes[i]));
+for (const [i, file] of appended.entries()) truncateSync(file, sizes[i]);
 
 const quarterDirs = readdirSync(projects)
   .sort()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real agent CLIs that test/agents/real-clis.test.ts drives against our scripted model
+# Installs the real agent CLIs that test/e2e/real-clis.test.ts drives against our scripted model
 # server: Claude Code and Codex, pinned, from npm, into .agent-clis/ (ignored by git; about 640 MB,
 # too big to be dev dependencies of the package). Idempotent: does nothing when the pinned versions
 # are there. Quiet, and never fails CI: when npm cannot install them it says so in one line on stderr

@@ -4,7 +4,7 @@
  * themselves instead of reading an agent's output.
  */
 import type { Issue } from "./errors.ts";
-import { MODEL_VERSION, type AgentEvent, type AgentEventType, type EventOf } from "./model/events.ts";
+import { MODEL_VERSION, type AgentEventType, type EventOf } from "./model/events.ts";
 import { createNdjsonParser } from "./framing/ndjson/create-ndjson-parser.ts";
 import { validateEvent } from "./validation/validate-event.ts";
 
@@ -49,5 +49,3 @@ export function validateLine(line: string): Issue[] {
   if (value !== undefined) issues.push(...validateEvent(value, 1));
   return issues;
 }
-
-export type { AgentEvent };

@@ -1,13 +1,25 @@
 /**
  * agentstream: read any LLM agent's event stream, repair it, normalize it into one versioned event
- * model, validate it and write it out again. The CLI is in cli/ and is not part of this surface.
+ * model, validate it and write it out again. This is the public API, and only it: docs/api.md lists
+ * every export (a test keeps the two equal). The CLI (cli/) and the helpers behind these are not
+ * part of it; `agentstream/run` (Node) and `agentstream/testing` are the other two entries.
  */
-export type * from "./model/events.ts";
-export { MODEL_VERSION, EVENT_TYPES, assertNever } from "./model/events.ts";
-export { addUsage, emptyUsage, usageFrom, isUsageEmpty } from "./model/usage.ts";
-export { LosslessInteger, isJsonObject } from "./model/lossless-integer.ts";
-export { stringifyRecord } from "./framing/stringify.ts";
-export { AgentStreamError, formatIssue, type ErrorCode, type Issue, type IssueCode, type IssueSeverity } from "./errors.ts";
+
+// Reading
+export {
+  createEventReader,
+  readEvents,
+  AgentEventStream,
+  type EventReader,
+  type EventReaderCallbacks,
+  type EventStage,
+  type ReadOptions,
+  type RecordStats,
+  type SessionBoundary,
+  type HealthStats,
+  type EventSourceInput,
+  type ReaderSummary,
+} from "./pipeline/index.ts";
 export {
   createNdjsonParser,
   type Framing,
@@ -29,29 +41,74 @@ export {
   type DecodeProblem,
   type SessionOpening,
 } from "./dialects.ts";
-export { createSseDecoder, type SseCallbacks, type SseDecoder, type SseEvent } from "./framing/create-sse-decoder.ts";
+export { createRepairStage, type RepairOptions, type RepairStats } from "./stages/repair/create-repair-stage.ts";
 export {
-  createEventReader,
-  readEvents,
-  AgentEventStream,
-  type EventReader,
-  type EventReaderCallbacks,
-  type EventStage,
-  type ReadOptions,
-  type RecordStats,
-  type SessionBoundary,
-  type HealthStats,
-  type EventSourceInput,
-  type ReaderSummary,
-} from "./pipeline/index.ts";
-export { agentstreamSchema } from "./validation/agent-event-schema.ts";
-export { validateEvent } from "./validation/validate-event.ts";
-export type { FormatSpec, FormatValidator } from "./validation/format-spec.ts";
-export { checkSequence, createSequenceChecker, type SequenceChecker } from "./formats/agentstream/rules.ts";
-export { formats, getFormat, formatSpecs, getFormatSpec, type FormatDefinition, type FormatOption } from "./formats/index.ts";
+  createRedactionStage,
+  createStreamRedactor,
+  redactText,
+  redactValue,
+  RULES as redactionRules,
+  type RedactionCounts,
+  type RedactionKind,
+  type RedactionRule,
+  type RedactionStage,
+  type StreamRedactor,
+} from "./stages/redact/index.ts";
+
+// The model and errors
+export type {
+  JsonObject,
+  JsonValue,
+  EventSource,
+  EventBase,
+  Usage,
+  MessageRole,
+  MessageKind,
+  SessionStatus,
+  SessionStartedEvent,
+  SessionCompletedEvent,
+  TurnStartedEvent,
+  TurnCompletedEvent,
+  MessageMeta,
+  MessageStartedEvent,
+  MessageDeltaEvent,
+  MessageCompletedEvent,
+  ToolKind,
+  ToolStartedEvent,
+  ToolInputDeltaEvent,
+  ToolProgressEvent,
+  ToolCompletedEvent,
+  FileChange,
+  FileChangedEvent,
+  PlanItem,
+  PlanUpdatedEvent,
+  UsageEvent,
+  MetricEvent,
+  RateLimitEvent,
+  RetryEvent,
+  HeartbeatEvent,
+  ErrorScope,
+  ErrorEvent,
+  NoticeEvent,
+  TextEvent,
+  RepairEvent,
+  UnknownEvent,
+  AgentEvent,
+  AgentEventType,
+  EventOf,
+  AgentEventDraft,
+} from "./model/events.ts";
+export { MODEL_VERSION, EVENT_TYPES, assertNever } from "./model/events.ts";
+export { LosslessInteger } from "./model/lossless-integer.ts";
+export { AgentStreamError, formatIssue, type ErrorCode, type Issue, type IssueCode, type IssueSeverity } from "./errors.ts";
+export { VERSION } from "./version.ts";
+
+// Writing
+export { formats, getFormat, type FormatDefinition, type FormatOption } from "./formats/index.ts";
 export { createFormatWriter } from "./formats/writer.ts";
 export type { EncoderOptions, RecordEncoder } from "./encoding/record-encoder.ts";
 export { createFramer, type Framer, type FramerOptions, type RecordFraming, type SseFramingOptions } from "./framing/framer.ts";
+export { stringifyRecord } from "./framing/stringify.ts";
 export {
   toLine,
   toLines,
@@ -62,7 +119,18 @@ export {
   type WriterOptions,
 } from "./output-formats.ts";
 export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
-export { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "./summary/index.ts";
+
+// Validating
+export { agentstreamSchema } from "./validation/agent-event-schema.ts";
+export { validateEvent } from "./validation/validate-event.ts";
+export type { FormatSpec, FormatValidator } from "./validation/format-spec.ts";
+export { formatSpecs, getFormatSpec } from "./formats/index.ts";
+export { checkSequence, createSequenceChecker, type SequenceChecker } from "./formats/agentstream/rules.ts";
+
+// Summarising
+export { createSummaryBuilder, type SessionSummary, type SummaryBuilder, type ToolCallStatus } from "./summary/index.ts";
+
+// Rendering
 export {
   createSanitizer,
   createTerminalRenderer,
@@ -74,19 +142,3 @@ export {
   type TerminalSanitizer,
   type Verbosity,
 } from "./views/index.ts";
-export { createRepairStage, type RepairOptions, type RepairStats } from "./stages/repair/create-repair-stage.ts";
-export {
-  createRedactionStage,
-  createStreamRedactor,
-  isSecretKey,
-  redactionMarker,
-  redactText,
-  redactValue,
-  RULES as redactionRules,
-  type RedactionCounts,
-  type RedactionKind,
-  type RedactionRule,
-  type RedactionStage,
-  type StreamRedactor,
-} from "./stages/redact/index.ts";
-export { VERSION } from "./version.ts";

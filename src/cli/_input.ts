@@ -3,7 +3,7 @@
  * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
 import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
-import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
+import { createEventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
 import { createProgress, describeRedactions, describeUnreadable, withCliHints } from "./diagnostics.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
@@ -11,26 +11,11 @@ import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
 import { toReadOptions, type ReadingValues } from "./reading-options.ts";
-import type { Sink } from "./sinks/sink.ts";
+import type { InputRun, Sink } from "./sinks/sink.ts";
 import { isRestart, type Source, type SourceChunk } from "./sources/source.ts";
 
 /** Issues of severity warning or worse kept per input (memory stays flat on a long, broken stream). */
 const KEPT_ISSUES = 1000;
-
-/** One input as the commands see it. */
-export interface InputRun {
-  /** The file name, or `<stdin>`. */
-  readonly name: string;
-  readonly reader: EventReader;
-  /** The first 1000 issues of severity warning or worse (all of them were printed as they came). */
-  readonly issues: Issue[];
-  /** Bytes read. */
-  readonly bytes: number;
-  /** Set when nothing useful could be read: the one line printed about it (empty, not text, no dialect). */
-  readonly unreadable: string | undefined;
-  /** For an input read as SSE: the SSE line of each record, by record line (1-based); else undefined. */
-  readonly sseLines: readonly number[] | undefined;
-}
 
 /** What the pipeline reads, where the events go, and how. */
 export interface PipelineOptions {
@@ -42,6 +27,8 @@ export interface PipelineOptions {
   readonly output?: BatchedOutput;
   /** Read an input whose first line is an SSE field as Server-Sent Events (validate --format). */
   readonly sniffSse?: boolean;
+  /** What the events must carry (`summary`: the facts only; long tool outputs are skipped). */
+  readonly fields?: "all" | "summary";
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -53,7 +40,7 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
  */
 export async function readInputs(options: PipelineOptions): Promise<InputRun[]> {
   const { sources, io, reading } = options;
-  const baseOptions = toReadOptions(reading);
+  const baseOptions = { ...toReadOptions(reading), fields: options.fields ?? "all" };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
   if (reading["no-redact"])

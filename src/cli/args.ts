@@ -9,7 +9,7 @@ import { wrapLine } from "../views/shared/wrap.ts";
 import type { CliIo } from "./io.ts";
 
 /** One option of one command, declared once. */
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: "string" | "boolean";
   /** One letter: `-q` for `--quiet`. */
   readonly short?: string;
@@ -44,7 +44,7 @@ export type ParsedValues<O extends OptionSpecs> = {
 };
 
 /** What a command's `run` receives. */
-export interface CommandContext<O extends OptionSpecs> {
+interface CommandContext<O extends OptionSpecs> {
   readonly values: ParsedValues<O>;
   /** The positional arguments: files (or `-` for stdin), or a format name. */
   readonly positionals: readonly string[];

@@ -8,19 +8,21 @@ import { EXIT } from "./exit.ts";
 import { convert } from "./commands/convert.ts";
 import { formats } from "./commands/formats.ts";
 import { html } from "./commands/html.ts";
+import { publish } from "./commands/publish.ts";
 import { render } from "./commands/render.ts";
 import { run as runAgentCommand } from "./commands/run.ts";
 import { schema } from "./commands/schema.ts";
 import { serve } from "./commands/serve.ts";
 import { sessions } from "./commands/sessions.ts";
 import { summary } from "./commands/summary.ts";
+import { tail } from "./commands/tail.ts";
 import { usage } from "./commands/usage.ts";
 import { validate } from "./commands/validate.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /** Every command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [
+const commands: readonly Command[] = [
   runAgentCommand,
   render,
   serve,
@@ -30,6 +32,8 @@ export const commands: readonly Command[] = [
   sessions,
   usage,
   validate,
+  publish,
+  tail,
   schema,
   formats,
 ];

@@ -16,7 +16,7 @@ interface OpenMessage {
 }
 
 /** Options for a started message. */
-export interface StartOptions extends MessageMeta {
+interface StartOptions extends MessageMeta {
   sessionId?: string | undefined;
   time?: string | undefined;
 }

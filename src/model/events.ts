@@ -6,20 +6,14 @@
  * are past tense, and streamed content comes as started / delta / completed triads tied by an id.
  * The prose reference is docs/events.md; the JSON Schema is schema/agentstream.schema.json.
  *
- * This file imports nothing but LosslessInteger: the model is plain data.
+ * This file imports nothing but the JSON value types (beside LosslessInteger): the model is plain data.
  */
-import type { LosslessInteger } from "./lossless-integer.ts";
+import type { JsonObject, JsonValue } from "./lossless-integer.ts";
 
 /** The version of this model; written as `v` on every event. Bumped only for breaking changes. */
 export const MODEL_VERSION = 1 as const;
 
-/**
- * Any JSON value, as it came off the wire. An integer beyond ±(2^53 − 1) arrives as a
- * `LosslessInteger` (its digits as written), since a number would round it.
- */
-export type JsonValue = string | number | LosslessInteger | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-/** A JSON object, as it came off the wire. */
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonValue } from "./lossless-integer.ts";
 
 /** Where an event came from in its input. */
 export interface EventSource {

@@ -18,7 +18,7 @@ import { detectDialect, getDialect } from "../dialects.ts";
 import type { EventStage } from "../stages/stage.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../stages/repair/create-repair-stage.ts";
 import { createRedactionStage } from "../stages/redact/create-redaction-stage.ts";
-import { redactText, redactValue, type RedactionCounts } from "../stages/redact/redact-text.ts";
+import { mayHoldSecretRaw, redactText, redactValue, type RedactionCounts } from "../stages/redact/redact-text.ts";
 
 export type { EventStage };
 
@@ -49,7 +49,23 @@ export interface ReadOptions extends NdjsonOptions {
   redact?: boolean;
   /** More stages, run on every draft after repair and before the envelope is stamped. */
   stages?: readonly EventStage[];
+  /**
+   * `summary`: read only what the session's facts need (`createSummaryBuilder`, usage reports). Long
+   * tool outputs (a tool result's `content`, `stdout`, `stderr`, `aggregated_output`,
+   * `formatted_output`, from 4 KiB) are skipped by a byte scan that still checks them, so events
+   * carry them as `""`; every other field, every issue, repair and redaction count is as with `all`
+   * (docs/benchmarks.md, "Selective reading").
+   * @defaultValue "all"
+   */
+  fields?: "all" | "summary";
 }
+
+/** The long strings `fields: "summary"` skips: tool output, which no summary fact reads. */
+const SUMMARY_SKIM = {
+  keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
+  toolResultKeys: new Set(["content"]),
+  minBytes: 4096,
+} as const;
 
 /** Health counters: what went wrong in the input and what was repaired. */
 export interface HealthStats extends RepairStats {
@@ -372,6 +388,9 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     };
   }
 
+  // Redaction keeps every skipped string that could hold a secret, so its counts stay exact.
+  const skim =
+    options.fields === "summary" ? { ...SUMMARY_SKIM, ...(redactionStage === undefined ? {} : { keep: mayHoldSecretRaw }) } : undefined;
   const framer = createNdjsonParser(
     {
       onRecord(record) {
@@ -388,7 +407,7 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       },
       onIssue: reportIssue,
     },
-    options,
+    skim === undefined ? options : { ...options, skim },
   );
 
   return {

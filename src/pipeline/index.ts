@@ -8,4 +8,4 @@ export {
   type SessionBoundary,
   type HealthStats,
 } from "./create-event-reader.ts";
-export { AgentEventStream, chunksOf, readEvents, type EventSourceInput, type ReaderSummary } from "./read-events.ts";
+export { AgentEventStream, readEvents, type EventSourceInput, type ReaderSummary } from "./read-events.ts";

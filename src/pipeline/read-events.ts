@@ -109,7 +109,7 @@ function summaryOf(reader: EventReader): ReaderSummary {
 }
 
 /** Normalizes every supported source into an async iterable of chunks. */
-export async function* chunksOf(source: EventSourceInput): AsyncGenerator<string | Uint8Array> {
+async function* chunksOf(source: EventSourceInput): AsyncGenerator<string | Uint8Array> {
   if (typeof source === "string" || source instanceof Uint8Array) {
     yield source;
     return;

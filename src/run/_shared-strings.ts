@@ -10,7 +10,7 @@ import type { AgentEvent, JsonObject } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 
 /** A string this long (UTF-16 units) is shared; shorter ones cost less to serialize again than to look up. */
-export const SHARED_STRING_CHARS = 8192;
+const SHARED_STRING_CHARS = 8192;
 
 // A NUL starts the stand-in: JSON.stringify writes it as `\u0000`, which no input string can be
 // confused with unless it guesses this process's random nonce (as in framing/stringify.ts).

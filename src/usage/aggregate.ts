@@ -41,7 +41,7 @@ export function emptyFigures(): UsageFigures {
 }
 
 /** The model name a request is listed under. */
-export function modelName(charge: Charge): string {
+function modelName(charge: Charge): string {
   return charge.model ?? "(unknown model)";
 }
 

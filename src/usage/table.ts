@@ -52,7 +52,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
       .map((i, k) => {
         const column = columns[i] as TableColumn;
         const w = widths[i] ?? 0;
-        const text = fit(cells[i] ?? "", w, column.keep ?? "start");
+        const text = fitToWidth(cells[i] ?? "", w, column.keep ?? "start");
         const pad = " ".repeat(Math.max(0, w - displayWidth(text)));
         if (column.align === "right") return pad + text;
         return k === shown.length - 1 ? text : text + pad;
@@ -61,7 +61,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   return `${[line(columns.map((c) => c.header)), ...rows.map(line)].join("\n")}\n`;
 }
 
-function fit(text: string, width: number, keep: "start" | "end"): string {
+function fitToWidth(text: string, width: number, keep: "start" | "end"): string {
   if (displayWidth(text) <= width) return text;
   if (keep === "start") return cutToWidth(text, width).text;
   const chars = [...text];

@@ -190,7 +190,7 @@ export const agentstreamSchema: Schema = {
   type: "object",
   required: ["v", "seq", "type"],
   properties: envelope,
-  allOf: Object.entries(events).map(([type, def]) => ({
+  allOf: Object.keys(events).map((type) => ({
     if: { properties: { type: { const: type } }, required: ["type"] },
     then: { $ref: `#/$defs/${type}` },
   })),

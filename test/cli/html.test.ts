@@ -8,7 +8,7 @@ import { run } from "../../src/cli/run.ts";
 import type { ExportedSession } from "../../src/views/shared/exported-session.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, listCaptures, repoRoot, sharedPath } from "../helpers/shared.ts";
-import { positives, streamWith } from "../redact/_corpus.ts";
+import { positives, streamWith } from "../stages/redact/_corpus.ts";
 
 /** The session a page embeds. */
 export function embeddedSession(page: string): ExportedSession {

@@ -4,7 +4,7 @@ import { run } from "../../src/cli/run.ts";
 import { outputFormats } from "../../src/output-formats.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
-import { positives, streamWith, streamingCases } from "../redact/_corpus.ts";
+import { positives, streamWith, streamingCases } from "../stages/redact/_corpus.ts";
 
 /** Every fake secret of the corpus, each in every field kind, in one agentstream stream per secret. */
 const streams = positives.map((p) => ({ p, input: streamWith(p) }));

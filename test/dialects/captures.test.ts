@@ -24,7 +24,7 @@ describe.skipIf(!hasShared)("real captures (../shared/fixtures)", () => {
       for (const event of result.events) expect(validateEvent(event)).toEqual([]);
       const rel = relative(sharedPath("fixtures", folder), path);
       const golden = `${repoRoot}/test/golden/${folder}/${rel}`;
-      await expect(result.events.map((e) => stringifyRecord(e)).join("\n") + "\n").toMatchFileSnapshot(`${golden}.events.ndjson`);
+      await expect(`${result.events.map((e) => stringifyRecord(e)).join("\n")}\n`).toMatchFileSnapshot(`${golden}.events.ndjson`);
       await expect(`${JSON.stringify(result.summary, null, 2)}\n`).toMatchFileSnapshot(`${golden}.summary.json`);
       void basename;
     },

@@ -23,7 +23,7 @@ function parse(text: string): { records: InputRecord[]; issues: Issue[] } {
   return { records, issues };
 }
 
-function valueOf(text: string): unknown {
+function parsedValue(text: string): unknown {
   const [record] = parse(`${text}\n`).records;
   if (record?.kind !== "json") throw new Error(`not a JSON record: ${text}`);
   return record.value;
@@ -45,7 +45,7 @@ describe("the framer keeps integers beyond 2^53 as written", () => {
       '{"spaced":123456789012345678901,"n":[0,99999999999999999999]}',
     ],
   ])("%s keeps its digits", (text, expected) => {
-    expect(stringifyRecord(valueOf(text))).toBe(expected);
+    expect(stringifyRecord(parsedValue(text))).toBe(expected);
   });
 
   it("puts a LosslessInteger only where JSON.parse rounded, and reports it as info", () => {
@@ -59,7 +59,7 @@ describe("the framer keeps integers beyond 2^53 as written", () => {
   });
 
   it("leaves the kept value of a repeated key alone", () => {
-    const value = valueOf('{"id":1104763548210798038,"id":7}') as Record<string, unknown>;
+    const value = parsedValue('{"id":1104763548210798038,"id":7}') as Record<string, unknown>;
     expect(value.id).toBe(7);
   });
 

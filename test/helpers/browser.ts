@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
 /** Where Debian puts chromium; AGENTSTREAM_CHROMIUM overrides it. */
-export const chromiumPath = process.env.AGENTSTREAM_CHROMIUM ?? "/usr/bin/chromium";
+const chromiumPath = process.env.AGENTSTREAM_CHROMIUM ?? "/usr/bin/chromium";
 
 /** True when chromium is installed (scripts/install-test-deps.sh installs it). */
 export const hasBrowser = existsSync(chromiumPath);

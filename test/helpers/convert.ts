@@ -54,7 +54,7 @@ export function validateFormat(format: string, text: string): Issue[] {
 
 /** Validates hand-made records (objects) as one stream. */
 export function validateRecords(format: string, values: readonly object[]): Issue[] {
-  return validateFormat(format, values.map((v) => JSON.stringify(v)).join("\n") + "\n");
+  return validateFormat(format, `${values.map((v) => JSON.stringify(v)).join("\n")}\n`);
 }
 
 /** Reads text back with one dialect (repair on, as a user would). */

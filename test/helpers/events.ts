@@ -1,6 +1,11 @@
 /** Builders and views of events for writer tests. */
-import type { AgentEvent } from "../../src/model/events.ts";
+import type { AgentEvent, AgentEventType, EventOf } from "../../src/model/events.ts";
 import { createToolInputJoiner } from "../../src/encoding/tool-input.ts";
+
+/** The events of one type, typed as that type. */
+export function ofType<T extends AgentEventType>(events: readonly AgentEvent[], type: T): EventOf<T>[] {
+  return events.filter((event): event is EventOf<T> => event.type === type);
+}
 
 /** Events from loose drafts: `v` and `seq` are stamped in order. */
 export function build(drafts: readonly object[]): AgentEvent[] {
@@ -46,7 +51,6 @@ export function roundTripView(events: readonly AgentEvent[], view: RoundTripView
     .filter((e) => !STREAM_ONLY.has(e.type))
     .map((event) => {
       const { v, seq, source, raw, time, ...rest } = event as AgentEvent & Record<string, unknown>;
-      void v, void seq, void source;
       const out: Record<string, unknown> = { ...rest };
       if (event.type === "unknown") out.raw = raw;
       if (view.time !== false && time !== undefined) out.time = Date.parse(time as string);

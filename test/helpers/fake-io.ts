@@ -20,8 +20,20 @@ export function fakeIo(
       })(),
       { isTTY: options.stdinTTY ?? false },
     ),
-    stdout: { write: (t) => void (out += t), isTTY: options.stdoutTTY ?? false, columns: 80 },
-    stderr: { write: (t) => void (err += t), isTTY: options.stderrTTY ?? false, columns: 80 },
+    stdout: {
+      write: (t) => {
+        out += t;
+      },
+      isTTY: options.stdoutTTY ?? false,
+      columns: 80,
+    },
+    stderr: {
+      write: (t) => {
+        err += t;
+      },
+      isTTY: options.stderrTTY ?? false,
+      columns: 80,
+    },
     env: options.env ?? {},
     openFile(path) {
       const bytes = readFileSync(path);

@@ -1,7 +1,8 @@
-/** Every framed record of every real capture, for detection tests ("claims no line of another agent"). */
+/** Framed records for detection tests: built by hand, or every record of every real capture ("claims no line of another agent"). */
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { createNdjsonParser, type InputRecord } from "../../src/framing/ndjson/create-ndjson-parser.ts";
+import type { JsonObject } from "../../src/model/events.ts";
 import { listCaptures, sharedPath } from "./shared.ts";
 
 let cached: { file: string; record: InputRecord }[] | undefined;
@@ -18,4 +19,14 @@ export function captureRecords(): { file: string; record: InputRecord }[] {
   }
   cached = out;
   return out;
+}
+
+/** A JSON record as the framer hands it to `detect` (line 1, with its text as written). */
+export function jsonRecord(value: object, text = JSON.stringify(value)): InputRecord {
+  return { kind: "json", value: value as JsonObject, text, line: 1, offset: 0, length: text.length };
+}
+
+/** A text line as the framer hands it to `detect`. */
+export function textRecord(text: string): InputRecord {
+  return { kind: "text", text, line: 1, offset: 0, length: text.length };
 }

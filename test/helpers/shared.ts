@@ -10,7 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root. */
 export const repoRoot = resolve(here, "../..");
 /** ../shared beside the repository, or AGENTSTREAM_SHARED. */
-export const sharedDir = resolve(process.env.AGENTSTREAM_SHARED ?? join(repoRoot, "../shared"));
+const sharedDir = resolve(process.env.AGENTSTREAM_SHARED ?? join(repoRoot, "../shared"));
 /** True when the shared corpora and captures are present. */
 export const hasShared = existsSync(join(sharedDir, "corpus")) && existsSync(join(sharedDir, "fixtures"));
 

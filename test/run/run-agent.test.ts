@@ -13,6 +13,7 @@ import { runAgent, type RunAgentOptions, type RunResult } from "../../src/run/in
 import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { ofType } from "../helpers/events.ts";
 
 const fakeAgents = join(repoRoot, "test/fixtures/fake-agents");
 
@@ -29,8 +30,6 @@ async function runFake(script: string, args: readonly string[], options: RunAgen
   return { events, result: await run.result };
 }
 
-const ofType = <T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): EventOf<T>[] =>
-  events.filter((event): event is EventOf<T> => event.type === type);
 const noticesOf = (events: readonly AgentEvent[], kind: string): EventOf<"notice">[] =>
   ofType(events, "notice").filter((n) => n.kind === kind);
 /** The events that came from the agent's stdout (not ours: stderr lines, heartbeats, exit notes). */

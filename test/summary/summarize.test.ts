@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { Usage } from "../../src/model/events.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { listCaptures } from "../helpers/shared.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
-const fixture = (dialect: string, name: string): string => new URL(`../fixtures/${dialect}/${name}`, import.meta.url).pathname;
 const captures = (dialect: string): string[] =>
   listCaptures()
     .filter(([d, path]) => d === dialect && !path.endsWith(".json"))
@@ -76,7 +76,7 @@ const figures = (usage: Usage): number[] => [
 
 describe("summary: Claude transcript token totals (message id + request id, last record wins, sidechains apart)", () => {
   it("usage-per-request-sidechain-cost: each response counted once with its last figures, a retried request apart, the sidechain apart", () => {
-    const { summary } = readFile(fixture("claude-session", "usage-per-request-sidechain-cost.ndjson"));
+    const { summary } = readFile(fixturePath("claude-session", "usage-per-request-sidechain-cost.ndjson"));
     // Output: msg_X 90 (last of 5, 90) + msg_Y/req_2 7 + msg_Y/req_3 9 + msg_Z 3 + sidechain msg_S 40 (last of 10, 40).
     expect(summary.usage).toEqual({
       inputTokens: 19,
@@ -98,7 +98,7 @@ describe("summary: Claude transcript token totals (message id + request id, last
   });
 
   it("a session without subagents reports no subagent usage, and no cost when no record carries costUSD", () => {
-    const { summary } = readFile(fixture("claude-session", "usage-repeated-per-content-block.ndjson"));
+    const { summary } = readFile(fixturePath("claude-session", "usage-repeated-per-content-block.ndjson"));
     expect(summary.subagentUsage).toEqual({
       inputTokens: null,
       outputTokens: null,
@@ -119,7 +119,7 @@ describe("summary: Claude transcript token totals (message id + request id, last
 
 describe("summary: saved sessions derive duration, turns and model", () => {
   it("a Claude transcript: duration is the timestamps' span, turns are the user prompts (not tool results)", () => {
-    const { summary } = readFile(fixture("claude-session", "usage-per-request-sidechain-cost.ndjson"));
+    const { summary } = readFile(fixturePath("claude-session", "usage-per-request-sidechain-cost.ndjson"));
     expect(summary.durationMs).toBe(5 * 60_000 + 2000);
     // Two prompts; the sidechain's prompt and the Task's tool result are not turns.
     expect(summary.turns).toBe(2);
@@ -170,7 +170,7 @@ describe("summary: saved sessions derive duration, turns and model", () => {
   it("a record with one timestamp has no duration; a live stream's timestamps give none either", () => {
     for (const path of captures("claude-session").filter((p) => p.includes("goal_status")))
       expect(readFile(path).summary.durationMs).toBeNull();
-    const { summary } = readFile(fixture("opencode", "two-steps-usage-and-cost-per-step.ndjson"));
+    const { summary } = readFile(fixturePath("opencode", "two-steps-usage-and-cost-per-step.ndjson"));
     expect(summary.durationMs).toBeNull();
   });
 

@@ -119,7 +119,8 @@ interface MetadataRecord {
 }
 
 /** Every transcript record this dialect reads. */
-export type ClaudeSessionRecord = AssistantRecord | UserRecord | SystemRecord | AttachmentRecord | ProgressRecord | MetadataRecord;
+// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
+type ClaudeSessionRecord = AssistantRecord | UserRecord | SystemRecord | AttachmentRecord | ProgressRecord | MetadataRecord;
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -458,7 +459,7 @@ class ClaudeSessionStream {
       if (v !== undefined && s.details[key] === undefined && v !== "") s.details[key] = v;
     }
     const agentType = str(rec, "attributionAgent");
-    if (agentType !== undefined && s.parentSessionId !== undefined) s.details["agentType"] ??= agentType;
+    if (agentType !== undefined && s.parentSessionId !== undefined) s.details.agentType ??= agentType;
   }
 
   rootSession(rec: JsonObject): Session {
@@ -590,8 +591,8 @@ class ClaudeSessionStream {
       );
       if (code === "rate_limit" || status === 429) {
         const details: JsonObject = { message };
-        if (code !== undefined) details["error"] = code;
-        if (status !== undefined) details["apiErrorStatus"] = status;
+        if (code !== undefined) details.error = code;
+        if (status !== undefined) details.apiErrorStatus = status;
         this.emit(this.withIds({ type: "rate_limit", status: "rejected", details }, s, time));
       }
       s.last = { kind: "api_error", text: message, time };
@@ -649,7 +650,7 @@ class ClaudeSessionStream {
           break;
         default: {
           const toolUseId = str(block, "tool_use_id");
-          if (type !== undefined && type.endsWith("_tool_result") && toolUseId !== undefined) {
+          if (type?.endsWith("_tool_result") && toolUseId !== undefined) {
             // Server tools (web search) answer inside the assistant message.
             this.toolCompleted(
               s,
@@ -738,7 +739,7 @@ class ClaudeSessionStream {
         const v = get(result, key);
         if (v !== undefined) details[key] = v;
       }
-      if (Object.keys(details).length > 0) completed["details"] = details;
+      if (Object.keys(details).length > 0) completed.details = details;
       for (const key of Object.keys(completed)) if (completed[key] === undefined) delete completed[key];
       this.emit(this.withIds(completed as unknown as AgentEventDraft, child, time));
     }
@@ -956,7 +957,7 @@ class ClaudeSessionStream {
       return;
     }
     const details: JsonObject = { data };
-    if (toolCallId !== undefined) details["parentToolUseID"] = toolCallId;
+    if (toolCallId !== undefined) details.parentToolUseID = toolCallId;
     this.notice(s, type === "hook_progress" ? "hook" : type, str(data, "hookName") ?? str(data, "output") ?? type, time, details);
   }
 

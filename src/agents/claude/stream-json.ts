@@ -196,7 +196,7 @@ export interface ClaudeVariant {
 }
 
 /** Claude Code itself. */
-export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
+const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
 
 /** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
 /** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */
@@ -479,7 +479,7 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): ToolInfo | undefined {
     const info = this.tools.get(id);
-    if (info !== undefined && info.open) {
+    if (info?.open) {
       info.open = false;
       this.state.toolCompleted(id);
       this.completedTools.push(id);

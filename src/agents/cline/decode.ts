@@ -556,19 +556,19 @@ const browserActionLaunch: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   out.push(...s.startTool("browser_action", "web_fetch", { action: "launch", url: text }, time, { outputSay: "browser_action_result" }));
 };
 
-const error: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+const error: Handler<ClineMessage, ClineStream> = (r, _s, out) => {
   const { sub, time, text, key } = r;
   out.push(
     compact({ type: "error" as const, scope: key === "say:error" ? ("turn" as const) : ("tool" as const), message: text, code: sub, time }),
   );
 };
 
-const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, _s, out) => {
   const { sub, time, text } = r;
   out.push(compact({ type: "error" as const, scope: "session" as const, message: text === "" ? sub : text, code: sub, time }));
 };
 
-const errorRetry: Handler<ClineMessage, ClineStream> = (r, s, out) => {
+const errorRetry: Handler<ClineMessage, ClineStream> = (r, _s, out) => {
   const { time, text } = r;
   const info = parseObject(text);
   out.push(
@@ -693,7 +693,7 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
   "say:diff_error": error,
   "say:clineignore_error": error,
   "say:command_permission_denied": error,
-  "ask:api_req_failed": (r, s, out) => {
+  "ask:api_req_failed": (r, _s, out) => {
     const { sub, time, text } = r;
     out.push(compact({ type: "error" as const, scope: "api" as const, message: text, code: sub, time }));
   },

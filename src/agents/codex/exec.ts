@@ -152,7 +152,7 @@ export function joinOutput(stdout: string | undefined, stderr: string | undefine
 }
 
 /** A plan step status as the model names it (`pending|in_progress|completed`, with common variants). */
-export function planStatus(value: string | undefined): PlanItem["status"] {
+function planStatus(value: string | undefined): PlanItem["status"] {
   if (value === "completed" || value === "done") return "completed";
   if (value === "in_progress" || value === "inProgress" || value === "running") return "in_progress";
   return "pending";

@@ -110,6 +110,7 @@ interface ResponseItemPayload {
 }
 
 /** event_msg payload: the UI event stream, in part (the persisted subset). */
+// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 interface EventMsgPayload {
   type: string;
   turn_id?: string;
@@ -885,13 +886,13 @@ const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
     out.push(compact({ type: "error" as const, scope: "turn" as const, message, code, turnId: s.turnId }));
     return;
   },
-  stream_error: (r, s, out) => {
+  stream_error: (r, _s, out) => {
     const { p } = r;
     const message = str(p, "message") ?? "";
     out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
     return;
   },
-  plan_update: (r, s, out) => {
+  plan_update: (r, _s, out) => {
     const { p } = r;
     out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
     return;

@@ -66,6 +66,7 @@ interface GeminiResult extends GeminiEventBase {
   stats?: GeminiStats;
 }
 /** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
+// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 type GeminiStreamRecord = GeminiInit | GeminiMessage | GeminiToolUse | GeminiToolResult | GeminiError | GeminiResult;
 
 /** What a Gemini CLI built-in tool does; names from packages/core/src/tools. Shared with gemini-session. */

@@ -59,6 +59,7 @@ interface NoteRecord {
   content: string;
 }
 /** The records of a session file (documentation; the wire is read through the `_json` readers). */
+// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 type GeminiSessionRecord = SessionHeader | SetRecord | UserRecord | GeminiRecord | NoteRecord;
 
 const TERMINAL = new Set(["success", "error", "cancelled"]);

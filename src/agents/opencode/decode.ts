@@ -60,6 +60,7 @@ interface Done extends OpencodeEventBase {
   rejected?: JsonValue[];
 }
 /** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
+// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 type OpencodeRecord = StepStart | TextLike | ToolUse | StepFinish | OpencodeError | Done;
 
 const TYPES = new Set(["step_start", "step_finish", "text", "reasoning", "tool_use", "error", "done"]);

@@ -18,6 +18,9 @@ import { createCatalog } from "../../server/catalog.ts";
 import { startServer } from "../../server/http-server.ts";
 import { SessionFeed } from "../../server/session-feed.ts";
 import { registerRun, registryDir, type RegisteredRun } from "../../server/registry.ts";
+import { createPublisher, type Publisher, type PublishReport } from "../../fleet/publisher.ts";
+import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
+import { describePublishReport } from "../sinks/publisher-sink.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -58,13 +61,14 @@ const runOptions = {
     default: false,
     description: "also show the run on a local web page while it goes on: prints its URL on stderr (docs/web.md)",
   },
-  host: {
+  // Not --host: that one names the machine in published subjects (--publish).
+  "serve-host": {
     type: "string",
     default: "127.0.0.1",
     valueHint: "<addr>",
     description: "with --serve: the address to listen on (default 127.0.0.1)",
   },
-  port: { type: "string", default: "0", valueHint: "<n>", description: "with --serve: the port (default 0: any free one)" },
+  "serve-port": { type: "string", default: "0", valueHint: "<n>", description: "with --serve: the port (default 0: any free one)" },
   mode: {
     type: "string",
     valueHint: "<mode>",
@@ -82,6 +86,13 @@ const runOptions = {
     description:
       "show secrets as they are; by default they are replaced with [REDACTED:<kind>] in the output and the events logs (docs/redaction.md); the raw and stderr logs are never redacted (docs/run.md)",
   },
+  publish: {
+    type: "string",
+    valueHint: "<nats-url>",
+    description: "also publish every event (redacted) to NATS JetStream; the options below apply (docs/fleet.md)",
+  },
+  ...publishingOptions,
+  ...natsConnectionOptions,
 } as const;
 
 type RunValues = ParsedValues<typeof runOptions>;
@@ -115,30 +126,35 @@ executable, 127 command not found, 2 usage error.`,
     const sink = createRunSink(values, io);
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
-    const agent = runAgent(command, args, {
-      ...(values.from === undefined ? {} : { dialect: values.from }),
-      heartbeatMs: duration("heartbeat") ?? 15_000,
-      idleTimeoutMs: duration("idle-timeout") ?? 0,
-      timeoutMs: duration("timeout") ?? 0,
-      stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
-      read: toReadOptions({
-        ...readingDefaults,
-        "include-raw": values["include-raw"],
-        "no-repair": values["no-repair"],
-        "no-redact": values["no-redact"],
+    const publishing = createRunPublisher(values, io, command, () => agent.runId);
+    const agent: AgentRun = startAgent(publishing, () =>
+      runAgent(command, args, {
+        ...(values.from === undefined ? {} : { dialect: values.from }),
+        heartbeatMs: duration("heartbeat") ?? 15_000,
+        idleTimeoutMs: duration("idle-timeout") ?? 0,
+        timeoutMs: duration("timeout") ?? 0,
+        stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
+        read: toReadOptions({
+          ...readingDefaults,
+          "include-raw": values["include-raw"],
+          "no-repair": values["no-repair"],
+          "no-redact": values["no-redact"],
+        }),
+        ...logOption(values, io),
+        ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
+        onIssue(issue) {
+          if (!values.quiet && (issue.severity !== "info" || values.verbose))
+            void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
+        },
       }),
-      ...logOption(values, io),
-      onIssue(issue) {
-        if (!values.quiet && (issue.severity !== "info" || values.verbose))
-          void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
-      },
-    });
+    );
     if (values["no-redact"])
       void io.stderr.write(
         "agentstream: --no-redact: secrets in the agent's output (API keys, tokens, passwords) will be shown as they are\n",
       );
     const stopForwarding = forwardSignals(agent, killAfterMs);
     const page = assets === undefined ? undefined : await serveRun(agent.runId, agentName(command), assets, values, io);
+    let published: PublishReport | undefined;
     try {
       for await (const event of agent.events) {
         page?.feed.push(event);
@@ -146,13 +162,18 @@ executable, 127 command not found, 2 usage error.`,
       }
       const result = await agent.result;
       await page?.end();
-      await sink.end(runReport(result));
+      published = await publishing?.publisher.close(publishing.flushTimeoutMs);
+      if (published !== undefined && (!values.quiet || published.dropped > 0 || published.waiting > 0))
+        await io.stderr.write(`agentstream run: ${describePublishReport(published)}\n`);
+      await sink.end(runReport(result, published));
       const redacted = describeRedactions(result.redactions);
       if (redacted !== undefined && !values.quiet) await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
       return result.exitCode;
     } finally {
       stopForwarding();
       await page?.end();
+      // The run failed before the end (its logs could not be written): what waits stays in the spool.
+      if (publishing !== undefined && published === undefined) await publishing.publisher.close(0);
     }
   },
 });
@@ -168,8 +189,8 @@ async function serveRun(
   const feed = new SessionFeed(runId, { file: null, live: true });
   const catalog = await createCatalog({ paths: [], read: {} });
   catalog.add(feed);
-  const server = await startServer({ catalog, assets, host: values.host, port: parsePort(values.port) });
-  warnIfExposed(values.host, io);
+  const server = await startServer({ catalog, assets, host: values["serve-host"], port: parsePort(values["serve-port"]) });
+  warnIfExposed(values["serve-host"], io);
   const unregister = announce({ runId, pid: process.pid, origin: server.origin, token: server.token, command }, io);
   await io.stderr.write(`agentstream run: watch it at ${server.url}\n`);
   let ended: Promise<void> | undefined;
@@ -204,6 +225,39 @@ function announce(run: RegisteredRun, io: CliIo): () => void {
 const SERVE_DRAIN_MS = 2000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `--publish <url>`: a publisher fed every event of the run (the agent never waits for it). */
+function createRunPublisher(
+  values: RunValues,
+  io: CliIo,
+  command: string,
+  runId: () => string,
+): { publisher: Publisher; flushTimeoutMs: number } | undefined {
+  const url = values.publish;
+  if (url === undefined) return undefined;
+  if (values["no-redact"])
+    throw new AgentStreamError("usage", "--no-redact with --publish: published events are always redacted (the stream is shared)");
+  const servers = requireServers("run --publish", url);
+  const flushTimeoutMs = parseDuration("--flush-timeout", values["flush-timeout"]);
+  const say = (text: string): void => {
+    if (!values.quiet) void io.stderr.write(`agentstream run: ${text}\n`);
+  };
+  const publisher = createPublisher(toPublisherOptions(servers, values, io, say), () => ({
+    agent: agentName(command),
+    fallbackSession: () => runId(),
+  }));
+  return { publisher, flushTimeoutMs };
+}
+
+/** Starts the agent; when that fails at once (a bad option), the publisher is closed so the process can end. */
+function startAgent(publishing: { publisher: Publisher } | undefined, start: () => AgentRun): AgentRun {
+  try {
+    return start();
+  } catch (error) {
+    void publishing?.publisher.close(0);
+    throw error;
+  }
+}
 
 /** How diagnostics name the agent's output: its command's file name. */
 function agentName(command: string): string {
@@ -285,9 +339,10 @@ function viewWidth(flag: string | undefined, io: CliIo): number {
  * The summary `--json` and `--final-summary` print: the session's facts (as \`agentstream summary
  * --json\`) and how the run went (docs/run.md).
  */
-function runReport(result: RunResult): object {
+function runReport(result: RunResult, published: PublishReport | undefined): object {
   return {
     ...result.summary,
+    ...(published === undefined ? {} : { publish: published }),
     run: {
       runId: result.runId,
       exitCode: result.exitCode,

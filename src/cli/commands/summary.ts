@@ -25,6 +25,8 @@ that ends meanwhile is printed as soon as the next one starts).`,
         sources,
         io,
         reading: values,
+        // The facts need no tool output: long ones are skipped (checked, not decoded).
+        fields: "summary",
         sink: createSummarySink({ json: values.json, inputs: Math.max(1, positionals.length) }, io.stdout),
       });
       return readingStatus(runs, values);

@@ -1,5 +1,6 @@
 import { formatSpecs, getFormatSpec } from "../../formats/index.ts";
-import { readInputs, type InputRun } from "../_input.ts";
+import { readInputs } from "../_input.ts";
+import type { InputRun } from "../sinks/sink.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
 import { readingOptions } from "../reading-options.ts";

@@ -4,8 +4,22 @@
  */
 import type { Issue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import type { SessionBoundary } from "../../pipeline/create-event-reader.ts";
-import type { InputRun } from "../_input.ts";
+import type { EventReader, SessionBoundary } from "../../pipeline/create-event-reader.ts";
+
+/** One input as the commands see it. */
+export interface InputRun {
+  /** The file name, or `<stdin>`. */
+  readonly name: string;
+  readonly reader: EventReader;
+  /** The first 1000 issues of severity warning or worse (all of them were printed as they came). */
+  readonly issues: Issue[];
+  /** Bytes read. */
+  readonly bytes: number;
+  /** Set when nothing useful could be read: the one line printed about it (empty, not text, no dialect). */
+  readonly unreadable: string | undefined;
+  /** For an input read as SSE: the SSE line of each record, by record line (1-based); else undefined. */
+  readonly sseLines: readonly number[] | undefined;
+}
 
 export interface Sink {
   /** One event of the input named `input`. */

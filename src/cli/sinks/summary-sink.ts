@@ -9,8 +9,7 @@ import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "
 import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliOutput } from "../io.ts";
-import type { InputRun } from "../_input.ts";
-import type { Sink } from "./sink.ts";
+import type { InputRun, Sink } from "./sink.ts";
 
 /** A summary, with the secrets replaced in its input by kind (`{}` with --no-redact or none found). */
 type SummaryWithRedactions = SessionSummary & { redactions: RedactionCounts };

@@ -6,12 +6,12 @@ import { followSource } from "./follow.ts";
 import type { Source } from "./source.ts";
 
 /** A named file, opened when it is read (so a missing file fails as that input's I/O error). */
-export function fileSource(path: string, io: CliIo): Source {
+function fileSource(path: string, io: CliIo): Source {
   return { name: path, size: io.fileSize(path), chunks: () => io.openFile(path) };
 }
 
 /** The standard input (`-`, or no file named). */
-export function stdinSource(io: CliIo): Source {
+function stdinSource(io: CliIo): Source {
   return { name: "<stdin>", live: true, interactive: io.stdin.isTTY === true, chunks: () => io.stdin };
 }
 

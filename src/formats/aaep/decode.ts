@@ -7,7 +7,6 @@ import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
-export type { AaepRecord } from "./wire.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
 const EPOCH = Date.parse("1970-01-01T00:00:00Z");
@@ -244,7 +243,6 @@ export const aaep: Dialect = {
             str(obj(v, "progress"), "description") ??
             kind;
           const { "@context": _c, type: _t, event_id: _e, session_id: _s, timestamp: _ts, producer: _p, ...rest } = v;
-          void _c, void _t, void _e, void _s, void _ts, void _p;
           const level = v.urgency === "critical" ? ("warning" as const) : ("info" as const);
           return [compact({ type: "notice" as const, kind, level, text, details: rest, time, ...session })];
         }

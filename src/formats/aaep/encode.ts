@@ -21,7 +21,7 @@ import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encode
 import { stringifyRecord } from "../../framing/stringify.ts";
 
 /** Our extension's JSON-LD context, declared beside AAEP's on events that carry `extensions.agentstream`. */
-export const AGENTSTREAM_AAEP_CONTEXT = "https://agentstream.dev/context/aaep/v1";
+const AGENTSTREAM_AAEP_CONTEXT = "https://agentstream.dev/context/aaep/v1";
 const AAEP_VERSION = "1.0.0";
 /** `chunk` maxLength, in characters (code points, as JSON Schema counts them). */
 export const AAEP_MAX_CHUNK = 16384;
@@ -93,7 +93,6 @@ export function aaepToolName(name: string): string {
 }
 
 const SENTENCE_END = /[.!?…。！？]+["'”’)\]]*\s+|\n[ \t]*\n\s*/g;
-const SENTENCE_TAIL = /[.!?…。！？"'”’)\]\s]*$/;
 
 /** Where this chunk's text invites an announcement (coalesce_hint). */
 export function coalesceHint(chunk: string): Hint {
@@ -104,7 +103,7 @@ export function coalesceHint(chunk: string): Hint {
 }
 
 /** Splits text into pieces of at most AAEP_MAX_CHUNK code points, at white space when one is near the limit. */
-export function splitToChunks(text: string): string[] {
+function splitToChunks(text: string): string[] {
   if (codePointLength(text) <= AAEP_MAX_CHUNK) return [text];
   const points = Array.from(text);
   const out: string[] = [];

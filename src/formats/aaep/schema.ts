@@ -229,7 +229,7 @@ const core: Record<string, { required: string[]; properties: Schema; allOf?: Sch
 };
 
 /** L1-SAFETY-007: secret markers that must not appear in what a subscriber reads aloud (case-insensitive). */
-export const AAEP_SECRET_MARKERS: readonly string[] = [
+const AAEP_SECRET_MARKERS: readonly string[] = [
   "password",
   "api_key",
   "secret_key",
@@ -270,9 +270,6 @@ export function codePointLength(text: string): number {
   return n;
 }
 
-/** The 12 core event types, with their `aaep:` prefix. */
-export const AAEP_CORE_TYPES: readonly string[] = Object.keys(core).map((t) => `aaep:${t}`);
-
 /** The event types that must carry `urgency: "critical"` (the schemas say const but not required). */
 export const AAEP_CRITICAL_TYPES: readonly string[] = [
   "aaep:agent.session.errored",
@@ -297,7 +294,7 @@ export const aaepSchema: Schema = {
     "One AAEP event, written from the AAEP v1 schemas (https://github.com/Ramseyxlil/aaep, CC-BY-4.0 and MIT). Core `aaep:` types are checked against their own definition; other types against the envelope only.",
   allOf: [
     { $ref: "#/$defs/Envelope" },
-    ...Object.entries(core).map(([type, def]) => ({
+    ...Object.keys(core).map((type) => ({
       if: { properties: { type: { const: `aaep:${type}` } }, required: ["type"] },
       then: { $ref: `#/$defs/${type}` },
     })),

@@ -425,7 +425,10 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
   function onTurnStarted(event: Extract<AgentEvent, { type: "turn.started" }>): void {
     const lane = laneOf(event);
     let open = steps.get(lane);
-    if (open === undefined) steps.set(lane, (open = new Set()));
+    if (open === undefined) {
+      open = new Set();
+      steps.set(lane, open);
+    }
     lastTextMessage.delete(lane);
     if (open.has(event.turnId)) return; // already open: a step name may be open once
     open.add(event.turnId);

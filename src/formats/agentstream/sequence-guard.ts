@@ -47,7 +47,10 @@ export function createSequenceGuard(): SequenceGuard {
   let out: AgentEvent[] = [];
 
   function emit(event: AgentEvent | AgentEventDraft): void {
-    out.push({ ...event, v: 1, seq: seq++ } as AgentEvent);
+    // Nearly always nothing was inserted or dropped before, so the event keeps its number: no copy.
+    const n = seq++;
+    const same = (event as Partial<AgentEvent>).seq === n && (event as Partial<AgentEvent>).v === 1;
+    out.push(same ? (event as AgentEvent) : ({ ...event, v: 1, seq: n } as AgentEvent));
   }
 
   function repair(

@@ -71,10 +71,10 @@ const chunkShapes: Record<string, { required: string[]; properties: Schema }> = 
 };
 
 /** Every chunk type (besides `data-*`) the ai 6 client accepts. */
-export const AI_SDK_CHUNK_TYPES: readonly string[] = Object.keys(chunkShapes);
+const AI_SDK_CHUNK_TYPES: readonly string[] = Object.keys(chunkShapes);
 
 /** JSON Schema 2020-12 of one UI message chunk (extra fields allowed, as zod looseObject). */
-export const aiSdkSchema: Schema = {
+const aiSdkSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/ai-sdk.schema.json",
   title: "Vercel AI SDK UI message stream chunk (ai 6.x uiMessageChunkSchema)",
@@ -96,13 +96,13 @@ export const aiSdkSchema: Schema = {
 };
 
 /** Checks UI message chunk order as `processUIMessageStream` reads it. */
-export interface AiSdkSequenceChecker {
+interface AiSdkSequenceChecker {
   check(chunk: JsonObject, line?: number): Issue[];
   end(): Issue[];
 }
 
 /** Creates the sequence checker (one per stream). */
-export function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
+function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
   const openText = new Set<string>();
   const openReasoning = new Set<string>();
   const streamingInputs = new Set<string>();

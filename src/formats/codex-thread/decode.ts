@@ -8,7 +8,6 @@ import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
-export type { CodexThreadRecord } from "./wire.ts";
 
 const TYPES = new Set<string>(CODEX_THREAD_TYPES);
 /** Message item kinds → role and kind. */

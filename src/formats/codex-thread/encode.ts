@@ -17,7 +17,7 @@ import { usageToWire } from "../../encoding/usage.ts";
 import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encoder.ts";
 
 /** Item kinds: the design's `tool_call`, and one per message role and kind (Codex's item vocabulary). */
-export type CodexThreadItemKind = "tool_call" | "agent_message" | "reasoning" | "user_message" | "system_message" | "developer_message";
+type CodexThreadItemKind = "tool_call" | "agent_message" | "reasoning" | "user_message" | "system_message" | "developer_message";
 
 /** The longest `summary` of an item: the full text travels in `text` / `output`. */
 const SUMMARY_CHARS = 200;

@@ -1,5 +1,4 @@
 /** The Codex-style thread/turn/item records (dev-agent stream-json design; docs/formats/codex-thread.md). */
-import type { JsonObject, JsonValue } from "../../model/events.ts";
 
 /** The envelope of every line. */
 interface CodexThreadEnvelope {

@@ -6,7 +6,7 @@ import { addUsage, emptyUsage, isUsageEmpty } from "../../model/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
-import type { CodexItem, CodexItemType, CodexRecord, CodexUsage, ToolItemType } from "./wire.ts";
+import type { CodexItem, CodexRecord, CodexUsage, ToolItemType } from "./wire.ts";
 
 /** Placeholder thread id (a UUIDv7 shape) for sources that name no session, so tools that parse ids still work. */
 export const PLACEHOLDER_THREAD_ID = "00000000-0000-7000-8000-000000000000";
@@ -362,7 +362,8 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       case "tool.input.delta": {
         const tool = tools.get(event.toolCallId);
         if (tool === undefined || tool.started) return;
-        (tool.inputText ??= []).push(event.text);
+        tool.inputText ??= [];
+        tool.inputText.push(event.text);
         return;
       }
       case "tool.progress": {

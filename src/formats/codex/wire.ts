@@ -14,7 +14,7 @@ export type CodexUsage = {
   reasoning_output_tokens: number;
 };
 
-export type CodexItemType =
+type CodexItemType =
   | "agent_message"
   | "reasoning"
   | "plan"

@@ -13,7 +13,7 @@ import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import { usageToWire } from "../../encoding/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
-export type { OneshotPacket, OneshotType } from "./wire.ts";
+export type { OneshotPacket } from "./wire.ts";
 import type { OneshotPacket, OneshotType } from "./wire.ts";
 
 /**

@@ -15,6 +15,9 @@ import { AgentStreamError } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
+import { skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
+
+export type { SkimOptions };
 
 /** How records are delimited. */
 /** How records are delimited. `document`: the whole input is one JSON text (a saved session file). */
@@ -108,7 +111,16 @@ export interface NdjsonOptions {
   forbiddenKeys?: "remove" | "reject";
   /** File name put on issues. */
   file?: string;
+  /**
+   * Selective reading: long string values under these keys are skipped by scanning bytes (checked,
+   * not decoded) and read as `""`; a line that does not skim cleanly is read in full. Set by the
+   * event reader's `fields: "summary"`.
+   */
+  skim?: SkimOptions;
 }
+
+/** Lines shorter than this are parsed whole unless `skim.minLineBytes` says otherwise. */
+const SKIM_MIN_LINE_BYTES = 64 * 1024;
 
 /** A push parser: feed it any slices of the input, then call `end`. */
 export interface NdjsonParser {
@@ -155,6 +167,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const rejectDuplicates = options.duplicateKeys === "reject";
   const rejectForbidden = options.forbiddenKeys === "reject";
+  const skim = options.skim;
   let framing: Framing = options.framing ?? "auto";
   if (!["auto", "ndjson", "json-seq", "pretty", "document"].includes(framing)) {
     throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq, pretty or document`);
@@ -238,12 +251,51 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       issue("blank-line", "info", "blank line skipped", at, offset, bytes.length);
       return;
     }
-    const { text, lossy } = decode(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), at, offset);
+    const view = start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end);
+    if (
+      skim !== undefined &&
+      end - start >= (skim.minLineBytes ?? SKIM_MIN_LINE_BYTES) &&
+      handleSkimmed(view, bytes[first] as number, at, offset, end, final)
+    )
+      return;
+    const { text, lossy } = decode(view, at, offset);
     handleText(text, bytes[first] as number, at, offset, end, lossy, final);
   }
 
+  /**
+   * Reads a long line without its skippable strings; false when it does not skim cleanly (nothing
+   * to skip, something unusual, or the rest is not valid JSON): the caller then reads it in full,
+   * so every issue is reported as without skimming.
+   */
+  function handleSkimmed(view: Uint8Array, lead: number, at: number, offset: number, length: number, final: boolean): boolean {
+    if (lead !== 0x7b) return false;
+    const ranges = skimRecord(view, skim as SkimOptions);
+    if (ranges.length === 0) return false;
+    const reduced = withoutRanges(view, ranges);
+    const text = lenientDecoder.decode(reduced);
+    // Invalid UTF-8 outside the skipped strings: the full read reports it, with the line's bytes.
+    if (text.includes("\uFFFD")) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    handleText(text, lead, at, offset, length, false, final, { value });
+    return true;
+  }
+
   /** Parses one framed text whose first non-space byte is `lead`. */
-  function handleText(text: string, lead: number, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
+  function handleText(
+    text: string,
+    lead: number,
+    at: number,
+    offset: number,
+    length: number,
+    lossy: boolean,
+    final: boolean,
+    parsed?: { readonly value: unknown },
+  ): void {
     /** Reports a rejected record and hands its text on, marked invalid (text dialects read it; JSON dialects skip it). */
     const reject = (code: IssueCode, message: string): void => {
       stats.invalid++;
@@ -256,9 +308,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     const looksLikeJson = lead === 0x7b || lead === 0x5b; // { [
     const mayBeScalar = lead === 0x22 || lead === 0x2d || (lead >= 0x30 && lead <= 0x39) || lead === 0x74 || lead === 0x66 || lead === 0x6e;
     if (!looksLikeJson && !mayBeScalar) return emitText(text, at, offset, length, lossy, final);
-    let value: unknown;
+    let value: unknown = parsed?.value;
     try {
-      value = JSON.parse(text);
+      if (parsed === undefined) value = JSON.parse(text);
     } catch (error) {
       if (!looksLikeJson && !(final && isTruncatedScalar(text))) return emitText(text, at, offset, length, lossy, final);
       if (text.includes("\r") && text.split("\r").every((part) => part.trim() === "" || isJson(part))) {
@@ -653,7 +705,11 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       else if (chunk[i] === 0x7b || chunk[i] === 0x5b) {
         // `{` alone on the first line: a pretty-printed stream (Cline). Need the whole first line.
         const nl = chunk.indexOf(LF, i);
-        if (nl === -1) return chunk.length < 4096 ? false : ((framing = "ndjson"), true);
+        if (nl === -1) {
+          if (chunk.length < 4096) return false;
+          framing = "ndjson";
+          return true;
+        }
         let j = i + 1;
         while (j < nl && isJsonSpace(chunk[j] as number)) j++;
         framing = j === nl ? "pretty" : "ndjson";

@@ -90,7 +90,8 @@ export function createRedactionStage(): RedactionStage {
     if (text.length === 0) return; // all held back: it comes with the next delta or at completion
     const position = channel.outEnd + drift;
     channel.outEnd = position + text.length;
-    emit(redactFields({ ...draft, text, position }, ["text"]));
+    // Nearly every delta comes out as it went in: pass the draft on without a copy.
+    emit(redactFields(text === draft.text && position === draft.position ? draft : { ...draft, text, position }, "text"));
   }
 
   /** Ends a message's stream: sends what was held back; returns the channel (undefined when nothing streamed). */
@@ -123,7 +124,7 @@ export function createRedactionStage(): RedactionStage {
       emit(redactFields(draft));
       return;
     }
-    const redacted = redactFields(draft, ["text"]);
+    const redacted = redactFields(draft, "text");
     emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
   }
 
@@ -148,13 +149,13 @@ export function createRedactionStage(): RedactionStage {
   }
 
   /** Redacts every free-text and JSON field of `draft` except `skip`; returns `draft` itself when nothing changed. */
-  function redactFields<T extends AgentEventDraft>(draft: T, skip: readonly string[] = []): T {
+  function redactFields<T extends AgentEventDraft>(draft: T, skip?: string): T {
     let out: Record<string, unknown> | undefined;
     const fields = draft as Record<string, unknown>;
     // for-in, not Object.entries: this runs on every event, and most have nothing to redact.
     for (const key in fields) {
       const value = fields[key];
-      if (NOT_TEXT.has(key) || value === undefined || skip.includes(key)) continue;
+      if (value === undefined || key === skip || NOT_TEXT.has(key)) continue;
       const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, counts) : redactStrings(value as JsonValue);
       if (redacted !== value) {
         out ??= { ...draft };
@@ -200,7 +201,7 @@ export function createRedactionStage(): RedactionStage {
           return completeMessage(draft, emit);
         case "tool.input.delta": {
           const text = streamed(toolInputs, draft.toolCallId, draft.text);
-          if (text.length > 0) emit(redactFields({ ...draft, text }, ["text"]));
+          if (text.length > 0) emit(redactFields(text === draft.text ? draft : { ...draft, text }, "text"));
           return;
         }
         case "tool.progress":
@@ -232,7 +233,7 @@ export function createRedactionStage(): RedactionStage {
     }
     const output = streamed(toolOutputs, draft.toolCallId, draft.output);
     if (output.length > 0) {
-      emit(redactFields({ ...draft, output }, ["output"]));
+      emit(redactFields(output === draft.output ? draft : { ...draft, output }, "output"));
       return;
     }
     // All held back: keep the event only when it says something else.

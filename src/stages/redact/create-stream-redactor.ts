@@ -5,7 +5,15 @@
  * `ghp_`, `Authorization: Bearer abc`) and shows everything before it at once. Text that cannot
  * become a secret is never delayed.
  */
-import { RULES } from "./rules.ts";
+import { CONTEXTUAL_RULES, RULES, TOKEN_FIRST_CHARS, TOKEN_PARTIAL } from "./rules.ts";
+
+const PRIVATE_KEY_RULE = RULES.find((rule) => rule.kind === "private-key-block") as (typeof RULES)[number];
+/**
+ * The contextual rules with a global copy of their trigger, so it is looked for only near the tail:
+ * their context (a URL's scheme, `Authorization: Bearer`, `API_TOKEN=`) holds the trigger, and lies
+ * in the last run without whitespace or within TRIGGER_OVERLAP characters before the held tail.
+ */
+const CONTEXTUAL = CONTEXTUAL_RULES.map((rule) => ({ rule, near: new RegExp(rule.trigger.source, `${rule.trigger.flags}g`) }));
 import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.ts";
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
@@ -76,17 +84,58 @@ export function createStreamRedactor(counts?: RedactionCounts): StreamRedactor {
 export function holdStart(text: string, from = 0): number {
   // Every secret's value is a run without whitespace (a private key block aside), so a tail that
   // could grow into one starts after the last whitespace.
-  const run = Math.max(from, lastWhitespace(text) + 1);
+  const runStart = lastWhitespace(text) + 1;
+  const run = Math.max(from, runStart);
+  const hasBegin = text.includes("-----BEGIN", Math.max(0, from - 16));
+  if (run === text.length && !hasBegin && !text.includes("-----BEGIN")) return text.length;
   let start = text.length;
-  if (run === text.length && !text.includes("-----BEGIN")) return start;
-  for (const rule of RULES) {
-    const scanFrom = rule.kind === "private-key-block" && text.includes("-----BEGIN", Math.max(0, from - 16)) ? from : run;
-    if (scanFrom >= start) continue;
-    rule.partial.lastIndex = scanFrom;
-    const found = rule.partial.exec(text);
+  if (run < start) {
+    // One scan for every token rule, from the first place one can start (most tails have none).
+    const candidate = firstTokenStart(text, run);
+    if (candidate < start) {
+      TOKEN_PARTIAL.lastIndex = candidate;
+      const found = TOKEN_PARTIAL.exec(text);
+      if (found !== null) start = Math.max(from, found.index);
+    }
+    for (const { rule, near } of CONTEXTUAL) {
+      // A contextual rule's partial needs its context in the text, and the trigger is part of it.
+      if (run >= start) continue;
+      // From the start of the last run without whitespace (a URL's or an assignment's context has
+      // none, however long) or TRIGGER_OVERLAP before the tail (a header's context may have some).
+      near.lastIndex = Math.max(0, Math.min(runStart, run - TRIGGER_OVERLAP));
+      if (!near.test(text)) continue;
+      rule.partial.lastIndex = run;
+      const match = rule.partial.exec(text);
+      if (match !== null && match.index < start) start = Math.max(from, match.index);
+    }
+  }
+  const scanFrom = hasBegin ? from : run;
+  // Every alternative of the key block's partial starts with a dash.
+  if (scanFrom < start && text.includes("-", scanFrom)) {
+    PRIVATE_KEY_RULE.partial.lastIndex = scanFrom;
+    const found = PRIVATE_KEY_RULE.partial.exec(text);
     if (found !== null && found.index < start) start = Math.max(from, found.index);
   }
   return start;
+}
+
+/**
+ * The first position at or after `from` where a token rule's partial match could start: one of
+ * their first characters at a word boundary (`\b`, no `u` flag: word characters are [A-Za-z0-9_]),
+ * or right after a JSON escape (`\n`, `\r`, `\t`), as the rules' START allows; `text.length` when none.
+ */
+function firstTokenStart(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    if (!TOKEN_FIRST_CHARS.has(text.charCodeAt(at))) continue;
+    if (at === 0 || !isWordChar(text.charCodeAt(at - 1))) return at;
+    const before = text.charCodeAt(at - 1);
+    if ((before === 0x6e || before === 0x72 || before === 0x74) && at >= 2 && text.charCodeAt(at - 2) === 0x5c) return at;
+  }
+  return text.length;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 }
 
 function lastWhitespace(text: string): number {

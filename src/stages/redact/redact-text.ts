@@ -10,7 +10,7 @@ import { RULES, type RedactionKind } from "./rules.ts";
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
 /** The text that replaces a secret of `kind`. */
-export function redactionMarker(kind: RedactionKind): string {
+function redactionMarker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
@@ -38,6 +38,21 @@ export const ANY_TRIGGER = new RegExp(
     ")|A(?:KIA|SIA|BIA|CCA|3T|Iza)",
 );
 
+/**
+ * ANY_TRIGGER for a string's JSON text before it is decoded (its bytes read as Latin-1): true
+ * whenever the decoded string could pass ANY_TRIGGER, provided the text escapes no printable ASCII
+ * character (`\u0067hp_`, `:\/\/`; the skimmer reads such strings in full). The two triggers that
+ * allow white space before their `:` or `=` (which JSON text may write as `\t`, and UTF-8 as
+ * several bytes) count by their key name alone.
+ */
+const AWS_SECRET_KEY_NAME = /[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]/;
+
+/** True when the JSON text of a string (undecoded, read as Latin-1, no printable ASCII escaped) could decode to one with a rule's trigger. */
+export function mayHoldSecretRaw(raw: string): boolean {
+  // Separate tests, each a fast scan: one alternation of them all would try every branch at every character.
+  return ANY_TRIGGER.test(raw) || raw.includes("uthorization") || AWS_SECRET_KEY_NAME.test(raw);
+}
+
 /** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */
 export function mayHoldSecret(text: string): boolean {
   return ANY_TRIGGER.test(text);
@@ -48,12 +63,24 @@ function count(counts: RedactionCounts | undefined, kind: RedactionKind): void {
 }
 
 /**
+ * The last long text found to hold no secret. Agents often write one tool output twice in a record
+ * (Claude's `tool_result` content and its `tool_use_result.stdout`): the copy is recognised by a
+ * comparison, not scanned again. Bounded, so at most one such string is kept alive.
+ */
+let lastCleanText: string | undefined;
+const REMEMBERED_CLEAN_MIN = 4096;
+const REMEMBERED_CLEAN_MAX = 4 * 1024 * 1024;
+
+/**
  * `text` with every secret replaced. Only secrets that start at or after `from` are replaced and
  * only `text.slice(from)` is returned: the streaming redactor passes text it already showed as
  * context (a URL's scheme, a header name) in front of the new text.
  */
 export function redactText(text: string, counts?: RedactionCounts, from = 0): string {
-  if (!ANY_TRIGGER.test(text)) return from === 0 ? text : text.slice(from);
+  if (text === lastCleanText || !ANY_TRIGGER.test(text)) {
+    if (text.length >= REMEMBERED_CLEAN_MIN && text.length <= REMEMBERED_CLEAN_MAX) lastCleanText = text;
+    return from === 0 ? text : text.slice(from);
+  }
   let out = text;
   for (const rule of RULES) {
     if (!rule.trigger.test(out)) continue;

@@ -78,17 +78,25 @@ function partialOf(steps: readonly Step[]): string {
   return alternatives.join("|");
 }
 
+/** The rules made by `token`: their partial matches all start with the first character of one of their prefixes. */
+const tokenRules = new Set<RedactionRule>();
+/** Those first characters. */
+const tokenFirstChars = new Set<string>();
+
 /** A rule for a token recognised by its own shape: a literal prefix, then bounded character classes. */
 function token(kind: RedactionKind, variants: readonly (readonly Step[])[], end = ""): RedactionRule {
   const firstLiterals = variants.flatMap((steps) => steps[0] as readonly string[]);
+  for (const literal of firstLiterals) tokenFirstChars.add(literal.charAt(0));
   const body = variants.map((steps) => steps.map(full).join("")).join("|");
-  return {
+  const rule: RedactionRule = {
     kind,
     // The first four characters of each prefix are enough to skip text quickly.
     trigger: new RegExp([...new Set(firstLiterals.map((l) => escapeLiteral(l.slice(0, 4))))].join("|")),
     pattern: new RegExp(`()${START}((?:${body})${end})`, "g"),
     partial: new RegExp(`${START}(?:${variants.map(partialOf).join("|")})$`, "g"),
   };
+  tokenRules.add(rule);
+  return rule;
 }
 
 const cls = (chars: string, min: number, max = min): Step => ({ cls: chars, min, max });
@@ -210,3 +218,23 @@ export const RULES: readonly RedactionRule[] = [
     ),
   },
 ];
+
+/**
+ * The token rules' `partial` expressions as one alternation. Its leftmost match starts where the
+ * earliest of theirs does, so a streamed piece costs one scan of its tail instead of one per rule
+ * (docs/redaction.md, "Speed").
+ */
+export const TOKEN_PARTIAL: RegExp = new RegExp(
+  RULES.filter((rule) => tokenRules.has(rule))
+    .map((rule) => `(?:${rule.partial.source})`)
+    .join("|"),
+  "g",
+);
+
+/** Where a token rule's partial match can start: one of these characters, at a word boundary or after a JSON escape. */
+export const TOKEN_FIRST_CHARS: ReadonlySet<number> = new Set([...tokenFirstChars].map((c) => c.charCodeAt(0)));
+
+/** The rules that redact a value after a context (a key name, a URL scheme): their partials need that context in the text. */
+export const CONTEXTUAL_RULES: readonly RedactionRule[] = RULES.filter(
+  (rule) => !tokenRules.has(rule) && rule.kind !== "private-key-block",
+);

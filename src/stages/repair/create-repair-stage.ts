@@ -391,7 +391,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
           emit,
           "final-from-repaired-deltas",
           `message "${draft.messageId}" had no final text from the agent; the repaired streamed text is used`,
-          text.length - streamed.length > 0 ? text.length - streamed.length : 0,
+          Math.max(text.length - streamed.length, 0),
           ids,
         );
         text = streamed;

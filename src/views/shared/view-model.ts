@@ -65,7 +65,7 @@ export function sessionFooterView(summary: SessionSummary, diagnostics: FooterDi
 }
 
 /** "3 (1 failed, 1 unfinished)". */
-export function formatToolCount(summary: SessionSummary): string {
+function formatToolCount(summary: SessionSummary): string {
   const failed = summary.toolCalls.filter((t) => t.status === "error").length;
   const open = summary.toolCalls.filter((t) => t.status === "incomplete").length;
   const notes = [failed > 0 ? `${failed} failed` : "", open > 0 ? `${open} unfinished` : ""].filter(Boolean);
@@ -73,6 +73,6 @@ export function formatToolCount(summary: SessionSummary): string {
 }
 
 /** "claude-code 2.1.220". */
-export function formatAgent(summary: SessionSummary): string {
+function formatAgent(summary: SessionSummary): string {
   return [summary.agent, summary.agentVersion].filter((v): v is string => v !== null).join(" ");
 }

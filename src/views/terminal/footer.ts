@@ -11,8 +11,8 @@ import type { RenderState, SessionState } from "./state.ts";
 export function footer(r: RenderState, event: Extract<AgentEvent, { type: "session.completed" }>, session: SessionState | undefined): void {
   const depth = session?.depth ?? 0;
   const child = session !== undefined && !session.root;
-  const usage = event.usage !== undefined && formatUsage(event.usage) !== "" ? event.usage : usageFallback(r, session);
-  const cost = event.costUsd ?? costFallback(r, session);
+  const usage = event.usage !== undefined && formatUsage(event.usage) !== "" ? event.usage : usageFallback(session);
+  const cost = event.costUsd ?? costFallback(session);
   const durationMs = event.durationMs ?? session?.turnMs;
   const turns = event.turns ?? (session !== undefined && session.turnsSeen > 1 ? session.turnsSeen : undefined);
   const thinking = session?.thinkingTokens;

@@ -10,7 +10,7 @@ import { closeLine, indentOf, settle, startRow, writeSegment } from "./screen.ts
 import { depthOf, ensureSession, squeeze } from "./sessions.ts";
 import { type MessageState, type RenderState, type SessionState, WORD_SLACK } from "./state.ts";
 
-export function isShown(r: RenderState, role: MessageRole, kind: MessageKind): boolean {
+function isShown(r: RenderState, role: MessageRole, kind: MessageKind): boolean {
   if (kind === "redacted_reasoning") return false; // noted at completion in -v
   if (kind === "reasoning") return !r.quiet;
   if (role === "assistant") return true;
@@ -54,7 +54,7 @@ export function messageState(r: RenderState, id: string, role: MessageRole, kind
  * dropped. Prose is wrapped at word boundaries to the width, a wrapped row keeping the line's own
  * indent; `final` says no delta follows (a held word is written). O(length of the text).
  */
-export function appendText(r: RenderState, m: MessageState, text: string, final = false): void {
+function appendText(r: RenderState, m: MessageState, text: string, final = false): void {
   const all = m.wordHold === "" ? text : m.wordHold + text;
   m.wordHold = "";
   let from = 0;
@@ -78,7 +78,7 @@ export function appendText(r: RenderState, m: MessageState, text: string, final 
  * room to grow on its row (the stream shows as it comes); near the row's end it waits for the
  * next delta, so the wrap falls between words. Every mode decides alike, so all show the same.
  */
-export function writeTail(r: RenderState, m: MessageState, segment: string): void {
+function writeTail(r: RenderState, m: MessageState, segment: string): void {
   const cut = Math.max(segment.lastIndexOf(" "), segment.lastIndexOf("\t")) + 1;
   const word = segment.slice(cut);
   if (cut > 0) writeSegment(r, m, segment.slice(0, cut));
@@ -138,7 +138,7 @@ export function showFinalAnswer(r: RenderState, text: string, session: SessionSt
   const flat = squeeze(text);
   if (flat === "") return;
   // Agents repeat their last answer (or all of them, run together) as the final result: shown once.
-  if (session !== undefined && session.answers.endsWith(flat)) return;
+  if (session?.answers.endsWith(flat)) return;
   const m = messageState(r, `final:${event.seq}`, "assistant", "text", event);
   streamText(r, m, text);
   finishMessage(r, m);
@@ -146,10 +146,10 @@ export function showFinalAnswer(r: RenderState, text: string, session: SessionSt
 }
 
 /** A URL in sanitised text: no white space, quotes, angle brackets, ESC or control pictures. */
-export const URL_IN_TEXT = /https?:\/\/[^\s<>"'`\x1b\u2400-\u2426]+/g;
+const URL_IN_TEXT = /https?:\/\/[^\s<>"'`\x1b\u2400-\u2426]+/g;
 
 /** Where the last word of `text` starts when it may be an unfinished http(s) URL, else `text.length`. */
-export function urlTailStart(text: string): number {
+function urlTailStart(text: string): number {
   const start = Math.max(text.lastIndexOf(" "), text.lastIndexOf("\n"), text.lastIndexOf("\t")) + 1;
   const tail = text.slice(start);
   if (tail === "" || tail.length > 2048) return text.length;

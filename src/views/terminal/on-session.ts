@@ -12,7 +12,7 @@ export function onSessionStarted(r: RenderState, event: EventOf<"session.started
   const isChild = event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
   const depth = isChild ? (parent?.depth ?? 0) + 1 : 0;
   const cwd = isChild ? parent?.cwd : event.cwd;
-  r.sessions.set(event.sessionId ?? "", newSession(r, depth, cwd, !isChild, true));
+  r.sessions.set(event.sessionId ?? "", newSession(depth, cwd, !isChild, true));
   const about = [
     event.agentVersion !== undefined ? `${event.agent ?? "agent"} ${event.agentVersion}` : event.agent,
     event.model,
@@ -47,7 +47,8 @@ export function onSessionCompleted(r: RenderState, event: EventOf<"session.compl
   footer(r, event, session);
 }
 
-export function onTurnStarted(r: RenderState, event: EventOf<"turn.started">): void {}
+/** A turn's start shows nothing: its end shows what it cost (below). */
+export function onTurnStarted(): void {}
 
 export function onTurnCompleted(r: RenderState, event: EventOf<"turn.completed">): void {
   const session = sessionOf(r, event) ?? ensureSession(r, event);

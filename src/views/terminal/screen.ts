@@ -120,14 +120,14 @@ export function releaseAfterTool(r: RenderState): void {
   for (const show of notes) show();
 }
 
-export function markerOf(r: RenderState, m: MessageState): string {
+function markerOf(r: RenderState, m: MessageState): string {
   if (m.kind !== "text") return style(r, "reasoning", "∴");
   if (m.role === "user") return style(r, "user", "›");
   if (m.role === "system" || m.role === "developer") return style(r, "system", "»");
   return style(r, "answerMark", "●");
 }
 
-export function textRoleOf(r: RenderState, m: MessageState): Role {
+function textRoleOf(m: MessageState): Role {
   if (m.kind !== "text") return "reasoning";
   if (m.role === "user") return "user";
   if (m.role === "system" || m.role === "developer") return "system";
@@ -135,7 +135,7 @@ export function textRoleOf(r: RenderState, m: MessageState): Role {
 }
 
 /** Makes `m` the open line: its marker on a new line (a continuation when it was interrupted). */
-export function enter(r: RenderState, m: MessageState): void {
+function enter(r: RenderState, m: MessageState): void {
   if (r.current === m) {
     if (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "") {
       emit(r, `\x1b[${r.openSgr}m`);
@@ -151,7 +151,7 @@ export function enter(r: RenderState, m: MessageState): void {
   m.fresh = true;
   m.newlines = 0;
   r.current = m;
-  r.openSgr = sgrOf(r.mode, textRoleOf(r, m));
+  r.openSgr = sgrOf(r.mode, textRoleOf(m));
   if (r.openSgr !== "") {
     emit(r, `\x1b[${r.openSgr}m`);
     r.sgrIsOpen = true;
@@ -200,7 +200,7 @@ export function startRow(r: RenderState, m: MessageState): void {
 }
 
 /** A wrapped row: a line break, the message's indent and the line's own. */
-export function wrapRow(r: RenderState, m: MessageState): void {
+function wrapRow(r: RenderState, m: MessageState): void {
   emit(r, `\n${indentOf(m.depth)}  ${m.hang}`);
   m.col = indentOf(m.depth).length + 2 + m.hang.length;
   m.rowHasWord = false;

@@ -14,7 +14,7 @@ export function cwdOf(r: RenderState, event: AgentEvent): string | undefined {
   return sessionOf(r, event)?.cwd;
 }
 
-export function newSession(r: RenderState, depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
+export function newSession(depth: number, cwd: string | undefined, root: boolean, started: boolean): SessionState {
   return {
     depth,
     cwd,
@@ -38,21 +38,21 @@ export function ensureSession(r: RenderState, event: AgentEvent): SessionState {
   const id = event.sessionId ?? "";
   let session = r.sessions.get(id);
   if (session === undefined) {
-    session = newSession(r, 0, undefined, true, false);
+    session = newSession(0, undefined, true, false);
     r.sessions.set(id, session);
   }
   return session;
 }
 
 /** What the session reported besides its result: cumulative usage, else deltas and turns added up (as `summary` folds them). */
-export function usageFallback(r: RenderState, session: SessionState | undefined): Usage | undefined {
+export function usageFallback(session: SessionState | undefined): Usage | undefined {
   if (session === undefined) return undefined;
   if (session.cumulative !== undefined) return session.cumulative;
   if (session.deltaUsage === undefined) return session.turnUsage;
   return session.turnUsage === undefined ? session.deltaUsage : addUsage(session.turnUsage, session.deltaUsage);
 }
 
-export function costFallback(r: RenderState, session: SessionState | undefined): number | undefined {
+export function costFallback(session: SessionState | undefined): number | undefined {
   if (session === undefined || (session.cost === undefined && session.turnCost === undefined)) return undefined;
   return (session.cost ?? 0) + (session.turnCost ?? 0);
 }

@@ -6,7 +6,7 @@ import { keyArgument } from "../shared/format.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
 import { cutToWidth, displayWidth } from "../shared/width.ts";
 import { linkify } from "./messages.ts";
-import { begin, emitRows, indentOf, line, oneLine, settle, style } from "./screen.ts";
+import { begin, emitRows, indentOf, oneLine, settle, style } from "./screen.ts";
 import { MIN_HIDDEN, NORMAL_HEAD, NORMAL_TAIL, type RenderState, type ToolState, VERBOSE_HEAD, VERBOSE_TAIL } from "./state.ts";
 
 export function showHeader(r: RenderState, tool: ToolState): void {
@@ -28,13 +28,13 @@ export function showHeader(r: RenderState, tool: ToolState): void {
   }
 }
 
-export function keyArgOf(r: RenderState, tool: ToolState): string {
+function keyArgOf(r: RenderState, tool: ToolState): string {
   const session = tool.sessionId === undefined ? undefined : r.sessions.get(tool.sessionId);
   return keyArgument(tool.input, session?.cwd, tool.kind);
 }
 
 /** `→ Name  key argument`, fitted to the width (cut in normal verbosity only). */
-export function toolLine(r: RenderState, tool: ToolState, mark: string): string {
+function toolLine(r: RenderState, tool: ToolState, mark: string): string {
   const name = oneLine(tool.name === "" ? "tool" : tool.name);
   let arg = oneLine(keyArgOf(r, tool));
   const room = r.width - indentOf(tool.depth).length - 2 - displayWidth(name) - 2;
@@ -101,7 +101,7 @@ export function showOutput(r: RenderState, depth: number, text: string, role: Ro
  * are sanitised (a 10 MB tool result costs a split, not a full escape-sequence scan); line
  * numbers are the same either way, because sanitising never adds or removes a line break.
  */
-export function outputLines(r: RenderState, text: string): string[] {
+function outputLines(r: RenderState, text: string): string[] {
   const head = r.verbose ? VERBOSE_HEAD : NORMAL_HEAD;
   const tail = r.verbose ? VERBOSE_TAIL : NORMAL_TAIL;
   if (r.uncut || text.length < 4096) return trimBlankEnds(sanitizeForTerminal(text, r.richText).split("\n"));
@@ -114,7 +114,7 @@ export function outputLines(r: RenderState, text: string): string[] {
 }
 
 /** Our style around one line of untrusted text; kept SGR in it is reset at the end of the line. */
-export function colorLine(r: RenderState, role: Role, text: string): string {
+function colorLine(r: RenderState, role: Role, text: string): string {
   if (text.includes("\x1b[") && r.sgrPolicy === "keep") return `${style(r, role, text)}\x1b[0m`;
   return style(r, role, text);
 }

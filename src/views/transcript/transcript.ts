@@ -82,7 +82,9 @@ export function createToolTracker(): ToolTracker {
     },
     inputDelta(toolCallId, text) {
       const tool = tools.get(toolCallId);
-      if (tool !== undefined && !tool.shown) (tool.inputText ??= []).push(text);
+      if (tool === undefined || tool.shown) return;
+      tool.inputText ??= [];
+      tool.inputText.push(text);
     },
     progress(toolCallId, output) {
       const tool = tools.get(toolCallId);

@@ -18,7 +18,7 @@ export type { Script } from "./script.ts";
 export { usageOf } from "./script.ts";
 
 /** One request the server received, in arrival order. */
-export interface ModelRequest {
+interface ModelRequest {
   readonly method: string;
   /** Path without the query string (`/v1/messages?beta=true` → `/v1/messages`). */
   readonly path: string;

@@ -11,7 +11,7 @@ const { Terminal } = xterm;
 type Term = InstanceType<typeof Terminal>;
 
 /** What the output did to the terminal besides printing text. */
-export interface Effects {
+interface Effects {
   titles: string[];
   osc52: number;
   /** OSC 8 hyperlinks opened (with a URI). */

@@ -18,7 +18,14 @@ function counting(options: Parameters<typeof fakeIo>[0] = {}): CliIo & { out(): 
   let writes = 0;
   return {
     ...io,
-    stdout: { write: (t: string) => void ((out += t), writes++), isTTY: options.stdoutTTY ?? false, columns: 80 },
+    stdout: {
+      write: (t: string) => {
+        out += t;
+        writes++;
+      },
+      isTTY: options.stdoutTTY ?? false,
+      columns: 80,
+    },
     out: () => out,
     writes: () => writes,
   };

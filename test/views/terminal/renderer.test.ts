@@ -168,7 +168,13 @@ describe("speed: 100k tiny deltas", () => {
     const list = events();
     let writes = 0;
     let length = 0;
-    const renderer = createTerminalRenderer({ mode, write: (t) => void (writes++, (length += t.length)) });
+    const renderer = createTerminalRenderer({
+      mode,
+      write: (t) => {
+        writes++;
+        length += t.length;
+      },
+    });
     for (const e of list) renderer.render(e);
     renderer.end();
     if (mode !== "full") expect(writes).toBe(1);

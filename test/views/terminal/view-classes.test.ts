@@ -32,8 +32,11 @@ const LEFTOVERS: [string, RegExp][] = [
 
 function render(events: readonly (AgentEvent | AgentEventDraft)[], width: number, verbosity: Verbosity = "normal"): string {
   let out = "";
-  const renderer = createTerminalRenderer({ write: (t) => void (out += t), width, verbosity });
-  events.forEach((e, seq) => renderer.render({ v: 1, seq, ...e } as AgentEvent));
+  const write = (text: string): void => {
+    out += text;
+  };
+  const renderer = createTerminalRenderer({ write, width, verbosity });
+  for (const [seq, e] of events.entries()) renderer.render({ v: 1, seq, ...e } as AgentEvent);
   renderer.end();
   return out;
 }

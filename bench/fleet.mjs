@@ -1,0 +1,252 @@
+// `npm run bench:fleet` (or, after npm run build: node bench/fleet.mjs [--processes 4] [--agents 25]
+// [--events 10000] [--spool-events 200000] [--only latency]): the NATS fan-in against a real nats-server on loopback
+// (a temporary JetStream store). Not a test: it asserts nothing but says what it lost, if anything.
+//   load      events/s published by N processes × A concurrent fake agents × E events each
+//   consume   events/s read back by one reader (ordered consumer, from the start)
+//   latency   an agent's line written to `agentstream publish` (stdin) → the event at a tail reader, p50/p99
+//   spool     events/s into the spool while the server is down, and out of it once it is back
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, connect as connectTcp } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { createPublisher } from "../dist/fleet/publisher.js";
+import { connectNats } from "../dist/fleet/connection.js";
+import { readFleet } from "../dist/fleet/reader.js";
+import { ensureStream } from "../dist/fleet/stream.js";
+
+const root = join(fileURLToPath(import.meta.url), "../..");
+const { values } = parseArgs({
+  options: {
+    processes: { type: "string", default: "4" },
+    agents: { type: "string", default: "25" },
+    events: { type: "string", default: "10000" },
+    "spool-events": { type: "string", default: "200000" },
+    "latency-lines": { type: "string", default: "1000" },
+    only: { type: "string", default: "" },
+  },
+});
+const processes = Number(values.processes);
+const agents = Number(values.agents);
+const events = Number(values.events);
+
+const binary = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "nats-server"].find(
+  (path) => spawnSync(path, ["--version"], { stdio: "ignore" }).status === 0,
+);
+if (binary === undefined) {
+  console.log("nats-server not installed (scripts/install-test-deps.sh): nothing measured");
+  process.exit(0);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const rate = (n, ms) => `${Math.round((n / ms) * 1000).toLocaleString("en")} events/s`;
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port) {
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = connectTcp(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await sleep(25);
+  }
+}
+
+const port = await freePort();
+const url = `nats://127.0.0.1:${port}`;
+const store = mkdtempSync(join(tmpdir(), "agentstream-bench-nats-"));
+const server = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", store], { stdio: "ignore" });
+await waitForPort(port);
+const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
+console.log(`${version}, node ${process.version}, loopback, JetStream file store; figures under whatever load the machine has\n`);
+
+const admin = await connectNats({ servers: url });
+await ensureStream(admin, { name: "AGENTSTREAM" }); // as the first publisher would: readers may come first
+await admin.close();
+
+try {
+  for (const [name, part] of Object.entries({ load, consume, latency, spool })) if (name.includes(values.only)) await part();
+} finally {
+  server.kill("SIGKILL");
+  rmSync(store, { recursive: true, force: true });
+}
+
+async function load() {
+  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const started = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: processes }, (_, p) => {
+      const child = spawn(
+        process.execPath,
+        [
+          join(root, "bench/fleet-load-worker.mjs"),
+          url,
+          "--host",
+          `bench-${p}`,
+          "--agents",
+          String(agents),
+          "--events",
+          String(events),
+          "--spool",
+          spoolDir,
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      return new Promise((resolve) => child.on("close", () => resolve(JSON.parse(out))));
+    }),
+  );
+  const ms = performance.now() - started;
+  const total = processes * agents * events;
+  const stored = results.reduce((sum, r) => sum + r.report.published, 0);
+  const lost = results.reduce((sum, r) => sum + r.report.dropped + r.report.waiting, 0);
+  const duplicates = results.reduce((sum, r) => sum + r.report.duplicates, 0);
+  const cpu = results.map((r) => (r.cpuMs / 1000).toFixed(1)).join(", ");
+  console.log(
+    `load     ${processes} processes × ${agents} agents × ${events} events = ${total.toLocaleString("en")} events in ${(ms / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `         published ${rate(total, ms)}; stored ${stored.toLocaleString("en")}, duplicates ${duplicates}, lost ${lost}; CPU per process ${cpu} s`,
+  );
+}
+
+async function consume() {
+  const started = performance.now();
+  let n = 0;
+  const sessions = new Map();
+  let outOfOrder = 0;
+  for await (const { event, address } of readFleet({
+    connection: { servers: url },
+    stream: "AGENTSTREAM",
+    filter: {},
+    since: { kind: "all" },
+    follow: false,
+  })) {
+    n++;
+    const last = sessions.get(address.session) ?? -1;
+    if (event.seq !== last + 1) outOfOrder++;
+    sessions.set(address.session, event.seq);
+  }
+  const ms = performance.now() - started;
+  console.log(
+    `consume  ${n.toLocaleString("en")} events by one reader in ${(ms / 1000).toFixed(1)} s: ${rate(n, ms)}; ${sessions.size} sessions, ${outOfOrder} out of order or missing`,
+  );
+}
+
+async function latency() {
+  const lines = Number(values["latency-lines"]);
+  const abort = new AbortController();
+  const seen = [];
+  const reading = (async () => {
+    for await (const { event } of readFleet({
+      connection: { servers: url },
+      stream: "AGENTSTREAM",
+      filter: { host: "latency" },
+      since: { kind: "new" },
+      follow: true,
+      signal: abort.signal,
+    })) {
+      if (event.type !== "message.completed") continue;
+      const sent = Number(/^t=(\d+(?:\.\d+)?)/.exec(event.text)?.[1]);
+      seen.push(performance.timeOrigin + performance.now() - sent);
+      if (seen.length === lines) abort.abort();
+    }
+  })();
+  await sleep(500); // the reader's consumer exists before the first line
+  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const publisher = spawn(
+    process.execPath,
+    [join(root, "dist/cli/bin.js"), "publish", url, "--host", "latency", "--spool", spoolDir, "-q"],
+    {
+      stdio: ["pipe", "ignore", "inherit"],
+    },
+  );
+  const write = (record) => publisher.stdin.write(`${JSON.stringify(record)}\n`);
+  const session_id = "latency-probe";
+  write({ type: "system", subtype: "init", session_id, model: "fake", tools: [] });
+  await sleep(1500); // connected, the stream found: what follows is the steady state, not the start
+  for (let i = 1; i <= lines; i++) {
+    const t = performance.timeOrigin + performance.now();
+    write({
+      type: "assistant",
+      session_id,
+      message: { id: `m${i}`, role: "assistant", content: [{ type: "text", text: `t=${t} line ${i}` }] },
+    });
+    await sleep(5);
+  }
+  await Promise.race([reading, sleep(30_000)]);
+  abort.abort();
+  publisher.stdin.end();
+  await new Promise((resolve) => publisher.on("close", resolve));
+  console.log(
+    `latency  agent line → publish (stdin) → NATS → tail reader, ${seen.length} of ${lines} lines at 200/s: p50 ${percentile(seen, 50).toFixed(1)} ms, p99 ${percentile(seen, 99).toFixed(1)} ms`,
+  );
+}
+
+async function spool() {
+  const count = Number(values["spool-events"]);
+  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const deadPort = await freePort();
+  const source = { dialect: "claude" };
+  const down = createPublisher({
+    connection: { servers: `nats://127.0.0.1:${deadPort}` },
+    stream: { name: "AGENTSTREAM" },
+    host: "spool",
+    spoolDir,
+    spoolMaxBytes: 4 * 2 ** 30,
+  });
+  let started = performance.now();
+  for (let seq = 0; seq < count; seq++) {
+    down.event({
+      v: 1,
+      seq,
+      type: "message.completed",
+      messageId: `m${seq}`,
+      role: "assistant",
+      kind: "text",
+      text: `spooled ${seq}`,
+      sessionId: "spool-probe",
+      source,
+    });
+    if (seq % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const spooled = await down.close(0);
+  const inMs = performance.now() - started;
+  started = performance.now();
+  const up = createPublisher({
+    connection: { servers: url },
+    stream: { name: "AGENTSTREAM" },
+    host: "spool",
+    spoolDir,
+    spoolMaxBytes: 4 * 2 ** 30,
+  });
+  const drained = await up.close(600_000);
+  const outMs = performance.now() - started;
+  console.log(
+    `spool    into the spool (server down): ${rate(spooled.spooled, inMs)} (${spooled.waiting.toLocaleString("en")} waiting, ${spooled.dropped} dropped)`,
+  );
+  console.log(
+    `         out of it once the server is back (adopted by the next publisher): ${rate(drained.published + drained.duplicates, outMs)}`,
+  );
+}

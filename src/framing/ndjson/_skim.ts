@@ -1,0 +1,178 @@
+/**
+ * Selective reading (`ReadOptions.fields: "summary"`): finds the long string values of a record that
+ * its reader does not need (a tool's output, written once or twice per record) by scanning bytes,
+ * so they are neither decoded nor parsed. What is skipped is still checked: every skipped string must
+ * be well-formed JSON string text (escapes, no raw control characters) in valid UTF-8; on anything
+ * else the skimmer gives up and the line is read in full, so a bad record is reported exactly as
+ * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
+ */
+
+/** Which string values may be skipped. */
+export interface SkimOptions {
+  /** Keys whose long string values may be skipped anywhere (`stdout`, `aggregated_output`). */
+  readonly keys: ReadonlySet<string>;
+  /** Keys whose long string values may be skipped inside an object whose `type` (written before them) is `tool_result`. */
+  readonly toolResultKeys: ReadonlySet<string>;
+  /** Shortest string value skipped, in bytes; shorter ones cost less to parse than to skip. */
+  readonly minBytes: number;
+  /** Shortest line skimmed, in bytes (default 64 KiB): skimming pays only where most bytes can be skipped. */
+  readonly minLineBytes?: number;
+  /**
+   * Says a string must be kept after all, given its bytes as Latin-1 text (JSON escapes undecoded;
+   * a string that escapes a printable ASCII character is never skipped): the redaction stage keeps
+   * any that could hold a secret, so its counts stay exact.
+   */
+  readonly keep?: (raw: string) => boolean;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const latin1 = new TextDecoder("latin1");
+
+/**
+ * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
+ * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
+ */
+export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
+  const ranges: number[] = [];
+  // Per open container: is it an object, the key just read (objects), and whether `type` was `tool_result`.
+  const isObject: boolean[] = [];
+  const keys: (string | undefined)[] = [];
+  const toolResult: boolean[] = [];
+  let expectKey = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i] as number;
+    if (c === QUOTE) {
+      const end = stringEnd(bytes, i + 1);
+      if (end < 0) return [];
+      const depth = isObject.length - 1;
+      if (expectKey && isObject[depth] === true) {
+        keys[depth] = end - i - 1 <= 64 ? asciiOf(bytes, i + 1, end) : undefined;
+        expectKey = false;
+      } else if (depth >= 0 && isObject[depth] === true) {
+        const key = keys[depth];
+        if (key === "type") toolResult[depth] = end - i - 1 === 11 && asciiOf(bytes, i + 1, end) === "tool_result";
+        else if (end - i - 1 >= options.minBytes && key !== undefined && skippable(key, toolResult[depth] === true, options)) {
+          if (options.keep === undefined || !options.keep(rawText(bytes, i + 1, end))) ranges.push(i + 1, end);
+        }
+      }
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      isObject.push(c === 0x7b);
+      keys.push(undefined);
+      toolResult.push(false);
+      expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      isObject.pop();
+      keys.pop();
+      toolResult.pop();
+      expectKey = false;
+    } else if (c === 0x2c /* , */) {
+      expectKey = isObject[isObject.length - 1] === true;
+    }
+  }
+  return ranges;
+}
+
+function skippable(key: string, inToolResult: boolean, options: SkimOptions): boolean {
+  return options.keys.has(key) || (inToolResult && options.toolResultKeys.has(key));
+}
+
+/** A short key or value as text when it is plain ASCII without escapes, else undefined. */
+function asciiOf(bytes: Uint8Array, start: number, end: number): string | undefined {
+  let text = "";
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    if (c >= 0x80 || c === BACKSLASH) return undefined;
+    text += String.fromCharCode(c);
+  }
+  return text;
+}
+
+type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
+/** Node's native Latin-1 slice (it takes any Uint8Array), found without importing Node; undefined in browsers. */
+const nodeLatin1Slice = (globalThis as { Buffer?: { prototype?: { latin1Slice?: Latin1Slice } } }).Buffer?.prototype?.latin1Slice;
+
+function rawText(bytes: Uint8Array, start: number, end: number): string {
+  // Elsewhere TextDecoder's "latin1" (windows-1252: the same for ASCII, all a trigger is made of), three times slower.
+  return typeof nodeLatin1Slice === "function" ? nodeLatin1Slice.call(bytes, start, end) : latin1.decode(bytes.subarray(start, end));
+}
+
+/**
+ * Where the JSON string whose text starts at `i` ends (the index of its closing quote), checking
+ * every byte: escapes, no raw control character, valid UTF-8 (no overlong form, surrogate or value
+ * past U+10FFFF). -1 on anything else, or when the line ends first.
+ */
+function stringEnd(bytes: Uint8Array, i: number): number {
+  const n = bytes.length;
+  while (i < n) {
+    const c = bytes[i] as number;
+    if (c === QUOTE) return i;
+    if (c >= 0x20 && c < 0x80 && c !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (c === BACKSLASH) {
+      const step = escapeLength(bytes, i);
+      if (step === 0) return -1;
+      i += step;
+      continue;
+    }
+    const step = c < 0x20 ? 0 : utf8Length(bytes, i, c);
+    if (step === 0) return -1;
+    i += step;
+  }
+  return -1;
+}
+
+/**
+ * Bytes taken by the escape at `i` (`\n`, `\u00e9`), 0 when it is not a JSON escape, nor when it
+ * writes a printable ASCII character the long way (`\/`, `\u0041`): such a string is read in full,
+ * since a secret's shape could hide behind the escape from the check `keep` makes.
+ */
+function escapeLength(bytes: Uint8Array, i: number): number {
+  const e = bytes[i + 1];
+  if (e === 0x22 || e === 0x5c || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) return 2;
+  if (e !== 0x75) return 0;
+  for (let k = 2; k < 6; k++) {
+    const h = bytes[i + k] ?? 0;
+    if (!((h >= 0x30 && h <= 0x39) || (h >= 0x41 && h <= 0x46) || (h >= 0x61 && h <= 0x66))) return 0;
+  }
+  const printable = bytes[i + 2] === 0x30 && bytes[i + 3] === 0x30 && (bytes[i + 4] as number) >= 0x32 && (bytes[i + 4] as number) <= 0x37;
+  return printable ? 0 : 6;
+}
+
+const isContinuation = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
+
+/** Bytes taken by the UTF-8 sequence that starts with `c` at `i`, 0 when it is not valid UTF-8. */
+function utf8Length(bytes: Uint8Array, i: number, c: number): number {
+  const c1 = bytes[i + 1];
+  if (c >= 0xc2 && c <= 0xdf) return isContinuation(c1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    if (!isContinuation(c1) || !isContinuation(bytes[i + 2])) return 0;
+    if ((c === 0xe0 && (c1 as number) < 0xa0) || (c === 0xed && (c1 as number) > 0x9f)) return 0;
+    return 3;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    if (!isContinuation(c1) || !isContinuation(bytes[i + 2]) || !isContinuation(bytes[i + 3])) return 0;
+    if ((c === 0xf0 && (c1 as number) < 0x90) || (c === 0xf4 && (c1 as number) > 0x8f)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+/** `bytes` without the skipped ranges' contents (each skipped string becomes `""`). */
+export function withoutRanges(bytes: Uint8Array, ranges: readonly number[]): Uint8Array {
+  let kept = bytes.length;
+  for (let r = 0; r < ranges.length; r += 2) kept -= (ranges[r + 1] as number) - (ranges[r] as number);
+  const out = new Uint8Array(kept);
+  let from = 0;
+  let at = 0;
+  for (let r = 0; r < ranges.length; r += 2) {
+    out.set(bytes.subarray(from, ranges[r]), at);
+    at += (ranges[r] as number) - from;
+    from = ranges[r + 1] as number;
+  }
+  out.set(bytes.subarray(from), at);
+  return out;
+}

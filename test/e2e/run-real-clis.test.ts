@@ -1,0 +1,122 @@
+/**
+ * `agentstream run` around the real Claude Code and Codex CLIs, offline, against the scripted model
+ * server (the scenarios of scenarios.ts: text, a tool call, reasoning, API errors, a slow tool, a
+ * large output). What `run` must add on top of the reader (real-clis.test.ts checks the decoding):
+ * the agent's exit code, every stdout byte in the raw log and the same events out, the stream judged
+ * complete, heartbeats during a slow tool and no idle timeout while it runs.
+ * The CLIs come from scripts/install-agent-clis.sh and the binary from `npm run build`; without them
+ * this file skips with one line.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/model/events.ts";
+import type { RunResult } from "../../src/run/index.ts";
+import type { Script } from "../helpers/model-server/index.ts";
+import {
+  agentClisDir,
+  realClis,
+  runRealClaude,
+  runRealCodex,
+  type RealCliOptions,
+  type RealCliRun,
+} from "../helpers/model-server/run-real-cli.ts";
+import { readAll } from "../helpers/read.ts";
+import { repoRoot } from "../helpers/shared.ts";
+import { scenarios, type Scenario } from "./scenarios.ts";
+import { ofType } from "../helpers/events.ts";
+
+const bin = join(repoRoot, "dist/cli/bin.js");
+const ready = realClis.claude !== undefined && realClis.codex !== undefined && existsSync(bin);
+if (!ready) {
+  console.warn(
+    `[agentstream tests] real agent CLIs (${agentClisDir}) or dist/cli/bin.js missing: test/e2e/run-real-clis.test.ts is skipped (scripts/install-agent-clis.sh, npm run build)`,
+  );
+}
+
+interface Cli {
+  readonly name: "claude" | "codex";
+  run(script: Script, prompt: string, options: RealCliOptions): Promise<RealCliRun>;
+}
+const clis: readonly Cli[] = [
+  { name: "claude", run: runRealClaude },
+  { name: "codex", run: runRealCodex },
+];
+
+/** Events `run` adds (they have a source without a line): stderr lines, heartbeats, exit notes. */
+const isOurs = (event: AgentEvent): boolean =>
+  event.type === "heartbeat" || (event.type === "notice" && ["stderr", "exit", "incomplete", "leftover-processes"].includes(event.kind));
+const withoutSeq = (events: readonly AgentEvent[]) => events.map(({ seq: _seq, ...rest }) => rest);
+
+/**
+ * The slow-tool scenario with a slower tool (4 s) and no slow model turn: only the tool may keep the
+ * agent silent longer than the idle timeout (2.5 s), so a run that ends on it is our fault.
+ */
+const slowToolOnly = (scenario: Scenario): Script =>
+  JSON.parse(JSON.stringify(scenario.script.map(({ delayMs: _delay, ...turn }) => turn)).replaceAll("sleep 2;", "sleep 4;")) as Script;
+
+describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
+  describe.each(clis)("$name", (cli) => {
+    it.concurrent.each(scenarios.map((scenario) => [scenario.name, scenario] as const))("%s", async (_name, scenario) => {
+      const logs = mkdtempSync(join(tmpdir(), `agentstream-run-real-${cli.name}-`));
+      const slow = scenario.name === "slow tool";
+      // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
+      const ours = [
+        "run",
+        "--from",
+        cli.name,
+        "--to",
+        "agentstream",
+        "--log",
+        logs,
+        "--heartbeat",
+        "300ms",
+        ...(slow ? ["--idle-timeout", "2500ms"] : []),
+      ];
+      const run = await cli.run(slow ? slowToolOnly(scenario) : scenario.script, "Follow the scripted scenario.", {
+        through: (file, args) => [process.execPath, [bin, ...ours, "--", file, ...args]],
+      });
+      const context = `agentstream run ${cli.name} exited ${run.exitCode}${run.timedOut ? " (timed out)" : ""}; stderr: ${run.stderr.slice(0, 500)}`;
+      expect(run.timedOut, context).toBe(false);
+
+      const [summaryFile] = readdirSync(logs).filter((name) => name.endsWith(".summary.json"));
+      const result = JSON.parse(readFileSync(join(logs, summaryFile ?? ""), "utf8")) as RunResult;
+      // We exit with the agent's code (the bridge passes the CLI's own through).
+      expect(run.exitCode, context).toBe(result.agentExitCode);
+      expect(result.exitCode).toBe(run.exitCode);
+      expect(result.end).toBe("exited");
+      expect(result.complete, result.incompleteReason).toBe(true);
+
+      const out = readAll([run.stdout], { dialect: "agentstream", repair: false });
+      expect(out.issues).toEqual([]);
+      const events = out.events;
+      // The raw log is the CLI's stdout: reading it gives the events `run` wrote, ours aside.
+      const raw = readFileSync(join(logs, `${result.runId}.raw`));
+      expect(raw.length).toBe(result.stdoutBytes);
+      expect(withoutSeq(events.filter((event) => !isOurs(event)))).toEqual(withoutSeq(readAll([raw], { dialect: cli.name }).events));
+      // The events log is stdout's events, line for line.
+      expect(
+        readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events,
+      ).toEqual(events);
+      // stderr lines are events, never stdout bytes.
+      expect(ofType(events, "unknown")).toEqual([]);
+
+      const completed = ofType(events, "session.completed");
+      if (scenario.error !== undefined) {
+        expect(run.exitCode, context).not.toBe(0);
+        expect(completed.at(-1)?.status).toBe("error");
+        return;
+      }
+      expect(run.exitCode, context).toBe(0);
+      expect(completed.at(-1)?.finalText).toBe(scenario.finalText);
+      if (slow) {
+        // The 4 s tool call: heartbeats while it ran, and the 2.5 s idle timeout never fired.
+        const started = events.findIndex((event) => event.type === "tool.started");
+        const done = events.findIndex((event) => event.type === "tool.completed");
+        expect(ofType(events, "heartbeat").filter((beat) => beat.seq > started && beat.seq < done).length).toBeGreaterThan(0);
+        expect(ofType(events, "error")).toEqual([]);
+      }
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { isSecretKey, redactText, redactValue, RULES, type RedactionCounts } from "../../../src/stages/redact/index.ts";
+import { ANY_TRIGGER } from "../../../src/stages/redact/redact-text.ts";
+import { negatives, positives, streamingCases } from "./_corpus.ts";
+
+describe.skipIf(positives.length === 0)("redactText on the fake-secret corpus", () => {
+  it("has the corpus the spec describes (34 positives, 17 near-misses)", () => {
+    expect(positives).toHaveLength(34);
+    expect(negatives).toHaveLength(17);
+  });
+
+  it.each(positives.map((p) => [`${p.rule}: ${p.about}`, p] as const))("redacts %s", (_name, p) => {
+    const counts: RedactionCounts = {};
+    const out = redactText(p.text, counts);
+    expect(out).not.toContain(p.token);
+    expect(out).toContain(`[REDACTED:${p.rule}]`);
+    expect(counts[p.rule as keyof RedactionCounts]).toBe(1);
+    // The context around the secret stays readable.
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it.each(negatives.map((n) => [n.about, n.text] as const))("leaves a near-miss alone: %s", (_about, text) => {
+    const counts: RedactionCounts = {};
+    expect(redactText(text, counts)).toBe(text);
+    expect(counts).toEqual({});
+  });
+
+  it.each(streamingCases.map((s) => [s.about, s] as const))("redacts the joined streaming case: %s", (_about, s) => {
+    expect(redactText(s.text)).toBe(`${s.before}[REDACTED:${s.rule}]${s.after}`);
+  });
+});
+
+describe("redactText", () => {
+  it("returns clean text as the same string", () => {
+    const text = "nothing to see here: a commit 1ef36fa0 and a UUID";
+    expect(redactText(text)).toBe(text);
+  });
+
+  it("keeps the context of a contextual secret and replaces only the value", () => {
+    expect(redactText("postgres://app:hunter22@db:5432/x")).toBe("postgres://app:[REDACTED:url-userinfo-password]@db:5432/x");
+    expect(redactText('export API_TOKEN="abcdefgh1234"')).toBe('export API_TOKEN="[REDACTED:env-assignment]"');
+    expect(redactText("Authorization: Bearer abcdefgh12345678")).toBe("Authorization: Bearer [REDACTED:authorization-header]");
+  });
+
+  it("redacts a token inside a clone URL once, not once per rule", () => {
+    const token = `ghs_${"A1b2".repeat(9)}`;
+    const counts: RedactionCounts = {};
+    expect(redactText(`https://x-access-token:${token}@github.com/o/r`, counts)).toBe(
+      "https://x-access-token:[REDACTED:github-token]@github.com/o/r",
+    );
+    expect(counts).toEqual({ "github-token": 1 });
+  });
+
+  it("stays fast on adversarial near-misses", () => {
+    const hostile =
+      "ghp_ sk-ant-api0 AKIA eyJhbGci.eyJ Authorization: Bearer x https://a:b ".repeat(5000) + "-----BEGIN RSA PRIVATE KEY-----".repeat(10);
+    const out = redactText(hostile);
+    expect(out.length).toBeGreaterThan(0);
+  });
+});
+
+describe("redactValue", () => {
+  it("replaces a value under a credential key whole and patterns in every string", () => {
+    const counts: RedactionCounts = {};
+    const value = {
+      command: "curl -H 'Authorization: Bearer abcdefgh12345678' x",
+      env: { apiKey: "plain-words", max_tokens: 100, tokenizer: "bpe" },
+      list: ["AKIAIOSFODNN7EXAMPLE"],
+    };
+    expect(redactValue(value, counts)).toEqual({
+      command: "curl -H 'Authorization: Bearer [REDACTED:authorization-header]' x",
+      env: { apiKey: "[REDACTED:key-name]", max_tokens: 100, tokenizer: "bpe" },
+      list: ["[REDACTED:aws-access-key-id]"],
+    });
+    expect(counts).toEqual({ "authorization-header": 1, "key-name": 1, "aws-access-key-id": 1 });
+  });
+
+  it("returns the same object when nothing is secret", () => {
+    const value = { a: ["x", { b: 1 }], password: "", token: null, secret: 42, auth: true, credentials: { user: "me" } };
+    expect(redactValue(value)).toBe(value);
+  });
+
+  it("keeps a __proto__ key as data", () => {
+    const value = JSON.parse('{"__proto__": {"password": "x"}}');
+    const out = redactValue(value) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(["__proto__"]);
+  });
+
+  it.each([
+    ["password", true],
+    ["apiKey", true],
+    ["GITHUB_TOKEN", true],
+    ["Authorization", true],
+    ["max_tokens", false],
+    ["tokenizer", false],
+    ["input_tokens", false],
+  ])("isSecretKey(%s) is %s", (key, expected) => {
+    expect(isSecretKey(key)).toBe(expected);
+  });
+});
+
+describe("the combined trigger", () => {
+  it("fires on every fake secret, alone and in its context", () => {
+    // A contextual secret (a password, a header value) alone has nothing to recognise it by.
+    const contextual = new Set(["url-userinfo-password", "authorization-header", "env-assignment"]);
+    for (const p of [...positives, ...streamingCases]) {
+      if (!contextual.has(p.rule)) expect(ANY_TRIGGER.test(p.token), p.about).toBe(true);
+      expect(ANY_TRIGGER.test(p.text), p.about).toBe(true);
+    }
+  });
+
+  it("fires wherever a rule matches, on text mixing secrets and near-misses", () => {
+    const pieces = [...positives.map((p) => p.text), ...negatives.map((n) => n.text), "plain words", "a: b = c"];
+    for (const a of pieces) {
+      for (const b of pieces.slice(0, 12)) {
+        const text = `${a} ${b}`;
+        if (RULES.some((rule) => new RegExp(rule.pattern.source, rule.pattern.flags).test(text)))
+          expect(ANY_TRIGGER.test(text), text).toBe(true);
+      }
+    }
+  });
+
+  it("does not fire on ordinary prose and code", () => {
+    for (const text of ["the cat sat on the mat", "const x = a.b(c) - d;", "git push origin main", "see https-less text", "ghp is short"]) {
+      expect(ANY_TRIGGER.test(text), text).toBe(false);
+    }
+  });
+});

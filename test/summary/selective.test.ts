@@ -1,0 +1,117 @@
+/**
+ * Selective reading (`fields: "summary"`): long tool outputs are skipped by a byte scan, and the
+ * session's facts, issues, repairs and redaction counts must be exactly those of a full read.
+ * The skimmer is forced onto every string of every line here (the reader's own thresholds, 4 KiB
+ * strings in 64 KiB lines, would leave most captures untouched).
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Issue } from "../../src/errors.ts";
+import type { SkimOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
+import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
+import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
+import { createSummaryBuilder } from "../../src/summary/summarize.ts";
+import { listCaptures } from "../helpers/shared.ts";
+
+const FORCED: SkimOptions = {
+  keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
+  toolResultKeys: new Set(["content"]),
+  minBytes: 1,
+  minLineBytes: 0,
+  keep: mayHoldSecretRaw,
+};
+
+/** The summary, issues and counts of `input` read with `options`, in 7-byte chunks. */
+function facts(input: Uint8Array, options: ReadOptions) {
+  const builder = createSummaryBuilder();
+  const issues: Issue[] = [];
+  let skippedTo = 0;
+  const reader = createEventReader(
+    {
+      onEvent(event) {
+        builder.add(event);
+        if (event.type === "tool.completed" && event.output === "") skippedTo++;
+      },
+    },
+    {
+      ...options,
+      onIssue(issue) {
+        issues.push(issue);
+        builder.addIssue(issue);
+      },
+    },
+  );
+  for (let at = 0; at < input.length; at += 7) reader.feed(input.subarray(at, at + 7));
+  reader.end();
+  const summary = builder.result(reader.stats, reader.dialect, reader.health);
+  return { summary, issues, redactions: reader.redactions, framing: reader.framing, skippedTo };
+}
+
+function compare(input: Uint8Array, redact: boolean): { emptied: number } {
+  const full = facts(input, { redact });
+  const selective = facts(input, { redact, skim: FORCED });
+  expect(selective.summary).toEqual(full.summary);
+  expect(selective.issues).toEqual(full.issues);
+  expect(selective.redactions).toEqual(full.redactions);
+  expect(selective.framing).toEqual(full.framing);
+  return { emptied: selective.skippedTo - full.skippedTo };
+}
+
+const captures = listCaptures();
+
+describe.skipIf(captures.length === 0)("selective reading: the same facts as a full read on every real capture", () => {
+  it.each(captures.map(([dialect, path]) => [`${dialect}/${path.split("/").pop()}`, path] as const))("%s", (_name, path) => {
+    const input = readFileSync(path);
+    compare(input, true);
+    compare(input, false);
+  });
+
+  it("skips something on the captures (the test is not vacuous)", () => {
+    let emptied = 0;
+    for (const [, path] of captures) emptied += compare(readFileSync(path), false).emptied;
+    expect(emptied).toBeGreaterThan(0);
+  });
+});
+
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+const toolLine = (content: string): string =>
+  `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"${content}"}]},"session_id":"s","parent_tool_use_id":null}\n`;
+const claude = (content: string): Uint8Array =>
+  encode(
+    `{"type":"system","subtype":"init","session_id":"s","tools":[],"model":"m"}\n` +
+      `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"s","parent_tool_use_id":null}\n` +
+      toolLine(content) +
+      `{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done","session_id":"s"}\n`,
+  );
+
+describe("selective reading on synthetic records", () => {
+  it("skips a tool output and keeps every fact", () => {
+    expect(compare(claude("file1\\nfile2 \\u001b[32mok\\u001b[0m é 日本"), true).emptied).toBe(1);
+  });
+
+  it("counts a secret in a skipped output as a full read does (the string is kept)", () => {
+    const token = `ghp_${"a".repeat(36)}`;
+    expect(compare(claude(`cat .env\\nGITHUB=${token}`), true).emptied).toBe(0);
+    expect(facts(claude(`x ${token}`), { redact: true, skim: FORCED }).redactions).toEqual({ "github-token": 1 });
+    // Written with escapes, the trigger still keeps the string.
+    expect(compare(claude("gh\\u0070_" + "b".repeat(36)), true).emptied).toBe(0);
+  });
+
+  it.each([
+    ["an invalid escape", "bad \\q escape"],
+    ["a raw control character", "tab\there"],
+    ["an unterminated string", "no end"],
+  ])("reports %s as a full read does", (_about, content) => {
+    const input = _about === "an unterminated string" ? encode(toolLine(content).replace(`"}]}`, "}]}")) : claude(content);
+    compare(input, true);
+  });
+
+  it("reports invalid UTF-8 in a skipped output as a full read does", () => {
+    const before = encode(toolLine("AAAA"));
+    const at = new TextDecoder().decode(before).indexOf("AAAA");
+    before[at + 1] = 0xff;
+    before[at + 2] = 0xc3;
+    compare(before, true);
+    expect(facts(before, { skim: FORCED }).issues.map((i) => i.code)).toContain("invalid-utf8");
+  });
+});
