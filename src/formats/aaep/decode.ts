@@ -2,7 +2,7 @@
 // the envelope and the 12 core event schemas), and what `convert --to aaep` writes (its
 // `extensions.agentstream`); docs/dialects/aaep.md.
 import type { AgentEventDraft, JsonObject, SessionStatus } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
@@ -33,21 +33,16 @@ export const aaep: Dialect = {
   name: "aaep",
   description: "AAEP v1 events (agent.output.streaming and the core events)",
   detect,
-  createDecoder() {
-    const decoder = new AaepDecoderState();
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decoder.decodeJson(record.value, context);
-      },
-      end: () => decoder.state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new AaepDecoderState()),
 };
 
 /** What one AAEP reader remembers (sessions, outputs, open calls), and its handlers. */
-class AaepDecoderState {
+class AaepDecoderState implements JsonRecordReader {
   readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
   /** AAEP session id → our session id (from the extension of its session.started; null: the writer's input named none). */
   readonly sessions = new Map<string, string | null>();
   /** Output key → message id, and whether it completed. */

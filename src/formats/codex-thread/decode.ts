@@ -2,7 +2,7 @@
 // dev_agent/docs/stream-json.md), and what `convert --to codex-thread` writes; docs/dialects/codex-thread.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, MessageKind, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
 import { CODEX_THREAD_TYPES } from "./spec.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
@@ -84,21 +84,16 @@ export const codexThread: Dialect = {
   name: "codex-thread",
   description: "Codex-style --stream-json lifecycle (dev-agent design: thread/turn/item)",
   detect,
-  createDecoder() {
-    const decoder = new CodexThreadDecoderState();
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decoder.decodeJson(record.value, context);
-      },
-      end: () => decoder.state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new CodexThreadDecoderState()),
 };
 
 /** What one codex-thread reader remembers, and its handlers. */
-class CodexThreadDecoderState {
+class CodexThreadDecoderState implements JsonRecordReader {
   readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
   lastPublish: string | undefined;
 
   threadStarted(v: JsonObject, time: string | undefined): AgentEventDraft[] {

@@ -2,7 +2,7 @@
 // 2026-01-21), and what `convert --to oneshot` writes; docs/dialects/oneshot.md.
 import { emptyUsage } from "../../model/usage.ts";
 import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
@@ -72,21 +72,16 @@ export const oneshot: Dialect = {
   name: "oneshot",
   description: "oneshot unified activity packets",
   detect,
-  createDecoder() {
-    const decoder = new OneshotDecoderState();
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decoder.decodeJson(record.value, context);
-      },
-      end: () => decoder.state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new OneshotDecoderState()),
 };
 
 /** What one oneshot reader remembers, and its handlers. */
-class OneshotDecoderState {
+class OneshotDecoderState implements JsonRecordReader {
   readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
   readonly openTools: { id: string; tool: string }[] = [];
   sessionStarted = false;
 

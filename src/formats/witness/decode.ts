@@ -1,7 +1,7 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { bool, compact, num, obj, str } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
@@ -57,21 +57,16 @@ export const witness: Dialect = {
   name: "witness",
   description: "Witness Forge NDJSON events {type, content, brain, meta}",
   detect,
-  createDecoder() {
-    const decoder = new WitnessDecoderState();
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decoder.decodeJson(record.value, context);
-      },
-      end: () => decoder.state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new WitnessDecoderState()),
 };
 
 /** What one witness reader remembers (open tool calls), and its handlers. */
-class WitnessDecoderState {
+class WitnessDecoderState implements JsonRecordReader {
   readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
   /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
   readonly openTools: string[] = [];
 
