@@ -1,7 +1,8 @@
 /**
- * The page's code never turns agent text into HTML but through the Markdown sanitizer, and no
- * function in src/views is longer than a person reads at once. (The views' imports are checked with
- * every other layer's by test/architecture.test.ts.)
+ * The views' place in the layout (docs/architecture.md): the shared formatting and sanitizing sit
+ * under every view and import only the model and framing; no layer below the views imports them
+ * (the format registry's two transcript lines and the CLI are above or beside them); and no
+ * function in src is longer than a person reads at once (120 lines).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -17,16 +18,79 @@ function files(dir: string): string[] {
   });
 }
 const sources = files(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }));
+/** Each import's target, relative to src/ ("model/events.ts"). */
+function importsOf(file: { path: string; text: string }): string[] {
+  const specifiers = [...file.text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => m[1] as string);
+  return specifiers.map((s) => relative(src, join(src, file.path, "..", s)));
+}
 
-/** Long functions not split yet (a factory closure each): this list only shrinks. */
+/**
+ * Long functions left for now, each with its reason: the framing, reader and stage closures are the hot path
+ * another change is measuring (split them after it lands, with the bench); runAgent's spawn-and-wait closure is next.
+ * This list only shrinks.
+ */
 const NOT_SPLIT_YET = new Set([
-  "views/shared/sanitize.ts createSanitizer",
-  "views/shared/sanitize.ts write",
-  "views/transcript/markdown.ts createMarkdownWriter",
-  "views/transcript/text.ts createTextWriter",
+  "framing/ndjson/create-ndjson-parser.ts createNdjsonParser",
+  "pipeline/create-event-reader.ts createEventReader",
+  "stages/repair/create-repair-stage.ts createRepairStage",
+  "stages/redact/create-redaction-stage.ts createRedactionStage",
+  "run/run-agent.ts runAgent",
+  "run/run-agent.ts line 251",
 ]);
 
+/**
+ * Files outside src/views that may import a view: the CLI, `sessions`/`usage` (layer 9, their tables), the public
+ * entry, and the format registry (its text and markdown lines).
+ */
+const VIEW_IMPORTERS = /^(cli\/|usage\/|index\.ts$|output-formats\.ts$)/;
+
 describe("views layout", () => {
+  it("views/shared imports only the model, framing, the summary fold and itself", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/shared/"))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !/^(model|framing|summary|views\/shared)\//.test(i))
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the terminal renderer and the transcripts do not import each other", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/terminal/") || f.path.startsWith("views/transcript/"))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith("views/") && !i.startsWith("views/shared/") && i.split("/")[1] !== f.path.split("/")[1])
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the web front end (src/views/web) imports only the browser-safe core, its own files and its two libraries", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/web/"))
+      .flatMap((f) => {
+        const relativeOut = importsOf(f).filter((i) => !/^(model|framing|summary|pipeline|views\/shared|views\/web)\//.test(i));
+        const packages = [...f.text.matchAll(/^\s*import[^;]*?from\s+"([^".][^"]*)"/gms)]
+          .map((m) => m[1] as string)
+          .filter((name) => name !== "markdown-it" && name !== "dompurify");
+        return [...relativeOut, ...packages].map((i) => `${f.path} → ${i}`);
+      });
+    expect(offenders).toEqual([]);
+  });
+
+  it("the HTML export's page (src/views/html) imports only the model, framing, views/shared and itself", () => {
+    const offenders = sources
+      .filter((f) => f.path.startsWith("views/html/"))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !/^(model|framing|views\/shared|views\/html)\//.test(i))
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it("the web front end never parses agent text as HTML except through the Markdown sanitizer", () => {
     const sinks = /\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write|\bnew Function\b|\beval\(|createContextualFragment/;
     const offenders = sources.filter((f) => f.path.startsWith("views/web/") && sinks.test(f.text)).map((f) => f.path);
@@ -36,22 +100,37 @@ describe("views layout", () => {
     expect(markdown).toContain("DOMPurify.sanitize");
   });
 
-  it("no function in src/views is over 120 lines", () => {
+  it("nothing below the views imports them", () => {
+    const offenders = sources
+      .filter((f) => !f.path.startsWith("views/") && !VIEW_IMPORTERS.test(f.path))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith("views/"))
+          .map((i) => `${f.path} → ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("no function in src is over 120 lines", () => {
     const long: string[] = [];
-    for (const file of sources.filter((f) => f.path.startsWith("views/"))) {
+    const allowed = new Set<string>();
+    for (const file of sources) {
       const tree = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
           const first = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line;
           const last = tree.getLineAndCharacterOfPosition(node.getEnd()).line;
           const name = node.name !== undefined && ts.isIdentifier(node.name) ? node.name.text : `line ${first + 1}`;
-          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path} ${name}`))
-            long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
+          const key = `${file.path} ${name}`;
+          if (last - first + 1 > 120 && NOT_SPLIT_YET.has(key)) allowed.add(key);
+          else if (last - first + 1 > 120) long.push(`${file.path}:${first + 1} ${name} (${last - first + 1} lines)`);
         }
         ts.forEachChild(node, visit);
       };
       visit(tree);
     }
     expect(long).toEqual([]);
+    // An entry whose function was split (or renamed) leaves the list.
+    expect([...NOT_SPLIT_YET].filter((entry) => !allowed.has(entry))).toEqual([]);
   });
 });

@@ -196,7 +196,7 @@ export interface ClaudeVariant {
 }
 
 /** Claude Code itself. */
-const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
+export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
 
 /** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
 /** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */
@@ -479,7 +479,7 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): ToolInfo | undefined {
     const info = this.tools.get(id);
-    if (info?.open) {
+    if (info?.open === true) {
       info.open = false;
       this.state.toolCompleted(id);
       this.completedTools.push(id);
@@ -685,7 +685,10 @@ class ClaudeStream {
 
   system(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
     const subtype = str(rec, "subtype") ?? "";
-    if (subtype === "init") return this.init(rec, out);
+    if (subtype === "init") {
+      this.init(rec, out);
+      return;
+    }
     const sessionId = this.sessionOf(rec, out);
     switch (subtype) {
       case "status": {
@@ -731,8 +734,14 @@ class ClaudeStream {
       default:
         break;
     }
-    if (subtype.startsWith("hook_")) return this.hook(rec, subtype, sessionId, out);
-    if (subtype.startsWith("task_")) return this.task(rec, subtype, sessionId, out);
+    if (subtype.startsWith("hook_")) {
+      this.hook(rec, subtype, sessionId, out);
+      return;
+    }
+    if (subtype.startsWith("task_")) {
+      this.task(rec, subtype, sessionId, out);
+      return;
+    }
     if (!INFO_SUBTYPES.has(subtype))
       context.report({
         code: "unknown-record",
@@ -896,68 +905,12 @@ class ClaudeStream {
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
         return;
       }
-      case "content_block_start": {
-        const apiId = current();
-        const index = count(get(event, "index")) ?? 0;
-        const block = obj(event, "content_block");
-        const blockType = str(block, "type") ?? "";
-        const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
-        this.apiMessage(apiId).streamed.set(index, streamed);
-        const messageId = `${apiId}#${index}`;
-        if (TOOL_USE_BLOCKS.has(blockType)) {
-          streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
-          // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
-          this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
-        } else if (blockType === "text")
-          out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (blockType === "thinking")
-          out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+      case "content_block_start":
+        this.blockStart(event, current(), sessionId, out);
         return;
-      }
-      case "content_block_delta": {
-        const apiId = current();
-        const index = count(get(event, "index")) ?? 0;
-        const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
-        const delta = obj(event, "delta");
-        const deltaType = str(delta, "type");
-        const messageId = `${apiId}#${index}`;
-        if (deltaType === "text_delta")
-          out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (deltaType === "thinking_delta")
-          out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
-        else if (deltaType === "signature_delta") {
-          // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
-          if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
-        } else if (deltaType === "input_json_delta") {
-          const text = str(delta, "partial_json") ?? "";
-          if (text === "") return;
-          if (streamed?.toolId !== undefined)
-            out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
-          else
-            out.push(
-              this.notice(
-                "input_json_delta",
-                "tool input for a block that is not a tool call",
-                sessionId,
-                compact({ messageId, partialJson: text }),
-                "warning",
-              ),
-            );
-        } else if (deltaType === "citations_delta") {
-          out.push(
-            this.notice(
-              "citation",
-              str(at(delta, "citation", "cited_text")) ?? "citation",
-              sessionId,
-              compact({ messageId, citation: get(delta, "citation") }),
-            ),
-          );
-        } else {
-          context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
-          out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
-        }
+      case "content_block_delta":
+        this.blockDelta(rec, event, current(), sessionId, context, out);
         return;
-      }
       case "content_block_stop":
         // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
         return;
@@ -1012,6 +965,73 @@ class ClaudeStream {
       default:
         context.report({ code: "unknown-record", message: `stream_event of type "${type ?? "?"}" is not understood` });
         out.push(unknownIn(rec, `unknown stream_event type "${type ?? "?"}"`, sessionId));
+    }
+  }
+
+  /** A content block opens: a tool call starts, text or thinking begins (some agents put the first text in the start). */
+  blockStart(event: JsonObject | undefined, apiId: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const index = count(get(event, "index")) ?? 0;
+    const block = obj(event, "content_block");
+    const blockType = str(block, "type") ?? "";
+    const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
+    this.apiMessage(apiId).streamed.set(index, streamed);
+    const messageId = `${apiId}#${index}`;
+    if (TOOL_USE_BLOCKS.has(blockType)) {
+      streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
+      // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
+      this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
+    } else if (blockType === "text") out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
+    else if (blockType === "thinking")
+      out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+  }
+
+  /** A piece of an open content block: text, thinking, a signature, tool input or a citation. */
+  blockDelta(
+    rec: JsonObject,
+    event: JsonObject | undefined,
+    apiId: string,
+    sessionId: string | undefined,
+    context: DecodeContext,
+    out: AgentEventDraft[],
+  ): void {
+    const index = count(get(event, "index")) ?? 0;
+    const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
+    const delta = obj(event, "delta");
+    const deltaType = str(delta, "type");
+    const messageId = `${apiId}#${index}`;
+    if (deltaType === "text_delta") out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
+    else if (deltaType === "thinking_delta")
+      out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+    else if (deltaType === "signature_delta") {
+      // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
+      if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
+    } else if (deltaType === "input_json_delta") {
+      const text = str(delta, "partial_json") ?? "";
+      if (text === "") return;
+      if (streamed?.toolId !== undefined)
+        out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
+      else
+        out.push(
+          this.notice(
+            "input_json_delta",
+            "tool input for a block that is not a tool call",
+            sessionId,
+            compact({ messageId, partialJson: text }),
+            "warning",
+          ),
+        );
+    } else if (deltaType === "citations_delta") {
+      out.push(
+        this.notice(
+          "citation",
+          str(at(delta, "citation", "cited_text")) ?? "citation",
+          sessionId,
+          compact({ messageId, citation: get(delta, "citation") }),
+        ),
+      );
+    } else {
+      context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
+      out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
     }
   }
 
