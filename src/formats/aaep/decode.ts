@@ -2,6 +2,7 @@
 // the envelope and the 12 core event schemas), and what `convert --to aaep` writes (its
 // `extensions.agentstream`); docs/dialects/aaep.md.
 import type { AgentEventDraft, JsonObject, SessionStatus } from "../../model/events.ts";
+import { writtenTime } from "../../dialect/time.ts";
 import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
@@ -10,7 +11,6 @@ import { createStreamState } from "../../dialect/messages.ts";
 export type { AaepRecord } from "./wire.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
-const EPOCH = Date.parse("1970-01-01T00:00:00Z");
 
 /** AAEP events carry the AAEP JSON-LD context (a string, or an array that starts with it) and an `evt_` id. */
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
@@ -19,13 +19,6 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
   const context = v["@context"];
   const aaep = context === AAEP_CONTEXT || (Array.isArray(context) && context[0] === AAEP_CONTEXT);
   return aaep && typeof v.type === "string" && typeof v.event_id === "string" && typeof v.session_id === "string";
-}
-
-function timeOf(v: JsonObject): string | undefined {
-  const timestamp = str(v, "timestamp");
-  if (timestamp === undefined) return undefined;
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) || ms === EPOCH ? undefined : timestamp;
 }
 
 /** AAEP v1 events. */
@@ -264,7 +257,7 @@ class AaepDecoderState implements JsonRecordReader {
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
     const type = str(v, "type") ?? "";
-    const time = timeOf(v);
+    const time = writtenTime(str(v, "timestamp"));
     const ext = obj(obj(v, "extensions"), "agentstream");
     // What our writer added only to satisfy AAEP (a session start, an invocation, a terminal event) is not the agent's.
     if (bool(ext, "synthesized") === true) {

@@ -2,6 +2,7 @@
 // dev_agent/docs/stream-json.md), and what `convert --to codex-thread` writes; docs/dialects/codex-thread.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, MessageKind, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
 import { CODEX_THREAD_TYPES } from "./spec.ts";
+import { writtenTime } from "../../dialect/time.ts";
 import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
@@ -44,7 +45,6 @@ const TOOL_KINDS = new Set<string>([
   "todo",
   "other",
 ]);
-const EPOCH = Date.parse("1970-01-01T00:00:00Z");
 
 /** A codex-thread line has a known type, a numeric `sequence` and a `thread_id`; real Codex `exec --json` lines have no sequence. */
 function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
@@ -57,14 +57,6 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
     typeof v.thread_id === "string" &&
     typeof v.timestamp === "string"
   );
-}
-
-/** The record's time; the Unix epoch (what our writer writes before any time is known) is no time. */
-function timeOf(v: JsonObject): string | undefined {
-  const timestamp = str(v, "timestamp");
-  if (timestamp === undefined) return undefined;
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) || ms === EPOCH ? undefined : timestamp;
 }
 
 function sessionStatus(status: string | undefined): SessionStatus {
@@ -258,7 +250,7 @@ class CodexThreadDecoderState implements JsonRecordReader {
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = timeOf(v);
+    const time = writtenTime(str(v, "timestamp"));
     const sessionId = str(v, "session_id");
     const session = sessionId === undefined ? {} : { sessionId };
     switch (v.type) {

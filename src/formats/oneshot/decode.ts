@@ -2,6 +2,7 @@
 // 2026-01-21), and what `convert --to oneshot` writes; docs/dialects/oneshot.md.
 import { emptyUsage } from "../../model/usage.ts";
 import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
+import { isoFromEpochMs } from "../../dialect/time.ts";
 import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { bool, compact, num, obj, str } from "../../dialect/json.ts";
@@ -62,9 +63,7 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
 /** The packet's instant as RFC 3339; 0 (what our writer writes before any time is known) is no time. */
 function timeOf(v: JsonObject): string | undefined {
   const ms = num(v, "ts_ms") ?? (num(v, "timestamp") === undefined ? undefined : (num(v, "timestamp") as number) * 1000);
-  if (ms === undefined || ms <= 0) return undefined;
-  const date = new Date(Math.round(ms));
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return ms === undefined || ms <= 0 ? undefined : isoFromEpochMs(Math.round(ms));
 }
 
 /** oneshot unified activity packets. */
