@@ -3,20 +3,12 @@
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
 import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact, obj } from "../../dialect/json.ts";
+import { field, fieldBool, fieldNum, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
-
-/** One Witness line. */
-interface WitnessEvent {
-  type: string;
-  /** Required; may be empty. */
-  content: string;
-  /** `path1` (witness brain), `path2` (servant brain), or null for unified. */
-  brain?: string | null;
-  meta?: JsonObject | null;
-}
+import type { WitnessMeta, WitnessRecord } from "./wire.ts";
 
 const TYPES = new Set(["analysis", "final", "metric", "tool_call", "tool_result", "error", "debug"]);
 const FIELDS = new Set(["type", "content", "brain", "meta"]);
@@ -70,13 +62,13 @@ class WitnessDecoderState implements JsonRecordReader {
   /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
   readonly openTools: string[] = [];
 
-  sessionOf(meta: JsonObject | undefined): { sessionId?: string } {
-    const sessionId = str(meta, "session_id");
+  sessionOf(meta: Wire<WitnessMeta> | undefined): { sessionId?: string } {
+    const sessionId = fieldStr(meta, "session_id");
     return sessionId === undefined ? {} : { sessionId };
   }
 
-  message(w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] {
-    const kind = w.type === "final" ? "text" : bool(meta, "redacted") === true ? "redacted_reasoning" : "reasoning";
+  message(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const kind = w.type === "final" ? "text" : fieldBool(meta, "redacted") === true ? "redacted_reasoning" : "reasoning";
     const channel = typeof w.brain === "string" ? w.brain : undefined;
     const id = this.state.nextId(w.type);
     return this.state.complete(
@@ -87,17 +79,17 @@ class WitnessDecoderState implements JsonRecordReader {
       compact({
         ...this.sessionOf(meta),
         channel,
-        contentType: str(meta, "content_type"),
-        language: str(meta, "language"),
-        signature: str(meta, "signature"),
+        contentType: fieldStr(meta, "content_type"),
+        language: fieldStr(meta, "language"),
+        signature: fieldStr(meta, "signature"),
       }),
     );
   }
 
-  toolCall(w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] {
-    const toolCallId = str(meta, "tool_call_id") ?? this.state.nextId("tool");
-    const name = str(meta, "name") ?? (w.content === "" ? "unknown" : w.content);
-    const kind = str(meta, "kind");
+  toolCall(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const toolCallId = fieldStr(meta, "tool_call_id") ?? this.state.nextId("tool");
+    const name = fieldStr(meta, "name") ?? (w.content === "" ? "unknown" : w.content);
+    const kind = fieldStr(meta, "kind");
     this.state.toolStarted(toolCallId, name);
     this.openTools.push(toolCallId);
     return [
@@ -106,18 +98,18 @@ class WitnessDecoderState implements JsonRecordReader {
         toolCallId,
         name,
         kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : undefined,
-        input: meta?.input,
-        server: str(meta, "server"),
-        description: str(meta, "description"),
+        input: field(meta, "input"),
+        server: fieldStr(meta, "server"),
+        description: fieldStr(meta, "description"),
         ...this.sessionOf(meta),
       }),
     ];
   }
 
-  toolResult(w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] {
+  toolResult(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
     const out: AgentEventDraft[] = [];
-    const toolCallId = str(meta, "tool_call_id") ?? this.openTools[this.openTools.length - 1] ?? this.state.nextId("tool");
-    let name = str(meta, "name") ?? this.state.toolName(toolCallId);
+    const toolCallId = fieldStr(meta, "tool_call_id") ?? this.openTools[this.openTools.length - 1] ?? this.state.nextId("tool");
+    let name = fieldStr(meta, "name") ?? this.state.toolName(toolCallId);
     if (this.state.toolName(toolCallId) === undefined) {
       // A result whose call we never saw: start it, so the pair stays valid.
       name ??= "unknown";
@@ -126,25 +118,25 @@ class WitnessDecoderState implements JsonRecordReader {
     this.state.toolCompleted(toolCallId);
     const at = this.openTools.lastIndexOf(toolCallId);
     if (at >= 0) this.openTools.splice(at, 1);
-    const exitCode = num(meta, "exit_code");
+    const exitCode = fieldNum(meta, "exit_code");
     out.push(
       compact({
         type: "tool.completed" as const,
         toolCallId,
         name,
         output: w.content,
-        result: meta?.result,
+        result: field(meta, "result"),
         exitCode,
-        isError: bool(meta, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
-        durationMs: num(meta, "duration_ms"),
+        isError: fieldBool(meta, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
+        durationMs: fieldNum(meta, "duration_ms"),
         ...this.sessionOf(meta),
       }),
     );
     return out;
   }
 
-  debug(w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] {
-    const event = embeddedEvent(meta?.event);
+  debug(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const event = embeddedEvent(field(meta, "event"));
     if (event === undefined)
       return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
     // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
@@ -152,8 +144,8 @@ class WitnessDecoderState implements JsonRecordReader {
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const w = v as unknown as WitnessEvent;
-    const meta = obj(v, "meta");
+    const w = v as unknown as WitnessRecord;
+    const meta: Wire<WitnessMeta> | undefined = obj(v, "meta");
     if (typeof w.content !== "string") {
       context.report({ code: "schema-mismatch", message: "witness event without a string content" });
       return [unknownRecord(v, "witness event without a string content")];
@@ -163,7 +155,7 @@ class WitnessDecoderState implements JsonRecordReader {
       case "final":
         return this.message(w, meta);
       case "metric": {
-        const scope = str(meta, "scope");
+        const scope = fieldStr(meta, "scope");
         if (w.content === "usage" && (scope === "delta" || scope === "cumulative")) {
           const figures = usageFromWire(meta);
           if (figures !== undefined)
@@ -172,8 +164,8 @@ class WitnessDecoderState implements JsonRecordReader {
                 type: "usage" as const,
                 usage: figures,
                 scope: scope as "delta" | "cumulative",
-                costUsd: num(meta, "cost_usd"),
-                model: str(meta, "model"),
+                costUsd: fieldNum(meta, "cost_usd"),
+                model: fieldStr(meta, "model"),
                 ...this.sessionOf(meta),
               }),
             ];
@@ -192,16 +184,16 @@ class WitnessDecoderState implements JsonRecordReader {
       case "tool_result":
         return this.toolResult(w, meta);
       case "error": {
-        const scope = str(meta, "scope");
+        const scope = fieldStr(meta, "scope");
         return [
           compact({
             type: "error" as const,
             scope: scope !== undefined && SCOPES.has(scope) ? (scope as ErrorScope) : "session",
             message: w.content,
-            code: str(meta, "code"),
-            fatal: bool(meta, "fatal"),
-            toolCallId: str(meta, "tool_call_id"),
-            turnId: str(meta, "turn_id"),
+            code: fieldStr(meta, "code"),
+            fatal: fieldBool(meta, "fatal"),
+            toolCallId: fieldStr(meta, "tool_call_id"),
+            turnId: fieldStr(meta, "turn_id"),
             ...this.sessionOf(meta),
           }),
         ];
