@@ -5,7 +5,9 @@ import type { AgentEventDraft, JsonObject, SessionStatus } from "../../model/eve
 import { writtenTime } from "../../dialect/time.ts";
 import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact } from "../../dialect/json.ts";
+import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
+import type { AaepEventFields, AaepExtension } from "./wire.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 export type { AaepRecord } from "./wire.ts";
@@ -44,8 +46,8 @@ class AaepDecoderState implements JsonRecordReader {
   readonly calls = new Map<string, string>();
   readonly byName = new Map<string, string[]>();
 
-  sessionOf(v: JsonObject): { sessionId?: string } {
-    const aaepId = str(v, "session_id");
+  sessionOf(v: Wire<AaepEventFields>): { sessionId?: string } {
+    const aaepId = fieldStr(v, "session_id");
     if (aaepId === undefined) return {};
     const ours = this.sessions.get(aaepId);
     if (ours === null) return {};
@@ -56,7 +58,7 @@ class AaepDecoderState implements JsonRecordReader {
   restore(event: AgentEventDraft, v: JsonObject): AgentEventDraft[] {
     switch (event.type) {
       case "session.started":
-        this.sessions.set(str(v, "session_id") ?? "", event.sessionId ?? null);
+        this.sessions.set(fieldStr(v, "session_id") ?? "", event.sessionId ?? null);
         return [event];
       case "message.completed":
         return this.state.complete(
@@ -99,48 +101,53 @@ class AaepDecoderState implements JsonRecordReader {
     }
   }
 
-  remember(v: JsonObject, toolCallId: string): void {
-    const callId = str(v, "tool_call_id");
+  remember(v: Wire<AaepEventFields>, toolCallId: string): void {
+    const callId = fieldStr(v, "tool_call_id");
     if (callId !== undefined) this.calls.set(callId, toolCallId);
     else {
-      const tool = str(v, "tool") ?? "";
+      const tool = fieldStr(v, "tool") ?? "";
       this.byName.set(tool, [...(this.byName.get(tool) ?? []), toolCallId]);
     }
   }
 
   /** The open call a completion belongs to (L1-TOOL-001: by tool_call_id, else the oldest open call of that tool). */
-  forget(v: JsonObject): string | undefined {
-    const callId = str(v, "tool_call_id");
+  forget(v: Wire<AaepEventFields>): string | undefined {
+    const callId = fieldStr(v, "tool_call_id");
     if (callId !== undefined) {
       const id = this.calls.get(callId);
       this.calls.delete(callId);
       return id;
     }
-    const list = this.byName.get(str(v, "tool") ?? "");
+    const list = this.byName.get(fieldStr(v, "tool") ?? "");
     return list?.shift();
   }
 
-  chunk(v: JsonObject, ext: JsonObject | undefined, time: string | undefined, context: DecodeContext): AgentEventDraft[] {
+  chunk(
+    v: Wire<AaepEventFields>,
+    ext: Wire<AaepExtension> | undefined,
+    time: string | undefined,
+    context: DecodeContext,
+  ): AgentEventDraft[] {
     const session = this.sessionOf(v);
-    const key = str(v, "output_id") ?? `session:${str(v, "session_id") ?? ""}`;
+    const key = fieldStr(v, "output_id") ?? `session:${fieldStr(v, "session_id") ?? ""}`;
     let output = this.outputs.get(key);
     if (output?.completed === true) {
       context.report({ code: "out-of-order", message: `a chunk for output "${key}" after its complete=true chunk (L1-STREAM-003)` });
       return [unknownRecord(v, "AAEP chunk after its output completed")];
     }
     if (output === undefined) {
-      output = { messageId: str(ext, "message_id") ?? str(v, "output_id") ?? this.state.nextId("output"), completed: false };
+      output = { messageId: fieldStr(ext, "message_id") ?? fieldStr(v, "output_id") ?? this.state.nextId("output"), completed: false };
       this.outputs.set(key, output);
     }
     const meta = compact({
       ...session,
       time,
-      channel: str(ext, "channel"),
-      contentType: str(v, "content_type"),
-      language: str(v, "language"),
+      channel: fieldStr(ext, "channel"),
+      contentType: fieldStr(v, "content_type"),
+      language: fieldStr(v, "language"),
     });
-    const out = this.state.delta(output.messageId, str(v, "chunk") ?? "", "assistant", "text", meta);
-    if (bool(v, "complete") === true) {
+    const out = this.state.delta(output.messageId, fieldStr(v, "chunk") ?? "", "assistant", "text", meta);
+    if (fieldBool(v, "complete") === true) {
       output.completed = true;
       out.push(...this.state.complete(output.messageId, undefined, "assistant", "text", meta));
     }
@@ -148,20 +155,24 @@ class AaepDecoderState implements JsonRecordReader {
   }
 
   /** An AAEP event from another producer: what its fields say. */
-  native(v: JsonObject, type: string, time: string | undefined, context: DecodeContext): AgentEventDraft[] {
+  native(v: Wire<AaepEventFields>, type: string, time: string | undefined, context: DecodeContext): AgentEventDraft[] {
     const session = this.sessionOf(v);
-    const summary = str(v, "summary_normal");
+    const summary = fieldStr(v, "summary_normal");
     switch (type) {
       case "aaep:agent.session.started": {
-        const producer = obj(v, "producer");
-        const tools = arr(v, "tools_available")?.filter((t): t is string => typeof t === "string");
-        const details = compact({ summary_normal: summary, request_text: str(v, "request_text"), requested_by: str(v, "requested_by") });
+        const producer = fieldObj(v, "producer");
+        const tools = fieldArr(v, "tools_available")?.filter((t): t is string => typeof t === "string");
+        const details = compact({
+          summary_normal: summary,
+          request_text: fieldStr(v, "request_text"),
+          requested_by: fieldStr(v, "requested_by"),
+        });
         return [
           compact({
             type: "session.started" as const,
-            agent: str(producer, "agent_id"),
-            agentVersion: str(producer, "agent_version"),
-            model: str(producer, "model"),
+            agent: fieldStr(producer, "agent_id"),
+            agentVersion: fieldStr(producer, "agent_version"),
+            model: fieldStr(producer, "model"),
             tools,
             details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
             time,
@@ -174,7 +185,7 @@ class AaepDecoderState implements JsonRecordReader {
           compact({
             type: "session.completed" as const,
             status: "success" as SessionStatus,
-            durationMs: num(v, "duration_ms"),
+            durationMs: fieldNum(v, "duration_ms"),
             time,
             ...session,
           }),
@@ -185,7 +196,7 @@ class AaepDecoderState implements JsonRecordReader {
             type: "session.completed" as const,
             status: "error" as SessionStatus,
             error: summary,
-            details: compact({ error_category: str(v, "error_category"), error_code: str(v, "error_code") }),
+            details: compact({ error_category: fieldStr(v, "error_category"), error_code: fieldStr(v, "error_code") }),
             time,
             ...session,
           }),
@@ -196,34 +207,34 @@ class AaepDecoderState implements JsonRecordReader {
             type: "session.completed" as const,
             status: "interrupted" as SessionStatus,
             error: summary,
-            details: compact({ cancelled_by: str(v, "cancelled_by") }),
+            details: compact({ cancelled_by: fieldStr(v, "cancelled_by") }),
             time,
             ...session,
           }),
         ];
       case "aaep:agent.tool.invoked": {
-        const toolCallId = str(v, "tool_call_id") ?? this.state.nextId("call");
-        const name = str(v, "tool") ?? "unknown";
+        const toolCallId = fieldStr(v, "tool_call_id") ?? this.state.nextId("call");
+        const name = fieldStr(v, "tool") ?? "unknown";
         this.state.toolStarted(toolCallId, name, session.sessionId);
         this.remember(v, toolCallId);
         return [compact({ type: "tool.started" as const, toolCallId, name, description: summary, time, ...session })];
       }
       case "aaep:agent.tool.completed": {
         const out: AgentEventDraft[] = [];
-        const name = str(v, "tool") ?? "unknown";
-        const toolCallId = this.forget(v) ?? str(v, "tool_call_id") ?? this.state.nextId("call");
+        const name = fieldStr(v, "tool") ?? "unknown";
+        const toolCallId = this.forget(v) ?? fieldStr(v, "tool_call_id") ?? this.state.nextId("call");
         if (this.state.toolName(toolCallId) === undefined)
           out.push(compact({ type: "tool.started" as const, toolCallId, name, time, ...session }));
         this.state.toolCompleted(toolCallId);
-        const status = str(v, "status");
+        const status = fieldStr(v, "status");
         out.push(
           compact({
             type: "tool.completed" as const,
             toolCallId,
             name,
-            output: status === "success" ? summary : (str(v, "error_message") ?? summary),
+            output: status === "success" ? summary : (fieldStr(v, "error_message") ?? summary),
             isError: status !== "success",
-            durationMs: num(v, "duration_ms"),
+            durationMs: fieldNum(v, "duration_ms"),
             result: status === "timeout" ? { status } : undefined,
             time,
             ...session,
@@ -239,11 +250,11 @@ class AaepDecoderState implements JsonRecordReader {
         const kind = type.slice("aaep:agent.".length).replace(/\./g, "_");
         const text =
           summary ??
-          str(v, "action") ??
-          str(v, "question") ??
-          str(v, "reason") ??
-          (type === "aaep:agent.state.changed" ? `${str(v, "from_state") ?? "?"} → ${str(v, "to_state") ?? "?"}` : undefined) ??
-          str(obj(v, "progress"), "description") ??
+          fieldStr(v, "action") ??
+          fieldStr(v, "question") ??
+          fieldStr(v, "reason") ??
+          (type === "aaep:agent.state.changed" ? `${fieldStr(v, "from_state") ?? "?"} → ${fieldStr(v, "to_state") ?? "?"}` : undefined) ??
+          fieldStr(fieldObj(v, "progress"), "description") ??
           kind;
         const { "@context": _c, type: _t, event_id: _e, session_id: _s, timestamp: _ts, producer: _p, ...rest } = v;
         const level = v.urgency === "critical" ? ("warning" as const) : ("info" as const);
@@ -255,19 +266,19 @@ class AaepDecoderState implements JsonRecordReader {
     }
   }
 
-  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const type = str(v, "type") ?? "";
-    const time = writtenTime(str(v, "timestamp"));
-    const ext = obj(obj(v, "extensions"), "agentstream");
+  decodeJson(v: Wire<AaepEventFields>, context: DecodeContext): AgentEventDraft[] {
+    const type = fieldStr(v, "type") ?? "";
+    const time = writtenTime(fieldStr(v, "timestamp"));
+    const ext = fieldObj(fieldObj(v, "extensions"), "agentstream");
     // What our writer added only to satisfy AAEP (a session start, an invocation, a terminal event) is not the agent's.
-    if (bool(ext, "synthesized") === true) {
-      const aaepId = str(v, "session_id");
+    if (fieldBool(ext, "synthesized") === true) {
+      const aaepId = fieldStr(v, "session_id");
       if (type === "aaep:agent.session.started" && aaepId !== undefined && ext !== undefined && Object.hasOwn(ext, "session_id"))
-        this.sessions.set(aaepId, str(ext, "session_id") ?? null);
+        this.sessions.set(aaepId, fieldStr(ext, "session_id") ?? null);
       return [];
     }
     if (type === "aaep:agent.output.streaming") return this.chunk(v, ext, time, context);
-    const event = embeddedEvent(ext?.event);
+    const event = embeddedEvent(field(ext, "event"));
     if (event !== undefined) return this.restore(event, v);
     return this.native(v, type, time, context);
   }
