@@ -12,9 +12,10 @@
  * passing it through: it opens what was never started, closes what was left open, and holds the
  * run's RUN_FINISHED back until the next run or the end so that trailing events fold into it.
  */
-import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
+import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
-import { createDispatch, MAX_PREAMBLE, QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
+import { QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
+import { UiStreamEncoder } from "../../encoding/ui-stream.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -62,17 +63,13 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
 }
 
 /** What one AG-UI encoder remembers (the run, what is open in it, the subagent lanes), and its handlers. */
-class AgUiEncoderState {
-  out: AgUiEvent[] = [];
-
+class AgUiEncoderState extends UiStreamEncoder<AgUiEvent> {
   // Run state. `finishing` is the root session.completed whose RUN_FINISHED is held back.
   runActive = false;
   runCount = 0;
   threadId: string | undefined;
   runId = "";
   finishing: Extract<AgentEvent, { type: "session.completed" }> | undefined;
-  preamble: AgentEvent[] | undefined = [];
-  rootSeen = false;
 
   // Per-run state (cleared when a run finishes; everything in it is closed first).
   readonly messages = new Map<string, OpenMessage>();
@@ -88,32 +85,6 @@ class AgUiEncoderState {
   // Across runs: which session ids are subagents (their events carry `subagentRunId`).
   readonly subagentSessions = new Set<string>();
   revisions = 0;
-
-  // Methods are on the prototype, so the table can name the handlers declared below.
-  readonly dispatch = createDispatch<void>(
-    {
-      "session.started": this.onSessionStarted.bind(this),
-      "session.completed": this.onSessionCompleted.bind(this),
-      "turn.started": this.onTurnStarted.bind(this),
-      "turn.completed": this.onTurnCompleted.bind(this),
-      "message.started": this.onMessageStarted.bind(this),
-      "message.delta": this.onMessageDelta.bind(this),
-      "message.completed": this.onMessageCompleted.bind(this),
-      "tool.started": this.onToolStarted.bind(this),
-      "tool.input.delta": this.onToolInputDelta.bind(this),
-      "tool.progress": this.onToolProgress.bind(this),
-      "tool.completed": this.onToolCompleted.bind(this),
-      "plan.updated": this.onPlanUpdated.bind(this),
-      unknown: (event) =>
-        this.emit("RAW", { event: event.raw, source: event.source?.dialect }, event, this.laneOf(event), compact({ reason: event.reason })),
-    },
-    // What AG-UI has no event for travels as CUSTOM `agentstream.<type>`.
-    this.custom.bind(this),
-  );
-
-  send(event: AgUiEvent): void {
-    this.out.push(event);
-  }
 
   /**
    * Writes one AG-UI event: its own fields, then the base fields every event may carry (the
@@ -533,6 +504,15 @@ class AgUiEncoderState {
     this.emit("STATE_SNAPSHOT", { snapshot }, event);
   }
 
+  override onUnknown(event: EventOf<"unknown">): void {
+    this.emit("RAW", { event: event.raw, source: event.source?.dialect }, event, this.laneOf(event), compact({ reason: event.reason }));
+  }
+
+  /** What AG-UI has no event for travels as CUSTOM `agentstream.<type>`. */
+  onOther(event: AgentEvent): void {
+    this.custom(event);
+  }
+
   /** Our event as CUSTOM `agentstream.<type>`, its fields (without the envelope) as the value. */
   custom(event: AgentEvent): void {
     const lane = this.laneOf(event);
@@ -542,23 +522,10 @@ class AgUiEncoderState {
     this.emit("CUSTOM", { name: `agentstream.${event.type}`, value }, event, lane);
   }
 
-  /**
-   * A session.started that opens a run: one with no parent, or the first session of a stream that
-   * has no root (a subagent's own transcript is the main agent there, as `summary` counts it).
-   */
-  isRootStart(event: AgentEvent): event is Extract<AgentEvent, { type: "session.started" }> {
-    if (event.type !== "session.started" || (hasParent(event) && this.rootSeen)) return false;
-    this.rootSeen = true;
-    return true;
-  }
-
   handle(event: AgentEvent): void {
     if (this.preamble !== undefined) {
       // Before the first session.started: hold quiet events so RUN_STARTED can carry the session's id.
-      if (QUIET_EVENT_TYPES.has(event.type) && this.preamble.length < MAX_PREAMBLE) {
-        this.preamble.push(event);
-        return;
-      }
+      if (this.hold(event)) return;
       const root = this.isRootStart(event);
       this.releasePreamble(root ? event : undefined, event.sessionId);
       if (root) return;
@@ -575,22 +542,10 @@ class AgUiEncoderState {
 
   /** Opens the first run and writes the events held before it. */
   releasePreamble(session: Extract<AgentEvent, { type: "session.started" }> | undefined, threadHint: string | undefined): void {
-    const held = this.preamble ?? [];
-    this.preamble = undefined;
+    const held = this.takePreamble();
     this.startRun(session, threadHint ?? held.find((e) => e.sessionId !== undefined)?.sessionId);
     for (const event of held) this.dispatch(event);
   }
-
-  take(): AgUiEvent[] {
-    const records = this.out;
-    this.out = [];
-    return records;
-  }
-}
-
-/** A session.started that names a parent session or tool call. */
-function hasParent(event: Extract<AgentEvent, { type: "session.started" }>): boolean {
-  return event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
 }
 
 /** Session facts with no RUN_STARTED / SUBAGENT_STARTED field. */

@@ -13,9 +13,9 @@
  * version accepts are written (the 5.0 set: no `finishReason`, `title`, `toolMetadata`), because
  * clients before 5.0.217 / 6.0.231 reject unknown keys.
  */
-import type { AgentEvent, JsonObject, JsonValue } from "../../model/events.ts";
+import type { AgentEvent, EventOf, JsonObject, JsonValue } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
-import { createDispatch, MAX_PREAMBLE, QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
+import { UiStreamEncoder } from "../../encoding/ui-stream.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -58,8 +58,7 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
     },
     end() {
       if (encoder.preamble !== undefined && encoder.preamble.length > 0) {
-        const early = encoder.preamble;
-        encoder.preamble = undefined;
+        const early = encoder.takePreamble();
         encoder.ensureStart(undefined);
         for (const quiet of early) encoder.dispatch(quiet);
       }
@@ -83,12 +82,9 @@ export function createAiSdkEncoder(): RecordEncoder<Chunk> {
 }
 
 /** What one AI SDK writer remembers (the message, open parts, tool calls), and its handlers. */
-class AiSdkEncoderState {
-  out: Chunk[] = [];
+class AiSdkEncoderState extends UiStreamEncoder<Chunk> {
   started = false;
-  preamble: AgentEvent[] | undefined = [];
   rootSessionId: string | undefined;
-  rootSeen = false;
   stepOpen = false;
   lastStatus: Extract<AgentEvent, { type: "session.completed" }> | undefined;
   revisions = 0;
@@ -99,31 +95,6 @@ class AiSdkEncoderState {
   readonly subagentSessions = new Set<string>();
   /** The root assistant's text parts as shown, to tell whether the final answer is already among them. */
   readonly shownTexts: string[] = [];
-
-  // Methods are on the prototype, so the table can name the handlers declared below.
-  readonly dispatch = createDispatch<void>(
-    {
-      "session.started": this.onSessionStarted.bind(this),
-      "session.completed": this.onSessionCompleted.bind(this),
-      "turn.started": this.onTurnStarted.bind(this),
-      "turn.completed": this.onTurnCompleted.bind(this),
-      "message.started": this.onMessageStarted.bind(this),
-      "message.delta": this.onMessageDelta.bind(this),
-      "message.completed": this.onMessageCompleted.bind(this),
-      "tool.started": this.onToolStarted.bind(this),
-      "tool.input.delta": this.onToolInputDelta.bind(this),
-      "tool.progress": this.onToolProgress.bind(this),
-      "tool.completed": this.onToolCompleted.bind(this),
-      // One part per plan, replaced by each update (a data part with an id replaces the earlier one).
-      "plan.updated": (event) => this.data(event, `plan:${event.planId ?? ""}:${this.isSubagent(event) ? (event.sessionId ?? "") : ""}`),
-    },
-    // What the UI message stream has no part for travels as a `data-<type>` part.
-    (event) => this.data(event),
-  );
-
-  send(chunk: Chunk): void {
-    this.out.push(chunk);
-  }
 
   ensureStart(session: Extract<AgentEvent, { type: "session.started" }> | undefined): void {
     if (this.started) return;
@@ -346,8 +317,19 @@ class AiSdkEncoderState {
 
   // ---- sessions and turns ----
 
+  // One part per plan, replaced by each update (a data part with an id replaces the earlier one).
+  onPlanUpdated(event: EventOf<"plan.updated">): void {
+    this.data(event, `plan:${event.planId ?? ""}:${this.isSubagent(event) ? (event.sessionId ?? "") : ""}`);
+  }
+
+  /** What the UI message stream has no part for travels as a `data-<type>` part. */
+  onOther(event: AgentEvent): void {
+    this.data(event);
+  }
+
   onSessionStarted(event: Extract<AgentEvent, { type: "session.started" }>): void {
-    if (!this.isRootStart(event) && event.sessionId !== undefined) this.subagentSessions.add(event.sessionId);
+    const sessionId = event.sessionId;
+    if (!this.isRootStart(event) && sessionId !== undefined) this.subagentSessions.add(sessionId);
     this.data(event);
   }
 
@@ -355,10 +337,8 @@ class AiSdkEncoderState {
    * A session that is the main agent: one with no parent, or the first session of a stream with no
    * root (a subagent's own transcript), as `summary` counts it.
    */
-  isRootStart(event: Extract<AgentEvent, { type: "session.started" }>): boolean {
-    const parented = event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
-    if (parented && this.rootSeen) return false;
-    this.rootSeen = true;
+  override isRootStart(event: AgentEvent): event is EventOf<"session.started"> {
+    if (!super.isRootStart(event)) return false;
     this.rootSessionId ??= event.sessionId;
     return true;
   }
@@ -422,24 +402,14 @@ class AiSdkEncoderState {
 
   handle(event: AgentEvent): void {
     if (this.preamble !== undefined) {
-      if (QUIET_EVENT_TYPES.has(event.type) && this.preamble.length < MAX_PREAMBLE) {
-        this.preamble.push(event);
-        return;
-      }
-      const early = this.preamble;
-      this.preamble = undefined;
-      const root = event.type === "session.started" && this.isRootStart(event) ? event : undefined;
+      if (this.hold(event)) return;
+      const early = this.takePreamble();
+      const root = this.isRootStart(event) ? event : undefined;
       this.ensureStart(root);
       for (const quiet of early) this.dispatch(quiet);
       if (root !== undefined) return; // its facts went out as start.messageMetadata
     }
     this.dispatch(event);
-  }
-
-  take(): Chunk[] {
-    const records = this.out;
-    this.out = [];
-    return records;
   }
 }
 
