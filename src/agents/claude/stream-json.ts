@@ -15,6 +15,7 @@ import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { isoFromEpochSeconds } from "../../dialect/time.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
@@ -115,8 +116,31 @@ interface UserRecord extends Envelope {
 
 /** `stream_event` (`--include-partial-messages`): a raw Anthropic Messages SSE event. */
 interface StreamEventRecord extends Envelope {
-  event: { type: string; index?: number; message?: ApiMessage; content_block?: ContentBlock; delta?: JsonObject; usage?: WireUsage };
+  event: StreamEvent;
   ttft_ms?: number;
+}
+
+/** A raw Anthropic Messages SSE event (and Qwen Code's `goal_state`). */
+interface StreamEvent {
+  type: string;
+  index?: number;
+  message?: ApiMessage;
+  content_block?: ContentBlock;
+  delta?: StreamDelta;
+  usage?: WireUsage;
+  error?: { type?: string; message?: string };
+  goal_state?: { goal?: string; activity?: string };
+}
+
+/** `content_block_delta.delta` (text, thinking, signature, tool input, citation) and `message_delta.delta`. */
+interface StreamDelta {
+  type?: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  partial_json?: string;
+  citation?: { cited_text?: string };
+  stop_reason?: string | null;
 }
 
 /** `result`: the end of one query; `type` may come last in the key order (2.1.27x+). */
@@ -150,6 +174,12 @@ interface RateLimitRecord extends Envelope {
   rate_limit_info: { status?: string; resetsAt?: number; rateLimitType?: string; overageStatus?: string; isUsingOverage?: boolean };
 }
 
+/** `auth_status`: the CLI logging in. */
+interface AuthStatusRecord extends Envelope {
+  error?: string;
+  output?: string[];
+}
+
 /** `tool_progress`. */
 interface ToolProgressRecord extends Envelope {
   tool_use_id?: string;
@@ -172,7 +202,8 @@ type WireKey =
   | keyof WireUsage
   | keyof ResultRecord
   | keyof RateLimitRecord
-  | keyof ToolProgressRecord;
+  | keyof ToolProgressRecord
+  | keyof AuthStatusRecord;
 const skip = (...keys: WireKey[]): ReadonlySet<string> => new Set(keys);
 
 // ---------------------------------------------------------------------------------------------
@@ -880,11 +911,11 @@ class ClaudeStream {
     });
   }
 
-  streamEvent(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  streamEvent(rec: Wire<StreamEventRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const event = obj(rec, "event");
-    const type = str(event, "type");
-    const key = nonEmpty(str(rec, "parent_tool_use_id")) ?? "";
+    const event = fieldObj(rec, "event");
+    const type = fieldStr(event, "type");
+    const key = nonEmpty(fieldStr(rec, "parent_tool_use_id")) ?? "";
     const current = (): string => {
       let id = this.streaming.get(key);
       if (id === undefined) {
@@ -895,7 +926,7 @@ class ClaudeStream {
     };
     switch (type) {
       case "message_start": {
-        const id = str(at(event, "message", "id")) ?? this.state.nextId("msg");
+        const id = fieldStr(fieldObj(event, "message"), "id") ?? this.state.nextId("msg");
         this.streaming.set(key, id);
         // An id seen again after its message_stop (a replayed or concatenated stream) begins afresh; a
         // start repeated mid-message (GLM behind Claude Code) keeps the blocks so far.
@@ -915,8 +946,8 @@ class ClaudeStream {
         // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
         return;
       case "message_delta": {
-        const stopReason = str(at(event, "delta", "stop_reason"));
-        const usage = obj(event, "usage");
+        const stopReason = fieldStr(fieldObj(event, "delta"), "stop_reason");
+        const usage = fieldObj(event, "usage");
         // Per-message usage is never summed (the result has the session's totals); we keep it as a metric.
         out.push(
           compact({
@@ -948,17 +979,22 @@ class ClaudeStream {
           compact({
             type: "error" as const,
             scope: "api" as const,
-            message: str(at(event, "error", "message")) ?? "stream error",
-            code: str(at(event, "error", "type")),
+            message: fieldStr(fieldObj(event, "error"), "message") ?? "stream error",
+            code: fieldStr(fieldObj(event, "error"), "type"),
             sessionId,
           }),
         );
         return;
       case "goal_state": {
         // Qwen Code 0.25 sends its goal tracker as a stream_event that is not an Anthropic event; we keep it as a notice.
-        const goal = obj(event, "goal_state");
+        const goal = fieldObj(event, "goal_state");
         out.push(
-          this.notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal),
+          this.notice(
+            "goal_state",
+            `goal: ${fieldStr(goal, "goal") ?? "none"}, activity: ${fieldStr(goal, "activity") ?? "?"}`,
+            sessionId,
+            goal,
+          ),
         );
         return;
       }
@@ -969,44 +1005,46 @@ class ClaudeStream {
   }
 
   /** A content block opens: a tool call starts, text or thinking begins (some agents put the first text in the start). */
-  blockStart(event: JsonObject | undefined, apiId: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const index = count(get(event, "index")) ?? 0;
-    const block = obj(event, "content_block");
-    const blockType = str(block, "type") ?? "";
-    const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
+  blockStart(event: Wire<StreamEvent> | undefined, apiId: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const index = count(field(event, "index")) ?? 0;
+    const block = fieldObj(event, "content_block");
+    const blockType = fieldStr(block, "type") ?? "";
+    const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(fieldStr(block, "signature")) };
     this.apiMessage(apiId).streamed.set(index, streamed);
     const messageId = `${apiId}#${index}`;
     if (TOOL_USE_BLOCKS.has(blockType)) {
-      streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
+      streamed.toolId = fieldStr(block, "id") ?? this.state.nextId("tool");
       // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
-      this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
-    } else if (blockType === "text") out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
+      this.startTool(streamed.toolId, fieldStr(block, "name") ?? "", blockType, block, undefined, sessionId, out);
+    } else if (blockType === "text")
+      out.push(...this.state.delta(messageId, fieldStr(block, "text") ?? "", "assistant", "text", { sessionId }));
     else if (blockType === "thinking")
-      out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+      out.push(...this.state.delta(messageId, fieldStr(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
   }
 
   /** A piece of an open content block: text, thinking, a signature, tool input or a citation. */
   blockDelta(
-    rec: JsonObject,
-    event: JsonObject | undefined,
+    rec: Wire<StreamEventRecord>,
+    event: Wire<StreamEvent> | undefined,
     apiId: string,
     sessionId: string | undefined,
     context: DecodeContext,
     out: AgentEventDraft[],
   ): void {
-    const index = count(get(event, "index")) ?? 0;
+    const index = count(field(event, "index")) ?? 0;
     const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
-    const delta = obj(event, "delta");
-    const deltaType = str(delta, "type");
+    const delta = fieldObj(event, "delta");
+    const deltaType = fieldStr(delta, "type");
     const messageId = `${apiId}#${index}`;
-    if (deltaType === "text_delta") out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
+    if (deltaType === "text_delta")
+      out.push(...this.state.delta(messageId, fieldStr(delta, "text") ?? "", "assistant", "text", { sessionId }));
     else if (deltaType === "thinking_delta")
-      out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+      out.push(...this.state.delta(messageId, fieldStr(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
     else if (deltaType === "signature_delta") {
       // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
-      if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
+      if (streamed !== undefined) streamed.signature = nonEmpty(fieldStr(delta, "signature")) ?? streamed.signature;
     } else if (deltaType === "input_json_delta") {
-      const text = str(delta, "partial_json") ?? "";
+      const text = fieldStr(delta, "partial_json") ?? "";
       if (text === "") return;
       if (streamed?.toolId !== undefined)
         out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
@@ -1024,9 +1062,9 @@ class ClaudeStream {
       out.push(
         this.notice(
           "citation",
-          str(at(delta, "citation", "cited_text")) ?? "citation",
+          fieldStr(fieldObj(delta, "citation"), "cited_text") ?? "citation",
           sessionId,
-          compact({ messageId, citation: get(delta, "citation") }),
+          compact({ messageId, citation: field(delta, "citation") }),
         ),
       );
     } else {
@@ -1035,14 +1073,14 @@ class ClaudeStream {
     }
   }
 
-  result(rec: JsonObject, out: AgentEventDraft[]): void {
+  result(rec: Wire<ResultRecord>, out: AgentEventDraft[]): void {
     const sessionId = this.rootOf(rec);
-    const subtype = str(rec, "subtype");
-    const isError = bool(rec, "is_error") === true;
-    const terminal = str(rec, "terminal_reason");
-    const apiStatus = num(rec, "api_error_status");
-    const text = str(rec, "result");
-    const errors = arr(rec, "errors")?.filter((e): e is string => typeof e === "string");
+    const subtype = fieldStr(rec, "subtype");
+    const isError = fieldBool(rec, "is_error") === true;
+    const terminal = fieldStr(rec, "terminal_reason");
+    const apiStatus = fieldNum(rec, "api_error_status");
+    const text = fieldStr(rec, "result");
+    const errors = fieldArr(rec, "errors")?.filter((e): e is string => typeof e === "string");
     let status: SessionStatus;
     if (terminal !== undefined && /^(aborted|interrupt)/.test(terminal)) status = "interrupted";
     else if (terminal === undefined && this.aborted && subtype === "error_during_execution") status = "interrupted";
@@ -1060,16 +1098,16 @@ class ClaudeStream {
     // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.
     const reason = subtype === undefined || subtype === "success" ? (nonEmpty(text) ?? listed) : (listed ?? nonEmpty(text));
     const error = status === "success" ? undefined : (reason ?? this.lastApiError ?? terminal ?? subtype ?? "error");
-    const turns = count(get(rec, "num_turns")) ?? undefined;
+    const turns = count(field(rec, "num_turns")) ?? undefined;
     out.push(
       compact({
         type: "session.completed" as const,
         status,
         error,
         finalText: status === "success" ? text : undefined,
-        usage: usageOf(get(rec, "usage")),
-        costUsd: nonNegative(num(rec, "total_cost_usd") ?? num(rec, "total_cost")),
-        durationMs: nonNegative(num(rec, "duration_ms")),
+        usage: usageOf(field(rec, "usage")),
+        costUsd: nonNegative(fieldNum(rec, "total_cost_usd") ?? fieldNum(rec, "total_cost")),
+        durationMs: nonNegative(fieldNum(rec, "duration_ms")),
         turns,
         details: rest(rec, RESULT_SKIP),
         sessionId,
@@ -1079,24 +1117,24 @@ class ClaudeStream {
     this.aborted = false;
   }
 
-  rateLimit(rec: JsonObject, out: AgentEventDraft[]): void {
-    const info = obj(rec, "rate_limit_info");
+  rateLimit(rec: Wire<RateLimitRecord>, out: AgentEventDraft[]): void {
+    const info = fieldObj(rec, "rate_limit_info");
     out.push(
       compact({
         type: "rate_limit" as const,
-        status: str(info, "status") ?? "unknown",
-        resetsAt: isoFromEpochSeconds(num(info, "resetsAt")),
-        limit: str(info, "rateLimitType"),
+        status: fieldStr(info, "status") ?? "unknown",
+        resetsAt: isoFromEpochSeconds(fieldNum(info, "resetsAt")),
+        limit: fieldStr(info, "rateLimitType"),
         details: rest(info, RATE_LIMIT_SKIP),
         sessionId: this.rootOf(rec),
       }),
     );
   }
 
-  toolProgress(rec: JsonObject, out: AgentEventDraft[]): void {
+  toolProgress(rec: Wire<ToolProgressRecord>, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const id = str(rec, "tool_use_id");
-    const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
+    const id = fieldStr(rec, "tool_use_id");
+    const seconds = nonNegative(fieldNum(rec, "elapsed_time_seconds"));
     const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
     if (id !== undefined && this.tools.get(id)?.open === true)
       out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
@@ -1104,16 +1142,16 @@ class ClaudeStream {
       out.push(
         this.notice(
           "tool_progress",
-          `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`,
+          `${fieldStr(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`,
           sessionId,
           rest(rec, ENVELOPE_SKIP),
         ),
       );
   }
 
-  authStatus(rec: JsonObject, out: AgentEventDraft[]): void {
-    const error = str(rec, "error");
-    const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
+  authStatus(rec: Wire<AuthStatusRecord>, out: AgentEventDraft[]): void {
+    const error = fieldStr(rec, "error");
+    const lines = fieldArr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
     out.push(
       this.notice(
         "auth_status",
