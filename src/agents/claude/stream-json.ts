@@ -84,6 +84,31 @@ interface SystemTask extends Envelope {
   usage?: { total_tokens?: number; tool_uses?: number; duration_ms?: number };
 }
 
+/** Any `system` line as the reader sees it: the fields of its subtypes, every one optional. */
+type SystemRecord = Partial<Omit<SystemInit, "subtype">> &
+  SystemHook &
+  Partial<Omit<SystemApiRetry, "error">> &
+  SystemTask & {
+    subtype?: string;
+    /** api_retry: a string, or an API error object in some versions. */
+    error?: string | { message?: string };
+    /** Qwen Code's version key. */
+    qwen_code_version?: string;
+    /** thinking_tokens. */
+    estimated_tokens?: number;
+    /** compact_boundary. */
+    compact_metadata?: { trigger?: string; pre_tokens?: number };
+    /** Other subtypes' text. */
+    message?: string;
+    content?: string;
+  };
+
+/** What tells which session a line belongs to. */
+interface SessionFields extends Envelope {
+  subagent_type?: string;
+  task_description?: string;
+}
+
 /** An Anthropic API message: `assistant.message` and `stream_event` `message_start.message`. */
 interface ApiMessage {
   id?: string;
@@ -424,12 +449,12 @@ class ClaudeStream {
     }
   }
 
-  rootOf(rec: JsonObject): string | undefined {
-    return str(rec, "session_id") ?? this.rootSessionId;
+  rootOf(rec: Wire<Envelope>): string | undefined {
+    return fieldStr(rec, "session_id") ?? this.rootSessionId;
   }
 
   /** The subagent session of a parent tool call, started on first sight. */
-  childOf(toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string {
+  childOf(toolUseId: string, rec: Wire<Envelope>, out: AgentEventDraft[], details: JsonObject | undefined): string {
     const known = this.children.get(toolUseId);
     if (known !== undefined) return known.sessionId;
     // Claude Code 1.0.17+ gives subagent lines the parent's session_id and a parent_tool_use_id; we derive the subagent's own id from that tool call id.
@@ -450,14 +475,14 @@ class ClaudeStream {
   }
 
   /** The session a record belongs to: a subagent's when `parent_tool_use_id` is set, else the root. */
-  sessionOf(rec: JsonObject, out: AgentEventDraft[]): string | undefined {
-    const parent = nonEmpty(str(rec, "parent_tool_use_id"));
+  sessionOf(rec: Wire<SessionFields>, out: AgentEventDraft[]): string | undefined {
+    const parent = nonEmpty(fieldStr(rec, "parent_tool_use_id"));
     if (parent === undefined) return this.rootOf(rec);
     return this.childOf(
       parent,
       rec,
       out,
-      filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })),
+      filled(compact({ subagentType: fieldStr(rec, "subagent_type"), description: fieldStr(rec, "task_description") })),
     );
   }
 
@@ -605,8 +630,8 @@ class ClaudeStream {
 
   // -- records ---------------------------------------------------------------------------------
 
-  init(rec: JsonObject, out: AgentEventDraft[]): void {
-    const sessionId = str(rec, "session_id");
+  init(rec: Wire<SystemRecord>, out: AgentEventDraft[]): void {
+    const sessionId = fieldStr(rec, "session_id");
     if (sessionId !== undefined && this.startedSessions.has(sessionId)) {
       // Claude Code 2.1.198 re-sends system/init when a background agent's notification starts a new query; we keep one session.started and note the rest.
       out.push(
@@ -614,7 +639,7 @@ class ClaudeStream {
           "init",
           "system/init again: a new query began in the same session",
           sessionId,
-          compact({ model: str(rec, "model"), cwd: str(rec, "cwd") }),
+          compact({ model: fieldStr(rec, "model"), cwd: fieldStr(rec, "cwd") }),
         ),
       );
       return;
@@ -623,7 +648,7 @@ class ClaudeStream {
       this.startedSessions.add(sessionId);
       this.rootSessionId = sessionId;
     }
-    const toolNames = arr(rec, "tools")?.filter((t): t is string => typeof t === "string");
+    const toolNames = fieldArr(rec, "tools")?.filter((t): t is string => typeof t === "string");
     const versionKey = this.variant.versionKeys.find((k) => typeof get(rec, k) === "string");
     const without = new Set(INIT_SKIP);
     if (toolNames !== undefined) without.add("tools");
@@ -633,20 +658,20 @@ class ClaudeStream {
         type: "session.started" as const,
         agent: this.variant.agent,
         agentVersion: versionKey === undefined ? undefined : str(rec, versionKey),
-        model: str(rec, "model"),
-        cwd: str(rec, "cwd"),
+        model: fieldStr(rec, "model"),
+        cwd: fieldStr(rec, "cwd"),
         tools: toolNames,
-        permissionMode: str(rec, "permissionMode") ?? str(rec, "permission_mode"),
+        permissionMode: fieldStr(rec, "permissionMode") ?? fieldStr(rec, "permission_mode"),
         details: rest(rec, without),
         sessionId,
       }),
     );
   }
 
-  hook(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const name = str(rec, "hook_name") ?? str(rec, "hook_event") ?? "hook";
-    const outcome = str(rec, "outcome");
-    const exitCode = num(rec, "exit_code");
+  hook(rec: Wire<SystemRecord>, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const name = fieldStr(rec, "hook_name") ?? fieldStr(rec, "hook_event") ?? "hook";
+    const outcome = fieldStr(rec, "outcome");
+    const exitCode = fieldNum(rec, "exit_code");
     let text: string;
     if (subtype === "hook_started") text = `${name} started`;
     else if (subtype === "hook_response") text = `${name} ${outcome ?? "finished"}${exitCode === undefined ? "" : ` (exit ${exitCode})`}`;
@@ -655,18 +680,18 @@ class ClaudeStream {
     out.push(this.notice("hook", text, sessionId, rest(rec, ENVELOPE_SKIP), failed ? "warning" : "info"));
   }
 
-  task(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const taskId = str(rec, "task_id");
-    const toolId = str(rec, "tool_use_id") ?? (taskId === undefined ? undefined : this.taskTools.get(taskId));
+  task(rec: Wire<SystemRecord>, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const taskId = fieldStr(rec, "task_id");
+    const toolId = fieldStr(rec, "tool_use_id") ?? (taskId === undefined ? undefined : this.taskTools.get(taskId));
     if (taskId !== undefined && toolId !== undefined) this.taskTools.set(taskId, toolId);
     const info = toolId === undefined ? undefined : this.tools.get(toolId);
-    const description = str(rec, "description");
+    const description = fieldStr(rec, "description");
     let status: string;
     let output: string | undefined;
     let elapsedMs: number | undefined;
     if (subtype === "task_started") {
       status = description === undefined ? "task started" : `task started: ${description}`;
-      if (toolId !== undefined && (info?.kind === "subagent" || str(rec, "subagent_type") !== undefined)) {
+      if (toolId !== undefined && (info?.kind === "subagent" || fieldStr(rec, "subagent_type") !== undefined)) {
         this.childOf(
           toolId,
           rec,
@@ -674,21 +699,21 @@ class ClaudeStream {
           compact({
             taskId,
             description,
-            subagentType: str(rec, "subagent_type"),
-            taskType: str(rec, "task_type"),
-            prompt: str(rec, "prompt"),
+            subagentType: fieldStr(rec, "subagent_type"),
+            taskType: fieldStr(rec, "task_type"),
+            prompt: fieldStr(rec, "prompt"),
           }),
         );
       }
     } else if (subtype === "task_progress") {
-      const last = str(rec, "last_tool_name");
+      const last = fieldStr(rec, "last_tool_name");
       status = last === undefined ? (description ?? "task running") : `task running: ${last}`;
-      elapsedMs = nonNegative(num(at(rec, "usage", "duration_ms")));
+      elapsedMs = nonNegative(fieldNum(fieldObj(rec, "usage"), "duration_ms"));
     } else if (subtype === "task_updated") {
-      status = `task ${str(at(rec, "patch", "status")) ?? "updated"}`;
+      status = `task ${fieldStr(fieldObj(rec, "patch"), "status") ?? "updated"}`;
     } else if (subtype === "task_notification") {
-      status = `task ${str(rec, "status") ?? "notification"}`;
-      output = str(rec, "summary");
+      status = `task ${fieldStr(rec, "status") ?? "notification"}`;
+      output = fieldStr(rec, "summary");
     } else status = subtype.replace("_", " ");
     if (toolId !== undefined && info?.open === true) {
       out.push(compact({ type: "tool.progress" as const, toolCallId: toolId, status, output, elapsedMs, sessionId: info.sessionId }));
@@ -697,16 +722,16 @@ class ClaudeStream {
     }
     // Claude Code 2.1.198 completes a background Agent call at launch (async_launched); we end its subagent at the task_notification.
     if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
-      const ended = taskStatus(str(rec, "status"));
+      const ended = taskStatus(fieldStr(rec, "status"));
       if (ended !== undefined) {
         this.completeChild(
           toolId,
           ended,
           {
-            finalText: ended === "success" ? str(rec, "summary") : undefined,
-            error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`),
-            durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))),
-            details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }),
+            finalText: ended === "success" ? fieldStr(rec, "summary") : undefined,
+            error: ended === "success" ? undefined : (fieldStr(rec, "summary") ?? `task ${fieldStr(rec, "status")}`),
+            durationMs: nonNegative(fieldNum(fieldObj(rec, "usage"), "duration_ms")),
+            details: compact({ taskId, outputFile: fieldStr(rec, "output_file"), usage: fieldObj(rec, "usage") }),
           },
           out,
         );
@@ -714,8 +739,8 @@ class ClaudeStream {
     }
   }
 
-  system(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
-    const subtype = str(rec, "subtype") ?? "";
+  system(rec: Wire<SystemRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
+    const subtype = fieldStr(rec, "subtype") ?? "";
     if (subtype === "init") {
       this.init(rec, out);
       return;
@@ -723,23 +748,30 @@ class ClaudeStream {
     const sessionId = this.sessionOf(rec, out);
     switch (subtype) {
       case "status": {
-        const status = str(rec, "status");
+        const status = fieldStr(rec, "status");
         out.push(this.notice("status", status === undefined ? "status cleared" : `status: ${status}`, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
       }
       case "api_retry": {
-        const attempt = count(get(rec, "attempt")) ?? 0;
-        const maxAttempts = count(get(rec, "max_retries")) ?? undefined;
-        const status = num(rec, "error_status");
-        const reason = str(rec, "error") ?? str(at(rec, "error", "message"));
+        const attempt = count(field(rec, "attempt")) ?? 0;
+        const maxAttempts = count(field(rec, "max_retries")) ?? undefined;
+        const status = fieldNum(rec, "error_status");
+        const reason = fieldStr(rec, "error") ?? str(at(rec, "error", "message"));
         const error = status === undefined ? reason : reason === undefined ? `HTTP ${status}` : `${status} ${reason}`;
         out.push(
-          compact({ type: "retry" as const, attempt, maxAttempts, delayMs: nonNegative(num(rec, "retry_delay_ms")), error, sessionId }),
+          compact({
+            type: "retry" as const,
+            attempt,
+            maxAttempts,
+            delayMs: nonNegative(fieldNum(rec, "retry_delay_ms")),
+            error,
+            sessionId,
+          }),
         );
         return;
       }
       case "thinking_tokens": {
-        const estimate = num(rec, "estimated_tokens");
+        const estimate = fieldNum(rec, "estimated_tokens");
         out.push(
           compact({
             type: "metric" as const,
@@ -752,9 +784,9 @@ class ClaudeStream {
         return;
       }
       case "compact_boundary": {
-        const meta = obj(rec, "compact_metadata");
-        const trigger = str(meta, "trigger");
-        const before = num(meta, "pre_tokens");
+        const meta = fieldObj(rec, "compact_metadata");
+        const trigger = fieldStr(meta, "trigger");
+        const before = fieldNum(meta, "pre_tokens");
         const text = `conversation compacted${trigger === undefined ? "" : ` (${trigger})`}${before === undefined ? "" : `, ${before} tokens before`}`;
         out.push(this.notice("compact_boundary", text, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
@@ -779,7 +811,7 @@ class ClaudeStream {
         severity: "info",
         message: `system subtype "${subtype}" is not in the documented list; kept as a notice`,
       });
-    const text = str(rec, "message") ?? str(rec, "summary") ?? str(rec, "content") ?? `system/${subtype}`;
+    const text = fieldStr(rec, "message") ?? fieldStr(rec, "summary") ?? fieldStr(rec, "content") ?? `system/${subtype}`;
     out.push(this.notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
   }
 
