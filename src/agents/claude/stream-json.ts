@@ -13,9 +13,9 @@ import type {
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
+import { arr, at, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
-import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
+import { asWire, field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { isoFromEpochSeconds } from "../../dialect/time.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
@@ -102,6 +102,25 @@ type SystemRecord = Partial<Omit<SystemInit, "subtype">> &
     message?: string;
     content?: string;
   };
+
+/** `user.tool_use_result`: the tool's own result object (Bash, Write, Edit, Agent, TaskCreate fields). */
+interface ToolUseResult {
+  type?: string;
+  status?: string;
+  content?: JsonValue;
+  exitCode?: number;
+  exit_code?: number;
+  durationMs?: number;
+  duration_ms?: number;
+  totalDurationMs?: number;
+  totalTokens?: number;
+  totalToolUseCount?: number;
+  agentId?: string;
+  usage?: WireUsage;
+  filePath?: string;
+  structuredPatch?: JsonValue[];
+  task?: { id?: string };
+}
 
 /** What tells which session a line belongs to. */
 interface SessionFields extends Envelope {
@@ -815,102 +834,114 @@ class ClaudeStream {
     out.push(this.notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
   }
 
-  assistant(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  assistant(rec: Wire<AssistantRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const message = obj(rec, "message");
-    const content = get(message, "content");
+    const message = fieldObj(rec, "message");
+    const content = field(message, "content");
     const blocks: JsonValue[] = typeof content === "string" ? [{ type: "text", text: content }] : (arr(content) ?? []);
-    const errorCode = str(rec, "error");
-    if (bool(rec, "is_api_error_message") === true || (errorCode !== undefined && str(message, "model") === "<synthetic>")) {
+    const errorCode = fieldStr(rec, "error");
+    if (fieldBool(rec, "is_api_error_message") === true || (errorCode !== undefined && fieldStr(message, "model") === "<synthetic>")) {
       // Claude Code 2.x reports API failures as a synthetic assistant message (model "<synthetic>"); we emit an api error, not assistant text.
       const text = blocks
-        .map((b) => str(b, "text"))
+        .map((b) => fieldStr(asWire<ContentBlock>(b), "text"))
         .filter((t): t is string => t !== undefined)
         .join("\n");
       this.lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
       out.push(compact({ type: "error" as const, scope: "api" as const, message: this.lastApiError, code: errorCode, sessionId }));
       return;
     }
-    if (bool(rec, "aborted") === true) this.aborted = true;
-    const apiId = str(message, "id") ?? this.state.nextId("msg");
+    if (fieldBool(rec, "aborted") === true) this.aborted = true;
+    const apiId = fieldStr(message, "id") ?? this.state.nextId("msg");
     const m = this.apiMessage(apiId);
     const options = { sessionId };
-    for (const block of blocks) {
-      const type = str(block, "type") ?? "";
+    for (const item of blocks) {
+      const block = asWire<ContentBlock>(item);
+      const type = fieldStr(block, "type") ?? "";
       const index = this.blockIndex(m, type);
       const messageId = `${apiId}#${index}`;
       if (type === "text") {
-        out.push(...this.state.complete(messageId, str(block, "text") ?? "", "assistant", "text", options));
+        out.push(...this.state.complete(messageId, fieldStr(block, "text") ?? "", "assistant", "text", options));
       } else if (type === "thinking") {
-        const text = str(block, "thinking") ?? "";
+        const text = fieldStr(block, "thinking") ?? "";
         // Claude Code 2.1.x (sonnet-5) sends thinking blocks with empty text and only a signature; we call them redacted_reasoning.
-        const signature = nonEmpty(str(block, "signature")) ?? m.streamed.get(index)?.signature;
+        const signature = nonEmpty(fieldStr(block, "signature")) ?? m.streamed.get(index)?.signature;
         const kind: MessageKind = text === "" && signature !== undefined ? "redacted_reasoning" : "reasoning";
         out.push(...this.state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
       } else if (type === "redacted_thinking") {
         out.push(
-          ...this.state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }),
+          ...this.state.complete(messageId, "", "assistant", "redacted_reasoning", {
+            sessionId,
+            signature: nonEmpty(fieldStr(block, "data")),
+          }),
         );
       } else if (TOOL_USE_BLOCKS.has(type)) {
-        const id = str(block, "id") ?? this.state.nextId("tool");
-        const name = str(block, "name") ?? "";
-        const input = get(block, "input");
+        const id = fieldStr(block, "id") ?? this.state.nextId("tool");
+        const name = fieldStr(block, "name") ?? "";
+        const input = field(block, "input");
         this.startTool(id, name, type, block, input, sessionId, out);
         if (name === "TodoWrite" || name === "todo_write") this.todoList(input, sessionId, out);
       } else if (type.endsWith("_tool_result")) {
-        const id = str(block, "tool_use_id") ?? "";
-        const result = get(block, "content");
+        const id = fieldStr(block, "tool_use_id") ?? "";
+        const result = field(block, "content");
         const isError = (str(result, "type") ?? "").endsWith("_error");
         this.completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
       } else {
         context.report({ code: "unknown-record", message: `assistant content block of type "${type}" is not understood` });
-        out.push(unknownIn(block, `unknown assistant content block "${type}"`, sessionId));
+        out.push(unknownIn(item, `unknown assistant content block "${type}"`, sessionId));
       }
     }
     if (this.variant.perMessageUsage) {
-      const usage = usageOf(get(message, "usage"));
+      const usage = usageOf(field(message, "usage"));
       if (usage !== undefined)
-        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
+        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: fieldStr(message, "model"), sessionId }));
     }
   }
 
-  toolResult(block: JsonValue, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const id = str(block, "tool_use_id");
+  toolResult(
+    block: Wire<ContentBlock> | undefined,
+    rich: JsonValue | undefined,
+    sessionId: string | undefined,
+    out: AgentEventDraft[],
+  ): void {
+    const id = fieldStr(block, "tool_use_id");
     if (id === undefined) {
       out.push(this.notice("tool_result", "tool_result without tool_use_id", sessionId, obj(block)));
       return;
     }
-    const isError = bool(block, "is_error") === true;
+    const isError = fieldBool(block, "is_error") === true;
+    const richFields = asWire<ToolUseResult>(rich);
     const known = this.tools.get(id);
-    const raw = contentText(get(block, "content"));
+    const raw = contentText(field(block, "content"));
     const output = known?.kind === "subagent" && raw !== undefined ? subagentText(raw) : raw;
-    let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
+    let exitCode = count(field(richFields, "exitCode")) ?? count(field(richFields, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
       // Claude Code 2.1.x Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
       const m = /^(?:Error: )?Exit code (\d+)/.exec(output ?? (typeof rich === "string" ? rich : ""));
       if (m !== null) exitCode = Number(m[1]);
     }
-    const durationMs = nonNegative(num(rich, "durationMs") ?? num(rich, "totalDurationMs") ?? num(rich, "duration_ms"));
+    const durationMs = nonNegative(
+      fieldNum(richFields, "durationMs") ?? fieldNum(richFields, "totalDurationMs") ?? fieldNum(richFields, "duration_ms"),
+    );
     const info = this.completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
     if (info === undefined) return;
     const toolSession = info.sessionId ?? sessionId;
     if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit")
       this.fileChange(id, info, rich, toolSession, out);
     if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
-    if (info.kind === "subagent" && str(rich, "status") !== "async_launched") {
-      const answer = contentText(get(rich, "content")) ?? output;
+    if (info.kind === "subagent" && fieldStr(richFields, "status") !== "async_launched") {
+      const answer = contentText(field(richFields, "content")) ?? output;
       this.completeChild(
         id,
         isError ? "error" : "success",
         {
           finalText: isError ? undefined : answer,
           error: isError ? (answer ?? "the subagent failed") : undefined,
-          usage: usageOf(get(rich, "usage")),
-          durationMs: nonNegative(num(rich, "totalDurationMs")),
+          usage: usageOf(field(richFields, "usage")),
+          durationMs: nonNegative(fieldNum(richFields, "totalDurationMs")),
           details: compact({
-            agentId: str(rich, "agentId"),
-            totalTokens: num(rich, "totalTokens"),
-            totalToolUseCount: num(rich, "totalToolUseCount"),
+            agentId: fieldStr(richFields, "agentId"),
+            totalTokens: fieldNum(richFields, "totalTokens"),
+            totalToolUseCount: fieldNum(richFields, "totalToolUseCount"),
           }),
         },
         out,
@@ -918,27 +949,30 @@ class ClaudeStream {
     }
   }
 
-  user(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  user(rec: Wire<UserRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const content = get(obj(rec, "message"), "content");
-    const baseId = str(rec, "uuid") ?? this.state.nextId("user");
+    const content = field(fieldObj(rec, "message"), "content");
+    const baseId = fieldStr(rec, "uuid") ?? this.state.nextId("user");
     if (typeof content === "string") {
       out.push(...this.state.complete(`${baseId}#0`, content, "user", "text", { sessionId }));
       return;
     }
     const blocks = arr(content) ?? [];
-    const rich = get(rec, "tool_use_result");
-    const results = blocks.reduce<number>((n, b) => (str(b, "type") === "tool_result" ? n + 1 : n), 0);
-    blocks.forEach((block, i) => {
-      const type = str(block, "type") ?? "";
-      if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
+    const rich = field(rec, "tool_use_result");
+    const results = blocks.reduce<number>((n, b) => (fieldStr(asWire<ContentBlock>(b), "type") === "tool_result" ? n + 1 : n), 0);
+    blocks.forEach((item, i) => {
+      const block = asWire<ContentBlock>(item);
+      const type = fieldStr(block, "type") ?? "";
+      if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, fieldStr(block, "text") ?? "", "user", "text", { sessionId }));
       // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
       else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, out);
       else if (type === "image" || type === "document")
-        out.push(this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
+        out.push(
+          this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: fieldStr(fieldObj(block, "source"), "media_type") })),
+        );
       else {
         context.report({ code: "unknown-record", message: `user content block of type "${type}" is not understood` });
-        out.push(unknownIn(block, `unknown user content block "${type}"`, sessionId));
+        out.push(unknownIn(item, `unknown user content block "${type}"`, sessionId));
       }
     });
   }
