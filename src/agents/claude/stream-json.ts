@@ -122,6 +122,35 @@ interface ToolUseResult {
   task?: { id?: string };
 }
 
+/** The tool inputs the decoder looks into: a description, TodoWrite's list, TaskCreate/TaskUpdate, a written file. */
+interface ToolInput {
+  description?: string;
+  todos?: TodoItem[];
+  subject?: string;
+  status?: string;
+  taskId?: string;
+  file_path?: string;
+  path?: string;
+  notebook_path?: string;
+  absolute_path?: string;
+  content?: string;
+}
+
+/** A TodoWrite item (Claude: `content`; the compatible agents: `text` or `description`). */
+interface TodoItem {
+  content?: string;
+  text?: string;
+  description?: string;
+  status?: string;
+}
+
+/** The other lines: `tool_use_summary`, `prompt_suggestion`, `control_*`, with the envelope. */
+interface OtherRecord extends Envelope {
+  summary?: string;
+  suggestion?: string;
+  request?: { subtype?: string };
+}
+
 /** What tells which session a line belongs to. */
 interface SessionFields extends Envelope {
   subagent_type?: string;
@@ -529,7 +558,7 @@ class ClaudeStream {
       if (input !== undefined) known.input = input;
       return;
     }
-    const { kind, server } = classifyTool(name, blockType, str(block, "server_name"));
+    const { kind, server } = classifyTool(name, blockType, fieldStr(asWire<ContentBlock>(block), "server_name"));
     this.tools.set(id, { name, kind, input, sessionId, open: true });
     this.state.toolStarted(id, name, sessionId);
     out.push(
@@ -540,7 +569,7 @@ class ClaudeStream {
         kind,
         input,
         server,
-        description: str(input, "description"),
+        description: fieldStr(asWire<ToolInput>(input), "description"),
         sessionId,
       }),
     );
@@ -575,12 +604,13 @@ class ClaudeStream {
 
   /** TodoWrite-style tools carry the whole list in their input. */
   todoList(input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const todos = arr(input, "todos");
+    const todos = fieldArr(asWire<ToolInput>(input), "todos");
     if (todos === undefined) return;
     const items: PlanItem[] = [];
-    for (const todo of todos) {
-      const text = str(todo, "content") ?? str(todo, "text") ?? str(todo, "description");
-      if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
+    for (const item of todos) {
+      const todo = asWire<TodoItem>(item);
+      const text = fieldStr(todo, "content") ?? fieldStr(todo, "text") ?? fieldStr(todo, "description");
+      if (text !== undefined) items.push({ text, status: planStatus(fieldStr(todo, "status")) });
     }
     out.push(compact({ type: "plan.updated" as const, items, sessionId }));
   }
@@ -594,22 +624,24 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): void {
     const key = sessionId ?? "";
+    const input = asWire<ToolInput>(info.input);
     const list = this.taskLists.get(key) ?? [];
     this.taskLists.set(key, list);
     if (info.name === "TaskCreate") {
-      const text = str(info.input, "subject") ?? str(info.input, "description");
+      const text = fieldStr(input, "subject") ?? fieldStr(input, "description");
       if (text === undefined) return;
-      const id = str(at(rich, "task", "id")) ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
-      list.push({ id, text, status: planStatus(str(info.input, "status")) });
+      const id =
+        fieldStr(fieldObj(asWire<ToolUseResult>(rich), "task"), "id") ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
+      list.push({ id, text, status: planStatus(fieldStr(input, "status")) });
     } else if (info.name === "TaskUpdate") {
-      const id = str(info.input, "taskId");
+      const id = fieldStr(input, "taskId");
       const item = list.find((t) => t.id === id);
       if (item === undefined) return;
-      const status = str(info.input, "status");
+      const status = fieldStr(input, "status");
       if (status === "deleted") list.splice(list.indexOf(item), 1);
       else {
         if (status !== undefined) item.status = planStatus(status);
-        item.text = str(info.input, "subject") ?? item.text;
+        item.text = fieldStr(input, "subject") ?? item.text;
       }
     } else return;
     out.push(compact({ type: "plan.updated" as const, items: list.map((t) => ({ text: t.text, status: t.status })), sessionId }));
@@ -617,14 +649,19 @@ class ClaudeStream {
 
   /** file.changed for a successful write or edit. */
   fileChange(id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const input = info.input;
+    const input = asWire<ToolInput>(info.input);
+    const richFields = asWire<ToolUseResult>(rich);
     const path =
-      str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
+      fieldStr(input, "file_path") ??
+      fieldStr(input, "path") ??
+      fieldStr(input, "notebook_path") ??
+      fieldStr(input, "absolute_path") ??
+      fieldStr(richFields, "filePath");
     if (path === undefined) return;
-    const richType = str(rich, "type");
+    const richType = fieldStr(richFields, "type");
     const kind: FileChange["kind"] = richType === "create" || (richType === undefined && info.name === "create_file") ? "add" : "update";
-    const content = str(input, "content");
-    const diff = unifiedDiff(path, arr(rich, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
+    const content = fieldStr(input, "content");
+    const diff = unifiedDiff(path, fieldArr(richFields, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
     const change: FileChange = compact({ path, kind, diff });
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: id, status: "success" as const, sessionId }));
   }
@@ -1229,19 +1266,19 @@ class ClaudeStream {
     );
   }
 
-  control(rec: JsonObject, type: string, out: AgentEventDraft[]): void {
-    const subtype = str(at(rec, "request", "subtype"));
+  control(rec: Wire<OtherRecord>, type: string, out: AgentEventDraft[]): void {
+    const subtype = fieldStr(fieldObj(rec, "request"), "subtype");
     out.push(this.notice("control", `${type}${subtype === undefined ? "" : `: ${subtype}`}`, this.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   }
 
-  decodeRecord(rec: JsonObject, context: DecodeContext): AgentEventDraft[] {
+  decodeRecord(rec: Wire<Envelope>, context: DecodeContext): AgentEventDraft[] {
     const out: AgentEventDraft[] = [];
-    const type = str(rec, "type");
+    const type = fieldStr(rec, "type");
     if (type === undefined || !dispatch(recordHandlers, type, rec, this, out, context)) {
       context.report({ code: "unknown-record", message: `record type "${type ?? "(none)"}" is not understood` });
       out.push(unknownRecord(rec, type === undefined ? "record has no type" : `unknown record type "${type}"`));
     }
-    const time = str(rec, "timestamp");
+    const time = fieldStr(rec, "timestamp");
     return time === undefined ? out : out.map((e) => (e.time === undefined ? { ...e, time } : e));
   }
 }
@@ -1272,11 +1309,11 @@ const recordHandlers = handlers<RecordType, JsonObject, ClaudeStream>({
   rate_limit_event: (rec, s, out) => s.rateLimit(rec, out),
   tool_progress: (rec, s, out) => s.toolProgress(rec, out),
   auth_status: (rec, s, out) => s.authStatus(rec, out),
-  tool_use_summary: (rec, s, out) => {
-    out.push(s.notice("tool_use_summary", str(rec, "summary") ?? "tool use summary", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  tool_use_summary: (rec: Wire<OtherRecord>, s, out) => {
+    out.push(s.notice("tool_use_summary", fieldStr(rec, "summary") ?? "tool use summary", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   },
-  prompt_suggestion: (rec, s, out) => {
-    out.push(s.notice("prompt_suggestion", str(rec, "suggestion") ?? "prompt suggestion", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  prompt_suggestion: (rec: Wire<OtherRecord>, s, out) => {
+    out.push(s.notice("prompt_suggestion", fieldStr(rec, "suggestion") ?? "prompt suggestion", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   },
   control_request: (rec, s, out) => s.control(rec, "control_request", out),
   control_response: (rec, s, out) => s.control(rec, "control_response", out),
