@@ -104,7 +104,7 @@ export interface CodexThreadFields {
 }
 
 /** `thread.completed.final_report`. */
-export interface CodexThreadReport {
+interface CodexThreadReport {
   usage?: JsonObject;
   error?: string;
   final_text?: string;

@@ -9,7 +9,7 @@ import type { JsonValue } from "../../model/events.ts";
 export type CodexUsage = Required<Omit<WireUsage, "total_tokens">>;
 
 /** The item types we write (not `collab_tool_call`: our subagents are not Codex collaborations). */
-export type CodexItemType = Exclude<ItemType, "collab_tool_call">;
+type CodexItemType = Exclude<ItemType, "collab_tool_call">;
 export type ToolItemType = Extract<CodexItemType, "command_execution" | "file_change" | "mcp_tool_call" | "web_search">;
 
 /** One thread item: `{id, type, ...fields}`. */

@@ -54,7 +54,7 @@ export interface OneshotData {
 }
 
 /** `completion.data.stats`. */
-export interface OneshotStats {
+interface OneshotStats {
   usage?: JsonObject;
   cost_usd?: number;
   duration_ms?: number;

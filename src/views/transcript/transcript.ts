@@ -33,7 +33,7 @@ export interface TranscriptTool {
 }
 
 /** Tool calls by id; a call whose arguments stream in is shown once they have arrived (at the next other event). */
-export interface ToolTracker {
+interface ToolTracker {
   /** Records a call; returns it when it can be shown now, `undefined` while its arguments stream. */
   started(event: ToolStartedEvent): TranscriptTool | undefined;
   /** Adds an argument fragment. */
@@ -48,7 +48,7 @@ export interface ToolTracker {
 }
 
 /** Creates an empty tracker. */
-export function createToolTracker(): ToolTracker {
+function createToolTracker(): ToolTracker {
   const tools = new Map<string, TranscriptTool>();
   let waiting: TranscriptTool[] = [];
   const show = (tool: TranscriptTool): TranscriptTool => {
@@ -133,7 +133,7 @@ function parseArguments(text: string): JsonValue | undefined {
 }
 
 /** The session's facts, folded as `agentstream summary` folds them. */
-export interface SessionFacts {
+interface SessionFacts {
   add(event: AgentEvent): void;
   result(): SessionSummary;
   /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which; ../shared/view-model.ts shows them). */
@@ -141,7 +141,7 @@ export interface SessionFacts {
 }
 
 /** Creates the fold behind the footer. */
-export function createSessionFacts(): SessionFacts {
+function createSessionFacts(): SessionFacts {
   const builder = createSummaryBuilder();
   const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, unknown: 0 };
   let rootId: string | undefined;
@@ -174,12 +174,12 @@ export function createSessionFacts(): SessionFacts {
 }
 
 /** Text collected for the caller, handed out (and cleared) once per event. */
-export interface OutputBuffer {
+interface OutputBuffer {
   push(text: string): void;
   take(): string;
 }
 
-export function createOutputBuffer(): OutputBuffer {
+function createOutputBuffer(): OutputBuffer {
   let out: string[] = [];
   return {
     push: (text) => void out.push(text),
@@ -197,7 +197,7 @@ export function createOutputBuffer(): OutputBuffer {
  * calls whose arguments are complete are shown before anything else (a streamed argument waits),
  * then the event is handled; `finish` writes the footer, given whether any event came.
  */
-export function createTranscriptWriter(parts: {
+function createTranscriptWriter(parts: {
   facts: SessionFacts;
   output: OutputBuffer;
   showReady(): void;
