@@ -75,8 +75,7 @@ interface CursorResult {
   usage?: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
 }
 /** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
-type CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
+type _CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
 
 const API_KEY_SOURCES = new Set(["env", "flag", "login"]);
 
