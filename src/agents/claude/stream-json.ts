@@ -300,7 +300,7 @@ export interface ClaudeVariant {
 }
 
 /** Claude Code itself. */
-export const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
+const CLAUDE_CODE: ClaudeVariant = { agent: "claude-code", versionKeys: ["claude_code_version"], perMessageUsage: false };
 
 /** Tool names of Claude Code, Amp and Qwen Code (they differ, so one table serves all three). */
 /** `system` subtypes the SDK declares as informational; each becomes a `notice` of that kind. */

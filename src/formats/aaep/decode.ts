@@ -10,7 +10,6 @@ import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } f
 import type { AaepEventFields, AaepExtension } from "./wire.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
-export type { AaepRecord } from "./wire.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
 

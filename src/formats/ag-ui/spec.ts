@@ -161,10 +161,10 @@ const eventShapes: Record<string, { required: string[]; properties: Schema }> = 
 };
 
 /** Every AG-UI event type protocol 1.0 defines. */
-export const AG_UI_EVENT_TYPES: readonly string[] = Object.keys(eventShapes);
+const AG_UI_EVENT_TYPES: readonly string[] = Object.keys(eventShapes);
 
 /** JSON Schema 2020-12 of one AG-UI event: a discriminated union on `type`; extra fields allowed (zod passthrough). */
-export const agUiSchema: Schema = {
+const agUiSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/ag-ui.schema.json",
   title: "AG-UI protocol event (protocol 1.0, @ag-ui/core 1.0.0)",
@@ -193,14 +193,14 @@ function violation(message: string, line: number | undefined): Issue {
 }
 
 /** Checks AG-UI event order as `transformChunks` then `verifyEvents` would. */
-export interface AgUiSequenceChecker {
+interface AgUiSequenceChecker {
   check(event: JsonObject, line?: number): Issue[];
 }
 
 type Owner = string | undefined;
 
 /** Creates the sequence checker (one per stream). */
-export function createAgUiSequenceChecker(): AgUiSequenceChecker {
+function createAgUiSequenceChecker(): AgUiSequenceChecker {
   const checker = new AgUiSequenceState();
   return {
     check(event, line) {

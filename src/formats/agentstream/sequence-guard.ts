@@ -93,7 +93,10 @@ class SequenceGuardState {
   out: AgentEvent[] = [];
 
   emit(event: AgentEvent | AgentEventDraft): void {
-    this.out.push({ ...event, v: 1, seq: this.seq++ } as AgentEvent);
+    // Nearly always nothing was inserted or dropped before, so the event keeps its number: no copy.
+    const n = this.seq++;
+    const same = (event as Partial<AgentEvent>).seq === n && (event as Partial<AgentEvent>).v === 1;
+    this.out.push(same ? (event as AgentEvent) : ({ ...event, v: 1, seq: n } as AgentEvent));
   }
 
   repair(

@@ -1,4 +1,5 @@
 /** The Codex-style thread/turn/item records (dev-agent stream-json design; docs/formats/codex-thread.md). */
+import type { JsonObject, JsonValue } from "../../model/events.ts";
 
 /** The envelope of every line. */
 interface CodexThreadEnvelope {
