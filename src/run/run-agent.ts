@@ -53,6 +53,12 @@ export interface RunAgentOptions {
   read?: Omit<ReadOptions, "dialect" | "onIssue" | "strict" | "file">;
   /** Receives every input issue as it happens (they are also in the result). */
   onIssue?: (issue: Issue) => void;
+  /**
+   * Another consumer of the events (a publisher, docs/fleet.md): called with each event, in order,
+   * as soon as it is read, whether or not `events` is iterated. It must not block: the agent's
+   * output is read in the same thread.
+   */
+  onEvent?: (event: AgentEvent) => void;
   /** A folder for this run's logs (docs/run.md); absent: no logs. */
   log?: string;
   /** Names the run and its log files. @defaultValue a time stamp and 6 random hex digits */
@@ -202,6 +208,7 @@ class AgentRunState {
           this.track(event);
           this.summary.add(event);
           this.logs?.event(event);
+          options.onEvent?.(event);
           this.queue.push(event);
         },
       },
