@@ -5,38 +5,100 @@
 import { AgentStreamError } from "../errors.ts";
 import { fitHelp, type Command } from "./args.ts";
 import { EXIT } from "./exit.ts";
-import { convert } from "./commands/convert.ts";
-import { formats } from "./commands/formats.ts";
-import { html } from "./commands/html.ts";
-import { publish } from "./commands/publish.ts";
-import { render } from "./commands/render.ts";
-import { run as runAgentCommand } from "./commands/run.ts";
-import { schema } from "./commands/schema.ts";
-import { serve } from "./commands/serve.ts";
-import { sessions } from "./commands/sessions.ts";
-import { summary } from "./commands/summary.ts";
-import { tail } from "./commands/tail.ts";
-import { usage } from "./commands/usage.ts";
-import { validate } from "./commands/validate.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
+/**
+ * A command as `--help` lists it; its module is imported only when it runs. Importing every command
+ * costs ~100 ms of start-up (the NATS client, the web server, the usage scanner, ajv), which each
+ * `agentstream convert` in a pipeline would pay for nothing. test/cli/commands.test.ts checks that
+ * each entry's name and summary are the loaded command's.
+ */
+interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
 /** Every command, in the order `--help` lists them. */
-const commands: readonly Command[] = [
-  runAgentCommand,
-  render,
-  serve,
-  convert,
-  summary,
-  html,
-  sessions,
-  usage,
-  validate,
-  publish,
-  tail,
-  schema,
-  formats,
+export const commands: readonly CommandEntry[] = [
+  {
+    name: "run",
+    summary: "run an agent CLI: live view, heartbeats, timeouts, signals, logs, exit code",
+    load: async () => (await import("./commands/run.ts")).run,
+  },
+  {
+    name: "render",
+    summary: "show any agent's stream, live or saved, as a person would read it",
+    load: async () => (await import("./commands/render.ts")).render,
+  },
+  {
+    name: "serve",
+    summary: "a local web page: sessions found under paths, live runs streaming as the agent works",
+    load: async () => (await import("./commands/serve.ts")).serve,
+  },
+  {
+    name: "convert",
+    summary: "convert any agent's output to another format (NDJSON out)",
+    load: async () => (await import("./commands/convert.ts")).convert,
+  },
+  {
+    name: "summary",
+    summary: "one session's facts: agent, model, status, final text, tool calls, usage, cost",
+    load: async () => (await import("./commands/summary.ts")).summary,
+  },
+  {
+    name: "html",
+    summary: "one self-contained HTML page per session: conversation, tool calls, diffs, tokens and cost",
+    load: async () => (await import("./commands/html.ts")).html,
+  },
+  {
+    name: "sessions",
+    summary: "one row per agent session found: agent, project, start, duration, models, status, tokens, cost",
+    load: async () => (await import("./commands/sessions.ts")).sessions,
+  },
+  {
+    name: "usage",
+    summary: "tokens and cost of every session on the machine, by day, week, month, session, model, project or agent",
+    load: async () => (await import("./commands/usage.ts")).usage,
+  },
+  {
+    name: "validate",
+    summary: "check a stream: framing, schema and sequence rules (exit 1 on any issue)",
+    load: async () => (await import("./commands/validate.ts")).validate,
+  },
+  {
+    name: "publish",
+    summary: "publish any agent's stream to NATS JetStream, one subject per session (docs/fleet.md)",
+    load: async () => (await import("./commands/publish.ts")).publish,
+  },
+  {
+    name: "tail",
+    summary: "watch the sessions published to NATS JetStream, live or from any point (docs/fleet.md)",
+    load: async () => (await import("./commands/tail.ts")).tail,
+  },
+  {
+    name: "schema",
+    summary: "print the JSON Schema (2020-12) of a format",
+    load: async () => (await import("./commands/schema.ts")).schema,
+  },
+  {
+    name: "formats",
+    summary: "list the input dialects and output formats",
+    load: async () => (await import("./commands/formats.ts")).formats,
+  },
 ];
+
+/** `render` on a terminal, else `convert`: what a bare `agentstream` (or `agentstream file.jsonl`) does. */
+function defaultCommand(io: CliIo): CommandEntry {
+  return commandNamed(io.stdout.isTTY ? "render" : "convert");
+}
+
+function commandNamed(name: string): CommandEntry {
+  const entry = commands.find((c) => c.name === name);
+  if (entry === undefined) throw new Error(`no command ${name}`);
+  return entry;
+}
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -75,7 +137,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     // Piped input and no command: the most useful thing is to show it.
-    return runCommand(io.stdout.isTTY ? render : convert, [], io);
+    return runCommand(defaultCommand(io), [], io);
   }
   if (first === "--version" || first === "-V") {
     await io.stdout.write(`${VERSION}\n`);
@@ -83,14 +145,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (first === "--help" || first === "-h" || first === "help") {
     const topic = commands.find((c) => c.name === rest[0]);
-    await io.stdout.write(`${fitHelp(topic ? topic.help : mainHelp(), io)}\n`);
+    await io.stdout.write(`${fitHelp(topic ? (await topic.load()).help : mainHelp(), io)}\n`);
     return EXIT.ok;
   }
   const command = commands.find((c) => c.name === first);
   if (command === undefined) {
     if (first.startsWith("-") || first.includes(".") || first.includes("/")) {
       // `agentstream file.jsonl` or `agentstream --from codex`: render (or convert) without naming the command.
-      return runCommand(io.stdout.isTTY ? render : convert, [...argv], io);
+      return runCommand(defaultCommand(io), [...argv], io);
     }
     const near = commands.find((c) => c.name.startsWith(first.slice(0, 3)));
     await io.stderr.write(
@@ -101,7 +163,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(command, rest, io);
 }
 
-async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
+async function runCommand(entry: CommandEntry, args: readonly string[], io: CliIo): Promise<number> {
+  const command = await entry.load();
   // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
   const end = args.indexOf("--");
   const ours = end === -1 ? args : args.slice(0, end);

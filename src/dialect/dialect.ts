@@ -2,7 +2,7 @@
  * The contract every agent dialect implements: records in (JSON objects or text lines), event
  * drafts out. An agent dialect is one folder under src/agents/ plus docs/dialects/<name>.md.
  */
-import type { AgentEventDraft, JsonValue } from "../model/events.ts";
+import type { AgentEventDraft, JsonObject, JsonValue } from "../model/events.ts";
 import type { InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { IssueCode } from "../errors.ts";
 
@@ -64,4 +64,19 @@ export interface SessionOpening {
 /** Drafts for an `unknown` event: the record is kept verbatim, with the reason. */
 export function unknownRecord(raw: JsonValue, reason: string): AgentEventDraft {
   return { type: "unknown", raw, reason };
+}
+
+/** A stream reader of JSON records: what most format decoders are (their text lines are the pipeline's `text` events). */
+export interface JsonRecordReader {
+  decodeJson(value: JsonObject, context: DecodeContext): AgentEventDraft[];
+  /** Closes what is still open when the input ends. */
+  end(): AgentEventDraft[];
+}
+
+/** The decoder for a reader of JSON records: text records give nothing. */
+export function jsonRecordDecoder(reader: JsonRecordReader): DialectDecoder {
+  return {
+    decode: (record, context) => (record.kind === "json" ? reader.decodeJson(record.value, context) : []),
+    end: () => reader.end(),
+  };
 }

@@ -13,3 +13,16 @@ export function isoFromEpochMs(ms: number | undefined): string | undefined {
 export function isoFromEpochSeconds(seconds: number | undefined): string | undefined {
   return seconds === undefined ? undefined : isoFromEpochMs(seconds * 1000);
 }
+
+/** Our writers' "no time yet" (they write the Unix epoch before any time is known). */
+const EPOCH_MS = 0;
+
+/**
+ * An RFC 3339 timestamp from a format our writers write (AAEP, codex-thread): kept as written, unless it does not
+ * parse or is the Unix epoch, which is no time.
+ */
+export function writtenTime(timestamp: string | undefined): string | undefined {
+  if (timestamp === undefined) return undefined;
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) || ms === EPOCH_MS ? undefined : timestamp;
+}

@@ -9,7 +9,13 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
-import { createEventReader, type HealthStats, type ReadOptions, type RecordStats } from "../pipeline/create-event-reader.ts";
+import {
+  createEventReader,
+  type EventReader,
+  type HealthStats,
+  type ReadOptions,
+  type RecordStats,
+} from "../pipeline/create-event-reader.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./_dialect-of-command.ts";
@@ -118,105 +124,345 @@ const QUEUE_HIGH_WATER = 4096;
  * const { exitCode, summary } = await run.result;
  */
 export function runAgent(command: string, args: readonly string[] = [], options: RunAgentOptions = {}): AgentRun {
-  const runId = options.runId ?? newRunId();
-  const started = Date.now();
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const killAfterMs = options.killAfterMs ?? 5000;
-  const issues: Issue[] = [];
-  const summary = createSummaryBuilder();
-  const toolsInFlight = new Map<string, string>();
-  const subagents = new Set<string>();
-  let child: ChildProcess | undefined;
-  let lastActivity = started;
-  let nextHeartbeat = heartbeatMs;
-  let sawResult = false;
-  let stdoutBytes = 0;
-  let stderrBytes = 0;
-  let ending: { end: RunEnd; reason: string } | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
-  /** We paused the agent's stdout because the consumer is behind: a pipe still open is ours to read, not a leftover. */
-  let consumerBehind = false;
-  /** The same, because the log writer is behind. */
-  let logsBehind = false;
-  const flowAgentStdout = (): void => {
-    if (consumerBehind || logsBehind) child?.stdout?.pause();
-    else child?.stdout?.resume();
+  const run = new AgentRunState(command, args, options);
+  return {
+    runId: run.runId,
+    get pid() {
+      return run.child?.pid;
+    },
+    events: run.queue,
+    result: run.result,
+    kill(signal = "SIGTERM") {
+      run.signalGroup(signal);
+    },
   };
+}
 
-  const queue = createEventQueue<AgentEvent>({
+type AgentExit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** One run: the child, the reader, the logs, the timers, and how it ended. Built in the order runAgent needs. */
+class AgentRunState {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly options: RunAgentOptions;
+  readonly runId: string;
+  readonly started = Date.now();
+  readonly heartbeatMs: number;
+  readonly killAfterMs: number;
+  readonly issues: Issue[] = [];
+  readonly summary = createSummaryBuilder();
+  readonly toolsInFlight = new Map<string, string>();
+  readonly subagents = new Set<string>();
+  child: ChildProcess | undefined;
+  lastActivity = this.started;
+  nextHeartbeat: number;
+  sawResult = false;
+  stdoutBytes = 0;
+  stderrBytes = 0;
+  ending: { end: RunEnd; reason: string } | undefined;
+  killTimer: NodeJS.Timeout | undefined;
+  /** We paused the agent's stdout because the consumer is behind: a pipe still open is ours to read, not a leftover. */
+  consumerBehind = false;
+  /** The same, because the log writer is behind. */
+  logsBehind = false;
+
+  readonly queue = createEventQueue<AgentEvent>({
     highWater: QUEUE_HIGH_WATER,
     onFull: () => {
-      consumerBehind = true;
-      flowAgentStdout();
+      this.consumerBehind = true;
+      this.flowAgentStdout();
     },
     onDrained: () => {
-      consumerBehind = false;
-      flowAgentStdout();
+      this.consumerBehind = false;
+      this.flowAgentStdout();
     },
   });
 
-  const reader = createEventReader(
-    {
-      onEvent(event) {
-        track(event);
-        summary.add(event);
-        logs?.event(event);
-        options.onEvent?.(event);
-        queue.push(event);
-      },
-    },
-    {
-      ...options.read,
-      dialect: options.dialect ?? dialectOfCommand(command),
-      onIssue(issue) {
-        if (issue.code === "unsafe-integer") logs?.expectLosslessIntegers();
-        issues.push(issue);
-        summary.addIssue(issue);
-        options.onIssue?.(issue);
-      },
-    },
-  );
+  readonly reader: EventReader;
+  readonly logs: RunLogs | undefined;
+  readonly ticker: NodeJS.Timeout;
+  readonly result: Promise<RunResult>;
+  /** One function, so that the listener added is the one removed. */
+  readonly onAbort = (): void => this.terminate();
 
-  // After the reader: a bad option (an unknown dialect) throws before any log file exists.
-  const logs =
-    options.log === undefined
-      ? undefined
-      : openLogs(options.log, runId, {
-          onBehind: () => {
-            logsBehind = true;
-            flowAgentStdout();
-          },
-          onCaughtUp: () => {
-            logsBehind = false;
-            flowAgentStdout();
-          },
-        });
+  // The child's end, filled in as it comes.
+  exit: AgentExit | undefined;
+  spawnError: NodeJS.ErrnoException | undefined;
+  openPipes = 2;
+  drainTimer: NodeJS.Timeout | undefined;
+  stderrRest = "";
+  readonly stderrDecoder = new TextDecoder();
+  finished = false;
 
-  // The caller's own stages may make LosslessIntegers without the parser saying so.
-  if ((options.read?.stages?.length ?? 0) > 0) logs?.expectLosslessIntegers();
+  constructor(command: string, args: readonly string[], options: RunAgentOptions) {
+    this.command = command;
+    this.args = args;
+    this.options = options;
+    this.runId = options.runId ?? newRunId();
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.killAfterMs = options.killAfterMs ?? 5000;
+    this.nextHeartbeat = this.heartbeatMs;
+    this.reader = createEventReader(
+      {
+        onEvent: (event) => {
+          this.track(event);
+          this.summary.add(event);
+          this.logs?.event(event);
+          options.onEvent?.(event);
+          this.queue.push(event);
+        },
+      },
+      {
+        ...options.read,
+        dialect: options.dialect ?? dialectOfCommand(command),
+        onIssue: (issue) => {
+          if (issue.code === "unsafe-integer") this.logs?.expectLosslessIntegers();
+          this.issues.push(issue);
+          this.summary.addIssue(issue);
+          options.onIssue?.(issue);
+        },
+      },
+    );
+    // After the reader: a bad option (an unknown dialect) throws before any log file exists.
+    this.logs =
+      options.log === undefined
+        ? undefined
+        : openLogs(options.log, this.runId, {
+            onBehind: () => {
+              this.logsBehind = true;
+              this.flowAgentStdout();
+            },
+            onCaughtUp: () => {
+              this.logsBehind = false;
+              this.flowAgentStdout();
+            },
+          });
+    // The caller's own stages may make LosslessIntegers without the parser saying so.
+    if ((options.read?.stages?.length ?? 0) > 0) this.logs?.expectLosslessIntegers();
+    const tickMs = Math.max(
+      10,
+      Math.min(1000, ...[this.heartbeatMs, options.idleTimeoutMs ?? 0, options.timeoutMs ?? 0].filter((ms) => ms > 0).map((ms) => ms / 4)),
+    );
+    this.ticker = setInterval(() => this.tick(), tickMs);
+    this.result = new Promise<RunResult>((resolve, reject) => this.start(resolve, reject));
+    if (options.signal?.aborted === true) queueMicrotask(this.onAbort);
+    else options.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** The timers: the whole run's, the idle one (no tool call running), and the heartbeat. */
+  tick(): void {
+    const now = Date.now();
+    const idle = now - this.lastActivity;
+    const { timeoutMs, idleTimeoutMs } = this.options;
+    if (timeoutMs !== undefined && timeoutMs > 0 && now - this.started >= timeoutMs) {
+      this.endFor("timeout", `the run took longer than ${formatMs(timeoutMs)} (--timeout)`);
+    }
+    if (idleTimeoutMs !== undefined && idleTimeoutMs > 0 && idle >= idleTimeoutMs && this.toolsInFlight.size === 0) {
+      this.endFor(
+        "idle-timeout",
+        `the agent said nothing for ${formatMs(idle)} with no tool call running (--idle-timeout ${formatMs(idleTimeoutMs)})`,
+      );
+    }
+    if (this.heartbeatMs > 0 && idle >= this.nextHeartbeat && this.ending === undefined) {
+      this.nextHeartbeat += this.heartbeatMs;
+      this.ours({ type: "heartbeat", idleMs: idle });
+    }
+  }
+
+  /** Starts the agent in its own process group and reads its two pipes; the result settles once both closed and it exited. */
+  start(resolve: (result: RunResult) => void, reject: (error: unknown) => void): void {
+    const finish = (): void => this.finish(resolve, reject);
+    const options = this.options;
+    try {
+      this.child = spawn(this.command, [...this.args], {
+        cwd: options.cwd,
+        env: (options.env ?? process.env) as NodeJS.ProcessEnv,
+        stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+        detached: true, // its own process group: signals reach the agent and everything it started
+      });
+    } catch (error) {
+      // Synchronous failures (a bad cwd type, a NUL in an argument): reported like ENOENT.
+      this.spawnError = error as NodeJS.ErrnoException;
+      queueMicrotask(finish);
+      return;
+    }
+    const stdout = this.child.stdout as NonNullable<ChildProcess["stdout"]>;
+    const stderr = this.child.stderr as NonNullable<ChildProcess["stderr"]>;
+    stdout.on("data", (chunk: Buffer) => {
+      // The audit copy first: what we have read is on disk before we parse it.
+      this.logs?.raw(chunk);
+      this.stdoutBytes += chunk.length;
+      this.activity();
+      this.reader.feed(chunk);
+      this.logs?.flush(chunk.length);
+    });
+    stderr.on("data", (chunk: Buffer) => {
+      this.logs?.stderr(chunk);
+      this.stderrBytes += chunk.length;
+      this.activity();
+      this.stderrLines(this.stderrDecoder.decode(chunk, { stream: true }), false);
+    });
+    const pipeClosed = (): void => {
+      this.openPipes--;
+      if (this.openPipes === 0 && this.exit !== undefined) finish();
+    };
+    stdout.on("close", pipeClosed);
+    stderr.on("close", pipeClosed);
+    this.child.on("error", (error: NodeJS.ErrnoException) => {
+      if (this.child?.pid !== undefined) return; // a failed kill, not a failed start
+      this.spawnError = error;
+      finish();
+    });
+    this.child.on("exit", (code, signal) => {
+      this.exit = { code, signal };
+      if (this.openPipes === 0) finish();
+      else this.drain(stdout, stderr);
+    });
+  }
+
+  /** The agent is gone but something it started still holds its stdout: read on for a while, then end the group. */
+  drain(stdout: NonNullable<ChildProcess["stdout"]>, stderr: NonNullable<ChildProcess["stderr"]>): void {
+    const drainMs = this.options.drainMs ?? 2000;
+    const checkLeftovers = (): void => {
+      if (this.consumerBehind || this.logsBehind) {
+        this.drainTimer = setTimeout(checkLeftovers, drainMs);
+        return;
+      }
+      this.ours({
+        type: "notice",
+        kind: "leftover-processes",
+        level: "warning",
+        text: `processes started by the agent kept its output open ${formatMs(drainMs)} after it exited: ending its process group`,
+      });
+      this.terminate();
+      // Whatever still holds the pipes after SIGKILL (a process outside the group) is not waited for.
+      this.drainTimer = setTimeout(() => {
+        stdout.destroy();
+        stderr.destroy();
+      }, this.killAfterMs + 500);
+    };
+    this.drainTimer = setTimeout(checkLeftovers, drainMs);
+  }
+
+  /** Whole stderr lines as notices (the last, partial one waits unless `final`). */
+  stderrLines(text: string, final: boolean): void {
+    const all = this.stderrRest + text;
+    const lines = all.split("\n");
+    this.stderrRest = final ? "" : (lines.pop() as string);
+    for (const line of lines) {
+      const clean = line.endsWith("\r") ? line.slice(0, -1) : line;
+      if (clean === "") continue;
+      this.ours({
+        type: "notice",
+        kind: "stderr",
+        level: "info",
+        text:
+          clean.length > STDERR_LINE_CHARS
+            ? `${clean.slice(0, STDERR_LINE_CHARS)}… (${clean.length - STDERR_LINE_CHARS} more characters in the stderr log)`
+            : clean,
+      });
+    }
+  }
+
+  /** Once: stops the timers, says how the agent ended, closes the reader and the logs, then settles the result. */
+  finish(resolve: (result: RunResult) => void, reject: (error: unknown) => void): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.ticker);
+    if (this.drainTimer !== undefined) clearTimeout(this.drainTimer);
+    if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    this.stderrLines(this.stderrDecoder.decode(), true);
+    this.reader.end();
+    const runResult = this.ended();
+    const closed = this.logs?.close(runResult) ?? Promise.resolve();
+    closed.then(
+      () => {
+        this.queue.close();
+        resolve(runResult);
+      },
+      (error: unknown) => {
+        // The logs could not be written (a full disk): the caller's environment, not the agent.
+        this.queue.close();
+        const reason = error instanceof Error ? error.message : String(error);
+        reject(new AgentStreamError("io", `cannot write the run's logs in ${this.options.log}: ${reason}`, { cause: error }));
+      },
+    );
+  }
+
+  /** The run's last events (how the agent ended, an incomplete stream) and its result. */
+  ended(): RunResult {
+    const exit = this.exit;
+    const outcome = describeEnd(exit, this.spawnError, this.ending, this.command);
+    if (outcome.error !== undefined) this.ours(outcome.error);
+    else if (exit !== undefined) {
+      this.ours({
+        type: "notice",
+        kind: "exit",
+        level: "info",
+        text: exit.signal !== null ? `the agent was ended by ${exit.signal}` : `the agent exited with code ${exit.code}`,
+        details: { exitCode: exit.code, signal: exit.signal },
+      });
+    }
+    const tornTail = this.issues.some((i) => i.code === "truncated-tail" || i.code === "no-final-newline");
+    const incompleteReason = this.sawResult ? undefined : incompleteBecause(outcome.end, exit, this.ending, tornTail);
+    if (incompleteReason !== undefined && this.spawnError === undefined) {
+      this.ours({
+        type: "notice",
+        kind: "incomplete",
+        level: "warning",
+        text: `the stream ended without the agent's final record: ${incompleteReason}`,
+      });
+    }
+    return {
+      runId: this.runId,
+      exitCode: outcome.exitCode,
+      end: outcome.end,
+      agentExitCode: exit?.code ?? null,
+      agentSignal: exit?.signal ?? null,
+      complete: this.sawResult,
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
+      dialect: this.reader.dialect,
+      summary: this.summary.result(this.reader.stats, this.reader.dialect, this.reader.health),
+      stats: this.reader.stats,
+      health: this.reader.health,
+      issues: this.issues,
+      redactions: this.reader.redactions,
+      stdoutBytes: this.stdoutBytes,
+      stderrBytes: this.stderrBytes,
+      durationMs: Date.now() - this.started,
+      ...(this.logs === undefined ? {} : { logs: this.logs.files }),
+    };
+  }
+
+  flowAgentStdout(): void {
+    if (this.consumerBehind || this.logsBehind) this.child?.stdout?.pause();
+    else this.child?.stdout?.resume();
+  }
 
   /** The ralph counter: a tool call in flight is work, not a hang. */
-  function track(event: AgentEvent): void {
-    if (event.type === "tool.started") toolsInFlight.set(event.toolCallId, event.name);
-    else if (event.type === "tool.completed") toolsInFlight.delete(event.toolCallId);
+  track(event: AgentEvent): void {
+    if (event.type === "tool.started") this.toolsInFlight.set(event.toolCallId, event.name);
+    else if (event.type === "tool.completed") this.toolsInFlight.delete(event.toolCallId);
     else if (event.type === "session.started" && event.parentSessionId !== undefined && event.sessionId !== undefined)
-      subagents.add(event.sessionId);
-    else if (event.type === "session.completed" && (event.sessionId === undefined || !subagents.has(event.sessionId))) sawResult = true;
+      this.subagents.add(event.sessionId);
+    else if (event.type === "session.completed" && (event.sessionId === undefined || !this.subagents.has(event.sessionId)))
+      this.sawResult = true;
   }
 
-  function ours(draft: AgentEventDraft): void {
-    reader.inject(draft);
-    logs?.flush();
+  ours(draft: AgentEventDraft): void {
+    this.reader.inject(draft);
+    this.logs?.flush();
   }
 
-  function activity(): void {
-    lastActivity = Date.now();
-    nextHeartbeat = heartbeatMs;
+  activity(): void {
+    this.lastActivity = Date.now();
+    this.nextHeartbeat = this.heartbeatMs;
   }
 
-  function signalGroup(signal: NodeJS.Signals): void {
-    const pid = child?.pid;
-    if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) {
+  signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.child?.exitCode !== null || this.child.signalCode !== null) {
       // The leader is gone: what is left of its group (processes holding its pipes) still gets it.
       if (pid !== undefined) tryKill(-pid, signal);
       return;
@@ -225,223 +471,17 @@ export function runAgent(command: string, args: readonly string[] = [], options:
   }
 
   /** SIGTERM to the group now, SIGKILL after `killAfterMs` if anything is still there. */
-  function terminate(): void {
-    signalGroup("SIGTERM");
-    killTimer ??= setTimeout(() => signalGroup("SIGKILL"), killAfterMs);
+  terminate(): void {
+    this.signalGroup("SIGTERM");
+    this.killTimer ??= setTimeout(() => this.signalGroup("SIGKILL"), this.killAfterMs);
   }
 
-  function endFor(end: "timeout" | "idle-timeout", message: string): void {
-    if (ending !== undefined) return;
-    ending = { end, reason: message };
-    ours({ type: "error", scope: "session", code: end, message, fatal: true });
-    terminate();
+  endFor(end: "timeout" | "idle-timeout", message: string): void {
+    if (this.ending !== undefined) return;
+    this.ending = { end, reason: message };
+    this.ours({ type: "error", scope: "session", code: end, message, fatal: true });
+    this.terminate();
   }
-
-  const tickMs = Math.max(
-    10,
-    Math.min(1000, ...[heartbeatMs, options.idleTimeoutMs ?? 0, options.timeoutMs ?? 0].filter((ms) => ms > 0).map((ms) => ms / 4)),
-  );
-  const ticker = setInterval(() => {
-    const now = Date.now();
-    const idle = now - lastActivity;
-    if (options.timeoutMs !== undefined && options.timeoutMs > 0 && now - started >= options.timeoutMs) {
-      endFor("timeout", `the run took longer than ${formatMs(options.timeoutMs)} (--timeout)`);
-    }
-    if (options.idleTimeoutMs !== undefined && options.idleTimeoutMs > 0 && idle >= options.idleTimeoutMs && toolsInFlight.size === 0) {
-      endFor(
-        "idle-timeout",
-        `the agent said nothing for ${formatMs(idle)} with no tool call running (--idle-timeout ${formatMs(options.idleTimeoutMs)})`,
-      );
-    }
-    if (heartbeatMs > 0 && idle >= nextHeartbeat && ending === undefined) {
-      nextHeartbeat += heartbeatMs;
-      ours({ type: "heartbeat", idleMs: idle });
-    }
-  }, tickMs);
-
-  const result = new Promise<RunResult>((resolve, reject) => {
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let spawnError: NodeJS.ErrnoException | undefined;
-    let openPipes = 2;
-    let drainTimer: NodeJS.Timeout | undefined;
-    let stderrRest = "";
-    const stderrDecoder = new TextDecoder();
-
-    const stderrLines = (text: string, final: boolean): void => {
-      const all = stderrRest + text;
-      const lines = all.split("\n");
-      stderrRest = final ? "" : (lines.pop() as string);
-      for (const line of lines) {
-        const clean = line.endsWith("\r") ? line.slice(0, -1) : line;
-        if (clean === "") continue;
-        ours({
-          type: "notice",
-          kind: "stderr",
-          level: "info",
-          text:
-            clean.length > STDERR_LINE_CHARS
-              ? `${clean.slice(0, STDERR_LINE_CHARS)}… (${clean.length - STDERR_LINE_CHARS} more characters in the stderr log)`
-              : clean,
-        });
-      }
-    };
-
-    let finished = false;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      clearInterval(ticker);
-      if (drainTimer !== undefined) clearTimeout(drainTimer);
-      if (killTimer !== undefined) clearTimeout(killTimer);
-      options.signal?.removeEventListener("abort", onAbort);
-      stderrLines(stderrDecoder.decode(), true);
-      reader.end();
-      const outcome = describeEnd(exit, spawnError, ending, command);
-      if (outcome.error !== undefined) ours(outcome.error);
-      else if (exit !== undefined) {
-        ours({
-          type: "notice",
-          kind: "exit",
-          level: "info",
-          text: exit.signal !== null ? `the agent was ended by ${exit.signal}` : `the agent exited with code ${exit.code}`,
-          details: { exitCode: exit.code, signal: exit.signal },
-        });
-      }
-      const incompleteReason = sawResult
-        ? undefined
-        : incompleteBecause(
-            outcome.end,
-            exit,
-            ending,
-            issues.some((i) => i.code === "truncated-tail" || i.code === "no-final-newline"),
-          );
-      if (incompleteReason !== undefined && spawnError === undefined) {
-        ours({
-          type: "notice",
-          kind: "incomplete",
-          level: "warning",
-          text: `the stream ended without the agent's final record: ${incompleteReason}`,
-        });
-      }
-      const runResult: RunResult = {
-        runId,
-        exitCode: outcome.exitCode,
-        end: outcome.end,
-        agentExitCode: exit?.code ?? null,
-        agentSignal: exit?.signal ?? null,
-        complete: sawResult,
-        ...(incompleteReason === undefined ? {} : { incompleteReason }),
-        dialect: reader.dialect,
-        summary: summary.result(reader.stats, reader.dialect, reader.health),
-        stats: reader.stats,
-        health: reader.health,
-        issues,
-        redactions: reader.redactions,
-        stdoutBytes,
-        stderrBytes,
-        durationMs: Date.now() - started,
-        ...(logs === undefined ? {} : { logs: logs.files }),
-      };
-      const closed = logs?.close(runResult) ?? Promise.resolve();
-      closed.then(
-        () => {
-          queue.close();
-          resolve(runResult);
-        },
-        (error: unknown) => {
-          // The logs could not be written (a full disk): the caller's environment, not the agent.
-          queue.close();
-          const reason = error instanceof Error ? error.message : String(error);
-          reject(new AgentStreamError("io", `cannot write the run's logs in ${options.log}: ${reason}`, { cause: error }));
-        },
-      );
-    };
-
-    const pipeClosed = (): void => {
-      openPipes--;
-      if (openPipes === 0 && exit !== undefined) finish();
-    };
-
-    try {
-      child = spawn(command, [...args], {
-        cwd: options.cwd,
-        env: (options.env ?? process.env) as NodeJS.ProcessEnv,
-        stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
-        detached: true, // its own process group: signals reach the agent and everything it started
-      });
-    } catch (error) {
-      // Synchronous failures (a bad cwd type, a NUL in an argument): reported like ENOENT.
-      spawnError = error as NodeJS.ErrnoException;
-      queueMicrotask(finish);
-      return;
-    }
-    const stdout = child.stdout as NonNullable<ChildProcess["stdout"]>;
-    const stderr = child.stderr as NonNullable<ChildProcess["stderr"]>;
-    stdout.on("data", (chunk: Buffer) => {
-      // The audit copy first: what we have read is on disk before we parse it.
-      logs?.raw(chunk);
-      stdoutBytes += chunk.length;
-      activity();
-      reader.feed(chunk);
-      logs?.flush(chunk.length);
-    });
-    stderr.on("data", (chunk: Buffer) => {
-      logs?.stderr(chunk);
-      stderrBytes += chunk.length;
-      activity();
-      stderrLines(stderrDecoder.decode(chunk, { stream: true }), false);
-    });
-    stdout.on("close", pipeClosed);
-    stderr.on("close", pipeClosed);
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (child?.pid !== undefined) return; // a failed kill, not a failed start
-      spawnError = error;
-      finish();
-    });
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      if (openPipes === 0) return finish();
-      // The agent is gone but something it started still holds its stdout: read on for a while, then end the group.
-      const drainMs = options.drainMs ?? 2000;
-      const checkLeftovers = (): void => {
-        if (consumerBehind || logsBehind) {
-          drainTimer = setTimeout(checkLeftovers, drainMs);
-          return;
-        }
-        ours({
-          type: "notice",
-          kind: "leftover-processes",
-          level: "warning",
-          text: `processes started by the agent kept its output open ${formatMs(drainMs)} after it exited: ending its process group`,
-        });
-        terminate();
-        // Whatever still holds the pipes after SIGKILL (a process outside the group) is not waited for.
-        drainTimer = setTimeout(() => {
-          stdout.destroy();
-          stderr.destroy();
-        }, killAfterMs + 500);
-      };
-      drainTimer = setTimeout(checkLeftovers, drainMs);
-    });
-  });
-
-  function onAbort(): void {
-    terminate();
-  }
-  if (options.signal?.aborted === true) queueMicrotask(onAbort);
-  else options.signal?.addEventListener("abort", onAbort, { once: true });
-
-  return {
-    runId,
-    get pid() {
-      return child?.pid;
-    },
-    events: queue,
-    result,
-    kill(signal = "SIGTERM") {
-      signalGroup(signal);
-    },
-  };
 }
 
 /** Opens the run's logs; a folder that cannot be written is the caller's mistake, said before anything starts. */

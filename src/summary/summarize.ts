@@ -57,155 +57,170 @@ const LISTED_ISSUES = 1000;
 
 /** Creates an accumulator for one stream's summary. */
 export function createSummaryBuilder(): SummaryBuilder {
-  let started: Extract<AgentEvent, { type: "session.started" }> | undefined;
-  let completed: Extract<AgentEvent, { type: "session.completed" }> | undefined;
-  let rootId: string | undefined;
-  const childSessions = new Set<string>();
-  const tools = new Map<string, { id: string; name: string; status: ToolCallStatus }>();
-  let lastAssistantText: string | undefined;
-  let turnUsage = emptyUsage();
-  let deltaUsage = emptyUsage();
-  let subagentUsage = emptyUsage();
-  let usageModel: string | undefined;
-  let firstTime: number | undefined;
-  let lastTime: number | undefined;
-  let userPrompts = 0;
-  /** Codex rollouts write one turn_context per turn; older ones have no task_started to count. */
-  let turnContexts = 0;
-  let afterUserText = false;
-  let cumulativeUsage: Usage | undefined;
-  let cost: number | null = null;
-  let turnsStarted = 0;
-  let turnsCompleted = 0;
-  let lastFatalError: string | undefined;
-  const repairs: Record<string, number> = {};
-  const issues: SessionSummary["issues"] = [];
-
-  const isRoot = (event: AgentEvent): boolean =>
-    event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
-  const isChild = (event: AgentEvent): boolean => event.sessionId !== undefined && childSessions.has(event.sessionId);
-  const addCost = (value: number | undefined): void => {
-    if (value !== undefined) cost = (cost ?? 0) + value;
-  };
-
-  /** Keeps the earliest and latest timestamp, for a duration when no record states one. */
-  const noteTime = (time: string | undefined): void => {
-    const at = time === undefined ? Number.NaN : Date.parse(time);
-    if (Number.isNaN(at)) return;
-    firstTime = firstTime === undefined ? at : Math.min(firstTime, at);
-    lastTime = lastTime === undefined ? at : Math.max(lastTime, at);
-  };
-  /**
-   * Counts user prompts, for logs without turn records: a user text starts a turn, except right after another user
-   * text with nothing between (the text blocks of one prompt record arrive as adjacent messages).
-   */
-  const notePrompt = (event: AgentEvent): void => {
-    if (event.type === "message.started" || event.type === "message.delta" || !isRoot(event)) return;
-    const userText = event.type === "message.completed" && event.role === "user" && event.kind === "text";
-    if (userText && !afterUserText) userPrompts++;
-    afterUserText = userText;
-  };
-
+  const builder = new SummaryState();
   return {
     add(event) {
-      noteTime(event.time);
-      notePrompt(event);
+      builder.noteTime(event.time);
+      builder.notePrompt(event);
       switch (event.type) {
         case "session.started":
           if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
-            if (event.sessionId !== undefined && event.sessionId !== rootId) childSessions.add(event.sessionId);
-          } else if (started === undefined) {
-            started = event;
-            rootId = event.sessionId;
+            if (event.sessionId !== undefined && event.sessionId !== builder.rootId) builder.childSessions.add(event.sessionId);
+          } else if (builder.started === undefined) {
+            builder.started = event;
+            builder.rootId = event.sessionId;
           }
           break;
         case "session.completed":
-          if (isRoot(event)) completed = event;
+          if (builder.isRoot(event)) builder.completed = event;
           break;
         case "turn.started":
-          if (isRoot(event)) turnsStarted++;
+          if (builder.isRoot(event)) builder.turnsStarted++;
           break;
         case "turn.completed":
-          if (isRoot(event)) turnsCompleted++;
-          if (event.usage) turnUsage = addUsage(turnUsage, event.usage);
-          addCost(event.costUsd);
+          if (builder.isRoot(event)) builder.turnsCompleted++;
+          if (event.usage) builder.turnUsage = addUsage(builder.turnUsage, event.usage);
+          builder.addCost(event.costUsd);
           break;
         case "usage":
-          if (event.scope === "cumulative") cumulativeUsage = event.usage;
-          else deltaUsage = addUsage(deltaUsage, event.usage);
-          if (event.scope === "delta" && isChild(event)) subagentUsage = addUsage(subagentUsage, event.usage);
-          if (event.model !== undefined && isRoot(event)) usageModel = event.model;
-          addCost(event.costUsd);
+          if (event.scope === "cumulative") builder.cumulativeUsage = event.usage;
+          else builder.deltaUsage = addUsage(builder.deltaUsage, event.usage);
+          if (event.scope === "delta" && builder.isChild(event)) builder.subagentUsage = addUsage(builder.subagentUsage, event.usage);
+          if (event.model !== undefined && builder.isRoot(event)) builder.usageModel = event.model;
+          builder.addCost(event.costUsd);
           break;
         case "message.completed":
-          if (event.role === "assistant" && event.kind === "text" && isRoot(event) && event.text.trim() !== "")
-            lastAssistantText = event.text;
+          if (event.role === "assistant" && event.kind === "text" && builder.isRoot(event) && event.text.trim() !== "")
+            builder.lastAssistantText = event.text;
           break;
         case "tool.started": {
-          const known = tools.get(event.toolCallId);
-          if (known === undefined) tools.set(event.toolCallId, { id: event.toolCallId, name: event.name, status: "incomplete" });
+          const known = builder.tools.get(event.toolCallId);
+          if (known === undefined) builder.tools.set(event.toolCallId, { id: event.toolCallId, name: event.name, status: "incomplete" });
           break;
         }
         case "tool.completed": {
-          const known = tools.get(event.toolCallId);
+          const known = builder.tools.get(event.toolCallId);
           const status: ToolCallStatus = event.isError ? "error" : "success";
-          if (known === undefined) tools.set(event.toolCallId, { id: event.toolCallId, name: event.name ?? "", status });
+          if (known === undefined) builder.tools.set(event.toolCallId, { id: event.toolCallId, name: event.name ?? "", status });
           else known.status = status;
           break;
         }
         case "error":
-          if (event.fatal === true || event.scope === "session") lastFatalError = event.message;
+          if (event.fatal === true || event.scope === "session") builder.lastFatalError = event.message;
           break;
         case "notice":
-          if (event.kind === "turn_context" && isRoot(event)) turnContexts++;
+          if (event.kind === "turn_context" && builder.isRoot(event)) builder.turnContexts++;
           break;
         case "repair":
-          repairs[event.kind] = (repairs[event.kind] ?? 0) + 1;
+          builder.repairs[event.kind] = (builder.repairs[event.kind] ?? 0) + 1;
           break;
         default:
           break;
       }
     },
     addIssue(issue) {
-      if (issue.severity === "info" || issues.length >= LISTED_ISSUES) return;
-      issues.push({ line: issue.line ?? 0, code: issue.code, message: issue.message });
+      if (issue.severity === "info" || builder.issues.length >= LISTED_ISSUES) return;
+      builder.issues.push({ line: issue.line ?? 0, code: issue.code, message: issue.message });
     },
     result(stats, dialect, health) {
       let usage: Usage;
-      if (completed?.usage !== undefined && !isUsageEmpty(completed.usage)) usage = completed.usage;
-      else if (cumulativeUsage !== undefined) usage = addUsage(cumulativeUsage, emptyUsage());
-      else usage = addUsage(turnUsage, deltaUsage);
-      const turns = completed?.turns ?? (Math.max(turnsStarted, turnsCompleted) || turnContexts || userPrompts || null);
+      if (builder.completed?.usage !== undefined && !isUsageEmpty(builder.completed.usage)) usage = builder.completed.usage;
+      else if (builder.cumulativeUsage !== undefined) usage = addUsage(builder.cumulativeUsage, emptyUsage());
+      else usage = addUsage(builder.turnUsage, builder.deltaUsage);
+      const turns =
+        builder.completed?.turns ??
+        (Math.max(builder.turnsStarted, builder.turnsCompleted) || builder.turnContexts || builder.userPrompts || null);
       const saved = dialect !== undefined && SAVED_SESSION_DIALECTS.has(dialect);
-      const span = saved && firstTime !== undefined && lastTime !== undefined && lastTime > firstTime ? lastTime - firstTime : null;
-      const status = completed?.status ?? "incomplete";
+      const span =
+        saved && builder.firstTime !== undefined && builder.lastTime !== undefined && builder.lastTime > builder.firstTime
+          ? builder.lastTime - builder.firstTime
+          : null;
+      const status = builder.completed?.status ?? "incomplete";
       return {
         dialect: dialect ?? null,
-        agent: started?.agent ?? null,
-        agentVersion: started?.agentVersion ?? null,
-        sessionId: started?.sessionId ?? completed?.sessionId ?? null,
-        model: started?.model ?? usageModel ?? null,
+        agent: builder.started?.agent ?? null,
+        agentVersion: builder.started?.agentVersion ?? null,
+        sessionId: builder.started?.sessionId ?? builder.completed?.sessionId ?? null,
+        model: builder.started?.model ?? builder.usageModel ?? null,
         status,
-        error: completed?.error ?? (status === "error" || status === "incomplete" ? (lastFatalError ?? null) : null),
-        finalText: completed?.finalText ?? lastAssistantText ?? null,
-        toolCalls: [...tools.values()].map((t) => ({ ...t })),
+        error: builder.completed?.error ?? (status === "error" || status === "incomplete" ? (builder.lastFatalError ?? null) : null),
+        finalText: builder.completed?.finalText ?? builder.lastAssistantText ?? null,
+        toolCalls: [...builder.tools.values()].map((t) => ({ ...t })),
         usage,
-        subagentUsage: { ...subagentUsage },
-        costUsd: completed?.costUsd ?? cost,
-        durationMs: completed?.durationMs ?? span,
+        subagentUsage: { ...builder.subagentUsage },
+        costUsd: builder.completed?.costUsd ?? builder.cost,
+        durationMs: builder.completed?.durationMs ?? span,
         turns,
-        subagents: childSessions.size,
-        repairs: { ...repairs },
+        subagents: builder.childSessions.size,
+        repairs: { ...builder.repairs },
         health: health ?? {
           parseErrors: stats.invalid,
           unknownRecords: stats.unknown,
-          repairs: Object.values(repairs).reduce((a, b) => a + b, 0),
+          repairs: Object.values(builder.repairs).reduce((a, b) => a + b, 0),
           largeDeltas: 0,
           protocolViolations: 0,
         },
         records: { ...stats },
-        issues: [...issues],
+        issues: [...builder.issues],
       };
     },
   };
+}
+
+/** The summary's running totals, and one fold per event type. */
+class SummaryState {
+  started: Extract<AgentEvent, { type: "session.started" }> | undefined;
+  completed: Extract<AgentEvent, { type: "session.completed" }> | undefined;
+  rootId: string | undefined;
+  readonly childSessions = new Set<string>();
+  readonly tools = new Map<string, { id: string; name: string; status: ToolCallStatus }>();
+  lastAssistantText: string | undefined;
+  turnUsage = emptyUsage();
+  deltaUsage = emptyUsage();
+  subagentUsage = emptyUsage();
+  usageModel: string | undefined;
+  firstTime: number | undefined;
+  lastTime: number | undefined;
+  userPrompts = 0;
+  /** Codex rollouts write one turn_context per turn; older ones have no task_started to count. */
+  turnContexts = 0;
+  afterUserText = false;
+  cumulativeUsage: Usage | undefined;
+  cost: number | null = null;
+  turnsStarted = 0;
+  turnsCompleted = 0;
+  lastFatalError: string | undefined;
+  readonly repairs: Record<string, number> = {};
+  readonly issues: SessionSummary["issues"] = [];
+
+  isRoot(event: AgentEvent): boolean {
+    return event.sessionId === undefined || this.rootId === undefined || !this.childSessions.has(event.sessionId);
+  }
+
+  isChild(event: AgentEvent): boolean {
+    return event.sessionId !== undefined && this.childSessions.has(event.sessionId);
+  }
+
+  addCost(value: number | undefined): void {
+    if (value !== undefined) this.cost = (this.cost ?? 0) + value;
+  }
+
+  /** Keeps the earliest and latest timestamp, for a duration when no record states one. */
+  noteTime(time: string | undefined): void {
+    const at = time === undefined ? Number.NaN : Date.parse(time);
+    if (Number.isNaN(at)) return;
+    this.firstTime = this.firstTime === undefined ? at : Math.min(this.firstTime, at);
+    this.lastTime = this.lastTime === undefined ? at : Math.max(this.lastTime, at);
+  }
+
+  /**
+   * Counts user prompts, for logs without turn records: a user text starts a turn, except right after another user
+   * text with nothing between (the text blocks of one prompt record arrive as adjacent messages).
+   */
+  notePrompt(event: AgentEvent): void {
+    if (event.type === "message.started" || event.type === "message.delta" || !this.isRoot(event)) return;
+    const userText = event.type === "message.completed" && event.role === "user" && event.kind === "text";
+    if (userText && !this.afterUserText) this.userPrompts++;
+    this.afterUserText = userText;
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * The page's code never turns agent text into HTML but through the Markdown sanitizer, and no
- * function in src/views is longer than a person reads at once. (The views' imports are checked with
+ * function in src is longer than a person reads at once (120 lines). (The views' imports are checked with
  * every other layer's by test/architecture.test.ts.)
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -18,12 +18,16 @@ function files(dir: string): string[] {
 }
 const sources = files(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }));
 
-/** Long functions not split yet (a factory closure each): this list only shrinks. */
+/**
+ * Long functions left for now, each with its reason: the framing, reader and stage closures are the hot path
+ * another change is measuring (split them after it lands, with the bench).
+ * This list only shrinks.
+ */
 const NOT_SPLIT_YET = new Set([
-  "views/shared/sanitize.ts createSanitizer",
-  "views/shared/sanitize.ts write",
-  "views/transcript/markdown.ts createMarkdownWriter",
-  "views/transcript/text.ts createTextWriter",
+  "framing/ndjson/create-ndjson-parser.ts createNdjsonParser",
+  "pipeline/create-event-reader.ts createEventReader",
+  "stages/repair/create-repair-stage.ts createRepairStage",
+  "stages/redact/create-redaction-stage.ts createRedactionStage",
 ]);
 
 describe("views layout", () => {
@@ -36,22 +40,26 @@ describe("views layout", () => {
     expect(markdown).toContain("DOMPurify.sanitize");
   });
 
-  it("no function in src/views is over 120 lines", () => {
+  it("no function in src is over 120 lines", () => {
     const long: string[] = [];
-    for (const file of sources.filter((f) => f.path.startsWith("views/"))) {
+    const allowed = new Set<string>();
+    for (const file of sources) {
       const tree = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
           const first = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line;
           const last = tree.getLineAndCharacterOfPosition(node.getEnd()).line;
           const name = node.name !== undefined && ts.isIdentifier(node.name) ? node.name.text : `line ${first + 1}`;
-          if (last - first + 1 > 120 && !NOT_SPLIT_YET.has(`${file.path} ${name}`))
-            long.push(`${file.path}:${first + 1} (${last - first + 1} lines)`);
+          const key = `${file.path} ${name}`;
+          if (last - first + 1 > 120 && NOT_SPLIT_YET.has(key)) allowed.add(key);
+          else if (last - first + 1 > 120) long.push(`${file.path}:${first + 1} ${name} (${last - first + 1} lines)`);
         }
         ts.forEachChild(node, visit);
       };
       visit(tree);
     }
     expect(long).toEqual([]);
+    // An entry whose function was split (or renamed) leaves the list.
+    expect([...NOT_SPLIT_YET].filter((entry) => !allowed.has(entry))).toEqual([]);
   });
 });

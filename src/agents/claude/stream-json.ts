@@ -13,8 +13,9 @@ import type {
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str } from "../../dialect/json.ts";
+import { arr, at, compact, get, num, obj, str } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
+import { asWire, field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { isoFromEpochSeconds } from "../../dialect/time.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
@@ -83,6 +84,79 @@ interface SystemTask extends Envelope {
   usage?: { total_tokens?: number; tool_uses?: number; duration_ms?: number };
 }
 
+/** Any `system` line as the reader sees it: the fields of its subtypes, every one optional. */
+type SystemRecord = Partial<Omit<SystemInit, "subtype">> &
+  SystemHook &
+  Partial<Omit<SystemApiRetry, "error">> &
+  SystemTask & {
+    subtype?: string;
+    /** api_retry: a string, or an API error object in some versions. */
+    error?: string | { message?: string };
+    /** Qwen Code's version key. */
+    qwen_code_version?: string;
+    /** thinking_tokens. */
+    estimated_tokens?: number;
+    /** compact_boundary. */
+    compact_metadata?: { trigger?: string; pre_tokens?: number };
+    /** Other subtypes' text. */
+    message?: string;
+    content?: string;
+  };
+
+/** `user.tool_use_result`: the tool's own result object (Bash, Write, Edit, Agent, TaskCreate fields). */
+interface ToolUseResult {
+  type?: string;
+  status?: string;
+  content?: JsonValue;
+  exitCode?: number;
+  exit_code?: number;
+  durationMs?: number;
+  duration_ms?: number;
+  totalDurationMs?: number;
+  totalTokens?: number;
+  totalToolUseCount?: number;
+  agentId?: string;
+  usage?: WireUsage;
+  filePath?: string;
+  structuredPatch?: JsonValue[];
+  task?: { id?: string };
+}
+
+/** The tool inputs the decoder looks into: a description, TodoWrite's list, TaskCreate/TaskUpdate, a written file. */
+interface ToolInput {
+  description?: string;
+  todos?: TodoItem[];
+  subject?: string;
+  status?: string;
+  taskId?: string;
+  file_path?: string;
+  path?: string;
+  notebook_path?: string;
+  absolute_path?: string;
+  content?: string;
+}
+
+/** A TodoWrite item (Claude: `content`; the compatible agents: `text` or `description`). */
+interface TodoItem {
+  content?: string;
+  text?: string;
+  description?: string;
+  status?: string;
+}
+
+/** The other lines: `tool_use_summary`, `prompt_suggestion`, `control_*`, with the envelope. */
+interface OtherRecord extends Envelope {
+  summary?: string;
+  suggestion?: string;
+  request?: { subtype?: string };
+}
+
+/** What tells which session a line belongs to. */
+interface SessionFields extends Envelope {
+  subagent_type?: string;
+  task_description?: string;
+}
+
 /** An Anthropic API message: `assistant.message` and `stream_event` `message_start.message`. */
 interface ApiMessage {
   id?: string;
@@ -115,8 +189,31 @@ interface UserRecord extends Envelope {
 
 /** `stream_event` (`--include-partial-messages`): a raw Anthropic Messages SSE event. */
 interface StreamEventRecord extends Envelope {
-  event: { type: string; index?: number; message?: ApiMessage; content_block?: ContentBlock; delta?: JsonObject; usage?: WireUsage };
+  event: StreamEvent;
   ttft_ms?: number;
+}
+
+/** A raw Anthropic Messages SSE event (and Qwen Code's `goal_state`). */
+interface StreamEvent {
+  type: string;
+  index?: number;
+  message?: ApiMessage;
+  content_block?: ContentBlock;
+  delta?: StreamDelta;
+  usage?: WireUsage;
+  error?: { type?: string; message?: string };
+  goal_state?: { goal?: string; activity?: string };
+}
+
+/** `content_block_delta.delta` (text, thinking, signature, tool input, citation) and `message_delta.delta`. */
+interface StreamDelta {
+  type?: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  partial_json?: string;
+  citation?: { cited_text?: string };
+  stop_reason?: string | null;
 }
 
 /** `result`: the end of one query; `type` may come last in the key order (2.1.27x+). */
@@ -150,6 +247,12 @@ interface RateLimitRecord extends Envelope {
   rate_limit_info: { status?: string; resetsAt?: number; rateLimitType?: string; overageStatus?: string; isUsingOverage?: boolean };
 }
 
+/** `auth_status`: the CLI logging in. */
+interface AuthStatusRecord extends Envelope {
+  error?: string;
+  output?: string[];
+}
+
 /** `tool_progress`. */
 interface ToolProgressRecord extends Envelope {
   tool_use_id?: string;
@@ -172,7 +275,8 @@ type WireKey =
   | keyof WireUsage
   | keyof ResultRecord
   | keyof RateLimitRecord
-  | keyof ToolProgressRecord;
+  | keyof ToolProgressRecord
+  | keyof AuthStatusRecord;
 const skip = (...keys: WireKey[]): ReadonlySet<string> => new Set(keys);
 
 // ---------------------------------------------------------------------------------------------
@@ -393,12 +497,12 @@ class ClaudeStream {
     }
   }
 
-  rootOf(rec: JsonObject): string | undefined {
-    return str(rec, "session_id") ?? this.rootSessionId;
+  rootOf(rec: Wire<Envelope>): string | undefined {
+    return fieldStr(rec, "session_id") ?? this.rootSessionId;
   }
 
   /** The subagent session of a parent tool call, started on first sight. */
-  childOf(toolUseId: string, rec: JsonObject, out: AgentEventDraft[], details: JsonObject | undefined): string {
+  childOf(toolUseId: string, rec: Wire<Envelope>, out: AgentEventDraft[], details: JsonObject | undefined): string {
     const known = this.children.get(toolUseId);
     if (known !== undefined) return known.sessionId;
     // Claude Code 1.0.17+ gives subagent lines the parent's session_id and a parent_tool_use_id; we derive the subagent's own id from that tool call id.
@@ -419,14 +523,14 @@ class ClaudeStream {
   }
 
   /** The session a record belongs to: a subagent's when `parent_tool_use_id` is set, else the root. */
-  sessionOf(rec: JsonObject, out: AgentEventDraft[]): string | undefined {
-    const parent = nonEmpty(str(rec, "parent_tool_use_id"));
+  sessionOf(rec: Wire<SessionFields>, out: AgentEventDraft[]): string | undefined {
+    const parent = nonEmpty(fieldStr(rec, "parent_tool_use_id"));
     if (parent === undefined) return this.rootOf(rec);
     return this.childOf(
       parent,
       rec,
       out,
-      filled(compact({ subagentType: str(rec, "subagent_type"), description: str(rec, "task_description") })),
+      filled(compact({ subagentType: fieldStr(rec, "subagent_type"), description: fieldStr(rec, "task_description") })),
     );
   }
 
@@ -454,7 +558,7 @@ class ClaudeStream {
       if (input !== undefined) known.input = input;
       return;
     }
-    const { kind, server } = classifyTool(name, blockType, str(block, "server_name"));
+    const { kind, server } = classifyTool(name, blockType, fieldStr(asWire<ContentBlock>(block), "server_name"));
     this.tools.set(id, { name, kind, input, sessionId, open: true });
     this.state.toolStarted(id, name, sessionId);
     out.push(
@@ -465,7 +569,7 @@ class ClaudeStream {
         kind,
         input,
         server,
-        description: str(input, "description"),
+        description: fieldStr(asWire<ToolInput>(input), "description"),
         sessionId,
       }),
     );
@@ -479,7 +583,7 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): ToolInfo | undefined {
     const info = this.tools.get(id);
-    if (info?.open) {
+    if (info?.open === true) {
       info.open = false;
       this.state.toolCompleted(id);
       this.completedTools.push(id);
@@ -500,12 +604,13 @@ class ClaudeStream {
 
   /** TodoWrite-style tools carry the whole list in their input. */
   todoList(input: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const todos = arr(input, "todos");
+    const todos = fieldArr(asWire<ToolInput>(input), "todos");
     if (todos === undefined) return;
     const items: PlanItem[] = [];
-    for (const todo of todos) {
-      const text = str(todo, "content") ?? str(todo, "text") ?? str(todo, "description");
-      if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
+    for (const item of todos) {
+      const todo = asWire<TodoItem>(item);
+      const text = fieldStr(todo, "content") ?? fieldStr(todo, "text") ?? fieldStr(todo, "description");
+      if (text !== undefined) items.push({ text, status: planStatus(fieldStr(todo, "status")) });
     }
     out.push(compact({ type: "plan.updated" as const, items, sessionId }));
   }
@@ -519,22 +624,24 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): void {
     const key = sessionId ?? "";
+    const input = asWire<ToolInput>(info.input);
     const list = this.taskLists.get(key) ?? [];
     this.taskLists.set(key, list);
     if (info.name === "TaskCreate") {
-      const text = str(info.input, "subject") ?? str(info.input, "description");
+      const text = fieldStr(input, "subject") ?? fieldStr(input, "description");
       if (text === undefined) return;
-      const id = str(at(rich, "task", "id")) ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
-      list.push({ id, text, status: planStatus(str(info.input, "status")) });
+      const id =
+        fieldStr(fieldObj(asWire<ToolUseResult>(rich), "task"), "id") ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
+      list.push({ id, text, status: planStatus(fieldStr(input, "status")) });
     } else if (info.name === "TaskUpdate") {
-      const id = str(info.input, "taskId");
+      const id = fieldStr(input, "taskId");
       const item = list.find((t) => t.id === id);
       if (item === undefined) return;
-      const status = str(info.input, "status");
+      const status = fieldStr(input, "status");
       if (status === "deleted") list.splice(list.indexOf(item), 1);
       else {
         if (status !== undefined) item.status = planStatus(status);
-        item.text = str(info.input, "subject") ?? item.text;
+        item.text = fieldStr(input, "subject") ?? item.text;
       }
     } else return;
     out.push(compact({ type: "plan.updated" as const, items: list.map((t) => ({ text: t.text, status: t.status })), sessionId }));
@@ -542,14 +649,19 @@ class ClaudeStream {
 
   /** file.changed for a successful write or edit. */
   fileChange(id: string, info: ToolInfo, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const input = info.input;
+    const input = asWire<ToolInput>(info.input);
+    const richFields = asWire<ToolUseResult>(rich);
     const path =
-      str(input, "file_path") ?? str(input, "path") ?? str(input, "notebook_path") ?? str(input, "absolute_path") ?? str(rich, "filePath");
+      fieldStr(input, "file_path") ??
+      fieldStr(input, "path") ??
+      fieldStr(input, "notebook_path") ??
+      fieldStr(input, "absolute_path") ??
+      fieldStr(richFields, "filePath");
     if (path === undefined) return;
-    const richType = str(rich, "type");
+    const richType = fieldStr(richFields, "type");
     const kind: FileChange["kind"] = richType === "create" || (richType === undefined && info.name === "create_file") ? "add" : "update";
-    const content = str(input, "content");
-    const diff = unifiedDiff(path, arr(rich, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
+    const content = fieldStr(input, "content");
+    const diff = unifiedDiff(path, fieldArr(richFields, "structuredPatch")) ?? (info.kind === "file_write" ? content : undefined);
     const change: FileChange = compact({ path, kind, diff });
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: id, status: "success" as const, sessionId }));
   }
@@ -574,8 +686,8 @@ class ClaudeStream {
 
   // -- records ---------------------------------------------------------------------------------
 
-  init(rec: JsonObject, out: AgentEventDraft[]): void {
-    const sessionId = str(rec, "session_id");
+  init(rec: Wire<SystemRecord>, out: AgentEventDraft[]): void {
+    const sessionId = fieldStr(rec, "session_id");
     if (sessionId !== undefined && this.startedSessions.has(sessionId)) {
       // Claude Code 2.1.198 re-sends system/init when a background agent's notification starts a new query; we keep one session.started and note the rest.
       out.push(
@@ -583,7 +695,7 @@ class ClaudeStream {
           "init",
           "system/init again: a new query began in the same session",
           sessionId,
-          compact({ model: str(rec, "model"), cwd: str(rec, "cwd") }),
+          compact({ model: fieldStr(rec, "model"), cwd: fieldStr(rec, "cwd") }),
         ),
       );
       return;
@@ -592,7 +704,7 @@ class ClaudeStream {
       this.startedSessions.add(sessionId);
       this.rootSessionId = sessionId;
     }
-    const toolNames = arr(rec, "tools")?.filter((t): t is string => typeof t === "string");
+    const toolNames = fieldArr(rec, "tools")?.filter((t): t is string => typeof t === "string");
     const versionKey = this.variant.versionKeys.find((k) => typeof get(rec, k) === "string");
     const without = new Set(INIT_SKIP);
     if (toolNames !== undefined) without.add("tools");
@@ -602,20 +714,20 @@ class ClaudeStream {
         type: "session.started" as const,
         agent: this.variant.agent,
         agentVersion: versionKey === undefined ? undefined : str(rec, versionKey),
-        model: str(rec, "model"),
-        cwd: str(rec, "cwd"),
+        model: fieldStr(rec, "model"),
+        cwd: fieldStr(rec, "cwd"),
         tools: toolNames,
-        permissionMode: str(rec, "permissionMode") ?? str(rec, "permission_mode"),
+        permissionMode: fieldStr(rec, "permissionMode") ?? fieldStr(rec, "permission_mode"),
         details: rest(rec, without),
         sessionId,
       }),
     );
   }
 
-  hook(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const name = str(rec, "hook_name") ?? str(rec, "hook_event") ?? "hook";
-    const outcome = str(rec, "outcome");
-    const exitCode = num(rec, "exit_code");
+  hook(rec: Wire<SystemRecord>, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const name = fieldStr(rec, "hook_name") ?? fieldStr(rec, "hook_event") ?? "hook";
+    const outcome = fieldStr(rec, "outcome");
+    const exitCode = fieldNum(rec, "exit_code");
     let text: string;
     if (subtype === "hook_started") text = `${name} started`;
     else if (subtype === "hook_response") text = `${name} ${outcome ?? "finished"}${exitCode === undefined ? "" : ` (exit ${exitCode})`}`;
@@ -624,18 +736,18 @@ class ClaudeStream {
     out.push(this.notice("hook", text, sessionId, rest(rec, ENVELOPE_SKIP), failed ? "warning" : "info"));
   }
 
-  task(rec: JsonObject, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const taskId = str(rec, "task_id");
-    const toolId = str(rec, "tool_use_id") ?? (taskId === undefined ? undefined : this.taskTools.get(taskId));
+  task(rec: Wire<SystemRecord>, subtype: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const taskId = fieldStr(rec, "task_id");
+    const toolId = fieldStr(rec, "tool_use_id") ?? (taskId === undefined ? undefined : this.taskTools.get(taskId));
     if (taskId !== undefined && toolId !== undefined) this.taskTools.set(taskId, toolId);
     const info = toolId === undefined ? undefined : this.tools.get(toolId);
-    const description = str(rec, "description");
+    const description = fieldStr(rec, "description");
     let status: string;
     let output: string | undefined;
     let elapsedMs: number | undefined;
     if (subtype === "task_started") {
       status = description === undefined ? "task started" : `task started: ${description}`;
-      if (toolId !== undefined && (info?.kind === "subagent" || str(rec, "subagent_type") !== undefined)) {
+      if (toolId !== undefined && (info?.kind === "subagent" || fieldStr(rec, "subagent_type") !== undefined)) {
         this.childOf(
           toolId,
           rec,
@@ -643,21 +755,21 @@ class ClaudeStream {
           compact({
             taskId,
             description,
-            subagentType: str(rec, "subagent_type"),
-            taskType: str(rec, "task_type"),
-            prompt: str(rec, "prompt"),
+            subagentType: fieldStr(rec, "subagent_type"),
+            taskType: fieldStr(rec, "task_type"),
+            prompt: fieldStr(rec, "prompt"),
           }),
         );
       }
     } else if (subtype === "task_progress") {
-      const last = str(rec, "last_tool_name");
+      const last = fieldStr(rec, "last_tool_name");
       status = last === undefined ? (description ?? "task running") : `task running: ${last}`;
-      elapsedMs = nonNegative(num(at(rec, "usage", "duration_ms")));
+      elapsedMs = nonNegative(fieldNum(fieldObj(rec, "usage"), "duration_ms"));
     } else if (subtype === "task_updated") {
-      status = `task ${str(at(rec, "patch", "status")) ?? "updated"}`;
+      status = `task ${fieldStr(fieldObj(rec, "patch"), "status") ?? "updated"}`;
     } else if (subtype === "task_notification") {
-      status = `task ${str(rec, "status") ?? "notification"}`;
-      output = str(rec, "summary");
+      status = `task ${fieldStr(rec, "status") ?? "notification"}`;
+      output = fieldStr(rec, "summary");
     } else status = subtype.replace("_", " ");
     if (toolId !== undefined && info?.open === true) {
       out.push(compact({ type: "tool.progress" as const, toolCallId: toolId, status, output, elapsedMs, sessionId: info.sessionId }));
@@ -666,16 +778,16 @@ class ClaudeStream {
     }
     // Claude Code 2.1.198 completes a background Agent call at launch (async_launched); we end its subagent at the task_notification.
     if (subtype === "task_notification" && toolId !== undefined && info?.open !== true) {
-      const ended = taskStatus(str(rec, "status"));
+      const ended = taskStatus(fieldStr(rec, "status"));
       if (ended !== undefined) {
         this.completeChild(
           toolId,
           ended,
           {
-            finalText: ended === "success" ? str(rec, "summary") : undefined,
-            error: ended === "success" ? undefined : (str(rec, "summary") ?? `task ${str(rec, "status")}`),
-            durationMs: nonNegative(num(at(rec, "usage", "duration_ms"))),
-            details: compact({ taskId, outputFile: str(rec, "output_file"), usage: obj(rec, "usage") }),
+            finalText: ended === "success" ? fieldStr(rec, "summary") : undefined,
+            error: ended === "success" ? undefined : (fieldStr(rec, "summary") ?? `task ${fieldStr(rec, "status")}`),
+            durationMs: nonNegative(fieldNum(fieldObj(rec, "usage"), "duration_ms")),
+            details: compact({ taskId, outputFile: fieldStr(rec, "output_file"), usage: fieldObj(rec, "usage") }),
           },
           out,
         );
@@ -683,29 +795,39 @@ class ClaudeStream {
     }
   }
 
-  system(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
-    const subtype = str(rec, "subtype") ?? "";
-    if (subtype === "init") return this.init(rec, out);
+  system(rec: Wire<SystemRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
+    const subtype = fieldStr(rec, "subtype") ?? "";
+    if (subtype === "init") {
+      this.init(rec, out);
+      return;
+    }
     const sessionId = this.sessionOf(rec, out);
     switch (subtype) {
       case "status": {
-        const status = str(rec, "status");
+        const status = fieldStr(rec, "status");
         out.push(this.notice("status", status === undefined ? "status cleared" : `status: ${status}`, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
       }
       case "api_retry": {
-        const attempt = count(get(rec, "attempt")) ?? 0;
-        const maxAttempts = count(get(rec, "max_retries")) ?? undefined;
-        const status = num(rec, "error_status");
-        const reason = str(rec, "error") ?? str(at(rec, "error", "message"));
+        const attempt = count(field(rec, "attempt")) ?? 0;
+        const maxAttempts = count(field(rec, "max_retries")) ?? undefined;
+        const status = fieldNum(rec, "error_status");
+        const reason = fieldStr(rec, "error") ?? str(at(rec, "error", "message"));
         const error = status === undefined ? reason : reason === undefined ? `HTTP ${status}` : `${status} ${reason}`;
         out.push(
-          compact({ type: "retry" as const, attempt, maxAttempts, delayMs: nonNegative(num(rec, "retry_delay_ms")), error, sessionId }),
+          compact({
+            type: "retry" as const,
+            attempt,
+            maxAttempts,
+            delayMs: nonNegative(fieldNum(rec, "retry_delay_ms")),
+            error,
+            sessionId,
+          }),
         );
         return;
       }
       case "thinking_tokens": {
-        const estimate = num(rec, "estimated_tokens");
+        const estimate = fieldNum(rec, "estimated_tokens");
         out.push(
           compact({
             type: "metric" as const,
@@ -718,9 +840,9 @@ class ClaudeStream {
         return;
       }
       case "compact_boundary": {
-        const meta = obj(rec, "compact_metadata");
-        const trigger = str(meta, "trigger");
-        const before = num(meta, "pre_tokens");
+        const meta = fieldObj(rec, "compact_metadata");
+        const trigger = fieldStr(meta, "trigger");
+        const before = fieldNum(meta, "pre_tokens");
         const text = `conversation compacted${trigger === undefined ? "" : ` (${trigger})`}${before === undefined ? "" : `, ${before} tokens before`}`;
         out.push(this.notice("compact_boundary", text, sessionId, rest(rec, SYSTEM_SKIP)));
         return;
@@ -731,114 +853,132 @@ class ClaudeStream {
       default:
         break;
     }
-    if (subtype.startsWith("hook_")) return this.hook(rec, subtype, sessionId, out);
-    if (subtype.startsWith("task_")) return this.task(rec, subtype, sessionId, out);
+    if (subtype.startsWith("hook_")) {
+      this.hook(rec, subtype, sessionId, out);
+      return;
+    }
+    if (subtype.startsWith("task_")) {
+      this.task(rec, subtype, sessionId, out);
+      return;
+    }
     if (!INFO_SUBTYPES.has(subtype))
       context.report({
         code: "unknown-record",
         severity: "info",
         message: `system subtype "${subtype}" is not in the documented list; kept as a notice`,
       });
-    const text = str(rec, "message") ?? str(rec, "summary") ?? str(rec, "content") ?? `system/${subtype}`;
+    const text = fieldStr(rec, "message") ?? fieldStr(rec, "summary") ?? fieldStr(rec, "content") ?? `system/${subtype}`;
     out.push(this.notice(subtype === "" ? "system" : subtype, text, sessionId, rest(rec, SYSTEM_SKIP)));
   }
 
-  assistant(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  assistant(rec: Wire<AssistantRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const message = obj(rec, "message");
-    const content = get(message, "content");
+    const message = fieldObj(rec, "message");
+    const content = field(message, "content");
     const blocks: JsonValue[] = typeof content === "string" ? [{ type: "text", text: content }] : (arr(content) ?? []);
-    const errorCode = str(rec, "error");
-    if (bool(rec, "is_api_error_message") === true || (errorCode !== undefined && str(message, "model") === "<synthetic>")) {
+    const errorCode = fieldStr(rec, "error");
+    if (fieldBool(rec, "is_api_error_message") === true || (errorCode !== undefined && fieldStr(message, "model") === "<synthetic>")) {
       // Claude Code 2.x reports API failures as a synthetic assistant message (model "<synthetic>"); we emit an api error, not assistant text.
       const text = blocks
-        .map((b) => str(b, "text"))
+        .map((b) => fieldStr(asWire<ContentBlock>(b), "text"))
         .filter((t): t is string => t !== undefined)
         .join("\n");
       this.lastApiError = nonEmpty(text) ?? errorCode ?? "API error";
       out.push(compact({ type: "error" as const, scope: "api" as const, message: this.lastApiError, code: errorCode, sessionId }));
       return;
     }
-    if (bool(rec, "aborted") === true) this.aborted = true;
-    const apiId = str(message, "id") ?? this.state.nextId("msg");
+    if (fieldBool(rec, "aborted") === true) this.aborted = true;
+    const apiId = fieldStr(message, "id") ?? this.state.nextId("msg");
     const m = this.apiMessage(apiId);
     const options = { sessionId };
-    for (const block of blocks) {
-      const type = str(block, "type") ?? "";
+    for (const item of blocks) {
+      const block = asWire<ContentBlock>(item);
+      const type = fieldStr(block, "type") ?? "";
       const index = this.blockIndex(m, type);
       const messageId = `${apiId}#${index}`;
       if (type === "text") {
-        out.push(...this.state.complete(messageId, str(block, "text") ?? "", "assistant", "text", options));
+        out.push(...this.state.complete(messageId, fieldStr(block, "text") ?? "", "assistant", "text", options));
       } else if (type === "thinking") {
-        const text = str(block, "thinking") ?? "";
+        const text = fieldStr(block, "thinking") ?? "";
         // Claude Code 2.1.x (sonnet-5) sends thinking blocks with empty text and only a signature; we call them redacted_reasoning.
-        const signature = nonEmpty(str(block, "signature")) ?? m.streamed.get(index)?.signature;
+        const signature = nonEmpty(fieldStr(block, "signature")) ?? m.streamed.get(index)?.signature;
         const kind: MessageKind = text === "" && signature !== undefined ? "redacted_reasoning" : "reasoning";
         out.push(...this.state.complete(messageId, text, "assistant", kind, { sessionId, signature }));
       } else if (type === "redacted_thinking") {
         out.push(
-          ...this.state.complete(messageId, "", "assistant", "redacted_reasoning", { sessionId, signature: nonEmpty(str(block, "data")) }),
+          ...this.state.complete(messageId, "", "assistant", "redacted_reasoning", {
+            sessionId,
+            signature: nonEmpty(fieldStr(block, "data")),
+          }),
         );
       } else if (TOOL_USE_BLOCKS.has(type)) {
-        const id = str(block, "id") ?? this.state.nextId("tool");
-        const name = str(block, "name") ?? "";
-        const input = get(block, "input");
+        const id = fieldStr(block, "id") ?? this.state.nextId("tool");
+        const name = fieldStr(block, "name") ?? "";
+        const input = field(block, "input");
         this.startTool(id, name, type, block, input, sessionId, out);
         if (name === "TodoWrite" || name === "todo_write") this.todoList(input, sessionId, out);
       } else if (type.endsWith("_tool_result")) {
-        const id = str(block, "tool_use_id") ?? "";
-        const result = get(block, "content");
+        const id = fieldStr(block, "tool_use_id") ?? "";
+        const result = field(block, "content");
         const isError = (str(result, "type") ?? "").endsWith("_error");
         this.completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
       } else {
         context.report({ code: "unknown-record", message: `assistant content block of type "${type}" is not understood` });
-        out.push(unknownIn(block, `unknown assistant content block "${type}"`, sessionId));
+        out.push(unknownIn(item, `unknown assistant content block "${type}"`, sessionId));
       }
     }
     if (this.variant.perMessageUsage) {
-      const usage = usageOf(get(message, "usage"));
+      const usage = usageOf(field(message, "usage"));
       if (usage !== undefined)
-        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: str(message, "model"), sessionId }));
+        out.push(compact({ type: "usage" as const, usage, scope: "delta" as const, model: fieldStr(message, "model"), sessionId }));
     }
   }
 
-  toolResult(block: JsonValue, rich: JsonValue | undefined, sessionId: string | undefined, out: AgentEventDraft[]): void {
-    const id = str(block, "tool_use_id");
+  toolResult(
+    block: Wire<ContentBlock> | undefined,
+    rich: JsonValue | undefined,
+    sessionId: string | undefined,
+    out: AgentEventDraft[],
+  ): void {
+    const id = fieldStr(block, "tool_use_id");
     if (id === undefined) {
       out.push(this.notice("tool_result", "tool_result without tool_use_id", sessionId, obj(block)));
       return;
     }
-    const isError = bool(block, "is_error") === true;
+    const isError = fieldBool(block, "is_error") === true;
+    const richFields = asWire<ToolUseResult>(rich);
     const known = this.tools.get(id);
-    const raw = contentText(get(block, "content"));
+    const raw = contentText(field(block, "content"));
     const output = known?.kind === "subagent" && raw !== undefined ? subagentText(raw) : raw;
-    let exitCode = count(get(rich, "exitCode")) ?? count(get(rich, "exit_code")) ?? undefined;
+    let exitCode = count(field(richFields, "exitCode")) ?? count(field(richFields, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
       // Claude Code 2.1.x Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
       const m = /^(?:Error: )?Exit code (\d+)/.exec(output ?? (typeof rich === "string" ? rich : ""));
       if (m !== null) exitCode = Number(m[1]);
     }
-    const durationMs = nonNegative(num(rich, "durationMs") ?? num(rich, "totalDurationMs") ?? num(rich, "duration_ms"));
+    const durationMs = nonNegative(
+      fieldNum(richFields, "durationMs") ?? fieldNum(richFields, "totalDurationMs") ?? fieldNum(richFields, "duration_ms"),
+    );
     const info = this.completeTool(id, { output, result: rich, exitCode, durationMs }, isError, sessionId, out);
     if (info === undefined) return;
     const toolSession = info.sessionId ?? sessionId;
     if (!isError && (info.kind === "file_write" || info.kind === "file_edit") && info.name !== "undo_edit")
       this.fileChange(id, info, rich, toolSession, out);
     if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
-    if (info.kind === "subagent" && str(rich, "status") !== "async_launched") {
-      const answer = contentText(get(rich, "content")) ?? output;
+    if (info.kind === "subagent" && fieldStr(richFields, "status") !== "async_launched") {
+      const answer = contentText(field(richFields, "content")) ?? output;
       this.completeChild(
         id,
         isError ? "error" : "success",
         {
           finalText: isError ? undefined : answer,
           error: isError ? (answer ?? "the subagent failed") : undefined,
-          usage: usageOf(get(rich, "usage")),
-          durationMs: nonNegative(num(rich, "totalDurationMs")),
+          usage: usageOf(field(richFields, "usage")),
+          durationMs: nonNegative(fieldNum(richFields, "totalDurationMs")),
           details: compact({
-            agentId: str(rich, "agentId"),
-            totalTokens: num(rich, "totalTokens"),
-            totalToolUseCount: num(rich, "totalToolUseCount"),
+            agentId: fieldStr(richFields, "agentId"),
+            totalTokens: fieldNum(richFields, "totalTokens"),
+            totalToolUseCount: fieldNum(richFields, "totalToolUseCount"),
           }),
         },
         out,
@@ -846,36 +986,39 @@ class ClaudeStream {
     }
   }
 
-  user(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  user(rec: Wire<UserRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const content = get(obj(rec, "message"), "content");
-    const baseId = str(rec, "uuid") ?? this.state.nextId("user");
+    const content = field(fieldObj(rec, "message"), "content");
+    const baseId = fieldStr(rec, "uuid") ?? this.state.nextId("user");
     if (typeof content === "string") {
       out.push(...this.state.complete(`${baseId}#0`, content, "user", "text", { sessionId }));
       return;
     }
     const blocks = arr(content) ?? [];
-    const rich = get(rec, "tool_use_result");
-    const results = blocks.reduce<number>((n, b) => (str(b, "type") === "tool_result" ? n + 1 : n), 0);
-    blocks.forEach((block, i) => {
-      const type = str(block, "type") ?? "";
-      if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, str(block, "text") ?? "", "user", "text", { sessionId }));
+    const rich = field(rec, "tool_use_result");
+    const results = blocks.reduce<number>((n, b) => (fieldStr(asWire<ContentBlock>(b), "type") === "tool_result" ? n + 1 : n), 0);
+    blocks.forEach((item, i) => {
+      const block = asWire<ContentBlock>(item);
+      const type = fieldStr(block, "type") ?? "";
+      if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, fieldStr(block, "text") ?? "", "user", "text", { sessionId }));
       // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
       else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, out);
       else if (type === "image" || type === "document")
-        out.push(this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: str(at(block, "source", "media_type")) })));
+        out.push(
+          this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: fieldStr(fieldObj(block, "source"), "media_type") })),
+        );
       else {
         context.report({ code: "unknown-record", message: `user content block of type "${type}" is not understood` });
-        out.push(unknownIn(block, `unknown user content block "${type}"`, sessionId));
+        out.push(unknownIn(item, `unknown user content block "${type}"`, sessionId));
       }
     });
   }
 
-  streamEvent(rec: JsonObject, context: DecodeContext, out: AgentEventDraft[]): void {
+  streamEvent(rec: Wire<StreamEventRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const event = obj(rec, "event");
-    const type = str(event, "type");
-    const key = nonEmpty(str(rec, "parent_tool_use_id")) ?? "";
+    const event = fieldObj(rec, "event");
+    const type = fieldStr(event, "type");
+    const key = nonEmpty(fieldStr(rec, "parent_tool_use_id")) ?? "";
     const current = (): string => {
       let id = this.streaming.get(key);
       if (id === undefined) {
@@ -886,7 +1029,7 @@ class ClaudeStream {
     };
     switch (type) {
       case "message_start": {
-        const id = str(at(event, "message", "id")) ?? this.state.nextId("msg");
+        const id = fieldStr(fieldObj(event, "message"), "id") ?? this.state.nextId("msg");
         this.streaming.set(key, id);
         // An id seen again after its message_stop (a replayed or concatenated stream) begins afresh; a
         // start repeated mid-message (GLM behind Claude Code) keeps the blocks so far.
@@ -896,74 +1039,18 @@ class ClaudeStream {
         out.push(compact({ type: "turn.started" as const, turnId: id, sessionId }));
         return;
       }
-      case "content_block_start": {
-        const apiId = current();
-        const index = count(get(event, "index")) ?? 0;
-        const block = obj(event, "content_block");
-        const blockType = str(block, "type") ?? "";
-        const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(str(block, "signature")) };
-        this.apiMessage(apiId).streamed.set(index, streamed);
-        const messageId = `${apiId}#${index}`;
-        if (TOOL_USE_BLOCKS.has(blockType)) {
-          streamed.toolId = str(block, "id") ?? this.state.nextId("tool");
-          // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
-          this.startTool(streamed.toolId, str(block, "name") ?? "", blockType, block, undefined, sessionId, out);
-        } else if (blockType === "text")
-          out.push(...this.state.delta(messageId, str(block, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (blockType === "thinking")
-          out.push(...this.state.delta(messageId, str(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+      case "content_block_start":
+        this.blockStart(event, current(), sessionId, out);
         return;
-      }
-      case "content_block_delta": {
-        const apiId = current();
-        const index = count(get(event, "index")) ?? 0;
-        const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
-        const delta = obj(event, "delta");
-        const deltaType = str(delta, "type");
-        const messageId = `${apiId}#${index}`;
-        if (deltaType === "text_delta")
-          out.push(...this.state.delta(messageId, str(delta, "text") ?? "", "assistant", "text", { sessionId }));
-        else if (deltaType === "thinking_delta")
-          out.push(...this.state.delta(messageId, str(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
-        else if (deltaType === "signature_delta") {
-          // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
-          if (streamed !== undefined) streamed.signature = nonEmpty(str(delta, "signature")) ?? streamed.signature;
-        } else if (deltaType === "input_json_delta") {
-          const text = str(delta, "partial_json") ?? "";
-          if (text === "") return;
-          if (streamed?.toolId !== undefined)
-            out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
-          else
-            out.push(
-              this.notice(
-                "input_json_delta",
-                "tool input for a block that is not a tool call",
-                sessionId,
-                compact({ messageId, partialJson: text }),
-                "warning",
-              ),
-            );
-        } else if (deltaType === "citations_delta") {
-          out.push(
-            this.notice(
-              "citation",
-              str(at(delta, "citation", "cited_text")) ?? "citation",
-              sessionId,
-              compact({ messageId, citation: get(delta, "citation") }),
-            ),
-          );
-        } else {
-          context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
-          out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
-        }
+      case "content_block_delta":
+        this.blockDelta(rec, event, current(), sessionId, context, out);
         return;
-      }
       case "content_block_stop":
         // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
         return;
       case "message_delta": {
-        const stopReason = str(at(event, "delta", "stop_reason"));
-        const usage = obj(event, "usage");
+        const stopReason = fieldStr(fieldObj(event, "delta"), "stop_reason");
+        const usage = fieldObj(event, "usage");
         // Per-message usage is never summed (the result has the session's totals); we keep it as a metric.
         out.push(
           compact({
@@ -995,17 +1082,22 @@ class ClaudeStream {
           compact({
             type: "error" as const,
             scope: "api" as const,
-            message: str(at(event, "error", "message")) ?? "stream error",
-            code: str(at(event, "error", "type")),
+            message: fieldStr(fieldObj(event, "error"), "message") ?? "stream error",
+            code: fieldStr(fieldObj(event, "error"), "type"),
             sessionId,
           }),
         );
         return;
       case "goal_state": {
         // Qwen Code 0.25 sends its goal tracker as a stream_event that is not an Anthropic event; we keep it as a notice.
-        const goal = obj(event, "goal_state");
+        const goal = fieldObj(event, "goal_state");
         out.push(
-          this.notice("goal_state", `goal: ${str(goal, "goal") ?? "none"}, activity: ${str(goal, "activity") ?? "?"}`, sessionId, goal),
+          this.notice(
+            "goal_state",
+            `goal: ${fieldStr(goal, "goal") ?? "none"}, activity: ${fieldStr(goal, "activity") ?? "?"}`,
+            sessionId,
+            goal,
+          ),
         );
         return;
       }
@@ -1015,14 +1107,83 @@ class ClaudeStream {
     }
   }
 
-  result(rec: JsonObject, out: AgentEventDraft[]): void {
+  /** A content block opens: a tool call starts, text or thinking begins (some agents put the first text in the start). */
+  blockStart(event: Wire<StreamEvent> | undefined, apiId: string, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const index = count(field(event, "index")) ?? 0;
+    const block = fieldObj(event, "content_block");
+    const blockType = fieldStr(block, "type") ?? "";
+    const streamed: StreamedBlock = { type: blockType, toolId: undefined, signature: nonEmpty(fieldStr(block, "signature")) };
+    this.apiMessage(apiId).streamed.set(index, streamed);
+    const messageId = `${apiId}#${index}`;
+    if (TOOL_USE_BLOCKS.has(blockType)) {
+      streamed.toolId = fieldStr(block, "id") ?? this.state.nextId("tool");
+      // The input streams as input_json_delta; the start block's `input: {}` is a placeholder, so tool.started carries none.
+      this.startTool(streamed.toolId, fieldStr(block, "name") ?? "", blockType, block, undefined, sessionId, out);
+    } else if (blockType === "text")
+      out.push(...this.state.delta(messageId, fieldStr(block, "text") ?? "", "assistant", "text", { sessionId }));
+    else if (blockType === "thinking")
+      out.push(...this.state.delta(messageId, fieldStr(block, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+  }
+
+  /** A piece of an open content block: text, thinking, a signature, tool input or a citation. */
+  blockDelta(
+    rec: Wire<StreamEventRecord>,
+    event: Wire<StreamEvent> | undefined,
+    apiId: string,
+    sessionId: string | undefined,
+    context: DecodeContext,
+    out: AgentEventDraft[],
+  ): void {
+    const index = count(field(event, "index")) ?? 0;
+    const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
+    const delta = fieldObj(event, "delta");
+    const deltaType = fieldStr(delta, "type");
+    const messageId = `${apiId}#${index}`;
+    if (deltaType === "text_delta")
+      out.push(...this.state.delta(messageId, fieldStr(delta, "text") ?? "", "assistant", "text", { sessionId }));
+    else if (deltaType === "thinking_delta")
+      out.push(...this.state.delta(messageId, fieldStr(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+    else if (deltaType === "signature_delta") {
+      // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
+      if (streamed !== undefined) streamed.signature = nonEmpty(fieldStr(delta, "signature")) ?? streamed.signature;
+    } else if (deltaType === "input_json_delta") {
+      const text = fieldStr(delta, "partial_json") ?? "";
+      if (text === "") return;
+      if (streamed?.toolId !== undefined)
+        out.push(compact({ type: "tool.input.delta" as const, toolCallId: streamed.toolId, text, sessionId }));
+      else
+        out.push(
+          this.notice(
+            "input_json_delta",
+            "tool input for a block that is not a tool call",
+            sessionId,
+            compact({ messageId, partialJson: text }),
+            "warning",
+          ),
+        );
+    } else if (deltaType === "citations_delta") {
+      out.push(
+        this.notice(
+          "citation",
+          fieldStr(fieldObj(delta, "citation"), "cited_text") ?? "citation",
+          sessionId,
+          compact({ messageId, citation: field(delta, "citation") }),
+        ),
+      );
+    } else {
+      context.report({ code: "unknown-record", message: `stream_event delta of type "${deltaType ?? "?"}" is not understood` });
+      out.push(unknownIn(rec, `unknown content_block_delta type "${deltaType ?? "?"}"`, sessionId));
+    }
+  }
+
+  result(rec: Wire<ResultRecord>, out: AgentEventDraft[]): void {
     const sessionId = this.rootOf(rec);
-    const subtype = str(rec, "subtype");
-    const isError = bool(rec, "is_error") === true;
-    const terminal = str(rec, "terminal_reason");
-    const apiStatus = num(rec, "api_error_status");
-    const text = str(rec, "result");
-    const errors = arr(rec, "errors")?.filter((e): e is string => typeof e === "string");
+    const subtype = fieldStr(rec, "subtype");
+    const isError = fieldBool(rec, "is_error") === true;
+    const terminal = fieldStr(rec, "terminal_reason");
+    const apiStatus = fieldNum(rec, "api_error_status");
+    const text = fieldStr(rec, "result");
+    const errors = fieldArr(rec, "errors")?.filter((e): e is string => typeof e === "string");
     let status: SessionStatus;
     if (terminal !== undefined && /^(aborted|interrupt)/.test(terminal)) status = "interrupted";
     else if (terminal === undefined && this.aborted && subtype === "error_during_execution") status = "interrupted";
@@ -1040,16 +1201,16 @@ class ClaudeStream {
     // The error_* subtypes explain themselves in `errors`; the API-error trap (subtype "success") puts the message in `result`.
     const reason = subtype === undefined || subtype === "success" ? (nonEmpty(text) ?? listed) : (listed ?? nonEmpty(text));
     const error = status === "success" ? undefined : (reason ?? this.lastApiError ?? terminal ?? subtype ?? "error");
-    const turns = count(get(rec, "num_turns")) ?? undefined;
+    const turns = count(field(rec, "num_turns")) ?? undefined;
     out.push(
       compact({
         type: "session.completed" as const,
         status,
         error,
         finalText: status === "success" ? text : undefined,
-        usage: usageOf(get(rec, "usage")),
-        costUsd: nonNegative(num(rec, "total_cost_usd") ?? num(rec, "total_cost")),
-        durationMs: nonNegative(num(rec, "duration_ms")),
+        usage: usageOf(field(rec, "usage")),
+        costUsd: nonNegative(fieldNum(rec, "total_cost_usd") ?? fieldNum(rec, "total_cost")),
+        durationMs: nonNegative(fieldNum(rec, "duration_ms")),
         turns,
         details: rest(rec, RESULT_SKIP),
         sessionId,
@@ -1059,24 +1220,24 @@ class ClaudeStream {
     this.aborted = false;
   }
 
-  rateLimit(rec: JsonObject, out: AgentEventDraft[]): void {
-    const info = obj(rec, "rate_limit_info");
+  rateLimit(rec: Wire<RateLimitRecord>, out: AgentEventDraft[]): void {
+    const info = fieldObj(rec, "rate_limit_info");
     out.push(
       compact({
         type: "rate_limit" as const,
-        status: str(info, "status") ?? "unknown",
-        resetsAt: isoFromEpochSeconds(num(info, "resetsAt")),
-        limit: str(info, "rateLimitType"),
+        status: fieldStr(info, "status") ?? "unknown",
+        resetsAt: isoFromEpochSeconds(fieldNum(info, "resetsAt")),
+        limit: fieldStr(info, "rateLimitType"),
         details: rest(info, RATE_LIMIT_SKIP),
         sessionId: this.rootOf(rec),
       }),
     );
   }
 
-  toolProgress(rec: JsonObject, out: AgentEventDraft[]): void {
+  toolProgress(rec: Wire<ToolProgressRecord>, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
-    const id = str(rec, "tool_use_id");
-    const seconds = nonNegative(num(rec, "elapsed_time_seconds"));
+    const id = fieldStr(rec, "tool_use_id");
+    const seconds = nonNegative(fieldNum(rec, "elapsed_time_seconds"));
     const elapsedMs = seconds === undefined ? undefined : seconds * 1000;
     if (id !== undefined && this.tools.get(id)?.open === true)
       out.push(compact({ type: "tool.progress" as const, toolCallId: id, elapsedMs, status: "running", sessionId }));
@@ -1084,16 +1245,16 @@ class ClaudeStream {
       out.push(
         this.notice(
           "tool_progress",
-          `${str(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`,
+          `${fieldStr(rec, "tool_name") ?? "tool"} running${seconds === undefined ? "" : ` for ${seconds}s`}`,
           sessionId,
           rest(rec, ENVELOPE_SKIP),
         ),
       );
   }
 
-  authStatus(rec: JsonObject, out: AgentEventDraft[]): void {
-    const error = str(rec, "error");
-    const lines = arr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
+  authStatus(rec: Wire<AuthStatusRecord>, out: AgentEventDraft[]): void {
+    const error = fieldStr(rec, "error");
+    const lines = fieldArr(rec, "output")?.filter((l): l is string => typeof l === "string") ?? [];
     out.push(
       this.notice(
         "auth_status",
@@ -1105,19 +1266,19 @@ class ClaudeStream {
     );
   }
 
-  control(rec: JsonObject, type: string, out: AgentEventDraft[]): void {
-    const subtype = str(at(rec, "request", "subtype"));
+  control(rec: Wire<OtherRecord>, type: string, out: AgentEventDraft[]): void {
+    const subtype = fieldStr(fieldObj(rec, "request"), "subtype");
     out.push(this.notice("control", `${type}${subtype === undefined ? "" : `: ${subtype}`}`, this.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   }
 
-  decodeRecord(rec: JsonObject, context: DecodeContext): AgentEventDraft[] {
+  decodeRecord(rec: Wire<Envelope>, context: DecodeContext): AgentEventDraft[] {
     const out: AgentEventDraft[] = [];
-    const type = str(rec, "type");
+    const type = fieldStr(rec, "type");
     if (type === undefined || !dispatch(recordHandlers, type, rec, this, out, context)) {
       context.report({ code: "unknown-record", message: `record type "${type ?? "(none)"}" is not understood` });
       out.push(unknownRecord(rec, type === undefined ? "record has no type" : `unknown record type "${type}"`));
     }
-    const time = str(rec, "timestamp");
+    const time = fieldStr(rec, "timestamp");
     return time === undefined ? out : out.map((e) => (e.time === undefined ? { ...e, time } : e));
   }
 }
@@ -1148,11 +1309,11 @@ const recordHandlers = handlers<RecordType, JsonObject, ClaudeStream>({
   rate_limit_event: (rec, s, out) => s.rateLimit(rec, out),
   tool_progress: (rec, s, out) => s.toolProgress(rec, out),
   auth_status: (rec, s, out) => s.authStatus(rec, out),
-  tool_use_summary: (rec, s, out) => {
-    out.push(s.notice("tool_use_summary", str(rec, "summary") ?? "tool use summary", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  tool_use_summary: (rec: Wire<OtherRecord>, s, out) => {
+    out.push(s.notice("tool_use_summary", fieldStr(rec, "summary") ?? "tool use summary", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   },
-  prompt_suggestion: (rec, s, out) => {
-    out.push(s.notice("prompt_suggestion", str(rec, "suggestion") ?? "prompt suggestion", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
+  prompt_suggestion: (rec: Wire<OtherRecord>, s, out) => {
+    out.push(s.notice("prompt_suggestion", fieldStr(rec, "suggestion") ?? "prompt suggestion", s.rootOf(rec), rest(rec, ENVELOPE_SKIP)));
   },
   control_request: (rec, s, out) => s.control(rec, "control_request", out),
   control_response: (rec, s, out) => s.control(rec, "control_response", out),

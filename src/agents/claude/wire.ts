@@ -21,6 +21,8 @@ export interface ContentBlock {
   tool_use_id?: string;
   content?: string | ContentBlock[];
   is_error?: boolean;
+  /** `image` / `document` blocks. */
+  source?: { media_type?: string };
 }
 
 /** Tool name → kind, for Claude Code's tools and the Claude-compatible agents' (Amp, Qwen). */

@@ -42,7 +42,7 @@ export interface ThreadEvent {
 }
 
 /** Token counts (OpenAI semantics: `input_tokens` includes `cached_input_tokens`, `output_tokens` includes `reasoning_output_tokens`). */
-interface CodexUsage {
+export interface CodexUsage {
   input_tokens: number;
   cached_input_tokens: number;
   output_tokens: number;

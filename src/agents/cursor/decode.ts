@@ -75,8 +75,7 @@ interface CursorResult {
   usage?: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
 }
 /** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
-type CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
+type _CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
 
 const API_KEY_SOURCES = new Set(["env", "flag", "login"]);
 
@@ -384,44 +383,75 @@ class CursorStream {
     return out;
   }
 
+  /** The root session's init (session.started) or its repeat (a notice): true when handled; a subagent's init is not. */
+  init(v: JsonObject, time: string | undefined, out: AgentEventDraft[]): boolean {
+    const sid = str(v, "session_id");
+    if (!this.rootStarted) {
+      this.rootStarted = true;
+      this.rootId = sid;
+      const { type: _t, subtype: _s, session_id: _i, model: _m, cwd: _c, permissionMode: _p, ...rest } = v;
+      out.push(
+        compact({
+          type: "session.started" as const,
+          agent: "cursor-agent",
+          model: str(v, "model"),
+          cwd: str(v, "cwd"),
+          sessionId: sid,
+          permissionMode: str(v, "permissionMode"),
+          details: Object.keys(rest).length > 0 ? rest : undefined,
+          time,
+        }),
+      );
+      return true;
+    }
+    if (sid === this.rootId || sid === undefined) {
+      // A second init for the same session (a resumed run appended to the capture).
+      out.push(
+        compact({
+          type: "notice" as const,
+          kind: "init",
+          level: "info" as const,
+          text: "cursor-agent initialised again",
+          details: v,
+          time,
+        }),
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** The `result` record: the session ends, with its usage and final text. */
+  sessionCompleted(v: JsonObject, time: string | undefined): AgentEventDraft {
+    const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
+    const u = obj(v, "usage");
+    const usage =
+      u === undefined
+        ? undefined
+        : usageFrom({
+            inputTokens: num(u, "inputTokens"),
+            outputTokens: num(u, "outputTokens"),
+            cacheReadTokens: num(u, "cacheReadTokens"),
+            cacheWriteTokens: num(u, "cacheWriteTokens"),
+          });
+    const resultText = str(v, "result");
+    const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
+    return compact({
+      type: "session.completed" as const,
+      status: isError ? ("error" as const) : ("success" as const),
+      error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
+      finalText: isError ? undefined : resultText,
+      usage,
+      durationMs: num(v, "duration_ms"),
+      details: details as JsonObject,
+      time,
+    });
+  }
+
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
     const time = isoFromEpochMs(num(v, "timestamp_ms"));
     const out: AgentEventDraft[] = [];
-    if (v.type === "system" && v.subtype === "init") {
-      const sid = str(v, "session_id");
-      if (!this.rootStarted) {
-        this.rootStarted = true;
-        this.rootId = sid;
-        const { type: _t, subtype: _s, session_id: _i, model: _m, cwd: _c, permissionMode: _p, ...rest } = v;
-        out.push(
-          compact({
-            type: "session.started" as const,
-            agent: "cursor-agent",
-            model: str(v, "model"),
-            cwd: str(v, "cwd"),
-            sessionId: sid,
-            permissionMode: str(v, "permissionMode"),
-            details: Object.keys(rest).length > 0 ? rest : undefined,
-            time,
-          }),
-        );
-        return out;
-      }
-      if (sid === this.rootId || sid === undefined) {
-        // A second init for the same session (a resumed run appended to the capture).
-        out.push(
-          compact({
-            type: "notice" as const,
-            kind: "init",
-            level: "info" as const,
-            text: "cursor-agent initialised again",
-            details: v,
-            time,
-          }),
-        );
-        return out;
-      }
-    }
+    if (v.type === "system" && v.subtype === "init" && this.init(v, time, out)) return out;
     const child = this.sessionFor(v, out);
     const tag = (drafts: AgentEventDraft[]): AgentEventDraft[] => {
       if (child !== undefined) for (const d of drafts) out.push(d.sessionId === undefined ? { ...d, sessionId: child } : d);
@@ -472,35 +502,8 @@ class CursorStream {
         if (v.subtype === "completed") return tag([...pre, ...this.toolCompleted(v, time)]);
         break;
       }
-      case "result": {
-        const drafts = [...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time)];
-        const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
-        const u = obj(v, "usage");
-        const usage =
-          u === undefined
-            ? undefined
-            : usageFrom({
-                inputTokens: num(u, "inputTokens"),
-                outputTokens: num(u, "outputTokens"),
-                cacheReadTokens: num(u, "cacheReadTokens"),
-                cacheWriteTokens: num(u, "cacheWriteTokens"),
-              });
-        const resultText = str(v, "result");
-        const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
-        drafts.push(
-          compact({
-            type: "session.completed" as const,
-            status: isError ? ("error" as const) : ("success" as const),
-            error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
-            finalText: isError ? undefined : resultText,
-            usage,
-            durationMs: num(v, "duration_ms"),
-            details: details as JsonObject,
-            time,
-          }),
-        );
-        return tag(drafts);
-      }
+      case "result":
+        return tag([...this.closeThinking(undefined, time), ...this.completeSegment(undefined, time), this.sessionCompleted(v, time)]);
       default:
         break;
     }

@@ -194,36 +194,132 @@ function errorCategory(error: string | undefined): "transient" | "requires_user"
 
 /** The streaming writer for `--to aaep`. */
 export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<JsonObject> {
-  const sentences = options.coalesce === "sentence";
-  const clock = createClock();
-  const joiner = createToolInputJoiner();
-  const sessionIds = createIdMap("sess");
-  const outputIds = createIdMap("out");
-  const callIds = createIdMap("call");
-  const sessions = new Map<string, SessionInfo>();
-  const outputs = new Map<string, OutputInfo>();
-  let prelude: AgentEvent[] = [];
-  let rootSessionId: string | undefined;
-  let rootProducer: JsonObject | undefined;
-  let tag: string | undefined;
-  let counter = 0;
-  let revisions = 0;
+  const encoder = new AaepEncoderState(options);
+  return {
+    encode(event) {
+      const out: JsonObject[] = [];
+      for (const ready of encoder.joiner.push(event)) {
+        if (encoder.sessions.size === 0 && PRELUDE_TYPES.has(ready.type)) {
+          encoder.prelude.push(ready);
+          continue;
+        }
+        if (encoder.prelude.length > 0) {
+          // The session's start comes first; the prelude without a session joins the first one named.
+          const key = ready.sessionId ?? "unknown";
+          const first = encoder.prelude;
+          encoder.prelude = [];
+          if (ready.type === "session.started") out.push(...encoder.write(ready, encoder.keyOf(ready)));
+          for (const held of first) out.push(...encoder.write(held, held.sessionId ?? key));
+          if (ready.type === "session.started") continue;
+        }
+        out.push(...encoder.write(ready, encoder.keyOf(ready)));
+      }
+      return out;
+    },
+    end() {
+      const out: JsonObject[] = [];
+      for (const held of encoder.prelude) out.push(...encoder.write(held, "unknown"));
+      encoder.prelude = [];
+      for (const ready of encoder.joiner.end()) out.push(...encoder.write(ready, encoder.keyOf(ready)));
+      const ms = encoder.clock.ms(undefined);
+      // Every output gets its one completion and every call its completion (L1-STREAM-002, L1-TOOL-002).
+      for (const output of [...encoder.outputs.values()])
+        out.push(...encoder.finish(output, encoder.sessions.get(output.key) as SessionInfo, "", ms));
+      for (const [key, info] of encoder.sessions) {
+        for (const [toolCallId, call] of [...info.calls]) {
+          const event = {
+            v: 1,
+            seq: 0,
+            type: "tool.completed",
+            toolCallId,
+            name: call.name,
+            isError: true,
+            output: "the input ended before the tool call completed",
+          } as EventOf<"tool.completed">;
+          out.push(...encoder.toolCompleted(event, key, ms, true));
+        }
+        out.push(...encoder.terminal(info, info.terminal, ms));
+      }
+      return out;
+    },
+  };
+}
 
-  const nextId = (prefix: string): string => `${prefix}_${tag ?? "0"}${(counter++).toString(36)}`;
+/** What one AAEP writer remembers (sessions, open outputs and calls, ids), and one method per event type. */
+class AaepEncoderState {
+  readonly options: EncoderOptions;
+  readonly sentences: boolean;
+  readonly clock = createClock();
+  readonly joiner = createToolInputJoiner();
+  readonly sessionIds = createIdMap("sess");
+  readonly outputIds = createIdMap("out");
+  readonly callIds = createIdMap("call");
+  readonly sessions = new Map<string, SessionInfo>();
+  readonly outputs = new Map<string, OutputInfo>();
+  prelude: AgentEvent[] = [];
+  rootSessionId: string | undefined;
+  rootProducer: JsonObject | undefined;
+  tag: string | undefined;
+  counter = 0;
+  revisions = 0;
 
-  const envelope = (
+  /** The output key of a message: its id, or (a message that completes again) a fresh one, since an output completes once. */
+  readonly seenMessages = new Set<string>();
+
+  readonly dispatch = createDispatch<JsonObject[], [key: string, ms: number]>(
+    {
+      "session.started": this.sessionStarted.bind(this),
+      "message.started": (event, key, ms) => {
+        const { out } = this.openSession(key, event, ms);
+        if (event.role === "assistant" && event.kind === "text" && !this.outputs.has(event.messageId))
+          this.newOutput(event, key, this.outputKey(event.messageId));
+        return out;
+      },
+      "message.delta": (event, _key, ms) => {
+        const output = this.outputs.get(event.messageId);
+        if (output === undefined) return [];
+        return this.stream(output, this.sessionInfo(output.key, event), event.text, ms);
+      },
+      "message.completed": (event, key, ms) => {
+        if (event.role === "assistant" && event.kind === "text") return this.messageCompleted(event, key, ms);
+        // Reasoning and what the user said are not output for the user to hear.
+        return this.extensionEvent(event, key, ms);
+      },
+      "tool.started": (event, key, ms) => {
+        // A call that is still open is not invoked again (L1-TOOL-002): the repeat is an extension event.
+        if (this.sessions.get(key)?.calls.has(event.toolCallId) === true) return this.extensionEvent(event, key, ms);
+        return this.toolInvoked(event, key, ms, false);
+      },
+      "tool.completed": (event, key, ms) => this.toolCompleted(event, key, ms, false),
+      notice: this.notice.bind(this),
+      "session.completed": this.sessionCompleted.bind(this),
+    },
+    // What AAEP's core events cannot say travels as an `agentstream:<type>` extension event.
+    this.extensionEvent.bind(this),
+  );
+
+  constructor(options: EncoderOptions = {}) {
+    this.options = options;
+    this.sentences = this.options.coalesce === "sentence";
+  }
+
+  nextId(prefix: string): string {
+    return `${prefix}_${this.tag ?? "0"}${(this.counter++).toString(36)}`;
+  }
+
+  envelope(
     type: string,
     info: SessionInfo,
     ms: number,
     urgency: Urgency,
     fields: JsonObject,
     extension: JsonObject | undefined,
-  ): JsonObject[] => {
+  ): JsonObject[] {
     const record: JsonObject = {
       "@context": extension === undefined ? AAEP_CONTEXT : [AAEP_CONTEXT, AGENTSTREAM_AAEP_CONTEXT],
       aaep_version: AAEP_VERSION,
       type,
-      event_id: nextId("evt"),
+      event_id: this.nextId("evt"),
       session_id: info.aaepId,
       timestamp: isoUtc(ms),
       producer: info.producer,
@@ -232,21 +328,21 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     };
     if (extension !== undefined) record.extensions = { agentstream: extension };
     return [record];
-  };
+  }
 
-  const defined = (fields: Record<string, JsonValue | undefined>): JsonObject => {
+  defined(fields: Record<string, JsonValue | undefined>): JsonObject {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
     return out;
-  };
+  }
 
-  const sessionInfo = (key: string, event: AgentEvent): SessionInfo => {
-    let info = sessions.get(key);
+  sessionInfo(key: string, event: AgentEvent): SessionInfo {
+    let info = this.sessions.get(key);
     if (info === undefined) {
-      tag ??= fnv(key);
-      const producer = rootProducer ?? { agent_id: event.source?.dialect ?? "agentstream" };
+      this.tag ??= fnv(key);
+      const producer = this.rootProducer ?? { agent_id: event.source?.dialect ?? "agentstream" };
       info = {
-        aaepId: sessionIds(key),
+        aaepId: this.sessionIds(key),
         producer,
         started: false,
         toolInvocations: 0,
@@ -254,21 +350,21 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
         usedCallIds: new Set(),
         terminal: undefined,
       };
-      sessions.set(key, info);
+      this.sessions.set(key, info);
     }
     return info;
-  };
+  }
 
   /** The session's info, after its agent.session.started (synthesized when the input began without one). */
-  const openSession = (key: string, event: AgentEvent, ms: number): { info: SessionInfo; out: JsonObject[] } => {
-    const info = sessionInfo(key, event);
+  openSession(key: string, event: AgentEvent, ms: number): { info: SessionInfo; out: JsonObject[] } {
+    const info = this.sessionInfo(key, event);
     if (info.started) return { info, out: [] };
     info.started = true;
     // `session_id` says which of our sessions it is (null: the input named none), so a reader can put it back.
     const original = key === "unknown" ? null : key;
     return {
       info,
-      out: envelope(
+      out: this.envelope(
         "aaep:agent.session.started",
         info,
         ms,
@@ -277,47 +373,56 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
         { synthesized: true, session_id: original },
       ),
     };
-  };
+  }
 
   /** An event AAEP has no type for: `agentstream:<type>`, the event itself in the extension. */
-  const extensionEvent = (event: AgentEvent, key: string, ms: number): JsonObject[] => {
-    const { info, out } = openSession(key, event, ms);
+  extensionEvent(event: AgentEvent, key: string, ms: number): JsonObject[] {
+    const { info, out } = this.openSession(key, event, ms);
     const urgency: Urgency =
       event.type === "error" && event.fatal === true ? "critical" : BACKGROUND_TYPES.has(event.type) ? "background" : "normal";
     const summary = BACKGROUND_TYPES.has(event.type) ? undefined : spoken(describeEvent(event));
     return [
       ...out,
-      ...envelope(`agentstream:${event.type}`, info, ms, urgency, defined({ summary_normal: summary }), { event: eventBody(event) }),
+      ...this.envelope(`agentstream:${event.type}`, info, ms, urgency, this.defined({ summary_normal: summary }), {
+        event: eventBody(event),
+      }),
     ];
-  };
+  }
 
-  const sessionStarted = (event: EventOf<"session.started">, key: string, ms: number): JsonObject[] => {
-    const existing = sessions.get(key);
-    if (existing?.started === true) return extensionEvent(event, key, ms); // a session starts once (L1-LIFE-003)
-    const producer = defined({
-      agent_id: event.agent ?? rootProducer?.agent_id ?? event.source?.dialect ?? "agentstream",
+  sessionStarted(event: EventOf<"session.started">, key: string, ms: number): JsonObject[] {
+    const existing = this.sessions.get(key);
+    if (existing?.started === true) return this.extensionEvent(event, key, ms); // a session starts once (L1-LIFE-003)
+    const producer = this.defined({
+      agent_id: event.agent ?? this.rootProducer?.agent_id ?? event.source?.dialect ?? "agentstream",
       agent_version: event.agentVersion,
       model: event.model,
     });
     if (event.parentSessionId === undefined && event.sessionId !== undefined) {
-      rootSessionId = event.sessionId;
-      rootProducer ??= producer;
+      this.rootSessionId = event.sessionId;
+      this.rootProducer ??= producer;
     }
-    const info = sessionInfo(key, event);
+    const info = this.sessionInfo(key, event);
     info.producer = producer;
     info.started = true;
     const tools =
       event.tools === undefined ? undefined : [...new Set(event.tools.filter((t) => t !== "" && codePointLength(t) <= 256))].slice(0, 256);
     const summary = spoken(describeEvent(event)) ?? "Session started.";
-    return envelope("aaep:agent.session.started", info, ms, "normal", defined({ summary_normal: summary, tools_available: tools }), {
-      event: eventBody(event),
-    });
-  };
+    return this.envelope(
+      "aaep:agent.session.started",
+      info,
+      ms,
+      "normal",
+      this.defined({ summary_normal: summary, tools_available: tools }),
+      {
+        event: eventBody(event),
+      },
+    );
+  }
 
   // ---- output streaming ----
 
-  const chunk = (output: OutputInfo, info: SessionInfo, piece: string, complete: boolean, ms: number): JsonObject[] => {
-    const fields = defined({
+  chunk(output: OutputInfo, info: SessionInfo, piece: string, complete: boolean, ms: number): JsonObject[] {
+    const fields = this.defined({
       chunk: piece,
       position: output.position,
       complete,
@@ -326,16 +431,16 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       content_type: output.contentType,
       language: output.language,
     });
-    const extension = output.first ? defined({ message_id: output.messageId, channel: output.channel }) : undefined;
+    const extension = output.first ? this.defined({ message_id: output.messageId, channel: output.channel }) : undefined;
     output.first = false;
     output.position += codePointLength(piece);
-    return envelope("aaep:agent.output.streaming", info, ms, "normal", fields, extension);
-  };
+    return this.envelope("aaep:agent.output.streaming", info, ms, "normal", fields, extension);
+  }
 
-  const newOutput = (event: EventOf<"message.started"> | EventOf<"message.completed">, key: string, outputKey: string): OutputInfo => {
+  newOutput(event: EventOf<"message.started"> | EventOf<"message.completed">, key: string, outputKey: string): OutputInfo {
     const output: OutputInfo = {
       messageId: event.messageId,
-      outputId: outputIds(outputKey),
+      outputId: this.outputIds(outputKey),
       key,
       streamed: "",
       position: 0,
@@ -345,15 +450,15 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       language: event.language !== undefined && BCP47.test(event.language) ? event.language : undefined,
       channel: event.channel,
     };
-    outputs.set(event.messageId, output);
+    this.outputs.set(event.messageId, output);
     return output;
-  };
+  }
 
   /** Sends text that is not the end of the output: whole, or (sentence mode) the complete sentences in it. */
-  const stream = (output: OutputInfo, info: SessionInfo, text: string, ms: number): JsonObject[] => {
+  stream(output: OutputInfo, info: SessionInfo, text: string, ms: number): JsonObject[] {
     output.streamed += text;
     let pieces: string[];
-    if (sentences) {
+    if (this.sentences) {
       output.pending += text;
       const { pieces: done, rest } = splitSentences(output.pending, false);
       output.pending = rest;
@@ -368,53 +473,56 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
       pieces = [text];
     }
     const out: JsonObject[] = [];
-    for (const piece of pieces) for (const part of splitToChunks(piece)) if (part !== "") out.push(...chunk(output, info, part, false, ms));
+    for (const piece of pieces)
+      for (const part of splitToChunks(piece)) if (part !== "") out.push(...this.chunk(output, info, part, false, ms));
     return out;
-  };
+  }
 
   /** The end of an output: what is left, the last piece with complete=true (an empty chunk when nothing is left). */
-  const finish = (output: OutputInfo, info: SessionInfo, rest: string, ms: number): JsonObject[] => {
-    outputs.delete(output.messageId);
+  finish(output: OutputInfo, info: SessionInfo, rest: string, ms: number): JsonObject[] {
+    this.outputs.delete(output.messageId);
     const text = output.pending + rest;
     output.pending = "";
-    const pieces = (sentences ? splitSentences(text, true).pieces : [text]).flatMap(splitToChunks).filter((p) => p !== "");
+    const pieces = (this.sentences ? splitSentences(text, true).pieces : [text]).flatMap(splitToChunks).filter((p) => p !== "");
     const out: JsonObject[] = [];
     pieces.forEach((piece, i) => {
-      out.push(...chunk(output, info, piece, i === pieces.length - 1, ms));
+      out.push(...this.chunk(output, info, piece, i === pieces.length - 1, ms));
     });
-    if (pieces.length === 0) out.push(...chunk(output, info, "", true, ms));
+    if (pieces.length === 0) out.push(...this.chunk(output, info, "", true, ms));
     return out;
-  };
+  }
 
-  /** The output key of a message: its id, or (a message that completes again) a fresh one, since an output completes once. */
-  const seenMessages = new Set<string>();
-  const outputKey = (messageId: string): string => {
-    if (!seenMessages.has(messageId)) {
-      seenMessages.add(messageId);
+  outputKey(messageId: string): string {
+    if (!this.seenMessages.has(messageId)) {
+      this.seenMessages.add(messageId);
       return messageId;
     }
-    revisions++;
-    return `${messageId}#${revisions}`;
-  };
+    this.revisions++;
+    return `${messageId}#${this.revisions}`;
+  }
 
-  const messageCompleted = (event: EventOf<"message.completed">, key: string, ms: number): JsonObject[] => {
-    const { info, out } = openSession(key, event, ms);
-    const output = outputs.get(event.messageId);
+  messageCompleted(event: EventOf<"message.completed">, key: string, ms: number): JsonObject[] {
+    const { info, out } = this.openSession(key, event, ms);
+    const output = this.outputs.get(event.messageId);
     if (output !== undefined && !event.text.startsWith(output.streamed)) {
       // The agent revised text already sent (repair: snapshot-discontinuity); chunks cannot be taken
       // back, so the streamed output ends here and the final text follows as a new output.
-      return [...out, ...finish(output, info, "", ms), ...finish(newOutput(event, key, outputKey(event.messageId)), info, event.text, ms)];
+      return [
+        ...out,
+        ...this.finish(output, info, "", ms),
+        ...this.finish(this.newOutput(event, key, this.outputKey(event.messageId)), info, event.text, ms),
+      ];
     }
-    const target = output ?? newOutput(event, key, outputKey(event.messageId));
-    return [...out, ...finish(target, info, event.text.slice(target.streamed.length), ms)];
-  };
+    const target = output ?? this.newOutput(event, key, this.outputKey(event.messageId));
+    return [...out, ...this.finish(target, info, event.text.slice(target.streamed.length), ms)];
+  }
 
   // ---- tools ----
 
-  const toolInvoked = (event: EventOf<"tool.started">, key: string, ms: number, synthesized: boolean): JsonObject[] => {
-    const { info, out } = openSession(key, event, ms);
+  toolInvoked(event: EventOf<"tool.started">, key: string, ms: number, synthesized: boolean): JsonObject[] {
+    const { info, out } = this.openSession(key, event, ms);
     const tool = aaepToolName(event.name);
-    let callId = callIds(event.toolCallId);
+    let callId = this.callIds(event.toolCallId);
     // A call id is invoked once per session (L1-TOOL-002): a reused id gets a fresh one.
     for (let n = 2; info.usedCallIds.has(callId); n++) callId = `call_${callId.slice(5, 56)}${fnv(`${event.toolCallId}#${n}`)}`;
     info.usedCallIds.add(callId);
@@ -425,19 +533,19 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     const extension = synthesized ? { synthesized: true } : { event: eventBody(event) };
     return [
       ...out,
-      ...envelope(
+      ...this.envelope(
         "aaep:agent.tool.invoked",
         info,
         ms,
         "normal",
-        defined({ tool, summary_normal: summary, args_summary: args, tool_call_id: callId }),
+        this.defined({ tool, summary_normal: summary, args_summary: args, tool_call_id: callId }),
         extension,
       ),
     ];
-  };
+  }
 
-  const toolCompleted = (event: EventOf<"tool.completed">, key: string, ms: number, synthesized: boolean): JsonObject[] => {
-    const { info, out: opened } = openSession(key, event, ms);
+  toolCompleted(event: EventOf<"tool.completed">, key: string, ms: number, synthesized: boolean): JsonObject[] {
+    const { info, out: opened } = this.openSession(key, event, ms);
     const out = [...opened];
     let call = info.calls.get(event.toolCallId);
     if (call === undefined) {
@@ -449,13 +557,13 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
         toolCallId: event.toolCallId,
         name: event.name ?? "unknown",
       } as EventOf<"tool.started">;
-      out.push(...toolInvoked(start, key, ms, true));
+      out.push(...this.toolInvoked(start, key, ms, true));
       info.toolInvocations--;
       call = info.calls.get(event.toolCallId) as { callId: string; tool: string; name: string };
     }
     info.calls.delete(event.toolCallId);
     const name = event.name ?? call.name;
-    const fields = defined({
+    const fields = this.defined({
       tool: call.tool,
       status: event.isError ? "error" : "success",
       tool_call_id: call.callId,
@@ -467,7 +575,7 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
     });
     return [
       ...out,
-      ...envelope(
+      ...this.envelope(
         "aaep:agent.tool.completed",
         info,
         ms,
@@ -476,53 +584,53 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
         synthesized ? { synthesized: true } : { event: eventBody(event) },
       ),
     ];
-  };
+  }
 
   // ---- notices that ask the user ----
 
-  const notice = (event: EventOf<"notice">, key: string, ms: number): JsonObject[] => {
+  notice(event: EventOf<"notice">, key: string, ms: number): JsonObject[] {
     const confirmation = CONFIRMATION_KINDS.test(event.kind);
-    if (!confirmation && !CLARIFICATION_KINDS.test(event.kind)) return extensionEvent(event, key, ms);
-    const { info, out } = openSession(key, event, ms);
+    if (!confirmation && !CLARIFICATION_KINDS.test(event.kind)) return this.extensionEvent(event, key, ms);
+    const { info, out } = this.openSession(key, event, ms);
     const extension = { event: eventBody(event) };
     if (!confirmation) {
       const question = clip(event.text.trim() || "The agent asks a question.", NORMAL_MAX);
       const fields = {
         question,
-        reply_token: nextId("rpl"),
+        reply_token: this.nextId("rpl"),
         timeout_seconds: CONFIRMATION_TIMEOUT_S,
         accepted_response_kinds: ["freetext"],
         summary_normal: spoken(`Question: ${event.text}`) ?? "The agent asks a question.",
       };
-      return [...out, ...envelope("aaep:agent.awaiting.clarification", info, ms, "critical", fields, extension)];
+      return [...out, ...this.envelope("aaep:agent.awaiting.clarification", info, ms, "critical", fields, extension)];
     }
     const fields = {
       action: spoken(event.text) ?? "The agent asks for approval of an action.",
       consequence: "The agent waits for this approval before it goes on.",
-      reply_token: nextId("rpl"),
+      reply_token: this.nextId("rpl"),
       timeout_seconds: CONFIRMATION_TIMEOUT_S,
       // Safe default (spec ch. 6): without an answer, the action does not happen.
       default_decision: "reject",
       summary_normal: spoken(`Approval needed: ${event.text}`) ?? "Approval needed.",
     };
-    return [...out, ...envelope("aaep:agent.awaiting.confirmation", info, ms, "critical", fields, extension)];
-  };
+    return [...out, ...this.envelope("aaep:agent.awaiting.confirmation", info, ms, "critical", fields, extension)];
+  }
 
   // ---- terminal events ----
 
-  const terminal = (info: SessionInfo, held: SessionInfo["terminal"], ms: number): JsonObject[] => {
+  terminal(info: SessionInfo, held: SessionInfo["terminal"], ms: number): JsonObject[] {
     if (held === undefined) {
       const fields = {
         cancelled_by: "system",
         summary_normal: "The input ended before the session completed.",
         cancellation_reason: "input_ended",
       };
-      return envelope("aaep:agent.session.cancelled", info, ms, "normal", fields, { synthesized: true });
+      return this.envelope("aaep:agent.session.cancelled", info, ms, "normal", fields, { synthesized: true });
     }
     const { event } = held;
     const extension = { event: eventBody(event) };
     if (event.status === "success") {
-      const fields = defined({
+      const fields = this.defined({
         summary_normal: "Session completed.",
         duration_ms:
           event.durationMs !== undefined && event.durationMs >= 0 && event.durationMs <= 86400000
@@ -530,7 +638,7 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
             : undefined,
         tool_invocations_count: info.toolInvocations,
       });
-      return envelope("aaep:agent.session.completed", info, held.ms, "normal", fields, extension);
+      return this.envelope("aaep:agent.session.completed", info, held.ms, "normal", fields, extension);
     }
     if (event.status === "interrupted") {
       const fields = {
@@ -538,105 +646,30 @@ export function createAaepEncoder(options: EncoderOptions = {}): RecordEncoder<J
         summary_normal: spoken(event.error) ?? "The session was interrupted.",
         cancellation_reason: "interrupted",
       };
-      return envelope("aaep:agent.session.cancelled", info, held.ms, "normal", fields, extension);
+      return this.envelope("aaep:agent.session.cancelled", info, held.ms, "normal", fields, extension);
     }
     const category = errorCategory(event.error);
-    const fields = defined({
+    const fields = this.defined({
       error_category: category,
       summary_normal: spoken(event.error) ?? "The session ended with an error.",
       recoverable: category === "transient" ? true : undefined,
     });
-    return envelope("aaep:agent.session.errored", info, held.ms, "critical", fields, extension);
-  };
+    return this.envelope("aaep:agent.session.errored", info, held.ms, "critical", fields, extension);
+  }
 
-  const sessionCompleted = (event: EventOf<"session.completed">, key: string, ms: number): JsonObject[] => {
-    const { info, out } = openSession(key, event, ms);
+  sessionCompleted(event: EventOf<"session.completed">, key: string, ms: number): JsonObject[] {
+    const { info, out } = this.openSession(key, event, ms);
     const previous = info.terminal;
     info.terminal = { event, ms };
     // A session that completes twice (Claude's background agents): the earlier completion is told as an extension event.
-    return previous === undefined ? out : [...out, ...extensionEvent(previous.event, key, previous.ms)];
-  };
+    return previous === undefined ? out : [...out, ...this.extensionEvent(previous.event, key, previous.ms)];
+  }
 
-  const dispatch = createDispatch<JsonObject[], [key: string, ms: number]>(
-    {
-      "session.started": sessionStarted,
-      "message.started": (event, key, ms) => {
-        const { out } = openSession(key, event, ms);
-        if (event.role === "assistant" && event.kind === "text" && !outputs.has(event.messageId))
-          newOutput(event, key, outputKey(event.messageId));
-        return out;
-      },
-      "message.delta": (event, _key, ms) => {
-        const output = outputs.get(event.messageId);
-        if (output === undefined) return [];
-        return stream(output, sessionInfo(output.key, event), event.text, ms);
-      },
-      "message.completed": (event, key, ms) => {
-        if (event.role === "assistant" && event.kind === "text") return messageCompleted(event, key, ms);
-        // Reasoning and what the user said are not output for the user to hear.
-        return extensionEvent(event, key, ms);
-      },
-      "tool.started": (event, key, ms) => {
-        // A call that is still open is not invoked again (L1-TOOL-002): the repeat is an extension event.
-        if (sessions.get(key)?.calls.has(event.toolCallId) === true) return extensionEvent(event, key, ms);
-        return toolInvoked(event, key, ms, false);
-      },
-      "tool.completed": (event, key, ms) => toolCompleted(event, key, ms, false),
-      notice,
-      "session.completed": sessionCompleted,
-    },
-    // What AAEP's core events cannot say travels as an `agentstream:<type>` extension event.
-    extensionEvent,
-  );
-  const write = (event: AgentEvent, key: string): JsonObject[] => dispatch(event, key, clock.ms(event.time));
+  write(event: AgentEvent, key: string): JsonObject[] {
+    return this.dispatch(event, key, this.clock.ms(event.time));
+  }
 
-  const keyOf = (event: AgentEvent): string => event.sessionId ?? rootSessionId ?? "unknown";
-
-  return {
-    encode(event) {
-      const out: JsonObject[] = [];
-      for (const ready of joiner.push(event)) {
-        if (sessions.size === 0 && PRELUDE_TYPES.has(ready.type)) {
-          prelude.push(ready);
-          continue;
-        }
-        if (prelude.length > 0) {
-          // The session's start comes first; the prelude without a session joins the first one named.
-          const key = ready.sessionId ?? "unknown";
-          const first = prelude;
-          prelude = [];
-          if (ready.type === "session.started") out.push(...write(ready, keyOf(ready)));
-          for (const held of first) out.push(...write(held, held.sessionId ?? key));
-          if (ready.type === "session.started") continue;
-        }
-        out.push(...write(ready, keyOf(ready)));
-      }
-      return out;
-    },
-    end() {
-      const out: JsonObject[] = [];
-      for (const held of prelude) out.push(...write(held, "unknown"));
-      prelude = [];
-      for (const ready of joiner.end()) out.push(...write(ready, keyOf(ready)));
-      const ms = clock.ms(undefined);
-      // Every output gets its one completion and every call its completion (L1-STREAM-002, L1-TOOL-002).
-      for (const output of [...outputs.values()]) out.push(...finish(output, sessions.get(output.key) as SessionInfo, "", ms));
-      for (const [key, info] of sessions) {
-        for (const [toolCallId, call] of [...info.calls]) {
-          const event = {
-            v: 1,
-            seq: 0,
-            type: "tool.completed",
-            toolCallId,
-            name: call.name,
-            isError: true,
-            output: "the input ended before the tool call completed",
-          } as EventOf<"tool.completed">;
-          out.push(...toolCompleted(event, key, ms, true));
-        }
-        out.push(...terminal(info, info.terminal, ms));
-      }
-      return out;
-    },
-  };
+  keyOf(event: AgentEvent): string {
+    return event.sessionId ?? this.rootSessionId ?? "unknown";
+  }
 }

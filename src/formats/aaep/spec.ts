@@ -40,142 +40,15 @@ export const aaepSpec: FormatSpec = {
   description: "AAEP v1 events: agent.output.streaming chunks and the core lifecycle events",
   schema: aaepSchema,
   createValidator() {
-    compiled ??= compileSchema(aaepSchema);
-    const validate = compiled;
-    const sessions = new Map<string, SessionState>();
-    const outputs = new Map<string, OutputState>();
-    const eventIds = new Set<string>();
-
-    const sessionOf = (id: string): SessionState => {
-      let state = sessions.get(id);
-      if (state === undefined) {
-        state = {
-          started: false,
-          events: 0,
-          terminal: undefined,
-          openCalls: new Map(),
-          invokedIds: new Set(),
-          openByName: new Map(),
-          confirmations: 0,
-          expectedSequence: undefined,
-        };
-        sessions.set(id, state);
-      }
-      return state;
-    };
-
-    const rules = (record: JsonObject, line: number): Issue[] => {
-      const issues: Issue[] = [];
-      const problem = (rule: string, message: string, severity: Issue["severity"] = "error"): void => {
-        issues.push({ code: "out-of-order", severity, message: `${rule}: ${message}`, line });
-      };
-      const type = record.type as string;
-      const sessionId = record.session_id as string;
-      const session = sessionOf(sessionId);
-      session.events++;
-
-      if (!RFC3339.test(record.timestamp as string))
-        issues.push({
-          code: "schema-mismatch",
-          severity: "error",
-          message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
-          line,
-          path: ["timestamp"],
-        });
-      const eventId = record.event_id as string;
-      if (eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
-      eventIds.add(eventId);
-      if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
-        problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
-      for (const field of SPOKEN_FIELDS) {
-        const value = record[field];
-        const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
-        if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
-      }
-
-      // Session lifecycle (L1-LIFE-*), per session_id.
-      if (session.terminal !== undefined) problem("L1-LIFE-003", `${type} after the session's terminal event ${session.terminal}`);
-      if (type === "aaep:agent.session.started") {
-        if (session.events > 1) problem("L1-LIFE-003", "agent.session.started must be the session's first event and occur once");
-      } else if (session.events === 1) {
-        problem("L1-LIFE-003", `the session's first event is ${type}, not agent.session.started`);
-      }
-      if (type === "aaep:agent.session.started") session.started = true;
-      if (AAEP_TERMINAL_TYPES.includes(type)) session.terminal ??= type;
-      // Spec 3.4.1: sequence_number, when used, is 0 on session.started and rises by 1.
-      if (typeof record.sequence_number === "number") {
-        const expected = session.expectedSequence ?? (type === "aaep:agent.session.started" ? 0 : record.sequence_number);
-        if (record.sequence_number !== expected) problem("sequence_number", `${record.sequence_number} where ${expected} was expected`);
-        session.expectedSequence = record.sequence_number + 1;
-      }
-
-      // Tools (L1-TOOL-*, L2-TOOL-005).
-      const tool = record.tool as string | undefined;
-      const callId = record.tool_call_id as string | undefined;
-      if (type === "aaep:agent.awaiting.confirmation") session.confirmations++;
-      if (type === "aaep:agent.tool.invoked" && tool !== undefined) {
-        if (callId !== undefined) {
-          if (session.invokedIds.has(callId)) problem("L1-TOOL-002", `tool_call_id "${callId}" invoked twice`);
-          session.invokedIds.add(callId);
-          session.openCalls.set(callId, tool);
-        } else {
-          session.openByName.set(tool, (session.openByName.get(tool) ?? 0) + 1);
-        }
-        if (record.irreversible === true && session.confirmations === 0)
-          problem("L2-TOOL-005", `irreversible tool "${tool}" invoked with no agent.awaiting.confirmation before it`);
-      }
-      if (type === "aaep:agent.tool.completed" && tool !== undefined) {
-        if (callId !== undefined) {
-          const invoked = session.openCalls.get(callId);
-          if (invoked === undefined)
-            problem("L1-TOOL-001", `agent.tool.completed for tool_call_id "${callId}", which was not invoked (or already completed)`);
-          else if (invoked !== tool)
-            problem("L1-TOOL-004", `tool_call_id "${callId}" was invoked as "${invoked}" and completed as "${tool}"`);
-          session.openCalls.delete(callId);
-        } else {
-          const open = session.openByName.get(tool) ?? 0;
-          if (open === 0) problem("L1-TOOL-001", `agent.tool.completed for "${tool}" with no matching agent.tool.invoked`);
-          else session.openByName.set(tool, open - 1);
-        }
-      }
-
-      // Output streaming (L1-STREAM-001..003); no output_id means the session's one implicit output.
-      if (type === "aaep:agent.output.streaming") {
-        const key = typeof record.output_id === "string" ? record.output_id : `session:${sessionId}`;
-        const position = record.position as number;
-        const chunk = record.chunk as string;
-        const output = outputs.get(key);
-        if (output !== undefined) {
-          if (output.completions > 0) problem("L1-STREAM-003", `a chunk for output "${key}" after its complete=true chunk`);
-          if (position < output.position)
-            problem("L1-STREAM-001", `position ${position} after ${output.position} in output "${key}": positions never go down`);
-          else if (position !== output.end)
-            problem(
-              "continuity",
-              `position ${position} where the chunks before end at ${output.end} (${position > output.end ? "a gap" : "an overlap"}; positions count code points)`,
-              "warning",
-            );
-        }
-        const state = output ?? { position, end: 0, completions: 0 };
-        state.position = position;
-        state.end = position + codePointLength(chunk);
-        if (record.complete === true) {
-          state.completions++;
-          if (state.completions > 1) problem("L1-STREAM-002", `output "${key}" completed twice`);
-        }
-        outputs.set(key, state);
-      }
-      return issues;
-    };
-
+    const validator = new AaepStreamValidator();
     return {
       check(record, line) {
-        if (!validate(record)) return schemaIssues(validate.errors ?? [], line);
-        return rules(record, line);
+        if (!validator.validate(record)) return schemaIssues(validator.validate.errors ?? [], line);
+        return validator.rules(record, line);
       },
       end() {
         const issues: Issue[] = [];
-        for (const [id, session] of sessions) {
+        for (const [id, session] of validator.sessions) {
           if (!session.started)
             issues.push({ code: "out-of-order", severity: "error", message: `L1-LIFE-004: session ${id} has no agent.session.started` });
           if (session.terminal === undefined)
@@ -191,7 +64,7 @@ export const aaepSpec: FormatSpec = {
               message: `L1-TOOL-002: tool call ${callId} (${tool}) in session ${id} never completed`,
             });
         }
-        for (const [key, output] of outputs) {
+        for (const [key, output] of validator.outputs) {
           if (output.completions === 0)
             issues.push({ code: "out-of-order", severity: "error", message: `L1-STREAM-002: output "${key}" has no complete=true chunk` });
         }
@@ -200,3 +73,141 @@ export const aaepSpec: FormatSpec = {
     };
   },
 };
+
+/** What the AAEP stream rules have seen of one stream, and the rules. */
+class AaepStreamValidator {
+  readonly validate: ValidateFunction<unknown>;
+  readonly sessions: Map<string, SessionState>;
+  readonly outputs: Map<string, OutputState>;
+  readonly eventIds: Set<string>;
+
+  constructor() {
+    compiled ??= compileSchema(aaepSchema);
+    this.validate = compiled;
+    this.sessions = new Map<string, SessionState>();
+    this.outputs = new Map<string, OutputState>();
+    this.eventIds = new Set<string>();
+  }
+
+  sessionOf(id: string): SessionState {
+    let state = this.sessions.get(id);
+    if (state === undefined) {
+      state = {
+        started: false,
+        events: 0,
+        terminal: undefined,
+        openCalls: new Map(),
+        invokedIds: new Set(),
+        openByName: new Map(),
+        confirmations: 0,
+        expectedSequence: undefined,
+      };
+      this.sessions.set(id, state);
+    }
+    return state;
+  }
+
+  rules(record: JsonObject, line: number): Issue[] {
+    const issues: Issue[] = [];
+    const problem = (rule: string, message: string, severity: Issue["severity"] = "error"): void => {
+      issues.push({ code: "out-of-order", severity, message: `${rule}: ${message}`, line });
+    };
+    const type = record.type as string;
+    const sessionId = record.session_id as string;
+    const session = this.sessionOf(sessionId);
+    session.events++;
+
+    if (!RFC3339.test(record.timestamp as string))
+      issues.push({
+        code: "schema-mismatch",
+        severity: "error",
+        message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
+        line,
+        path: ["timestamp"],
+      });
+    const eventId = record.event_id as string;
+    if (this.eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
+    this.eventIds.add(eventId);
+    if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
+      problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
+    for (const field of SPOKEN_FIELDS) {
+      const value = record[field];
+      const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
+      if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
+    }
+
+    // Session lifecycle (L1-LIFE-*), per session_id.
+    if (session.terminal !== undefined) problem("L1-LIFE-003", `${type} after the session's terminal event ${session.terminal}`);
+    if (type === "aaep:agent.session.started") {
+      if (session.events > 1) problem("L1-LIFE-003", "agent.session.started must be the session's first event and occur once");
+    } else if (session.events === 1) {
+      problem("L1-LIFE-003", `the session's first event is ${type}, not agent.session.started`);
+    }
+    if (type === "aaep:agent.session.started") session.started = true;
+    if (AAEP_TERMINAL_TYPES.includes(type)) session.terminal ??= type;
+    // Spec 3.4.1: sequence_number, when used, is 0 on session.started and rises by 1.
+    if (typeof record.sequence_number === "number") {
+      const expected = session.expectedSequence ?? (type === "aaep:agent.session.started" ? 0 : record.sequence_number);
+      if (record.sequence_number !== expected) problem("sequence_number", `${record.sequence_number} where ${expected} was expected`);
+      session.expectedSequence = record.sequence_number + 1;
+    }
+
+    // Tools (L1-TOOL-*, L2-TOOL-005).
+    const tool = record.tool as string | undefined;
+    const callId = record.tool_call_id as string | undefined;
+    if (type === "aaep:agent.awaiting.confirmation") session.confirmations++;
+    if (type === "aaep:agent.tool.invoked" && tool !== undefined) {
+      if (callId !== undefined) {
+        if (session.invokedIds.has(callId)) problem("L1-TOOL-002", `tool_call_id "${callId}" invoked twice`);
+        session.invokedIds.add(callId);
+        session.openCalls.set(callId, tool);
+      } else {
+        session.openByName.set(tool, (session.openByName.get(tool) ?? 0) + 1);
+      }
+      if (record.irreversible === true && session.confirmations === 0)
+        problem("L2-TOOL-005", `irreversible tool "${tool}" invoked with no agent.awaiting.confirmation before it`);
+    }
+    if (type === "aaep:agent.tool.completed" && tool !== undefined) {
+      if (callId !== undefined) {
+        const invoked = session.openCalls.get(callId);
+        if (invoked === undefined)
+          problem("L1-TOOL-001", `agent.tool.completed for tool_call_id "${callId}", which was not invoked (or already completed)`);
+        else if (invoked !== tool)
+          problem("L1-TOOL-004", `tool_call_id "${callId}" was invoked as "${invoked}" and completed as "${tool}"`);
+        session.openCalls.delete(callId);
+      } else {
+        const open = session.openByName.get(tool) ?? 0;
+        if (open === 0) problem("L1-TOOL-001", `agent.tool.completed for "${tool}" with no matching agent.tool.invoked`);
+        else session.openByName.set(tool, open - 1);
+      }
+    }
+
+    // Output streaming (L1-STREAM-001..003); no output_id means the session's one implicit output.
+    if (type === "aaep:agent.output.streaming") {
+      const key = typeof record.output_id === "string" ? record.output_id : `session:${sessionId}`;
+      const position = record.position as number;
+      const chunk = record.chunk as string;
+      const output = this.outputs.get(key);
+      if (output !== undefined) {
+        if (output.completions > 0) problem("L1-STREAM-003", `a chunk for output "${key}" after its complete=true chunk`);
+        if (position < output.position)
+          problem("L1-STREAM-001", `position ${position} after ${output.position} in output "${key}": positions never go down`);
+        else if (position !== output.end)
+          problem(
+            "continuity",
+            `position ${position} where the chunks before end at ${output.end} (${position > output.end ? "a gap" : "an overlap"}; positions count code points)`,
+            "warning",
+          );
+      }
+      const state = output ?? { position, end: 0, completions: 0 };
+      state.position = position;
+      state.end = position + codePointLength(chunk);
+      if (record.complete === true) {
+        state.completions++;
+        if (state.completions > 1) problem("L1-STREAM-002", `output "${key}" completed twice`);
+      }
+      this.outputs.set(key, state);
+    }
+    return issues;
+  }
+}

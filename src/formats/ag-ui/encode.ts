@@ -12,9 +12,10 @@
  * passing it through: it opens what was never started, closes what was left open, and holds the
  * run's RUN_FINISHED back until the next run or the end so that trailing events fold into it.
  */
-import type { AgentEvent, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
+import type { AgentEvent, EventOf, JsonObject, JsonValue, MessageRole, Usage } from "../../model/events.ts";
 import { isUnshown } from "../../encoding/final-text.ts";
-import { createDispatch, MAX_PREAMBLE, QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
+import { QUIET_EVENT_TYPES } from "../../encoding/dispatch.ts";
+import { UiStreamEncoder } from "../../encoding/ui-stream.ts";
 import { compact, payloadOf } from "../../encoding/payload.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
@@ -43,42 +44,54 @@ interface ToolState {
 
 /** The streaming encoder for `--to ag-ui`. */
 export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
-  let out: AgUiEvent[] = [];
+  const encoder = new AgUiEncoderState();
+  return {
+    encode(event) {
+      encoder.handle(event);
+      return encoder.take();
+    },
+    end() {
+      if (encoder.preamble !== undefined && encoder.preamble.length > 0) encoder.releasePreamble(undefined, undefined);
+      encoder.preamble = undefined;
+      if (encoder.finishing !== undefined) encoder.finishRun();
+      // An input that ends without its session end: close what is open, but claim neither success
+      // (RUN_FINISHED) nor failure (RUN_ERROR); AG-UI has no "incomplete" outcome.
+      else if (encoder.runActive) encoder.closeLane(undefined, true);
+      return encoder.take();
+    },
+  };
+}
 
+/** What one AG-UI encoder remembers (the run, what is open in it, the subagent lanes), and its handlers. */
+class AgUiEncoderState extends UiStreamEncoder<AgUiEvent> {
   // Run state. `finishing` is the root session.completed whose RUN_FINISHED is held back.
-  let runActive = false;
-  let runCount = 0;
-  let threadId: string | undefined;
-  let runId = "";
-  let finishing: Extract<AgentEvent, { type: "session.completed" }> | undefined;
-  let preamble: AgentEvent[] | undefined = [];
-  let rootSeen = false;
+  runActive = false;
+  runCount = 0;
+  threadId: string | undefined;
+  runId = "";
+  finishing: Extract<AgentEvent, { type: "session.completed" }> | undefined;
 
   // Per-run state (cleared when a run finishes; everything in it is closed first).
-  const messages = new Map<string, OpenMessage>();
-  const completedIds = new Set<string>();
-  const tools = new Map<string, ToolState>();
-  const steps = new Map<string | undefined, Set<string>>();
-  const activeSubagents = new Set<string>();
-  const finishedSubagents = new Set<string>();
+  readonly messages = new Map<string, OpenMessage>();
+  readonly completedIds = new Set<string>();
+  readonly tools = new Map<string, ToolState>();
+  readonly steps = new Map<string | undefined, Set<string>>();
+  readonly activeSubagents = new Set<string>();
+  readonly finishedSubagents = new Set<string>();
   /** Last assistant text message per lane in the current step: the parent of the tool calls that follow. */
-  const lastTextMessage = new Map<string | undefined, string>();
+  readonly lastTextMessage = new Map<string | undefined, string>();
   /** The root assistant's text messages in this run as shown, to tell whether the final answer is among them. */
-  const shownTexts: string[] = [];
+  readonly shownTexts: string[] = [];
   // Across runs: which session ids are subagents (their events carry `subagentRunId`).
-  const subagentSessions = new Set<string>();
-  let revisions = 0;
-
-  function send(event: AgUiEvent): void {
-    out.push(event);
-  }
+  readonly subagentSessions = new Set<string>();
+  revisions = 0;
 
   /**
    * Writes one AG-UI event: its own fields, then the base fields every event may carry (the
    * subagent lane, a timestamp from the event's time, the source record) and our extras under
    * `metadata.agentstream`. Undefined fields are left out by JSON.stringify.
    */
-  function emit(
+  emit(
     type: string,
     fields: { readonly [key: string]: JsonValue | undefined },
     event?: AgentEvent,
@@ -93,35 +106,35 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     }
     if (event?.raw !== undefined && event.type !== "unknown") record.rawEvent = event.raw;
     if (extra !== undefined && Object.keys(extra).length > 0) record.metadata = { agentstream: extra };
-    send(record);
+    this.send(record);
   }
 
-  function laneOf(event: AgentEvent): string | undefined {
-    return event.sessionId !== undefined && subagentSessions.has(event.sessionId) ? event.sessionId : undefined;
+  laneOf(event: AgentEvent): string | undefined {
+    return event.sessionId !== undefined && this.subagentSessions.has(event.sessionId) ? event.sessionId : undefined;
   }
 
   // ---- runs ----
 
   /** Opens run n+1: RUN_STARTED with the session's facts when a root session.started opens it. */
-  function startRun(session: Extract<AgentEvent, { type: "session.started" }> | undefined, threadHint: string | undefined): void {
-    runActive = true;
-    runCount++;
-    runId = `run-${runCount}`;
-    threadId = session?.sessionId ?? threadHint ?? threadId ?? DEFAULT_THREAD_ID;
-    if (session === undefined) emit("RUN_STARTED", { threadId, runId });
-    else emit("RUN_STARTED", { threadId, runId }, session, undefined, sessionExtras(session));
+  startRun(session: Extract<AgentEvent, { type: "session.started" }> | undefined, threadHint: string | undefined): void {
+    this.runActive = true;
+    this.runCount++;
+    this.runId = `run-${this.runCount}`;
+    this.threadId = session?.sessionId ?? threadHint ?? this.threadId ?? DEFAULT_THREAD_ID;
+    if (session === undefined) this.emit("RUN_STARTED", { threadId: this.threadId, runId: this.runId });
+    else this.emit("RUN_STARTED", { threadId: this.threadId, runId: this.runId }, session, undefined, sessionExtras(session));
   }
 
   /** Writes the held RUN_FINISHED / RUN_ERROR and clears the run. */
-  function finishRun(): void {
-    const done = finishing;
-    finishing = undefined;
-    if (done === undefined || !runActive) return;
-    closeLane(undefined, true);
+  finishRun(): void {
+    const done = this.finishing;
+    this.finishing = undefined;
+    if (done === undefined || !this.runActive) return;
+    this.closeLane(undefined, true);
     const usage = tokenUsage(done.usage);
     const extra = compact({ costUsd: done.costUsd, durationMs: done.durationMs, turns: done.turns, details: done.details });
     if (done.status === "error") {
-      emit(
+      this.emit(
         "RUN_ERROR",
         { message: done.error ?? "the session failed", usage },
         done,
@@ -130,88 +143,93 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       );
     } else {
       const outcome: JsonObject = done.status === "interrupted" ? { type: "cancelled" } : { type: "success" };
-      emit(
+      this.emit(
         "RUN_FINISHED",
-        { threadId: threadId ?? DEFAULT_THREAD_ID, runId, result: done.finalText, outcome, usage },
+        { threadId: this.threadId ?? DEFAULT_THREAD_ID, runId: this.runId, result: done.finalText, outcome, usage },
         done,
         undefined,
         compact({ ...extra, error: done.error }),
       );
     }
-    runActive = false;
-    clearRun();
+    this.runActive = false;
+    this.clearRun();
   }
 
-  function clearRun(): void {
-    messages.clear();
-    completedIds.clear();
-    tools.clear();
-    steps.clear();
-    activeSubagents.clear();
-    finishedSubagents.clear();
-    lastTextMessage.clear();
-    shownTexts.length = 0;
+  clearRun(): void {
+    this.messages.clear();
+    this.completedIds.clear();
+    this.tools.clear();
+    this.steps.clear();
+    this.activeSubagents.clear();
+    this.finishedSubagents.clear();
+    this.lastTextMessage.clear();
+    this.shownTexts.length = 0;
   }
 
   /** Makes sure a run is open for `event`: finishes the held run first unless `event` can fold into it. */
-  function ensureRun(event: AgentEvent): void {
-    if (finishing !== undefined && !QUIET_EVENT_TYPES.has(event.type)) finishRun();
-    if (!runActive) startRun(undefined, event.sessionId);
+  ensureRun(event: AgentEvent): void {
+    if (this.finishing !== undefined && !QUIET_EVENT_TYPES.has(event.type)) this.finishRun();
+    if (!this.runActive) this.startRun(undefined, event.sessionId);
   }
 
   // ---- closing ----
 
   /** Closes what is open in one lane (undefined: the root lane; `all`: every lane and every subagent). */
-  function closeLane(lane: string | undefined, all: boolean): void {
-    for (const [id, message] of messages) {
+  closeLane(lane: string | undefined, all: boolean): void {
+    for (const [id, message] of this.messages) {
       if (all || message.lane === lane) {
-        endMessage(message, undefined);
-        messages.delete(id);
-        completedIds.add(id);
+        this.endMessage(message, undefined);
+        this.messages.delete(id);
+        this.completedIds.add(id);
       }
     }
-    for (const [id, tool] of tools) {
-      if (tool.state === "open" && (all || tool.lane === lane)) endToolArgs(id, tool);
+    for (const [id, tool] of this.tools) {
+      if (tool.state === "open" && (all || tool.lane === lane)) this.endToolArgs(id, tool);
     }
-    for (const [stepLane, names] of steps) {
+    for (const [stepLane, names] of this.steps) {
       if (!all && stepLane !== lane) continue;
-      for (const name of names) emit("STEP_FINISHED", { stepName: name }, undefined, stepLane);
+      for (const name of names) this.emit("STEP_FINISHED", { stepName: name }, undefined, stepLane);
       names.clear();
     }
     if (all) {
-      for (const id of activeSubagents) emit("SUBAGENT_FINISHED", { subagentRunId: id });
-      for (const id of activeSubagents) finishedSubagents.add(id);
-      activeSubagents.clear();
+      for (const id of this.activeSubagents) this.emit("SUBAGENT_FINISHED", { subagentRunId: id });
+      for (const id of this.activeSubagents) this.finishedSubagents.add(id);
+      this.activeSubagents.clear();
     }
   }
 
-  function endMessage(message: OpenMessage, signature: string | undefined, event?: AgentEvent): void {
+  endMessage(message: OpenMessage, signature: string | undefined, event?: AgentEvent): void {
     if (message.kind === "text") {
-      if (message.lane === undefined && message.role === "assistant") shownTexts.push(message.streamed);
-      emit("TEXT_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
+      if (message.lane === undefined && message.role === "assistant") this.shownTexts.push(message.streamed);
+      this.emit("TEXT_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
       return;
     }
-    emit("REASONING_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
+    this.emit("REASONING_MESSAGE_END", { messageId: message.wireId }, event, message.lane);
     if (signature !== undefined)
-      emit("REASONING_ENCRYPTED_VALUE", { subtype: "message", entityId: message.wireId, encryptedValue: signature }, event, message.lane);
-    emit("REASONING_END", { messageId: message.wireId }, event, message.lane);
+      this.emit(
+        "REASONING_ENCRYPTED_VALUE",
+        { subtype: "message", entityId: message.wireId, encryptedValue: signature },
+        event,
+        message.lane,
+      );
+    this.emit("REASONING_END", { messageId: message.wireId }, event, message.lane);
   }
 
-  function endToolArgs(id: string, tool: ToolState, event?: AgentEvent): void {
-    emit("TOOL_CALL_END", { toolCallId: id }, event, tool.lane);
+  endToolArgs(id: string, tool: ToolState, event?: AgentEvent): void {
+    this.emit("TOOL_CALL_END", { toolCallId: id }, event, tool.lane);
     tool.state = "ended";
   }
 
   // ---- messages ----
 
   /** The id a message goes out under: its own, or a fresh one when its own was already used and closed in this run. */
-  function wireIdFor(messageId: string): string {
-    if (!completedIds.has(messageId)) return messageId;
-    revisions++;
-    return `${messageId}:revised-${revisions}`;
+  wireIdFor(messageId: string): string {
+    if (!this.completedIds.has(messageId)) return messageId;
+    this.revisions++;
+    return `${messageId}:revised-${this.revisions}`;
   }
 
-  function openMessage(
+  openMessage(
     messageId: string,
     wireId: string,
     role: MessageRole,
@@ -219,23 +237,23 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     event: AgentEvent,
     extra: JsonObject,
   ): OpenMessage {
-    const lane = laneOf(event);
+    const lane = this.laneOf(event);
     const message: OpenMessage = { wireId, kind, role, lane, streamed: "" };
-    messages.set(messageId, message);
+    this.messages.set(messageId, message);
     if (kind === "text") {
-      emit("TEXT_MESSAGE_START", { messageId: wireId, role }, event, lane, extra);
-      if (role === "assistant") lastTextMessage.set(lane, wireId);
+      this.emit("TEXT_MESSAGE_START", { messageId: wireId, role }, event, lane, extra);
+      if (role === "assistant") this.lastTextMessage.set(lane, wireId);
     } else {
-      emit("REASONING_START", { messageId: wireId }, event, lane, extra);
-      emit("REASONING_MESSAGE_START", { messageId: wireId, role: "reasoning" }, event, lane);
+      this.emit("REASONING_START", { messageId: wireId }, event, lane, extra);
+      this.emit("REASONING_MESSAGE_START", { messageId: wireId, role: "reasoning" }, event, lane);
     }
     return message;
   }
 
-  function sendContent(message: OpenMessage, text: string, event: AgentEvent): void {
+  sendContent(message: OpenMessage, text: string, event: AgentEvent): void {
     if (text === "") return; // an empty delta says nothing; some AG-UI versions reject it
     message.streamed += text;
-    emit(
+    this.emit(
       message.kind === "text" ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
       { messageId: message.wireId, delta: text },
       event,
@@ -243,104 +261,117 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     );
   }
 
-  function onMessageStarted(event: Extract<AgentEvent, { type: "message.started" }>): void {
-    if (messages.has(event.messageId)) return; // already open: the repair stage reports repeated starts
-    openMessage(event.messageId, wireIdFor(event.messageId), event.role, event.kind, event, messageExtras(event));
+  onMessageStarted(event: Extract<AgentEvent, { type: "message.started" }>): void {
+    if (this.messages.has(event.messageId)) return; // already open: the repair stage reports repeated starts
+    this.openMessage(event.messageId, this.wireIdFor(event.messageId), event.role, event.kind, event, messageExtras(event));
   }
 
-  function onMessageDelta(event: Extract<AgentEvent, { type: "message.delta" }>): void {
-    let message = messages.get(event.messageId);
+  onMessageDelta(event: Extract<AgentEvent, { type: "message.delta" }>): void {
+    let message = this.messages.get(event.messageId);
     // A delta with no start: open it as assistant text, the only kind a bare delta can be shown as.
-    message ??= openMessage(event.messageId, wireIdFor(event.messageId), "assistant", "text", event, {});
-    sendContent(message, event.text, event);
+    message ??= this.openMessage(event.messageId, this.wireIdFor(event.messageId), "assistant", "text", event, {});
+    this.sendContent(message, event.text, event);
   }
 
-  function onMessageCompleted(event: Extract<AgentEvent, { type: "message.completed" }>): void {
-    const open = messages.get(event.messageId);
+  onMessageCompleted(event: Extract<AgentEvent, { type: "message.completed" }>): void {
+    const open = this.messages.get(event.messageId);
     const signature = event.signature;
     if (open !== undefined && event.text.startsWith(open.streamed)) {
-      sendContent(open, event.text.slice(open.streamed.length), event);
-      closeMessage(event.messageId, open, signature, event);
+      this.sendContent(open, event.text.slice(open.streamed.length), event);
+      this.closeMessage(event.messageId, open, signature, event);
       return;
     }
     const extra = messageExtras(event);
     if (open !== undefined) {
       // AG-UI text is append-only: the streamed message stays as shown, the revision follows as a new message.
-      closeMessage(event.messageId, open, undefined, event);
-      revisions++;
+      this.closeMessage(event.messageId, open, undefined, event);
+      this.revisions++;
       extra.revises = open.wireId;
-      const revised = openMessage(event.messageId, `${event.messageId}:revised-${revisions}`, event.role, event.kind, event, extra);
-      sendContent(revised, event.text, event);
-      closeMessage(event.messageId, revised, signature, event);
+      const revised = this.openMessage(
+        event.messageId,
+        `${event.messageId}:revised-${this.revisions}`,
+        event.role,
+        event.kind,
+        event,
+        extra,
+      );
+      this.sendContent(revised, event.text, event);
+      this.closeMessage(event.messageId, revised, signature, event);
       return;
     }
-    const message = openMessage(event.messageId, wireIdFor(event.messageId), event.role, event.kind, event, extra);
-    sendContent(message, event.text, event);
-    closeMessage(event.messageId, message, signature, event);
+    const message = this.openMessage(event.messageId, this.wireIdFor(event.messageId), event.role, event.kind, event, extra);
+    this.sendContent(message, event.text, event);
+    this.closeMessage(event.messageId, message, signature, event);
   }
 
-  function closeMessage(messageId: string, message: OpenMessage, signature: string | undefined, event: AgentEvent): void {
-    endMessage(message, signature, event);
-    messages.delete(messageId);
-    completedIds.add(messageId);
+  closeMessage(messageId: string, message: OpenMessage, signature: string | undefined, event: AgentEvent): void {
+    this.endMessage(message, signature, event);
+    this.messages.delete(messageId);
+    this.completedIds.add(messageId);
   }
 
   // ---- tools ----
 
-  function startTool(id: string, name: string, event: AgentEvent, extra: JsonObject): ToolState {
-    const lane = laneOf(event);
+  startTool(id: string, name: string, event: AgentEvent, extra: JsonObject): ToolState {
+    const lane = this.laneOf(event);
     const tool: ToolState = { state: "open", lane, argsSent: false, results: 0 };
-    tools.set(id, tool);
-    emit("TOOL_CALL_START", { toolCallId: id, toolCallName: name, parentMessageId: lastTextMessage.get(lane) }, event, lane, extra);
+    this.tools.set(id, tool);
+    this.emit(
+      "TOOL_CALL_START",
+      { toolCallId: id, toolCallName: name, parentMessageId: this.lastTextMessage.get(lane) },
+      event,
+      lane,
+      extra,
+    );
     return tool;
   }
 
-  function sendArgs(id: string, tool: ToolState, text: string, event: AgentEvent): void {
+  sendArgs(id: string, tool: ToolState, text: string, event: AgentEvent): void {
     if (text === "") return;
     tool.argsSent = true;
-    emit("TOOL_CALL_ARGS", { toolCallId: id, delta: text }, event, tool.lane);
+    this.emit("TOOL_CALL_ARGS", { toolCallId: id, delta: text }, event, tool.lane);
   }
 
-  function onToolStarted(event: Extract<AgentEvent, { type: "tool.started" }>): void {
-    const known = tools.get(event.toolCallId);
+  onToolStarted(event: Extract<AgentEvent, { type: "tool.started" }>): void {
+    const known = this.tools.get(event.toolCallId);
     if (known !== undefined) {
       // A repeat: complete arguments the first start lacked, otherwise keep it as a CUSTOM event.
       if (known.state === "open" && !known.argsSent && event.input !== undefined) {
-        sendArgs(event.toolCallId, known, stringifyRecord(event.input), event);
-        endToolArgs(event.toolCallId, known, event);
+        this.sendArgs(event.toolCallId, known, stringifyRecord(event.input), event);
+        this.endToolArgs(event.toolCallId, known, event);
       } else {
-        custom(event);
+        this.custom(event);
       }
       return;
     }
-    const tool = startTool(
+    const tool = this.startTool(
       event.toolCallId,
       event.name,
       event,
       compact({ kind: event.kind, server: event.server, description: event.description }),
     );
     if (event.input !== undefined) {
-      sendArgs(event.toolCallId, tool, stringifyRecord(event.input), event);
-      endToolArgs(event.toolCallId, tool, event);
+      this.sendArgs(event.toolCallId, tool, stringifyRecord(event.input), event);
+      this.endToolArgs(event.toolCallId, tool, event);
     }
   }
 
-  function onToolInputDelta(event: Extract<AgentEvent, { type: "tool.input.delta" }>): void {
-    const tool = tools.get(event.toolCallId) ?? startTool(event.toolCallId, "", event, {});
-    if (tool.state === "open") sendArgs(event.toolCallId, tool, event.text, event);
-    else custom(event); // arguments after TOOL_CALL_END cannot be ARGS
+  onToolInputDelta(event: Extract<AgentEvent, { type: "tool.input.delta" }>): void {
+    const tool = this.tools.get(event.toolCallId) ?? this.startTool(event.toolCallId, "", event, {});
+    if (tool.state === "open") this.sendArgs(event.toolCallId, tool, event.text, event);
+    else this.custom(event); // arguments after TOOL_CALL_END cannot be ARGS
   }
 
-  function onToolProgress(event: Extract<AgentEvent, { type: "tool.progress" }>): void {
-    const tool = tools.get(event.toolCallId);
+  onToolProgress(event: Extract<AgentEvent, { type: "tool.progress" }>): void {
+    const tool = this.tools.get(event.toolCallId);
     // A running tool has its arguments: close them so the call shows as complete.
-    if (tool?.state === "open") endToolArgs(event.toolCallId, tool, event);
-    custom(event);
+    if (tool?.state === "open") this.endToolArgs(event.toolCallId, tool, event);
+    this.custom(event);
   }
 
-  function onToolCompleted(event: Extract<AgentEvent, { type: "tool.completed" }>): void {
-    const tool = tools.get(event.toolCallId) ?? startTool(event.toolCallId, event.name ?? "", event, {});
-    if (tool.state === "open") endToolArgs(event.toolCallId, tool, event);
+  onToolCompleted(event: Extract<AgentEvent, { type: "tool.completed" }>): void {
+    const tool = this.tools.get(event.toolCallId) ?? this.startTool(event.toolCallId, event.name ?? "", event, {});
+    if (tool.state === "open") this.endToolArgs(event.toolCallId, tool, event);
     tool.results++;
     const content = event.output ?? (event.result !== undefined ? stringifyRecord(event.result) : "");
     const resultId = tool.results === 1 ? `${event.toolCallId}:result` : `${event.toolCallId}:result-${tool.results}`;
@@ -350,21 +381,22 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       durationMs: event.durationMs,
       result: event.output !== undefined ? event.result : undefined,
     });
-    emit("TOOL_CALL_RESULT", { messageId: resultId, toolCallId: event.toolCallId, content, role: "tool" }, event, tool.lane, extra);
+    this.emit("TOOL_CALL_RESULT", { messageId: resultId, toolCallId: event.toolCallId, content, role: "tool" }, event, tool.lane, extra);
   }
 
   // ---- sessions, turns, everything else ----
 
-  function onSessionStarted(event: Extract<AgentEvent, { type: "session.started" }>): void {
+  onSessionStarted(event: Extract<AgentEvent, { type: "session.started" }>): void {
     const id = event.sessionId;
-    if (id === undefined || activeSubagents.has(id) || finishedSubagents.has(id)) {
-      custom(event);
+    if (id === undefined || this.activeSubagents.has(id) || this.finishedSubagents.has(id)) {
+      this.custom(event);
       return;
     }
-    const parent = event.parentSessionId !== undefined && activeSubagents.has(event.parentSessionId) ? event.parentSessionId : undefined;
-    subagentSessions.add(id);
-    activeSubagents.add(id);
-    emit(
+    const parent =
+      event.parentSessionId !== undefined && this.activeSubagents.has(event.parentSessionId) ? event.parentSessionId : undefined;
+    this.subagentSessions.add(id);
+    this.activeSubagents.add(id);
+    this.emit(
       "SUBAGENT_STARTED",
       { subagentRunId: id, name: event.agent ?? "subagent", parentSubagentRunId: parent, parentToolCallId: event.parentToolCallId },
       event,
@@ -373,22 +405,22 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
     );
   }
 
-  function onSessionCompleted(event: Extract<AgentEvent, { type: "session.completed" }>): void {
-    const lane = laneOf(event);
+  onSessionCompleted(event: Extract<AgentEvent, { type: "session.completed" }>): void {
+    const lane = this.laneOf(event);
     if (lane === undefined) {
       // Close the content now (it is final); RUN_FINISHED waits so trailing events fold into this run.
-      closeLane(undefined, true);
-      showFinalText(event);
-      finishing = event;
+      this.closeLane(undefined, true);
+      this.showFinalText(event);
+      this.finishing = event;
       return;
     }
-    if (!activeSubagents.has(lane)) {
-      custom(event);
+    if (!this.activeSubagents.has(lane)) {
+      this.custom(event);
       return;
     }
-    closeLane(lane, false);
-    activeSubagents.delete(lane);
-    finishedSubagents.add(lane);
+    this.closeLane(lane, false);
+    this.activeSubagents.delete(lane);
+    this.finishedSubagents.add(lane);
     const extra = compact({
       usage: event.usage === undefined ? undefined : usageJson(event.usage),
       costUsd: event.costUsd,
@@ -397,9 +429,15 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       details: event.details,
     });
     if (event.status === "success") {
-      emit("SUBAGENT_FINISHED", { subagentRunId: lane, result: event.finalText, outcome: { type: "success" } }, event, undefined, extra);
+      this.emit(
+        "SUBAGENT_FINISHED",
+        { subagentRunId: lane, result: event.finalText, outcome: { type: "success" } },
+        event,
+        undefined,
+        extra,
+      );
     } else {
-      emit(
+      this.emit(
         "SUBAGENT_ERROR",
         { subagentRunId: lane, message: event.error ?? `the subagent ended: ${event.status}`, code: event.status },
         event,
@@ -413,155 +451,101 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
    * A chat UI shows messages, not RUN_FINISHED.result: when the final answer never came as a message (no deltas,
    * only the completion carries it), it goes out as an assistant text message of its own.
    */
-  function showFinalText(event: Extract<AgentEvent, { type: "session.completed" }>): void {
+  showFinalText(event: Extract<AgentEvent, { type: "session.completed" }>): void {
     const answer = event.finalText;
-    if (answer === undefined || !isUnshown(answer, shownTexts)) return;
+    if (answer === undefined || !isUnshown(answer, this.shownTexts)) return;
     const id = `${event.sessionId ?? "session"}:final-text`;
-    const message = openMessage(id, wireIdFor(id), "assistant", "text", event, { finalText: true });
-    sendContent(message, answer, event);
-    closeMessage(id, message, undefined, event);
+    const message = this.openMessage(id, this.wireIdFor(id), "assistant", "text", event, { finalText: true });
+    this.sendContent(message, answer, event);
+    this.closeMessage(id, message, undefined, event);
   }
 
-  function onTurnStarted(event: Extract<AgentEvent, { type: "turn.started" }>): void {
-    const lane = laneOf(event);
-    let open = steps.get(lane);
+  onTurnStarted(event: Extract<AgentEvent, { type: "turn.started" }>): void {
+    const lane = this.laneOf(event);
+    let open = this.steps.get(lane);
     if (open === undefined) {
       open = new Set();
-      steps.set(lane, open);
+      this.steps.set(lane, open);
     }
-    lastTextMessage.delete(lane);
+    this.lastTextMessage.delete(lane);
     if (open.has(event.turnId)) return; // already open: a step name may be open once
     open.add(event.turnId);
-    emit("STEP_STARTED", { stepName: event.turnId }, event, lane);
+    this.emit("STEP_STARTED", { stepName: event.turnId }, event, lane);
   }
 
-  function onTurnCompleted(event: Extract<AgentEvent, { type: "turn.completed" }>): void {
-    const lane = laneOf(event);
-    const open = steps.get(lane);
+  onTurnCompleted(event: Extract<AgentEvent, { type: "turn.completed" }>): void {
+    const lane = this.laneOf(event);
+    const open = this.steps.get(lane);
     if (open?.has(event.turnId) !== true) {
-      custom(event);
+      this.custom(event);
       return;
     }
     open.delete(event.turnId);
     // The model's response is complete: so are the arguments of the calls it made.
-    for (const [id, tool] of tools) if (tool.state === "open" && tool.lane === lane) endToolArgs(id, tool, event);
-    lastTextMessage.delete(lane);
+    for (const [id, tool] of this.tools) if (tool.state === "open" && tool.lane === lane) this.endToolArgs(id, tool, event);
+    this.lastTextMessage.delete(lane);
     const extra = compact({
       status: event.status,
       error: event.error,
       usage: event.usage === undefined ? undefined : usageJson(event.usage),
       costUsd: event.costUsd,
     });
-    emit("STEP_FINISHED", { stepName: event.turnId }, event, lane, extra);
+    this.emit("STEP_FINISHED", { stepName: event.turnId }, event, lane, extra);
   }
 
-  function onPlanUpdated(event: Extract<AgentEvent, { type: "plan.updated" }>): void {
+  onPlanUpdated(event: Extract<AgentEvent, { type: "plan.updated" }>): void {
     // The plan is the root agent's state; a subagent's plan would overwrite it, so it stays CUSTOM.
-    if (laneOf(event) !== undefined) {
-      custom(event);
+    if (this.laneOf(event) !== undefined) {
+      this.custom(event);
       return;
     }
     const snapshot: JsonObject = { plan: event.items.map((item) => ({ text: item.text, status: item.status })) };
     if (event.planId !== undefined) snapshot.planId = event.planId;
-    emit("STATE_SNAPSHOT", { snapshot }, event);
+    this.emit("STATE_SNAPSHOT", { snapshot }, event);
+  }
+
+  override onUnknown(event: EventOf<"unknown">): void {
+    this.emit("RAW", { event: event.raw, source: event.source?.dialect }, event, this.laneOf(event), compact({ reason: event.reason }));
+  }
+
+  /** What AG-UI has no event for travels as CUSTOM `agentstream.<type>`. */
+  onOther(event: AgentEvent): void {
+    this.custom(event);
   }
 
   /** Our event as CUSTOM `agentstream.<type>`, its fields (without the envelope) as the value. */
-  function custom(event: AgentEvent): void {
-    const lane = laneOf(event);
+  custom(event: AgentEvent): void {
+    const lane = this.laneOf(event);
     const value = payloadOf(event);
     // The session is already said by the run's threadId or the event's subagentRunId.
-    if (value.sessionId === lane || (lane === undefined && value.sessionId === threadId)) delete value.sessionId;
-    emit("CUSTOM", { name: `agentstream.${event.type}`, value }, event, lane);
+    if (value.sessionId === lane || (lane === undefined && value.sessionId === this.threadId)) delete value.sessionId;
+    this.emit("CUSTOM", { name: `agentstream.${event.type}`, value }, event, lane);
   }
 
-  /**
-   * A session.started that opens a run: one with no parent, or the first session of a stream that
-   * has no root (a subagent's own transcript is the main agent there, as `summary` counts it).
-   */
-  function isRootStart(event: AgentEvent): event is Extract<AgentEvent, { type: "session.started" }> {
-    if (event.type !== "session.started" || (hasParent(event) && rootSeen)) return false;
-    rootSeen = true;
-    return true;
-  }
-
-  function handle(event: AgentEvent): void {
-    if (preamble !== undefined) {
+  handle(event: AgentEvent): void {
+    if (this.preamble !== undefined) {
       // Before the first session.started: hold quiet events so RUN_STARTED can carry the session's id.
-      if (QUIET_EVENT_TYPES.has(event.type) && preamble.length < MAX_PREAMBLE) {
-        preamble.push(event);
-        return;
-      }
-      const root = isRootStart(event);
-      releasePreamble(root ? event : undefined, event.sessionId);
+      if (this.hold(event)) return;
+      const root = this.isRootStart(event);
+      this.releasePreamble(root ? event : undefined, event.sessionId);
       if (root) return;
     }
-    if (isRootStart(event)) {
-      if (finishing !== undefined) finishRun();
-      if (!runActive) startRun(event, undefined);
-      else custom(event); // a root session.started inside a running run (a re-sent init): keep its facts
+    if (this.isRootStart(event)) {
+      if (this.finishing !== undefined) this.finishRun();
+      if (!this.runActive) this.startRun(event, undefined);
+      else this.custom(event); // a root session.started inside a running run (a re-sent init): keep its facts
       return;
     }
-    ensureRun(event);
-    dispatch(event);
+    this.ensureRun(event);
+    this.dispatch(event);
   }
 
   /** Opens the first run and writes the events held before it. */
-  function releasePreamble(session: Extract<AgentEvent, { type: "session.started" }> | undefined, threadHint: string | undefined): void {
-    const held = preamble ?? [];
-    preamble = undefined;
-    startRun(session, threadHint ?? held.find((e) => e.sessionId !== undefined)?.sessionId);
-    for (const event of held) dispatch(event);
+  releasePreamble(session: Extract<AgentEvent, { type: "session.started" }> | undefined, threadHint: string | undefined): void {
+    const held = this.takePreamble();
+    this.startRun(session, threadHint ?? held.find((e) => e.sessionId !== undefined)?.sessionId);
+    for (const event of held) this.dispatch(event);
   }
-
-  // Function declarations are hoisted, so the table can name the handlers declared above and below.
-  const dispatch = createDispatch<void>(
-    {
-      "session.started": onSessionStarted,
-      "session.completed": onSessionCompleted,
-      "turn.started": onTurnStarted,
-      "turn.completed": onTurnCompleted,
-      "message.started": onMessageStarted,
-      "message.delta": onMessageDelta,
-      "message.completed": onMessageCompleted,
-      "tool.started": onToolStarted,
-      "tool.input.delta": onToolInputDelta,
-      "tool.progress": onToolProgress,
-      "tool.completed": onToolCompleted,
-      "plan.updated": onPlanUpdated,
-      unknown: (event) =>
-        emit("RAW", { event: event.raw, source: event.source?.dialect }, event, laneOf(event), compact({ reason: event.reason })),
-    },
-    // What AG-UI has no event for travels as CUSTOM `agentstream.<type>`.
-    custom,
-  );
-
-  function take(): AgUiEvent[] {
-    const records = out;
-    out = [];
-    return records;
-  }
-
-  return {
-    encode(event) {
-      handle(event);
-      return take();
-    },
-    end() {
-      if (preamble !== undefined && preamble.length > 0) releasePreamble(undefined, undefined);
-      preamble = undefined;
-      if (finishing !== undefined) finishRun();
-      // An input that ends without its session end: close what is open, but claim neither success
-      // (RUN_FINISHED) nor failure (RUN_ERROR); AG-UI has no "incomplete" outcome.
-      else if (runActive) closeLane(undefined, true);
-      return take();
-    },
-  };
-}
-
-/** A session.started that names a parent session or tool call. */
-function hasParent(event: Extract<AgentEvent, { type: "session.started" }>): boolean {
-  return event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
 }
 
 /** Session facts with no RUN_STARTED / SUBAGENT_STARTED field. */

@@ -201,82 +201,115 @@ type Owner = string | undefined;
 
 /** Creates the sequence checker (one per stream). */
 function createAgUiSequenceChecker(): AgUiSequenceChecker {
-  let seenFirst = false;
-  let runActive = false;
-  let finished = false;
-  let errored = false;
-  const openMessages = new Set<string>();
-  const openTools = new Set<string>();
-  const openSpans = new Set<string>();
-  const openReasoning = new Set<string>();
-  const steps = new Map<Owner, Set<string>>();
-  const activeSubagents = new Set<string>();
-  const finishedSubagents = new Set<string>();
-  // Which subagent (undefined: the parent) opened each id in this run.
-  const messageOwner = new Map<string, Owner>();
-  const toolOwner = new Map<string, Owner>();
-  const reasoningOwner = new Map<string, Owner>();
-  // transformChunks: one chunk-built message or call open per lane (lane = subagentRunId).
-  const chunkLanes = new Map<Owner, { kind: "text" | "tool" | "reasoning"; id: string }>();
+  const checker = new AgUiSequenceState();
+  return {
+    check(event, line) {
+      const problems: string[] = [];
+      for (const expanded of checker.expand(event, problems)) checker.verify(expanded, problems);
+      return problems.map((p) => violation(p, line));
+    },
+  };
+}
 
-  function resetRun(): void {
-    for (const set of [openMessages, openTools, openSpans, openReasoning, activeSubagents, finishedSubagents]) set.clear();
-    for (const map of [messageOwner, toolOwner, reasoningOwner]) map.clear();
-    steps.clear();
-    finished = false;
-    errored = false;
+/** What the AG-UI sequence checker has seen of one stream (the run, open ids and their lanes), and the rules. */
+class AgUiSequenceState {
+  seenFirst = false;
+  runActive = false;
+  finished = false;
+  errored = false;
+  readonly openMessages = new Set<string>();
+  readonly openTools = new Set<string>();
+  readonly openSpans = new Set<string>();
+  readonly openReasoning = new Set<string>();
+  readonly steps = new Map<Owner, Set<string>>();
+  readonly activeSubagents = new Set<string>();
+  readonly finishedSubagents = new Set<string>();
+  // Which subagent (undefined: the parent) opened each id in this run.
+  readonly messageOwner = new Map<string, Owner>();
+  readonly toolOwner = new Map<string, Owner>();
+  readonly reasoningOwner = new Map<string, Owner>();
+  // transformChunks: one chunk-built message or call open per lane (lane = subagentRunId).
+  readonly chunkLanes = new Map<Owner, { kind: "text" | "tool" | "reasoning"; id: string }>();
+
+  resetRun(): void {
+    for (const set of [this.openMessages, this.openTools, this.openSpans, this.openReasoning, this.activeSubagents, this.finishedSubagents])
+      set.clear();
+    for (const map of [this.messageOwner, this.toolOwner, this.reasoningOwner]) map.clear();
+    this.steps.clear();
+    this.finished = false;
+    this.errored = false;
   }
 
-  const ownerOf = (event: JsonObject): Owner => (typeof event.subagentRunId === "string" ? event.subagentRunId : undefined);
-  const who = (owner: Owner): string => (owner === undefined ? "the parent agent" : `subagent "${owner}"`);
-  const stepsOf = (owner: Owner): Set<string> => {
-    let set = steps.get(owner);
+  ownerOf(event: JsonObject): Owner {
+    return typeof event.subagentRunId === "string" ? event.subagentRunId : undefined;
+  }
+
+  who(owner: Owner): string {
+    return owner === undefined ? "the parent agent" : `subagent "${owner}"`;
+  }
+
+  stepsOf(owner: Owner): Set<string> {
+    let set = this.steps.get(owner);
     if (set === undefined) {
       set = new Set();
-      steps.set(owner, set);
+      this.steps.set(owner, set);
     }
     return set;
-  };
+  }
 
   /** The rules of verifyEvents, for one (already chunk-expanded) event. */
-  function verify(event: JsonObject, problems: string[]): void {
+  verify(event: JsonObject, problems: string[]): void {
     const type = String(event.type);
-    if (errored && type !== "RUN_STARTED") {
+    if (this.errored && type !== "RUN_STARTED") {
       problems.push(`${type} after RUN_ERROR: only a new RUN_STARTED may follow a run error`);
       return;
     }
-    if (finished && type !== "RUN_ERROR" && type !== "RUN_STARTED") {
+    if (this.finished && type !== "RUN_ERROR" && type !== "RUN_STARTED") {
       problems.push(`${type} after RUN_FINISHED: start a new run with RUN_STARTED first`);
       return;
     }
-    if (!seenFirst) {
-      seenFirst = true;
+    if (!this.seenFirst) {
+      this.seenFirst = true;
       if (type !== "RUN_STARTED" && type !== "RUN_ERROR") {
         problems.push(`the first event must be RUN_STARTED (or RUN_ERROR), not ${type}`);
         return;
       }
     } else if (type === "RUN_STARTED") {
-      if (runActive && !finished && !errored) {
+      if (this.runActive && !this.finished && !this.errored) {
         problems.push("RUN_STARTED while a run is still active: finish it with RUN_FINISHED first");
         return;
       }
-      if (finished || errored) resetRun();
+      if (this.finished || this.errored) this.resetRun();
     }
-    const owner = ownerOf(event);
+    const owner = this.ownerOf(event);
     const ownership = (map: Map<string, Owner>, id: string, what: string): boolean => {
       if (!map.has(id) || map.get(id) === owner || owner === undefined) return true;
-      problems.push(`${type} for ${what} "${id}" from ${who(owner)}, but ${who(map.get(id))} opened it`);
+      problems.push(`${type} for ${what} "${id}" from ${this.who(owner)}, but ${this.who(map.get(id))} opened it`);
       return false;
     };
+    if (!this.verifyContent(type, event, owner, ownership, problems)) this.verifyLifecycle(type, event, owner, problems);
+  }
+
+  /** Messages, tool calls, reasoning: each id opened once, used while open, by its own lane. False: not such an event. */
+  verifyContent(type: string, event: JsonObject, owner: Owner, ownership: Ownership, problems: string[]): boolean {
     switch (type) {
       case "TEXT_MESSAGE_START":
-        openId(openMessages, messageOwner, String(event.messageId), "text message", "TEXT_MESSAGE_END", ownership, owner, problems);
-        break;
+        openId(
+          this.openMessages,
+          this.messageOwner,
+          String(event.messageId),
+          "text message",
+          "TEXT_MESSAGE_END",
+          ownership,
+          owner,
+          problems,
+        );
+        return true;
       case "TEXT_MESSAGE_CONTENT":
       case "TEXT_MESSAGE_END":
         useId(
-          openMessages,
-          messageOwner,
+          this.openMessages,
+          this.messageOwner,
           String(event.messageId),
           type,
           "text message",
@@ -285,32 +318,32 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           ownership,
           problems,
         );
-        break;
+        return true;
       case "TOOL_CALL_START": {
         const parent = typeof event.parentMessageId === "string" ? event.parentMessageId : undefined;
-        if (parent !== undefined && owner !== undefined && messageOwner.has(parent) && messageOwner.get(parent) !== owner) {
+        if (parent !== undefined && owner !== undefined && this.messageOwner.has(parent) && this.messageOwner.get(parent) !== owner) {
           problems.push(
-            `TOOL_CALL_START "${String(event.toolCallId)}" from ${who(owner)} names parent message "${parent}" of ${who(messageOwner.get(parent))}`,
+            `TOOL_CALL_START "${String(event.toolCallId)}" from ${this.who(owner)} names parent message "${parent}" of ${this.who(this.messageOwner.get(parent))}`,
           );
-          break;
+          return true;
         }
         openId(
-          openTools,
-          toolOwner,
+          this.openTools,
+          this.toolOwner,
           String(event.toolCallId),
           "tool call",
           "TOOL_CALL_END",
           ownership,
-          owner ?? (parent === undefined ? undefined : messageOwner.get(parent)),
+          owner ?? (parent === undefined ? undefined : this.messageOwner.get(parent)),
           problems,
         );
-        break;
+        return true;
       }
       case "TOOL_CALL_ARGS":
       case "TOOL_CALL_END":
         useId(
-          openTools,
-          toolOwner,
+          this.openTools,
+          this.toolOwner,
           String(event.toolCallId),
           type,
           "tool call",
@@ -319,35 +352,17 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           ownership,
           problems,
         );
-        break;
+        return true;
       case "TOOL_CALL_RESULT":
-        messageOwner.set(String(event.messageId), owner);
-        break;
-      case "STEP_STARTED": {
-        const name = String(event.stepName);
-        if (stepsOf(owner).has(name))
-          problems.push(`STEP_STARTED "${name}" while that step is already active${owner === undefined ? "" : ` in ${who(owner)}`}`);
-        else stepsOf(owner).add(name);
-        break;
-      }
-      case "STEP_FINISHED": {
-        const name = String(event.stepName);
-        if (stepsOf(owner).delete(name)) break;
-        const elsewhere = [...steps].find(([other, names]) => other !== owner && names.has(name));
-        problems.push(
-          elsewhere === undefined
-            ? `STEP_FINISHED "${name}" for a step that was never started`
-            : `STEP_FINISHED "${name}" from ${who(owner)}, but ${who(elsewhere[0])} started it`,
-        );
-        break;
-      }
+        this.messageOwner.set(String(event.messageId), owner);
+        return true;
       case "REASONING_START":
-        openId(openSpans, reasoningOwner, String(event.messageId), "reasoning span", "REASONING_END", ownership, owner, problems);
-        break;
+        openId(this.openSpans, this.reasoningOwner, String(event.messageId), "reasoning span", "REASONING_END", ownership, owner, problems);
+        return true;
       case "REASONING_MESSAGE_START":
         openId(
-          openReasoning,
-          reasoningOwner,
+          this.openReasoning,
+          this.reasoningOwner,
           String(event.messageId),
           "reasoning message",
           "REASONING_MESSAGE_END",
@@ -355,12 +370,12 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           owner,
           problems,
         );
-        break;
+        return true;
       case "REASONING_MESSAGE_CONTENT":
       case "REASONING_MESSAGE_END":
         useId(
-          openReasoning,
-          reasoningOwner,
+          this.openReasoning,
+          this.reasoningOwner,
           String(event.messageId),
           type,
           "reasoning message",
@@ -369,67 +384,106 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           ownership,
           problems,
         );
-        break;
+        return true;
       case "REASONING_END":
-        useId(openSpans, reasoningOwner, String(event.messageId), type, "reasoning span", "REASONING_START", true, ownership, problems);
+        useId(
+          this.openSpans,
+          this.reasoningOwner,
+          String(event.messageId),
+          type,
+          "reasoning span",
+          "REASONING_START",
+          true,
+          ownership,
+          problems,
+        );
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Steps, subagents and the run itself. */
+  verifyLifecycle(type: string, event: JsonObject, owner: Owner, problems: string[]): void {
+    switch (type) {
+      case "STEP_STARTED": {
+        const name = String(event.stepName);
+        if (this.stepsOf(owner).has(name))
+          problems.push(`STEP_STARTED "${name}" while that step is already active${owner === undefined ? "" : ` in ${this.who(owner)}`}`);
+        else this.stepsOf(owner).add(name);
         break;
+      }
+      case "STEP_FINISHED": {
+        const name = String(event.stepName);
+        if (this.stepsOf(owner).delete(name)) break;
+        const elsewhere = [...this.steps].find(([other, names]) => other !== owner && names.has(name));
+        problems.push(
+          elsewhere === undefined
+            ? `STEP_FINISHED "${name}" for a step that was never started`
+            : `STEP_FINISHED "${name}" from ${this.who(owner)}, but ${this.who(elsewhere[0])} started it`,
+        );
+        break;
+      }
       case "SUBAGENT_STARTED": {
         const id = String(event.subagentRunId);
         const parent = typeof event.parentSubagentRunId === "string" ? event.parentSubagentRunId : undefined;
-        if (activeSubagents.has(id)) problems.push(`SUBAGENT_STARTED "${id}" while that subagent is active`);
-        else if (finishedSubagents.has(id))
+        if (this.activeSubagents.has(id)) problems.push(`SUBAGENT_STARTED "${id}" while that subagent is active`);
+        else if (this.finishedSubagents.has(id))
           problems.push(`SUBAGENT_STARTED "${id}": that subagent already finished in this run (ids are per invocation)`);
-        else if (parent !== undefined && !activeSubagents.has(parent) && !finishedSubagents.has(parent))
+        else if (parent !== undefined && !this.activeSubagents.has(parent) && !this.finishedSubagents.has(parent))
           problems.push(`SUBAGENT_STARTED "${id}": parent subagent "${parent}" was not started in this run`);
-        else activeSubagents.add(id);
+        else this.activeSubagents.add(id);
         break;
       }
       case "SUBAGENT_FINISHED":
       case "SUBAGENT_ERROR": {
         const id = String(event.subagentRunId);
-        if (!activeSubagents.delete(id)) problems.push(`${type} "${id}" for a subagent that is not active: send SUBAGENT_STARTED first`);
-        else finishedSubagents.add(id);
+        if (!this.activeSubagents.delete(id))
+          problems.push(`${type} "${id}" for a subagent that is not active: send SUBAGENT_STARTED first`);
+        else this.finishedSubagents.add(id);
         break;
       }
       case "RUN_STARTED":
-        runActive = true;
+        this.runActive = true;
         break;
       case "RUN_FINISHED": {
-        const open = openSummary();
+        const open = this.openSummary();
         if (open !== "") problems.push(`RUN_FINISHED while ${open} still active`);
-        else finished = true;
+        else this.finished = true;
         break;
       }
       case "RUN_ERROR":
-        errored = true;
+        this.errored = true;
         break;
       default:
         break;
     }
   }
 
-  function openSummary(): string {
+  openSummary(): string {
     const parts: string[] = [];
     const list = (set: Iterable<string>): string => [...set].map((id) => `"${id}"`).join(", ");
-    const openSteps = [...steps].flatMap(([owner, names]) => [...names].map((n) => (owner === undefined ? n : `${n} (subagent ${owner})`)));
+    const openSteps = [...this.steps].flatMap(([owner, names]) =>
+      [...names].map((n) => (owner === undefined ? n : `${n} (subagent ${owner})`)),
+    );
     if (openSteps.length > 0) parts.push(`steps ${list(openSteps)}`);
-    if (openMessages.size > 0) parts.push(`text messages ${list(openMessages)}`);
-    if (openReasoning.size > 0) parts.push(`reasoning messages ${list(openReasoning)}`);
-    if (openSpans.size > 0) parts.push(`reasoning spans ${list(openSpans)}`);
-    if (openTools.size > 0) parts.push(`tool calls ${list(openTools)}`);
-    if (activeSubagents.size > 0) parts.push(`subagents ${list(activeSubagents)}`);
+    if (this.openMessages.size > 0) parts.push(`text messages ${list(this.openMessages)}`);
+    if (this.openReasoning.size > 0) parts.push(`reasoning messages ${list(this.openReasoning)}`);
+    if (this.openSpans.size > 0) parts.push(`reasoning spans ${list(this.openSpans)}`);
+    if (this.openTools.size > 0) parts.push(`tool calls ${list(this.openTools)}`);
+    if (this.activeSubagents.size > 0) parts.push(`subagents ${list(this.activeSubagents)}`);
     return parts.join(", ");
   }
 
   /** transformChunks: expands *_CHUNK events and closes chunk-built messages before other events. */
-  function expand(event: JsonObject, problems: string[]): JsonObject[] {
+  expand(event: JsonObject, problems: string[]): JsonObject[] {
     const type = String(event.type);
-    const lane = ownerOf(event);
+    const lane = this.ownerOf(event);
     const withLane = (fields: JsonObject): JsonObject => (lane === undefined ? fields : { ...fields, subagentRunId: lane });
     const close = (which: Owner): JsonObject[] => {
-      const open = chunkLanes.get(which);
+      const open = this.chunkLanes.get(which);
       if (open === undefined) return [];
-      chunkLanes.delete(which);
+      this.chunkLanes.delete(which);
       const end =
         open.kind === "text"
           ? { type: "TEXT_MESSAGE_END", messageId: open.id }
@@ -438,10 +492,10 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
             : { type: "REASONING_MESSAGE_END", messageId: open.id };
       return [which === undefined ? end : { ...end, subagentRunId: which }];
     };
-    const closeAll = (): JsonObject[] => [...chunkLanes.keys()].flatMap(close);
+    const closeAll = (): JsonObject[] => [...this.chunkLanes.keys()].flatMap(close);
     const chunk = (kind: "text" | "tool" | "reasoning", idKey: "messageId" | "toolCallId"): JsonObject[] => {
       const id = typeof event[idKey] === "string" ? (event[idKey] as string) : undefined;
-      const open = chunkLanes.get(lane);
+      const open = this.chunkLanes.get(lane);
       const out: JsonObject[] = [];
       if (open === undefined || open.kind !== kind || (id !== undefined && id !== open.id)) {
         out.push(...close(lane));
@@ -453,7 +507,7 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           problems.push("the first TOOL_CALL_CHUNK of a tool call must have a toolCallName");
           return out;
         }
-        chunkLanes.set(lane, { kind, id });
+        this.chunkLanes.set(lane, { kind, id });
         if (kind === "text")
           out.push(withLane({ type: "TEXT_MESSAGE_START", messageId: id, role: (event.role as JsonValue) ?? "assistant" }));
         else if (kind === "tool")
@@ -467,7 +521,7 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
           );
         else out.push(withLane({ type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" }));
       }
-      const current = chunkLanes.get(lane)?.id ?? "";
+      const current = this.chunkLanes.get(lane)?.id ?? "";
       if (event.delta !== undefined) {
         const contentType = kind === "text" ? "TEXT_MESSAGE_CONTENT" : kind === "tool" ? "TOOL_CALL_ARGS" : "REASONING_MESSAGE_CONTENT";
         out.push(withLane({ type: contentType, [idKey]: current, delta: event.delta }));
@@ -496,14 +550,6 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
         return [...close(lane), event];
     }
   }
-
-  return {
-    check(event, line) {
-      const problems: string[] = [];
-      for (const expanded of expand(event, problems)) verify(expanded, problems);
-      return problems.map((p) => violation(p, line));
-    },
-  };
 }
 
 type Ownership = (map: Map<string, Owner>, id: string, what: string) => boolean;

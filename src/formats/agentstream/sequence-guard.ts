@@ -13,7 +13,8 @@
  * ids completed most recently (REMEMBERED_IDS per kind) are kept to recognise a repeat. An id
  * repeated after more than that many others completed is taken as new (a fresh start is inserted).
  */
-import type { AgentEvent, AgentEventDraft, MessageKind, MessageRole } from "../../model/events.ts";
+import type { AgentEvent, AgentEventDraft, EventOf, MessageKind, MessageRole } from "../../model/events.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 
 /** Completed ids remembered per kind (messages, tools, turns), oldest forgotten first. */
 export const REMEMBERED_IDS = 1024;
@@ -37,23 +38,68 @@ interface OpenMessage {
 
 /** Creates a guard for one output stream. */
 export function createSequenceGuard(): SequenceGuard {
-  let seq = 0;
-  const messages = new Map<string, OpenMessage>();
-  const tools = new Map<string, { readonly name: string; readonly sessionId: string | undefined }>();
-  const turns = new Set<string>();
-  const completedMessages = createRecentSet(REMEMBERED_IDS);
-  const completedTools = createRecentSet(REMEMBERED_IDS);
-  const completedTurns = createRecentSet(REMEMBERED_IDS);
-  let out: AgentEvent[] = [];
+  const guard = new SequenceGuardState();
+  return {
+    push(event) {
+      guard.out = [];
+      guard.onEvent(event);
+      return guard.out;
+    },
+    end() {
+      guard.out = [];
+      for (const [messageId, open] of guard.messages) {
+        guard.repair(
+          "unclosed-message",
+          `message "${messageId}" never completed; closed with the text it had`,
+          { messageId },
+          open.sessionId,
+        );
+        guard.emit(
+          guard.withSession({ type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.text }, open.sessionId),
+        );
+      }
+      for (const [toolCallId, tool] of guard.tools) {
+        guard.repair(
+          "unclosed-tool",
+          `tool call "${toolCallId}" never completed; closed as an error with no output`,
+          { toolCallId },
+          tool.sessionId,
+        );
+        guard.emit(guard.withSession({ type: "tool.completed", toolCallId, name: tool.name, isError: true }, tool.sessionId));
+      }
+      guard.messages.clear();
+      guard.tools.clear();
+      guard.turns.clear();
+      return guard.out;
+    },
+    get size() {
+      return {
+        open: guard.messages.size + guard.tools.size + guard.turns.size,
+        remembered: guard.completedMessages.size + guard.completedTools.size + guard.completedTurns.size,
+      };
+    },
+  };
+}
 
-  function emit(event: AgentEvent | AgentEventDraft): void {
+/** What the sequence guard remembers (open and recently completed ids), and one repair per event type. */
+class SequenceGuardState {
+  seq = 0;
+  readonly messages = new Map<string, OpenMessage>();
+  readonly tools = new Map<string, { readonly name: string; readonly sessionId: string | undefined }>();
+  readonly turns = new Set<string>();
+  readonly completedMessages = createRecentSet(REMEMBERED_IDS);
+  readonly completedTools = createRecentSet(REMEMBERED_IDS);
+  readonly completedTurns = createRecentSet(REMEMBERED_IDS);
+  out: AgentEvent[] = [];
+
+  emit(event: AgentEvent | AgentEventDraft): void {
     // Nearly always nothing was inserted or dropped before, so the event keeps its number: no copy.
-    const n = seq++;
+    const n = this.seq++;
     const same = (event as Partial<AgentEvent>).seq === n && (event as Partial<AgentEvent>).v === 1;
-    out.push(same ? (event as AgentEvent) : ({ ...event, v: 1, seq: n } as AgentEvent));
+    this.out.push(same ? (event as AgentEvent) : ({ ...event, v: 1, seq: n } as AgentEvent));
   }
 
-  function repair(
+  repair(
     kind: string,
     message: string,
     ids: { messageId?: string; toolCallId?: string },
@@ -61,185 +107,184 @@ export function createSequenceGuard(): SequenceGuard {
     removedChars = 0,
   ): void {
     const draft: AgentEventDraft = { type: "repair", kind, removedChars, message, ...ids };
-    emit(sessionId === undefined ? draft : { ...draft, sessionId });
+    this.emit(sessionId === undefined ? draft : { ...draft, sessionId });
   }
 
-  function withSession<T extends AgentEventDraft>(draft: T, sessionId: string | undefined): T {
+  withSession<T extends AgentEventDraft>(draft: T, sessionId: string | undefined): T {
     return sessionId === undefined ? draft : { ...draft, sessionId };
   }
 
-  function startTool(toolCallId: string, type: string, sessionId: string | undefined): void {
-    repair(
+  startTool(toolCallId: string, type: string, sessionId: string | undefined): void {
+    this.repair(
       "orphan-tool-event",
       `${type} for tool call "${toolCallId}" before tool.started; a start was inserted`,
       { toolCallId },
       sessionId,
     );
-    emit(withSession({ type: "tool.started", toolCallId, name: "unknown" }, sessionId));
-    tools.set(toolCallId, { name: "unknown", sessionId });
+    this.emit(this.withSession({ type: "tool.started", toolCallId, name: "unknown" }, sessionId));
+    this.tools.set(toolCallId, { name: "unknown", sessionId });
   }
 
-  function onEvent(event: AgentEvent): void {
+  readonly onEvent = createDispatch<void>(
+    {
+      "message.started": this.onMessageStarted.bind(this),
+      "message.delta": this.onMessageDelta.bind(this),
+      "message.completed": this.onMessageCompleted.bind(this),
+      "tool.started": this.onToolStarted.bind(this),
+      "tool.input.delta": this.onToolInputOrProgress.bind(this),
+      "tool.progress": this.onToolInputOrProgress.bind(this),
+      "tool.completed": this.onToolCompleted.bind(this),
+      "turn.started": this.onTurnStarted.bind(this),
+      "turn.completed": this.onTurnCompleted.bind(this),
+    },
+    this.onOther.bind(this),
+  );
+
+  onMessageStarted(event: EventOf<"message.started">): void {
     const sessionId = event.sessionId;
-    switch (event.type) {
-      case "message.started": {
-        if (messages.has(event.messageId)) {
-          return repair(
-            "repeated-start",
-            `message "${event.messageId}" started twice; the repeat was dropped`,
-            { messageId: event.messageId },
-            sessionId,
-          );
-        }
-        completedMessages.delete(event.messageId);
-        messages.set(event.messageId, { role: event.role, kind: event.kind, sessionId, text: "" });
-        return emit(event);
-      }
-      case "message.delta": {
-        let open = messages.get(event.messageId);
-        if (open === undefined) {
-          if (completedMessages.has(event.messageId)) {
-            return repair(
-              "delta-after-completion",
-              `text for "${event.messageId}" after its message.completed was dropped`,
-              { messageId: event.messageId },
-              sessionId,
-              event.text.length,
-            );
-          }
-          repair(
-            "orphan-delta",
-            `message.delta for "${event.messageId}" before message.started; a start was inserted`,
-            { messageId: event.messageId },
-            sessionId,
-          );
-          emit(withSession({ type: "message.started", messageId: event.messageId, role: "assistant", kind: "text" }, sessionId));
-          open = { role: "assistant", kind: "text", sessionId, text: "" };
-          messages.set(event.messageId, open);
-        }
-        const position = open.text.length;
-        if (event.position !== position) {
-          repair(
-            "delta-position",
-            `message "${event.messageId}": delta at position ${event.position} written at ${position}, where the text so far ends`,
-            { messageId: event.messageId },
-            sessionId,
-          );
-        }
-        open.text += event.text;
-        return emit(event.position === position ? event : { ...event, position });
-      }
-      case "message.completed": {
-        if (!messages.delete(event.messageId) && completedMessages.has(event.messageId)) {
-          return repair(
-            "duplicate-completion",
-            `message "${event.messageId}" completed twice; the repeat was dropped`,
-            { messageId: event.messageId },
-            sessionId,
-            event.text.length,
-          );
-        }
-        completedMessages.add(event.messageId);
-        return emit(event);
-      }
-      case "tool.started": {
-        if (tools.has(event.toolCallId)) {
-          return repair(
-            "repeated-start",
-            `tool call "${event.toolCallId}" started twice; the repeat was dropped`,
-            { toolCallId: event.toolCallId },
-            sessionId,
-          );
-        }
-        completedTools.delete(event.toolCallId);
-        tools.set(event.toolCallId, { name: event.name, sessionId });
-        return emit(event);
-      }
-      case "tool.input.delta":
-      case "tool.progress": {
-        if (!tools.has(event.toolCallId)) {
-          if (completedTools.has(event.toolCallId)) {
-            return repair(
-              "after-completion",
-              `${event.type} for tool call "${event.toolCallId}" after it completed was dropped`,
-              { toolCallId: event.toolCallId },
-              sessionId,
-            );
-          }
-          startTool(event.toolCallId, event.type, sessionId);
-        }
-        return emit(event);
-      }
-      case "tool.completed": {
-        if (!tools.delete(event.toolCallId)) {
-          if (completedTools.has(event.toolCallId)) {
-            return repair(
-              "duplicate-completion",
-              `tool call "${event.toolCallId}" completed twice; the repeat was dropped`,
-              { toolCallId: event.toolCallId },
-              sessionId,
-            );
-          }
-          startTool(event.toolCallId, event.type, sessionId);
-          tools.delete(event.toolCallId);
-        }
-        completedTools.add(event.toolCallId);
-        return emit(event);
-      }
-      case "turn.started": {
-        completedTurns.delete(event.turnId);
-        turns.add(event.turnId);
-        return emit(event);
-      }
-      case "turn.completed": {
-        if (!turns.delete(event.turnId)) {
-          if (completedTurns.has(event.turnId)) {
-            return repair("duplicate-completion", `turn "${event.turnId}" completed twice; the repeat was dropped`, {}, sessionId);
-          }
-          repair("orphan-turn-end", `turn.completed for turn "${event.turnId}" before turn.started; a start was inserted`, {}, sessionId);
-          emit(withSession({ type: "turn.started", turnId: event.turnId }, sessionId));
-        }
-        completedTurns.add(event.turnId);
-        return emit(event);
-      }
-      default:
-        return emit(event);
+    if (this.messages.has(event.messageId)) {
+      this.repair(
+        "repeated-start",
+        `message "${event.messageId}" started twice; the repeat was dropped`,
+        { messageId: event.messageId },
+        sessionId,
+      );
+      return;
     }
+    this.completedMessages.delete(event.messageId);
+    this.messages.set(event.messageId, { role: event.role, kind: event.kind, sessionId, text: "" });
+    this.emit(event);
   }
 
-  return {
-    push(event) {
-      out = [];
-      onEvent(event);
-      return out;
-    },
-    end() {
-      out = [];
-      for (const [messageId, open] of messages) {
-        repair("unclosed-message", `message "${messageId}" never completed; closed with the text it had`, { messageId }, open.sessionId);
-        emit(withSession({ type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.text }, open.sessionId));
-      }
-      for (const [toolCallId, tool] of tools) {
-        repair(
-          "unclosed-tool",
-          `tool call "${toolCallId}" never completed; closed as an error with no output`,
-          { toolCallId },
-          tool.sessionId,
+  onMessageDelta(event: EventOf<"message.delta">): void {
+    const sessionId = event.sessionId;
+    let open = this.messages.get(event.messageId);
+    if (open === undefined) {
+      if (this.completedMessages.has(event.messageId)) {
+        this.repair(
+          "delta-after-completion",
+          `text for "${event.messageId}" after its message.completed was dropped`,
+          { messageId: event.messageId },
+          sessionId,
+          event.text.length,
         );
-        emit(withSession({ type: "tool.completed", toolCallId, name: tool.name, isError: true }, tool.sessionId));
+        return;
       }
-      messages.clear();
-      tools.clear();
-      turns.clear();
-      return out;
-    },
-    get size() {
-      return {
-        open: messages.size + tools.size + turns.size,
-        remembered: completedMessages.size + completedTools.size + completedTurns.size,
-      };
-    },
-  };
+      this.repair(
+        "orphan-delta",
+        `message.delta for "${event.messageId}" before message.started; a start was inserted`,
+        { messageId: event.messageId },
+        sessionId,
+      );
+      this.emit(this.withSession({ type: "message.started", messageId: event.messageId, role: "assistant", kind: "text" }, sessionId));
+      open = { role: "assistant", kind: "text", sessionId, text: "" };
+      this.messages.set(event.messageId, open);
+    }
+    const position = open.text.length;
+    if (event.position !== position) {
+      this.repair(
+        "delta-position",
+        `message "${event.messageId}": delta at position ${event.position} written at ${position}, where the text so far ends`,
+        { messageId: event.messageId },
+        sessionId,
+      );
+    }
+    open.text += event.text;
+    this.emit(event.position === position ? event : { ...event, position });
+  }
+
+  onMessageCompleted(event: EventOf<"message.completed">): void {
+    const sessionId = event.sessionId;
+    if (!this.messages.delete(event.messageId) && this.completedMessages.has(event.messageId)) {
+      this.repair(
+        "duplicate-completion",
+        `message "${event.messageId}" completed twice; the repeat was dropped`,
+        { messageId: event.messageId },
+        sessionId,
+        event.text.length,
+      );
+      return;
+    }
+    this.completedMessages.add(event.messageId);
+    this.emit(event);
+  }
+
+  onToolStarted(event: EventOf<"tool.started">): void {
+    const sessionId = event.sessionId;
+    if (this.tools.has(event.toolCallId)) {
+      this.repair(
+        "repeated-start",
+        `tool call "${event.toolCallId}" started twice; the repeat was dropped`,
+        { toolCallId: event.toolCallId },
+        sessionId,
+      );
+      return;
+    }
+    this.completedTools.delete(event.toolCallId);
+    this.tools.set(event.toolCallId, { name: event.name, sessionId });
+    this.emit(event);
+  }
+
+  onToolInputOrProgress(event: EventOf<"tool.input.delta" | "tool.progress">): void {
+    const sessionId = event.sessionId;
+    if (!this.tools.has(event.toolCallId)) {
+      if (this.completedTools.has(event.toolCallId)) {
+        this.repair(
+          "after-completion",
+          `${event.type} for tool call "${event.toolCallId}" after it completed was dropped`,
+          { toolCallId: event.toolCallId },
+          sessionId,
+        );
+        return;
+      }
+      this.startTool(event.toolCallId, event.type, sessionId);
+    }
+    this.emit(event);
+  }
+
+  onToolCompleted(event: EventOf<"tool.completed">): void {
+    const sessionId = event.sessionId;
+    if (!this.tools.delete(event.toolCallId)) {
+      if (this.completedTools.has(event.toolCallId)) {
+        this.repair(
+          "duplicate-completion",
+          `tool call "${event.toolCallId}" completed twice; the repeat was dropped`,
+          { toolCallId: event.toolCallId },
+          sessionId,
+        );
+        return;
+      }
+      this.startTool(event.toolCallId, event.type, sessionId);
+      this.tools.delete(event.toolCallId);
+    }
+    this.completedTools.add(event.toolCallId);
+    this.emit(event);
+  }
+
+  onTurnStarted(event: EventOf<"turn.started">): void {
+    this.completedTurns.delete(event.turnId);
+    this.turns.add(event.turnId);
+    this.emit(event);
+  }
+
+  onTurnCompleted(event: EventOf<"turn.completed">): void {
+    const sessionId = event.sessionId;
+    if (!this.turns.delete(event.turnId)) {
+      if (this.completedTurns.has(event.turnId)) {
+        this.repair("duplicate-completion", `turn "${event.turnId}" completed twice; the repeat was dropped`, {}, sessionId);
+        return;
+      }
+      this.repair("orphan-turn-end", `turn.completed for turn "${event.turnId}" before turn.started; a start was inserted`, {}, sessionId);
+      this.emit(this.withSession({ type: "turn.started", turnId: event.turnId }, sessionId));
+    }
+    this.completedTurns.add(event.turnId);
+    this.emit(event);
+  }
+
+  /** Events with no handler of their own. */
+  onOther(event: AgentEvent): void {
+    this.emit(event);
+  }
 }
 
 /** A set that forgets its oldest member past `capacity` (insertion order of a Set is the age). */

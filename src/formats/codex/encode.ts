@@ -1,7 +1,8 @@
 // Source of truth: the real `codex exec --json` stream (0.44+): openai/codex `codex-rs/exec/src/exec_events.rs`, its
 // TypeScript mirror in @openai/codex-sdk (`dist/index.d.ts`: ThreadEvent, ThreadItem, Usage) and the captures in
 // ../shared/fixtures/codex/. Mapping, choices and round-trip losses: docs/formats/codex.md.
-import type { AgentEvent, FileChange, JsonValue, PlanItem, SessionCompletedEvent, ToolKind, Usage } from "../../model/events.ts";
+import type { AgentEvent, EventOf, FileChange, JsonValue, PlanItem, SessionCompletedEvent, ToolKind, Usage } from "../../model/events.ts";
+import { createDispatch } from "../../encoding/dispatch.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../../model/usage.ts";
 import type { RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
@@ -67,101 +68,140 @@ interface UsageFold {
 
 /** The streaming encoder for `--to codex`: our events as the `codex exec --json` records a Codex tool expects. */
 export function createCodexEncoder(): RecordEncoder<CodexRecord> {
-  let out: CodexRecord[] = [];
-  let threadStarted = false;
-  let turnOpen = false;
+  const encoder = new CodexEncoderState();
+  return {
+    encode(event) {
+      if (encoder.heldFileChange !== undefined) {
+        if (event.type === "file.changed" && event.toolCallId === encoder.heldFileChange.tool.toolCallId) {
+          encoder.heldFileChange.tool.changes = event.changes;
+          encoder.flushHeld();
+          return encoder.take();
+        }
+        encoder.flushHeld();
+      }
+      if (event.type !== "tool.input.delta" && encoder.awaitingInput.length > 0) encoder.flushAwaitingInput();
+      // The first session id we see names the thread (a stream may say it before its session.started).
+      if (!encoder.threadStarted && event.type !== "session.started" && event.sessionId !== undefined && encoder.isRoot(event))
+        encoder.startThread(event.sessionId);
+      encoder.handle(event);
+      return encoder.take();
+    },
+    end() {
+      encoder.flushAwaitingInput();
+      encoder.flushHeld();
+      if (encoder.turnOpen)
+        encoder.closeTurn(encoder.turnFatal === undefined ? { final: true } : { final: true, failure: encoder.turnFatal });
+      if (encoder.beforeThread.length > 0) encoder.startThread(undefined);
+      return encoder.take();
+    },
+  };
+}
+
+/** What one Codex writer remembers (the thread, the open turn, items and usage), and one method per event type. */
+class CodexEncoderState {
+  out: CodexRecord[] = [];
+  threadStarted = false;
+  turnOpen = false;
   /** Whether the open turn has produced an item (a user message only ends a turn that did something). */
-  let turnHasItems = false;
+  turnHasItems = false;
   /** A fatal error since the open turn began: a stream that ends there ends with turn.failed. */
-  let turnFatal: string | undefined;
+  turnFatal: string | undefined;
   /** The last error a turn reported (`turn.completed{status:"error"}`): the fallback reason for turn.failed. */
-  let lastTurnError: string | undefined;
-  let itemCount = 0;
-  let agentName: string | undefined;
-  let rootId: string | undefined;
-  let rootSeen = false;
-  const childSessions = new Set<string>();
-  const tools = new Map<string, ToolItem>();
+  lastTurnError: string | undefined;
+  itemCount = 0;
+  agentName: string | undefined;
+  rootId: string | undefined;
+  rootSeen = false;
+  readonly childSessions = new Set<string>();
+  readonly tools = new Map<string, ToolItem>();
   /** Started items not yet complete: what a turn end must close (kept apart so a close never walks every call). */
-  const running = new Set<ToolItem>();
+  readonly running = new Set<ToolItem>();
   /** Tool calls whose item.started waits for their streamed input. */
-  const awaitingInput: ToolItem[] = [];
+  readonly awaitingInput: ToolItem[] = [];
   /** A finished file edit, held for one event in case its `file.changed` follows. */
-  let heldFileChange: { tool: ToolItem; failed: boolean } | undefined;
-  const messages = new Map<string, OpenMessage>();
+  heldFileChange: { tool: ToolItem; failed: boolean } | undefined;
+  readonly messages = new Map<string, OpenMessage>();
   /** Open todo_list items of this turn by plan id (`""` for plans without one): Codex completes them when the turn ends. */
-  const plans = new Map<string, { itemId: string; items: readonly PlanItem[] }>();
-  let lastAgentText: string | undefined;
-  let lastRootAssistantText: string | undefined;
-  let lastRootCompleted: SessionCompletedEvent | undefined;
-  const usage: UsageFold = { turnSum: emptyUsage(), deltaSum: emptyUsage(), cumulative: undefined };
+  readonly plans = new Map<string, { itemId: string; items: readonly PlanItem[] }>();
+  lastAgentText: string | undefined;
+  lastRootAssistantText: string | undefined;
+  lastRootCompleted: SessionCompletedEvent | undefined;
+  readonly usage: UsageFold = { turnSum: emptyUsage(), deltaSum: emptyUsage(), cumulative: undefined };
 
   /** Lines written before the thread id is known (warnings before session.started): they follow thread.started. */
-  let beforeThread: CodexRecord[] = [];
-  const line = (record: CodexRecord): void => {
-    (threadStarted ? out : beforeThread).push(record);
-  };
-  const nextItemId = (): string => `item_${itemCount++}`;
-  const isRoot = (event: AgentEvent): boolean =>
-    event.sessionId === undefined || rootId === undefined || !childSessions.has(event.sessionId);
+  beforeThread: CodexRecord[] = [];
 
-  const startThread = (threadId: string | undefined): void => {
-    if (threadStarted) return;
-    threadStarted = true;
-    line({ type: "thread.started", thread_id: threadId ?? PLACEHOLDER_THREAD_ID });
-    out.push(...beforeThread);
-    beforeThread = [];
-  };
-  const ensureTurn = (): void => {
-    startThread(undefined);
-    if (turnOpen) return;
-    turnOpen = true;
-    turnHasItems = false;
-    turnFatal = undefined;
-    line({ type: "turn.started" });
-  };
-  const item = (phase: "item.started" | "item.updated" | "item.completed", value: CodexItem): void => {
+  line(record: CodexRecord): void {
+    (this.threadStarted ? this.out : this.beforeThread).push(record);
+  }
+
+  nextItemId(): string {
+    return `item_${this.itemCount++}`;
+  }
+
+  isRoot(event: AgentEvent): boolean {
+    return event.sessionId === undefined || this.rootId === undefined || !this.childSessions.has(event.sessionId);
+  }
+
+  startThread(threadId: string | undefined): void {
+    if (this.threadStarted) return;
+    this.threadStarted = true;
+    this.line({ type: "thread.started", thread_id: threadId ?? PLACEHOLDER_THREAD_ID });
+    this.out.push(...this.beforeThread);
+    this.beforeThread = [];
+  }
+
+  ensureTurn(): void {
+    this.startThread(undefined);
+    if (this.turnOpen) return;
+    this.turnOpen = true;
+    this.turnHasItems = false;
+    this.turnFatal = undefined;
+    this.line({ type: "turn.started" });
+  }
+
+  item(phase: "item.started" | "item.updated" | "item.completed", value: CodexItem): void {
     // Warnings (error items) may come outside a turn, as Codex writes them before turn.started.
     if (value.type !== "error") {
-      ensureTurn();
-      turnHasItems = true;
+      this.ensureTurn();
+      this.turnHasItems = true;
     }
-    line({ type: phase, item: value });
-  };
+    this.line({ type: phase, item: value });
+  }
 
   // ----- usage -----
 
-  const currentUsage = (): Usage => {
-    const completed = lastRootCompleted?.usage;
+  currentUsage(): Usage {
+    const completed = this.lastRootCompleted?.usage;
     if (completed !== undefined && !isUsageEmpty(completed)) return completed;
-    return usage.cumulative ?? addUsage(usage.turnSum, usage.deltaSum);
-  };
+    return this.usage.cumulative ?? addUsage(this.usage.turnSum, this.usage.deltaSum);
+  }
 
   // ----- messages -----
 
-  const messageItem = (role: string, kind: string, channel: string | undefined, root: boolean, text: string): void => {
+  messageItem(role: string, kind: string, channel: string | undefined, root: boolean, text: string): void {
     if (role !== "assistant" || text.trim() === "") return; // Codex never echoes prompts; it drops empty summaries
     if (kind !== "text") {
-      item("item.completed", { id: nextItemId(), type: "reasoning", text });
+      this.item("item.completed", { id: this.nextItemId(), type: "reasoning", text });
       return;
     }
-    if (root) lastRootAssistantText = text;
+    if (root) this.lastRootAssistantText = text;
     if (channel === "plan") {
-      item("item.completed", { id: nextItemId(), type: "plan", text });
+      this.item("item.completed", { id: this.nextItemId(), type: "plan", text });
       return;
     }
-    lastAgentText = text;
-    item("item.completed", { id: nextItemId(), type: "agent_message", text });
-  };
+    this.lastAgentText = text;
+    this.item("item.completed", { id: this.nextItemId(), type: "agent_message", text });
+  }
 
   // ----- tools -----
 
-  const toolItem = (
+  toolItem(
     tool: ToolItem,
     status: string,
     failed: boolean,
     completion?: { output?: string; result?: JsonValue; exitCode?: number },
-  ): CodexItem => {
+  ): CodexItem {
     const base = { id: tool.itemId, type: tool.type };
     const output = completion?.output ?? (tool.output.length > 0 ? tool.output.join("") : undefined);
     switch (tool.type) {
@@ -180,7 +220,7 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       case "mcp_tool_call": {
         const value: CodexItem = {
           ...base,
-          server: tool.server ?? agentName ?? "agentstream",
+          server: tool.server ?? this.agentName ?? "agentstream",
           tool: tool.name,
           arguments: tool.input ?? null,
           result: null,
@@ -197,39 +237,42 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
         return value;
       }
     }
-  };
+  }
 
-  const startItem = (tool: ToolItem): void => {
+  startItem(tool: ToolItem): void {
     if (tool.started) return;
     tool.started = true;
     if (tool.inputText !== undefined && tool.input === undefined) tool.input = parseInput(tool.inputText.join(""));
     tool.inputText = undefined;
-    running.add(tool);
-    item("item.started", toolItem(tool, "in_progress", false));
-  };
-  const flushAwaitingInput = (): void => {
-    for (const tool of awaitingInput.splice(0)) startItem(tool);
-  };
-  const completeFileChange = (tool: ToolItem, failed: boolean): void => {
-    item("item.completed", toolItem(tool, failed ? "failed" : "completed", failed));
-  };
-  const flushHeld = (): void => {
-    if (heldFileChange === undefined) return;
-    const { tool, failed } = heldFileChange;
-    heldFileChange = undefined;
-    completeFileChange(tool, failed);
-  };
+    this.running.add(tool);
+    this.item("item.started", this.toolItem(tool, "in_progress", false));
+  }
 
-  const newTool = (
+  flushAwaitingInput(): void {
+    for (const tool of this.awaitingInput.splice(0)) this.startItem(tool);
+  }
+
+  completeFileChange(tool: ToolItem, failed: boolean): void {
+    this.item("item.completed", this.toolItem(tool, failed ? "failed" : "completed", failed));
+  }
+
+  flushHeld(): void {
+    if (this.heldFileChange === undefined) return;
+    const { tool, failed } = this.heldFileChange;
+    this.heldFileChange = undefined;
+    this.completeFileChange(tool, failed);
+  }
+
+  newTool(
     toolCallId: string,
     name: string,
     kind: ToolKind | undefined,
     server: string | undefined,
     input: JsonValue | undefined,
-  ): ToolItem => {
+  ): ToolItem {
     const tool: ToolItem = {
       toolCallId,
-      itemId: nextItemId(),
+      itemId: this.nextItemId(),
       type: codexItemTypeFor(kind),
       name,
       kind,
@@ -241,246 +284,249 @@ export function createCodexEncoder(): RecordEncoder<CodexRecord> {
       started: false,
       done: false,
     };
-    tools.set(toolCallId, tool);
+    this.tools.set(toolCallId, tool);
     return tool;
-  };
+  }
 
-  const standaloneFileChange = (changes: readonly FileChange[], failed: boolean): void => {
+  standaloneFileChange(changes: readonly FileChange[], failed: boolean): void {
     // An edit no file tool made (Aider, or a change reported after its call was written): its own file_change item.
-    item("item.completed", {
-      id: nextItemId(),
+    this.item("item.completed", {
+      id: this.nextItemId(),
       type: "file_change",
       changes: codexChanges(changes),
       status: failed ? "failed" : "completed",
     });
-  };
+  }
 
   // ----- turns -----
 
   /** Ends the open turn: finishes what is still open, makes sure the final answer comes last, then turn.completed or turn.failed. */
-  const closeTurn = (ending: { final: boolean; failure?: string }): void => {
-    flushAwaitingInput();
-    flushHeld();
-    for (const [id, message] of messages) {
-      messages.delete(id);
-      messageItem(message.role, message.kind, message.channel, message.root, message.chunks.join(""));
+  closeTurn(ending: { final: boolean; failure?: string }): void {
+    this.flushAwaitingInput();
+    this.flushHeld();
+    for (const [id, message] of this.messages) {
+      this.messages.delete(id);
+      this.messageItem(message.role, message.kind, message.channel, message.root, message.chunks.join(""));
     }
-    for (const tool of running) {
+    for (const tool of this.running) {
       // Codex completes every item before the turn ends; a call the source never finished ends as failed.
-      running.delete(tool);
+      this.running.delete(tool);
       tool.done = true;
-      if (tool.type === "file_change") completeFileChange(tool, true);
-      else item("item.completed", toolItem(tool, "failed", true, { output: "the tool call did not complete" }));
+      if (tool.type === "file_change") this.completeFileChange(tool, true);
+      else this.item("item.completed", this.toolItem(tool, "failed", true, { output: "the tool call did not complete" }));
     }
-    for (const [key, plan] of plans) {
-      plans.delete(key);
-      item("item.completed", { id: plan.itemId, type: "todo_list", items: todoItems(plan.items) });
+    for (const [key, plan] of this.plans) {
+      this.plans.delete(key);
+      this.item("item.completed", { id: plan.itemId, type: "todo_list", items: todoItems(plan.items) });
     }
     if (ending.final) {
       // The SDK's finalResponse is the last agent_message: repeat the final answer if something else came after it.
-      const finalText = lastRootCompleted?.finalText ?? lastRootAssistantText;
-      if (finalText !== undefined && finalText !== lastAgentText) {
-        lastAgentText = finalText;
-        item("item.completed", { id: nextItemId(), type: "agent_message", text: finalText });
+      const finalText = this.lastRootCompleted?.finalText ?? this.lastRootAssistantText;
+      if (finalText !== undefined && finalText !== this.lastAgentText) {
+        this.lastAgentText = finalText;
+        this.item("item.completed", { id: this.nextItemId(), type: "agent_message", text: finalText });
       }
     }
-    ensureTurn();
-    if (ending.failure !== undefined) line({ type: "turn.failed", error: { message: ending.failure } });
-    else line({ type: "turn.completed", usage: codexUsage(currentUsage()) });
-    turnOpen = false;
-    turnFatal = undefined;
-  };
+    this.ensureTurn();
+    if (ending.failure !== undefined) this.line({ type: "turn.failed", error: { message: ending.failure } });
+    else this.line({ type: "turn.completed", usage: codexUsage(this.currentUsage()) });
+    this.turnOpen = false;
+    this.turnFatal = undefined;
+  }
 
   // ----- events -----
 
-  const handle = (event: AgentEvent): void => {
-    switch (event.type) {
-      case "session.started":
-        agentName ??= event.agent;
-        if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
-          if (event.sessionId !== undefined && event.sessionId !== rootId) childSessions.add(event.sessionId);
-          return;
-        }
-        if (!rootSeen) {
-          rootSeen = true;
-          rootId = event.sessionId;
-          agentName = event.agent;
-        }
-        // One thread per output: a second root session continues it (as `codex exec resume` would).
-        startThread(event.sessionId);
-        return;
-      case "session.completed": {
-        if (!isRoot(event)) return;
-        lastRootCompleted = event;
-        const failure = event.status === "success" ? undefined : (event.error ?? lastTurnError ?? turnFatal ?? `session ${event.status}`);
-        closeTurn(failure === undefined ? { final: true } : { final: true, failure });
-        return;
-      }
-      case "turn.started":
-        if (isRoot(event)) ensureTurn();
-        return;
-      case "turn.completed":
-        if (event.usage !== undefined) usage.turnSum = addUsage(usage.turnSum, event.usage);
-        if (isRoot(event) && event.status === "error") lastTurnError = event.error ?? "turn failed";
-        return;
-      case "message.started":
-        messages.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, root: isRoot(event), chunks: [] });
-        return;
-      case "message.delta": {
-        let message = messages.get(event.messageId);
-        if (message === undefined) {
-          // A delta for a message that never started: we take it for assistant text.
-          message = { role: "assistant", kind: "text", channel: undefined, root: isRoot(event), chunks: [] };
-          messages.set(event.messageId, message);
-        }
-        message.chunks.push(event.text);
-        return;
-      }
-      case "message.completed": {
-        messages.delete(event.messageId);
-        const root = isRoot(event);
-        if (event.role === "user" && event.kind === "text" && root) {
-          // A new prompt: the previous turn is over (Codex turns are prompt → answer).
-          if (turnOpen && turnHasItems) closeTurn({ final: false });
-          return;
-        }
-        messageItem(event.role, event.kind, event.channel, root, event.text);
-        return;
-      }
-      case "tool.started": {
-        const known = tools.get(event.toolCallId);
-        if (known !== undefined) {
-          if (!known.started && known.input === undefined && event.input !== undefined) known.input = event.input;
-          return;
-        }
-        const tool = newTool(event.toolCallId, event.name, event.kind, event.server, event.input);
-        ensureTurn();
-        if (event.input === undefined) awaitingInput.push(tool);
-        else startItem(tool);
-        return;
-      }
-      case "tool.input.delta": {
-        const tool = tools.get(event.toolCallId);
-        if (tool === undefined || tool.started) return;
-        tool.inputText ??= [];
-        tool.inputText.push(event.text);
-        return;
-      }
-      case "tool.progress": {
-        const tool = tools.get(event.toolCallId);
-        if (tool !== undefined && !tool.done && event.output !== undefined) tool.output.push(event.output);
-        return;
-      }
-      case "tool.completed": {
-        let tool = tools.get(event.toolCallId);
-        // A call we force-closed at a turn end, or reported done twice: its item is already complete.
-        if (tool?.done === true) return;
-        tool ??= newTool(event.toolCallId, event.name ?? "tool", undefined, undefined, undefined);
-        tool.done = true;
-        running.delete(tool);
-        if (tool.type === "file_change") {
-          heldFileChange = { tool, failed: event.isError };
-          return;
-        }
-        item(
-          "item.completed",
-          toolItem(
-            tool,
-            event.isError ? "failed" : "completed",
-            event.isError,
-            compactCompletion(event.output, event.result, event.exitCode),
-          ),
-        );
-        return;
-      }
-      case "file.changed": {
-        const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
-        if (tool !== undefined && tool.type === "file_change" && !tool.done) {
-          tool.changes = event.changes;
-          return;
-        }
-        standaloneFileChange(event.changes, event.status === "error");
-        return;
-      }
-      case "plan.updated": {
-        const key = event.planId ?? "";
-        const open = plans.get(key);
-        if (open === undefined) {
-          const itemId = nextItemId();
-          plans.set(key, { itemId, items: event.items });
-          item("item.started", { id: itemId, type: "todo_list", items: todoItems(event.items) });
-        } else {
-          open.items = event.items;
-          item("item.updated", { id: open.itemId, type: "todo_list", items: todoItems(event.items) });
-        }
-        return;
-      }
-      case "usage":
-        if (event.scope === "cumulative") usage.cumulative = event.usage;
-        else usage.deltaSum = addUsage(usage.deltaSum, event.usage);
-        return;
-      case "error":
-        if (event.fatal === true || event.scope === "session") turnFatal = event.message;
-        line({ type: "error", message: event.message });
-        return;
-      case "retry": {
-        // Codex's own wording, so Codex tools (and our reader) see a reconnect, not a failure.
-        const reason = event.error;
-        const message =
-          reason?.startsWith("Reconnecting...") === true
-            ? reason
-            : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
-        line({ type: "error", message });
-        return;
-      }
-      case "notice":
-        if (event.level === "warning") item("item.completed", { id: nextItemId(), type: "error", message: event.text });
-        return;
-      case "rate_limit":
-        if (!event.status.startsWith("allowed")) {
-          const which = event.limit === undefined ? "" : ` (${event.limit})`;
-          const until = event.resetsAt === undefined ? "" : ` until ${event.resetsAt}`;
-          item("item.completed", { id: nextItemId(), type: "error", message: `rate limit ${event.status}${which}${until}` });
-        }
-        return;
-      case "metric":
-      case "heartbeat":
-      case "text":
-      case "repair":
-      case "unknown":
-        return;
+  readonly handle = createDispatch<void>(
+    {
+      "session.started": this.onSessionStarted.bind(this),
+      "session.completed": this.onSessionCompleted.bind(this),
+      "turn.started": this.onTurnStarted.bind(this),
+      "turn.completed": this.onTurnCompleted.bind(this),
+      "message.started": this.onMessageStarted.bind(this),
+      "message.delta": this.onMessageDelta.bind(this),
+      "message.completed": this.onMessageCompleted.bind(this),
+      "tool.started": this.onToolStarted.bind(this),
+      "tool.input.delta": this.onToolInputDelta.bind(this),
+      "tool.progress": this.onToolProgress.bind(this),
+      "tool.completed": this.onToolCompleted.bind(this),
+      "file.changed": this.onFileChanged.bind(this),
+      "plan.updated": this.onPlanUpdated.bind(this),
+      usage: this.onUsage.bind(this),
+      error: this.onError.bind(this),
+      retry: this.onRetry.bind(this),
+      notice: this.onNotice.bind(this),
+      rate_limit: this.onRateLimit.bind(this),
+    },
+    // metric, heartbeat, text, repair, unknown and what Codex has no record for: nothing to write.
+    () => {},
+  );
+
+  onSessionStarted(event: EventOf<"session.started">): void {
+    this.agentName ??= event.agent;
+    if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
+      if (event.sessionId !== undefined && event.sessionId !== this.rootId) this.childSessions.add(event.sessionId);
+      return;
     }
-  };
+    if (!this.rootSeen) {
+      this.rootSeen = true;
+      this.rootId = event.sessionId;
+      this.agentName = event.agent;
+    }
+    // One thread per output: a second root session continues it (as `codex exec resume` would).
+    this.startThread(event.sessionId);
+  }
 
-  return {
-    encode(event) {
-      if (heldFileChange !== undefined) {
-        if (event.type === "file.changed" && event.toolCallId === heldFileChange.tool.toolCallId) {
-          heldFileChange.tool.changes = event.changes;
-          flushHeld();
-          return take();
-        }
-        flushHeld();
-      }
-      if (event.type !== "tool.input.delta" && awaitingInput.length > 0) flushAwaitingInput();
-      // The first session id we see names the thread (a stream may say it before its session.started).
-      if (!threadStarted && event.type !== "session.started" && event.sessionId !== undefined && isRoot(event))
-        startThread(event.sessionId);
-      handle(event);
-      return take();
-    },
-    end() {
-      flushAwaitingInput();
-      flushHeld();
-      if (turnOpen) closeTurn(turnFatal === undefined ? { final: true } : { final: true, failure: turnFatal });
-      if (beforeThread.length > 0) startThread(undefined);
-      return take();
-    },
-  };
+  onSessionCompleted(event: EventOf<"session.completed">): void {
+    if (!this.isRoot(event)) return;
+    this.lastRootCompleted = event;
+    const failure =
+      event.status === "success" ? undefined : (event.error ?? this.lastTurnError ?? this.turnFatal ?? `session ${event.status}`);
+    this.closeTurn(failure === undefined ? { final: true } : { final: true, failure });
+  }
 
-  function take(): CodexRecord[] {
-    const records = out;
-    out = [];
+  onTurnStarted(event: EventOf<"turn.started">): void {
+    if (this.isRoot(event)) this.ensureTurn();
+  }
+
+  onTurnCompleted(event: EventOf<"turn.completed">): void {
+    if (event.usage !== undefined) this.usage.turnSum = addUsage(this.usage.turnSum, event.usage);
+    if (this.isRoot(event) && event.status === "error") this.lastTurnError = event.error ?? "turn failed";
+  }
+
+  onMessageStarted(event: EventOf<"message.started">): void {
+    this.messages.set(event.messageId, {
+      role: event.role,
+      kind: event.kind,
+      channel: event.channel,
+      root: this.isRoot(event),
+      chunks: [],
+    });
+  }
+
+  onMessageDelta(event: EventOf<"message.delta">): void {
+    let message = this.messages.get(event.messageId);
+    if (message === undefined) {
+      // A delta for a message that never started: we take it for assistant text.
+      message = { role: "assistant", kind: "text", channel: undefined, root: this.isRoot(event), chunks: [] };
+      this.messages.set(event.messageId, message);
+    }
+    message.chunks.push(event.text);
+  }
+
+  onMessageCompleted(event: EventOf<"message.completed">): void {
+    this.messages.delete(event.messageId);
+    const root = this.isRoot(event);
+    if (event.role === "user" && event.kind === "text" && root) {
+      // A new prompt: the previous turn is over (Codex turns are prompt → answer).
+      if (this.turnOpen && this.turnHasItems) this.closeTurn({ final: false });
+      return;
+    }
+    this.messageItem(event.role, event.kind, event.channel, root, event.text);
+  }
+
+  onToolStarted(event: EventOf<"tool.started">): void {
+    const known = this.tools.get(event.toolCallId);
+    if (known !== undefined) {
+      if (!known.started && known.input === undefined && event.input !== undefined) known.input = event.input;
+      return;
+    }
+    const tool = this.newTool(event.toolCallId, event.name, event.kind, event.server, event.input);
+    this.ensureTurn();
+    if (event.input === undefined) this.awaitingInput.push(tool);
+    else this.startItem(tool);
+  }
+
+  onToolInputDelta(event: EventOf<"tool.input.delta">): void {
+    const tool = this.tools.get(event.toolCallId);
+    if (tool === undefined || tool.started) return;
+    tool.inputText ??= [];
+    tool.inputText.push(event.text);
+  }
+
+  onToolProgress(event: EventOf<"tool.progress">): void {
+    const tool = this.tools.get(event.toolCallId);
+    if (tool !== undefined && !tool.done && event.output !== undefined) tool.output.push(event.output);
+  }
+
+  onToolCompleted(event: EventOf<"tool.completed">): void {
+    let tool = this.tools.get(event.toolCallId);
+    // A call we force-closed at a turn end, or reported done twice: its item is already complete.
+    if (tool?.done === true) return;
+    tool ??= this.newTool(event.toolCallId, event.name ?? "tool", undefined, undefined, undefined);
+    tool.done = true;
+    this.running.delete(tool);
+    if (tool.type === "file_change") {
+      this.heldFileChange = { tool, failed: event.isError };
+      return;
+    }
+    this.item(
+      "item.completed",
+      this.toolItem(
+        tool,
+        event.isError ? "failed" : "completed",
+        event.isError,
+        compactCompletion(event.output, event.result, event.exitCode),
+      ),
+    );
+  }
+
+  onFileChanged(event: EventOf<"file.changed">): void {
+    const tool = event.toolCallId === undefined ? undefined : this.tools.get(event.toolCallId);
+    if (tool !== undefined && tool.type === "file_change" && !tool.done) {
+      tool.changes = event.changes;
+      return;
+    }
+    this.standaloneFileChange(event.changes, event.status === "error");
+  }
+
+  onPlanUpdated(event: EventOf<"plan.updated">): void {
+    const key = event.planId ?? "";
+    const open = this.plans.get(key);
+    if (open === undefined) {
+      const itemId = this.nextItemId();
+      this.plans.set(key, { itemId, items: event.items });
+      this.item("item.started", { id: itemId, type: "todo_list", items: todoItems(event.items) });
+    } else {
+      open.items = event.items;
+      this.item("item.updated", { id: open.itemId, type: "todo_list", items: todoItems(event.items) });
+    }
+  }
+
+  onUsage(event: EventOf<"usage">): void {
+    if (event.scope === "cumulative") this.usage.cumulative = event.usage;
+    else this.usage.deltaSum = addUsage(this.usage.deltaSum, event.usage);
+  }
+
+  onError(event: EventOf<"error">): void {
+    if (event.fatal === true || event.scope === "session") this.turnFatal = event.message;
+    this.line({ type: "error", message: event.message });
+  }
+
+  onRetry(event: EventOf<"retry">): void {
+    // Codex's own wording, so Codex tools (and our reader) see a reconnect, not a failure.
+    const reason = event.error;
+    const message =
+      reason?.startsWith("Reconnecting...") === true
+        ? reason
+        : `Reconnecting... ${event.attempt}/${event.maxAttempts ?? event.attempt}${reason ? ` (${reason})` : ""}`;
+    this.line({ type: "error", message });
+  }
+
+  onNotice(event: EventOf<"notice">): void {
+    if (event.level === "warning") this.item("item.completed", { id: this.nextItemId(), type: "error", message: event.text });
+  }
+
+  onRateLimit(event: EventOf<"rate_limit">): void {
+    if (!event.status.startsWith("allowed")) {
+      const which = event.limit === undefined ? "" : ` (${event.limit})`;
+      const until = event.resetsAt === undefined ? "" : ` until ${event.resetsAt}`;
+      this.item("item.completed", { id: this.nextItemId(), type: "error", message: `rate limit ${event.status}${which}${until}` });
+    }
+  }
+
+  take(): CodexRecord[] {
+    const records = this.out;
+    this.out = [];
     return records;
   }
 }

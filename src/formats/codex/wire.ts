@@ -1,29 +1,15 @@
 /**
- * The `codex exec --json` records (0.44+) as we write them: codex-rs exec_events.rs and
- * @openai/codex-sdk. The Codex agent dialect reads them with its own wire types (src/dialects/codex.ts
- * today; src/agents/codex/wire.ts after the agents restructure, which these should then re-export).
+ * The `codex exec --json` records (0.44+) as we write them (codex-rs exec_events.rs and @openai/codex-sdk). The wire
+ * types are the Codex family's, in src/agents/codex/wire.ts, which the Codex dialect reads; these are what we write of them.
  */
+import type { CodexUsage as WireUsage, ItemType } from "../../agents/codex/wire.ts";
 import type { JsonValue } from "../../model/events.ts";
 
-/** `turn.completed.usage`: the thread's running total (input includes cached; output includes reasoning). */
-export type CodexUsage = {
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-};
+/** `turn.completed.usage` as we write it: the thread's running total, every figure present (no `total_tokens`). */
+export type CodexUsage = Required<Omit<WireUsage, "total_tokens">>;
 
-type CodexItemType =
-  | "agent_message"
-  | "reasoning"
-  | "plan"
-  | "command_execution"
-  | "file_change"
-  | "mcp_tool_call"
-  | "web_search"
-  | "todo_list"
-  | "error";
+/** The item types we write (not `collab_tool_call`: our subagents are not Codex collaborations). */
+type CodexItemType = Exclude<ItemType, "collab_tool_call">;
 export type ToolItemType = Extract<CodexItemType, "command_execution" | "file_change" | "mcp_tool_call" | "web_search">;
 
 /** One thread item: `{id, type, ...fields}`. */

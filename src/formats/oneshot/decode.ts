@@ -2,25 +2,15 @@
 // 2026-01-21), and what `convert --to oneshot` writes; docs/dialects/oneshot.md.
 import { emptyUsage } from "../../model/usage.ts";
 import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { isoFromEpochMs } from "../../dialect/time.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact, obj } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
-
-/** One oneshot activity packet. */
-interface OneshotPacket {
-  /** Unix seconds (float). */
-  timestamp: number;
-  ts_ms: number;
-  /** `cline`, `claude`, `aider`, `gemini`, `direct`, ... */
-  executor: string;
-  oneshot_id: string;
-  type: "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
-  data: JsonObject | string;
-  is_heartbeat: boolean;
-}
+import { fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
+import type { OneshotData, OneshotPacket } from "./wire.ts";
 
 /** Executor → our agent product names (the inverse of ./encode.ts); `direct` is no agent. */
 const AGENTS: Record<string, string | undefined> = {
@@ -60,11 +50,9 @@ function detect(record: Parameters<Dialect["detect"]>[0]): boolean {
 }
 
 /** The packet's instant as RFC 3339; 0 (what our writer writes before any time is known) is no time. */
-function timeOf(v: JsonObject): string | undefined {
-  const ms = num(v, "ts_ms") ?? (num(v, "timestamp") === undefined ? undefined : (num(v, "timestamp") as number) * 1000);
-  if (ms === undefined || ms <= 0) return undefined;
-  const date = new Date(Math.round(ms));
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+function timeOf(v: Wire<OneshotPacket>): string | undefined {
+  const ms = fieldNum(v, "ts_ms") ?? (fieldNum(v, "timestamp") === undefined ? undefined : (fieldNum(v, "timestamp") as number) * 1000);
+  return ms === undefined || ms <= 0 ? undefined : isoFromEpochMs(Math.round(ms));
 }
 
 /** oneshot unified activity packets. */
@@ -72,176 +60,178 @@ export const oneshot: Dialect = {
   name: "oneshot",
   description: "oneshot unified activity packets",
   detect,
-  createDecoder() {
-    const state = createStreamState();
-    const openTools: { id: string; tool: string }[] = [];
-    let sessionStarted = false;
-
-    /** A oneshot log is one session: say so once, from the packet, before its first activity. */
-    const startSession = (v: JsonObject, time: string | undefined): AgentEventDraft[] => {
-      if (sessionStarted) return [];
-      sessionStarted = true;
-      const id = str(v, "oneshot_id");
-      // Our writer uses "unknown" when the input named no session: then there is nothing to say.
-      if (id === undefined || id === "unknown") return [];
-      const executor = str(v, "executor") ?? "unknown";
-      const agent = Object.hasOwn(AGENTS, executor) ? AGENTS[executor] : executor;
-      return [compact({ type: "session.started" as const, sessionId: id, agent, details: { executor }, time })];
-    };
-
-    const toolUse = (data: JsonObject, session: { sessionId?: string }, time: string | undefined): AgentEventDraft[] => {
-      const tool = str(data, "tool") ?? "unknown";
-      const toolCallId = str(data, "id") ?? state.nextId("tool");
-      const name = str(data, "name") ?? tool;
-      const kind = str(data, "kind");
-      const command = str(data, "command");
-      state.toolStarted(toolCallId, name);
-      openTools.push({ id: toolCallId, tool });
-      return [
-        compact({
-          type: "tool.started" as const,
-          toolCallId,
-          name,
-          kind:
-            kind !== undefined && TOOL_KINDS.has(kind)
-              ? (kind as ToolKind)
-              : Object.hasOwn(CATEGORY_KINDS, tool)
-                ? CATEGORY_KINDS[tool]
-                : undefined,
-          input: data.input ?? (command === undefined ? undefined : { command }),
-          server: str(data, "server"),
-          description: str(data, "reason"),
-          time,
-          ...session,
-        }),
-      ];
-    };
-
-    const toolOutput = (data: JsonObject, session: { sessionId?: string }, time: string | undefined): AgentEventDraft[] => {
-      const tool = str(data, "tool") ?? "unknown";
-      // Without an id, the latest open call of the same tool (the spec's packets carry none).
-      const match = [...openTools].reverse().find((t) => t.tool === tool) ?? openTools[openTools.length - 1];
-      const toolCallId = str(data, "id") ?? match?.id ?? state.nextId("tool");
-      const out: AgentEventDraft[] = [];
-      let name = str(data, "name") ?? state.toolName(toolCallId);
-      if (state.toolName(toolCallId) === undefined) {
-        name ??= tool;
-        out.push(compact({ type: "tool.started" as const, toolCallId, name, time, ...session }));
-      }
-      state.toolCompleted(toolCallId);
-      const at = openTools.findIndex((t) => t.id === toolCallId);
-      if (at >= 0) openTools.splice(at, 1);
-      const exitCode = num(data, "exit_code");
-      out.push(
-        compact({
-          type: "tool.completed" as const,
-          toolCallId,
-          name,
-          output: str(data, "content"),
-          result: data.result,
-          exitCode,
-          isError: bool(data, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
-          durationMs: num(data, "duration_ms"),
-          time,
-          ...session,
-        }),
-      );
-      return out;
-    };
-
-    const completion = (data: JsonObject, session: { sessionId?: string }, time: string | undefined): AgentEventDraft => {
-      const stats = obj(data, "stats");
-      const wireUsage = obj(stats, "usage");
-      const status: SessionStatus =
-        str(data, "status") === "success" ? "success" : bool(data, "interrupted") === true ? "interrupted" : "error";
-      return compact({
-        type: "session.completed" as const,
-        status,
-        error: str(data, "error"),
-        finalText: str(data, "result"),
-        // Our writer nests usage (all-null figures included); other producers may put the figures in stats itself.
-        usage: wireUsage === undefined ? usageFromWire(stats) : (usageFromWire(wireUsage) ?? emptyUsage()),
-        costUsd: num(stats, "cost_usd"),
-        durationMs: num(stats, "duration_ms"),
-        turns: num(stats, "turns"),
-        details: obj(data, "details"),
-        time,
-        ...session,
-      });
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      const p = v as unknown as OneshotPacket;
-      const time = timeOf(v);
-      const data = obj(v, "data") ?? {};
-      const sessionId = str(data, "session_id");
-      const session = sessionId === undefined ? {} : { sessionId };
-      if (p.is_heartbeat === true) return [compact({ type: "heartbeat" as const, idleMs: num(data, "idle_ms"), time })];
-      if (p.type === "preamble") {
-        const text = typeof p.data === "string" ? p.data : (str(data, "text") ?? JSON.stringify(p.data));
-        // The producer calls it preamble; our writer sends text that came between records as an `event`.
-        return [compact({ type: "text" as const, text, position: "preamble" as const, time })];
-      }
-      if (p.type === "event") {
-        const event = embeddedEvent(data);
-        if (event === undefined) {
-          context.report({ code: "unknown-record", message: "oneshot event packet that does not carry an agentstream event" });
-          return [unknownRecord(v, "oneshot event packet that does not carry an agentstream event")];
-        }
-        if (event.type === "session.started") sessionStarted = true;
-        return replayEmbedded(state, event);
-      }
-      const known = ["thought", "message", "tool_use", "tool_output", "completion"];
-      if (!known.includes(p.type)) {
-        context.report({ code: "unknown-record", message: `unknown oneshot packet type ${JSON.stringify(p.type)}` });
-        return [unknownRecord(v, `unknown oneshot packet type ${JSON.stringify(p.type)}`)];
-      }
-      const out = startSession(v, time);
-      const meta = compact({
-        ...session,
-        time,
-        channel: str(data, "channel"),
-        contentType: str(data, "content_type"),
-        language: str(data, "language"),
-      });
-      switch (p.type) {
-        case "thought": {
-          const kind = bool(data, "redacted") === true ? "redacted_reasoning" : "reasoning";
-          out.push(
-            ...state.complete(
-              state.nextId("thought"),
-              str(data, "text") ?? "",
-              "assistant",
-              kind,
-              compact({ ...meta, signature: str(data, "signature") }),
-            ),
-          );
-          return out;
-        }
-        case "message": {
-          const role = str(data, "role") ?? "assistant";
-          const text = str(data, "content") ?? "";
-          out.push(...state.complete(state.nextId("message"), text, ROLES.has(role) ? (role as MessageRole) : "assistant", "text", meta));
-          return out;
-        }
-        case "tool_use":
-          out.push(...toolUse(data, session, time));
-          return out;
-        case "tool_output":
-          out.push(...toolOutput(data, session, time));
-          return out;
-        default:
-          out.push(completion(data, session, time));
-          return out;
-      }
-    };
-
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decodeJson(record.value, context);
-      },
-      end: () => state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new OneshotDecoderState()),
 };
+
+/** What one oneshot reader remembers, and its handlers. */
+class OneshotDecoderState implements JsonRecordReader {
+  readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
+  readonly openTools: { id: string; tool: string }[] = [];
+  sessionStarted = false;
+
+  /** A oneshot log is one session: say so once, from the packet, before its first activity. */
+  startSession(v: Wire<OneshotPacket>, time: string | undefined): AgentEventDraft[] {
+    if (this.sessionStarted) return [];
+    this.sessionStarted = true;
+    const id = fieldStr(v, "oneshot_id");
+    // Our writer uses "unknown" when the input named no session: then there is nothing to say.
+    if (id === undefined || id === "unknown") return [];
+    const executor = fieldStr(v, "executor") ?? "unknown";
+    const agent = Object.hasOwn(AGENTS, executor) ? AGENTS[executor] : executor;
+    return [compact({ type: "session.started" as const, sessionId: id, agent, details: { executor }, time })];
+  }
+
+  toolUse(data: Wire<OneshotData>, session: { sessionId?: string }, time: string | undefined): AgentEventDraft[] {
+    const tool = fieldStr(data, "tool") ?? "unknown";
+    const toolCallId = fieldStr(data, "id") ?? this.state.nextId("tool");
+    const name = fieldStr(data, "name") ?? tool;
+    const kind = fieldStr(data, "kind");
+    const command = fieldStr(data, "command");
+    this.state.toolStarted(toolCallId, name);
+    this.openTools.push({ id: toolCallId, tool });
+    return [
+      compact({
+        type: "tool.started" as const,
+        toolCallId,
+        name,
+        kind:
+          kind !== undefined && TOOL_KINDS.has(kind)
+            ? (kind as ToolKind)
+            : Object.hasOwn(CATEGORY_KINDS, tool)
+              ? CATEGORY_KINDS[tool]
+              : undefined,
+        input: data.input ?? (command === undefined ? undefined : { command }),
+        server: fieldStr(data, "server"),
+        description: fieldStr(data, "reason"),
+        time,
+        ...session,
+      }),
+    ];
+  }
+
+  toolOutput(data: Wire<OneshotData>, session: { sessionId?: string }, time: string | undefined): AgentEventDraft[] {
+    const tool = fieldStr(data, "tool") ?? "unknown";
+    // Without an id, the latest open call of the same tool (the spec's packets carry none).
+    const match = [...this.openTools].reverse().find((t) => t.tool === tool) ?? this.openTools[this.openTools.length - 1];
+    const toolCallId = fieldStr(data, "id") ?? match?.id ?? this.state.nextId("tool");
+    const out: AgentEventDraft[] = [];
+    let name = fieldStr(data, "name") ?? this.state.toolName(toolCallId);
+    if (this.state.toolName(toolCallId) === undefined) {
+      name ??= tool;
+      out.push(compact({ type: "tool.started" as const, toolCallId, name, time, ...session }));
+    }
+    this.state.toolCompleted(toolCallId);
+    const at = this.openTools.findIndex((t) => t.id === toolCallId);
+    if (at >= 0) this.openTools.splice(at, 1);
+    const exitCode = fieldNum(data, "exit_code");
+    out.push(
+      compact({
+        type: "tool.completed" as const,
+        toolCallId,
+        name,
+        output: fieldStr(data, "content"),
+        result: data.result,
+        exitCode,
+        isError: fieldBool(data, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
+        durationMs: fieldNum(data, "duration_ms"),
+        time,
+        ...session,
+      }),
+    );
+    return out;
+  }
+
+  completion(data: Wire<OneshotData>, session: { sessionId?: string }, time: string | undefined): AgentEventDraft {
+    const stats = fieldObj(data, "stats");
+    const wireUsage = fieldObj(stats, "usage");
+    const status: SessionStatus =
+      fieldStr(data, "status") === "success" ? "success" : fieldBool(data, "interrupted") === true ? "interrupted" : "error";
+    return compact({
+      type: "session.completed" as const,
+      status,
+      error: fieldStr(data, "error"),
+      finalText: fieldStr(data, "result"),
+      // Our writer nests usage (all-null figures included); other producers may put the figures in stats itself.
+      usage: wireUsage === undefined ? usageFromWire(stats) : (usageFromWire(wireUsage) ?? emptyUsage()),
+      costUsd: fieldNum(stats, "cost_usd"),
+      durationMs: fieldNum(stats, "duration_ms"),
+      turns: fieldNum(stats, "turns"),
+      details: fieldObj(data, "details"),
+      time,
+      ...session,
+    });
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const p = v as unknown as OneshotPacket;
+    const packet: Wire<OneshotPacket> = v;
+    const time = timeOf(packet);
+    const data: Wire<OneshotData> = obj(v, "data") ?? {};
+    const sessionId = fieldStr(data, "session_id");
+    const session = sessionId === undefined ? {} : { sessionId };
+    if (p.is_heartbeat === true) return [compact({ type: "heartbeat" as const, idleMs: fieldNum(data, "idle_ms"), time })];
+    if (p.type === "preamble") {
+      const text = typeof p.data === "string" ? p.data : (fieldStr(data, "text") ?? JSON.stringify(p.data));
+      // The producer calls it preamble; our writer sends text that came between records as an `event`.
+      return [compact({ type: "text" as const, text, position: "preamble" as const, time })];
+    }
+    if (p.type === "event") {
+      const event = embeddedEvent(data);
+      if (event === undefined) {
+        context.report({ code: "unknown-record", message: "oneshot event packet that does not carry an agentstream event" });
+        return [unknownRecord(v, "oneshot event packet that does not carry an agentstream event")];
+      }
+      if (event.type === "session.started") this.sessionStarted = true;
+      return replayEmbedded(this.state, event);
+    }
+    const known = ["thought", "message", "tool_use", "tool_output", "completion"];
+    if (!known.includes(p.type)) {
+      context.report({ code: "unknown-record", message: `unknown oneshot packet type ${JSON.stringify(p.type)}` });
+      return [unknownRecord(v, `unknown oneshot packet type ${JSON.stringify(p.type)}`)];
+    }
+    const out = this.startSession(packet, time);
+    const meta = compact({
+      ...session,
+      time,
+      channel: fieldStr(data, "channel"),
+      contentType: fieldStr(data, "content_type"),
+      language: fieldStr(data, "language"),
+    });
+    switch (p.type) {
+      case "thought": {
+        const kind = fieldBool(data, "redacted") === true ? "redacted_reasoning" : "reasoning";
+        out.push(
+          ...this.state.complete(
+            this.state.nextId("thought"),
+            fieldStr(data, "text") ?? "",
+            "assistant",
+            kind,
+            compact({ ...meta, signature: fieldStr(data, "signature") }),
+          ),
+        );
+        return out;
+      }
+      case "message": {
+        const role = fieldStr(data, "role") ?? "assistant";
+        const text = fieldStr(data, "content") ?? "";
+        out.push(
+          ...this.state.complete(this.state.nextId("message"), text, ROLES.has(role) ? (role as MessageRole) : "assistant", "text", meta),
+        );
+        return out;
+      }
+      case "tool_use":
+        out.push(...this.toolUse(data, session, time));
+        return out;
+      case "tool_output":
+        out.push(...this.toolOutput(data, session, time));
+        return out;
+      default:
+        out.push(this.completion(data, session, time));
+        return out;
+    }
+  }
+}

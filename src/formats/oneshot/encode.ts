@@ -86,65 +86,186 @@ interface OpenMessage {
 
 /** The streaming encoder for `--to oneshot`. */
 export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
-  const clock = createClock();
-  const joiner = createToolInputJoiner();
-  const open = new Map<string, OpenMessage>();
-  const toolCategories = new Map<string, string>();
-  let rootSessionId: string | undefined;
-  let rootAgent: string | undefined;
-  /** The last session id seen, for packets of events that carry none (the preamble, the end). */
-  let lastSessionId: string | undefined;
-  /** The dialect of the last event, for the executor of packets written at the end. */
-  let lastDialect: string | undefined;
-  /** Preamble text waits for the first other event, so its packets carry the session's id and executor. */
-  let heldText: { event: EventOf<"text">; ms: number }[] = [];
+  const encoder = new OneshotEncoderState();
+  return {
+    encode(event) {
+      const out: OneshotPacket[] = [];
+      encoder.lastDialect = event.source?.dialect ?? encoder.lastDialect;
+      for (const ready of encoder.joiner.push(event)) {
+        const ms = encoder.clock.ms(ready.time);
+        if (ready.type === "text" && ready.position === "preamble" && ready.sessionId === undefined) {
+          encoder.heldText.push({ event: ready, ms });
+          continue;
+        }
+        // The reader's pipeline fills a missing session id with the last root session's: the same rule here.
+        if (ready.type === "session.started" && ready.parentSessionId === undefined && ready.sessionId !== undefined) {
+          encoder.rootSessionId = ready.sessionId;
+          encoder.rootAgent = ready.agent ?? encoder.rootAgent;
+        }
+        // The first event after the preamble names the session for it too.
+        encoder.lastSessionId = ready.sessionId ?? encoder.lastSessionId;
+        out.push(...encoder.releaseText(), ...encoder.write(ready, ms));
+      }
+      return out;
+    },
+    end() {
+      const out = encoder.releaseText();
+      for (const ready of encoder.joiner.end()) out.push(...encoder.write(ready, encoder.clock.ms(ready.time)));
+      // A message that started and never completed still said something: write what streamed, marked incomplete.
+      for (const [, open_] of encoder.open) {
+        const anchor = {
+          v: 1,
+          seq: 0,
+          type: "heartbeat",
+          ...(open_.sessionId === undefined ? {} : { sessionId: open_.sessionId }),
+        } as AgentEvent;
+        out.push(
+          ...encoder.message(
+            anchor,
+            encoder.clock.ms(undefined),
+            open_.role,
+            open_.kind,
+            open_.parts.join(""),
+            defined({ incomplete: true, session_id: encoder.sessionData(open_.sessionId) }),
+          ),
+        );
+      }
+      encoder.open.clear();
+      return out;
+    },
+  };
+}
 
-  /** `data.session_id` unless the reader's pipeline would fill in the same id (the current root session's). */
-  const sessionData = (sessionId: string | undefined): string | undefined =>
-    sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined;
+/** What one oneshot writer remembers until the end (the turns, calls and text so far), and its handlers. */
+class OneshotEncoderState {
+  readonly clock = createClock();
+  readonly joiner = createToolInputJoiner();
+  readonly open = new Map<string, OpenMessage>();
+  readonly toolCategories = new Map<string, string>();
+  rootSessionId: string | undefined;
+  rootAgent: string | undefined;
+  /** The last session id seen, for packets of events that carry none (the preamble, the end). */
+  lastSessionId: string | undefined;
+  /** The dialect of the last event, for the executor of packets written at the end. */
+  lastDialect: string | undefined;
+  /** Preamble text waits for the first other event, so its packets carry the session's id and executor. */
+  heldText: { event: EventOf<"text">; ms: number }[] = [];
 
   /** One log is one oneshot session: the executor and id are fixed by the first packet and never change. */
-  let identity: { executor: string; oneshotId: string } | undefined;
+  identity: { executor: string; oneshotId: string } | undefined;
 
-  const packet = (event: AgentEvent, ms: number, type: OneshotType, data: JsonValue, isHeartbeat = false): OneshotPacket[] => {
-    identity ??= {
-      executor: oneshotExecutor(rootAgent ?? event.source?.dialect ?? lastDialect),
-      oneshotId: rootSessionId ?? event.sessionId ?? lastSessionId ?? "unknown",
+  readonly write = createDispatch<OneshotPacket[], [ms: number]>(
+    {
+      // The spec's preamble is text before structured activity starts; text between records is not.
+      text: (event, ms) =>
+        event.position === "preamble" ? this.packet(event, ms, "preamble", event.text) : this.packet(event, ms, "event", eventBody(event)),
+      "message.started": (event) => {
+        this.open.set(event.messageId, { role: event.role, kind: event.kind, sessionId: event.sessionId, parts: [] });
+        return [];
+      },
+      "message.delta": (event) => {
+        this.open.get(event.messageId)?.parts.push(event.text);
+        return [];
+      },
+      "message.completed": (event, ms) => {
+        this.open.delete(event.messageId);
+        const extra = defined({
+          signature: event.signature,
+          content_type: event.contentType,
+          language: event.language,
+          channel: event.channel,
+          session_id: this.sessionData(event.sessionId),
+        });
+        return this.message(event, ms, event.role, event.kind, event.text, extra);
+      },
+      "tool.started": (event, ms) => {
+        const tool = toolCategory(event.kind, event.name);
+        this.toolCategories.set(event.toolCallId, tool);
+        const data = defined({
+          tool,
+          command: commandOf(event.input),
+          reason: event.description,
+          id: event.toolCallId,
+          name: event.name,
+          kind: event.kind,
+          input: event.input,
+          server: event.server,
+          session_id: this.sessionData(event.sessionId),
+        });
+        return this.packet(event, ms, "tool_use", data);
+      },
+      "tool.completed": (event, ms) => {
+        // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
+        // first, so every tool_output has one; the category is released once the call is done.
+        const known = this.toolCategories.get(event.toolCallId);
+        this.toolCategories.delete(event.toolCallId);
+        const tool = known ?? event.name ?? "unknown";
+        const use =
+          known !== undefined
+            ? []
+            : this.packet(
+                event,
+                ms,
+                "tool_use",
+                defined({ tool, id: event.toolCallId, name: event.name, session_id: this.sessionData(event.sessionId) }),
+              );
+        const data = defined({
+          tool,
+          content: event.output ?? "",
+          exit_code: event.exitCode ?? null,
+          id: event.toolCallId,
+          name: event.name,
+          is_error: event.isError,
+          duration_ms: event.durationMs,
+          result: event.result,
+          session_id: this.sessionData(event.sessionId),
+        });
+        return [...use, ...this.packet(event, ms, "tool_output", data)];
+      },
+      "session.completed": (event, ms) => this.completion(event, ms),
+      heartbeat: (event, ms) => this.packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true),
+    },
+    // What the spec's packet types cannot say travels as an `event` packet carrying our event.
+    (event, ms) => this.packet(event, ms, "event", eventBody(event)),
+  );
+
+  /** `data.session_id` unless the reader's pipeline would fill in the same id (the current root session's). */
+  sessionData(sessionId: string | undefined): string | undefined {
+    return sessionId !== undefined && sessionId !== this.rootSessionId ? sessionId : undefined;
+  }
+
+  packet(event: AgentEvent, ms: number, type: OneshotType, data: JsonValue, isHeartbeat = false): OneshotPacket[] {
+    this.identity ??= {
+      executor: oneshotExecutor(this.rootAgent ?? event.source?.dialect ?? this.lastDialect),
+      oneshotId: this.rootSessionId ?? event.sessionId ?? this.lastSessionId ?? "unknown",
     };
     const record: OneshotPacket = {
       timestamp: ms / 1000,
       ts_ms: ms,
-      executor: identity.executor,
-      oneshot_id: identity.oneshotId,
+      executor: this.identity.executor,
+      oneshot_id: this.identity.oneshotId,
       type,
       data,
       is_heartbeat: isHeartbeat,
     };
     return [record];
-  };
+  }
 
-  const message = (
-    event: AgentEvent,
-    ms: number,
-    role: MessageRole,
-    kind: MessageKind,
-    text: string,
-    extra: JsonObject,
-  ): OneshotPacket[] => {
+  message(event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): OneshotPacket[] {
     if (role === "assistant" && kind !== "text") {
-      return packet(event, ms, "thought", { text, ...(kind === "redacted_reasoning" ? { redacted: true } : {}), ...extra });
+      return this.packet(event, ms, "thought", { text, ...(kind === "redacted_reasoning" ? { redacted: true } : {}), ...extra });
     }
-    return packet(event, ms, "message", { role, content: text, ...extra });
-  };
+    return this.packet(event, ms, "message", { role, content: text, ...extra });
+  }
 
-  const completion = (event: EventOf<"session.completed">, ms: number): OneshotPacket[] => {
+  completion(event: EventOf<"session.completed">, ms: number): OneshotPacket[] {
     const stats = defined({
       usage: event.usage === undefined ? undefined : usageToWire(event.usage),
       cost_usd: event.costUsd,
       duration_ms: event.durationMs,
       turns: event.turns,
     });
-    return packet(
+    return this.packet(
       event,
       ms,
       "completion",
@@ -156,138 +277,15 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
         error: event.error,
         stats,
         details: event.details,
-        session_id: sessionData(event.sessionId),
+        session_id: this.sessionData(event.sessionId),
       }),
     );
-  };
+  }
 
-  const write = createDispatch<OneshotPacket[], [ms: number]>(
-    {
-      // The spec's preamble is text before structured activity starts; text between records is not.
-      text: (event, ms) =>
-        event.position === "preamble" ? packet(event, ms, "preamble", event.text) : packet(event, ms, "event", eventBody(event)),
-      "message.started": (event) => {
-        open.set(event.messageId, { role: event.role, kind: event.kind, sessionId: event.sessionId, parts: [] });
-        return [];
-      },
-      "message.delta": (event) => {
-        open.get(event.messageId)?.parts.push(event.text);
-        return [];
-      },
-      "message.completed": (event, ms) => {
-        open.delete(event.messageId);
-        const extra = defined({
-          signature: event.signature,
-          content_type: event.contentType,
-          language: event.language,
-          channel: event.channel,
-          session_id: sessionData(event.sessionId),
-        });
-        return message(event, ms, event.role, event.kind, event.text, extra);
-      },
-      "tool.started": (event, ms) => {
-        const tool = toolCategory(event.kind, event.name);
-        toolCategories.set(event.toolCallId, tool);
-        const data = defined({
-          tool,
-          command: commandOf(event.input),
-          reason: event.description,
-          id: event.toolCallId,
-          name: event.name,
-          kind: event.kind,
-          input: event.input,
-          server: event.server,
-          session_id: sessionData(event.sessionId),
-        });
-        return packet(event, ms, "tool_use", data);
-      },
-      "tool.completed": (event, ms) => {
-        // A result with no call (the input lost it, or a library caller sent one) gets its tool_use
-        // first, so every tool_output has one; the category is released once the call is done.
-        const known = toolCategories.get(event.toolCallId);
-        toolCategories.delete(event.toolCallId);
-        const tool = known ?? event.name ?? "unknown";
-        const use =
-          known !== undefined
-            ? []
-            : packet(
-                event,
-                ms,
-                "tool_use",
-                defined({ tool, id: event.toolCallId, name: event.name, session_id: sessionData(event.sessionId) }),
-              );
-        const data = defined({
-          tool,
-          content: event.output ?? "",
-          exit_code: event.exitCode ?? null,
-          id: event.toolCallId,
-          name: event.name,
-          is_error: event.isError,
-          duration_ms: event.durationMs,
-          result: event.result,
-          session_id: sessionData(event.sessionId),
-        });
-        return [...use, ...packet(event, ms, "tool_output", data)];
-      },
-      "session.completed": (event, ms) => completion(event, ms),
-      heartbeat: (event, ms) => packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true),
-    },
-    // What the spec's packet types cannot say travels as an `event` packet carrying our event.
-    (event, ms) => packet(event, ms, "event", eventBody(event)),
-  );
-
-  const releaseText = (): OneshotPacket[] => {
+  releaseText(): OneshotPacket[] {
     const out: OneshotPacket[] = [];
-    for (const { event, ms } of heldText) out.push(...write(event, ms));
-    heldText = [];
+    for (const { event, ms } of this.heldText) out.push(...this.write(event, ms));
+    this.heldText = [];
     return out;
-  };
-
-  return {
-    encode(event) {
-      const out: OneshotPacket[] = [];
-      lastDialect = event.source?.dialect ?? lastDialect;
-      for (const ready of joiner.push(event)) {
-        const ms = clock.ms(ready.time);
-        if (ready.type === "text" && ready.position === "preamble" && ready.sessionId === undefined) {
-          heldText.push({ event: ready, ms });
-          continue;
-        }
-        // The reader's pipeline fills a missing session id with the last root session's: the same rule here.
-        if (ready.type === "session.started" && ready.parentSessionId === undefined && ready.sessionId !== undefined) {
-          rootSessionId = ready.sessionId;
-          rootAgent = ready.agent ?? rootAgent;
-        }
-        // The first event after the preamble names the session for it too.
-        lastSessionId = ready.sessionId ?? lastSessionId;
-        out.push(...releaseText(), ...write(ready, ms));
-      }
-      return out;
-    },
-    end() {
-      const out = releaseText();
-      for (const ready of joiner.end()) out.push(...write(ready, clock.ms(ready.time)));
-      // A message that started and never completed still said something: write what streamed, marked incomplete.
-      for (const [, open_] of open) {
-        const anchor = {
-          v: 1,
-          seq: 0,
-          type: "heartbeat",
-          ...(open_.sessionId === undefined ? {} : { sessionId: open_.sessionId }),
-        } as AgentEvent;
-        out.push(
-          ...message(
-            anchor,
-            clock.ms(undefined),
-            open_.role,
-            open_.kind,
-            open_.parts.join(""),
-            defined({ incomplete: true, session_id: sessionData(open_.sessionId) }),
-          ),
-        );
-      }
-      open.clear();
-      return out;
-    },
-  };
+  }
 }

@@ -1,5 +1,5 @@
 /** oneshot's unified activity packets (docs/formats/oneshot.md). */
-import type { JsonValue } from "../../model/events.ts";
+import type { JsonObject, JsonValue } from "../../model/events.ts";
 
 /** The spec's six packet types, our heartbeat, and `event` for what the six cannot say. */
 export type OneshotType = "preamble" | "thought" | "message" | "tool_use" | "tool_output" | "completion" | "heartbeat" | "event";
@@ -15,4 +15,48 @@ export interface OneshotPacket {
   type: OneshotType;
   data: JsonValue;
   is_heartbeat: boolean;
+}
+
+/** The `data` fields the reader understands (every one optional, read with a runtime check). */
+export interface OneshotData {
+  session_id?: string;
+  /** heartbeat. */
+  idle_ms?: number;
+  /** preamble, thought. */
+  text?: string;
+  /** thought, message. */
+  channel?: string;
+  content_type?: string;
+  language?: string;
+  redacted?: boolean;
+  signature?: string;
+  /** message; tool_output's output. */
+  role?: string;
+  content?: string;
+  /** tool_use, tool_output. */
+  tool?: string;
+  id?: string;
+  name?: string;
+  kind?: string;
+  command?: string;
+  server?: string;
+  reason?: string;
+  exit_code?: number;
+  is_error?: boolean;
+  duration_ms?: number;
+  /** completion. */
+  status?: string;
+  interrupted?: boolean;
+  error?: string;
+  result?: string;
+  details?: JsonObject;
+  stats?: OneshotStats;
+}
+
+/** `completion.data.stats`. */
+interface OneshotStats {
+  usage?: JsonObject;
+  cost_usd?: number;
+  duration_ms?: number;
+  turns?: number;
 }

@@ -1,22 +1,14 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
-import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact, obj } from "../../dialect/json.ts";
+import { field, fieldBool, fieldNum, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
-
-/** One Witness line. */
-interface WitnessEvent {
-  type: string;
-  /** Required; may be empty. */
-  content: string;
-  /** `path1` (witness brain), `path2` (servant brain), or null for unified. */
-  brain?: string | null;
-  meta?: JsonObject | null;
-}
+import type { WitnessMeta, WitnessRecord } from "./wire.ts";
 
 const TYPES = new Set(["analysis", "final", "metric", "tool_call", "tool_result", "error", "debug"]);
 const FIELDS = new Set(["type", "content", "brain", "meta"]);
@@ -57,161 +49,160 @@ export const witness: Dialect = {
   name: "witness",
   description: "Witness Forge NDJSON events {type, content, brain, meta}",
   detect,
-  createDecoder() {
-    const state = createStreamState();
-    /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
-    const openTools: string[] = [];
-
-    const sessionOf = (meta: JsonObject | undefined): { sessionId?: string } => {
-      const sessionId = str(meta, "session_id");
-      return sessionId === undefined ? {} : { sessionId };
-    };
-
-    const message = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
-      const kind = w.type === "final" ? "text" : bool(meta, "redacted") === true ? "redacted_reasoning" : "reasoning";
-      const channel = typeof w.brain === "string" ? w.brain : undefined;
-      const id = state.nextId(w.type);
-      return state.complete(
-        id,
-        w.content,
-        "assistant",
-        kind,
-        compact({
-          ...sessionOf(meta),
-          channel,
-          contentType: str(meta, "content_type"),
-          language: str(meta, "language"),
-          signature: str(meta, "signature"),
-        }),
-      );
-    };
-
-    const toolCall = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
-      const toolCallId = str(meta, "tool_call_id") ?? state.nextId("tool");
-      const name = str(meta, "name") ?? (w.content === "" ? "unknown" : w.content);
-      const kind = str(meta, "kind");
-      state.toolStarted(toolCallId, name);
-      openTools.push(toolCallId);
-      return [
-        compact({
-          type: "tool.started" as const,
-          toolCallId,
-          name,
-          kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : undefined,
-          input: meta?.input,
-          server: str(meta, "server"),
-          description: str(meta, "description"),
-          ...sessionOf(meta),
-        }),
-      ];
-    };
-
-    const toolResult = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
-      const out: AgentEventDraft[] = [];
-      const toolCallId = str(meta, "tool_call_id") ?? openTools[openTools.length - 1] ?? state.nextId("tool");
-      let name = str(meta, "name") ?? state.toolName(toolCallId);
-      if (state.toolName(toolCallId) === undefined) {
-        // A result whose call we never saw: start it, so the pair stays valid.
-        name ??= "unknown";
-        out.push(compact({ type: "tool.started" as const, toolCallId, name, ...sessionOf(meta) }));
-      }
-      state.toolCompleted(toolCallId);
-      const at = openTools.lastIndexOf(toolCallId);
-      if (at >= 0) openTools.splice(at, 1);
-      const exitCode = num(meta, "exit_code");
-      out.push(
-        compact({
-          type: "tool.completed" as const,
-          toolCallId,
-          name,
-          output: w.content,
-          result: meta?.result,
-          exitCode,
-          isError: bool(meta, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
-          durationMs: num(meta, "duration_ms"),
-          ...sessionOf(meta),
-        }),
-      );
-      return out;
-    };
-
-    const debug = (w: WitnessEvent, meta: JsonObject | undefined): AgentEventDraft[] => {
-      const event = embeddedEvent(meta?.event);
-      if (event === undefined)
-        return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
-      // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
-      return replayEmbedded(state, event);
-    };
-
-    const decodeJson = (v: JsonObject, context: DecodeContext): AgentEventDraft[] => {
-      const w = v as unknown as WitnessEvent;
-      const meta = obj(v, "meta");
-      if (typeof w.content !== "string") {
-        context.report({ code: "schema-mismatch", message: "witness event without a string content" });
-        return [unknownRecord(v, "witness event without a string content")];
-      }
-      switch (w.type) {
-        case "analysis":
-        case "final":
-          return message(w, meta);
-        case "metric": {
-          const scope = str(meta, "scope");
-          if (w.content === "usage" && (scope === "delta" || scope === "cumulative")) {
-            const figures = usageFromWire(meta);
-            if (figures !== undefined)
-              return [
-                compact({
-                  type: "usage" as const,
-                  usage: figures,
-                  scope: scope as "delta" | "cumulative",
-                  costUsd: num(meta, "cost_usd"),
-                  model: str(meta, "model"),
-                  ...sessionOf(meta),
-                }),
-              ];
-          }
-          return [
-            {
-              type: "metric",
-              name: w.content === "" ? "metric" : w.content,
-              ...(w.content === "" ? {} : { text: w.content }),
-              values: meta ?? {},
-            },
-          ];
-        }
-        case "tool_call":
-          return toolCall(w, meta);
-        case "tool_result":
-          return toolResult(w, meta);
-        case "error": {
-          const scope = str(meta, "scope");
-          return [
-            compact({
-              type: "error" as const,
-              scope: scope !== undefined && SCOPES.has(scope) ? (scope as ErrorScope) : "session",
-              message: w.content,
-              code: str(meta, "code"),
-              fatal: bool(meta, "fatal"),
-              toolCallId: str(meta, "tool_call_id"),
-              turnId: str(meta, "turn_id"),
-              ...sessionOf(meta),
-            }),
-          ];
-        }
-        case "debug":
-          return debug(w, meta);
-        default:
-          context.report({ code: "unknown-record", message: `unknown witness event type ${JSON.stringify(w.type)}` });
-          return [unknownRecord(v as JsonValue, `unknown witness event type ${JSON.stringify(w.type)}`)];
-      }
-    };
-
-    return {
-      decode(record, context) {
-        if (record.kind !== "json") return [];
-        return decodeJson(record.value, context);
-      },
-      end: () => state.closeAll(),
-    };
-  },
+  createDecoder: () => jsonRecordDecoder(new WitnessDecoderState()),
 };
+
+/** What one witness reader remembers (open tool calls), and its handlers. */
+class WitnessDecoderState implements JsonRecordReader {
+  readonly state = createStreamState();
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
+  /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
+  readonly openTools: string[] = [];
+
+  sessionOf(meta: Wire<WitnessMeta> | undefined): { sessionId?: string } {
+    const sessionId = fieldStr(meta, "session_id");
+    return sessionId === undefined ? {} : { sessionId };
+  }
+
+  message(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const kind = w.type === "final" ? "text" : fieldBool(meta, "redacted") === true ? "redacted_reasoning" : "reasoning";
+    const channel = typeof w.brain === "string" ? w.brain : undefined;
+    const id = this.state.nextId(w.type);
+    return this.state.complete(
+      id,
+      w.content,
+      "assistant",
+      kind,
+      compact({
+        ...this.sessionOf(meta),
+        channel,
+        contentType: fieldStr(meta, "content_type"),
+        language: fieldStr(meta, "language"),
+        signature: fieldStr(meta, "signature"),
+      }),
+    );
+  }
+
+  toolCall(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const toolCallId = fieldStr(meta, "tool_call_id") ?? this.state.nextId("tool");
+    const name = fieldStr(meta, "name") ?? (w.content === "" ? "unknown" : w.content);
+    const kind = fieldStr(meta, "kind");
+    this.state.toolStarted(toolCallId, name);
+    this.openTools.push(toolCallId);
+    return [
+      compact({
+        type: "tool.started" as const,
+        toolCallId,
+        name,
+        kind: kind !== undefined && TOOL_KINDS.has(kind) ? (kind as ToolKind) : undefined,
+        input: field(meta, "input"),
+        server: fieldStr(meta, "server"),
+        description: fieldStr(meta, "description"),
+        ...this.sessionOf(meta),
+      }),
+    ];
+  }
+
+  toolResult(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [];
+    const toolCallId = fieldStr(meta, "tool_call_id") ?? this.openTools[this.openTools.length - 1] ?? this.state.nextId("tool");
+    let name = fieldStr(meta, "name") ?? this.state.toolName(toolCallId);
+    if (this.state.toolName(toolCallId) === undefined) {
+      // A result whose call we never saw: start it, so the pair stays valid.
+      name ??= "unknown";
+      out.push(compact({ type: "tool.started" as const, toolCallId, name, ...this.sessionOf(meta) }));
+    }
+    this.state.toolCompleted(toolCallId);
+    const at = this.openTools.lastIndexOf(toolCallId);
+    if (at >= 0) this.openTools.splice(at, 1);
+    const exitCode = fieldNum(meta, "exit_code");
+    out.push(
+      compact({
+        type: "tool.completed" as const,
+        toolCallId,
+        name,
+        output: w.content,
+        result: field(meta, "result"),
+        exitCode,
+        isError: fieldBool(meta, "is_error") ?? (exitCode !== undefined && exitCode !== 0),
+        durationMs: fieldNum(meta, "duration_ms"),
+        ...this.sessionOf(meta),
+      }),
+    );
+    return out;
+  }
+
+  debug(w: WitnessRecord, meta: Wire<WitnessMeta> | undefined): AgentEventDraft[] {
+    const event = embeddedEvent(field(meta, "event"));
+    if (event === undefined)
+      return [compact({ type: "notice" as const, kind: "debug", level: "info" as const, text: w.content, details: meta })];
+    // Messages and tool calls go through the stream state, so each has its start and is closed at the end.
+    return replayEmbedded(this.state, event);
+  }
+
+  decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
+    const w = v as unknown as WitnessRecord;
+    const meta: Wire<WitnessMeta> | undefined = obj(v, "meta");
+    if (typeof w.content !== "string") {
+      context.report({ code: "schema-mismatch", message: "witness event without a string content" });
+      return [unknownRecord(v, "witness event without a string content")];
+    }
+    switch (w.type) {
+      case "analysis":
+      case "final":
+        return this.message(w, meta);
+      case "metric": {
+        const scope = fieldStr(meta, "scope");
+        if (w.content === "usage" && (scope === "delta" || scope === "cumulative")) {
+          const figures = usageFromWire(meta);
+          if (figures !== undefined)
+            return [
+              compact({
+                type: "usage" as const,
+                usage: figures,
+                scope: scope as "delta" | "cumulative",
+                costUsd: fieldNum(meta, "cost_usd"),
+                model: fieldStr(meta, "model"),
+                ...this.sessionOf(meta),
+              }),
+            ];
+        }
+        return [
+          {
+            type: "metric",
+            name: w.content === "" ? "metric" : w.content,
+            ...(w.content === "" ? {} : { text: w.content }),
+            values: meta ?? {},
+          },
+        ];
+      }
+      case "tool_call":
+        return this.toolCall(w, meta);
+      case "tool_result":
+        return this.toolResult(w, meta);
+      case "error": {
+        const scope = fieldStr(meta, "scope");
+        return [
+          compact({
+            type: "error" as const,
+            scope: scope !== undefined && SCOPES.has(scope) ? (scope as ErrorScope) : "session",
+            message: w.content,
+            code: fieldStr(meta, "code"),
+            fatal: fieldBool(meta, "fatal"),
+            toolCallId: fieldStr(meta, "tool_call_id"),
+            turnId: fieldStr(meta, "turn_id"),
+            ...this.sessionOf(meta),
+          }),
+        ];
+      }
+      case "debug":
+        return this.debug(w, meta);
+      default:
+        context.report({ code: "unknown-record", message: `unknown witness event type ${JSON.stringify(w.type)}` });
+        return [unknownRecord(v as JsonValue, `unknown witness event type ${JSON.stringify(w.type)}`)];
+    }
+  }
+}

@@ -35,140 +35,25 @@ function line(record: WitnessRecord): WitnessRecord[] {
 
 /** The streaming encoder for `--to witness`. */
 export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
-  const joiner = createToolInputJoiner();
-  const open = new Map<string, OpenMessage>();
-  let rootSessionId: string | undefined;
-
-  /** `session_id` in meta only when it is not the root session's: the root is implied, so most lines stay small. */
-  const sessionMeta = (sessionId: string | undefined): string | undefined =>
-    sessionId !== undefined && sessionId !== rootSessionId ? sessionId : undefined;
-
-  const record = (type: WitnessType, content: string, meta: JsonObject, brain?: string): WitnessRecord => {
-    const out: WitnessRecord = { type, content };
-    if (brain !== undefined) out.brain = brain;
-    if (Object.keys(meta).length > 0) out.meta = meta;
-    return out;
-  };
-
-  const debug = (event: AgentEvent): WitnessRecord[] =>
-    line({ type: "debug", content: describeEvent(event), meta: { event: eventBody(event) } });
-
-  const message = (event: EventOf<"message.completed">): WitnessRecord[] => {
-    // Witness has no type for what the user, system or developer said; it travels as `debug`.
-    if (event.role !== "assistant") return debug(event);
-    const meta = defined({
-      session_id: sessionMeta(event.sessionId),
-      content_type: event.contentType,
-      language: event.language,
-      redacted: event.kind === "redacted_reasoning" ? true : undefined,
-      signature: event.signature,
-    });
-    return line(record(event.kind === "text" ? "final" : "analysis", event.text, meta, event.channel));
-  };
-
-  const write = createDispatch<WitnessRecord[]>(
-    {
-      "session.started": (event) => {
-        // The same rule as the reader's pipeline, so an id left out here is the one it fills back in.
-        if (event.parentSessionId === undefined && event.sessionId !== undefined) rootSessionId = event.sessionId;
-        return debug(event);
-      },
-      "message.started": (event) => {
-        open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, parts: [] });
-        return [];
-      },
-      "message.delta": (event) => {
-        open.get(event.messageId)?.parts.push(event.text);
-        return [];
-      },
-      "message.completed": (event) => {
-        open.delete(event.messageId);
-        return message(event);
-      },
-      "tool.started": (event) =>
-        line(
-          record(
-            "tool_call",
-            event.name,
-            defined({
-              tool_call_id: event.toolCallId,
-              name: event.name,
-              kind: event.kind,
-              input: event.input,
-              server: event.server,
-              description: event.description,
-              session_id: sessionMeta(event.sessionId),
-            }),
-          ),
-        ),
-      "tool.completed": (event) =>
-        line(
-          record(
-            "tool_result",
-            event.output ?? "",
-            defined({
-              tool_call_id: event.toolCallId,
-              name: event.name,
-              is_error: event.isError,
-              exit_code: event.exitCode,
-              duration_ms: event.durationMs,
-              result: event.result,
-              session_id: sessionMeta(event.sessionId),
-            }),
-          ),
-        ),
-      error: (event) =>
-        line(
-          record(
-            "error",
-            event.message,
-            defined({
-              scope: event.scope,
-              code: event.code,
-              fatal: event.fatal,
-              tool_call_id: event.toolCallId,
-              turn_id: event.turnId,
-              session_id: sessionMeta(event.sessionId),
-            }),
-          ),
-        ),
-      // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
-      metric: (event) => line({ type: "metric", content: event.text ?? event.name, meta: event.values }),
-      usage: (event) =>
-        line({
-          type: "metric",
-          content: "usage",
-          meta: defined({
-            ...usageToWire(event.usage),
-            scope: event.scope,
-            cost_usd: event.costUsd,
-            model: event.model,
-            session_id: sessionMeta(event.sessionId),
-          }),
-        }),
-    },
-    // Everything Witness has no type for travels as `debug`, the whole event in its meta.
-    (event) => debug(event),
-  );
-
+  const encoder = new WitnessEncoderState();
   return {
     encode(event) {
       const out: WitnessRecord[] = [];
-      for (const ready of joiner.push(event)) out.push(...write(ready));
+      for (const ready of encoder.joiner.push(event)) out.push(...encoder.write(ready));
       return out;
     },
     end() {
       const out: WitnessRecord[] = [];
-      for (const ready of joiner.end()) out.push(...write(ready));
+      for (const ready of encoder.joiner.end()) out.push(...encoder.write(ready));
       // A message that started and never completed still said something: write what streamed, marked incomplete.
-      for (const [messageId, message] of open) {
+      for (const [messageId, message] of encoder.open) {
         const text = message.parts.join("");
         if (message.role === "assistant") {
           out.push(
-            record(
+            encoder.record(
               message.kind === "text" ? "final" : "analysis",
               text,
-              defined({ session_id: sessionMeta(message.sessionId), incomplete: true }),
+              defined({ session_id: encoder.sessionMeta(message.sessionId), incomplete: true }),
               message.channel,
             ),
           );
@@ -184,8 +69,135 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
           out.push({ type: "debug", content: text, meta: { event: body, incomplete: true } });
         }
       }
-      open.clear();
+      encoder.open.clear();
       return out;
     },
   };
+}
+
+/** What one witness writer remembers, and its handlers. */
+class WitnessEncoderState {
+  readonly joiner = createToolInputJoiner();
+  readonly open = new Map<string, OpenMessage>();
+  rootSessionId: string | undefined;
+
+  readonly write = createDispatch<WitnessRecord[]>(
+    {
+      "session.started": (event) => {
+        // The same rule as the reader's pipeline, so an id left out here is the one it fills back in.
+        if (event.parentSessionId === undefined && event.sessionId !== undefined) this.rootSessionId = event.sessionId;
+        return this.debug(event);
+      },
+      "message.started": (event) => {
+        this.open.set(event.messageId, {
+          role: event.role,
+          kind: event.kind,
+          channel: event.channel,
+          sessionId: event.sessionId,
+          parts: [],
+        });
+        return [];
+      },
+      "message.delta": (event) => {
+        this.open.get(event.messageId)?.parts.push(event.text);
+        return [];
+      },
+      "message.completed": (event) => {
+        this.open.delete(event.messageId);
+        return this.message(event);
+      },
+      "tool.started": (event) =>
+        line(
+          this.record(
+            "tool_call",
+            event.name,
+            defined({
+              tool_call_id: event.toolCallId,
+              name: event.name,
+              kind: event.kind,
+              input: event.input,
+              server: event.server,
+              description: event.description,
+              session_id: this.sessionMeta(event.sessionId),
+            }),
+          ),
+        ),
+      "tool.completed": (event) =>
+        line(
+          this.record(
+            "tool_result",
+            event.output ?? "",
+            defined({
+              tool_call_id: event.toolCallId,
+              name: event.name,
+              is_error: event.isError,
+              exit_code: event.exitCode,
+              duration_ms: event.durationMs,
+              result: event.result,
+              session_id: this.sessionMeta(event.sessionId),
+            }),
+          ),
+        ),
+      error: (event) =>
+        line(
+          this.record(
+            "error",
+            event.message,
+            defined({
+              scope: event.scope,
+              code: event.code,
+              fatal: event.fatal,
+              tool_call_id: event.toolCallId,
+              turn_id: event.turnId,
+              session_id: this.sessionMeta(event.sessionId),
+            }),
+          ),
+        ),
+      // The spec's metric meta is the values themselves (k, state, temperature, ...); the label is the content.
+      metric: (event) => line({ type: "metric", content: event.text ?? event.name, meta: event.values }),
+      usage: (event) =>
+        line({
+          type: "metric",
+          content: "usage",
+          meta: defined({
+            ...usageToWire(event.usage),
+            scope: event.scope,
+            cost_usd: event.costUsd,
+            model: event.model,
+            session_id: this.sessionMeta(event.sessionId),
+          }),
+        }),
+    },
+    // Everything Witness has no type for travels as `debug`, the whole event in its meta.
+    (event) => this.debug(event),
+  );
+
+  /** `session_id` in meta only when it is not the root session's: the root is implied, so most lines stay small. */
+  sessionMeta(sessionId: string | undefined): string | undefined {
+    return sessionId !== undefined && sessionId !== this.rootSessionId ? sessionId : undefined;
+  }
+
+  record(type: WitnessType, content: string, meta: JsonObject, brain?: string): WitnessRecord {
+    const out: WitnessRecord = { type, content };
+    if (brain !== undefined) out.brain = brain;
+    if (Object.keys(meta).length > 0) out.meta = meta;
+    return out;
+  }
+
+  debug(event: AgentEvent): WitnessRecord[] {
+    return line({ type: "debug", content: describeEvent(event), meta: { event: eventBody(event) } });
+  }
+
+  message(event: EventOf<"message.completed">): WitnessRecord[] {
+    // Witness has no type for what the user, system or developer said; it travels as `debug`.
+    if (event.role !== "assistant") return this.debug(event);
+    const meta = defined({
+      session_id: this.sessionMeta(event.sessionId),
+      content_type: event.contentType,
+      language: event.language,
+      redacted: event.kind === "redacted_reasoning" ? true : undefined,
+      signature: event.signature,
+    });
+    return line(this.record(event.kind === "text" ? "final" : "analysis", event.text, meta, event.channel));
+  }
 }

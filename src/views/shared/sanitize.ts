@@ -81,63 +81,105 @@ const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 
 /** Creates a streaming sanitizer for one field. */
 export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitizer {
-  const sgr = options.sgr ?? "visible";
-  const keepNewlines = options.keepNewlines ?? true;
-  const link = options.link;
+  const sanitizer = new Sanitizer(options);
+  return {
+    write: sanitizer.write.bind(sanitizer),
+    end() {
+      let out = "";
+      if (sanitizer.pendingCR) out += sanitizer.visible(0x0d);
+      if (sanitizer.pendingHigh !== "") out += "\ufffd";
+      out += sanitizer.flushZwj();
+      if (sanitizer.seq !== "") out += sanitizer.showAll(sanitizer.seq);
+      if (sanitizer.open) out += "\x1b[0m";
+      sanitizer.open = false;
+      sanitizer.state = State.Ground;
+      sanitizer.seq = "";
+      sanitizer.pendingCR = false;
+      sanitizer.pendingHigh = "";
+      sanitizer.combining = 0;
+      sanitizer.lastBase = "";
+      return out;
+    },
+    takeStyled() {
+      const was = sanitizer.styled;
+      sanitizer.styled = false;
+      return was;
+    },
+  };
+}
+
+/** The parser's state across chunks, and one method per parser state. */
+class Sanitizer {
+  readonly options: SanitizeOptions;
+  readonly sgr: "visible" | "keep" | "drop";
+  readonly keepNewlines: boolean;
+  readonly link: ((url: string) => string) | undefined;
   /** Sequences whose ending matters: hold them back across chunks instead of showing them at once. */
-  const holding = sgr !== "visible" || link !== undefined;
+  readonly holding: boolean;
 
-  let state: ParserState = State.Ground;
+  state: ParserState = State.Ground;
   /** The sequence so far (only while `holding`). */
-  let seq = "";
-  let pendingCR = false;
-  let pendingHigh = "";
-  let combining = 0;
+  seq = "";
+  pendingCR = false;
+  pendingHigh = "";
+  combining = 0;
   /** The last code point written in ground state, for the ZWJ-between-emoji rule. */
-  let lastBase = "";
+  lastBase = "";
   /** A ZWJ waiting for the next character to decide whether it joins two pictographs. */
-  let pendingZwj = false;
-  let styled = false;
+  pendingZwj = false;
+  styled = false;
   /** Kept SGR was written in this field and not reset yet: `end()` closes it with ESC [ 0 m. */
-  let open = false;
+  open = false;
+  /** Set by a state that ends at the current character: the new state reads it again. */
+  reread = false;
 
-  const visible = (c: number): string => {
-    if (c === 0x0a) return keepNewlines ? "\n" : "\u23ce";
-    if (c === 0x09) return keepNewlines ? "\t" : " ";
+  constructor(options: SanitizeOptions = {}) {
+    this.options = options;
+    this.sgr = this.options.sgr ?? "visible";
+    this.keepNewlines = this.options.keepNewlines ?? true;
+    this.link = this.options.link;
+    this.holding = this.sgr !== "visible" || this.link !== undefined;
+  }
+
+  visible(c: number): string {
+    if (c === 0x0a) return this.keepNewlines ? "\n" : "\u23ce";
+    if (c === 0x09) return this.keepNewlines ? "\t" : " ";
     if (c < 0x20) return String.fromCharCode(0x2400 + c);
     if (c === 0x7f) return "\u2421";
     return `<U+${c.toString(16).toUpperCase().padStart(4, "0")}>`;
-  };
+  }
+
   /** Shows text held as a sequence: every character visible. */
-  const showAll = (text: string): string => {
+  showAll(text: string): string {
     let out = "";
-    for (let i = 0; i < text.length; i++) out += char(text.charCodeAt(i), text[i] as string);
+    for (let i = 0; i < text.length; i++) out += this.char(text.charCodeAt(i), text[i] as string);
     return out;
-  };
+  }
+
   /** One character inside an escape sequence, in a visible form. */
-  function char(c: number, ch: string): string {
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || isInvisible(c)) return visible(c);
+  char(c: number, ch: string): string {
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || isInvisible(c)) return this.visible(c);
     return ch;
   }
 
   /** Ends the sequence in `seq` (complete) and returns its output. */
-  function finishSequence(complete: string): string {
-    state = State.Ground;
-    seq = "";
+  finishSequence(complete: string): string {
+    this.state = State.Ground;
+    this.seq = "";
     if (complete.charCodeAt(1) === 0x5b) {
       // CSI: keep or drop SGR, show the rest.
       const params = complete.slice(2, -1);
       if (complete.endsWith("m") && params.length <= MAX_SGR_PARAMS && /^[0-9;:]*$/.test(params)) {
-        if (sgr === "drop") return "";
-        if (sgr === "keep") {
+        if (this.sgr === "drop") return "";
+        if (this.sgr === "keep") {
           const kept = filterSgr(params);
           if (kept === undefined) return "";
-          styled = true;
-          open = kept !== "0";
+          this.styled = true;
+          this.open = kept !== "0";
           return `\x1b[${kept}m`;
         }
       }
-    } else if (link !== undefined && complete.charCodeAt(1) === 0x5d && complete.startsWith("\x1b]8;")) {
+    } else if (this.link !== undefined && complete.charCodeAt(1) === 0x5d && complete.startsWith("\x1b]8;")) {
       // OSC 8 ; params ; URI ST: ours to re-emit when the URI is a well-formed http(s) URL.
       const body = complete.slice(4, complete.endsWith("\x07") ? -1 : -2);
       const semi = body.indexOf(";");
@@ -145,54 +187,27 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
         const uri = body.slice(semi + 1);
         if (uri === "") return "";
         const safe = safeHttpUrl(uri);
-        if (safe !== undefined) return link(safe);
+        if (safe !== undefined) return this.link(safe);
       }
     }
-    return showAll(complete);
+    return this.showAll(complete);
   }
 
-  function write(chunk: string): string {
+  write(chunk: string): string {
     if (chunk === "") return "";
-    if (
-      state === State.Ground &&
-      !pendingCR &&
-      pendingHigh === "" &&
-      !pendingZwj &&
-      combining === 0 &&
-      !NEEDS_WORK.test(chunk) &&
-      (keepNewlines || (!chunk.includes("\n") && !chunk.includes("\t"))) &&
-      !COMBINING_FLOOD.test(chunk)
-    ) {
-      lastBase = chunk[chunk.length - 1] as string;
-      // A run of combining marks may go on in the next chunk: carry its length.
-      let end = chunk.length;
-      while (end > 0 && COMBINING.test(chunk[end - 1] as string)) end--;
-      combining = chunk.length - end;
-      if (combining > 0) lastBase = "";
-      return chunk;
-    }
-    const text = pendingHigh + chunk;
-    pendingHigh = "";
+    if (this.canPassThrough(chunk)) return this.passThrough(chunk);
+    const text = this.pendingHigh + chunk;
+    this.pendingHigh = "";
     let out = "";
     for (let i = 0; i < text.length; i++) {
       // Ordinary text between special characters is copied as one slice, not character by
       // character (tool output full of colour codes would otherwise cost a string append per character).
-      if (state === State.Ground && !pendingCR && !pendingZwj && combining === 0) {
-        NEXT_WORK.lastIndex = i;
-        const special = NEXT_WORK.exec(text);
-        const stop = special === null ? text.length : special.index;
-        if (stop - i > 1) {
-          const run = text.slice(i, stop);
-          if (!COMBINING_FLOOD.test(run) && (keepNewlines || (!run.includes("\n") && !run.includes("\t")))) {
-            out += run;
-            let end = run.length;
-            while (end > 0 && COMBINING.test(run[end - 1] as string)) end--;
-            combining = run.length - end;
-            lastBase = combining > 0 ? "" : (run[run.length - 1] as string);
-            if (run.includes("\n")) lastBase = run.endsWith("\n") ? "" : lastBase;
-            i = stop - 1;
-            continue;
-          }
+      if (this.state === State.Ground && !this.pendingCR && !this.pendingZwj && this.combining === 0) {
+        const run = this.plainRun(text, i);
+        if (run !== undefined) {
+          out += run;
+          i += run.length - 1;
+          continue;
         }
       }
       let c = text.charCodeAt(i);
@@ -200,7 +215,7 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
       // Surrogates: pair them, or show U+FFFD; a high surrogate at the end waits for the next chunk.
       if (c >= 0xd800 && c <= 0xdbff) {
         if (i + 1 >= text.length) {
-          pendingHigh = ch;
+          this.pendingHigh = ch;
           break;
         }
         const next = text.charCodeAt(i + 1);
@@ -216,221 +231,277 @@ export function createSanitizer(options: SanitizeOptions = {}): TerminalSanitize
         ch = "\ufffd";
         c = 0xfffd;
       }
-      if (pendingCR) {
-        pendingCR = false;
-        if (c === 0x0a && state === State.Ground) {
-          out += visible(0x0a);
-          lastBase = "";
+      if (this.pendingCR) {
+        this.pendingCR = false;
+        if (c === 0x0a && this.state === State.Ground) {
+          out += this.visible(0x0a);
+          this.lastBase = "";
           continue;
         }
-        out += visible(0x0d);
+        out += this.visible(0x0d);
       }
-      switch (state) {
-        case State.Ground:
-          if (c === 0x1b) {
-            out += flushZwj();
-            state = State.Escape;
-            if (holding) seq = ch;
-            else out += visible(c);
-            combining = 0;
-            continue;
-          }
-          if (c === 0x9b || c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
-            // 8-bit CSI / OSC / DCS / SOS / PM / APC: never kept, always shown; the state machine still delimits them.
-            out += flushZwj() + visible(c);
-            state = c === 0x9b ? State.Csi : c === 0x9d ? State.Osc : State.String;
-            combining = 0;
-            continue;
-          }
-          if (c === 0x0d) {
-            out += flushZwj();
-            pendingCR = true;
-            combining = 0;
-            continue;
-          }
-          out += ground(c, ch);
-          continue;
-        case State.Escape:
-          if (holding) seq += ch;
-          else out += char(c, ch);
-          if (c === 0x5b) state = State.Csi;
-          else if (c === 0x5d) state = State.Osc;
-          else if (c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) state = State.String;
-          else if (c >= 0x20 && c <= 0x2f) state = State.EscapeIntermediate;
-          else if (c === 0x1b) {
-            // ESC ESC: the first one was a lone ESC; the second starts again.
-            if (holding) {
-              out += showAll(seq.slice(0, -1));
-              seq = ch;
-            }
-          } else if (c >= 0x30 && c <= 0x7e) {
-            if (holding) out += finishSequence(seq);
-            else state = State.Ground;
-          } else {
-            // A lone ESC before anything else: it was shown; go on in ground.
-            if (holding) out += showAll(seq);
-            seq = "";
-            state = State.Ground;
-          }
-          continue;
-        case State.EscapeIntermediate:
-          if (holding) seq += ch;
-          else out += char(c, ch);
-          if (c >= 0x30 && c <= 0x7e) {
-            if (holding) out += finishSequence(seq);
-            else state = State.Ground;
-          } else if (!(c >= 0x20 && c <= 0x2f)) {
-            if (holding) out += showAll(seq);
-            seq = "";
-            state = State.Ground;
-          }
-          continue;
-        case State.Csi:
-          if (c >= 0x40 && c <= 0x7e) {
-            if (holding && seq !== "") out += finishSequence(seq + ch);
-            else {
-              out += char(c, ch);
-              state = State.Ground;
-              seq = "";
-            }
-          } else if (c >= 0x20 && c <= 0x3f) {
-            if (holding && seq !== "") seq += ch;
-            else out += ch;
-          } else {
-            // Not part of a CSI (a control, or text): the sequence was malformed; show it and go on.
-            if (holding && seq !== "") out += showAll(seq);
-            seq = "";
-            state = State.Ground;
-            i -= ch.length; // re-read this character in ground
-            continue;
-          }
-          if (seq.length > MAX_HELD) {
-            out += showAll(seq);
-            seq = "";
-            state = State.Ground;
-          }
-          continue;
-        case State.Osc:
-        case State.String:
-          if (c === 0x1b) {
-            state = State.StringEscape;
-            if (holding && seq !== "") seq += ch;
-            else out += visible(c);
-          } else if (c === 0x07 && state === State.Osc) {
-            if (holding && seq !== "") out += finishSequence(seq + ch);
-            else {
-              out += visible(c);
-              state = State.Ground;
-            }
-          } else if (c === 0x9c) {
-            // 8-bit ST: shown, and the string ends.
-            if (holding && seq !== "") out += showAll(seq);
-            out += visible(c);
-            seq = "";
-            state = State.Ground;
-          } else {
-            if (holding && seq !== "") seq += ch;
-            else out += char(c, ch);
-            if (seq.length > MAX_HELD) {
-              out += showAll(seq);
-              seq = "";
-            }
-          }
-          continue;
-        case State.StringEscape:
-          if (c === 0x5c) {
-            if (holding && seq !== "") out += finishSequence(seq + ch);
-            else {
-              out += ch;
-              state = State.Ground;
-            }
-          } else {
-            // ESC inside a string that is not ST: the string ended there (unterminated); the ESC starts anew.
-            const restart = holding && seq !== "" ? seq.slice(0, -1) : "";
-            if (restart !== "") out += showAll(restart);
-            seq = holding ? "\x1b" : "";
-            state = State.Escape;
-            i -= ch.length;
-          }
-          continue;
+      out += this.step(c, ch);
+      if (this.reread) {
+        // The character ended what was open and starts something else: read it again in the new state.
+        this.reread = false;
+        i -= ch.length;
       }
     }
     return out;
   }
 
+  /** A chunk with nothing to neutralise and no state carried in: returned as it is. */
+  canPassThrough(chunk: string): boolean {
+    return (
+      this.state === State.Ground &&
+      !this.pendingCR &&
+      this.pendingHigh === "" &&
+      !this.pendingZwj &&
+      this.combining === 0 &&
+      !NEEDS_WORK.test(chunk) &&
+      (this.keepNewlines || (!chunk.includes("\n") && !chunk.includes("\t"))) &&
+      !COMBINING_FLOOD.test(chunk)
+    );
+  }
+
+  passThrough(chunk: string): string {
+    this.lastBase = chunk[chunk.length - 1] as string;
+    // A run of combining marks may go on in the next chunk: carry its length.
+    let end = chunk.length;
+    while (end > 0 && COMBINING.test(chunk[end - 1] as string)) end--;
+    this.combining = chunk.length - end;
+    if (this.combining > 0) this.lastBase = "";
+    return chunk;
+  }
+
+  /** The run of ordinary text at `i` (two characters or more) to copy whole, else undefined. */
+  plainRun(text: string, i: number): string | undefined {
+    NEXT_WORK.lastIndex = i;
+    const special = NEXT_WORK.exec(text);
+    const stop = special === null ? text.length : special.index;
+    if (stop - i <= 1) return undefined;
+    const run = text.slice(i, stop);
+    if (COMBINING_FLOOD.test(run) || !(this.keepNewlines || (!run.includes("\n") && !run.includes("\t")))) return undefined;
+    let end = run.length;
+    while (end > 0 && COMBINING.test(run[end - 1] as string)) end--;
+    this.combining = run.length - end;
+    this.lastBase = this.combining > 0 ? "" : (run[run.length - 1] as string);
+    if (run.includes("\n")) this.lastBase = run.endsWith("\n") ? "" : this.lastBase;
+    return run;
+  }
+
+  /** One character (a code point) in the parser's current state; sets `reread` when the next state must read it again. */
+  step(c: number, ch: string): string {
+    switch (this.state) {
+      case State.Ground:
+        return this.inGround(c, ch);
+      case State.Escape:
+        return this.inEscape(c, ch);
+      case State.EscapeIntermediate:
+        return this.inEscapeIntermediate(c, ch);
+      case State.Csi:
+        return this.inCsi(c, ch);
+      case State.Osc:
+      case State.String:
+        return this.inString(c, ch);
+      case State.StringEscape:
+        return this.inStringEscape(c, ch);
+    }
+  }
+
+  inGround(c: number, ch: string): string {
+    if (c === 0x1b) {
+      const out = this.flushZwj();
+      this.state = State.Escape;
+      this.combining = 0;
+      if (this.holding) {
+        this.seq = ch;
+        return out;
+      }
+      return out + this.visible(c);
+    }
+    if (c === 0x9b || c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+      // 8-bit CSI / OSC / DCS / SOS / PM / APC: never kept, always shown; the state machine still delimits them.
+      const out = this.flushZwj() + this.visible(c);
+      this.state = c === 0x9b ? State.Csi : c === 0x9d ? State.Osc : State.String;
+      this.combining = 0;
+      return out;
+    }
+    if (c === 0x0d) {
+      const out = this.flushZwj();
+      this.pendingCR = true;
+      this.combining = 0;
+      return out;
+    }
+    return this.ground(c, ch);
+  }
+
+  inEscape(c: number, ch: string): string {
+    let out = "";
+    if (this.holding) this.seq += ch;
+    else out += this.char(c, ch);
+    if (c === 0x5b) this.state = State.Csi;
+    else if (c === 0x5d) this.state = State.Osc;
+    else if (c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) this.state = State.String;
+    else if (c >= 0x20 && c <= 0x2f) this.state = State.EscapeIntermediate;
+    else if (c === 0x1b) {
+      // ESC ESC: the first one was a lone ESC; the second starts again.
+      if (this.holding) {
+        out += this.showAll(this.seq.slice(0, -1));
+        this.seq = ch;
+      }
+    } else if (c >= 0x30 && c <= 0x7e) {
+      if (this.holding) out += this.finishSequence(this.seq);
+      else this.state = State.Ground;
+    } else {
+      // A lone ESC before anything else: it was shown; go on in ground.
+      if (this.holding) out += this.showAll(this.seq);
+      this.seq = "";
+      this.state = State.Ground;
+    }
+    return out;
+  }
+
+  inEscapeIntermediate(c: number, ch: string): string {
+    let out = "";
+    if (this.holding) this.seq += ch;
+    else out += this.char(c, ch);
+    if (c >= 0x30 && c <= 0x7e) {
+      if (this.holding) out += this.finishSequence(this.seq);
+      else this.state = State.Ground;
+    } else if (!(c >= 0x20 && c <= 0x2f)) {
+      if (this.holding) out += this.showAll(this.seq);
+      this.seq = "";
+      this.state = State.Ground;
+    }
+    return out;
+  }
+
+  inCsi(c: number, ch: string): string {
+    let out = "";
+    if (c >= 0x40 && c <= 0x7e) {
+      if (this.holding && this.seq !== "") out += this.finishSequence(this.seq + ch);
+      else {
+        out += this.char(c, ch);
+        this.state = State.Ground;
+        this.seq = "";
+      }
+    } else if (c >= 0x20 && c <= 0x3f) {
+      if (this.holding && this.seq !== "") this.seq += ch;
+      else out += ch;
+    } else {
+      // Not part of a CSI (a control, or text): the sequence was malformed; show it and go on.
+      if (this.holding && this.seq !== "") out += this.showAll(this.seq);
+      this.seq = "";
+      this.state = State.Ground;
+      this.reread = true; // re-read this character in ground
+      return out;
+    }
+    if (this.seq.length > MAX_HELD) {
+      out += this.showAll(this.seq);
+      this.seq = "";
+      this.state = State.Ground;
+    }
+    return out;
+  }
+
+  /** OSC, DCS, SOS, PM, APC: until BEL (OSC only) or ST. */
+  inString(c: number, ch: string): string {
+    let out = "";
+    if (c === 0x1b) {
+      this.state = State.StringEscape;
+      if (this.holding && this.seq !== "") this.seq += ch;
+      else out += this.visible(c);
+    } else if (c === 0x07 && this.state === State.Osc) {
+      if (this.holding && this.seq !== "") out += this.finishSequence(this.seq + ch);
+      else {
+        out += this.visible(c);
+        this.state = State.Ground;
+      }
+    } else if (c === 0x9c) {
+      // 8-bit ST: shown, and the string ends.
+      if (this.holding && this.seq !== "") out += this.showAll(this.seq);
+      out += this.visible(c);
+      this.seq = "";
+      this.state = State.Ground;
+    } else {
+      if (this.holding && this.seq !== "") this.seq += ch;
+      else out += this.char(c, ch);
+      if (this.seq.length > MAX_HELD) {
+        out += this.showAll(this.seq);
+        this.seq = "";
+      }
+    }
+    return out;
+  }
+
+  inStringEscape(c: number, ch: string): string {
+    let out = "";
+    if (c === 0x5c) {
+      if (this.holding && this.seq !== "") out += this.finishSequence(this.seq + ch);
+      else {
+        out += ch;
+        this.state = State.Ground;
+      }
+    } else {
+      // ESC inside a string that is not ST: the string ended there (unterminated); the ESC starts anew.
+      const restart = this.holding && this.seq !== "" ? this.seq.slice(0, -1) : "";
+      if (restart !== "") out += this.showAll(restart);
+      this.seq = this.holding ? "\x1b" : "";
+      this.state = State.Escape;
+      this.reread = true;
+    }
+    return out;
+  }
+
   /** A character in ground state: invisible ones made visible, combining floods cut, ZWJ kept only between pictographs. */
-  function ground(c: number, ch: string): string {
+  ground(c: number, ch: string): string {
     if (c === 0x0a || c === 0x09) {
-      combining = 0;
-      const shown = flushZwj() + visible(c);
-      lastBase = "";
+      this.combining = 0;
+      const shown = this.flushZwj() + this.visible(c);
+      this.lastBase = "";
       return shown;
     }
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-      combining = 0;
-      return flushZwj() + visible(c);
+      this.combining = 0;
+      return this.flushZwj() + this.visible(c);
     }
     if (c === 0x200d) {
       // ZERO WIDTH JOINER: kept inside emoji sequences (👩‍💻), shown anywhere else.
-      if (pendingZwj) return visible(c);
-      if (lastBase !== "" && PICTOGRAPHIC.test(lastBase)) {
-        pendingZwj = true;
+      if (this.pendingZwj) return this.visible(c);
+      if (this.lastBase !== "" && PICTOGRAPHIC.test(this.lastBase)) {
+        this.pendingZwj = true;
         return "";
       }
-      return visible(c);
+      return this.visible(c);
     }
-    if (pendingZwj) {
-      pendingZwj = false;
+    if (this.pendingZwj) {
+      this.pendingZwj = false;
       if (PICTOGRAPHIC.test(ch)) {
-        lastBase = ch;
-        combining = 0;
+        this.lastBase = ch;
+        this.combining = 0;
         return `\u200d${ch}`;
       }
-      return visible(0x200d) + ground(c, ch);
+      return this.visible(0x200d) + this.ground(c, ch);
     }
     if (isInvisible(c)) {
-      combining = 0;
-      return visible(c);
+      this.combining = 0;
+      return this.visible(c);
     }
     if (c >= 0x300 && COMBINING.test(ch)) {
-      combining++;
-      return combining > MAX_COMBINING ? "" : ch;
+      this.combining++;
+      return this.combining > MAX_COMBINING ? "" : ch;
     }
-    combining = 0;
-    lastBase = ch;
+    this.combining = 0;
+    this.lastBase = ch;
     return ch;
   }
 
-  function flushZwj(): string {
-    if (!pendingZwj) return "";
-    pendingZwj = false;
-    return visible(0x200d);
+  flushZwj(): string {
+    if (!this.pendingZwj) return "";
+    this.pendingZwj = false;
+    return this.visible(0x200d);
   }
-
-  return {
-    write,
-    end() {
-      let out = "";
-      if (pendingCR) out += visible(0x0d);
-      if (pendingHigh !== "") out += "\ufffd";
-      out += flushZwj();
-      if (seq !== "") out += showAll(seq);
-      if (open) out += "\x1b[0m";
-      open = false;
-      state = State.Ground;
-      seq = "";
-      pendingCR = false;
-      pendingHigh = "";
-      combining = 0;
-      lastBase = "";
-      return out;
-    },
-    takeStyled() {
-      const was = styled;
-      styled = false;
-      return was;
-    },
-  };
 }
 
 /** True for format characters that change or hide what is shown: bidi controls, zero-width characters, tags. */

@@ -2,263 +2,215 @@
 // for agent text and what is left out: docs/formats/markdown.md. Agent text stays Markdown (answers are written in
 // it), but it cannot open HTML, load images, hide links to other schemes, spoof our headings or swallow the rest of
 // the document in an unclosed fence. Tool input and output go in fences longer than any backtick run inside.
-import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
-import { viewMetric } from "../shared/metric.ts";
-import { formatDuration, wholeArgument } from "../shared/format.ts";
+import { isNoResult, type EventOf, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
+import { wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import {
-  cleanText,
-  createOutputBuffer,
-  createSessionFacts,
-  createToolTracker,
-  createTranscriptWriter,
-  type TranscriptTool,
-} from "./transcript.ts";
+import { cleanText, resultDetails, roleName, TranscriptSections, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 
 /** The streaming writer for `--to markdown`: a section per message, written when the message completes. */
 export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter {
-  const output = createOutputBuffer();
-  const facts = createSessionFacts();
-  const tools = createToolTracker();
-  const children = new Set<string>();
-  let rootId: string | undefined;
-  let titled = false;
+  return new MarkdownSections().writer();
+}
+
+/** The Markdown transcript's sections: a `##` section per speaker, agent text kept as Markdown but made safe. */
+class MarkdownSections extends TranscriptSections {
+  titled = false;
   /** The `##` section we are in: who speaks, so assistant activity after a prompt gets its own heading. */
-  let section: string | undefined;
+  section: string | undefined;
   /** Message text gathered from deltas, for messages whose message.completed never comes. */
-  const open = new Map<
+  readonly open = new Map<
     string,
     { role: MessageRole; kind: string; channel: string | undefined; sessionId: string | undefined; chunks: string[] }
   >();
-  let shownAnswer = false;
-
-  const isChild = (sessionId: string | undefined): boolean => sessionId !== undefined && children.has(sessionId);
-  const write = (markdown: string): void => {
-    output.push(`${markdown}\n\n`);
-  };
-  const title = (): void => {
-    if (titled) return;
-    titled = true;
-    write("# Agent session");
-  };
+  shownAnswer = false;
   /** Whether the open section holds nothing but reasoning (the text that follows its thinking stays under it). */
-  let onlyReasoning = false;
-  /** Opens a `##` section for `who` unless we are in it; `message` asks for a new one unless the section holds only reasoning. */
-  const enter = (who: string, what: "message" | "reasoning" | "activity" = "activity"): void => {
-    title();
-    const stay = section === who && (what !== "message" || onlyReasoning);
-    if (!stay) {
-      section = who;
-      write(`## ${who}`);
-      onlyReasoning = true;
-    }
-    if (what !== "reasoning") onlyReasoning = false;
-  };
-  const speaker = (role: MessageRole, sessionId: string | undefined): string => {
-    const name = role === "assistant" ? "Assistant" : role === "user" ? "User" : role === "system" ? "System" : "Developer";
-    return isChild(sessionId) ? `${name} (subagent ${code(sessionId ?? "")})` : name;
-  };
+  onlyReasoning = false;
 
-  const message = (role: MessageRole, kind: string, channel: string | undefined, sessionId: string | undefined, text: string): void => {
+  write(markdown: string): void {
+    this.output.push(`${markdown}\n\n`);
+  }
+
+  title(): void {
+    if (this.titled) return;
+    this.titled = true;
+    this.write("# Agent session");
+  }
+
+  /** Opens a `##` section for `who` unless we are in it; `message` asks for a new one unless the section holds only reasoning. */
+  enter(who: string, what: "message" | "reasoning" | "activity" = "activity"): void {
+    this.title();
+    const stay = this.section === who && (what !== "message" || this.onlyReasoning);
+    if (!stay) {
+      this.section = who;
+      this.write(`## ${who}`);
+      this.onlyReasoning = true;
+    }
+    if (what !== "reasoning") this.onlyReasoning = false;
+  }
+
+  speaker(role: MessageRole, sessionId: string | undefined): string {
+    const name = roleName(role);
+    return this.isChild(sessionId) ? `${name} (subagent ${code(sessionId ?? "")})` : name;
+  }
+
+  /** A line outside any speaker's section (under the title). */
+  note(markdown: string): void {
+    this.title();
+    this.write(markdown);
+  }
+
+  // ----- sessions -----
+
+  sessionStarted(event: EventOf<"session.started">): void {
+    this.title();
+    const list = sessionFacts(event);
+    if (list.length > 0) this.write(list.join("\n"));
+  }
+
+  subagentStarted(event: EventOf<"session.started">): void {
+    this.enter(`Subagent ${code(event.sessionId ?? "")}`);
+    if (event.parentToolCallId !== undefined) this.write(`Started by tool call ${code(event.parentToolCallId)}.`);
+  }
+
+  subagentFinished(event: EventOf<"session.completed">): void {
+    this.enter(`Subagent ${code(event.sessionId ?? "")}`);
+    this.write(`Subagent finished: **${event.status}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
+  }
+
+  turnFailed(event: EventOf<"turn.completed">): void {
+    this.note(`> **Turn failed:** ${inline(event.error ?? "(no reason given)")}`);
+  }
+
+  // ----- messages -----
+
+  messageStarted(event: EventOf<"message.started">): void {
+    this.open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, chunks: [] });
+  }
+
+  messageDelta(event: EventOf<"message.delta">): void {
+    let pending = this.open.get(event.messageId);
+    if (pending === undefined) {
+      // A delta for a message that never started: we take it for assistant text.
+      pending = { role: "assistant", kind: "text", channel: undefined, sessionId: event.sessionId, chunks: [] };
+      this.open.set(event.messageId, pending);
+    }
+    pending.chunks.push(event.text);
+  }
+
+  messageCompleted(event: EventOf<"message.completed">): void {
+    this.open.delete(event.messageId);
+    this.message(event.role, event.kind, event.channel, event.sessionId, event.text);
+  }
+
+  message(role: MessageRole, kind: string, channel: string | undefined, sessionId: string | undefined, text: string): void {
     if (text.trim() === "" && kind !== "redacted_reasoning") return;
-    const who = speaker(role, sessionId);
+    const who = this.speaker(role, sessionId);
     if (kind === "reasoning" || kind === "redacted_reasoning") {
-      enter(who, "reasoning");
+      this.enter(who, "reasoning");
       const summary = kind === "reasoning" ? "Thinking" : "Thinking (redacted by the provider)";
-      write(`<details>\n<summary>${summary}</summary>\n\n${text.trim() === "" ? "_(no text)_" : safeMarkdown(text)}\n\n</details>`);
+      this.write(`<details>\n<summary>${summary}</summary>\n\n${text.trim() === "" ? "_(no text)_" : safeMarkdown(text)}\n\n</details>`);
       return;
     }
-    if (role === "assistant") shownAnswer = true;
-    enter(who, "message");
-    if (channel !== undefined && channel !== "final") write(`_Channel: ${code(channel)}_`);
-    write(safeMarkdown(text));
-  };
+    if (role === "assistant") this.shownAnswer = true;
+    this.enter(who, "message");
+    if (channel !== undefined && channel !== "final") this.write(`_Channel: ${code(channel)}_`);
+    this.write(safeMarkdown(text));
+  }
 
   // ----- tools -----
 
-  const showTool = (tool: TranscriptTool): void => {
-    enter(speaker("assistant", tool.sessionId));
-    write(`### Tool: ${code(tool.name)}`);
+  showTool(tool: TranscriptTool): void {
+    this.enter(this.speaker("assistant", tool.sessionId));
+    this.write(`### Tool: ${code(tool.name)}`);
     if (tool.input === undefined) return;
     const command = tool.kind === "command" ? wholeArgument(tool.input) : "";
-    if (command !== "") write(fenced(command, "sh"));
-    else
-      write(
-        fenced(
-          typeof tool.input === "string" ? tool.input : stringifyRecord(tool.input, 2),
-          typeof tool.input === "string" ? "text" : "json",
-        ),
-      );
-  };
-  const showReady = (): void => {
-    for (const tool of tools.ready()) showTool(tool);
-  };
+    if (command !== "") this.write(fenced(command, "sh"));
+    else if (typeof tool.input === "string") this.write(fenced(tool.input, "text"));
+    else this.write(fenced(stringifyRecord(tool.input, 2), "json"));
+  }
 
-  const toolCompleted = (event: Extract<AgentEvent, { type: "tool.completed" }>): void => {
-    const known = tools.get(event.toolCallId) !== undefined;
-    const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
+  toolCompleted(event: EventOf<"tool.completed">): void {
+    const known = this.tools.get(event.toolCallId) !== undefined;
+    const tool = this.tools.completed(event.toolCallId, event.name, event.sessionId);
     if (tool === undefined) return;
     const name = event.name ?? tool.name;
     if (!known) {
       // A result with no call before it: it gets the call's heading.
-      enter(speaker("assistant", event.sessionId));
-      write(`### Tool: ${code(name)}`);
+      this.enter(this.speaker("assistant", event.sessionId));
+      this.write(`### Tool: ${code(name)}`);
     }
     if (isNoResult(event)) {
-      write(`**Result of ${code(name)}:** no result`);
+      this.write(`**Result of ${code(name)}:** no result`);
       return;
     }
-    const details = [
-      event.isError ? "failed" : "ok",
-      event.exitCode !== undefined ? `exit ${event.exitCode}` : "",
-      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
-    ]
-      .filter(Boolean)
-      .join(", ");
-    write(`**Result of ${code(name)}:** ${details}`);
+    this.write(`**Result of ${code(name)}:** ${resultDetails(event)}`);
     const output = event.output ?? (tool.progress.length > 0 ? tool.progress.join("") : undefined);
-    if (output !== undefined && output.trim() !== "") write(fenced(output, "text"));
-    else if (event.result !== undefined) write(fenced(stringifyRecord(event.result, 2), "json"));
-  };
+    if (output !== undefined && output.trim() !== "") this.write(fenced(output, "text"));
+    else if (event.result !== undefined) this.write(fenced(stringifyRecord(event.result, 2), "json"));
+  }
 
-  const fileChanged = (event: Extract<AgentEvent, { type: "file.changed" }>): void => {
-    enter(speaker("assistant", event.sessionId));
+  fileChanged(event: EventOf<"file.changed">): void {
+    this.enter(this.speaker("assistant", event.sessionId));
     for (const change of event.changes) {
-      write(`**Changed:** ${changeText(change)}`);
-      if (change.diff !== undefined && change.diff.trim() !== "") write(fenced(change.diff, "diff"));
+      this.write(`**Changed:** ${changeText(change)}`);
+      if (change.diff !== undefined && change.diff.trim() !== "") this.write(fenced(change.diff, "diff"));
     }
-  };
+  }
 
-  // ----- events -----
+  plan(event: EventOf<"plan.updated">): void {
+    this.enter(this.speaker("assistant", event.sessionId));
+    this.write(`**Plan:**\n\n${event.items.map(planLine).join("\n")}`);
+  }
 
-  const handle = (event: AgentEvent): void => {
-    switch (event.type) {
-      case "session.started": {
-        if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
-          if (event.sessionId !== undefined && event.sessionId !== rootId) children.add(event.sessionId);
-          enter(`Subagent ${code(event.sessionId ?? "")}`);
-          if (event.parentToolCallId !== undefined) write(`Started by tool call ${code(event.parentToolCallId)}.`);
-          return;
-        }
-        rootId ??= event.sessionId;
-        title();
-        const list = sessionFacts(event);
-        if (list.length > 0) write(list.join("\n"));
-        return;
-      }
-      case "session.completed":
-        if (isChild(event.sessionId)) {
-          enter(`Subagent ${code(event.sessionId ?? "")}`);
-          write(`Subagent finished: **${event.status}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
-        }
-        return;
-      case "turn.started":
-      case "usage":
-      case "heartbeat":
-      case "repair":
-      case "unknown":
-        return;
-      case "turn.completed":
-        if (event.status === "error") {
-          title();
-          write(`> **Turn failed:** ${inline(event.error ?? "(no reason given)")}`);
-        }
-        return;
-      case "message.started":
-        open.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel, sessionId: event.sessionId, chunks: [] });
-        return;
-      case "message.delta": {
-        let pending = open.get(event.messageId);
-        if (pending === undefined) {
-          // A delta for a message that never started: we take it for assistant text.
-          pending = { role: "assistant", kind: "text", channel: undefined, sessionId: event.sessionId, chunks: [] };
-          open.set(event.messageId, pending);
-        }
-        pending.chunks.push(event.text);
-        return;
-      }
-      case "message.completed":
-        open.delete(event.messageId);
-        message(event.role, event.kind, event.channel, event.sessionId, event.text);
-        return;
-      case "tool.started": {
-        const tool = tools.started(event);
-        if (tool !== undefined) showTool(tool);
-        return;
-      }
-      case "tool.input.delta":
-        tools.inputDelta(event.toolCallId, event.text);
-        return;
-      case "tool.progress":
-        if (event.output !== undefined) tools.progress(event.toolCallId, event.output);
-        return;
-      case "tool.completed":
-        toolCompleted(event);
-        return;
-      case "file.changed":
-        fileChanged(event);
-        return;
-      case "plan.updated":
-        enter(speaker("assistant", event.sessionId));
-        write(`**Plan:**\n\n${event.items.map(planLine).join("\n")}`);
-        return;
-      case "metric": {
-        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/views/shared/metric.ts).
-        const view = viewMetric(event, false);
-        if (view.line === undefined) return;
-        title();
-        write(view.warning === true ? `> **Warning:** ${inline(view.line)}` : `_Metric:_ ${inline(view.line)}`);
-        return;
-      }
-      case "rate_limit":
-        // "allowed" is the normal state; warnings and rejections are worth a line.
-        if (event.status !== "allowed") {
-          title();
-          write(
-            `> **Rate limit ${inline(event.status)}**${event.limit !== undefined ? ` (${inline(event.limit)})` : ""}${event.resetsAt !== undefined ? `, resets at ${inline(event.resetsAt)}` : ""}`,
-          );
-        }
-        return;
-      case "retry":
-        title();
-        write(
-          `> **Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`,
-        );
-        return;
-      case "error":
-        title();
-        write(`> **Error (${event.scope}${event.code !== undefined ? `, ${inline(event.code)}` : ""}):** ${inline(event.message)}`);
-        return;
-      case "notice":
-        if (event.level === "warning") {
-          title();
-          write(`> **Warning:** ${inline(event.text)}`);
-        }
-        return;
-      case "text":
-        title();
-        write(fenced(event.text, "text"));
-        return;
-      default:
-        assertNever(event);
-    }
-  };
+  // ----- status lines -----
 
-  const summaryTable = (): void => {
-    for (const [id, pending] of open) {
-      open.delete(id);
-      message(pending.role, pending.kind, pending.channel, pending.sessionId, pending.chunks.join(""));
+  metricLine(line: string, warning: boolean): void {
+    this.note(warning ? `> **Warning:** ${inline(line)}` : `_Metric:_ ${inline(line)}`);
+  }
+
+  rateLimited(event: EventOf<"rate_limit">): void {
+    const limit = event.limit !== undefined ? ` (${inline(event.limit)})` : "";
+    this.note(
+      `> **Rate limit ${inline(event.status)}**${limit}${event.resetsAt !== undefined ? `, resets at ${inline(event.resetsAt)}` : ""}`,
+    );
+  }
+
+  retry(event: EventOf<"retry">): void {
+    const of = event.maxAttempts !== undefined ? `/${event.maxAttempts}` : "";
+    this.note(`> **Retry ${event.attempt}${of}**${event.error !== undefined ? `: ${inline(event.error)}` : ""}`);
+  }
+
+  error(event: EventOf<"error">): void {
+    this.note(`> **Error (${event.scope}${event.code !== undefined ? `, ${inline(event.code)}` : ""}):** ${inline(event.message)}`);
+  }
+
+  warning(text: string): void {
+    this.note(`> **Warning:** ${inline(text)}`);
+  }
+
+  text(event: EventOf<"text">): void {
+    this.note(fenced(event.text, "text"));
+  }
+
+  finish(seen: boolean): void {
+    if (seen) this.summaryTable();
+  }
+
+  summaryTable(): void {
+    for (const [id, pending] of this.open) {
+      this.open.delete(id);
+      this.message(pending.role, pending.kind, pending.channel, pending.sessionId, pending.chunks.join(""));
     }
-    const summary = facts.result();
-    title();
-    if (summary.finalText !== null && !shownAnswer) {
-      section = "Final answer";
-      write("## Final answer");
-      write(safeMarkdown(summary.finalText));
+    const summary = this.facts.result();
+    this.title();
+    if (summary.finalText !== null && !this.shownAnswer) {
+      this.section = "Final answer";
+      this.write("## Final answer");
+      this.write(safeMarkdown(summary.finalText));
     }
-    const view = sessionFooterView(summary, facts.diagnostics());
+    const view = sessionFooterView(summary, this.facts.diagnostics());
     const rows: [string, string][] = [["Status", `**${view.status}**`]];
     if (view.error !== undefined) rows.push(["Error", cell(view.error)]);
     if (view.agent !== undefined) rows.push(["Agent", cell(view.agent)]);
@@ -274,19 +226,9 @@ export function createMarkdownWriter(_options: WriterOptions = {}): EventWriter 
     if (view.subagents > 0) rows.push(["Subagents", String(view.subagents)]);
     if (view.repairs > 0) rows.push(["Stream repairs", String(view.repairs)]);
     if (view.unknownRecords > 0) rows.push(["Records not understood", String(view.unknownRecords)]);
-    write("## Summary");
-    write(["| Field | Value |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n"));
-  };
-
-  return createTranscriptWriter({
-    facts,
-    output,
-    showReady,
-    handle,
-    finish: (seen) => {
-      if (seen) summaryTable();
-    },
-  });
+    this.write("## Summary");
+    this.write(["| Field | Value |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n"));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,7 +366,7 @@ function planLine(item: PlanItem): string {
 }
 
 /** The header list of a root session: the facts it started with. */
-function sessionFacts(event: Extract<AgentEvent, { type: "session.started" }>): string[] {
+function sessionFacts(event: EventOf<"session.started">): string[] {
   const rows: [string, string | undefined][] = [
     ["Session", event.sessionId],
     ["Agent", [event.agent, event.agentVersion].filter(Boolean).join(" ") || undefined],

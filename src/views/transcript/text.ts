@@ -1,18 +1,10 @@
 // Source of truth: our own event model (src/model/events.ts) rendered for people; layout, choices and what is left
 // out: docs/formats/text.md. Plain text: no colour, no escape sequences; control characters in agent text are shown
 // as visible pictures (src/views/shared/sanitize.ts). Streams: assistant text is written as its deltas arrive.
-import { assertNever, isNoResult, type AgentEvent, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
-import { viewMetric } from "../shared/metric.ts";
+import { isNoResult, type EventOf, type FileChange, type MessageRole, type PlanItem } from "../../model/events.ts";
 import { formatDuration, wholeArgument } from "../shared/format.ts";
 import { sessionFooterView } from "../shared/view-model.ts";
-import {
-  cleanText,
-  createOutputBuffer,
-  createSessionFacts,
-  createToolTracker,
-  createTranscriptWriter,
-  type TranscriptTool,
-} from "./transcript.ts";
+import { cleanText, resultDetails, roleName, TranscriptSections, type TranscriptTool } from "./transcript.ts";
 import type { EventWriter, WriterOptions } from "../../encoding/writer.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 
@@ -33,66 +25,102 @@ interface StreamedMessage {
 
 /** The streaming writer for `--to text`. */
 export function createTextWriter(_options: WriterOptions = {}): EventWriter {
-  const output = createOutputBuffer();
-  let wroteAnything = false;
+  return new TextSections().writer();
+}
+
+/** The text transcript's sections: labelled blocks, assistant text written as its deltas arrive. */
+class TextSections extends TranscriptSections {
+  wroteAnything = false;
   /** What the last block was, so a tool's result sits right under its call. */
-  let lastBlock: { kind: "tool" | "result" | "other"; toolCallId?: string } = { kind: "other" };
-  const facts = createSessionFacts();
-  const tools = createToolTracker();
-  const children = new Set<string>();
-  let rootId: string | undefined;
-  const messages = new Map<string, { role: MessageRole; kind: string; channel: string | undefined }>();
-  const streamed = new Map<string, StreamedMessage>();
+  lastBlock: { kind: "tool" | "result" | "other"; toolCallId?: string } = { kind: "other" };
+  readonly messages = new Map<string, { role: MessageRole; kind: string; channel: string | undefined }>();
+  readonly streamed = new Map<string, StreamedMessage>();
   /** The message whose text the cursor is in the middle of. */
-  let onScreen: string | undefined;
-  let shownAnswer = false;
+  onScreen: string | undefined;
+  shownAnswer = false;
 
-  const isChild = (event: AgentEvent): boolean => event.sessionId !== undefined && children.has(event.sessionId);
-  const write = (text: string): void => {
+  write(text: string): void {
     if (text === "") return;
-    output.push(text);
-    wroteAnything = true;
-  };
-  const closeLine = (): void => {
-    if (onScreen === undefined) return;
-    onScreen = undefined;
-    write("\n");
-  };
-  /** Writes one block: a blank line before it, unless it belongs under the block before. */
-  const block = (text: string, kind: "tool" | "result" | "other" = "other", toolCallId?: string, attach = false): void => {
-    closeLine();
-    if (wroteAnything && !attach) write("\n");
-    write(`${text}\n`);
-    lastBlock = toolCallId === undefined ? { kind } : { kind, toolCallId };
-  };
+    this.output.push(text);
+    this.wroteAnything = true;
+  }
 
-  const labelFor = (role: MessageRole, kind: string, channel: string | undefined, child: boolean): string => {
-    let label =
-      kind === "reasoning"
-        ? "Thinking"
-        : kind === "redacted_reasoning"
-          ? "Thinking (redacted)"
-          : role === "assistant"
-            ? "Assistant"
-            : role === "user"
-              ? "User"
-              : role === "system"
-                ? "System"
-                : "Developer";
+  closeLine(): void {
+    if (this.onScreen === undefined) return;
+    this.onScreen = undefined;
+    this.write("\n");
+  }
+
+  /** Writes one block: a blank line before it, unless it belongs under the block before. */
+  block(text: string, kind: "tool" | "result" | "other" = "other", toolCallId?: string, attach = false): void {
+    this.closeLine();
+    if (this.wroteAnything && !attach) this.write("\n");
+    this.write(`${text}\n`);
+    this.lastBlock = toolCallId === undefined ? { kind } : { kind, toolCallId };
+  }
+
+  labelFor(role: MessageRole, kind: string, channel: string | undefined, child: boolean): string {
+    let label = kind === "reasoning" ? "Thinking" : kind === "redacted_reasoning" ? "Thinking (redacted)" : roleName(role);
     if (channel !== undefined && channel !== "final") label += ` [${oneLine(channel)}]`;
     return child ? `${label} (subagent)` : label;
-  };
+  }
+
+  // ----- sessions -----
+
+  sessionStarted(event: EventOf<"session.started">): void {
+    const about = [
+      [event.agent, event.agentVersion].filter(Boolean).join(" "),
+      event.model !== undefined ? `model ${event.model}` : "",
+      event.cwd !== undefined ? `in ${event.cwd}` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    this.block(oneLine(`Session${event.sessionId !== undefined ? ` ${event.sessionId}` : ""}${about !== "" ? `: ${about}` : ""}`));
+  }
+
+  subagentStarted(event: EventOf<"session.started">): void {
+    const by = event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : "";
+    this.block(oneLine(`Subagent ${event.sessionId ?? ""} started${by}`.replace(/ {2,}/g, " ")));
+  }
+
+  subagentFinished(event: EventOf<"session.completed">): void {
+    this.block(
+      oneLine(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`),
+    );
+  }
+
+  turnFailed(event: EventOf<"turn.completed">): void {
+    this.block(labelled("Turn failed", event.error ?? "(no reason given)"));
+  }
 
   // ----- streamed messages -----
 
-  const appendStreamed = (id: string, message: StreamedMessage, text: string): void => {
-    if (onScreen !== id) {
-      closeLine();
-      if (wroteAnything) write("\n");
-      write(`${message.label}${message.written ? " (continued)" : ""}:`);
+  messageStarted(event: EventOf<"message.started">): void {
+    this.messages.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel });
+  }
+
+  messageDelta(event: EventOf<"message.delta">): void {
+    if (event.text === "") return;
+    let message = this.streamed.get(event.messageId);
+    if (message === undefined) {
+      // A delta for a message that never started: we take it for assistant text.
+      const meta = this.messages.get(event.messageId) ?? { role: "assistant" as const, kind: "text", channel: undefined };
+      const label = this.labelFor(meta.role, meta.kind, meta.channel, this.isChild(event.sessionId));
+      message = { label, chunks: [], newlines: 0, written: false };
+      this.streamed.set(event.messageId, message);
+    }
+    message.chunks.push(event.text);
+    this.appendStreamed(event.messageId, message, event.text);
+  }
+
+  appendStreamed(id: string, message: StreamedMessage, text: string): void {
+    if (this.onScreen !== id) {
+      this.closeLine();
+      if (this.wroteAnything) this.write("\n");
+      this.write(`${message.label}${message.written ? " (continued)" : ""}:`);
       message.newlines = 0;
-      onScreen = id;
-      lastBlock = { kind: "other" };
+      this.onScreen = id;
+      this.lastBlock = { kind: "other" };
     }
     const lines = cleanText(text).split("\n");
     let piece = "";
@@ -105,194 +133,99 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
       message.newlines = 0;
       message.written = true;
     });
-    write(piece);
-  };
+    this.write(piece);
+  }
 
-  const messageCompleted = (event: Extract<AgentEvent, { type: "message.completed" }>): void => {
-    const label = labelFor(event.role, event.kind, event.channel, isChild(event));
-    const message = streamed.get(event.messageId);
-    streamed.delete(event.messageId);
-    messages.delete(event.messageId);
-    if (event.role === "assistant" && event.kind === "text" && event.text.trim() !== "") shownAnswer = true;
+  messageCompleted(event: EventOf<"message.completed">): void {
+    const label = this.labelFor(event.role, event.kind, event.channel, this.isChild(event.sessionId));
+    const message = this.streamed.get(event.messageId);
+    this.streamed.delete(event.messageId);
+    this.messages.delete(event.messageId);
+    if (event.role === "assistant" && event.kind === "text" && event.text.trim() !== "") this.shownAnswer = true;
     if (message === undefined) {
-      if (event.text.trim() !== "") block(labelled(label, event.text));
+      if (event.text.trim() !== "") this.block(labelled(label, event.text));
       return;
     }
     const sofar = message.chunks.join("");
     if (event.text === sofar || (event.text.startsWith(sofar) && event.text.length > sofar.length)) {
       // The completed text is what streamed (plus, at most, a tail the deltas did not carry).
-      if (event.text !== sofar) appendStreamed(event.messageId, message, event.text.slice(sofar.length));
-      if (onScreen === event.messageId) closeLine();
+      if (event.text !== sofar) this.appendStreamed(event.messageId, message, event.text.slice(sofar.length));
+      if (this.onScreen === event.messageId) this.closeLine();
       return;
     }
     // The final text differs from what streamed (a repaired stream): the final one is the message.
-    block(labelled(`${label} (final text)`, event.text));
-  };
+    this.block(labelled(`${label} (final text)`, event.text));
+  }
 
   // ----- tools -----
 
-  const showTool = (tool: TranscriptTool): void => {
+  showTool(tool: TranscriptTool): void {
     const argument = wholeArgument(tool.input);
-    const name = `Tool ${oneLine(tool.name)}${tool.sessionId !== undefined && children.has(tool.sessionId) ? " (subagent)" : ""}`;
-    block(argument === "" ? name : labelled(name, argument), "tool", tool.toolCallId);
-  };
-  const showReady = (): void => {
-    for (const tool of tools.ready()) showTool(tool);
-  };
+    const name = `Tool ${oneLine(tool.name)}${this.isChild(tool.sessionId) ? " (subagent)" : ""}`;
+    this.block(argument === "" ? name : labelled(name, argument), "tool", tool.toolCallId);
+  }
 
-  const toolCompleted = (event: Extract<AgentEvent, { type: "tool.completed" }>): void => {
-    const tool = tools.completed(event.toolCallId, event.name, event.sessionId);
+  toolCompleted(event: EventOf<"tool.completed">): void {
+    const tool = this.tools.completed(event.toolCallId, event.name, event.sessionId);
     if (tool === undefined) return;
+    const attach = this.lastBlock.kind === "tool" && this.lastBlock.toolCallId === event.toolCallId;
     if (isNoResult(event)) {
-      block(
-        `Result ${oneLine(event.name ?? tool.name)}: no result`,
-        "result",
-        event.toolCallId,
-        lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId,
-      );
+      this.block(`Result ${oneLine(event.name ?? tool.name)}: no result`, "result", event.toolCallId, attach);
       return;
     }
-    const details = [
-      event.isError ? "failed" : "ok",
-      event.exitCode !== undefined ? `exit ${event.exitCode}` : "",
-      event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
-    ]
-      .filter(Boolean)
-      .join(", ");
     const output =
       event.output ??
       (tool.progress.length > 0 ? tool.progress.join("") : event.result !== undefined ? stringifyRecord(event.result, 2) : undefined);
     const body = output === undefined || output.trim() === "" ? "" : `\n${indented(output, BODY)}`;
-    const attach = lastBlock.kind === "tool" && lastBlock.toolCallId === event.toolCallId;
-    block(`Result ${oneLine(event.name ?? tool.name)}: ${details}${body}`, "result", event.toolCallId, attach);
-  };
+    this.block(`Result ${oneLine(event.name ?? tool.name)}: ${resultDetails(event)}${body}`, "result", event.toolCallId, attach);
+  }
 
-  const fileChanged = (event: Extract<AgentEvent, { type: "file.changed" }>): void => {
-    const attach = event.toolCallId !== undefined && lastBlock.toolCallId === event.toolCallId;
-    block(event.changes.map(changeText).join("\n"), "other", event.toolCallId, attach);
-  };
+  fileChanged(event: EventOf<"file.changed">): void {
+    const attach = event.toolCallId !== undefined && this.lastBlock.toolCallId === event.toolCallId;
+    this.block(event.changes.map(changeText).join("\n"), "other", event.toolCallId, attach);
+  }
 
-  // ----- events -----
+  plan(event: EventOf<"plan.updated">): void {
+    this.block(`Plan:\n${event.items.map(planLine).join("\n")}`);
+  }
 
-  const handle = (event: AgentEvent): void => {
-    switch (event.type) {
-      case "session.started": {
-        const child = event.parentSessionId !== undefined || event.parentToolCallId !== undefined;
-        if (child) {
-          if (event.sessionId !== undefined && event.sessionId !== rootId) children.add(event.sessionId);
-          block(
-            oneLine(
-              `Subagent ${event.sessionId ?? ""} started${event.parentToolCallId !== undefined ? ` (tool call ${event.parentToolCallId})` : ""}`.replace(
-                / {2,}/g,
-                " ",
-              ),
-            ),
-          );
-          return;
-        }
-        rootId ??= event.sessionId;
-        const about = [
-          [event.agent, event.agentVersion].filter(Boolean).join(" "),
-          event.model !== undefined ? `model ${event.model}` : "",
-          event.cwd !== undefined ? `in ${event.cwd}` : "",
-        ]
-          .filter(Boolean)
-          .join(", ");
-        block(oneLine(`Session${event.sessionId !== undefined ? ` ${event.sessionId}` : ""}${about !== "" ? `: ${about}` : ""}`));
-        return;
-      }
-      case "session.completed":
-        if (isChild(event))
-          block(
-            oneLine(`Subagent ${event.sessionId ?? ""} finished: ${event.status}${event.error !== undefined ? `: ${event.error}` : ""}`),
-          );
-        return;
-      case "turn.started":
-      case "usage":
-      case "heartbeat":
-      case "repair":
-      case "unknown":
-        return;
-      case "turn.completed":
-        if (event.status === "error") block(labelled("Turn failed", event.error ?? "(no reason given)"));
-        return;
-      case "message.started":
-        messages.set(event.messageId, { role: event.role, kind: event.kind, channel: event.channel });
-        return;
-      case "message.delta": {
-        if (event.text === "") return;
-        let message = streamed.get(event.messageId);
-        if (message === undefined) {
-          // A delta for a message that never started: we take it for assistant text.
-          const meta = messages.get(event.messageId) ?? { role: "assistant" as const, kind: "text", channel: undefined };
-          message = { label: labelFor(meta.role, meta.kind, meta.channel, isChild(event)), chunks: [], newlines: 0, written: false };
-          streamed.set(event.messageId, message);
-        }
-        message.chunks.push(event.text);
-        appendStreamed(event.messageId, message, event.text);
-        return;
-      }
-      case "message.completed":
-        messageCompleted(event);
-        return;
-      case "tool.started": {
-        const tool = tools.started(event);
-        if (tool !== undefined) showTool(tool);
-        return;
-      }
-      case "tool.input.delta":
-        tools.inputDelta(event.toolCallId, event.text);
-        return;
-      case "tool.progress":
-        if (event.output !== undefined) tools.progress(event.toolCallId, event.output);
-        return;
-      case "tool.completed":
-        toolCompleted(event);
-        return;
-      case "file.changed":
-        fileChanged(event);
-        return;
-      case "plan.updated":
-        block(`Plan:\n${event.items.map(planLine).join("\n")}`);
-        return;
-      case "metric": {
-        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/views/shared/metric.ts).
-        const view = viewMetric(event, false);
-        if (view.line !== undefined) block(view.warning === true ? `Warning: ${oneLine(view.line)}` : `Metric: ${oneLine(view.line)}`);
-        return;
-      }
-      case "rate_limit":
-        // "allowed" is the normal state; warnings and rejections are worth a line.
-        if (event.status !== "allowed")
-          block(
-            oneLine(
-              `Rate limit ${event.status}${event.limit !== undefined ? ` (${event.limit})` : ""}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`,
-            ),
-          );
-        return;
-      case "retry": {
-        const head = `Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}${event.delayMs !== undefined ? ` in ${formatDuration(event.delayMs)}` : ""}`;
-        block(event.error === undefined ? head : labelled(head, event.error));
-        return;
-      }
-      case "error":
-        block(labelled(`Error (${event.scope}${event.code !== undefined ? `, ${oneLine(event.code)}` : ""})`, event.message));
-        return;
-      case "notice":
-        if (event.level === "warning") block(labelled("Warning", event.text));
-        return;
-      case "text":
-        block(labelled("Text", event.text));
-        return;
-      default:
-        assertNever(event);
-    }
-  };
+  // ----- status lines -----
 
-  const footer = (): void => {
-    const summary = facts.result();
-    if (summary.finalText !== null && !shownAnswer) block(labelled("Final answer", summary.finalText));
-    const view = sessionFooterView(summary, facts.diagnostics());
+  metricLine(line: string, warning: boolean): void {
+    this.block(warning ? `Warning: ${oneLine(line)}` : `Metric: ${oneLine(line)}`);
+  }
+
+  rateLimited(event: EventOf<"rate_limit">): void {
+    const limit = event.limit !== undefined ? ` (${event.limit})` : "";
+    this.block(oneLine(`Rate limit ${event.status}${limit}${event.resetsAt !== undefined ? `, resets at ${event.resetsAt}` : ""}`));
+  }
+
+  retry(event: EventOf<"retry">): void {
+    const head = `Retry ${event.attempt}${event.maxAttempts !== undefined ? `/${event.maxAttempts}` : ""}${event.delayMs !== undefined ? ` in ${formatDuration(event.delayMs)}` : ""}`;
+    this.block(event.error === undefined ? head : labelled(head, event.error));
+  }
+
+  error(event: EventOf<"error">): void {
+    this.block(labelled(`Error (${event.scope}${event.code !== undefined ? `, ${oneLine(event.code)}` : ""})`, event.message));
+  }
+
+  warning(text: string): void {
+    this.block(labelled("Warning", text));
+  }
+
+  text(event: EventOf<"text">): void {
+    this.block(labelled("Text", event.text));
+  }
+
+  finish(seen: boolean): void {
+    this.closeLine();
+    if (seen) this.footer();
+  }
+
+  footer(): void {
+    const summary = this.facts.result();
+    if (summary.finalText !== null && !this.shownAnswer) this.block(labelled("Final answer", summary.finalText));
+    const view = sessionFooterView(summary, this.facts.diagnostics());
     const lines: string[] = [`Status: ${view.status}`];
     if (view.error !== undefined) lines.push(labelled("Error", view.error));
     if (view.agent !== undefined) lines.push(`Agent: ${oneLine(view.agent)}`);
@@ -306,19 +239,8 @@ export function createTextWriter(_options: WriterOptions = {}): EventWriter {
     if (view.subagents > 0) lines.push(`Subagents: ${view.subagents}`);
     if (view.repairs > 0) lines.push(`Stream repairs: ${view.repairs}`);
     if (view.unknownRecords > 0) lines.push(`Records not understood: ${view.unknownRecords}`);
-    block(`${RULE}\n${lines.join("\n")}`);
-  };
-
-  return createTranscriptWriter({
-    facts,
-    output,
-    showReady,
-    handle,
-    finish: (seen) => {
-      closeLine();
-      if (seen) footer();
-    },
-  });
+    this.block(`${RULE}\n${lines.join("\n")}`);
+  }
 }
 
 /** A name, an id or a status line: control characters made visible and line breaks turned into spaces. */

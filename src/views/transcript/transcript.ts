@@ -3,7 +3,9 @@
  * arguments stream in, and the session facts of the closing footer (folded by the same code as `agentstream summary`,
  * so the footer and `summary --json` never disagree; ../shared/view-model.ts turns them into what is shown).
  */
-import type { AgentEvent, JsonValue, ToolKind, ToolStartedEvent } from "../../model/events.ts";
+import type { AgentEvent, EventOf, JsonValue, MessageRole, ToolKind, ToolStartedEvent } from "../../model/events.ts";
+import { createDispatch, type EventHandlers } from "../../encoding/dispatch.ts";
+import { formatDuration } from "../shared/format.ts";
 import type { EventWriter } from "../../encoding/writer.ts";
 import { viewMetric } from "../shared/metric.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
@@ -31,7 +33,7 @@ export interface TranscriptTool {
 }
 
 /** Tool calls by id; a call whose arguments stream in is shown once they have arrived (at the next other event). */
-export interface ToolTracker {
+interface ToolTracker {
   /** Records a call; returns it when it can be shown now, `undefined` while its arguments stream. */
   started(event: ToolStartedEvent): TranscriptTool | undefined;
   /** Adds an argument fragment. */
@@ -46,7 +48,7 @@ export interface ToolTracker {
 }
 
 /** Creates an empty tracker. */
-export function createToolTracker(): ToolTracker {
+function createToolTracker(): ToolTracker {
   const tools = new Map<string, TranscriptTool>();
   let waiting: TranscriptTool[] = [];
   const show = (tool: TranscriptTool): TranscriptTool => {
@@ -131,7 +133,7 @@ function parseArguments(text: string): JsonValue | undefined {
 }
 
 /** The session's facts, folded as `agentstream summary` folds them. */
-export interface SessionFacts {
+interface SessionFacts {
   add(event: AgentEvent): void;
   result(): SessionSummary;
   /** What the agents' diagnostic metrics add to the footer (../shared/metric.ts decides which; ../shared/view-model.ts shows them). */
@@ -139,7 +141,7 @@ export interface SessionFacts {
 }
 
 /** Creates the fold behind the footer. */
-export function createSessionFacts(): SessionFacts {
+function createSessionFacts(): SessionFacts {
   const builder = createSummaryBuilder();
   const stats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, unknown: 0 };
   let rootId: string | undefined;
@@ -172,12 +174,12 @@ export function createSessionFacts(): SessionFacts {
 }
 
 /** Text collected for the caller, handed out (and cleared) once per event. */
-export interface OutputBuffer {
+interface OutputBuffer {
   push(text: string): void;
   take(): string;
 }
 
-export function createOutputBuffer(): OutputBuffer {
+function createOutputBuffer(): OutputBuffer {
   let out: string[] = [];
   return {
     push: (text) => void out.push(text),
@@ -195,7 +197,7 @@ export function createOutputBuffer(): OutputBuffer {
  * calls whose arguments are complete are shown before anything else (a streamed argument waits),
  * then the event is handled; `finish` writes the footer, given whether any event came.
  */
-export function createTranscriptWriter(parts: {
+function createTranscriptWriter(parts: {
   facts: SessionFacts;
   output: OutputBuffer;
   showReady(): void;
@@ -218,3 +220,130 @@ export function createTranscriptWriter(parts: {
     },
   };
 }
+
+/** How a transcript names who speaks. */
+export function roleName(role: MessageRole): string {
+  return role === "assistant" ? "Assistant" : role === "user" ? "User" : role === "system" ? "System" : "Developer";
+}
+
+/** How a tool call ended, in words: `failed, exit 2, 1.2s`. */
+export function resultDetails(event: EventOf<"tool.completed">): string {
+  return [
+    event.isError ? "failed" : "ok",
+    event.exitCode !== undefined ? `exit ${event.exitCode}` : "",
+    event.durationMs !== undefined ? formatDuration(event.durationMs) : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+/**
+ * What the two transcripts share besides the shell: the output, the session facts, the tool calls, which sessions are
+ * subagents, and which events are worth a section. Each transcript writes the sections its own way; the table names
+ * every event type, so a new type does not compile until both decide what to show for it.
+ */
+export abstract class TranscriptSections {
+  readonly output = createOutputBuffer();
+  readonly facts = createSessionFacts();
+  readonly tools = createToolTracker();
+  readonly children = new Set<string>();
+  rootId: string | undefined;
+
+  readonly handle = createDispatch<void>(
+    {
+      "session.started": (event) => this.onSessionStarted(event),
+      "session.completed": (event) => {
+        if (this.isChild(event.sessionId)) this.subagentFinished(event);
+      },
+      "turn.started": ignore,
+      "turn.completed": (event) => {
+        if (event.status === "error") this.turnFailed(event);
+      },
+      "message.started": (event) => this.messageStarted(event),
+      "message.delta": (event) => this.messageDelta(event),
+      "message.completed": (event) => this.messageCompleted(event),
+      "tool.started": (event) => {
+        const tool = this.tools.started(event);
+        if (tool !== undefined) this.showTool(tool);
+      },
+      "tool.input.delta": (event) => this.tools.inputDelta(event.toolCallId, event.text),
+      "tool.progress": (event) => {
+        if (event.output !== undefined) this.tools.progress(event.toolCallId, event.output);
+      },
+      "tool.completed": (event) => this.toolCompleted(event),
+      "file.changed": (event) => this.fileChanged(event),
+      "plan.updated": (event) => this.plan(event),
+      usage: ignore,
+      metric: (event) => {
+        // Agents' diagnostics go to the footer or, when unusual, say so in words (src/views/shared/metric.ts).
+        const view = viewMetric(event, false);
+        if (view.line !== undefined) this.metricLine(view.line, view.warning === true);
+      },
+      // "allowed" is the normal state; warnings and rejections are worth a line.
+      rate_limit: (event) => {
+        if (event.status !== "allowed") this.rateLimited(event);
+      },
+      retry: (event) => this.retry(event),
+      heartbeat: ignore,
+      error: (event) => this.error(event),
+      notice: (event) => {
+        if (event.level === "warning") this.warning(event.text);
+      },
+      text: (event) => this.text(event),
+      repair: ignore,
+      unknown: ignore,
+    } satisfies Required<EventHandlers<void>>,
+    ignore,
+  );
+
+  isChild(sessionId: string | undefined): boolean {
+    return sessionId !== undefined && this.children.has(sessionId);
+  }
+
+  /** The transcript as a writer of events. */
+  writer(): EventWriter {
+    return createTranscriptWriter({
+      facts: this.facts,
+      output: this.output,
+      showReady: () => {
+        for (const tool of this.tools.ready()) this.showTool(tool);
+      },
+      handle: this.handle,
+      finish: (seen) => this.finish(seen),
+    });
+  }
+
+  onSessionStarted(event: EventOf<"session.started">): void {
+    if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) {
+      if (event.sessionId !== undefined && event.sessionId !== this.rootId) this.children.add(event.sessionId);
+      this.subagentStarted(event);
+      return;
+    }
+    this.rootId ??= event.sessionId;
+    this.sessionStarted(event);
+  }
+
+  abstract sessionStarted(event: EventOf<"session.started">): void;
+  abstract subagentStarted(event: EventOf<"session.started">): void;
+  abstract subagentFinished(event: EventOf<"session.completed">): void;
+  abstract turnFailed(event: EventOf<"turn.completed">): void;
+  abstract messageStarted(event: EventOf<"message.started">): void;
+  abstract messageDelta(event: EventOf<"message.delta">): void;
+  abstract messageCompleted(event: EventOf<"message.completed">): void;
+  /** A tool call whose arguments have arrived. */
+  abstract showTool(tool: TranscriptTool): void;
+  abstract toolCompleted(event: EventOf<"tool.completed">): void;
+  abstract fileChanged(event: EventOf<"file.changed">): void;
+  abstract plan(event: EventOf<"plan.updated">): void;
+  abstract metricLine(line: string, warning: boolean): void;
+  abstract rateLimited(event: EventOf<"rate_limit">): void;
+  abstract retry(event: EventOf<"retry">): void;
+  abstract error(event: EventOf<"error">): void;
+  abstract warning(text: string): void;
+  abstract text(event: EventOf<"text">): void;
+  /** The end of the input: `seen` is whether any event came (an empty input gets no footer). */
+  abstract finish(seen: boolean): void;
+}
+
+/** Events a transcript does not show (their figures reach the footer through the session facts). */
+function ignore(): void {}
