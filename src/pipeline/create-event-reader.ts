@@ -152,131 +152,234 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
       "createEventReader needs callbacks with an onEvent function: createEventReader({ onEvent: (event) => ... })",
     );
   }
-  const { onEvent } = callbacks;
-  const includeRaw = options.includeRaw === true;
-  const strict = options.strict === true;
-  const detectLimit = options.detectLimit ?? 64;
-  const repairStage =
-    options.repair === false ? undefined : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
-  const redactionStage = options.redact === true ? createRedactionStage() : undefined;
-  const stages = [
+  const pipeline = new EventPipeline(callbacks, options);
+  return {
+    feed(chunk) {
+      pipeline.framer.feed(chunk);
+    },
+    inject(draft) {
+      pipeline.inject(draft);
+    },
+    end() {
+      pipeline.end();
+    },
+    get dialect() {
+      return pipeline.dialect?.name;
+    },
+    get stats(): RecordStats {
+      return pipeline.countStats();
+    },
+    get sessions() {
+      return pipeline.sessions;
+    },
+    get framing() {
+      return pipeline.framer.stats;
+    },
+    get redactions(): RedactionCounts {
+      return { ...pipeline.redactionStage?.counts };
+    },
+    get health(): HealthStats {
+      return pipeline.countHealth();
+    },
+  };
+}
+
+/** Stages chosen by the options: repair, then redaction, then the caller's own. */
+function chooseStages(
+  options: ReadOptions,
+  repairStage: ReturnType<typeof createRepairStage> | undefined,
+  redactionStage: ReturnType<typeof createRedactionStage> | undefined,
+): EventStage[] {
+  return [
     ...(repairStage === undefined ? [] : [repairStage]),
     ...(redactionStage === undefined ? [] : [redactionStage]),
     ...(options.stages ?? []),
   ];
-  const file = options.file;
-  let dialect: Dialect | undefined =
-    options.dialect === undefined || options.dialect === "auto"
-      ? undefined
-      : typeof options.dialect === "string"
-        ? getDialect(options.dialect)
-        : options.dialect;
-  const detecting = dialect === undefined;
-  // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
-  let sessions = 1;
-  let sessionOpened = false;
-  let sessionEnded = false; // the root session's session.completed was emitted
-  let sessionKey: string | undefined;
-  let decoder: DialectDecoder | undefined = dialect?.createDecoder();
-  const held: InputRecord[] = []; // records read while detecting
-  let seq = 0;
-  let rootSessionId: string | undefined;
-  let sawJson = false;
-  let unknown = 0;
-  let currentLine = 0;
-  let currentRaw: JsonValue | undefined;
+}
 
-  let redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined;
-  /** The record attached as `raw`, redacted once per record however many events it gives. */
-  function rawToAttach(raw: JsonValue): JsonValue {
-    if (redactionStage === undefined) return raw;
-    if (redactedRaw?.from !== raw) redactedRaw = { from: raw, to: redactValue(raw) };
-    return redactedRaw.to;
+function chosenDialect(options: ReadOptions): Dialect | undefined {
+  if (options.dialect === undefined || options.dialect === "auto") return undefined;
+  return typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
+}
+
+/** The state of one event reader (framer, dialect, decoder, stages, session boundaries) and its steps. */
+class EventPipeline {
+  readonly callbacks: EventReaderCallbacks;
+  readonly onEvent: (event: AgentEvent) => void;
+  readonly options: ReadOptions;
+  readonly includeRaw: boolean;
+  readonly strict: boolean;
+  readonly detectLimit: number;
+  readonly repairStage: ReturnType<typeof createRepairStage> | undefined;
+  readonly redactionStage: ReturnType<typeof createRedactionStage> | undefined;
+  readonly stages: EventStage[];
+  readonly file: string | undefined;
+  dialect: Dialect | undefined;
+  readonly detecting: boolean;
+  // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
+  sessions = 1;
+  sessionOpened = false;
+  sessionEnded = false; // the root session's session.completed was emitted
+  sessionKey: string | undefined = undefined;
+  decoder: DialectDecoder | undefined;
+  readonly held: InputRecord[] = []; // records read while detecting
+  seq = 0;
+  rootSessionId: string | undefined = undefined;
+  sawJson = false;
+  unknown = 0;
+  currentLine = 0;
+  currentRaw: JsonValue | undefined = undefined;
+  redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined = undefined;
+  readonly context: DecodeContext;
+  readonly framer: ReturnType<typeof createNdjsonParser>;
+
+  constructor(callbacks: EventReaderCallbacks, options: ReadOptions) {
+    this.callbacks = callbacks;
+    this.onEvent = callbacks.onEvent;
+    this.options = options;
+    this.includeRaw = options.includeRaw === true;
+    this.strict = options.strict === true;
+    this.detectLimit = options.detectLimit ?? 64;
+    this.repairStage =
+      options.repair === false
+        ? undefined
+        : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
+    this.redactionStage = options.redact === true ? createRedactionStage() : undefined;
+    this.stages = chooseStages(options, this.repairStage, this.redactionStage);
+    this.file = options.file;
+    this.dialect = chosenDialect(options);
+    this.detecting = this.dialect === undefined;
+    this.decoder = this.dialect?.createDecoder();
+    this.context = this.createContext();
+    this.framer = this.createFramer();
   }
 
-  function reportIssue(found: Issue): void {
+  private createContext(): DecodeContext {
+    const pipeline = this;
+    return {
+      get line() {
+        return pipeline.currentLine;
+      },
+      report(problem) {
+        const issue: Issue = {
+          code: problem.code,
+          severity: problem.severity ?? "warning",
+          message: problem.message,
+          line: pipeline.currentLine,
+        };
+        pipeline.reportIssue(pipeline.file === undefined ? issue : { ...issue, file: pipeline.file });
+      },
+    };
+  }
+
+  private createFramer(): ReturnType<typeof createNdjsonParser> {
+    const options = this.options;
+    // Redaction keeps every skipped string that could hold a secret, so its counts stay exact.
+    const skim =
+      options.fields === "summary"
+        ? { ...SUMMARY_SKIM, ...(this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw }) }
+        : undefined;
+    return createNdjsonParser(
+      { onRecord: (record) => this.onRecord(record), onIssue: (issue) => this.reportIssue(issue) },
+      skim === undefined ? options : { ...options, skim },
+    );
+  }
+
+  private onRecord(record: InputRecord): void {
+    if (this.decoder !== undefined) {
+      const next = this.nextSession(record);
+      if (next !== undefined && !next.opening && record.kind === "json") return this.decodeOrSwitch(record, next.dialect);
+      if (next !== undefined) this.startSession(next.dialect, record);
+      return this.decode(record);
+    }
+    this.held.push(record);
+    const found = detectDialect(record);
+    if (found !== undefined) this.settle(found);
+    else if (this.held.length >= this.detectLimit) this.settle(getDialect("json"));
+  }
+
+  /** The record attached as `raw`, redacted once per record however many events it gives. */
+  private rawToAttach(raw: JsonValue): JsonValue {
+    if (this.redactionStage === undefined) return raw;
+    if (this.redactedRaw?.from !== raw) this.redactedRaw = { from: raw, to: redactValue(raw) };
+    return this.redactedRaw.to;
+  }
+
+  reportIssue(found: Issue): void {
     // Diagnostics quote input (a snippet of a bad line): they must not carry a secret either.
-    const message = redactionStage === undefined ? found.message : redactText(found.message);
+    const message = this.redactionStage === undefined ? found.message : redactText(found.message);
     const issue = message === found.message ? found : { ...found, message };
-    options.onIssue?.(issue);
-    if (strict && issue.severity !== "info") {
+    this.options.onIssue?.(issue);
+    if (this.strict && issue.severity !== "info") {
       throw new AgentStreamError("strict-issue", `${issue.code}: ${issue.message} (line ${issue.line ?? 0})`, { issue });
     }
   }
 
-  const context: DecodeContext = {
-    get line() {
-      return currentLine;
-    },
-    report(problem) {
-      const issue: Issue = { code: problem.code, severity: problem.severity ?? "warning", message: problem.message, line: currentLine };
-      reportIssue(file === undefined ? issue : { ...issue, file });
-    },
-  };
-
-  function stamp(draft: AgentEventDraft): void {
+  private stamp(draft: AgentEventDraft): void {
     if (draft.type === "session.started" && draft.parentSessionId === undefined && draft.sessionId !== undefined)
-      rootSessionId = draft.sessionId;
+      this.rootSessionId = draft.sessionId;
     // One object literal per event (no properties added afterwards, so every event of a type shares one shape).
-    const sessionId = draft.sessionId ?? rootSessionId;
+    const sessionId = draft.sessionId ?? this.rootSessionId;
+    const dialect = this.dialect;
+    const currentLine = this.currentLine;
     const source =
       draft.source ??
       (dialect === undefined ? undefined : currentLine > 0 ? { dialect: dialect.name, line: currentLine } : { dialect: dialect.name });
     const v = MODEL_VERSION;
-    const n = seq++;
+    const n = this.seq++;
     let event: Record<string, unknown>;
     if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined) event = { v, seq: n, ...draft, sessionId };
     else if (source !== undefined) event = { v, seq: n, ...draft, source };
     else event = { v, seq: n, ...draft };
-    if (includeRaw && draft.raw === undefined && currentRaw !== undefined) event.raw = rawToAttach(currentRaw);
-    onEvent(event as unknown as AgentEvent);
+    if (this.includeRaw && draft.raw === undefined && this.currentRaw !== undefined) event.raw = this.rawToAttach(this.currentRaw);
+    this.onEvent(event as unknown as AgentEvent);
   }
 
-  function runStages(draft: AgentEventDraft, index: number): void {
-    const stage = stages[index];
-    if (stage === undefined) stamp(draft);
-    else stage.push(draft, (next) => runStages(next, index + 1));
+  private runStages(draft: AgentEventDraft, index: number): void {
+    const stage = this.stages[index];
+    if (stage === undefined) this.stamp(draft);
+    else stage.push(draft, (next) => this.runStages(next, index + 1));
   }
 
-  function emitDrafts(drafts: readonly AgentEventDraft[]): void {
+  private emitDrafts(drafts: readonly AgentEventDraft[]): void {
     for (const draft of drafts) {
-      if (draft.type === "unknown") unknown++;
+      if (draft.type === "unknown") this.unknown++;
       if (
         draft.type === "session.completed" &&
-        (draft.sessionId === undefined || rootSessionId === undefined || draft.sessionId === rootSessionId)
+        (draft.sessionId === undefined || this.rootSessionId === undefined || draft.sessionId === this.rootSessionId)
       )
-        sessionEnded = true;
-      if (stages.length === 0) stamp(draft);
-      else runStages(draft, 0);
+        this.sessionEnded = true;
+      if (this.stages.length === 0) this.stamp(draft);
+      else this.runStages(draft, 0);
     }
   }
 
-  function decode(record: InputRecord): void {
-    currentLine = record.line;
+  private decode(record: InputRecord): void {
+    this.currentLine = record.line;
     if (record.kind === "text" && record.dropped !== undefined) {
-      currentRaw = undefined;
-      emitDrafts([droppedNotice(record)]);
+      this.currentRaw = undefined;
+      this.emitDrafts([droppedNotice(record)]);
       return;
     }
-    if (record.kind === "text" && !(dialect?.readsText ?? false)) {
+    if (record.kind === "text" && !(this.dialect?.readsText ?? false)) {
       if (record.invalid === true) return; // rejected JSON: already reported and counted
 
-      currentRaw = undefined;
-      emitDrafts([{ type: "text", text: record.text, position: sawJson ? "interleaved" : "preamble" }]);
+      this.currentRaw = undefined;
+      this.emitDrafts([{ type: "text", text: record.text, position: this.sawJson ? "interleaved" : "preamble" }]);
       return;
     }
-    if (record.kind === "json") sawJson = true;
-    noteOpening(record);
-    currentRaw = record.kind === "json" ? record.value : undefined;
-    emitDrafts((decoder as DialectDecoder).decode(record, context));
+    if (record.kind === "json") this.sawJson = true;
+    this.noteOpening(record);
+    this.currentRaw = record.kind === "json" ? record.value : undefined;
+    this.emitDrafts((this.decoder as DialectDecoder).decode(record, this.context));
   }
 
-  function noteOpening(record: InputRecord): void {
-    const opening = dialect?.startsSession?.(record);
+  private noteOpening(record: InputRecord): void {
+    const opening = this.dialect?.startsSession?.(record);
     if (opening === undefined) return;
-    sessionOpened = true;
-    sessionKey = opening.sessionId ?? sessionKey;
+    this.sessionOpened = true;
+    this.sessionKey = opening.sessionId ?? this.sessionKey;
   }
 
   /**
@@ -285,17 +388,18 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
    * record another dialect claims and the current one does not (its opening record, when that
    * dialect says how its streams open).
    */
-  function nextSession(record: InputRecord): { readonly dialect: Dialect; readonly opening: boolean } | undefined {
+  private nextSession(record: InputRecord): { readonly dialect: Dialect; readonly opening: boolean } | undefined {
+    const dialect = this.dialect;
     if (record.kind !== "json" || dialect === undefined) return undefined;
     const opening = dialect.startsSession?.(record);
     if (opening !== undefined) {
       // The same id continues the session (Claude repeats its init per stream-json input turn) until it has ended.
-      const sameSession = opening.sessionId !== undefined && opening.sessionId === sessionKey;
-      if (!sessionOpened || (sameSession && !sessionEnded)) return undefined;
+      const sameSession = opening.sessionId !== undefined && opening.sessionId === this.sessionKey;
+      if (!this.sessionOpened || (sameSession && !this.sessionEnded)) return undefined;
       // Detected afresh: Cursor's and Qwen's init records look like Claude's.
-      return { dialect: detecting ? (detectDialect(record) ?? dialect) : dialect, opening: true };
+      return { dialect: this.detecting ? (detectDialect(record) ?? dialect) : dialect, opening: true };
     }
-    if (!detecting || dialect.detect(record)) return undefined;
+    if (!this.detecting || dialect.detect(record)) return undefined;
     const found = detectDialect(record);
     if (found === undefined || found === dialect) return undefined;
     return { dialect: found, opening: found.startsSession?.(record) !== undefined };
@@ -307,42 +411,42 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
    * decoder has the first word. Only when it understands nothing of the record (all `unknown`)
    * does the other dialect's session start here; else the record is kept, with what it reported.
    */
-  function decodeOrSwitch(record: JsonRecord, candidate: Dialect): void {
-    currentLine = record.line;
+  private decodeOrSwitch(record: JsonRecord, candidate: Dialect): void {
+    this.currentLine = record.line;
     const problems: DecodeProblem[] = [];
     const probe: DecodeContext = { line: record.line, report: (problem) => problems.push(problem) };
-    const drafts = (decoder as DialectDecoder).decode(record, probe);
+    const drafts = (this.decoder as DialectDecoder).decode(record, probe);
     if (drafts.length > 0 && drafts.every((draft) => draft.type === "unknown")) {
-      startSession(candidate, record);
-      decode(record);
+      this.startSession(candidate, record);
+      this.decode(record);
       return;
     }
-    sawJson = true;
-    noteOpening(record);
-    currentRaw = record.value;
-    for (const problem of problems) context.report(problem);
-    emitDrafts(drafts);
+    this.sawJson = true;
+    this.noteOpening(record);
+    this.currentRaw = record.value;
+    for (const problem of problems) this.context.report(problem);
+    this.emitDrafts(drafts);
   }
 
-  function startSession(next: Dialect, record: InputRecord): void {
-    const statsBefore = countStats();
+  private startSession(next: Dialect, record: InputRecord): void {
+    const statsBefore = this.countStats();
     // The boundary record is already counted by the framer: it belongs to the new session.
     const before: RecordStats = { ...statsBefore, total: statsBefore.total - 1, events: statsBefore.events - 1 };
-    currentRaw = undefined;
-    emitDrafts((decoder as DialectDecoder).end(context));
-    endStages();
-    const previousDialect = (dialect as Dialect).name;
-    const healthBefore = countHealth();
-    dialect = next;
-    decoder = next.createDecoder();
-    rootSessionId = undefined;
-    sessionOpened = false;
-    sessionEnded = false;
-    sessionKey = undefined;
-    sawJson = false;
-    const session = sessions++; // not inside the optional call below: it would not run without a callback
-    const redactionsBefore = { ...redactionStage?.counts };
-    callbacks.onSessionBoundary?.({
+    this.currentRaw = undefined;
+    this.emitDrafts((this.decoder as DialectDecoder).end(this.context));
+    this.endStages();
+    const previousDialect = (this.dialect as Dialect).name;
+    const healthBefore = this.countHealth();
+    this.dialect = next;
+    this.decoder = next.createDecoder();
+    this.rootSessionId = undefined;
+    this.sessionOpened = false;
+    this.sessionEnded = false;
+    this.sessionKey = undefined;
+    this.sawJson = false;
+    const session = this.sessions++; // not inside the optional call below: it would not run without a callback
+    const redactionsBefore = { ...this.redactionStage?.counts };
+    this.callbacks.onSessionBoundary?.({
       session,
       dialect: next.name,
       previousDialect,
@@ -353,125 +457,85 @@ export function createEventReader(callbacks: EventReaderCallbacks, options: Read
     });
   }
 
-  function endStages(): void {
+  private endStages(): void {
     const finish = (index: number): void => {
-      const stage = stages[index];
+      const stage = this.stages[index];
       if (stage === undefined) return;
-      stage.end((draft) => runStages(draft, index + 1));
+      stage.end((draft) => this.runStages(draft, index + 1));
       finish(index + 1);
     };
     finish(0);
   }
 
-  function settle(chosen: Dialect): void {
-    dialect = chosen;
-    decoder = chosen.createDecoder();
-    for (const record of held.splice(0)) decode(record);
+  private settle(chosen: Dialect): void {
+    this.dialect = chosen;
+    this.decoder = chosen.createDecoder();
+    for (const record of this.held.splice(0)) this.decode(record);
   }
 
-  function countHealth(): HealthStats {
-    const repairs = repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
-    return { ...repairs, parseErrors: framer.stats.invalid, unknownRecords: unknown };
+  countHealth(): HealthStats {
+    const repairs = this.repairStage?.stats ?? { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+    return { ...repairs, parseErrors: this.framer.stats.invalid, unknownRecords: this.unknown };
   }
 
-  function countStats(): RecordStats {
-    const f = framer.stats;
+  countStats(): RecordStats {
+    const f = this.framer.stats;
     return {
       total: f.lines,
-      events: f.json - unknown,
+      events: f.json - this.unknown,
       blank: f.blank,
       text: f.text,
       invalid: f.invalid,
       tooLong: f.tooLong,
       tooLongBytes: f.tooLongBytes,
-      unknown,
+      unknown: this.unknown,
     };
   }
 
-  // Redaction keeps every skipped string that could hold a secret, so its counts stay exact.
-  const skim =
-    options.fields === "summary" ? { ...SUMMARY_SKIM, ...(redactionStage === undefined ? {} : { keep: mayHoldSecretRaw }) } : undefined;
-  const framer = createNdjsonParser(
-    {
-      onRecord(record) {
-        if (decoder !== undefined) {
-          const next = nextSession(record);
-          if (next !== undefined && !next.opening && record.kind === "json") return decodeOrSwitch(record, next.dialect);
-          if (next !== undefined) startSession(next.dialect, record);
-          return decode(record);
-        }
-        held.push(record);
-        const found = detectDialect(record);
-        if (found !== undefined) settle(found);
-        else if (held.length >= detectLimit) settle(getDialect("json"));
-      },
-      onIssue: reportIssue,
-    },
-    skim === undefined ? options : { ...options, skim },
-  );
+  inject(draft: AgentEventDraft): void {
+    const line = this.currentLine;
+    const raw = this.currentRaw;
+    this.currentLine = 0;
+    this.currentRaw = undefined;
+    // Past repair (it is not the agent's stream) but through redaction and the caller's stages: a stderr line can hold a secret too.
+    if (this.stages.length === 0) this.stamp(draft);
+    else this.runStages(draft, this.repairStage === undefined ? 0 : 1);
+    this.currentLine = line;
+    this.currentRaw = raw;
+  }
 
-  return {
-    feed(chunk) {
-      framer.feed(chunk);
-    },
-    inject(draft) {
-      const line = currentLine;
-      const raw = currentRaw;
-      currentLine = 0;
-      currentRaw = undefined;
-      // Past repair (it is not the agent's stream) but through redaction and the caller's stages: a stderr line can hold a secret too.
-      if (stages.length === 0) stamp(draft);
-      else runStages(draft, repairStage === undefined ? 0 : 1);
-      currentLine = line;
-      currentRaw = raw;
-    },
-    end() {
-      framer.end();
-      if (decoder === undefined) {
-        if (held.some((r) => r.kind === "json")) {
-          reportIssue({
-            code: "dialect-mismatch",
-            severity: "info",
-            message: "no agent dialect recognised; records kept as opaque events (use --from to choose one)",
-            line: 0,
-          });
-        }
-        settle(getDialect("json"));
-      }
-      currentLine = 0;
-      currentRaw = undefined;
-      emitDrafts((decoder as DialectDecoder).end(context));
-      const f = framer.stats;
-      const content = f.lines - f.blank;
-      if (f.invalid > 0 && f.invalid * 2 > content) {
-        reportIssue({
-          code: "parse-error-rate",
-          severity: "warning",
-          message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`,
+  end(): void {
+    this.framer.end();
+    if (this.decoder === undefined) {
+      if (this.held.some((r) => r.kind === "json")) {
+        this.reportIssue({
+          code: "dialect-mismatch",
+          severity: "info",
+          message: "no agent dialect recognised; records kept as opaque events (use --from to choose one)",
           line: 0,
         });
       }
-      endStages();
-    },
-    get dialect() {
-      return dialect?.name;
-    },
-    get stats(): RecordStats {
-      return countStats();
-    },
-    get sessions() {
-      return sessions;
-    },
-    get framing() {
-      return framer.stats;
-    },
-    get redactions(): RedactionCounts {
-      return { ...redactionStage?.counts };
-    },
-    get health(): HealthStats {
-      return countHealth();
-    },
-  };
+      this.settle(getDialect("json"));
+    }
+    this.currentLine = 0;
+    this.currentRaw = undefined;
+    this.emitDrafts((this.decoder as DialectDecoder).end(this.context));
+    this.reportParseErrorRate();
+    this.endStages();
+  }
+
+  private reportParseErrorRate(): void {
+    const f = this.framer.stats;
+    const content = f.lines - f.blank;
+    if (f.invalid > 0 && f.invalid * 2 > content) {
+      this.reportIssue({
+        code: "parse-error-rate",
+        severity: "warning",
+        message: `${f.invalid} of ${content} records failed to parse: is this the right input (or --framing)?`,
+        line: 0,
+      });
+    }
+  }
 }
 
 /**
