@@ -60,25 +60,86 @@ const REMEMBERED_MESSAGES = 512;
 
 /** Creates the repair stage; pass it in `ReadOptions.stages`. */
 export function createRepairStage(options: RepairOptions = {}): EventStage & { readonly stats: RepairStats } {
-  const minOverlap = options.minOverlapChars ?? 30;
-  const shortOverlap = options.shortOverlapChars ?? 8;
-  const minRatio = options.minOverlapRatio ?? 0.5;
-  const minResend = options.minResendChars ?? 8;
-  const largeDelta = options.largeDeltaChars ?? 200;
-  const stats: RepairStats = { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
-  const messages = new Map<string, Channel>();
-  const toolInputs = new Map<string, Channel>();
-  /** Recently streamed assistant messages, for matching a complete message that arrives under another id. */
-  const recentStreamed: string[] = [];
+  return new RepairStage(options);
+}
 
-  function repair(
+/** What the repair stage remembers (open messages, tool inputs, held first deltas) and its rules. */
+class RepairStage implements EventStage {
+  readonly minOverlap: number;
+  readonly shortOverlap: number;
+  readonly minRatio: number;
+  readonly minResend: number;
+  readonly largeDelta: number;
+  readonly stats: RepairStats = { repairs: 0, largeDeltas: 0, protocolViolations: 0 };
+  readonly messages = new Map<string, Channel>();
+  readonly toolInputs = new Map<string, Channel>();
+  /** Recently streamed assistant messages, for matching a complete message that arrives under another id. */
+  readonly recentStreamed: string[] = [];
+  readonly heldTemplates = new Map<string, AgentEventDraft>();
+
+  constructor(options: RepairOptions) {
+    this.minOverlap = options.minOverlapChars ?? 30;
+    this.shortOverlap = options.shortOverlapChars ?? 8;
+    this.minRatio = options.minOverlapRatio ?? 0.5;
+    this.minResend = options.minResendChars ?? 8;
+    this.largeDelta = options.largeDeltaChars ?? 200;
+  }
+
+  push(draft: AgentEventDraft, emit: Emit): void {
+    switch (draft.type) {
+      case "message.delta":
+        this.onMessageDelta(draft, emit);
+        return;
+      case "message.completed":
+        this.onMessageCompleted(draft, emit);
+        return;
+      case "message.started":
+        this.onMessageStarted(draft, emit);
+        return;
+      case "tool.input.delta":
+        this.onToolInputDelta(draft, emit);
+        return;
+      case "tool.completed":
+        this.toolInputs.delete(draft.toolCallId);
+        this.flushAllHeld(emit);
+        emit(draft);
+        return;
+      default:
+        // Anything visible ends a held first delta's wait: show it before the event that follows it.
+        if (!QUIET_TYPES.has(draft.type)) this.flushAllHeld(emit);
+        emit(draft);
+    }
+  }
+
+  end(emit: Emit): void {
+    this.flushAllHeld(emit);
+  }
+
+  private onMessageStarted(draft: Extract<AgentEventDraft, { type: "message.started" }>, emit: Emit): void {
+    this.flushAllHeld(emit);
+    const known = this.messages.get(draft.messageId);
+    if (known !== undefined && !known.completed) {
+      // GLM behind Claude Code repeats message_start mid-message: keep the message going.
+      this.stats.protocolViolations++;
+      this.repair(emit, "repeated-start", `message "${draft.messageId}" started again while open; the repeat was dropped`, 0, {
+        messageId: draft.messageId,
+        sessionId: draft.sessionId,
+      });
+      return;
+    }
+    if (known !== undefined) this.messages.delete(draft.messageId); // a reused id after completion starts afresh
+    this.channelFor(this.messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
+    emit(draft);
+  }
+
+  private repair(
     emit: Emit,
     kind: string,
     message: string,
     removedChars: number,
     ids: { messageId?: string; toolCallId?: string; sessionId?: string | undefined },
   ): void {
-    stats.repairs++;
+    this.stats.repairs++;
     const draft: AgentEventDraft = { type: "repair", kind, removedChars, message };
     const withIds = {
       ...draft,
@@ -88,7 +149,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     emit(ids.sessionId !== undefined ? { ...withIds, sessionId: ids.sessionId } : withIds);
   }
 
-  function channelFor(map: Map<string, Channel>, id: string, role: MessageRole, kind: MessageKind, sessionId: string | undefined): Channel {
+  private channelFor(map: Map<string, Channel>, id: string, role: MessageRole, kind: MessageKind, sessionId: string | undefined): Channel {
     let channel = map.get(id);
     if (channel === undefined) {
       channel = {
@@ -116,7 +177,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
    * earlier snapshot slipped through), and, in a stream known to send snapshots, stale or revised
    * snapshots versus true deltas mixed in.
    */
-  function resolve(
+  private resolve(
     channel: Channel,
     delta: string,
     emit: Emit,
@@ -129,8 +190,8 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     const current = channel.trueText ?? channel.emitted;
 
     // 1. Resend glitch: the same (non-trivial) delta twice in a row; A, B, A, B is kept.
-    if (delta === previousRaw && delta.length >= minResend && hasWordChar(delta) && channel.mode !== "snapshot") {
-      repair(
+    if (delta === previousRaw && delta.length >= this.minResend && hasWordChar(delta) && channel.mode !== "snapshot") {
+      this.repair(
         emit,
         "duplicate-delta",
         `the same ${delta.length}-character delta arrived twice in a row; the repeat was dropped`,
@@ -145,14 +206,15 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       const strong =
         channel.mode === "snapshot" ||
         (hasWordChar(current) &&
-          (overlap >= minOverlap || (overlap >= shortOverlap && (overlap / delta.length >= minRatio || isSafeBoundary(delta, overlap)))));
-      if (strong) return snapshotSuffix(channel, delta, overlap, emit, ids);
+          (overlap >= this.minOverlap ||
+            (overlap >= this.shortOverlap && (overlap / delta.length >= this.minRatio || isSafeBoundary(delta, overlap)))));
+      if (strong) return this.snapshotSuffix(channel, delta, overlap, emit, ids);
     }
     // 3. Snapshot of the previous delta: an earlier snapshot was too short to recognise, so the
     //    text so far already repeats; recover from here on (the completed message is corrected).
     if (
       channel.mode !== "snapshot" &&
-      previousRaw.length >= shortOverlap &&
+      previousRaw.length >= this.shortOverlap &&
       delta.length > previousRaw.length &&
       delta.startsWith(previousRaw) &&
       hasWordChar(previousRaw) &&
@@ -161,7 +223,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       channel.mode = "snapshot";
       channel.trueText = delta;
       const fresh = delta.slice(previousRaw.length);
-      repair(
+      this.repair(
         emit,
         "snapshot-as-delta",
         `a snapshot was sent as a delta (it repeats the previous delta); the ${previousRaw.length} repeated characters were removed`,
@@ -171,15 +233,15 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       return fresh;
     }
     if (channel.mode === "snapshot") {
-      if (delta === current || (current.startsWith(delta) && delta.length >= shortOverlap)) {
-        repair(emit, "snapshot-as-delta", "a snapshot with nothing new was dropped", delta.length, ids);
+      if (delta === current || (current.startsWith(delta) && delta.length >= this.shortOverlap)) {
+        this.repair(emit, "snapshot-as-delta", "a snapshot with nothing new was dropped", delta.length, ids);
         return "";
       }
       const common = commonPrefixLength(delta, current);
-      if (common >= shortOverlap && common * 2 >= delta.length) {
+      if (common >= this.shortOverlap && common * 2 >= delta.length) {
         // The agent revised earlier text. Append-only output cannot unsay it; the completed
         // message carries the revision.
-        repair(
+        this.repair(
           emit,
           "snapshot-discontinuity",
           "a snapshot does not extend the text shown so far; the revision is kept for the completed message",
@@ -198,7 +260,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     return delta;
   }
 
-  function snapshotSuffix(
+  private snapshotSuffix(
     channel: Channel,
     delta: string,
     overlap: number,
@@ -207,7 +269,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
   ): string {
     channel.mode = "snapshot";
     const fresh = delta.slice(overlap);
-    repair(
+    this.repair(
       emit,
       "snapshot-as-delta",
       fresh === ""
@@ -220,7 +282,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     return fresh;
   }
 
-  function sendMessageDelta(channel: Channel, messageId: string, text: string, draft: AgentEventDraft, emit: Emit): void {
+  private sendMessageDelta(channel: Channel, messageId: string, text: string, draft: AgentEventDraft, emit: Emit): void {
     if (text === "") return;
     const delta = draft as Extract<AgentEventDraft, { type: "message.delta" }>;
     const position = channel.emitted.length;
@@ -231,42 +293,41 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     emit(out);
   }
 
-  function flushHeld(channel: Channel, messageId: string, template: AgentEventDraft, emit: Emit): void {
+  private flushHeld(channel: Channel, messageId: string, template: AgentEventDraft, emit: Emit): void {
     if (channel.held === undefined) return;
     const held = channel.held;
     channel.held = undefined;
-    sendMessageDelta(channel, messageId, held, { ...template, text: held } as AgentEventDraft, emit);
+    this.sendMessageDelta(channel, messageId, held, { ...template, text: held } as AgentEventDraft, emit);
   }
 
-  const heldTemplates = new Map<string, AgentEventDraft>();
-
-  function flushAllHeld(emit: Emit, except?: string): void {
-    for (const [messageId, template] of heldTemplates) {
+  private flushAllHeld(emit: Emit, except?: string): void {
+    for (const [messageId, template] of this.heldTemplates) {
       if (messageId === except) continue;
-      const channel = messages.get(messageId);
-      if (channel !== undefined) flushHeld(channel, messageId, template, emit);
-      heldTemplates.delete(messageId);
+      const channel = this.messages.get(messageId);
+      if (channel !== undefined) this.flushHeld(channel, messageId, template, emit);
+      this.heldTemplates.delete(messageId);
     }
   }
 
-  function onMessageDelta(draft: Extract<AgentEventDraft, { type: "message.delta" }>, emit: Emit): void {
-    const known = messages.get(draft.messageId);
+  private onMessageDelta(draft: Extract<AgentEventDraft, { type: "message.delta" }>, emit: Emit): void {
+    const known = this.messages.get(draft.messageId);
     if (known === undefined) {
       // Delta for a message that never started: start it (with the delta's role and kind) and say so.
-      stats.protocolViolations++;
-      repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, {
+      this.stats.protocolViolations++;
+      this.repair(emit, "orphan-delta", `message.delta for "${draft.messageId}" before message.started; a start was inserted`, 0, {
         messageId: draft.messageId,
         sessionId: draft.sessionId,
       });
       const started: AgentEventDraft = { type: "message.started", messageId: draft.messageId, role: draft.role, kind: draft.kind };
       emit(draft.sessionId !== undefined ? { ...started, sessionId: draft.sessionId } : started);
     }
-    const channel = known ?? channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
+    const channel = known ?? this.channelFor(this.messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
     const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
-    if (heldTemplates.size > 0 && !(heldTemplates.size === 1 && heldTemplates.has(draft.messageId))) flushAllHeld(emit, draft.messageId);
+    if (this.heldTemplates.size > 0 && !(this.heldTemplates.size === 1 && this.heldTemplates.has(draft.messageId)))
+      this.flushAllHeld(emit, draft.messageId);
     if (channel.completed) {
-      stats.protocolViolations++;
-      repair(
+      this.stats.protocolViolations++;
+      this.repair(
         emit,
         "delta-after-completion",
         `text for "${draft.messageId}" after its message.completed was dropped (the complete message already has it)`,
@@ -276,7 +337,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       return;
     }
     if (draft.text === "") return;
-    if (draft.text.length > largeDelta) stats.largeDeltas++;
+    if (draft.text.length > this.largeDelta) this.stats.largeDeltas++;
     // While a message has fewer than `minOverlap` characters, its deltas are held back until
     // the next one tells whether this stream sends snapshots: "Hel" then "Hello" is a snapshot
     // stream, and showing "Hel" first would duplicate it. Past `minOverlap` characters a snapshot
@@ -284,9 +345,9 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
     // cost is a few deltas of delay at the start of a message, never reordering.
     if (channel.mode === "unknown" && channel.emitted === "") {
       const held = channel.held ?? "";
-      if (draft.text === channel.lastRaw && draft.text.length >= minResend && hasWordChar(draft.text)) {
+      if (draft.text === channel.lastRaw && draft.text.length >= this.minResend && hasWordChar(draft.text)) {
         channel.rawConcat += draft.text;
-        repair(
+        this.repair(
           emit,
           "duplicate-delta",
           `the same ${draft.text.length}-character delta arrived twice in a row; the repeat was dropped`,
@@ -300,38 +361,38 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       channel.deltas++;
       if (held !== "" && draft.text.length > held.length && draft.text.startsWith(held) && hasWordChar(held)) {
         channel.held = undefined;
-        heldTemplates.delete(draft.messageId);
+        this.heldTemplates.delete(draft.messageId);
         channel.mode = "snapshot";
-        repair(
+        this.repair(
           emit,
           "snapshot-as-delta",
           `a snapshot was sent as a delta; the ${held.length} characters before it were not repeated`,
           held.length,
           ids,
         );
-        sendMessageDelta(channel, draft.messageId, draft.text, draft, emit);
+        this.sendMessageDelta(channel, draft.messageId, draft.text, draft, emit);
         return;
       }
       const joined = held + draft.text;
-      if (joined.length < minOverlap) {
+      if (joined.length < this.minOverlap) {
         channel.held = joined;
-        heldTemplates.set(draft.messageId, draft);
+        this.heldTemplates.set(draft.messageId, draft);
         return;
       }
       channel.held = undefined;
-      heldTemplates.delete(draft.messageId);
+      this.heldTemplates.delete(draft.messageId);
       channel.mode = "delta";
-      sendMessageDelta(channel, draft.messageId, joined, { ...draft, text: joined }, emit);
+      this.sendMessageDelta(channel, draft.messageId, joined, { ...draft, text: joined }, emit);
       return;
     }
-    sendMessageDelta(channel, draft.messageId, resolve(channel, draft.text, emit, ids), draft, emit);
+    this.sendMessageDelta(channel, draft.messageId, this.resolve(channel, draft.text, emit, ids), draft, emit);
   }
 
-  function onMessageCompleted(draft: Extract<AgentEventDraft, { type: "message.completed" }>, emit: Emit): void {
-    const channel = messages.get(draft.messageId);
+  private onMessageCompleted(draft: Extract<AgentEventDraft, { type: "message.completed" }>, emit: Emit): void {
+    const channel = this.messages.get(draft.messageId);
     const ids = { messageId: draft.messageId, sessionId: draft.sessionId };
     if (channel !== undefined) {
-      flushHeld(
+      this.flushHeld(
         channel,
         draft.messageId,
         {
@@ -345,13 +406,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
         },
         emit,
       );
-      heldTemplates.delete(draft.messageId);
+      this.heldTemplates.delete(draft.messageId);
     }
     if (channel?.completed === true) {
-      stats.protocolViolations++;
+      this.stats.protocolViolations++;
       const previous = channel.trueText ?? channel.emitted;
       if (draft.text === previous || draft.text === "") {
-        repair(
+        this.repair(
           emit,
           "duplicate-completion",
           `message "${draft.messageId}" completed again with the same text; dropped`,
@@ -360,7 +421,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
         );
         return;
       }
-      repair(
+      this.repair(
         emit,
         "second-completion",
         `message "${draft.messageId}" completed twice with different text; the later text replaces the earlier`,
@@ -376,7 +437,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       const streamed = channel.trueText ?? channel.emitted;
       if (text === "" && streamed !== "") {
         // Codex-style empty completion that would wipe what was streamed: keep the streamed text.
-        repair(
+        this.repair(
           emit,
           "empty-completion",
           `message "${draft.messageId}" completed with empty text after ${streamed.length} streamed characters; the streamed text is kept`,
@@ -387,7 +448,7 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
       } else if (text === channel.rawConcat && text !== streamed) {
         // The dialect closed the message with the raw concatenation of its deltas (no final text
         // from the agent): use the repaired text instead.
-        repair(
+        this.repair(
           emit,
           "final-from-repaired-deltas",
           `message "${draft.messageId}" had no final text from the agent; the repaired streamed text is used`,
@@ -396,13 +457,13 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
         );
         text = streamed;
       }
-      if (draft.role === "assistant") remember(draft.messageId);
+      if (draft.role === "assistant") this.remember(draft.messageId);
     } else if (channel === undefined && draft.role === "assistant") {
       // A complete message with no deltas under its id: is it the final copy of a message that was
       // streamed under another id (GLM, Cursor's recap)? Then it is a repeat, not new text.
-      const twin = findStreamedTwin(draft);
+      const twin = this.findStreamedTwin(draft);
       if (twin !== undefined) {
-        repair(
+        this.repair(
           emit,
           "final-matched-by-content",
           `complete message "${draft.messageId}" repeats message "${twin}" streamed before; dropped`,
@@ -412,98 +473,52 @@ export function createRepairStage(options: RepairOptions = {}): EventStage & { r
         return;
       }
     }
-    const state = channel ?? channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
+    const state = channel ?? this.channelFor(this.messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
     state.completed = true;
     state.trueText = text;
     // Only the final text is needed from here on; move the entry to the end of the eviction order.
     state.emitted = "";
     state.rawConcat = "";
-    messages.delete(draft.messageId);
-    messages.set(draft.messageId, state);
-    forgetOldMessages();
+    this.messages.delete(draft.messageId);
+    this.messages.set(draft.messageId, state);
+    this.forgetOldMessages();
     emit(text === draft.text ? draft : { ...draft, text });
   }
 
-  function forgetOldMessages(): void {
-    if (messages.size <= REMEMBERED_MESSAGES) return;
-    for (const [id, channel] of messages) {
-      if (messages.size <= REMEMBERED_MESSAGES) break;
-      if (channel.completed) messages.delete(id);
+  private forgetOldMessages(): void {
+    if (this.messages.size <= REMEMBERED_MESSAGES) return;
+    for (const [id, channel] of this.messages) {
+      if (this.messages.size <= REMEMBERED_MESSAGES) break;
+      if (channel.completed) this.messages.delete(id);
     }
   }
 
-  function remember(messageId: string): void {
-    recentStreamed.push(messageId);
-    if (recentStreamed.length > 4) recentStreamed.shift();
+  private remember(messageId: string): void {
+    this.recentStreamed.push(messageId);
+    if (this.recentStreamed.length > 4) this.recentStreamed.shift();
   }
 
-  function findStreamedTwin(draft: Extract<AgentEventDraft, { type: "message.completed" }>): string | undefined {
+  private findStreamedTwin(draft: Extract<AgentEventDraft, { type: "message.completed" }>): string | undefined {
     const wanted = draft.text.trim();
     if (wanted === "") return undefined;
-    for (let i = recentStreamed.length - 1; i >= 0; i--) {
-      const id = recentStreamed[i] as string;
-      const channel = messages.get(id);
+    for (let i = this.recentStreamed.length - 1; i >= 0; i--) {
+      const id = this.recentStreamed[i] as string;
+      const channel = this.messages.get(id);
       if (channel === undefined || channel.kind !== draft.kind || channel.sessionId !== draft.sessionId) continue;
       if ((channel.trueText ?? channel.emitted).trim() === wanted) return id;
     }
     return undefined;
   }
 
-  function onToolInputDelta(draft: Extract<AgentEventDraft, { type: "tool.input.delta" }>, emit: Emit): void {
+  private onToolInputDelta(draft: Extract<AgentEventDraft, { type: "tool.input.delta" }>, emit: Emit): void {
     if (draft.text === "") return;
-    if (draft.text.length > largeDelta) stats.largeDeltas++;
-    const channel = channelFor(toolInputs, draft.toolCallId, "assistant", "text", draft.sessionId);
-    const fresh = resolve(channel, draft.text, emit, { toolCallId: draft.toolCallId, sessionId: draft.sessionId });
+    if (draft.text.length > this.largeDelta) this.stats.largeDeltas++;
+    const channel = this.channelFor(this.toolInputs, draft.toolCallId, "assistant", "text", draft.sessionId);
+    const fresh = this.resolve(channel, draft.text, emit, { toolCallId: draft.toolCallId, sessionId: draft.sessionId });
     if (fresh === "") return;
     channel.emitted += fresh;
     emit(fresh === draft.text ? draft : { ...draft, text: fresh });
   }
-
-  return {
-    stats,
-    push(draft, emit) {
-      switch (draft.type) {
-        case "message.delta":
-          onMessageDelta(draft, emit);
-          return;
-        case "message.completed":
-          onMessageCompleted(draft, emit);
-          return;
-        case "message.started": {
-          flushAllHeld(emit);
-          const known = messages.get(draft.messageId);
-          if (known !== undefined && !known.completed) {
-            // GLM behind Claude Code repeats message_start mid-message: keep the message going.
-            stats.protocolViolations++;
-            repair(emit, "repeated-start", `message "${draft.messageId}" started again while open; the repeat was dropped`, 0, {
-              messageId: draft.messageId,
-              sessionId: draft.sessionId,
-            });
-            return;
-          }
-          if (known !== undefined) messages.delete(draft.messageId); // a reused id after completion starts afresh
-          channelFor(messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
-          emit(draft);
-          return;
-        }
-        case "tool.input.delta":
-          onToolInputDelta(draft, emit);
-          return;
-        case "tool.completed":
-          toolInputs.delete(draft.toolCallId);
-          flushAllHeld(emit);
-          emit(draft);
-          return;
-        default:
-          // Anything visible ends a held first delta's wait: show it before the event that follows it.
-          if (!QUIET_TYPES.has(draft.type)) flushAllHeld(emit);
-          emit(draft);
-      }
-    },
-    end(emit) {
-      flushAllHeld(emit);
-    },
-  };
 }
 
 /** Letters or digits: repeating pure punctuation ("| --- ", "...") is natural; repeating words is not. */
