@@ -25,7 +25,6 @@ const sources = files(src).map((path) => ({ path: relative(src, path), text: rea
  */
 const NOT_SPLIT_YET = new Set([
   "framing/ndjson/create-ndjson-parser.ts createNdjsonParser",
-  "stages/redact/create-redaction-stage.ts createRedactionStage",
 ]);
 
 describe("views layout", () => {

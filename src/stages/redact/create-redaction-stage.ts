@@ -61,16 +61,49 @@ export interface RedactionStage extends EventStage {
 
 /** Creates the redaction stage; `createEventReader` adds it when `redact` is on. */
 export function createRedactionStage(): RedactionStage {
-  const counts: RedactionCounts = {};
-  const messages = new Map<string, MessageChannel>();
-  const toolInputs = new Map<string, StreamRedactor>();
-  const toolOutputs = new Map<string, StreamRedactor>();
+  return new Redactor();
+}
 
-  function messageDelta(draft: Draft<"message.delta">, emit: Emit): void {
-    let channel = messages.get(draft.messageId);
+/** What the redaction stage keeps per stream (messages, tool inputs and outputs) and how it redacts each event. */
+class Redactor implements RedactionStage {
+  readonly counts: RedactionCounts = {};
+  readonly messages = new Map<string, MessageChannel>();
+  readonly toolInputs = new Map<string, StreamRedactor>();
+  readonly toolOutputs = new Map<string, StreamRedactor>();
+
+  push(draft: AgentEventDraft, emit: Emit): void {
+    switch (draft.type) {
+      case "message.delta":
+        return this.messageDelta(draft, emit);
+      case "message.completed":
+        return this.completeMessage(draft, emit);
+      case "tool.input.delta":
+        return this.toolInputDelta(draft, emit);
+      case "tool.progress":
+        return this.toolProgress(draft, emit);
+      case "tool.completed":
+        this.flushTool(draft.toolCallId, draft.sessionId, emit);
+        return emit(this.redactFields(draft));
+      default:
+        return emit(this.redactFields(draft));
+    }
+  }
+
+  end(emit: Emit): void {
+    for (const messageId of [...this.messages.keys()]) this.flushMessage(messageId, emit);
+    for (const toolCallId of new Set([...this.toolInputs.keys(), ...this.toolOutputs.keys()])) this.flushTool(toolCallId, undefined, emit);
+  }
+
+  private toolInputDelta(draft: Draft<"tool.input.delta">, emit: Emit): void {
+    const text = this.streamed(this.toolInputs, draft.toolCallId, draft.text);
+    if (text.length > 0) emit(this.redactFields(text === draft.text ? draft : { ...draft, text }, "text"));
+  }
+
+  private messageDelta(draft: Draft<"message.delta">, emit: Emit): void {
+    let channel = this.messages.get(draft.messageId);
     if (channel === undefined) {
       channel = {
-        redactor: createStreamRedactor(counts),
+        redactor: createStreamRedactor(this.counts),
         rawEnd: draft.position,
         outEnd: draft.position,
         rawText: "",
@@ -79,7 +112,7 @@ export function createRedactionStage(): RedactionStage {
         role: draft.role,
         kind: draft.kind,
       };
-      messages.set(draft.messageId, channel);
+      this.messages.set(draft.messageId, channel);
     }
     // A gap or overlap in the input stays visible as the same gap or overlap in the output.
     const drift = draft.position - channel.rawEnd;
@@ -91,14 +124,14 @@ export function createRedactionStage(): RedactionStage {
     const position = channel.outEnd + drift;
     channel.outEnd = position + text.length;
     // Nearly every delta comes out as it went in: pass the draft on without a copy.
-    emit(redactFields(text === draft.text && position === draft.position ? draft : { ...draft, text, position }, "text"));
+    emit(this.redactFields(text === draft.text && position === draft.position ? draft : { ...draft, text, position }, "text"));
   }
 
   /** Ends a message's stream: sends what was held back; returns the channel (undefined when nothing streamed). */
-  function flushMessage(messageId: string, emit: Emit): MessageChannel | undefined {
-    const channel = messages.get(messageId);
+  private flushMessage(messageId: string, emit: Emit): MessageChannel | undefined {
+    const channel = this.messages.get(messageId);
     if (channel === undefined) return undefined;
-    messages.delete(messageId);
+    this.messages.delete(messageId);
     const text = channel.redactor.flush();
     channel.outText += text;
     if (text.length === 0) return channel;
@@ -118,45 +151,45 @@ export function createRedactionStage(): RedactionStage {
    * The completed text: when it is what the deltas said, their redaction is reused (no second scan
    * of a long answer, and a secret in a message counts once); otherwise it is redacted anew.
    */
-  function completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
-    const channel = flushMessage(draft.messageId, emit);
+  private completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
+    const channel = this.flushMessage(draft.messageId, emit);
     if (channel === undefined || channel.rawText !== draft.text) {
-      emit(redactFields(draft));
+      emit(this.redactFields(draft));
       return;
     }
-    const redacted = redactFields(draft, "text");
+    const redacted = this.redactFields(draft, "text");
     emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
   }
 
-  function flushTool(toolCallId: string, sessionId: string | undefined, emit: Emit): void {
-    const input = toolInputs.get(toolCallId);
-    toolInputs.delete(toolCallId);
+  private flushTool(toolCallId: string, sessionId: string | undefined, emit: Emit): void {
+    const input = this.toolInputs.get(toolCallId);
+    this.toolInputs.delete(toolCallId);
     const inputRest = input?.flush() ?? "";
     if (inputRest.length > 0) emit(withSession({ type: "tool.input.delta", toolCallId, text: inputRest }, sessionId));
-    const output = toolOutputs.get(toolCallId);
-    toolOutputs.delete(toolCallId);
+    const output = this.toolOutputs.get(toolCallId);
+    this.toolOutputs.delete(toolCallId);
     const outputRest = output?.flush() ?? "";
     if (outputRest.length > 0) emit(withSession({ type: "tool.progress", toolCallId, output: outputRest }, sessionId));
   }
 
-  function streamed(map: Map<string, StreamRedactor>, id: string, text: string): string {
+  private streamed(map: Map<string, StreamRedactor>, id: string, text: string): string {
     let redactor = map.get(id);
     if (redactor === undefined) {
-      redactor = createStreamRedactor(counts);
+      redactor = createStreamRedactor(this.counts);
       map.set(id, redactor);
     }
     return redactor.push(text);
   }
 
   /** Redacts every free-text and JSON field of `draft` except `skip`; returns `draft` itself when nothing changed. */
-  function redactFields<T extends AgentEventDraft>(draft: T, skip?: string): T {
+  private redactFields<T extends AgentEventDraft>(draft: T, skip?: string): T {
     let out: Record<string, unknown> | undefined;
     const fields = draft as Record<string, unknown>;
     // for-in, not Object.entries: this runs on every event, and most have nothing to redact.
     for (const key in fields) {
       const value = fields[key];
       if (value === undefined || key === skip || NOT_TEXT.has(key)) continue;
-      const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, counts) : redactStrings(value as JsonValue);
+      const redacted = JSON_FIELDS.has(key) ? redactValue(value as JsonValue, this.counts) : this.redactStrings(value as JsonValue);
       if (redacted !== value) {
         out ??= { ...draft };
         out[key] = redacted;
@@ -166,13 +199,13 @@ export function createRedactionStage(): RedactionStage {
   }
 
   /** Like `redactValue`, by pattern only: event fields such as `changes` and `items` have our key names, not the agent's. */
-  function redactStrings(value: JsonValue): JsonValue {
-    if (typeof value === "string") return redactText(value, counts);
+  private redactStrings(value: JsonValue): JsonValue {
+    if (typeof value === "string") return redactText(value, this.counts);
     if (value === null || typeof value !== "object") return value;
     if (Array.isArray(value)) {
       let out: JsonValue[] | undefined;
       value.forEach((item, i) => {
-        const redacted = redactStrings(item);
+        const redacted = this.redactStrings(item);
         if (redacted !== item) {
           out ??= value.slice();
           out[i] = redacted;
@@ -182,7 +215,7 @@ export function createRedactionStage(): RedactionStage {
     }
     let out: { [key: string]: JsonValue } | undefined;
     for (const [key, inner] of Object.entries(value)) {
-      const redacted = redactStrings(inner);
+      const redacted = this.redactStrings(inner);
       if (redacted !== inner) {
         out ??= { ...value };
         out[key] = redacted;
@@ -191,54 +224,26 @@ export function createRedactionStage(): RedactionStage {
     return out ?? value;
   }
 
-  return {
-    counts,
-    push(draft, emit) {
-      switch (draft.type) {
-        case "message.delta":
-          return messageDelta(draft, emit);
-        case "message.completed":
-          return completeMessage(draft, emit);
-        case "tool.input.delta": {
-          const text = streamed(toolInputs, draft.toolCallId, draft.text);
-          if (text.length > 0) emit(redactFields(text === draft.text ? draft : { ...draft, text }, "text"));
-          return;
-        }
-        case "tool.progress":
-          return toolProgress(draft, emit);
-        case "tool.completed":
-          flushTool(draft.toolCallId, draft.sessionId, emit);
-          return emit(redactFields(draft));
-        default:
-          return emit(redactFields(draft));
-      }
-    },
-    end(emit) {
-      for (const messageId of [...messages.keys()]) flushMessage(messageId, emit);
-      for (const toolCallId of new Set([...toolInputs.keys(), ...toolOutputs.keys()])) flushTool(toolCallId, undefined, emit);
-    },
-  };
-
-  function toolProgress(draft: Draft<"tool.progress">, emit: Emit): void {
+  private toolProgress(draft: Draft<"tool.progress">, emit: Emit): void {
     // Input deltas end when the tool runs.
-    const input = toolInputs.get(draft.toolCallId);
+    const input = this.toolInputs.get(draft.toolCallId);
     if (input !== undefined) {
-      toolInputs.delete(draft.toolCallId);
+      this.toolInputs.delete(draft.toolCallId);
       const rest = input.flush();
       if (rest.length > 0) emit(withSession({ type: "tool.input.delta", toolCallId: draft.toolCallId, text: rest }, draft.sessionId));
     }
     if (draft.output === undefined) {
-      emit(redactFields(draft));
+      emit(this.redactFields(draft));
       return;
     }
-    const output = streamed(toolOutputs, draft.toolCallId, draft.output);
+    const output = this.streamed(this.toolOutputs, draft.toolCallId, draft.output);
     if (output.length > 0) {
-      emit(redactFields(output === draft.output ? draft : { ...draft, output }, "output"));
+      emit(this.redactFields(output === draft.output ? draft : { ...draft, output }, "output"));
       return;
     }
     // All held back: keep the event only when it says something else.
     const { output: _held, ...rest } = draft;
-    if (rest.status !== undefined || rest.elapsedMs !== undefined) emit(redactFields(rest));
+    if (rest.status !== undefined || rest.elapsedMs !== undefined) emit(this.redactFields(rest));
   }
 }
 
