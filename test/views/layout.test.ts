@@ -18,15 +18,6 @@ function files(dir: string): string[] {
 }
 const sources = files(src).map((path) => ({ path: relative(src, path), text: readFileSync(path, "utf8") }));
 
-/**
- * Long functions left for now, each with its reason: the framing, reader and stage closures are the hot path
- * another change is measuring (split them after it lands, with the bench).
- * This list only shrinks.
- */
-const NOT_SPLIT_YET = new Set([
-  "framing/ndjson/create-ndjson-parser.ts createNdjsonParser",
-]);
-
 describe("views layout", () => {
   it("the web front end never parses agent text as HTML except through the Markdown sanitizer", () => {
     const sinks = /\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write|\bnew Function\b|\beval\(|createContextualFragment/;
@@ -39,7 +30,6 @@ describe("views layout", () => {
 
   it("no function in src is over 120 lines", () => {
     const long: string[] = [];
-    const allowed = new Set<string>();
     for (const file of sources) {
       const tree = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
@@ -47,16 +37,12 @@ describe("views layout", () => {
           const first = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line;
           const last = tree.getLineAndCharacterOfPosition(node.getEnd()).line;
           const name = node.name !== undefined && ts.isIdentifier(node.name) ? node.name.text : `line ${first + 1}`;
-          const key = `${file.path} ${name}`;
-          if (last - first + 1 > 120 && NOT_SPLIT_YET.has(key)) allowed.add(key);
-          else if (last - first + 1 > 120) long.push(`${file.path}:${first + 1} ${name} (${last - first + 1} lines)`);
+          if (last - first + 1 > 120) long.push(`${file.path}:${first + 1} ${name} (${last - first + 1} lines)`);
         }
         ts.forEachChild(node, visit);
       };
       visit(tree);
     }
     expect(long).toEqual([]);
-    // An entry whose function was split (or renamed) leaves the list.
-    expect([...NOT_SPLIT_YET].filter((entry) => !allowed.has(entry))).toEqual([]);
   });
 });

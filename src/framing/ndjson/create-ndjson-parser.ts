@@ -163,75 +163,120 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       "createNdjsonParser needs callbacks with an onRecord function: createNdjsonParser({ onRecord: (record) => ... })",
     );
   }
-  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const rejectDuplicates = options.duplicateKeys === "reject";
-  const rejectForbidden = options.forbiddenKeys === "reject";
-  const skim = options.skim;
-  let framing: Framing = options.framing ?? "auto";
+  const framing: Framing = options.framing ?? "auto";
   if (!["auto", "ndjson", "json-seq", "pretty", "document"].includes(framing)) {
     throw new AgentStreamError("invalid-option", `unknown framing "${framing}": use auto, ndjson, json-seq, pretty or document`);
   }
-  const { onRecord } = callbacks;
-  const onIssue = callbacks.onIssue ?? (() => {});
-  const file = options.file;
+  const parser = new NdjsonFramer(callbacks, options, framing);
+  return {
+    feed(chunk: Uint8Array | string): void {
+      if (typeof chunk === "string") parser.feedBytes(encoder.encode(chunk));
+      else if (chunk instanceof Uint8Array) parser.feedBytes(chunk);
+      else throw new AgentStreamError("invalid-option", `feed() takes a string or a Uint8Array, not ${typeof chunk}`);
+    },
+    end(): void {
+      parser.end();
+    },
+    stats: parser.stats,
+    get framing() {
+      return parser.framing;
+    },
+  };
+}
 
-  const stats: FramingStats = { lines: 0, json: 0, text: 0, blank: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, bytes: 0 };
+/** The framer's state (the unfinished line, line numbers, the pretty and json-seq scanners) and its steps. */
+class NdjsonFramer {
+  readonly maxLineBytes: number;
+  readonly maxDepth: number;
+  readonly rejectDuplicates: boolean;
+  readonly rejectForbidden: boolean;
+  readonly skim: SkimOptions | undefined;
+  framing: Framing;
+  readonly onRecord: (record: InputRecord) => void;
+  readonly onIssue: (issue: Issue) => void;
+  readonly file: string | undefined;
+  readonly stats: FramingStats = { lines: 0, json: 0, text: 0, blank: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, bytes: 0 };
   // The unfinished line: a list of chunk slices, joined once when the line ends (no quadratic re-scan).
-  let pending: Uint8Array[] = [];
-  let pendingLength = 0;
-  let discarding = false; // inside a line that passed maxLineBytes
+  pending: Uint8Array[] = [];
+  pendingLength = 0;
+  discarding = false; // inside a line that passed maxLineBytes
   // The line being discarded: where it started and how many bytes it has had so far.
-  let discardLine = 0;
-  let discardOffset = 0;
-  let discardBytes = 0;
-  let line = 0; // number of the line being read, 1-based once it starts
-  let lineStart = 0; // byte offset where the current line starts
-  let consumed = 0; // bytes fed so far
-  let fatal = false;
-  let sniffed = false; // the first bytes have been checked for gzip / UTF-16
-  let sawStructured = false;
+  discardLine = 0;
+  discardOffset = 0;
+  discardBytes = 0;
+  line = 0; // number of the line being read, 1-based once it starts
+  lineStart = 0; // byte offset where the current line starts
+  consumed = 0; // bytes fed so far
+  fatal = false;
+  sniffed = false; // the first bytes have been checked for gzip / UTF-16
+  sawStructured = false;
   // Pretty framing: brace-depth scanner state, carried across chunks.
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let recordLine = 0;
-  let recordOffset = 0;
-  let lineHasContent = false;
-  let afterRecord = false;
+  depth = 0;
+  inString = false;
+  escaped = false;
+  recordLine = 0;
+  recordOffset = 0;
+  lineHasContent = false;
+  afterRecord = false;
   // Pretty framing of a JSON array of events (`[ {..}, {..} ]`, as AG-UI's .NET goldens are saved):
   // the array's elements are the records; `[`, `,` and `]` between them are not text.
-  let arrayState: "unknown" | "open" | "closed" | "none" = "unknown";
+  arrayState: "unknown" | "open" | "closed" | "none" = "unknown";
+  // json-seq: RS starts a text; LF inside a text is allowed (pretty texts), so only RS frames.
+  seqLine = 1; // line number at the current position (counts LFs)
+  seqTextLine = 0;
+  seqTextOffset = 0;
+  seqOpen = false;
+  sniffBuffer: Uint8Array | undefined = undefined;
+  leadingBom = false;
 
-  function issue(code: IssueCode, severity: IssueSeverity, message: string, at: number, offset: number, length: number): void {
-    const value: Issue =
-      file === undefined
-        ? { code, severity, message, line: at, offset, length }
-        : { code, severity, message, line: at, offset, length, file };
-    onIssue(value);
+  constructor(callbacks: NdjsonCallbacks, options: NdjsonOptions, framing: Framing) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.rejectDuplicates = options.duplicateKeys === "reject";
+    this.rejectForbidden = options.forbiddenKeys === "reject";
+    this.skim = options.skim;
+    this.framing = framing;
+    this.onRecord = callbacks.onRecord;
+    this.onIssue = callbacks.onIssue ?? (() => {});
+    this.file = options.file;
   }
 
-  function decode(bytes: Uint8Array, at: number, offset: number): { text: string; lossy: boolean } {
+  private issue(code: IssueCode, severity: IssueSeverity, message: string, at: number, offset: number, length: number): void {
+    const value: Issue =
+      this.file === undefined
+        ? { code, severity, message, line: at, offset, length }
+        : { code, severity, message, line: at, offset, length, file: this.file };
+    this.onIssue(value);
+  }
+
+  private decode(bytes: Uint8Array, at: number, offset: number): { text: string; lossy: boolean } {
     const text = lenientDecoder.decode(bytes);
     if (!text.includes("\uFFFD")) return { text, lossy: false };
     try {
       strictDecoder.decode(bytes); // U+FFFD can be genuine text; only a strict decode failure is lossy
       return { text, lossy: false };
     } catch {
-      issue("invalid-utf8", "warning", "invalid UTF-8 replaced by U+FFFD; the raw bytes are at the given offset", at, offset, bytes.length);
+      this.issue(
+        "invalid-utf8",
+        "warning",
+        "invalid UTF-8 replaced by U+FFFD; the raw bytes are at the given offset",
+        at,
+        offset,
+        bytes.length,
+      );
       return { text, lossy: true };
     }
   }
 
   /** Handles one complete NDJSON line (terminator removed). `final` is true for a last line with no LF. */
-  function handleLine(bytes: Uint8Array, at: number, offset: number, final: boolean): void {
-    stats.lines++;
+  private handleLine(bytes: Uint8Array, at: number, offset: number, final: boolean): void {
+    this.stats.lines++;
     let start = 0;
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === CR) end--;
     if (end - start >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       start = 3;
-      issue(
+      this.issue(
         "bom-stripped",
         "warning",
         "byte order mark (U+FEFF) removed; JSON Lines writers must not add one (files joined with cat?)",
@@ -242,24 +287,31 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     }
     if (start < end && bytes[start] === RS) {
       start++;
-      issue("rs-stripped", "warning", "record separator (0x1E) at the start of an NDJSON line removed (jq --seq output?)", at, offset, 1);
+      this.issue(
+        "rs-stripped",
+        "warning",
+        "record separator (0x1E) at the start of an NDJSON line removed (jq --seq output?)",
+        at,
+        offset,
+        1,
+      );
     }
     let first = start;
     while (first < end && isJsonSpace(bytes[first] as number)) first++;
     if (first === end) {
-      stats.blank++;
-      issue("blank-line", "info", "blank line skipped", at, offset, bytes.length);
+      this.stats.blank++;
+      this.issue("blank-line", "info", "blank line skipped", at, offset, bytes.length);
       return;
     }
     const view = start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end);
     if (
-      skim !== undefined &&
-      end - start >= (skim.minLineBytes ?? SKIM_MIN_LINE_BYTES) &&
-      handleSkimmed(view, bytes[first] as number, at, offset, end, final)
+      this.skim !== undefined &&
+      end - start >= (this.skim.minLineBytes ?? SKIM_MIN_LINE_BYTES) &&
+      this.handleSkimmed(view, bytes[first] as number, at, offset, end, final)
     )
       return;
-    const { text, lossy } = decode(view, at, offset);
-    handleText(text, bytes[first] as number, at, offset, end, lossy, final);
+    const { text, lossy } = this.decode(view, at, offset);
+    this.handleText(text, bytes[first] as number, at, offset, end, lossy, final);
   }
 
   /**
@@ -267,9 +319,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
    * to skip, something unusual, or the rest is not valid JSON): the caller then reads it in full,
    * so every issue is reported as without skimming.
    */
-  function handleSkimmed(view: Uint8Array, lead: number, at: number, offset: number, length: number, final: boolean): boolean {
+  private handleSkimmed(view: Uint8Array, lead: number, at: number, offset: number, length: number, final: boolean): boolean {
     if (lead !== 0x7b) return false;
-    const ranges = skimRecord(view, skim as SkimOptions);
+    const ranges = skimRecord(view, this.skim as SkimOptions);
     if (ranges.length === 0) return false;
     const reduced = withoutRanges(view, ranges);
     const text = lenientDecoder.decode(reduced);
@@ -281,12 +333,12 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     } catch {
       return false;
     }
-    handleText(text, lead, at, offset, length, false, final, { value });
+    this.handleText(text, lead, at, offset, length, false, final, { value });
     return true;
   }
 
   /** Parses one framed text whose first non-space byte is `lead`. */
-  function handleText(
+  private handleText(
     text: string,
     lead: number,
     at: number,
@@ -298,21 +350,21 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   ): void {
     /** Reports a rejected record and hands its text on, marked invalid (text dialects read it; JSON dialects skip it). */
     const reject = (code: IssueCode, message: string): void => {
-      stats.invalid++;
-      issue(code, "warning", message, at, offset, length);
+      this.stats.invalid++;
+      this.issue(code, "warning", message, at, offset, length);
       const record: TextRecord = lossy
         ? { kind: "text", text, line: at, offset, length, lossy, invalid: true }
         : { kind: "text", text, line: at, offset, length, invalid: true };
-      onRecord(record);
+      this.onRecord(record);
     };
     const looksLikeJson = lead === 0x7b || lead === 0x5b; // { [
     const mayBeScalar = lead === 0x22 || lead === 0x2d || (lead >= 0x30 && lead <= 0x39) || lead === 0x74 || lead === 0x66 || lead === 0x6e;
-    if (!looksLikeJson && !mayBeScalar) return emitText(text, at, offset, length, lossy, final);
+    if (!looksLikeJson && !mayBeScalar) return this.emitText(text, at, offset, length, lossy, final);
     let value: unknown = parsed?.value;
     try {
       if (parsed === undefined) value = JSON.parse(text);
     } catch (error) {
-      if (!looksLikeJson && !(final && isTruncatedScalar(text))) return emitText(text, at, offset, length, lossy, final);
+      if (!looksLikeJson && !(final && isTruncatedScalar(text))) return this.emitText(text, at, offset, length, lossy, final);
       if (text.includes("\r") && text.split("\r").every((part) => part.trim() === "" || isJson(part))) {
         reject(
           "cr-only-line-endings",
@@ -327,9 +379,9 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       }
       return;
     }
-    const inspection = inspectValue(value, maxDepth);
-    if (inspection.depth > maxDepth) {
-      reject("depth-exceeded", `nesting deeper than ${maxDepth} levels; record skipped (${MAX_DEPTH_HINT})`);
+    const inspection = inspectValue(value, this.maxDepth);
+    if (inspection.depth > this.maxDepth) {
+      reject("depth-exceeded", `nesting deeper than ${this.maxDepth} levels; record skipped (${MAX_DEPTH_HINT})`);
       return;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -346,7 +398,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       );
       return;
     }
-    if (inspection.forbiddenKey !== undefined && rejectForbidden) {
+    if (inspection.forbiddenKey !== undefined && this.rejectForbidden) {
       reject("forbidden-key", `key "${inspection.forbiddenKey}" could pollute object prototypes; record skipped`);
       return;
     }
@@ -354,7 +406,7 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       // Dropping the whole record would let a model hide a sibling tool call behind one such key:
       // only the keys go, and the record is read as usual.
       const removed = removeForbiddenKeys(value);
-      issue(
+      this.issue(
         "forbidden-key",
         "warning",
         `${removed.map((path) => `"${path}"`).join(", ")} could pollute object prototypes: removed, the rest of the record is kept`,
@@ -365,16 +417,16 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     }
     const duplicate = findDuplicateKey(text, inspection.keyCount);
     if (duplicate !== undefined) {
-      if (rejectDuplicates) {
+      if (this.rejectDuplicates) {
         reject("duplicate-key", `key "${duplicate}" appears twice in one object; record skipped`);
         return;
       }
-      issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
+      this.issue("duplicate-key", "warning", `key "${duplicate}" appears twice in one object; the last value is kept`, at, offset, length);
     }
     // 1.0e+28 is an integral double too, but it was written as a float: only a long digit run lost digits.
     // The digits are put back as LosslessIntegers, which every writer writes out as they came in.
     if (inspection.unsafeIntegers > 0 && /\d{16}/.test(text) && restoreUnsafeIntegers(text, value as JsonObject) > 0) {
-      issue(
+      this.issue(
         "unsafe-integer",
         "info",
         "an integer beyond ±(2^53−1) is kept as its source digits (a LosslessInteger, not a number)",
@@ -384,36 +436,36 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
       );
     }
     if (inspection.overflows > 0) {
-      issue("number-overflow", "warning", "a number too large for a double became Infinity", at, offset, length);
+      this.issue("number-overflow", "warning", "a number too large for a double became Infinity", at, offset, length);
     }
-    if (final) issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
-    sawStructured = true;
-    stats.json++;
+    if (final) this.issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
+    this.sawStructured = true;
+    this.stats.json++;
     const record: JsonRecord = lossy
       ? { kind: "json", value: value as JsonObject, line: at, offset, length, text, lossy }
       : { kind: "json", value: value as JsonObject, line: at, offset, length, text };
-    onRecord(record);
+    this.onRecord(record);
   }
 
-  function emitText(text: string, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
-    stats.text++;
+  private emitText(text: string, at: number, offset: number, length: number, lossy: boolean, final: boolean): void {
+    this.stats.text++;
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text;
-    issue(
+    this.issue(
       "non-json-line",
       "info",
-      `kept as text: ${sawStructured ? "a non-JSON line in the stream" : "text before the first record"}`,
+      `kept as text: ${this.sawStructured ? "a non-JSON line in the stream" : "text before the first record"}`,
       at,
       offset,
       length,
     );
-    if (final) issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
+    if (final) this.issue("no-final-newline", "info", "the last line has no newline", at, offset, length);
     const record: TextRecord = lossy
       ? { kind: "text", text: trimmed, line: at, offset, length, lossy }
       : { kind: "text", text: trimmed, line: at, offset, length };
-    onRecord(record);
+    this.onRecord(record);
   }
 
-  function join(parts: Uint8Array[], total: number): Uint8Array {
+  private join(parts: Uint8Array[], total: number): Uint8Array {
     if (parts.length === 1) return parts[0] as Uint8Array;
     const joined = new Uint8Array(total);
     let at = 0;
@@ -425,136 +477,138 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
   }
 
   /** Starts discarding a line that passed the limit: reported at once, while it still streams. */
-  function tooLong(at: number, offset: number, bytesSoFar: number): void {
-    stats.tooLong++;
-    stats.lines++;
-    discarding = true;
-    discardLine = at;
-    discardOffset = offset;
-    discardBytes = bytesSoFar;
-    issue(
+  private tooLong(at: number, offset: number, bytesSoFar: number): void {
+    this.stats.tooLong++;
+    this.stats.lines++;
+    this.discarding = true;
+    this.discardLine = at;
+    this.discardOffset = offset;
+    this.discardBytes = bytesSoFar;
+    this.issue(
       "line-too-long",
       "warning",
-      `line longer than ${maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`,
+      `line longer than ${this.maxLineBytes} bytes discarded while streaming (${MAX_LINE_HINT})`,
       at,
       offset,
-      maxLineBytes,
+      this.maxLineBytes,
     );
   }
 
   /** The discarded line ended: hands out its stand-in record, with its full length, so the loss reaches the event stream. */
-  function finishDiscard(): void {
-    discarding = false;
-    stats.tooLongBytes += discardBytes;
+  private finishDiscard(): void {
+    this.discarding = false;
+    this.stats.tooLongBytes += this.discardBytes;
     const record: TextRecord = {
       kind: "text",
       text: "",
-      line: discardLine,
-      offset: discardOffset,
-      length: discardBytes,
+      line: this.discardLine,
+      offset: this.discardOffset,
+      length: this.discardBytes,
       invalid: true,
       dropped: "line-too-long",
     };
-    onRecord(record);
+    this.onRecord(record);
   }
 
   /** Adds a slice of the current line, switching to discard mode past the limit. */
-  function append(slice: Uint8Array): void {
-    if (discarding) {
-      discardBytes += slice.length;
+  private append(slice: Uint8Array): void {
+    if (this.discarding) {
+      this.discardBytes += slice.length;
       return;
     }
-    if (pendingLength + slice.length > maxLineBytes) {
-      const bytesSoFar = pendingLength + slice.length;
-      pending = [];
-      pendingLength = 0;
-      tooLong(line + 1, lineStart, bytesSoFar);
+    if (this.pendingLength + slice.length > this.maxLineBytes) {
+      const bytesSoFar = this.pendingLength + slice.length;
+      this.pending = [];
+      this.pendingLength = 0;
+      this.tooLong(this.line + 1, this.lineStart, bytesSoFar);
       return;
     }
     if (slice.length > 0) {
       // Copy when keeping a view into a caller's buffer would pin it (Node reuses pooled buffers).
-      pending.push(slice);
-      pendingLength += slice.length;
+      this.pending.push(slice);
+      this.pendingLength += slice.length;
     }
   }
 
-  function feedNdjson(chunk: Uint8Array): void {
+  private feedNdjson(chunk: Uint8Array): void {
     let from = 0;
     for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
-      const at = ++line;
-      if (discarding) {
-        discardBytes += nl - from;
-        finishDiscard();
-      } else if (pendingLength === 0) {
-        if (nl - from > maxLineBytes) {
-          tooLong(at, lineStart, nl - from);
-          finishDiscard();
-        } else handleLine(chunk.subarray(from, nl), at, lineStart, false);
+      const at = ++this.line;
+      if (this.discarding) {
+        this.discardBytes += nl - from;
+        this.finishDiscard();
+      } else if (this.pendingLength === 0) {
+        if (nl - from > this.maxLineBytes) {
+          this.tooLong(at, this.lineStart, nl - from);
+          this.finishDiscard();
+        } else this.handleLine(chunk.subarray(from, nl), at, this.lineStart, false);
       } else {
-        append(chunk.subarray(from, nl));
-        if (discarding) finishDiscard();
-        else handleLine(join(pending, pendingLength), at, lineStart, false);
+        this.append(chunk.subarray(from, nl));
+        if (this.discarding) this.finishDiscard();
+        else this.handleLine(this.join(this.pending, this.pendingLength), at, this.lineStart, false);
       }
-      pending = [];
-      pendingLength = 0;
-      lineStart = consumed + nl + 1;
+      this.pending = [];
+      this.pendingLength = 0;
+      this.lineStart = this.consumed + nl + 1;
       from = nl + 1;
     }
-    if (from < chunk.length) append(from === 0 ? chunk.slice() : chunk.slice(from));
+    if (from < chunk.length) this.append(from === 0 ? chunk.slice() : chunk.slice(from));
   }
 
-  // json-seq: RS starts a text; LF inside a text is allowed (pretty texts), so only RS frames.
-  let seqLine = 1; // line number at the current position (counts LFs)
-  let seqTextLine = 0;
-  let seqTextOffset = 0;
-  let seqOpen = false;
-
-  function flushSeq(final: boolean): void {
-    if (!seqOpen) return;
-    seqOpen = false;
-    const bytes = discarding ? undefined : join(pending, pendingLength);
-    pending = [];
-    pendingLength = 0;
+  private flushSeq(final: boolean): void {
+    if (!this.seqOpen) return;
+    this.seqOpen = false;
+    const bytes = this.discarding ? undefined : this.join(this.pending, this.pendingLength);
+    this.pending = [];
+    this.pendingLength = 0;
     if (bytes === undefined) {
-      finishDiscard();
+      this.finishDiscard();
       return;
     }
     let first = 0;
     while (first < bytes.length && isJsonSpace(bytes[first] as number)) first++;
     if (first === bytes.length) return; // consecutive RS: ignored (RFC 7464 §2.1)
-    stats.lines++;
-    const { text, lossy } = decode(bytes, seqTextLine, seqTextOffset);
+    this.stats.lines++;
+    const { text, lossy } = this.decode(bytes, this.seqTextLine, this.seqTextOffset);
     const lead = bytes[first] as number;
     // RFC 7464 §2.4: a text must end with LF; a bare scalar without it may be truncated.
     const endsWithLf = bytes[bytes.length - 1] === LF;
-    handleText(text, lead, seqTextLine, seqTextOffset, bytes.length, lossy, final && !endsWithLf && lead !== 0x7b && lead !== 0x5b);
+    this.handleText(
+      text,
+      lead,
+      this.seqTextLine,
+      this.seqTextOffset,
+      bytes.length,
+      lossy,
+      final && !endsWithLf && lead !== 0x7b && lead !== 0x5b,
+    );
   }
 
-  function feedSeq(chunk: Uint8Array): void {
+  private feedSeq(chunk: Uint8Array): void {
     let from = 0;
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i];
       if (byte === RS) {
-        if (i > from) append(chunk.subarray(from, i));
-        flushSeq(false);
-        seqOpen = true;
-        seqTextLine = seqLine;
-        seqTextOffset = consumed + i + 1;
+        if (i > from) this.append(chunk.subarray(from, i));
+        this.flushSeq(false);
+        this.seqOpen = true;
+        this.seqTextLine = this.seqLine;
+        this.seqTextOffset = this.consumed + i + 1;
         from = i + 1;
       } else if (byte === LF) {
-        seqLine++;
+        this.seqLine++;
       }
     }
     if (from < chunk.length) {
-      if (!seqOpen) {
+      if (!this.seqOpen) {
         // Bytes before the first RS: a json-seq parser skips them (§2.3); report them.
-        seqOpen = true;
-        seqTextLine = seqLine;
-        seqTextOffset = consumed + from;
+        this.seqOpen = true;
+        this.seqTextLine = this.seqLine;
+        this.seqTextOffset = this.consumed + from;
       }
-      append(chunk.slice(from));
+      this.append(chunk.slice(from));
     }
-    line = seqLine;
+    this.line = this.seqLine;
   }
 
   /**
@@ -562,125 +616,125 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
    * input (RFC 8259 §8.1 lets a parser ignore it), the `[` that opens the input as an array of
    * records, or a `,` or `]` of that array.
    */
-  function prettyArrayByte(byte: number, at: number): boolean {
-    if (at < 3 && leadingBom) {
-      if (at === 0) issue("bom-stripped", "info", "byte order mark (U+FEFF) at the start of a JSON document ignored", 1, 0, 3);
+  private prettyArrayByte(byte: number, at: number): boolean {
+    if (at < 3 && this.leadingBom) {
+      if (at === 0) this.issue("bom-stripped", "info", "byte order mark (U+FEFF) at the start of a JSON document ignored", 1, 0, 3);
       return true;
     }
-    if (arrayState === "unknown") {
-      arrayState = byte === 0x5b ? "open" : "none";
-      return arrayState === "open";
+    if (this.arrayState === "unknown") {
+      this.arrayState = byte === 0x5b ? "open" : "none";
+      return this.arrayState === "open";
     }
-    if (arrayState !== "open") return false;
-    if (byte === 0x5d) arrayState = "closed";
+    if (this.arrayState !== "open") return false;
+    if (byte === 0x5d) this.arrayState = "closed";
     return byte === 0x2c || byte === 0x5d;
   }
 
   /** True when the input is a JSON array of records: lines holding only its punctuation are not text. */
-  function inArrayFraming(): boolean {
-    return arrayState === "open" || arrayState === "closed";
+  private inArrayFraming(): boolean {
+    return this.arrayState === "open" || this.arrayState === "closed";
   }
 
   // Pretty: an object starts at a `{` or `[` that opens a line and ends where its depth returns
   // to zero; text between objects is kept line by line. Strings and escapes are tracked so
   // braces inside strings do not count.
-  function feedPretty(chunk: Uint8Array): void {
+  private feedPretty(chunk: Uint8Array): void {
     let from = 0; // start of the not-yet-appended slice
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i] as number;
-      if (depth === 0) {
+      if (this.depth === 0) {
         if (byte === LF) {
-          line++;
-          if (i > from) append(chunk.subarray(from, i));
-          const bytes = join(pending, pendingLength);
-          pending = [];
-          pendingLength = 0;
-          if (discarding) finishDiscard();
+          this.line++;
+          if (i > from) this.append(chunk.subarray(from, i));
+          const bytes = this.join(this.pending, this.pendingLength);
+          this.pending = [];
+          this.pendingLength = 0;
+          if (this.discarding) this.finishDiscard();
           // The LF that ends a record's last line is not a blank line of its own.
-          else if (!(afterRecord && !lineHasContent && isBlank(bytes)) && !(inArrayFraming() && !lineHasContent))
-            handleLine(bytes, line, lineStart, false);
-          lineHasContent = false;
-          afterRecord = false;
-          lineStart = consumed + i + 1;
+          else if (!(this.afterRecord && !this.lineHasContent && isBlank(bytes)) && !(this.inArrayFraming() && !this.lineHasContent))
+            this.handleLine(bytes, this.line, this.lineStart, false);
+          this.lineHasContent = false;
+          this.afterRecord = false;
+          this.lineStart = this.consumed + i + 1;
           from = i + 1;
           continue;
         }
-        if (arrayState !== "none" && !lineHasContent && !isJsonSpace(byte) && prettyArrayByte(byte, consumed + i)) {
+        if (this.arrayState !== "none" && !this.lineHasContent && !isJsonSpace(byte) && this.prettyArrayByte(byte, this.consumed + i)) {
           // Framing is not part of the next record: drop it (and the blanks before it) from the line.
-          pending = [];
-          pendingLength = 0;
+          this.pending = [];
+          this.pendingLength = 0;
           from = i + 1;
-          lineStart = consumed + i + 1;
+          this.lineStart = this.consumed + i + 1;
           continue;
         }
-        if (!lineHasContent && !isJsonSpace(byte)) {
-          lineHasContent = true;
+        if (!this.lineHasContent && !isJsonSpace(byte)) {
+          this.lineHasContent = true;
           if (byte === 0x7b || byte === 0x5b) {
-            depth = 1;
-            inString = false;
-            escaped = false;
-            recordLine = line + 1;
-            recordOffset = lineStart;
+            this.depth = 1;
+            this.inString = false;
+            this.escaped = false;
+            this.recordLine = this.line + 1;
+            this.recordOffset = this.lineStart;
           }
         }
         continue;
       }
-      if (byte === LF) line++;
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (byte === 0x5c) escaped = true;
-        else if (byte === 0x22) inString = false;
+      if (byte === LF) this.line++;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (byte === 0x5c) this.escaped = true;
+        else if (byte === 0x22) this.inString = false;
         continue;
       }
-      if (byte === 0x22) inString = true;
-      else if (byte === 0x7b || byte === 0x5b) depth++;
+      if (byte === 0x22) this.inString = true;
+      else if (byte === 0x7b || byte === 0x5b) this.depth++;
       else if (byte === 0x7d || byte === 0x5d) {
-        depth--;
-        if (depth === 0) {
-          append(chunk.subarray(from, i + 1));
+        this.depth--;
+        if (this.depth === 0) {
+          this.append(chunk.subarray(from, i + 1));
           from = i + 1;
-          const bytes = join(pending, pendingLength);
-          pending = [];
-          pendingLength = 0;
-          if (discarding) finishDiscard();
+          const bytes = this.join(this.pending, this.pendingLength);
+          this.pending = [];
+          this.pendingLength = 0;
+          if (this.discarding) this.finishDiscard();
           else {
-            stats.lines++;
+            this.stats.lines++;
             let start = 0;
             if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
             const body = start === 0 ? bytes : bytes.subarray(start);
-            const { text, lossy } = decode(body, recordLine, recordOffset);
+            const { text, lossy } = this.decode(body, this.recordLine, this.recordOffset);
             let lead = 0;
             for (const b of body)
               if (!isJsonSpace(b)) {
                 lead = b;
                 break;
               }
-            handleText(text, lead, recordLine, recordOffset, bytes.length, lossy, false);
+            this.handleText(text, lead, this.recordLine, this.recordOffset, bytes.length, lossy, false);
           }
           // The rest of this physical line (usually just the LF) is not part of the record.
-          lineHasContent = false;
-          afterRecord = true;
-          lineStart = consumed + i + 1;
+          this.lineHasContent = false;
+          this.afterRecord = true;
+          this.lineStart = this.consumed + i + 1;
         }
       }
     }
-    if (from < chunk.length) append(chunk.slice(from));
+    if (from < chunk.length) this.append(chunk.slice(from));
   }
 
   /** Looks at the first bytes: rejects gzip and UTF-16, picks a framing for `auto`. */
-  function sniff(chunk: Uint8Array): boolean {
+  private sniff(chunk: Uint8Array): boolean {
     const b0 = chunk[0];
     const b1 = chunk[1];
     if (chunk.length < 3) return false; // too few bytes to tell gzip, UTF-16 or a BOM apart: wait
     if (b0 === 0x1f && b1 === 0x8b) {
-      fatal = true;
-      issue("gzip", "fatal", "the input is gzip-compressed; decompress it first (gunzip -c file | agentstream ...)", 0, 0, 0);
+      this.fatal = true;
+      this.issue("gzip", "fatal", "the input is gzip-compressed; decompress it first (gunzip -c file | agentstream ...)", 0, 0, 0);
       return false;
     }
     // A BOM, or a NUL in the first two bytes (ASCII in UTF-16 without a BOM): UTF-8 text has neither.
     if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || b0 === 0 || b1 === 0) {
-      fatal = true;
-      issue(
+      this.fatal = true;
+      this.issue(
         "utf16",
         "fatal",
         "the input is UTF-16 (Windows PowerShell redirect?); NDJSON is UTF-8: convert with iconv -f UTF-16 -t UTF-8",
@@ -693,37 +747,34 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     const verdict = binaryVerdict(chunk, false);
     if (verdict === "wait") return false;
     if (verdict === "binary") {
-      rejectBinary();
+      this.rejectBinary();
       return false;
     }
-    leadingBom = b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf;
-    if (framing === "auto") {
-      let i = leadingBom ? 3 : 0;
+    this.leadingBom = b0 === 0xef && b1 === 0xbb && chunk[2] === 0xbf;
+    if (this.framing === "auto") {
+      let i = this.leadingBom ? 3 : 0;
       while (i < chunk.length && isJsonSpace(chunk[i] as number)) i++;
       if (i === chunk.length) return false; // nothing decisive yet: wait for more
-      if (chunk[i] === RS) framing = "json-seq";
+      if (chunk[i] === RS) this.framing = "json-seq";
       else if (chunk[i] === 0x7b || chunk[i] === 0x5b) {
         // `{` alone on the first line: a pretty-printed stream (Cline). Need the whole first line.
         const nl = chunk.indexOf(LF, i);
         if (nl === -1) {
           if (chunk.length < 4096) return false;
-          framing = "ndjson";
+          this.framing = "ndjson";
           return true;
         }
         let j = i + 1;
         while (j < nl && isJsonSpace(chunk[j] as number)) j++;
-        framing = j === nl ? "pretty" : "ndjson";
-      } else framing = "ndjson";
+        this.framing = j === nl ? "pretty" : "ndjson";
+      } else this.framing = "ndjson";
     }
     return true;
   }
 
-  let sniffBuffer: Uint8Array | undefined;
-  let leadingBom = false;
-
-  function rejectBinary(): void {
-    fatal = true;
-    issue(
+  private rejectBinary(): void {
+    this.fatal = true;
+    this.issue(
       "binary",
       "fatal",
       "the input is not text (NUL bytes or mostly invalid UTF-8 at the start); agent output is UTF-8 NDJSON",
@@ -733,107 +784,96 @@ export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOp
     );
   }
 
-  function feedBytes(chunk: Uint8Array): void {
-    if (fatal || chunk.length === 0) return;
-    if (!sniffed) {
-      const head = sniffBuffer === undefined ? chunk : join([sniffBuffer, chunk], sniffBuffer.length + chunk.length);
-      if (!sniff(head)) {
-        if (fatal) return;
-        sniffBuffer = head.slice();
+  feedBytes(chunk: Uint8Array): void {
+    if (this.fatal || chunk.length === 0) return;
+    if (!this.sniffed) {
+      const head = this.sniffBuffer === undefined ? chunk : this.join([this.sniffBuffer, chunk], this.sniffBuffer.length + chunk.length);
+      if (!this.sniff(head)) {
+        if (this.fatal) return;
+        this.sniffBuffer = head.slice();
         return;
       }
-      sniffed = true;
-      sniffBuffer = undefined;
+      this.sniffed = true;
+      this.sniffBuffer = undefined;
       chunk = head;
     }
-    stats.bytes += chunk.length;
-    if (framing === "json-seq") feedSeq(chunk);
-    else if (framing === "pretty") feedPretty(chunk);
-    else if (framing === "document") append(chunk.slice());
-    else feedNdjson(chunk);
-    consumed += chunk.length;
+    this.stats.bytes += chunk.length;
+    if (this.framing === "json-seq") this.feedSeq(chunk);
+    else if (this.framing === "pretty") this.feedPretty(chunk);
+    else if (this.framing === "document") this.append(chunk.slice());
+    else this.feedNdjson(chunk);
+    this.consumed += chunk.length;
   }
 
-  return {
-    feed(chunk: Uint8Array | string): void {
-      if (typeof chunk === "string") feedBytes(encoder.encode(chunk));
-      else if (chunk instanceof Uint8Array) feedBytes(chunk);
-      else throw new AgentStreamError("invalid-option", `feed() takes a string or a Uint8Array, not ${typeof chunk}`);
-    },
-    end(): void {
-      if (!sniffed && sniffBuffer !== undefined && !fatal) {
-        if (binaryVerdict(sniffBuffer, true) === "binary") {
-          rejectBinary();
-          return;
-        }
-        if (framing === "auto") framing = "ndjson";
-        sniffed = true;
-        const head = sniffBuffer;
-        sniffBuffer = undefined;
-        feedBytes(head);
-      }
-      if (fatal) return;
-      if (framing === "document") {
-        const bytes = join(pending, pendingLength);
-        pending = [];
-        pendingLength = 0;
-        if (discarding) {
-          finishDiscard();
-          return;
-        }
-        if (isBlank(bytes)) {
-          stats.lines++;
-          stats.invalid++;
-          issue("invalid-json", "warning", "the document is empty", 1, 0, bytes.length);
-          return;
-        }
-        handleLine(bytes, 1, 0, false);
+  end(): void {
+    if (!this.sniffed && this.sniffBuffer !== undefined && !this.fatal) {
+      if (binaryVerdict(this.sniffBuffer, true) === "binary") {
+        this.rejectBinary();
         return;
       }
-      if (framing === "json-seq") {
-        flushSeq(true);
+      if (this.framing === "auto") this.framing = "ndjson";
+      this.sniffed = true;
+      const head = this.sniffBuffer;
+      this.sniffBuffer = undefined;
+      this.feedBytes(head);
+    }
+    if (this.fatal) return;
+    if (this.framing === "document") {
+      const bytes = this.join(this.pending, this.pendingLength);
+      this.pending = [];
+      this.pendingLength = 0;
+      if (this.discarding) {
+        this.finishDiscard();
         return;
       }
-      if (framing === "pretty" && arrayState === "open" && depth === 0) {
-        issue(
+      if (isBlank(bytes)) {
+        this.stats.lines++;
+        this.stats.invalid++;
+        this.issue("invalid-json", "warning", "the document is empty", 1, 0, bytes.length);
+        return;
+      }
+      this.handleLine(bytes, 1, 0, false);
+      return;
+    }
+    if (this.framing === "json-seq") {
+      this.flushSeq(true);
+      return;
+    }
+    if (this.framing === "pretty" && this.arrayState === "open" && this.depth === 0) {
+      this.issue(
+        "truncated-tail",
+        "warning",
+        "the input ends inside a JSON array (no closing `]`); the records before it were read",
+        this.line,
+        this.consumed,
+        0,
+      );
+    }
+    if (this.discarding) {
+      this.finishDiscard();
+      return;
+    }
+    if (this.pendingLength > 0) {
+      const bytes = this.join(this.pending, this.pendingLength);
+      this.pending = [];
+      this.pendingLength = 0;
+      if (this.framing === "pretty" && this.inArrayFraming() && !this.lineHasContent) return; // the array's closing `]` with no final newline
+      if (this.framing === "pretty" && this.depth > 0) {
+        this.stats.lines++;
+        this.stats.invalid++;
+        this.issue(
           "truncated-tail",
           "warning",
-          "the input ends inside a JSON array (no closing `]`); the records before it were read",
-          line,
-          consumed,
-          0,
+          "the input ends inside a record; the partial record was skipped",
+          this.recordLine,
+          this.recordOffset,
+          bytes.length,
         );
-      }
-      if (discarding) {
-        finishDiscard();
         return;
       }
-      if (pendingLength > 0) {
-        const bytes = join(pending, pendingLength);
-        pending = [];
-        pendingLength = 0;
-        if (framing === "pretty" && inArrayFraming() && !lineHasContent) return; // the array's closing `]` with no final newline
-        if (framing === "pretty" && depth > 0) {
-          stats.lines++;
-          stats.invalid++;
-          issue(
-            "truncated-tail",
-            "warning",
-            "the input ends inside a record; the partial record was skipped",
-            recordLine,
-            recordOffset,
-            bytes.length,
-          );
-          return;
-        }
-        handleLine(bytes, ++line, lineStart, true);
-      }
-    },
-    stats,
-    get framing() {
-      return framing;
-    },
-  };
+      this.handleLine(bytes, ++this.line, this.lineStart, true);
+    }
+  }
 }
 
 function isJsonSpace(byte: number): boolean {
