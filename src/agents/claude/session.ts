@@ -2,7 +2,8 @@
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../../model/events.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import { emptyUsage } from "../../model/usage.ts";
-import { arr, bool, get, num, obj, str } from "../../dialect/json.ts";
+import { arr, bool, obj, str } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, planStatus, unifiedDiff } from "./wire.ts";
 import type { Dialect, DialectDecoder } from "../../dialect/dialect.ts";
@@ -34,6 +35,10 @@ interface TranscriptEnvelope {
   slug?: string;
   timestamp?: string;
   isMeta?: boolean;
+  /** Set on user records (the mode the prompt was sent in); read from any record for session.started. */
+  permissionMode?: string;
+  /** 2.x subagent records: the subagent's type. */
+  attributionAgent?: string;
 }
 
 /** `type:"assistant"`: one record per content block; the records of one API message share `message.id`. */
@@ -57,7 +62,42 @@ interface UserRecord extends TranscriptEnvelope {
   /** Structured tool result: Bash `{stdout, stderr, interrupted}`, edits `{filePath, structuredPatch}`, ... or an error string. */
   toolUseResult?: JsonValue;
   isCompactSummary?: boolean;
-  permissionMode?: string;
+  /** Meta records written for a tool call (skill text, ...): the tool call's id. */
+  sourceToolUseID?: string;
+}
+
+/** A structured `toolUseResult` as far as the decoder reads it (Bash, edits, Task / Agent, TaskCreate). */
+interface TranscriptToolResult {
+  type?: string;
+  exitCode?: number;
+  durationSeconds?: number;
+  durationMs?: number;
+  totalDurationMs?: number;
+  totalTokens?: number;
+  totalToolUseCount?: number;
+  agentId?: string;
+  filePath?: string;
+  structuredPatch?: JsonValue[];
+  content?: string;
+  task?: { id?: string };
+}
+
+/** The tool inputs the decoder looks into: a description, a Task prompt, TodoWrite's list, TaskCreate / TaskUpdate. */
+interface TranscriptToolInput {
+  description?: string;
+  prompt?: string;
+  todos?: TranscriptTodo[];
+  subject?: string;
+  status?: string;
+  taskId?: string;
+}
+
+/** A TodoWrite item (Claude: `content`; the compatible agents: `text` or `description`). */
+interface TranscriptTodo {
+  content?: string;
+  text?: string;
+  description?: string;
+  status?: string;
 }
 
 /** `type:"system"`: compaction, local commands, hooks, API retries, turn durations. */
@@ -74,18 +114,31 @@ interface SystemRecord extends TranscriptEnvelope {
   durationMs?: number;
   hookErrors?: JsonValue[];
   preventedContinuation?: boolean;
+  hookCount?: number;
+  stopReason?: string;
+  messageCount?: number;
 }
 
 /** `type:"attachment"` (2.1.x): `attachment.type` ∈ goal_status, skill_listing, agent_listing_delta, hook_*, ... */
 interface AttachmentRecord extends TranscriptEnvelope {
   type: "attachment";
-  attachment: { type?: string; content?: string; met?: boolean; sentinel?: boolean; condition?: string; reason?: string };
+  attachment: {
+    type?: string;
+    content?: string;
+    stdout?: string;
+    exitCode?: number;
+    addedTypes?: JsonValue[];
+    met?: boolean;
+    sentinel?: boolean;
+    condition?: string;
+    reason?: string;
+  };
 }
 
 /** `type:"progress"` (2.0.x): bash / hook / agent progress tied to a tool call by `parentToolUseID`. */
 interface ProgressRecord extends TranscriptEnvelope {
   type: "progress";
-  data: { type?: string; output?: string; elapsedTimeSeconds?: number };
+  data: { type?: string; output?: string; elapsedTimeSeconds?: number; hookName?: string };
   toolUseID?: string;
   parentToolUseID?: string;
 }
@@ -116,10 +169,20 @@ interface MetadataRecord {
   operation?: string;
   content?: string;
   timestamp?: string;
+  mode?: string;
+  permissionMode?: string;
+  bridgeSessionId?: string;
+  aiTitle?: string;
+  customTitle?: string;
+  lastPrompt?: string;
+  tag?: string;
+  agentName?: string;
 }
 
+/** The fields that name a record's session, on conversation and metadata records alike. */
+type SessionKeys = Pick<TranscriptEnvelope, "sessionId" | "timestamp">;
+
 /** Every transcript record this dialect reads. */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 type ClaudeSessionRecord = AssistantRecord | UserRecord | SystemRecord | AttachmentRecord | ProgressRecord | MetadataRecord;
 
 // ---------------------------------------------------------------------------------------------
@@ -200,24 +263,29 @@ function usageGrowth(next: Usage, counted: Usage): Usage | undefined {
 }
 
 /** file.changed facts from a Write / Edit / MultiEdit `toolUseResult`. */
-function fileChangeOf(result: JsonObject | undefined): FileChange | undefined {
-  const path = str(result, "filePath");
-  const hunks = arr(result, "structuredPatch");
+function fileChangeOf(result: Wire<TranscriptToolResult> | undefined): FileChange | undefined {
+  const path = fieldStr(result, "filePath");
+  const hunks = fieldArr(result, "structuredPatch");
   if (path === undefined || hunks === undefined) return undefined;
-  const created = str(result, "type") === "create";
-  const diff = unifiedDiff(path, hunks) ?? (created ? str(result, "content") : undefined);
+  const created = fieldStr(result, "type") === "create";
+  const diff = unifiedDiff(path, hunks) ?? (created ? fieldStr(result, "content") : undefined);
   return diff === undefined ? { path, kind: created ? "add" : "update" } : { path, kind: created ? "add" : "update", diff };
 }
 
 function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
-  const todos = arr(input, "todos");
-  if (todos === undefined) return undefined;
+  const wired = asWire<TranscriptToolInput>(input);
+  if (fieldArr(wired, "todos") === undefined) return undefined;
   const items: PlanItem[] = [];
-  for (const todo of todos) {
-    const text = str(todo, "content") ?? str(todo, "text") ?? str(todo, "description");
-    if (text !== undefined) items.push({ text, status: planStatus(str(todo, "status")) });
+  for (const todo of fieldItems(wired, "todos")) {
+    const text = fieldStr(todo, "content") ?? fieldStr(todo, "text") ?? fieldStr(todo, "description");
+    if (text !== undefined) items.push({ text, status: planStatus(fieldStr(todo, "status")) });
   }
   return items;
+}
+
+/** The content blocks of a message, each seen as a block (undefined where an entry is not an object, so indexes stay). */
+function contentBlocks(content: JsonValue | undefined): (Wire<ContentBlock> | undefined)[] {
+  return (arr(content) ?? []).map((block) => asWire<ContentBlock>(block));
 }
 
 const INTERRUPTED = "[Request interrupted by user";
@@ -313,8 +381,9 @@ function createDecoder(): DialectDecoder {
       decoding.line = context.line;
       if (record.kind !== "json") return decoding.out;
       const rec = record.value;
-      const type = str(rec, "type");
-      const time = str(rec, "timestamp");
+      const envelope: Wire<ClaudeSessionRecord> = rec;
+      const type = fieldStr(envelope, "type");
+      const time = fieldStr(envelope, "timestamp");
       const metaKind = type === undefined ? undefined : METADATA_KINDS.get(type);
       if (metaKind !== undefined && type !== undefined) decoding.metadata(rec, type, metaKind);
       else if (type !== undefined && CONVERSATION_TYPES.has(type)) {
@@ -434,9 +503,9 @@ class ClaudeSessionStream {
     this.unresolved--;
   }
 
-  newSession(id: string | undefined, rec: JsonObject): Session {
+  newSession(id: string | undefined, rec: Wire<SessionKeys>): Session {
     const s: Session = { id, details: {}, line: this.line, emitted: false, ended: false };
-    const time = str(rec, "timestamp");
+    const time = fieldStr(rec, "timestamp");
     if (time !== undefined) s.time = time;
     this.held.push({ session: s, line: this.line });
     this.unresolved++;
@@ -444,27 +513,27 @@ class ClaudeSessionStream {
   }
 
   /** Fills session.started fields from a record while it has not gone out. */
-  learn(s: Session, rec: JsonObject): void {
+  learn(s: Session, rec: Wire<TranscriptEnvelope>): void {
     if (s.emitted) return;
-    s.agentVersion ??= str(rec, "version");
-    s.cwd ??= str(rec, "cwd");
-    s.permissionMode ??= str(rec, "permissionMode");
-    s.time ??= str(rec, "timestamp");
+    s.agentVersion ??= fieldStr(rec, "version");
+    s.cwd ??= fieldStr(rec, "cwd");
+    s.permissionMode ??= fieldStr(rec, "permissionMode");
+    s.time ??= fieldStr(rec, "timestamp");
     if (s.id === undefined && s.parentSessionId === undefined) {
-      const id = str(rec, "sessionId");
+      const id = fieldStr(rec, "sessionId");
       if (id !== undefined) s.id = id;
     }
-    for (const key of ["gitBranch", "entrypoint", "slug", "agentId"]) {
-      const v = str(rec, key);
+    for (const key of ["gitBranch", "entrypoint", "slug", "agentId"] as const) {
+      const v = fieldStr(rec, key);
       if (v !== undefined && s.details[key] === undefined && v !== "") s.details[key] = v;
     }
-    const agentType = str(rec, "attributionAgent");
+    const agentType = fieldStr(rec, "attributionAgent");
     if (agentType !== undefined && s.parentSessionId !== undefined) s.details.agentType ??= agentType;
   }
 
-  rootSession(rec: JsonObject): Session {
-    if (this.root === undefined) this.root = this.newSession(str(rec, "sessionId"), rec);
-    const id = str(rec, "sessionId");
+  rootSession(rec: Wire<SessionKeys>): Session {
+    if (this.root === undefined) this.root = this.newSession(fieldStr(rec, "sessionId"), rec);
+    const id = fieldStr(rec, "sessionId");
     if (id !== undefined && this.root.id !== undefined && id !== this.root.id && !this.otherSessionIds.has(id)) {
       // Claude Code may append records of a resumed session (another sessionId) to the file; we keep one root and say so.
       this.otherSessionIds.add(id);
@@ -480,8 +549,8 @@ class ClaudeSessionStream {
     return this.root;
   }
 
-  childSession(key: string, suffix: string, rec: JsonObject, parentToolCallId: string | undefined): Session {
-    const parentId = str(rec, "sessionId") ?? this.root?.id;
+  childSession(key: string, suffix: string, rec: Wire<SessionKeys>, parentToolCallId: string | undefined): Session {
+    const parentId = fieldStr(rec, "sessionId") ?? this.root?.id;
     // Transcripts repeat the parent's sessionId on subagent records; we derive one: subagent-<tool call id> (as the stream-json dialect does) when the link is known, else <sessionId>/<suffix>.
     const id = parentToolCallId !== undefined ? `subagent-${parentToolCallId}` : parentId === undefined ? suffix : `${parentId}/${suffix}`;
     const s = this.newSession(id, rec);
@@ -495,17 +564,17 @@ class ClaudeSessionStream {
   }
 
   /** The session a conversation record belongs to: the main thread, or a subagent. */
-  sessionOf(rec: JsonObject): Session {
-    if (bool(rec, "isSidechain") !== true) return this.rootSession(rec);
-    const uuid = str(rec, "uuid");
-    const agentId = str(rec, "agentId");
+  sessionOf(rec: Wire<TranscriptEnvelope>): Session {
+    if (fieldBool(rec, "isSidechain") !== true) return this.rootSession(rec);
+    const uuid = fieldStr(rec, "uuid");
+    const agentId = fieldStr(rec, "agentId");
     let s: Session | undefined;
     if (agentId !== undefined) {
       // Claude Code 2.x writes each subagent to its own file with `agentId`; the link to the parent's tool call is only in the .meta.json beside it.
       s = this.children.get(`agent:${agentId}`) ?? this.childSession(`agent:${agentId}`, `agent-${agentId}`, rec, undefined);
     } else {
       // Claude Code 1.x writes sidechains into the main file; we follow parentUuid and link the chain to the Task call whose prompt it starts with.
-      const parent = str(rec, "parentUuid");
+      const parent = fieldStr(rec, "parentUuid");
       s = parent === undefined ? undefined : this.chainOwner.get(parent);
       if (s === undefined) {
         const prompt = promptOf(rec);
@@ -567,20 +636,21 @@ class ClaudeSessionStream {
 
   // --- assistant -----------------------------------------------------------------------------
 
-  assistant(rec: JsonObject, s: Session, time: string | undefined): void {
-    const message = obj(rec, "message");
-    const uuid = str(rec, "uuid");
-    const messageId = str(message, "id") ?? uuid ?? this.state.nextId("message");
-    const model = str(message, "model");
-    const rawContent = get(message, "content");
-    const blocks: JsonValue[] = typeof rawContent === "string" ? [{ type: "text", text: rawContent }] : (arr(rawContent) ?? []);
+  assistant(rec: Wire<AssistantRecord>, s: Session, time: string | undefined): void {
+    const message = fieldObj(rec, "message");
+    const uuid = fieldStr(rec, "uuid");
+    const messageId = fieldStr(message, "id") ?? uuid ?? this.state.nextId("message");
+    const model = fieldStr(message, "model");
+    const rawContent = field(message, "content");
+    const rawBlocks: JsonValue[] = typeof rawContent === "string" ? [{ type: "text", text: rawContent }] : (arr(rawContent) ?? []);
+    const blocks = contentBlocks(rawBlocks);
     const options = { sessionId: s.id, time };
 
-    if (bool(rec, "isApiErrorMessage") === true) {
+    if (fieldBool(rec, "isApiErrorMessage") === true) {
       // Claude Code writes an API failure as a synthetic assistant message (`isApiErrorMessage`, `error`, `apiErrorStatus`); we emit an error, not assistant text.
-      const text = contentText(blocks) ?? "";
-      const code = str(rec, "error");
-      const status = num(rec, "apiErrorStatus");
+      const text = contentText(rawBlocks) ?? "";
+      const code = fieldStr(rec, "error");
+      const status = fieldNum(rec, "apiErrorStatus");
       const message = text !== "" ? text : (code ?? "API error");
       this.emit(
         this.withIds(
@@ -600,20 +670,20 @@ class ClaudeSessionStream {
     }
     if (model === SYNTHETIC_MODEL) {
       // Claude Code writes bookkeeping replies ("No response requested.") as model "<synthetic>"; we keep them as notices, not model output.
-      this.notice(s, "synthetic_message", contentText(blocks) ?? "", time, { messageId });
+      this.notice(s, "synthetic_message", contentText(rawBlocks) ?? "", time, { messageId });
       s.last = { kind: "other", text: "" };
       return;
     }
     if (model !== undefined) this.resolve(s, model);
 
-    const usage = obj(message, "usage");
+    const usage = fieldObj(message, "usage");
     if (usage !== undefined) {
-      const requestId = str(rec, "requestId");
+      const requestId = fieldStr(rec, "requestId");
       const key = requestId === undefined ? messageId : `${messageId}|${requestId}`;
       if (s.currentUsageKey !== undefined && s.currentUsageKey !== key) this.flushUsage(s.currentUsageKey);
       s.currentUsageKey = key;
       const figures = anthropicUsage(usage);
-      const costUsd = num(rec, "costUSD");
+      const costUsd = fieldNum(rec, "costUSD");
       const pending = this.pendingUsage.get(key);
       if (pending === undefined) this.pendingUsage.set(key, { usage: figures, costUsd, model, session: s, time });
       else {
@@ -625,38 +695,40 @@ class ClaudeSessionStream {
     }
 
     for (const block of blocks) {
-      const type = str(block, "type");
+      const type = fieldStr(block, "type");
       const index = this.blockCounts.get(messageId) ?? 0;
       this.blockCounts.set(messageId, index + 1);
       const blockId = `${messageId}#${index}`;
       switch (type) {
         case "text":
-          this.emitAll(this.state.complete(blockId, str(block, "text") ?? "", "assistant", "text", options));
+          this.emitAll(this.state.complete(blockId, fieldStr(block, "text") ?? "", "assistant", "text", options));
           break;
         case "thinking": {
-          const text = str(block, "thinking") ?? "";
-          const signature = str(block, "signature");
+          const text = fieldStr(block, "thinking") ?? "";
+          const signature = fieldStr(block, "signature");
           // Claude Code 2.1.x writes thinking as "" with only a signature (hidden thinking); we emit redacted_reasoning.
           const kind: MessageKind = text === "" ? "redacted_reasoning" : "reasoning";
           this.emitAll(this.state.complete(blockId, text, "assistant", kind, { ...options, signature }));
           break;
         }
         case "redacted_thinking":
-          this.emitAll(this.state.complete(blockId, "", "assistant", "redacted_reasoning", { ...options, signature: str(block, "data") }));
+          this.emitAll(
+            this.state.complete(blockId, "", "assistant", "redacted_reasoning", { ...options, signature: fieldStr(block, "data") }),
+          );
           break;
         case "tool_use":
         case "server_tool_use":
           this.toolStarted(block, s, time);
           break;
         default: {
-          const toolUseId = str(block, "tool_use_id");
+          const toolUseId = fieldStr(block, "tool_use_id");
           if (type?.endsWith("_tool_result") && toolUseId !== undefined) {
             // Server tools (web search) answer inside the assistant message.
             this.toolCompleted(
               s,
               toolUseId,
-              get(block, "content"),
-              str(get(block, "content"), "type")?.endsWith("_error") === true,
+              field(block, "content"),
+              fieldStr(asWire<ContentBlock>(field(block, "content")), "type")?.endsWith("_error") === true,
               undefined,
               time,
             );
@@ -669,12 +741,12 @@ class ClaudeSessionStream {
     s.last = { kind: "other", text: "" };
   }
 
-  toolStarted(block: JsonValue, s: Session, time: string | undefined): void {
-    const toolCallId = str(block, "id") ?? this.state.nextId("tool");
-    const name = str(block, "name") ?? "unknown";
-    const input = get(block, "input");
-    const { kind, server } = classifyTool(name, str(block, "type"));
-    const description = str(input, "description");
+  toolStarted(block: Wire<ContentBlock> | undefined, s: Session, time: string | undefined): void {
+    const toolCallId = fieldStr(block, "id") ?? this.state.nextId("tool");
+    const name = fieldStr(block, "name") ?? "unknown";
+    const input = field(block, "input");
+    const { kind, server } = classifyTool(name, fieldStr(block, "type"));
+    const description = fieldStr(asWire<TranscriptToolInput>(input), "description");
     this.state.toolStarted(toolCallId, name, s.id);
     this.openTools.add(toolCallId);
     const draft: AgentEventDraft = { type: "tool.started", toolCallId, name, kind };
@@ -696,7 +768,7 @@ class ClaudeSessionStream {
     }
     if (name === "TaskCreate" || name === "TaskUpdate") this.taskInputs.set(toolCallId, { name, input });
     if (kind === "subagent") {
-      const prompt = str(input, "prompt");
+      const prompt = fieldStr(asWire<TranscriptToolInput>(input), "prompt");
       if (prompt !== undefined) this.taskPrompts.set(prompt, toolCallId);
     }
   }
@@ -711,16 +783,18 @@ class ClaudeSessionStream {
   ): void {
     const output = contentText(content);
     const name = this.state.toolName(toolCallId);
-    const result = obj(toolUseResult);
-    let exitCode = num(result, "exitCode");
+    const result = asWire<TranscriptToolResult>(toolUseResult);
+    let exitCode = fieldNum(result, "exitCode");
     if (exitCode === undefined && isError && name !== undefined && classifyTool(name).kind === "command") {
       // Claude Code writes a failed Bash call as the text "Exit code N\n…" (and toolUseResult "Error: Exit code N\n…"); we read N.
       const match = /^(?:Error: )?Exit code (\d+)/.exec(output ?? str(toolUseResult) ?? "");
       if (match?.[1] !== undefined) exitCode = Number(match[1]);
     }
-    const seconds = num(result, "durationSeconds");
+    const seconds = fieldNum(result, "durationSeconds");
     const durationMs =
-      num(result, "durationMs") ?? num(result, "totalDurationMs") ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
+      fieldNum(result, "durationMs") ??
+      fieldNum(result, "totalDurationMs") ??
+      (seconds === undefined ? undefined : Math.round(seconds * 1000));
 
     const child = this.childByToolCall.get(toolCallId);
     if (child !== undefined && !child.ended) {
@@ -735,8 +809,8 @@ class ClaudeSessionStream {
         durationMs: durationMs !== undefined && durationMs >= 0 ? durationMs : undefined,
       };
       const details: JsonObject = {};
-      for (const key of ["totalTokens", "totalToolUseCount", "agentId"]) {
-        const v = get(result, key);
+      for (const key of ["totalTokens", "totalToolUseCount", "agentId"] as const) {
+        const v = field(result, key);
         if (v !== undefined) details[key] = v;
       }
       if (Object.keys(details).length > 0) completed.details = details;
@@ -780,18 +854,19 @@ class ClaudeSessionStream {
     const list = this.taskLists.get(s) ?? [];
     this.taskLists.set(s, list);
     if (name === "TaskCreate") {
-      const text = str(input, "subject") ?? str(input, "description");
+      const text = fieldStr(asWire<TranscriptToolInput>(input), "subject") ?? fieldStr(asWire<TranscriptToolInput>(input), "description");
       if (text === undefined) return;
-      const id = str(obj(obj(rich), "task"), "id") ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
-      list.push({ id, text, status: planStatus(str(input, "status")) });
+      const id =
+        fieldStr(fieldObj(asWire<TranscriptToolResult>(rich), "task"), "id") ?? /#(\w+)/.exec(output ?? "")?.[1] ?? String(list.length + 1);
+      list.push({ id, text, status: planStatus(fieldStr(asWire<TranscriptToolInput>(input), "status")) });
     } else {
-      const item = list.find((t) => t.id === str(input, "taskId"));
+      const item = list.find((t) => t.id === fieldStr(asWire<TranscriptToolInput>(input), "taskId"));
       if (item === undefined) return;
-      const status = str(input, "status");
+      const status = fieldStr(asWire<TranscriptToolInput>(input), "status");
       if (status === "deleted") list.splice(list.indexOf(item), 1);
       else {
         if (status !== undefined) item.status = planStatus(status);
-        item.text = str(input, "subject") ?? item.text;
+        item.text = fieldStr(asWire<TranscriptToolInput>(input), "subject") ?? item.text;
       }
     }
     this.emit(this.withIds({ type: "plan.updated", items: list.map((t) => ({ text: t.text, status: t.status })) }, s, time));
@@ -799,55 +874,56 @@ class ClaudeSessionStream {
 
   // --- user ----------------------------------------------------------------------------------
 
-  userText(rec: JsonObject, s: Session, text: string, messageId: string, time: string | undefined): void {
+  userText(rec: Wire<UserRecord>, s: Session, text: string, messageId: string, time: string | undefined): void {
     if (text.startsWith(INTERRUPTED)) {
       // Claude Code writes "[Request interrupted by user]" (or "... for tool use]") as a user text; we emit a notice and remember it for the end.
       this.notice(s, "interrupted", text, time, undefined, "warning");
       s.last = { kind: "interrupted", text, time };
       return;
     }
-    if (bool(rec, "isCompactSummary") === true) return this.notice(s, "compact_summary", text, time);
+    if (fieldBool(rec, "isCompactSummary") === true) return this.notice(s, "compact_summary", text, time);
     const wrapper = wrapperKind(text);
     if (wrapper !== undefined) return this.notice(s, wrapper, text, time, wrapper === "command" ? commandDetails(text) : undefined);
     // Claude Code writes its own texts (caveats, skill bodies, "Continue from where you left off.") as isMeta user records; we keep them as notices.
-    if (bool(rec, "isMeta") === true) {
-      const source = str(rec, "sourceToolUseID");
+    if (fieldBool(rec, "isMeta") === true) {
+      const source = fieldStr(rec, "sourceToolUseID");
       return this.notice(s, "meta", text, time, source === undefined ? undefined : { sourceToolUseID: source });
     }
     this.emitAll(this.state.complete(messageId, text, "user", "text", { sessionId: s.id, time }));
     s.last = { kind: "other", text: "" };
   }
 
-  user(rec: JsonObject, s: Session, time: string | undefined): boolean {
-    const content = get(obj(rec, "message"), "content");
-    const uuid = str(rec, "uuid") ?? this.state.nextId("user");
+  user(rec: Wire<UserRecord>, s: Session, time: string | undefined): boolean {
+    const content = field(fieldObj(rec, "message"), "content");
+    const uuid = fieldStr(rec, "uuid") ?? this.state.nextId("user");
     if (typeof content === "string") {
       this.userText(rec, s, content, uuid, time);
       return true;
     }
-    const blocks = arr(content);
-    if (blocks === undefined) return false;
-    const results = blocks.filter((b) => str(b, "type") === "tool_result").length;
-    const toolUseResult = get(rec, "toolUseResult");
+    if (arr(content) === undefined) return false;
+    const blocks = contentBlocks(content);
+    const results = blocks.filter((b) => fieldStr(b, "type") === "tool_result").length;
+    const toolUseResult = field(rec, "toolUseResult");
     blocks.forEach((block, i) => {
-      const type = str(block, "type");
-      if (type === "text") this.userText(rec, s, str(block, "text") ?? "", i === 0 ? uuid : `${uuid}:${i}`, time);
+      const type = fieldStr(block, "type");
+      if (type === "text") this.userText(rec, s, fieldStr(block, "text") ?? "", i === 0 ? uuid : `${uuid}:${i}`, time);
       else if (type === "tool_result") {
-        const toolCallId = str(block, "tool_use_id");
-        if (toolCallId === undefined) this.notice(s, "content_block", "[tool_result without tool_use_id]", time, { block });
+        const toolCallId = fieldStr(block, "tool_use_id");
+        if (toolCallId === undefined) this.notice(s, "content_block", "[tool_result without tool_use_id]", time, { block: block ?? null });
         else {
           // toolUseResult belongs to the record, so it is only attached when the record holds one tool_result.
           this.toolCompleted(
             s,
             toolCallId,
-            get(block, "content"),
-            bool(block, "is_error") === true,
+            field(block, "content"),
+            fieldBool(block, "is_error") === true,
             results === 1 ? toolUseResult : undefined,
             time,
           );
           s.last = { kind: "other", text: "" };
         }
-      } else if (type === "image") this.notice(s, "image", "[image]", time, { mediaType: str(obj(block, "source"), "media_type") ?? null });
+      } else if (type === "image")
+        this.notice(s, "image", "[image]", time, { mediaType: fieldStr(fieldObj(block, "source"), "media_type") ?? null });
       else this.notice(s, "content_block", `[${type ?? "unknown"} block]`, time, { block: block ?? null });
     });
     return true;
@@ -855,21 +931,24 @@ class ClaudeSessionStream {
 
   // --- system, attachment, progress, metadata -------------------------------------------------
 
-  system(rec: JsonObject, s: Session, time: string | undefined): void {
-    const subtype = str(rec, "subtype") ?? "system";
-    const content = str(rec, "content");
-    const level = str(rec, "level");
+  system(rec: Wire<SystemRecord>, s: Session, time: string | undefined): void {
+    const subtype = fieldStr(rec, "subtype") ?? "system";
+    const content = fieldStr(rec, "content");
+    const level = fieldStr(rec, "level");
     switch (subtype) {
       case "api_error": {
         // Claude Code 2.x logs each retried API failure as system/api_error (retryAttempt, maxRetries, retryInMs).
-        const error = obj(rec, "error");
-        const status = num(error, "status");
+        const error = fieldObj(rec, "error");
+        const status = fieldNum(error, "status");
         const message =
-          str(error, "message") ?? str(error, "formatted") ?? content ?? (status !== undefined ? `API error ${status}` : "API error");
-        const attempt = num(rec, "retryAttempt");
+          fieldStr(error, "message") ??
+          fieldStr(error, "formatted") ??
+          content ??
+          (status !== undefined ? `API error ${status}` : "API error");
+        const attempt = fieldNum(rec, "retryAttempt");
         if (attempt !== undefined && Number.isInteger(attempt) && attempt >= 0) {
-          const maxAttempts = num(rec, "maxRetries");
-          const delayMs = num(rec, "retryInMs");
+          const maxAttempts = fieldNum(rec, "maxRetries");
+          const delayMs = fieldNum(rec, "retryInMs");
           const draft: AgentEventDraft = { type: "retry", attempt, error: message };
           this.emit(
             this.withIds(
@@ -893,18 +972,18 @@ class ClaudeSessionStream {
       }
       case "turn_duration": {
         const values: JsonObject = {};
-        for (const key of ["durationMs", "messageCount"]) {
-          const v = num(rec, key);
+        for (const key of ["durationMs", "messageCount"] as const) {
+          const v = fieldNum(rec, key);
           if (v !== undefined) values[key] = v;
         }
         this.emit(this.withIds({ type: "metric", name: "turn_duration", values }, s, time));
         return;
       }
       case "stop_hook_summary": {
-        const errors = arr(rec, "hookErrors") ?? [];
-        const prevented = bool(rec, "preventedContinuation") === true;
-        const count = num(rec, "hookCount");
-        const stopReason = str(rec, "stopReason");
+        const errors = fieldArr(rec, "hookErrors") ?? [];
+        const prevented = fieldBool(rec, "preventedContinuation") === true;
+        const count = fieldNum(rec, "hookCount");
+        const stopReason = fieldStr(rec, "stopReason");
         const text = `Stop hooks${count !== undefined ? ` (${count})` : ""} ran${errors.length > 0 ? ` with ${errors.length} error(s)` : ""}${prevented ? `; continuation prevented${stopReason ? `: ${stopReason}` : ""}` : ""}`;
         this.notice(s, "hook", text, time, detailsOf(rec), errors.length > 0 || prevented ? "warning" : "info");
         return;
@@ -917,31 +996,31 @@ class ClaudeSessionStream {
     }
   }
 
-  attachment(rec: JsonObject, s: Session, time: string | undefined): void {
-    const a = obj(rec, "attachment") ?? {};
-    const type = str(a, "type") ?? "attachment";
+  attachment(rec: Wire<AttachmentRecord>, s: Session, time: string | undefined): void {
+    const a = fieldObj(rec, "attachment") ?? {};
+    const type = fieldStr(a, "type") ?? "attachment";
     if (type === "goal_status") {
-      const condition = str(a, "condition") ?? "";
+      const condition = fieldStr(a, "condition") ?? "";
       // Claude Code 2.1.153 writes `/goal clear` as met:true plus sentinel:true with the old condition; we say "cleared", not "met".
-      const outcome = bool(a, "sentinel") === true ? "cleared" : bool(a, "met") === true ? "met" : "not met";
-      const reason = str(a, "reason");
+      const outcome = fieldBool(a, "sentinel") === true ? "cleared" : fieldBool(a, "met") === true ? "met" : "not met";
+      const reason = fieldStr(a, "reason");
       this.notice(s, "goal_status", `Goal ${outcome}: ${condition}${reason !== undefined ? ` (${reason})` : ""}`, time, a);
       return;
     }
-    const added = arr(a, "addedTypes")?.filter((x): x is string => typeof x === "string");
-    const text = str(a, "content") ?? str(a, "stdout") ?? (added !== undefined ? `agent types added: ${added.join(", ")}` : type);
-    const failed = type.includes("error") || type.includes("blocking") || (num(a, "exitCode") ?? 0) !== 0;
+    const added = fieldArr(a, "addedTypes")?.filter((x): x is string => typeof x === "string");
+    const text = fieldStr(a, "content") ?? fieldStr(a, "stdout") ?? (added !== undefined ? `agent types added: ${added.join(", ")}` : type);
+    const failed = type.includes("error") || type.includes("blocking") || (fieldNum(a, "exitCode") ?? 0) !== 0;
     this.notice(s, type.startsWith("hook_") ? "hook" : type, text, time, a, failed ? "warning" : "info");
   }
 
-  progress(rec: JsonObject, s: Session, time: string | undefined): void {
-    const data = obj(rec, "data") ?? {};
-    const type = str(data, "type") ?? "progress";
-    const toolCallId = str(rec, "parentToolUseID");
+  progress(rec: Wire<ProgressRecord>, s: Session, time: string | undefined): void {
+    const data = fieldObj(rec, "data") ?? {};
+    const type = fieldStr(data, "type") ?? "progress";
+    const toolCallId = fieldStr(rec, "parentToolUseID");
     if (type === "bash_progress" && toolCallId !== undefined && this.openTools.has(toolCallId)) {
       // Claude Code 2.0.x bash_progress carries the current tail of the output (a snapshot); we pass it as it is.
-      const output = str(data, "output");
-      const seconds = num(data, "elapsedTimeSeconds");
+      const output = fieldStr(data, "output");
+      const seconds = fieldNum(data, "elapsedTimeSeconds");
       const draft: AgentEventDraft = { type: "tool.progress", toolCallId };
       this.emit(
         this.withIds(
@@ -958,37 +1037,43 @@ class ClaudeSessionStream {
     }
     const details: JsonObject = { data };
     if (toolCallId !== undefined) details.parentToolUseID = toolCallId;
-    this.notice(s, type === "hook_progress" ? "hook" : type, str(data, "hookName") ?? str(data, "output") ?? type, time, details);
+    this.notice(s, type === "hook_progress" ? "hook" : type, fieldStr(data, "hookName") ?? fieldStr(data, "output") ?? type, time, details);
   }
 
-  metadata(rec: JsonObject, type: string, kind: string): void {
+  metadata(rec: Wire<MetadataRecord>, type: string, kind: string): void {
     const s = this.rootSession(rec);
     this.learn(s, rec);
-    const time = str(rec, "timestamp") ?? str(obj(rec, "snapshot"), "timestamp");
+    const time = fieldStr(rec, "timestamp") ?? fieldStr(fieldObj(rec, "snapshot"), "timestamp");
     let text: string;
     switch (type) {
       case "summary":
-        text = str(rec, "summary") ?? "";
+        text = fieldStr(rec, "summary") ?? "";
         break;
       case "file-history-snapshot": {
-        const files = Object.keys(obj(obj(rec, "snapshot"), "trackedFileBackups") ?? {});
-        text = `file history snapshot${bool(rec, "isSnapshotUpdate") === true ? " update" : ""}: ${files.length} file(s)`;
+        const files = Object.keys(fieldObj(fieldObj(rec, "snapshot"), "trackedFileBackups") ?? {});
+        text = `file history snapshot${fieldBool(rec, "isSnapshotUpdate") === true ? " update" : ""}: ${files.length} file(s)`;
         break;
       }
       case "queue-operation":
-        text = [str(rec, "operation"), str(rec, "content")].filter((x) => x !== undefined).join(": ");
+        text = [fieldStr(rec, "operation"), fieldStr(rec, "content")].filter((x) => x !== undefined).join(": ");
         break;
       case "mode":
-        text = `mode: ${str(rec, "mode") ?? ""}`;
+        text = `mode: ${fieldStr(rec, "mode") ?? ""}`;
         break;
       case "permission-mode":
-        text = `permission mode: ${str(rec, "permissionMode") ?? ""}`;
+        text = `permission mode: ${fieldStr(rec, "permissionMode") ?? ""}`;
         break;
       case "bridge-session":
-        text = `bridge session ${str(rec, "bridgeSessionId") ?? ""}`;
+        text = `bridge session ${fieldStr(rec, "bridgeSessionId") ?? ""}`;
         break;
       default:
-        text = str(rec, "aiTitle") ?? str(rec, "customTitle") ?? str(rec, "lastPrompt") ?? str(rec, "tag") ?? str(rec, "agentName") ?? type;
+        text =
+          fieldStr(rec, "aiTitle") ??
+          fieldStr(rec, "customTitle") ??
+          fieldStr(rec, "lastPrompt") ??
+          fieldStr(rec, "tag") ??
+          fieldStr(rec, "agentName") ??
+          type;
     }
     this.notice(s, kind, text, time, detailsOf(rec));
   }
@@ -1003,9 +1088,10 @@ export const claudeSession: Dialect = {
 };
 
 /** The prompt text of a sidechain's first user record (string content or its first text block). */
-function promptOf(rec: JsonObject): string | undefined {
-  if (str(rec, "type") !== "user") return undefined;
-  const content = get(obj(rec, "message"), "content");
+function promptOf(value: JsonObject): string | undefined {
+  const rec = asWire<UserRecord>(value);
+  if (fieldStr(rec, "type") !== "user") return undefined;
+  const content = field(fieldObj(rec, "message"), "content");
   if (typeof content === "string") return content;
-  return str(arr(content)?.[0], "text");
+  return fieldStr(contentBlocks(content)[0], "text");
 }
