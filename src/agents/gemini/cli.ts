@@ -4,7 +4,8 @@ import { usageFrom } from "../../model/usage.ts";
 import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact, num, obj, str } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 
 /** Fields every stream-json event carries. */
@@ -65,8 +66,22 @@ interface GeminiResult extends GeminiEventBase {
   error?: { type: string; message: string };
   stats?: GeminiStats;
 }
-/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
+/** The tool arguments the decoder looks into (file tools, write_todos); shared with gemini-session. */
+export interface GeminiToolArgs {
+  file_path?: string;
+  /** Older file tools. */
+  absolute_path?: string;
+  path?: string;
+  content?: string;
+  todos?: GeminiTodo[];
+}
+/** A write_todos item. */
+interface GeminiTodo {
+  description?: string;
+  content?: string;
+  status?: string;
+}
+/** The records this decoder reads. */
 type GeminiStreamRecord = GeminiInit | GeminiMessage | GeminiToolUse | GeminiToolResult | GeminiError | GeminiResult;
 
 /** What a Gemini CLI built-in tool does; names from packages/core/src/tools. Shared with gemini-session. */
@@ -103,7 +118,8 @@ export function geminiToolKind(name: string): ToolKind {
 
 /** The file a Gemini file tool touched, from its arguments (`file_path`, older `absolute_path`). */
 function filePath(args: JsonValue | undefined): string | undefined {
-  return str(args, "file_path") ?? str(args, "absolute_path") ?? str(args, "path");
+  const wired = asWire<GeminiToolArgs>(args);
+  return fieldStr(wired, "file_path") ?? fieldStr(wired, "absolute_path") ?? fieldStr(wired, "path");
 }
 
 /** `file.changed` for a successful write_file / replace call; `diff` is a unified diff when the agent gave one. */
@@ -121,7 +137,7 @@ export function geminiFileChange(
   const change: FileChange = compact({
     path,
     kind: "update" as const,
-    diff: diff ?? (kind === "file_write" ? str(args, "content") : undefined),
+    diff: diff ?? (kind === "file_write" ? fieldStr(asWire<GeminiToolArgs>(args), "content") : undefined),
   });
   return { type: "file.changed", changes: [change], toolCallId, status: "success" };
 }
@@ -129,13 +145,13 @@ export function geminiFileChange(
 /** `plan.updated` for a write_todos call (`todos[{description, status}]`); cancelled items count as completed. */
 export function geminiPlan(name: string, args: JsonValue | undefined, time: string | undefined): AgentEventDraft | undefined {
   if (name !== "write_todos") return undefined;
-  const todos = arr(args, "todos");
-  if (todos === undefined) return undefined;
+  const wired = asWire<GeminiToolArgs>(args);
+  if (fieldArr(wired, "todos") === undefined) return undefined;
   const items: PlanItem[] = [];
-  for (const todo of todos) {
-    const text = str(todo, "description") ?? str(todo, "content");
+  for (const todo of fieldItems(wired, "todos")) {
+    const text = fieldStr(todo, "description") ?? fieldStr(todo, "content");
     if (text === undefined) continue;
-    const status = str(todo, "status");
+    const status = fieldStr(todo, "status");
     items.push({
       text,
       status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending",
@@ -234,23 +250,26 @@ class GeminiStream {
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = str(v, "timestamp");
+    const time = fieldStr(asWire<GeminiStreamRecord>(v), "timestamp");
     switch (v.type) {
-      case "init":
+      case "init": {
+        const init: Wire<GeminiInit> = v;
         return [
           compact({
             type: "session.started" as const,
             agent: "gemini-cli",
-            model: str(v, "model"),
-            sessionId: str(v, "session_id"),
+            model: fieldStr(init, "model"),
+            sessionId: fieldStr(init, "session_id"),
             time,
           }),
         ];
+      }
       case "message": {
-        const role = str(v, "role");
-        const content = str(v, "content") ?? "";
+        const message: Wire<GeminiMessage> = v;
+        const role = fieldStr(message, "role");
+        const content = fieldStr(message, "content") ?? "";
         if (role === "assistant") {
-          if (bool(v, "delta") === true) {
+          if (fieldBool(message, "delta") === true) {
             this.assistantId ??= this.state.nextId("assistant");
             return this.state.delta(this.assistantId, content, "assistant", "text", { time });
           }
@@ -266,9 +285,10 @@ class GeminiStream {
         ];
       }
       case "tool_use": {
-        const toolCallId = str(v, "tool_id") ?? this.state.nextId("tool");
-        const name = str(v, "tool_name") ?? "unknown";
-        const input = v.parameters;
+        const toolUse: Wire<GeminiToolUse> = v;
+        const toolCallId = fieldStr(toolUse, "tool_id") ?? this.state.nextId("tool");
+        const name = fieldStr(toolUse, "tool_name") ?? "unknown";
+        const input = field(toolUse, "parameters");
         const out = this.closeAssistant(time);
         this.state.toolStarted(toolCallId, name);
         if (input !== undefined && geminiToolKind(name).startsWith("file_")) this.fileArgs.set(toolCallId, input);
@@ -278,7 +298,8 @@ class GeminiStream {
         return out;
       }
       case "tool_result": {
-        const toolCallId = str(v, "tool_id") ?? this.state.nextId("tool");
+        const result: Wire<GeminiToolResult> = v;
+        const toolCallId = fieldStr(result, "tool_id") ?? this.state.nextId("tool");
         const out = this.closeAssistant(time);
         let name = this.state.toolName(toolCallId);
         if (name === undefined) {
@@ -287,11 +308,11 @@ class GeminiStream {
           out.push(compact({ type: "tool.started" as const, toolCallId, name, time }));
         }
         this.state.toolCompleted(toolCallId);
-        const error = obj(v, "error");
-        const isError = str(v, "status") !== "success";
+        const error = fieldObj(result, "error");
+        const isError = fieldStr(result, "status") !== "success";
         // tool_result.output is the display string: "" for read_file, absent for write_file; the real output is only in the session file.
-        const display = str(v, "output");
-        const output = display === undefined || display === "" ? (str(error, "message") ?? display) : display;
+        const display = fieldStr(result, "output");
+        const output = display === undefined || display === "" ? (fieldStr(error, "message") ?? display) : display;
         out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, result: error, isError, time }));
         const args = this.fileArgs.get(toolCallId);
         this.fileArgs.delete(toolCallId);
@@ -302,9 +323,10 @@ class GeminiStream {
         return out;
       }
       case "error": {
-        const message = str(v, "message") ?? "unknown error";
+        const failure: Wire<GeminiError> = v;
+        const message = fieldStr(failure, "message") ?? "unknown error";
         const out = this.closeAssistant(time);
-        if (str(v, "severity") === "warning") {
+        if (fieldStr(failure, "severity") === "warning") {
           out.push(compact({ type: "notice" as const, kind: "warning", level: "warning" as const, text: message, time }));
           return out;
         }
@@ -314,32 +336,33 @@ class GeminiStream {
         return out;
       }
       case "result": {
+        const final: Wire<GeminiResult> = v;
         const out = this.closeAssistant(time);
-        const stats = obj(v, "stats");
-        const error = obj(v, "error");
-        const errorType = str(error, "type");
-        const status = sessionStatus(str(v, "status"), errorType);
+        const stats = fieldObj(final, "stats");
+        const error = fieldObj(final, "error");
+        const errorType = fieldStr(error, "type");
+        const status = sessionStatus(fieldStr(final, "status"), errorType);
         const usage =
           stats === undefined
             ? undefined
             : usageFrom({
-                inputTokens: num(stats, "input_tokens"),
-                outputTokens: num(stats, "output_tokens"),
-                cacheReadTokens: num(stats, "cached"),
+                inputTokens: fieldNum(stats, "input_tokens"),
+                outputTokens: fieldNum(stats, "output_tokens"),
+                cacheReadTokens: fieldNum(stats, "cached"),
               });
         const details = compact({
-          totalTokens: num(stats, "total_tokens"),
-          toolCalls: num(stats, "tool_calls"),
-          models: obj(stats, "models"),
+          totalTokens: fieldNum(stats, "total_tokens"),
+          toolCalls: fieldNum(stats, "tool_calls"),
+          models: fieldObj(stats, "models"),
           errorType,
         });
         out.push(
           compact({
             type: "session.completed" as const,
             status,
-            error: status === "success" ? undefined : (str(error, "message") ?? this.lastError),
+            error: status === "success" ? undefined : (fieldStr(error, "message") ?? this.lastError),
             usage,
-            durationMs: num(stats, "duration_ms"),
+            durationMs: fieldNum(stats, "duration_ms"),
             details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
             time,
           }),

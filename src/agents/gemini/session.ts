@@ -3,7 +3,8 @@ import type { AgentEventDraft, JsonObject, JsonValue } from "../../model/events.
 import { usageFrom } from "../../model/usage.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { arr, compact, obj, textOf } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { geminiFileChange, geminiPlan, geminiToolKind } from "./cli.ts";
 
@@ -18,7 +19,7 @@ interface SessionHeader {
 }
 /** A MongoDB-style mutation of the header: `{"$set":{"lastUpdated":…}}`. */
 interface SetRecord {
-  $set: JsonObject;
+  $set: Partial<SessionHeader>;
 }
 interface UserRecord {
   id: string;
@@ -31,7 +32,7 @@ interface ToolCallRecord {
   name: string;
   args: JsonObject;
   /** `[{functionResponse:{id, name, response:{output}|{error}}}]`. */
-  result?: JsonValue[];
+  result?: ToolResultPart[];
   status: "success" | "error" | "cancelled" | string;
   timestamp?: string;
   /** A string, or a FileDiff object `{fileDiff, fileName, …}` for edits. */
@@ -39,12 +40,27 @@ interface ToolCallRecord {
   description?: string;
   displayName?: string;
 }
+/** One part of a recorded tool call's result. */
+interface ToolResultPart {
+  functionResponse?: { id?: string; name?: string; response?: { output?: string; error?: string } };
+}
+/** `resultDisplay` of an edit: the FileDiff object. */
+interface FileDiffDisplay {
+  fileDiff?: string;
+  fileName?: string;
+}
+/** One thought summary of a `gemini` record. */
+interface GeminiThought {
+  subject?: string;
+  description?: string;
+  timestamp?: string;
+}
 interface GeminiRecord {
   id: string;
   timestamp: string;
   type: "gemini";
   content: string;
-  thoughts?: { subject?: string; description?: string; timestamp?: string }[];
+  thoughts?: GeminiThought[];
   /** input (cached included), output, cached, thoughts, tool, total. */
   tokens?: { input: number; output: number; cached: number; thoughts: number; tool: number; total: number };
   model?: string;
@@ -58,9 +74,8 @@ interface NoteRecord {
   type: "info" | "warning" | "error";
   content: string;
 }
-/** The records of a session file (documentation; the wire is read through the `_json` readers). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
-type GeminiSessionRecord = SessionHeader | SetRecord | UserRecord | GeminiRecord | NoteRecord;
+/** The conversation records of a session file (the header and `$set` lines are told apart before). */
+type ConversationRecord = UserRecord | GeminiRecord | NoteRecord;
 
 const TERMINAL = new Set(["success", "error", "cancelled"]);
 
@@ -79,16 +94,16 @@ function contentText(value: JsonValue | undefined): string {
 }
 
 /** The output of a recorded tool call: functionResponse.response.output (or .error), else the display string. */
-function toolOutput(call: JsonValue): string | undefined {
+function toolOutput(call: Wire<ToolCallRecord>): string | undefined {
   const parts: string[] = [];
-  for (const item of arr(call, "result") ?? []) {
-    const response = obj(obj(item, "functionResponse"), "response");
+  for (const item of fieldItems(call, "result")) {
+    const response = fieldObj(fieldObj(item, "functionResponse"), "response");
     if (response === undefined) continue;
-    const text = str(response, "output") ?? str(response, "error") ?? textOf(response);
+    const text = fieldStr(response, "output") ?? fieldStr(response, "error") ?? textOf(response);
     if (text !== undefined) parts.push(text);
   }
   if (parts.length > 0) return parts.join("\n");
-  const display = get(call, "resultDisplay");
+  const display = field(call, "resultDisplay");
   return typeof display === "string" ? display : undefined;
 }
 
@@ -98,7 +113,7 @@ interface OpenRecord {
   line: number;
   time: string | undefined;
   text: string;
-  tokens: JsonObject | undefined;
+  tokens: Wire<NonNullable<GeminiRecord["tokens"]>> | undefined;
   model: string | undefined;
 }
 
@@ -162,10 +177,10 @@ class GeminiSessionStream {
     if (rec.tokens !== undefined) {
       const t = rec.tokens;
       const usage = usageFrom({
-        inputTokens: num(t, "input"),
-        outputTokens: num(t, "output"),
-        cacheReadTokens: num(t, "cached"),
-        reasoningTokens: num(t, "thoughts"),
+        inputTokens: fieldNum(t, "input"),
+        outputTokens: fieldNum(t, "output"),
+        cacheReadTokens: fieldNum(t, "cached"),
+        reasoningTokens: fieldNum(t, "thoughts"),
       });
       out.push(
         compact({
@@ -181,14 +196,14 @@ class GeminiSessionStream {
     return out;
   }
 
-  toolEvents(calls: JsonValue[], time: string | undefined): AgentEventDraft[] {
+  toolEvents(calls: Wire<ToolCallRecord>[], time: string | undefined): AgentEventDraft[] {
     const out: AgentEventDraft[] = [];
     for (const call of calls) {
-      const toolCallId = str(call, "id");
-      const name = str(call, "name") ?? "unknown";
+      const toolCallId = fieldStr(call, "id");
+      const name = fieldStr(call, "name") ?? "unknown";
       if (toolCallId === undefined) continue;
-      const args = get(call, "args");
-      const callTime = str(call, "timestamp") ?? time;
+      const args = field(call, "args");
+      const callTime = fieldStr(call, "timestamp") ?? time;
       if (!this.toolsStarted.has(toolCallId)) {
         this.toolsStarted.add(toolCallId);
         this.state.toolStarted(toolCallId, name);
@@ -199,21 +214,26 @@ class GeminiSessionStream {
             name,
             kind: geminiToolKind(name),
             input: args,
-            description: str(call, "description"),
+            description: fieldStr(call, "description"),
             time: callTime,
           }),
         );
         const plan = geminiPlan(name, args, callTime);
         if (plan !== undefined) out.push(plan);
       }
-      const status = str(call, "status");
+      const status = fieldStr(call, "status");
       if (status !== undefined && TERMINAL.has(status) && !this.toolsCompleted.has(toolCallId)) {
         this.toolsCompleted.add(toolCallId);
         this.state.toolCompleted(toolCallId);
         const isError = status !== "success";
         out.push(compact({ type: "tool.completed" as const, toolCallId, name, output: toolOutput(call), isError, time: callTime }));
         if (!isError) {
-          const change = geminiFileChange(name, args, toolCallId, str(obj(call, "resultDisplay"), "fileDiff"));
+          const change = geminiFileChange(
+            name,
+            args,
+            toolCallId,
+            fieldStr(asWire<FileDiffDisplay>(field(call, "resultDisplay")), "fileDiff"),
+          );
           if (change !== undefined) out.push(callTime === undefined ? change : { ...change, time: callTime });
         }
       }
@@ -221,47 +241,48 @@ class GeminiSessionStream {
     return out;
   }
 
-  gemini(v: JsonObject, line: number): AgentEventDraft[] {
-    const id = str(v, "id") ?? this.state.nextId("gemini");
-    const time = str(v, "timestamp");
+  gemini(v: Wire<GeminiRecord>, line: number): AgentEventDraft[] {
+    const id = fieldStr(v, "id") ?? this.state.nextId("gemini");
+    const time = fieldStr(v, "timestamp");
     const out: AgentEventDraft[] = [];
     if (this.open !== undefined && this.open.id !== id) out.push(...this.close());
     const late = this.closed.has(id);
     if (!late) {
-      const text = contentText(get(v, "content"));
+      const text = contentText(field(v, "content"));
       if (this.open === undefined) this.open = { id, line, time, text, tokens: undefined, model: undefined };
       this.open.line = line;
       this.open.time = time ?? this.open.time;
       this.open.text = text;
-      this.open.tokens = obj(v, "tokens") ?? this.open.tokens;
-      this.open.model = str(v, "model") ?? this.open.model;
+      this.open.tokens = fieldObj(v, "tokens") ?? this.open.tokens;
+      this.open.model = fieldStr(v, "model") ?? this.open.model;
       const streamed = this.state.streamedText(id) ?? "";
       // A rewrite that extends the text streams the new part; any other change is carried by message.completed (it replaces).
       if (text.startsWith(streamed)) out.push(...this.state.delta(id, text.slice(streamed.length), "assistant", "text", { time }));
-      const thoughts = arr(v, "thoughts") ?? [];
+      const thoughts = fieldArr(v, "thoughts") ?? [];
       const done = this.thoughtsEmitted.get(id) ?? 0;
       for (let i = done; i < thoughts.length; i++) {
-        const thought = thoughts[i];
-        const subject = str(thought, "subject");
-        const description = str(thought, "description") ?? "";
+        const thought = asWire<GeminiThought>(thoughts[i]);
+        const subject = fieldStr(thought, "subject");
+        const description = fieldStr(thought, "description") ?? "";
         const thoughtText = subject === undefined || subject === "" ? description : `**${subject}**\n${description}`;
         out.push(
           ...this.state.complete(`${id}#thought-${i + 1}`, thoughtText, "assistant", "reasoning", {
-            time: str(thought, "timestamp") ?? time,
+            time: fieldStr(thought, "timestamp") ?? time,
           }),
         );
       }
       this.thoughtsEmitted.set(id, Math.max(done, thoughts.length));
     }
-    out.push(...this.toolEvents(arr(v, "toolCalls") ?? [], time));
+    out.push(...this.toolEvents(fieldItems(v, "toolCalls"), time));
     return out;
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
     if (isSet(v)) {
       // $set only moves lastUpdated (or other header fields): nothing for the conversation, kept as a notice.
-      const fields = obj(v, "$set") as JsonObject;
-      const time = str(fields, "lastUpdated");
+      const set: Wire<SetRecord> = v;
+      const fields = fieldObj(set, "$set") ?? {};
+      const time = fieldStr(fields, "lastUpdated");
       return [
         compact({
           type: "notice" as const,
@@ -273,29 +294,39 @@ class GeminiSessionStream {
         }),
       ];
     }
-    const time = str(v, "timestamp");
+    const conversation: Wire<ConversationRecord> = v;
+    const time = fieldStr(conversation, "timestamp");
     switch (v.type) {
       case "gemini":
         return this.gemini(v, context.line);
       case "user": {
         const out = this.close();
-        const id = str(v, "id") ?? this.state.nextId("user");
+        const id = fieldStr(conversation, "id") ?? this.state.nextId("user");
         // The user record can be rewritten like the gemini ones; the first write is kept.
         if (this.seenUsers.has(id)) return out;
         this.seenUsers.add(id);
-        out.push(...this.state.complete(id, contentText(get(v, "content")), "user", "text", { time }));
+        out.push(...this.state.complete(id, contentText(field(conversation, "content")), "user", "text", { time }));
         return out;
       }
       case "info":
       case "warning": {
         const out = this.close();
         const level = v.type === "info" ? ("info" as const) : ("warning" as const);
-        out.push(compact({ type: "notice" as const, kind: String(v.type), level, text: contentText(get(v, "content")), time }));
+        out.push(
+          compact({ type: "notice" as const, kind: String(v.type), level, text: contentText(field(conversation, "content")), time }),
+        );
         return out;
       }
       case "error": {
         const out = this.close();
-        out.push(compact({ type: "error" as const, scope: "session" as const, message: contentText(get(v, "content")) || "error", time }));
+        out.push(
+          compact({
+            type: "error" as const,
+            scope: "session" as const,
+            message: contentText(field(conversation, "content")) || "error",
+            time,
+          }),
+        );
         return out;
       }
       default:
