@@ -4,7 +4,8 @@ import { usageFrom } from "../../model/usage.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { claudeStreamOpening } from "../claude/stream-json.ts";
-import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { compact, obj, textOf } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { isoFromEpochMs } from "../../dialect/time.ts";
 
@@ -53,13 +54,57 @@ interface CursorToolCall {
   subtype: "started" | "completed";
   /** May hold an escaped newline: `call_…\nfc_…`. Opaque. */
   call_id: string;
-  tool_call: Record<
-    string,
-    { args?: JsonObject; result?: { success?: JsonObject; error?: JsonObject; rejected?: { reason?: string } }; description?: string }
-  >;
+  tool_call: Record<string, CursorToolBody>;
   session_id: string;
   model_call_id?: string;
   timestamp_ms?: number;
+}
+/** The body under a `tool_call` kind key; `function` bodies have `name` and `arguments` instead of `args`. */
+interface CursorToolBody {
+  args?: CursorToolArgs;
+  result?: CursorToolOutcome;
+  description?: string;
+  name?: string;
+  arguments?: JsonValue;
+}
+/** The tool arguments the decoder looks into: MCP names, a file path and text, the todo list. */
+interface CursorToolArgs {
+  /** mcpToolCall: the MCP tool and its server. */
+  toolName?: string;
+  name?: string;
+  providerIdentifier?: string;
+  serverName?: string;
+  path?: string;
+  fileText?: string;
+  todos?: CursorTodo[];
+}
+/** An updateTodos / todoWrite item; statuses may be enum-like (`TODO_STATUS_IN_PROGRESS`). */
+interface CursorTodo {
+  content?: string;
+  text?: string;
+  status?: string;
+}
+/** `result` of a completed tool call: one of success, error (or failure), rejected. */
+interface CursorToolOutcome {
+  success?: CursorToolSuccess;
+  error?: CursorToolFailure;
+  failure?: CursorToolFailure;
+  rejected?: { reason?: string };
+  isError?: boolean;
+}
+interface CursorToolSuccess {
+  exitCode?: number;
+  interleavedOutput?: string;
+  stdout?: string;
+  stderr?: string;
+  content?: string;
+  diffString?: string;
+  executionTime?: number;
+  path?: string;
+}
+interface CursorToolFailure {
+  message?: string;
+  error?: string;
 }
 interface CursorResult {
   type: "result";
@@ -73,9 +118,15 @@ interface CursorResult {
   request_id?: string;
   /** 2026.09+. */
   usage?: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  error?: string;
 }
-/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-type _CursorRecord = CursorInit | CursorUser | CursorAssistant | CursorThinking | CursorToolCall | CursorResult;
+/** What every record may carry: its type, subtype, session and time. */
+interface CursorEnvelope {
+  type: string;
+  subtype?: string;
+  session_id?: string;
+  timestamp_ms?: number;
+}
 
 const API_KEY_SOURCES = new Set(["env", "flag", "login"]);
 
@@ -114,34 +165,36 @@ function toolKind(name: string): ToolKind {
 }
 
 /** The one kind-keyed entry of a `tool_call` object: its key, name and body. */
-function toolEntry(toolCall: JsonObject | undefined): { key: string; body: JsonObject | undefined } | undefined {
+function toolEntry(
+  toolCall: Wire<Record<string, CursorToolBody>> | undefined,
+): { key: string; body: Wire<CursorToolBody> | undefined } | undefined {
   if (toolCall === undefined) return undefined;
   for (const key of Object.keys(toolCall)) {
-    const body = obj(toolCall, key);
+    const body = fieldObj(toolCall, key);
     if (body !== undefined) return { key, body };
   }
   return undefined;
 }
 
 /** Texts of `message.content[]` joined. */
-function messageText(v: JsonObject): string {
+function messageText(v: Wire<CursorUser | CursorAssistant>): string {
   const parts: string[] = [];
-  for (const block of arr(obj(v, "message"), "content") ?? []) {
-    const text = str(block, "text");
-    if (text !== undefined && (str(block, "type") ?? "text") === "text") parts.push(text);
+  for (const block of fieldItems(fieldObj(v, "message"), "content")) {
+    const text = fieldStr(block, "text");
+    if (text !== undefined && (fieldStr(block, "type") ?? "text") === "text") parts.push(text);
   }
   return parts.join("");
 }
 
 /** Cursor `updateTodos` statuses may be enum-like (`TODO_STATUS_IN_PROGRESS`) or plain (`in_progress`). */
 function planItems(args: JsonValue | undefined): PlanItem[] | undefined {
-  const todos = arr(args, "todos");
-  if (todos === undefined) return undefined;
+  const wired = asWire<CursorToolArgs>(args);
+  if (fieldArr(wired, "todos") === undefined) return undefined;
   const items: PlanItem[] = [];
-  for (const todo of todos) {
-    const text = str(todo, "content") ?? str(todo, "text");
+  for (const todo of fieldItems(wired, "todos")) {
+    const text = fieldStr(todo, "content") ?? fieldStr(todo, "text");
     if (text === undefined) continue;
-    const status = (str(todo, "status") ?? "").toLowerCase().replace(/^todo_status_/, "");
+    const status = (fieldStr(todo, "status") ?? "").toLowerCase().replace(/^todo_status_/, "");
     items.push({
       text,
       status: status === "in_progress" ? "in_progress" : status === "completed" || status === "cancelled" ? "completed" : "pending",
@@ -235,8 +288,8 @@ class CursorStream {
   }
 
   /** Events for a record of another session (a subagent): its own session.started, once, linked to the open task call. */
-  sessionFor(v: JsonObject, out: AgentEventDraft[]): string | undefined {
-    const sid = str(v, "session_id");
+  sessionFor(v: Wire<CursorEnvelope>, out: AgentEventDraft[]): string | undefined {
+    const sid = fieldStr(v, "session_id");
     if (sid === undefined || this.rootId === undefined || sid === this.rootId) return undefined;
     if (!this.children.has(sid)) {
       this.children.add(sid);
@@ -248,16 +301,16 @@ class CursorStream {
           sessionId: sid,
           parentSessionId: this.rootId,
           parentToolCallId,
-          time: isoFromEpochMs(num(v, "timestamp_ms")),
+          time: isoFromEpochMs(fieldNum(v, "timestamp_ms")),
         }),
       );
     }
     return sid;
   }
 
-  assistant(v: JsonObject, time: string | undefined): AgentEventDraft[] {
+  assistant(v: Wire<CursorAssistant>, time: string | undefined): AgentEventDraft[] {
     const text = messageText(v);
-    const isDelta = num(v, "timestamp_ms") !== undefined && str(v, "model_call_id") === undefined;
+    const isDelta = fieldNum(v, "timestamp_ms") !== undefined && fieldStr(v, "model_call_id") === undefined;
     if (isDelta) {
       // A partial delta after a tool call or thinking starts a new segment; the old one never got its settled copy.
       const out = this.segment?.interrupted === true ? this.completeSegment(undefined, time) : [];
@@ -278,20 +331,21 @@ class CursorStream {
     return out;
   }
 
-  toolStarted(v: JsonObject, time: string | undefined): AgentEventDraft[] {
-    const toolCallId = str(v, "call_id") ?? this.state.nextId("tool");
-    const entry = toolEntry(obj(v, "tool_call"));
+  toolStarted(v: Wire<CursorToolCall>, time: string | undefined): AgentEventDraft[] {
+    const toolCallId = fieldStr(v, "call_id") ?? this.state.nextId("tool");
+    const entry = toolEntry(fieldObj(v, "tool_call"));
     const key = entry?.key ?? "unknown";
     const body = entry?.body;
     const fn = key === "function" ? body : undefined;
-    const name = fn !== undefined ? (str(fn, "name") ?? "function") : key.replace(/ToolCall$/, "");
+    const name = fn !== undefined ? (fieldStr(fn, "name") ?? "function") : key.replace(/ToolCall$/, "");
     const kind = fn !== undefined ? "other" : toolKind(name);
-    const args = fn !== undefined ? get(fn, "arguments") : get(body, "args");
+    const args = fn !== undefined ? field(fn, "arguments") : field(body, "args");
     const out: AgentEventDraft[] = [];
     if (this.state.toolName(toolCallId) !== undefined) return out; // started twice: keep the first
     // mcpToolCall args name the MCP tool (toolName) and its server (providerIdentifier).
-    const toolName = (kind === "mcp" ? (str(args, "toolName") ?? str(args, "name")) : undefined) ?? name;
-    const server = kind === "mcp" ? (str(args, "providerIdentifier") ?? str(args, "serverName")) : undefined;
+    const mcpArgs = kind === "mcp" ? asWire<CursorToolArgs>(args) : undefined;
+    const toolName = (mcpArgs !== undefined ? (fieldStr(mcpArgs, "toolName") ?? fieldStr(mcpArgs, "name")) : undefined) ?? name;
+    const server = mcpArgs !== undefined ? (fieldStr(mcpArgs, "providerIdentifier") ?? fieldStr(mcpArgs, "serverName")) : undefined;
     this.state.toolStarted(toolCallId, toolName);
     if (kind === "subagent") this.openSubagents.push(toolCallId);
     out.push(
@@ -302,7 +356,7 @@ class CursorStream {
         kind,
         input: args,
         server,
-        description: str(body, "description"),
+        description: fieldStr(body, "description"),
         time,
       }),
     );
@@ -313,42 +367,43 @@ class CursorStream {
     return out;
   }
 
-  toolCompleted(v: JsonObject, time: string | undefined): AgentEventDraft[] {
-    const toolCallId = str(v, "call_id") ?? this.state.nextId("tool");
+  toolCompleted(v: Wire<CursorToolCall>, time: string | undefined): AgentEventDraft[] {
+    const toolCallId = fieldStr(v, "call_id") ?? this.state.nextId("tool");
     const out: AgentEventDraft[] = [];
     if (this.state.toolName(toolCallId) === undefined) out.push(...this.toolStarted(v, time));
     if (!this.state.toolCompleted(toolCallId)) return out; // completed twice
     const index = this.openSubagents.indexOf(toolCallId);
     if (index >= 0) this.openSubagents.splice(index, 1);
-    const entry = toolEntry(obj(v, "tool_call"));
+    const entry = toolEntry(fieldObj(v, "tool_call"));
     const body = entry?.body;
     const name = this.state.toolName(toolCallId);
-    const result = obj(body, "result");
-    const success = obj(result, "success");
-    const failure = obj(result, "error") ?? obj(result, "failure");
-    const rejected = obj(result, "rejected");
+    const result = fieldObj(body, "result");
+    const success = fieldObj(result, "success");
+    const failure = fieldObj(result, "error") ?? fieldObj(result, "failure");
+    const rejected = fieldObj(result, "rejected");
     let output: string | undefined;
     let isError: boolean;
     let exitCode: number | undefined;
     if (success !== undefined) {
-      exitCode = num(success, "exitCode");
+      exitCode = fieldNum(success, "exitCode");
       // A shell command that ran but exited non-zero is reported under `success`; we mark it as an error by its exit code.
       isError = exitCode !== undefined && exitCode !== 0;
       output =
-        str(success, "interleavedOutput") ||
-        [str(success, "stdout"), str(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") ||
+        fieldStr(success, "interleavedOutput") ||
+        [fieldStr(success, "stdout"), fieldStr(success, "stderr")].filter((s) => s !== undefined && s !== "").join("\n") ||
         undefined;
-      output ??= str(success, "content") ?? str(success, "diffString");
+      output ??= fieldStr(success, "content") ?? fieldStr(success, "diffString");
       // A shell command that printed nothing has an empty output, not the result object in its place.
-      if (output === undefined && (str(success, "stdout") !== undefined || str(success, "interleavedOutput") !== undefined)) output = "";
+      if (output === undefined && (fieldStr(success, "stdout") !== undefined || fieldStr(success, "interleavedOutput") !== undefined))
+        output = "";
     } else if (rejected !== undefined) {
       isError = true;
-      output = str(rejected, "reason") ?? "rejected";
+      output = fieldStr(rejected, "reason") ?? "rejected";
     } else if (failure !== undefined) {
       isError = true;
-      output = str(failure, "message") ?? str(failure, "error") ?? textOf(failure);
+      output = fieldStr(failure, "message") ?? fieldStr(failure, "error") ?? textOf(failure);
     } else {
-      isError = bool(result, "isError") === true;
+      isError = fieldBool(result, "isError") === true;
       output = result === undefined ? undefined : textOf(result);
     }
     out.push(
@@ -360,14 +415,14 @@ class CursorStream {
         result,
         exitCode,
         isError,
-        durationMs: num(success, "executionTime"),
+        durationMs: fieldNum(success, "executionTime"),
         time,
       }),
     );
     if (success !== undefined && !isError && name !== undefined) {
       const kind = toolKind(name);
-      const args = get(body, "args");
-      const path = str(success, "path") ?? str(args, "path");
+      const args = fieldObj(body, "args");
+      const path = fieldStr(success, "path") ?? fieldStr(args, "path");
       if (path !== undefined && (kind === "file_write" || kind === "file_edit")) {
         const change: FileChange =
           name === "delete"
@@ -375,7 +430,7 @@ class CursorStream {
             : compact({
                 path,
                 kind: "update" as const,
-                diff: str(success, "diffString") ?? (kind === "file_write" ? str(args, "fileText") : undefined),
+                diff: fieldStr(success, "diffString") ?? (kind === "file_write" ? fieldStr(args, "fileText") : undefined),
               });
         out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
       }
@@ -385,7 +440,8 @@ class CursorStream {
 
   /** The root session's init (session.started) or its repeat (a notice): true when handled; a subagent's init is not. */
   init(v: JsonObject, time: string | undefined, out: AgentEventDraft[]): boolean {
-    const sid = str(v, "session_id");
+    const init: Wire<CursorInit> = v;
+    const sid = fieldStr(init, "session_id");
     if (!this.rootStarted) {
       this.rootStarted = true;
       this.rootId = sid;
@@ -394,10 +450,10 @@ class CursorStream {
         compact({
           type: "session.started" as const,
           agent: "cursor-agent",
-          model: str(v, "model"),
-          cwd: str(v, "cwd"),
+          model: fieldStr(init, "model"),
+          cwd: fieldStr(init, "cwd"),
           sessionId: sid,
-          permissionMode: str(v, "permissionMode"),
+          permissionMode: fieldStr(init, "permissionMode"),
           details: Object.keys(rest).length > 0 ? rest : undefined,
           time,
         }),
@@ -422,34 +478,39 @@ class CursorStream {
   }
 
   /** The `result` record: the session ends, with its usage and final text. */
-  sessionCompleted(v: JsonObject, time: string | undefined): AgentEventDraft {
-    const isError = bool(v, "is_error") === true || (str(v, "subtype") !== undefined && str(v, "subtype") !== "success");
-    const u = obj(v, "usage");
+  sessionCompleted(v: Wire<CursorResult>, time: string | undefined): AgentEventDraft {
+    const isError = fieldBool(v, "is_error") === true || (fieldStr(v, "subtype") !== undefined && fieldStr(v, "subtype") !== "success");
+    const u = fieldObj(v, "usage");
     const usage =
       u === undefined
         ? undefined
         : usageFrom({
-            inputTokens: num(u, "inputTokens"),
-            outputTokens: num(u, "outputTokens"),
-            cacheReadTokens: num(u, "cacheReadTokens"),
-            cacheWriteTokens: num(u, "cacheWriteTokens"),
+            inputTokens: fieldNum(u, "inputTokens"),
+            outputTokens: fieldNum(u, "outputTokens"),
+            cacheReadTokens: fieldNum(u, "cacheReadTokens"),
+            cacheWriteTokens: fieldNum(u, "cacheWriteTokens"),
           });
-    const resultText = str(v, "result");
-    const details = compact({ durationApiMs: num(v, "duration_api_ms"), requestId: str(v, "request_id"), subtype: str(v, "subtype") });
+    const resultText = fieldStr(v, "result");
+    const details = compact({
+      durationApiMs: fieldNum(v, "duration_api_ms"),
+      requestId: fieldStr(v, "request_id"),
+      subtype: fieldStr(v, "subtype"),
+    });
     return compact({
       type: "session.completed" as const,
       status: isError ? ("error" as const) : ("success" as const),
-      error: isError ? (resultText ?? str(v, "error") ?? "cursor-agent reported an error") : undefined,
+      error: isError ? (resultText ?? fieldStr(v, "error") ?? "cursor-agent reported an error") : undefined,
       finalText: isError ? undefined : resultText,
       usage,
-      durationMs: num(v, "duration_ms"),
+      durationMs: fieldNum(v, "duration_ms"),
       details: details as JsonObject,
       time,
     });
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = isoFromEpochMs(num(v, "timestamp_ms"));
+    const envelope: Wire<CursorEnvelope> = v;
+    const time = isoFromEpochMs(fieldNum(envelope, "timestamp_ms"));
     const out: AgentEventDraft[] = [];
     if (v.type === "system" && v.subtype === "init" && this.init(v, time, out)) return out;
     const child = this.sessionFor(v, out);
@@ -464,9 +525,9 @@ class CursorStream {
         return tag([
           compact({
             type: "notice" as const,
-            kind: str(v, "subtype") ?? "system",
+            kind: fieldStr(envelope, "subtype") ?? "system",
             level: "info" as const,
-            text: `cursor-agent system ${str(v, "subtype") ?? ""}`.trim(),
+            text: `cursor-agent system ${fieldStr(envelope, "subtype") ?? ""}`.trim(),
             details: v,
             time,
           }),
@@ -483,15 +544,16 @@ class CursorStream {
       case "assistant":
         return tag([...this.closeThinking(undefined, time), ...this.assistant(v, time)]);
       case "thinking": {
+        const thinking: Wire<CursorThinking> = v;
         if (this.segment !== undefined) this.segment.interrupted = true;
         if (v.subtype === "delta") {
           this.thinkingId ??= this.state.nextId("thinking");
-          return tag(this.state.delta(this.thinkingId, str(v, "text") ?? "", "assistant", "reasoning", { time }));
+          return tag(this.state.delta(this.thinkingId, fieldStr(thinking, "text") ?? "", "assistant", "reasoning", { time }));
         }
         if (v.subtype === "completed") {
           // thinking/completed carries no text (the deltas had it); one without deltas is an empty reasoning message.
           this.thinkingId ??= this.state.nextId("thinking");
-          return tag(this.closeThinking(str(v, "text"), time));
+          return tag(this.closeThinking(fieldStr(thinking, "text"), time));
         }
         break;
       }
