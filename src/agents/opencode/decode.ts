@@ -4,7 +4,8 @@ import { usageFrom } from "../../model/usage.ts";
 import type { TextRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, compact, get, num, obj, str } from "../../dialect/json.ts";
+import { compact } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { isoFromEpochMs } from "../../dialect/time.ts";
 
@@ -29,11 +30,33 @@ interface TextLike extends OpencodeEventBase {
   /** Printed once, whole, when the part ends (`time.end` set); no token deltas in JSON mode. */
   part: PartBase & { type: "text" | "reasoning"; text: string; synthetic?: boolean; time?: { start: number; end?: number } };
 }
-/** Only `completed` and `error` are printed; `pending` / `running` exist in the model. */
-type ToolState =
-  | { status: "completed"; input: JsonObject; output: string; title?: string; metadata?: JsonObject; time: { start: number; end: number } }
-  | { status: "error"; input: JsonObject; error: string; metadata?: JsonObject; time: { start: number; end: number } }
-  | { status: "pending" | "running"; input?: JsonObject };
+/**
+ * A tool part's state. Only `completed` (with `output`, `title`) and `error` (with `error`) are printed, both with
+ * `input`, `metadata` and `time`; `pending` / `running` exist in the model.
+ */
+interface ToolState {
+  status: "completed" | "error" | "pending" | "running" | string;
+  input?: ToolInput;
+  output?: string;
+  error?: string;
+  title?: string;
+  /** bash: `exit`; edit: `diff` (unified). */
+  metadata?: { exit?: number; diff?: string } & JsonObject;
+  time?: { start: number; end?: number };
+}
+/** The tool inputs the decoder looks into: a description, a file path and content, todowrite's list. */
+interface ToolInput {
+  description?: string;
+  filePath?: string;
+  path?: string;
+  content?: string;
+  todos?: OpencodeTodo[];
+}
+/** A todowrite item: pending / in_progress / completed / cancelled. */
+interface OpencodeTodo {
+  content?: string;
+  status?: string;
+}
 interface ToolUse extends OpencodeEventBase {
   type: "tool_use";
   part: PartBase & { type: "tool"; callID: string; tool: string; state: ToolState };
@@ -59,9 +82,10 @@ interface Done extends OpencodeEventBase {
   reason: string;
   rejected?: JsonValue[];
 }
-/** The records this decoder reads (documentation; the wire is read through the `_json` readers). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
-type OpencodeRecord = StepStart | TextLike | ToolUse | StepFinish | OpencodeError | Done;
+/** Any record (StepStart, TextLike, ToolUse, StepFinish, OpencodeError, Done), seen for its part's ids; records without a part leave it undefined. */
+interface PartEnvelope extends OpencodeEventBase {
+  part?: PartBase;
+}
 
 const TYPES = new Set(["step_start", "step_finish", "text", "reasoning", "tool_use", "error", "done"]);
 // run.ts prints this on stdout when a permission is auto-rejected (no --auto): "! permission requested: <perm> (<pattern>); auto-rejecting".
@@ -103,14 +127,13 @@ function toolKind(tool: string): ToolKind {
   }
 }
 
-function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
-  const todos = arr(input, "todos");
-  if (todos === undefined) return undefined;
+function planOf(input: Wire<ToolInput> | undefined): PlanItem[] | undefined {
+  if (fieldArr(input, "todos") === undefined) return undefined;
   const items: PlanItem[] = [];
-  for (const todo of todos) {
-    const text = str(todo, "content");
+  for (const todo of fieldItems(input, "todos")) {
+    const text = fieldStr(todo, "content");
     if (text === undefined) continue;
-    const status = str(todo, "status");
+    const status = fieldStr(todo, "status");
     // OpenCode todos are pending / in_progress / completed / cancelled; cancelled counts as completed (done with).
     items.push({
       text,
@@ -120,16 +143,20 @@ function planOf(input: JsonValue | undefined): PlanItem[] | undefined {
   return items;
 }
 
-function fileChange(tool: string, input: JsonValue | undefined, metadata: JsonValue | undefined): FileChange | undefined {
+function fileChange(
+  tool: string,
+  input: Wire<ToolInput> | undefined,
+  metadata: Wire<NonNullable<ToolState["metadata"]>> | undefined,
+): FileChange | undefined {
   const kind = toolKind(tool);
   if (kind !== "file_write" && kind !== "file_edit") return undefined;
-  const path = str(input, "filePath") ?? str(input, "path");
+  const path = fieldStr(input, "filePath") ?? fieldStr(input, "path");
   if (path === undefined) return undefined;
   // edit keeps a unified diff in metadata.diff; write has the new content in input.content.
   return compact({
     path,
     kind: "update" as const,
-    diff: str(metadata, "diff") ?? (kind === "file_write" ? str(input, "content") : undefined),
+    diff: fieldStr(metadata, "diff") ?? (kind === "file_write" ? fieldStr(input, "content") : undefined),
   });
 }
 
@@ -220,20 +247,21 @@ class OpencodeStream {
     return [compact({ type: "turn.completed" as const, turnId: id, status, error, time })];
   }
 
-  toolUse(v: JsonObject, time: string | undefined): AgentEventDraft[] {
-    const part = obj(v, "part");
-    const toolState = obj(part, "state");
-    const name = str(part, "tool") ?? "unknown";
-    const toolCallId = str(part, "callID") ?? str(part, "id") ?? this.state.nextId("tool");
-    const input = get(toolState, "input");
-    const status = str(toolState, "status");
+  toolUse(v: Wire<ToolUse>, time: string | undefined): AgentEventDraft[] {
+    const part = fieldObj(v, "part");
+    const toolState = fieldObj(part, "state");
+    const name = fieldStr(part, "tool") ?? "unknown";
+    const toolCallId = fieldStr(part, "callID") ?? fieldStr(part, "id") ?? this.state.nextId("tool");
+    const input = field(toolState, "input");
+    const toolInput = fieldObj(toolState, "input");
+    const status = fieldStr(toolState, "status");
     const out: AgentEventDraft[] = [];
     if (!this.toolsStarted.has(toolCallId)) {
       this.toolsStarted.add(toolCallId);
       this.state.toolStarted(toolCallId, name);
-      const description = str(input, "description");
+      const description = fieldStr(toolInput, "description");
       out.push(compact({ type: "tool.started" as const, toolCallId, name, kind: toolKind(name), input, description, time }));
-      const items = name === "todowrite" ? planOf(input) : undefined;
+      const items = name === "todowrite" ? planOf(toolInput) : undefined;
       if (items !== undefined) out.push(compact({ type: "plan.updated" as const, items, time }));
     }
     if (status !== "completed" && status !== "error") {
@@ -242,33 +270,34 @@ class OpencodeStream {
     }
     if (!this.state.toolCompleted(toolCallId)) return out; // already completed: a repeated line
     const isError = status === "error";
-    const metadata = get(toolState, "metadata");
-    const start = num(obj(toolState, "time"), "start");
-    const end = num(obj(toolState, "time"), "end");
+    const metadata = fieldObj(toolState, "metadata");
+    const start = fieldNum(fieldObj(toolState, "time"), "start");
+    const end = fieldNum(fieldObj(toolState, "time"), "end");
     out.push(
       compact({
         type: "tool.completed" as const,
         toolCallId,
         name,
-        output: isError ? (str(toolState, "error") ?? "error") : str(toolState, "output"),
-        exitCode: num(metadata, "exit"),
+        output: isError ? (fieldStr(toolState, "error") ?? "error") : fieldStr(toolState, "output"),
+        exitCode: fieldNum(metadata, "exit"),
         isError,
         durationMs: start !== undefined && end !== undefined && end >= start ? end - start : undefined,
         time,
       }),
     );
-    const change = isError ? undefined : fileChange(name, input, metadata);
+    const change = isError ? undefined : fileChange(name, toolInput, metadata);
     if (change !== undefined)
       out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId, status: "success" as const, time }));
     return out;
   }
 
   decodeJson(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const time = isoFromEpochMs(num(v, "timestamp"));
-    const part = obj(v, "part");
+    const envelope: Wire<PartEnvelope> = v;
+    const time = isoFromEpochMs(fieldNum(envelope, "timestamp"));
+    const part = fieldObj(envelope, "part");
     const out: AgentEventDraft[] = [];
     // OpenCode has no init record; the first line with a sessionID starts the session.
-    const sessionId = str(v, "sessionID") ?? str(part, "sessionID");
+    const sessionId = fieldStr(envelope, "sessionID") ?? fieldStr(part, "sessionID");
     if (!this.sessionStarted && sessionId !== undefined) {
       this.sessionStarted = true;
       out.push(compact({ type: "session.started" as const, agent: "opencode", sessionId, time }));
@@ -276,15 +305,16 @@ class OpencodeStream {
     switch (v.type) {
       case "step_start": {
         out.push(...this.closeTurn("error", time, "the step ended without step_finish"));
-        this.turnId = str(part, "id") ?? this.state.nextId("step");
+        this.turnId = fieldStr(fieldObj(asWire<StepStart>(v), "part"), "id") ?? this.state.nextId("step");
         out.push(compact({ type: "turn.started" as const, turnId: this.turnId, time }));
         return out;
       }
       case "text":
       case "reasoning": {
         const kind = v.type === "text" ? "text" : "reasoning";
-        const messageId = str(part, "id") ?? this.state.nextId(kind);
-        out.push(...this.state.complete(messageId, str(part, "text") ?? "", "assistant", kind, { time }));
+        const textPart = fieldObj(asWire<TextLike>(v), "part");
+        const messageId = fieldStr(textPart, "id") ?? this.state.nextId(kind);
+        out.push(...this.state.complete(messageId, fieldStr(textPart, "text") ?? "", "assistant", kind, { time }));
         return out;
       }
       case "tool_use":
@@ -292,34 +322,42 @@ class OpencodeStream {
         return out;
       case "step_finish": {
         if (this.turnId === undefined) {
-          this.turnId = str(part, "id") ?? this.state.nextId("step");
+          this.turnId = fieldStr(part, "id") ?? this.state.nextId("step");
           out.push(compact({ type: "turn.started" as const, turnId: this.turnId, time }));
         }
-        const tokens = obj(part, "tokens");
-        const cache = obj(tokens, "cache");
+        const step = fieldObj(asWire<StepFinish>(v), "part");
+        const tokens = fieldObj(step, "tokens");
+        const cache = fieldObj(tokens, "cache");
         const usage =
           tokens === undefined
             ? undefined
             : usageFrom({
-                inputTokens: num(tokens, "input"),
-                outputTokens: num(tokens, "output"),
-                reasoningTokens: num(tokens, "reasoning"),
-                cacheReadTokens: num(cache, "read"),
-                cacheWriteTokens: num(cache, "write"),
+                inputTokens: fieldNum(tokens, "input"),
+                outputTokens: fieldNum(tokens, "output"),
+                reasoningTokens: fieldNum(tokens, "reasoning"),
+                cacheReadTokens: fieldNum(cache, "read"),
+                cacheWriteTokens: fieldNum(cache, "write"),
               });
         const id = this.turnId;
         this.turnId = undefined;
         // opencode reports usage and cost per step (one LLM call); each turn.completed carries its own step, and the summary adds them.
         out.push(
-          compact({ type: "turn.completed" as const, turnId: id, status: "success" as const, usage, costUsd: num(part, "cost"), time }),
+          compact({
+            type: "turn.completed" as const,
+            turnId: id,
+            status: "success" as const,
+            usage,
+            costUsd: fieldNum(step, "cost"),
+            time,
+          }),
         );
-        this.last = { reason: str(part, "reason") ?? "", time, line: context.line };
+        this.last = { reason: fieldStr(step, "reason") ?? "", time, line: context.line };
         return out;
       }
       case "error": {
-        const error = obj(v, "error");
-        const name = str(error, "name");
-        const message = str(obj(error, "data"), "message") ?? name ?? "unknown error";
+        const error = fieldObj(asWire<OpencodeError>(v), "error");
+        const name = fieldStr(error, "name");
+        const message = fieldStr(fieldObj(error, "data"), "message") ?? name ?? "unknown error";
         out.push(...this.closeTurn("error", time, message));
         out.push(compact({ type: "error" as const, scope: "session" as const, message, code: name, fatal: true, time }));
         this.last = { error: message, time, line: context.line };
@@ -335,7 +373,7 @@ class OpencodeStream {
             status: error === undefined ? ("success" as const) : ("error" as const),
             error,
             time,
-            details: compact({ reason: str(v, "reason"), rejected: arr(v, "rejected") }),
+            details: compact({ reason: fieldStr(asWire<Done>(v), "reason"), rejected: fieldArr(asWire<Done>(v), "rejected") }),
           }),
         );
         return out;
