@@ -3,7 +3,8 @@ import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, Tool
 import { usageFrom } from "../../model/usage.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, at, bool, compact, num, obj, str } from "../../dialect/json.ts";
+import { compact, num, str } from "../../dialect/json.ts";
+import { asWire, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { isoFromEpochMs } from "../../dialect/time.ts";
 import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
@@ -69,15 +70,28 @@ interface UseMcpServer {
   uri?: string;
 }
 
-// Compile-time use of the wire types, so the reads below stay in step with them.
-type WireField =
-  | keyof ClineMessageRecord
-  | keyof TaskStartedRecord
-  | keyof ErrorRecord
-  | keyof ApiReqInfo
-  | keyof SayTool
-  | keyof UseMcpServer;
-const field = <K extends WireField>(key: K): K => key;
+/** `ask:plan_mode_respond` / `ask:followup` text (newer CLIs): the reply or question and the offered options. */
+interface PlanModeResponse {
+  response?: string;
+  question?: string;
+  options?: JsonValue[];
+}
+
+/** `say:error_retry` / `say:api_req_retried` text. */
+interface RetryInfo {
+  attempt?: number;
+  maxAttempts?: number;
+  errorSnippet?: string;
+}
+
+/** `say:browser_action_result` text. */
+interface BrowserActionResult {
+  logs?: string;
+  currentUrl?: string;
+}
+
+/** Every line of the output. */
+type ClineRecord = ClineMessageRecord | TaskStartedRecord | ErrorRecord;
 
 /** Every `say` subtype of ClineSay (cline/cline src/shared/ExtensionMessage.ts). */
 const SAY_TYPES = new Set([
@@ -157,10 +171,10 @@ const TOOL_KINDS: Record<string, ToolKind> = {
 };
 
 /** Parses JSON text carried inside a message's `text`; undefined when it is not a JSON object. */
-function parseObject(text: string | undefined): JsonObject | undefined {
+function parseObject<T = JsonObject>(text: string | undefined): Wire<T> | undefined {
   if (text === undefined || !text.startsWith("{")) return undefined;
   try {
-    return obj(JSON.parse(text) as JsonValue);
+    return asWire<T>(JSON.parse(text) as JsonValue);
   } catch {
     return undefined;
   }
@@ -199,10 +213,10 @@ export const cline: Dialect = {
   detect(record) {
     if (record.kind !== "json") return false;
     const v = record.value;
-    const type = str(v, field("type"));
-    if (type === "task_started") return str(v, field("taskId")) !== undefined;
+    const type = str(v, "type");
+    if (type === "task_started") return str(v, "taskId") !== undefined;
     if (type !== "say" && type !== "ask") return false;
-    return num(v, field("ts")) !== undefined && str(v, type === "say" ? field("say") : field("ask")) !== undefined;
+    return num(v, "ts") !== undefined && str(v, type) !== undefined;
   },
   createDecoder: createClineDecoder,
 };
@@ -213,16 +227,17 @@ function createClineDecoder(): DialectDecoder {
     decode(record, context) {
       if (record.kind !== "json") return [];
       const v = record.value;
-      const type = str(v, field("type"));
+      const line: Wire<ClineRecord> = v;
+      const type = fieldStr(line, "type");
       if (type === "say" || type === "ask") return decoding.decodeMessage(v, context);
       if (type === "task_started") {
         const out = [...decoding.closePending(), ...decoding.closePartials(undefined)];
-        decoding.sessionId = str(v, field("taskId"));
+        decoding.sessionId = fieldStr(asWire<TaskStartedRecord>(v), "taskId");
         out.push(...decoding.sessionStart(undefined));
         return out;
       }
       if (type === "error") {
-        const message = str(v, field("message")) ?? "Cline reported an error";
+        const message = fieldStr(asWire<ErrorRecord>(v), "message") ?? "Cline reported an error";
         const out: AgentEventDraft[] = [...decoding.closePending(), ...decoding.closePartials(undefined)];
         if (!decoding.sessionOpen) out.push(...decoding.sessionStart(undefined));
         out.push({ type: "error", scope: "session", message, fatal: true });
@@ -333,15 +348,15 @@ class ClineStream {
     return out;
   }
 
-  usageOf(info: JsonObject, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] {
+  usageOf(info: Wire<ApiReqInfo>, ts: number | undefined, model: string | undefined, time: string | undefined): AgentEventDraft[] {
     const figures = {
-      i: num(info, field("tokensIn")) ?? 0,
-      o: num(info, field("tokensOut")) ?? 0,
-      cw: num(info, field("cacheWrites")) ?? 0,
-      cr: num(info, field("cacheReads")) ?? 0,
-      c: num(info, field("cost")) ?? 0,
+      i: fieldNum(info, "tokensIn") ?? 0,
+      o: fieldNum(info, "tokensOut") ?? 0,
+      cw: fieldNum(info, "cacheWrites") ?? 0,
+      cr: fieldNum(info, "cacheReads") ?? 0,
+      c: fieldNum(info, "cost") ?? 0,
     };
-    const has = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"].some((k) => num(info, k) !== undefined);
+    const has = (["tokensIn", "tokensOut", "cacheWrites", "cacheReads", "cost"] as const).some((k) => fieldNum(info, k) !== undefined);
     if (!has) return [];
     const before = ts === undefined ? undefined : this.countedUsage.get(ts);
     if (ts !== undefined) this.countedUsage.set(ts, figures);
@@ -358,7 +373,7 @@ class ClineStream {
           };
     if (before !== undefined && d.i === 0 && d.o === 0 && d.cw === 0 && d.cr === 0 && d.c === 0) return [];
     const usage = usageFrom({ inputTokens: d.i, outputTokens: d.o, cacheWriteTokens: d.cw, cacheReadTokens: d.cr });
-    const costUsd = num(info, field("cost")) === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
+    const costUsd = fieldNum(info, "cost") === undefined ? undefined : Math.round(d.c * 1e10) / 1e10;
     return [compact({ type: "usage" as const, usage, scope: "delta" as const, costUsd, model, time })];
   }
 
@@ -376,13 +391,13 @@ class ClineStream {
     return compact({ type: "notice" as const, kind, level, text, details, time });
   }
 
-  decodeMessage(v: JsonObject, context: DecodeContext): AgentEventDraft[] {
-    const type = str(v, field("type")) as "say" | "ask";
-    const sub = str(v, type === "say" ? field("say") : field("ask")) ?? "";
-    const ts = num(v, field("ts"));
+  decodeMessage(v: Wire<ClineMessageRecord>, context: DecodeContext): AgentEventDraft[] {
+    const type = fieldStr(v, "type") as "say" | "ask";
+    const sub = fieldStr(v, type) ?? "";
+    const ts = fieldNum(v, "ts");
     const time = isoFromEpochMs(ts);
-    const text = str(v, field("text")) ?? "";
-    const partial = bool(v, field("partial")) === true;
+    const text = fieldStr(v, "text") ?? "";
+    const partial = fieldBool(v, "partial") === true;
     const key = `${type}:${sub}`;
     const id = `${sub}-${ts ?? this.state.nextId("ts")}`;
     const known = type === "say" ? SAY_TYPES.has(sub) : ASK_TYPES.has(sub);
@@ -407,7 +422,7 @@ class ClineStream {
         (sub === "mcp_server_request_started" && this.pending.outputSay === "mcp_server_response"));
     if (!isOutput) out.push(...this.closePending());
 
-    const reasoningField = str(v, field("reasoning"));
+    const reasoningField = fieldStr(v, "reasoning");
     if (reasoningField !== undefined && reasoningField !== "" && sub !== "reasoning")
       out.push(
         ...this.state.complete(
@@ -430,7 +445,7 @@ class ClineStream {
 
 /** A Cline message as its handler sees it: the record and what decodeMessage worked out about it. */
 interface ClineMessage {
-  readonly v: JsonObject;
+  readonly v: Wire<ClineMessageRecord>;
   readonly type: "say" | "ask";
   readonly sub: string;
   readonly ts: number | undefined;
@@ -491,10 +506,10 @@ const task: Handler<ClineMessage, ClineStream> = (r, s, out) => {
 const planModeRespond: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { time, text, partial, id } = r;
   // These asks carry JSON text: {response|question, options}; older ones carry plain text.
-  const body = parseObject(text);
-  const said = body === undefined ? text : (str(body, "response") ?? str(body, "question") ?? text);
+  const body = parseObject<PlanModeResponse>(text);
+  const said = body === undefined ? text : (fieldStr(body, "response") ?? fieldStr(body, "question") ?? text);
   out.push(...s.message(id, said, "assistant", "text", partial, time));
-  const options = arr(body, "options");
+  const options = fieldArr(body, "options");
   if (!partial && options !== undefined && options.length > 0) {
     out.push(
       s.notice("options", options.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n"), time, "info", { options }),
@@ -512,7 +527,7 @@ const commandOutput: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { v, time, text, isOutput } = r;
   if (s.pending !== undefined && isOutput) {
     s.pending.output.push(text);
-    const exit = num(v, field("exitCode"));
+    const exit = fieldNum(v, "exitCode");
     if (exit !== undefined) s.pending.exitCode = exit;
     out.push(compact({ type: "tool.progress" as const, toolCallId: s.pending.id, output: text, time }));
   } else {
@@ -522,17 +537,17 @@ const commandOutput: Handler<ClineMessage, ClineStream> = (r, s, out) => {
 
 const tool: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { time, text } = r;
-  const tool = parseObject(text);
-  const name = str(tool, field("tool")) ?? "tool";
+  const tool = parseObject<SayTool>(text);
+  const name = fieldStr(tool, "tool") ?? "tool";
   out.push(...s.startTool(name, TOOL_KINDS[name] ?? "other", tool ?? text, time, { outputSay: "" }));
-  const path = str(tool, field("path"));
-  const content = str(tool, field("content"));
+  const path = fieldStr(tool, "path");
+  const content = fieldStr(tool, "content");
   if (s.pending !== undefined && content !== undefined && name !== "readFile") s.pending.output.push(content);
   if (path !== undefined && (name === "editedExistingFile" || name === "newFileCreated" || name === "fileDeleted")) {
     const change: FileChange = compact({
       path,
       kind: name === "newFileCreated" ? ("add" as const) : name === "fileDeleted" ? ("delete" as const) : ("update" as const),
-      diff: str(tool, field("diff")) ?? content,
+      diff: fieldStr(tool, "diff") ?? content,
     });
     out.push(compact({ type: "file.changed" as const, changes: [change], toolCallId: s.pending?.id, time }));
   }
@@ -540,14 +555,14 @@ const tool: Handler<ClineMessage, ClineStream> = (r, s, out) => {
 
 const useMcpServer: Handler<ClineMessage, ClineStream> = (r, s, out) => {
   const { time, text } = r;
-  const call = parseObject(text);
-  const resource = str(call, "type") === "access_mcp_resource";
-  let input: JsonValue | undefined = resource ? compact({ uri: str(call, field("uri")) }) : undefined;
-  const args = str(call, field("arguments"));
+  const call = parseObject<UseMcpServer>(text);
+  const resource = fieldStr(call, "type") === "access_mcp_resource";
+  let input: JsonValue | undefined = resource ? compact({ uri: fieldStr(call, "uri") }) : undefined;
+  const args = fieldStr(call, "arguments");
   if (!resource && args !== undefined) input = parseObject(args) ?? args;
-  const name = resource ? "access_mcp_resource" : (str(call, field("toolName")) ?? "mcp_tool");
+  const name = resource ? "access_mcp_resource" : (fieldStr(call, "toolName") ?? "mcp_tool");
   out.push(
-    ...s.startTool(name, "mcp", input ?? call ?? text, time, { server: str(call, field("serverName")), outputSay: "mcp_server_response" }),
+    ...s.startTool(name, "mcp", input ?? call ?? text, time, { server: fieldStr(call, "serverName"), outputSay: "mcp_server_response" }),
   );
 };
 
@@ -570,13 +585,13 @@ const mistakeLimitReached: Handler<ClineMessage, ClineStream> = (r, _s, out) => 
 
 const errorRetry: Handler<ClineMessage, ClineStream> = (r, _s, out) => {
   const { time, text } = r;
-  const info = parseObject(text);
+  const info = parseObject<RetryInfo>(text);
   out.push(
     compact({
       type: "retry" as const,
-      attempt: num(info, "attempt") ?? 1,
-      maxAttempts: num(info, "maxAttempts"),
-      error: str(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined),
+      attempt: fieldNum(info, "attempt") ?? 1,
+      maxAttempts: fieldNum(info, "maxAttempts"),
+      error: fieldStr(info, "errorSnippet") ?? (info === undefined && text !== "" ? text : undefined),
       time,
     }),
   );
@@ -620,32 +635,32 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
       if (ts !== undefined) s.startedTurns.add(ts);
       out.push(compact({ type: "turn.started" as const, turnId: `api_req-${ts ?? s.state.nextId("ts")}`, time }));
     }
-    const info = parseObject(text);
+    const info = parseObject<ApiReqInfo>(text);
     if (info === undefined) {
       out.push(s.notice("api_request", text, time));
       return;
     }
-    out.push(...s.usageOf(info, ts, str(at(v, field("modelInfo"), "modelId")), time));
-    const retry = obj(info, field("retryStatus"));
+    out.push(...s.usageOf(info, ts, fieldStr(fieldObj(v, "modelInfo"), "modelId"), time));
+    const retry = fieldObj(info, "retryStatus");
     if (retry !== undefined) {
       out.push(
         compact({
           type: "retry" as const,
-          attempt: num(retry, "attempt") ?? 1,
-          maxAttempts: num(retry, "maxAttempts"),
-          delayMs: num(retry, "delaySec") === undefined ? undefined : (num(retry, "delaySec") as number) * 1000,
-          error: str(retry, "errorSnippet"),
+          attempt: fieldNum(retry, "attempt") ?? 1,
+          maxAttempts: fieldNum(retry, "maxAttempts"),
+          delayMs: fieldNum(retry, "delaySec") === undefined ? undefined : (fieldNum(retry, "delaySec") as number) * 1000,
+          error: fieldStr(retry, "errorSnippet"),
           time,
         }),
       );
     }
-    const cancel = str(info, field("cancelReason"));
+    const cancel = fieldStr(info, "cancelReason");
     if (cancel !== undefined) {
       out.push(
         compact({
           type: "error" as const,
           scope: "api" as const,
-          message: str(info, field("streamingFailedMessage")) ?? `API request cancelled: ${cancel}`,
+          message: fieldStr(info, "streamingFailedMessage") ?? `API request cancelled: ${cancel}`,
           code: cancel,
           time,
         }),
@@ -654,7 +669,7 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
   },
   "say:subagent_usage": (r, s, out) => {
     const { time, text } = r;
-    const info = parseObject(text);
+    const info = parseObject<ApiReqInfo>(text);
     if (info !== undefined) out.push(...s.usageOf(info, undefined, undefined, time));
     else out.push(s.notice("subagent_usage", text, time));
   },
@@ -679,9 +694,9 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
   },
   "say:browser_action_result": (r, s, out) => {
     const { time, text, isOutput } = r;
-    const result = parseObject(text);
-    const logs = str(result, "logs");
-    if (s.pending !== undefined && isOutput) s.pending.output.push(logs ?? str(result, "currentUrl") ?? "");
+    const result = parseObject<BrowserActionResult>(text);
+    const logs = fieldStr(result, "logs");
+    if (s.pending !== undefined && isOutput) s.pending.output.push(logs ?? fieldStr(result, "currentUrl") ?? "");
     else out.push(s.notice("browser_action_result", logs ?? "", time));
   },
   "say:task_progress": (r, s, out) => {
@@ -703,7 +718,7 @@ const messageHandlers = handlers<ClineMessageKey, ClineMessage, ClineStream>({
   "say:api_req_retried": errorRetry,
   "say:checkpoint_created": (r, s, out) => {
     const { v, time } = r;
-    out.push(s.notice("checkpoint", str(v, field("lastCheckpointHash")) ?? "checkpoint created", time));
+    out.push(s.notice("checkpoint", fieldStr(v, "lastCheckpointHash") ?? "checkpoint created", time));
   },
   "say:shell_integration_warning": shellIntegrationWarning,
   "say:shell_integration_warning_with_suggestion": shellIntegrationWarning,
