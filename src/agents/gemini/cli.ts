@@ -335,43 +335,46 @@ class GeminiStream {
         out.push(compact({ type: "error" as const, scope: "turn" as const, message, time }));
         return out;
       }
-      case "result": {
-        const final: Wire<GeminiResult> = v;
-        const out = this.closeAssistant(time);
-        const stats = fieldObj(final, "stats");
-        const error = fieldObj(final, "error");
-        const errorType = fieldStr(error, "type");
-        const status = sessionStatus(fieldStr(final, "status"), errorType);
-        const usage =
-          stats === undefined
-            ? undefined
-            : usageFrom({
-                inputTokens: fieldNum(stats, "input_tokens"),
-                outputTokens: fieldNum(stats, "output_tokens"),
-                cacheReadTokens: fieldNum(stats, "cached"),
-              });
-        const details = compact({
-          totalTokens: fieldNum(stats, "total_tokens"),
-          toolCalls: fieldNum(stats, "tool_calls"),
-          models: fieldObj(stats, "models"),
-          errorType,
-        });
-        out.push(
-          compact({
-            type: "session.completed" as const,
-            status,
-            error: status === "success" ? undefined : (fieldStr(error, "message") ?? this.lastError),
-            usage,
-            durationMs: fieldNum(stats, "duration_ms"),
-            details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
-            time,
-          }),
-        );
-        return out;
-      }
+      case "result":
+        return this.result(v, time);
       default:
         context.report({ code: "unknown-record", message: `unknown gemini record type ${JSON.stringify(v.type)}` });
         return [unknownRecord(v, `unknown record type ${JSON.stringify(v.type)}`)];
     }
+  }
+
+  /** The `result` record: the session ends, with its usage and stats. */
+  result(final: Wire<GeminiResult>, time: string | undefined): AgentEventDraft[] {
+    const out = this.closeAssistant(time);
+    const stats = fieldObj(final, "stats");
+    const error = fieldObj(final, "error");
+    const errorType = fieldStr(error, "type");
+    const status = sessionStatus(fieldStr(final, "status"), errorType);
+    const usage =
+      stats === undefined
+        ? undefined
+        : usageFrom({
+            inputTokens: fieldNum(stats, "input_tokens"),
+            outputTokens: fieldNum(stats, "output_tokens"),
+            cacheReadTokens: fieldNum(stats, "cached"),
+          });
+    const details = compact({
+      totalTokens: fieldNum(stats, "total_tokens"),
+      toolCalls: fieldNum(stats, "tool_calls"),
+      models: fieldObj(stats, "models"),
+      errorType,
+    });
+    out.push(
+      compact({
+        type: "session.completed" as const,
+        status,
+        error: status === "success" ? undefined : (fieldStr(error, "message") ?? this.lastError),
+        usage,
+        durationMs: fieldNum(stats, "duration_ms"),
+        details: Object.keys(details).length > 0 ? (details as JsonObject) : undefined,
+        time,
+      }),
+    );
+    return out;
   }
 }
