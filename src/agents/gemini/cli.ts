@@ -67,7 +67,7 @@ interface GeminiResult extends GeminiEventBase {
   stats?: GeminiStats;
 }
 /** The tool arguments the decoder looks into (file tools, write_todos); shared with gemini-session. */
-export interface GeminiToolArgs {
+interface GeminiToolArgs {
   file_path?: string;
   /** Older file tools. */
   absolute_path?: string;
