@@ -12,7 +12,8 @@ import type {
 } from "../../model/events.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, at, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { compact, obj, str, textOf } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
 import {
@@ -61,6 +62,8 @@ interface SessionMetaPayload {
   /** `exec`, `cli`, `vscode`, or `{subagent: {thread_spawn: {parent_thread_id, depth, agent_role}}}`. */
   source?: JsonValue;
   model_provider?: string;
+  /** Newer versions name the model here. */
+  model?: string;
   instructions?: string | null;
   base_instructions?: { text: string; provenance?: { type: string; model?: string } };
   git?: { commit_hash?: string; branch?: string; repository_url?: string };
@@ -106,11 +109,52 @@ interface ResponseItemPayload {
   output?: JsonValue;
   status?: string;
   /** local_shell_call / web_search_call. */
-  action?: JsonObject;
+  action?: CallAction;
+  /** image_generation_call. */
+  revised_prompt?: string;
 }
 
+/** response_item `action` (local_shell_call, web_search_call) and event_msg web_search_end `action`. */
+interface CallAction {
+  type?: string;
+  query?: string;
+  command?: JsonValue;
+}
+
+/** A function_call's parsed `arguments` (only the fields the decoder reads). */
+interface ToolArguments {
+  /** apply_patch. */
+  input?: string;
+  patch?: string;
+  /** update_plan. */
+  plan?: JsonValue;
+}
+
+/** A tool output object: `{content, success}`. */
+interface ToolOutputObject {
+  content?: JsonValue;
+  success?: boolean;
+}
+
+/** Codex ≤ ~0.4x shell output: JSON text. */
+interface LegacyShellOutput {
+  output?: string;
+  metadata?: { exit_code?: number; duration_seconds?: number };
+}
+
+/** An MCP `CallToolResult`. */
+interface McpCallToolResult {
+  content?: JsonValue[];
+  structuredContent?: JsonValue;
+  structured_content?: JsonValue;
+  isError?: boolean;
+  is_error?: boolean;
+}
+
+/** mcp_tool_call_end `result`: `{Ok: CallToolResult}` / `{Err: …}`, or (older) the CallToolResult itself. */
+type McpToolCallResult = McpCallToolResult & { Ok?: McpCallToolResult; Err?: JsonValue };
+
 /** event_msg payload: the UI event stream, in part (the persisted subset). */
-// biome-ignore lint/correctness/noUnusedVariables: documents the wire until the decoder reads it through these types (issue #10)
 interface EventMsgPayload {
   type: string;
   turn_id?: string;
@@ -139,11 +183,28 @@ interface EventMsgPayload {
   success?: boolean;
   changes?: JsonObject;
   invocation?: { server: string; tool: string; arguments?: JsonValue };
-  result?: JsonValue;
+  result?: McpToolCallResult;
   query?: string;
+  /** web_search_end. */
+  action?: CallAction;
   path?: string;
+  /** exec_command_begin / _end. */
+  command?: JsonValue;
+  cwd?: string;
+  status?: string;
+  /** plan_update. */
+  plan?: JsonValue;
+  /** notices: context_compacted and others, turn_diff. */
+  summary?: string;
+  unified_diff?: string;
   /** error. */
   codex_error_info?: JsonValue;
+}
+
+/** compacted payload: the summary that replaced the history. */
+interface CompactedPayload {
+  message?: string;
+  replacement_history?: JsonValue[];
 }
 
 /** token_usage_record payload (0.152+): per-response, per-turn and per-thread usage. */
@@ -294,8 +355,8 @@ function parseOutput(
 ): { output?: string; exitCode?: number; durationMs?: number; success?: boolean } {
   const o = obj(raw);
   if (o !== undefined) {
-    const content = get(o, "content");
-    return compact({ output: textOf(content), success: bool(o, "success") });
+    const wrapper: Wire<ToolOutputObject> = o;
+    return compact({ output: textOf(field(wrapper, "content")), success: fieldBool(wrapper, "success") });
   }
   if (Array.isArray(raw)) return compact({ output: textOf(raw) });
   const text = str(raw);
@@ -303,13 +364,14 @@ function parseOutput(
   if (isCommand && text.startsWith("{")) {
     // Codex ≤ ~0.4x shell output was JSON text `{"output": …, "metadata": {"exit_code", "duration_seconds"}}`; we unwrap it.
     try {
-      const parsed = JSON.parse(text) as JsonValue;
-      const inner = str(parsed, "output");
+      const parsed = asWire<LegacyShellOutput>(JSON.parse(text) as JsonValue);
+      const inner = fieldStr(parsed, "output");
       if (inner !== undefined) {
-        const seconds = num(at(parsed, "metadata", "duration_seconds"));
+        const metadata = fieldObj(parsed, "metadata");
+        const seconds = fieldNum(metadata, "duration_seconds");
         return compact({
           output: inner,
-          exitCode: num(at(parsed, "metadata", "exit_code")),
+          exitCode: fieldNum(metadata, "exit_code"),
           durationMs: seconds === undefined ? undefined : Math.round(seconds * 1000),
         });
       }
@@ -347,9 +409,10 @@ function createRolloutDecoder(): DialectDecoder {
   return {
     decode(record, context) {
       if (record.kind !== "json") return [];
-      const v = record.value;
-      const type = str(v, "type") as RolloutLine["type"] | undefined;
-      const payload = obj(v, "payload");
+      const v: Wire<RolloutLine> = record.value;
+      const type = fieldStr(v, "type") as RolloutLine["type"] | undefined;
+      // Each payload is read as the wire type of its line type, below.
+      const payload: JsonObject | undefined = fieldObj(v, "payload");
       const out: AgentEventDraft[] = [];
       if (type === undefined || payload === undefined || !ROLLOUT_TYPES.has(type)) {
         decoding.unknown(out, context, v, `unknown codex rollout record ${JSON.stringify(type ?? null)}`);
@@ -372,19 +435,21 @@ function createRolloutDecoder(): DialectDecoder {
         case "token_usage_record":
           decoding.tokenUsageRecord(out, payload);
           break;
-        case "compacted":
+        case "compacted": {
+          const compacted: Wire<CompactedPayload> = payload;
           out.push({
             type: "notice",
             kind: "compact_boundary",
             level: "info",
-            text: str(payload, "message") || "history compacted",
-            details: compact({ replacedItems: arr(payload, "replacement_history")?.length }),
+            text: fieldStr(compacted, "message") || "history compacted",
+            details: compact({ replacedItems: fieldArr(compacted, "replacement_history")?.length }),
           });
           break;
+        }
         default:
           out.push({ type: "notice", kind: type, level: "info", text: type.replace(/_/g, " "), details: { ...payload } });
       }
-      const time = str(v, "timestamp");
+      const time = fieldStr(v, "timestamp");
       if (time === undefined) return out;
       decoding.sawTimestamp = true;
       return out.map((draft) => (draft.time === undefined ? { ...draft, time } : draft));
@@ -556,11 +621,11 @@ class RolloutStream {
 
   // ----- record types -----
 
-  sessionMeta(out: AgentEventDraft[], p: JsonObject): void {
+  sessionMeta(out: AgentEventDraft[], p: Wire<SessionMetaPayload>): void {
     const meta: Partial<SessionMetaPayload> = compact({
-      id: str(p, "id") ?? str(p, "session_id"),
-      cli_version: str(p, "cli_version"),
-      cwd: str(p, "cwd"),
+      id: fieldStr(p, "id") ?? fieldStr(p, "session_id"),
+      cli_version: fieldStr(p, "cli_version"),
+      cwd: fieldStr(p, "cwd"),
     });
     if (this.started) {
       // A forked rollout repeats its source session's meta after its own; we keep it as a notice.
@@ -570,7 +635,7 @@ class RolloutStream {
     this.started = true;
     const details: JsonObject = { ...p };
     for (const key of ["id", "session_id", "cwd", "cli_version", "model"]) delete details[key];
-    this.model = str(p, "model") ?? str(at(p, "base_instructions", "provenance", "model"));
+    this.model = fieldStr(p, "model") ?? fieldStr(fieldObj(fieldObj(p, "base_instructions"), "provenance"), "model");
     // session_meta.timestamp is when the session was created, a little before the record was written; the session starts then.
     out.push(
       compact({
@@ -581,31 +646,40 @@ class RolloutStream {
         cwd: meta.cwd,
         sessionId: meta.id,
         details,
-        time: str(p, "timestamp"),
+        time: fieldStr(p, "timestamp"),
       }),
     );
   }
 
-  responseItem(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
-    const type = str(p, "type") as ResponseItemPayload["type"] | undefined;
-    const callId = str(p, "call_id");
+  responseItem(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: Wire<ResponseItemPayload>): void {
+    const type = fieldStr(p, "type") as ResponseItemPayload["type"] | undefined;
+    const callId = fieldStr(p, "call_id");
     switch (type) {
       case "message": {
-        const role = str(p, "role");
+        const role = fieldStr(p, "role");
         if (role !== "assistant" && role !== "user" && role !== "developer" && role !== "system")
           return this.unknown(out, context, v, `codex response_item message with role ${JSON.stringify(role ?? null)}`);
-        const parts = (arr(p, "content") ?? []).map((c) => str(c, "text")).filter((t): t is string => t !== undefined);
+        const parts = fieldItems(p, "content")
+          .map((c) => fieldStr(c, "text"))
+          .filter((t): t is string => t !== undefined);
         const text = parts.join(role === "assistant" ? "" : "\n\n");
-        this.message(out, "response_item", "response_item message", role, "text", text, { id: str(p, "id"), channel: str(p, "phase") });
+        this.message(out, "response_item", "response_item message", role, "text", text, {
+          id: fieldStr(p, "id"),
+          channel: fieldStr(p, "phase"),
+        });
         return;
       }
       case "reasoning": {
-        const summary = (arr(p, "summary") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
-        const raw = (arr(p, "content") ?? []).map((s) => str(s, "text")).filter((t): t is string => t !== undefined && t !== "");
-        const encrypted = str(p, "encrypted_content");
+        const summary = fieldItems(p, "summary")
+          .map((s) => fieldStr(s, "text"))
+          .filter((t): t is string => t !== undefined && t !== "");
+        const raw = fieldItems(p, "content")
+          .map((s) => fieldStr(s, "text"))
+          .filter((t): t is string => t !== undefined && t !== "");
+        const encrypted = fieldStr(p, "encrypted_content");
         if (summary.length > 0)
           this.message(out, "response_item", "response_item reasoning", "assistant", "reasoning", summary.join("\n\n"), {
-            id: str(p, "id"),
+            id: fieldStr(p, "id"),
             parts: summary,
             signature: encrypted,
           });
@@ -616,7 +690,7 @@ class RolloutStream {
           });
         // Reasoning with only encrypted_content: the provider withheld it; we emit redacted_reasoning with the ciphertext as signature.
         if (summary.length === 0 && raw.length === 0) {
-          const itemId = str(p, "id");
+          const itemId = fieldStr(p, "id");
           const id = itemId !== undefined && !this.usedIds.has(itemId) ? itemId : this.state.nextId("reasoning");
           this.usedIds.add(id);
           out.push(
@@ -634,25 +708,26 @@ class RolloutStream {
       case "function_call":
       case "custom_tool_call":
       case "local_shell_call": {
-        const id = callId ?? str(p, "id") ?? this.state.nextId("call");
-        const name = type === "local_shell_call" ? "local_shell" : (str(p, "name") ?? type);
+        const id = callId ?? fieldStr(p, "id") ?? this.state.nextId("call");
+        const name = type === "local_shell_call" ? "local_shell" : (fieldStr(p, "name") ?? type);
         let input: JsonValue | undefined;
         let patch: string | undefined;
         if (type === "function_call") {
-          const args = str(p, "arguments");
+          const args = fieldStr(p, "arguments");
           try {
             input = args === undefined ? undefined : (JSON.parse(args) as JsonValue);
           } catch {
             input = args;
           }
-          if (name === "apply_patch") patch = str(input, "input") ?? str(input, "patch");
+          const toolArgs = asWire<ToolArguments>(input);
+          if (name === "apply_patch") patch = fieldStr(toolArgs, "input") ?? fieldStr(toolArgs, "patch");
         } else if (type === "custom_tool_call") {
-          input = get(p, "input");
+          input = field(p, "input");
           if (name === "apply_patch") patch = str(input);
-        } else input = obj(p, "action");
+        } else input = fieldObj(p, "action");
         this.startCall(out, id, name, input, patch);
-        if (name === "update_plan" && obj(input) !== undefined)
-          out.push({ type: "plan.updated", items: codexPlanItems(get(input, "plan")) });
+        const planArgs = name === "update_plan" ? asWire<ToolArguments>(input) : undefined;
+        if (planArgs !== undefined) out.push({ type: "plan.updated", items: codexPlanItems(field(planArgs, "plan")) });
         return;
       }
       case "function_call_output":
@@ -660,7 +735,7 @@ class RolloutStream {
         const id = callId ?? this.state.nextId("call");
         this.startCall(out, id, type === "function_call_output" ? "function_call" : "custom_tool_call", undefined);
         const call = this.calls.get(id);
-        const parsed = parseOutput(get(p, "output"), call?.kind === "command");
+        const parsed = parseOutput(field(p, "output"), call?.kind === "command");
         const isError = parsed.success === false || (parsed.exitCode !== undefined && parsed.exitCode !== 0);
         this.finishCall(out, id, `response_item ${type}`, {
           output: parsed.output,
@@ -671,16 +746,19 @@ class RolloutStream {
         return;
       }
       case "web_search_call": {
-        const id = str(p, "id") ?? callId ?? this.state.nextId("web_search");
-        const action = obj(p, "action");
+        const id = fieldStr(p, "id") ?? callId ?? this.state.nextId("web_search");
+        const action = fieldObj(p, "action");
         this.startCall(out, id, "web_search", action);
-        this.finishCall(out, id, "response_item web_search_call", { output: str(action, "query"), isError: str(p, "status") === "failed" });
+        this.finishCall(out, id, "response_item web_search_call", {
+          output: fieldStr(action, "query"),
+          isError: fieldStr(p, "status") === "failed",
+        });
         return;
       }
       case "image_generation_call": {
-        const id = str(p, "id") ?? callId ?? this.state.nextId("image");
-        this.startCall(out, id, "image_generation", compact({ prompt: str(p, "revised_prompt") }));
-        this.finishCall(out, id, "response_item image_generation_call", { isError: str(p, "status") === "failed" });
+        const id = fieldStr(p, "id") ?? callId ?? this.state.nextId("image");
+        this.startCall(out, id, "image_generation", compact({ prompt: fieldStr(p, "revised_prompt") }));
+        this.finishCall(out, id, "response_item image_generation_call", { isError: fieldStr(p, "status") === "failed" });
         return;
       }
       default: {
@@ -691,26 +769,27 @@ class RolloutStream {
     }
   }
 
-  eventMsg(out: AgentEventDraft[], context: DecodeContext, v: JsonObject, p: JsonObject): void {
-    const type = str(p, "type") ?? "";
-    const callId = str(p, "call_id") ?? "";
+  eventMsg(out: AgentEventDraft[], context: DecodeContext, v: Wire<RolloutLine>, p: Wire<EventMsgPayload>): void {
+    const type = fieldStr(p, "type") ?? "";
+    const callId = fieldStr(p, "call_id") ?? "";
     const record: EventMsgRecord = { v, p, callId, type };
     if (dispatch(eventMsgHandlers, type, record, this, out, context)) return;
     const level = EVENT_NOTICES[type];
     if (level === undefined) return this.unknown(out, context, v, `unknown codex event_msg type ${JSON.stringify(type)}`);
     const details: JsonObject = { ...p };
     delete details.type;
-    const text = str(p, "message") ?? str(p, "summary") ?? str(p, "reason") ?? str(p, "unified_diff") ?? type.replace(/_/g, " ");
+    const text =
+      fieldStr(p, "message") ?? fieldStr(p, "summary") ?? fieldStr(p, "reason") ?? fieldStr(p, "unified_diff") ?? type.replace(/_/g, " ");
     out.push({ type: "notice", kind: type === "context_compacted" ? "compact_boundary" : type, level, text, details });
   }
 
-  turnContext(out: AgentEventDraft[], p: JsonObject): void {
+  turnContext(out: AgentEventDraft[], p: Wire<TurnContextPayload>): void {
     const ctx: TurnContextPayload = compact({
-      model: str(p, "model"),
-      approval_policy: str(p, "approval_policy"),
-      effort: str(p, "effort"),
+      model: fieldStr(p, "model"),
+      approval_policy: fieldStr(p, "approval_policy"),
+      effort: fieldStr(p, "effort"),
     });
-    const sandbox = str(at(p, "sandbox_policy", "type"));
+    const sandbox = fieldStr(fieldObj(p, "sandbox_policy"), "type");
     if (ctx.model !== undefined) this.model = ctx.model;
     const parts = [
       ctx.model !== undefined ? `model ${ctx.model}` : undefined,
@@ -722,10 +801,10 @@ class RolloutStream {
     out.push({ type: "notice", kind: "turn_context", level: "info", text: parts.join(", ") || "turn context", details: { ...p } });
   }
 
-  tokenUsageRecord(out: AgentEventDraft[], p: JsonObject): void {
+  tokenUsageRecord(out: AgentEventDraft[], p: Wire<TokenUsageRecordPayload>): void {
     const record: TokenUsageRecordPayload = compact({
-      response_id: str(p, "response_id"),
-      thread_token_usage: obj(p, "thread_token_usage"),
+      response_id: fieldStr(p, "response_id"),
+      thread_token_usage: fieldObj(p, "thread_token_usage"),
     });
     if (this.usageFigure(out, codexUsage(record.thread_token_usage))) return;
     out.push({
@@ -740,8 +819,8 @@ class RolloutStream {
 
 /** An `eventMsg` record as its handler sees it. */
 interface EventMsgRecord {
-  readonly v: JsonObject;
-  readonly p: JsonObject;
+  readonly v: Wire<RolloutLine>;
+  readonly p: Wire<EventMsgPayload>;
   readonly callId: string;
   readonly type: string;
 }
@@ -772,7 +851,7 @@ type EventMsgType =
 
 const taskStarted: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
   const { p } = r;
-  s.turnId = str(p, "turn_id") ?? s.state.nextId("turn");
+  s.turnId = fieldStr(p, "turn_id") ?? s.state.nextId("turn");
   s.turnHadAnswer = false;
   s.pendingError = undefined;
   out.push({ type: "turn.started", turnId: s.turnId });
@@ -781,32 +860,32 @@ const taskStarted: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
 
 const taskComplete: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
   const { p } = r;
-  const last = str(p, "last_agent_message");
+  const last = fieldStr(p, "last_agent_message");
   if (last !== undefined && last.trim() !== "") {
     // Filtered rollouts may keep no message for the answer; we keep last_agent_message as the message then.
     if (!s.turnHadAnswer) out.push(...s.state.complete(s.state.nextId("msg"), last, "assistant", "text"));
     s.finalText = last;
   }
-  const durationMs = num(p, "duration_ms");
+  const durationMs = fieldNum(p, "duration_ms");
   if (durationMs !== undefined && durationMs >= 0) s.turnDurationMs = (s.turnDurationMs ?? 0) + durationMs;
-  const ttft = num(p, "time_to_first_token_ms");
+  const ttft = fieldNum(p, "time_to_first_token_ms");
   if (durationMs !== undefined || ttft !== undefined) {
     out.push({
       type: "metric",
       name: "turn_timing",
-      text: `turn ${str(p, "turn_id") ?? s.turnId ?? ""}`.trim(),
+      text: `turn ${fieldStr(p, "turn_id") ?? s.turnId ?? ""}`.trim(),
       values: compact({ duration_ms: durationMs, time_to_first_token_ms: ttft }),
     });
   }
-  s.endTurn(out, "success", { status: "success" }, str(p, "turn_id"));
+  s.endTurn(out, "success", { status: "success" }, fieldStr(p, "turn_id"));
   return;
 };
 
 const mcpToolCallBegin: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => {
   const { p, callId, type } = r;
-  const invocation = obj(p, "invocation");
-  const tool = str(invocation, "tool");
-  const server = str(invocation, "server");
+  const invocation = fieldObj(p, "invocation");
+  const tool = fieldStr(invocation, "tool");
+  const server = fieldStr(invocation, "server");
   if (!s.calls.has(callId)) {
     s.calls.set(callId, { name: tool ?? "mcp_tool_call", kind: "mcp", fileChanged: false });
     s.state.toolStarted(callId, tool ?? "mcp_tool_call");
@@ -816,21 +895,21 @@ const mcpToolCallBegin: Handler<EventMsgRecord, RolloutStream> = (r, s, out) => 
         toolCallId: callId,
         name: tool ?? "mcp_tool_call",
         kind: "mcp" as const,
-        input: get(invocation, "arguments"),
+        input: field(invocation, "arguments"),
         server,
       }),
     );
   } else if (type === "mcp_tool_call_begin") out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
   if (type === "mcp_tool_call_begin") return;
-  const result = get(p, "result");
-  const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-  const err = get(result, "Err");
-  const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+  const result = fieldObj(p, "result");
+  const ok = fieldObj(result, "Ok") ?? (fieldArr(result, "content") !== undefined ? result : undefined);
+  const err = field(result, "Err");
+  const structured = field(ok, "structuredContent") ?? field(ok, "structured_content");
   s.finishCall(out, callId, "event_msg mcp_tool_call_end", {
-    output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+    output: err !== undefined ? textOf(err) : textOf(fieldArr(ok, "content")),
     result: structured === null ? undefined : structured,
-    isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
-    durationMs: codexDurationMs(get(p, "duration")),
+    isError: err !== undefined || fieldBool(ok, "isError") === true || fieldBool(ok, "is_error") === true,
+    durationMs: codexDurationMs(field(p, "duration")),
   });
   return;
 };
@@ -842,28 +921,30 @@ const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
   turn_complete: taskComplete,
   turn_aborted: (r, s, out) => {
     const { p } = r;
-    const error = `turn aborted: ${str(p, "reason") ?? "unknown reason"}`;
-    s.endTurn(out, "error", { status: "interrupted", error }, str(p, "turn_id"));
+    const error = `turn aborted: ${fieldStr(p, "reason") ?? "unknown reason"}`;
+    s.endTurn(out, "error", { status: "interrupted", error }, fieldStr(p, "turn_id"));
     return;
   },
   user_message: (r, s, out) => {
     const { p } = r;
-    s.message(out, "event_msg", "event_msg user_message", "user", "text", str(p, "message") ?? "");
+    s.message(out, "event_msg", "event_msg user_message", "user", "text", fieldStr(p, "message") ?? "");
     return;
   },
   agent_message: (r, s, out) => {
     const { p } = r;
-    s.message(out, "event_msg", "event_msg agent_message", "assistant", "text", str(p, "message") ?? "", { channel: str(p, "phase") });
+    s.message(out, "event_msg", "event_msg agent_message", "assistant", "text", fieldStr(p, "message") ?? "", {
+      channel: fieldStr(p, "phase"),
+    });
     return;
   },
   agent_reasoning: (r, s, out) => {
     const { p } = r;
-    s.message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", str(p, "text") ?? "");
+    s.message(out, "event_msg", "event_msg agent_reasoning", "assistant", "reasoning", fieldStr(p, "text") ?? "");
     return;
   },
   agent_reasoning_raw_content: (r, s, out) => {
     const { p } = r;
-    s.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", str(p, "text") ?? "", {
+    s.message(out, "event_msg", "event_msg agent_reasoning_raw_content", "assistant", "reasoning", fieldStr(p, "text") ?? "", {
       channel: "raw",
     });
     return;
@@ -871,15 +952,15 @@ const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
   token_count: (r, s, out) => {
     const { v, p } = r;
     const before = out.length;
-    s.usageFigure(out, codexUsage(at(p, "info", "total_token_usage")));
-    out.push(...codexRateLimits(get(p, "rate_limits"), str(v, "timestamp")));
+    s.usageFigure(out, codexUsage(field(fieldObj(p, "info"), "total_token_usage")));
+    out.push(...codexRateLimits(field(p, "rate_limits"), fieldStr(v, "timestamp")));
     if (out.length === before) out.push({ type: "notice", kind: "token_count", level: "info", text: "token count (no new figures)" });
     return;
   },
   error: (r, s, out) => {
     const { p } = r;
-    const message = str(p, "message") ?? "";
-    const info = get(p, "codex_error_info");
+    const message = fieldStr(p, "message") ?? "";
+    const info = field(p, "codex_error_info");
     const code = str(info) ?? Object.keys(obj(info) ?? {})[0];
     s.pendingError = message;
     if (s.turnId === undefined) s.lastTurn = { status: "error", error: message };
@@ -888,68 +969,75 @@ const eventMsgHandlers = handlers<EventMsgType, EventMsgRecord, RolloutStream>({
   },
   stream_error: (r, _s, out) => {
     const { p } = r;
-    const message = str(p, "message") ?? "";
+    const message = fieldStr(p, "message") ?? "";
     out.push(codexReconnect(message) ?? { type: "error", scope: "stream", message });
     return;
   },
   plan_update: (r, _s, out) => {
     const { p } = r;
-    out.push({ type: "plan.updated", items: codexPlanItems(get(p, "plan")) });
+    out.push({ type: "plan.updated", items: codexPlanItems(field(p, "plan")) });
     return;
   },
   exec_command_begin: (r, s, out) => {
     const { p, callId } = r;
     if (s.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "running" });
-    else s.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
+    else s.startCall(out, callId, "exec_command", compact({ command: field(p, "command"), cwd: fieldStr(p, "cwd") }));
     return;
   },
   exec_command_end: (r, s, out) => {
     const { p, callId } = r;
-    s.startCall(out, callId, "exec_command", compact({ command: get(p, "command"), cwd: str(p, "cwd") }));
-    const exitCode = num(p, "exit_code");
+    s.startCall(out, callId, "exec_command", compact({ command: field(p, "command"), cwd: fieldStr(p, "cwd") }));
+    const exitCode = fieldNum(p, "exit_code");
     s.finishCall(out, callId, "event_msg exec_command_end", {
-      output: str(p, "aggregated_output") ?? joinOutput(str(p, "stdout"), str(p, "stderr")) ?? str(p, "formatted_output"),
+      output:
+        fieldStr(p, "aggregated_output") ?? joinOutput(fieldStr(p, "stdout"), fieldStr(p, "stderr")) ?? fieldStr(p, "formatted_output"),
       exitCode,
-      durationMs: codexDurationMs(get(p, "duration")),
-      isError: (exitCode !== undefined && exitCode !== 0) || str(p, "status") === "failed" || str(p, "status") === "declined",
+      durationMs: codexDurationMs(field(p, "duration")),
+      isError: (exitCode !== undefined && exitCode !== 0) || fieldStr(p, "status") === "failed" || fieldStr(p, "status") === "declined",
     });
     return;
   },
   patch_apply_begin: (r, s, out) => {
     const { p, callId } = r;
     if (s.calls.has(callId)) out.push({ type: "tool.progress", toolCallId: callId, status: "applying" });
-    else s.startCall(out, callId, "apply_patch", compact({ changes: get(p, "changes") }));
+    else s.startCall(out, callId, "apply_patch", compact({ changes: field(p, "changes") }));
     return;
   },
   patch_apply_end: (r, s, out) => {
     const { p, callId } = r;
     s.startCall(out, callId, "apply_patch", undefined);
-    const success = bool(p, "success") !== false;
+    const success = fieldBool(p, "success") !== false;
     const call = s.calls.get(callId);
-    const changes = codexPatchChanges(get(p, "changes"));
+    const changes = codexPatchChanges(field(p, "changes"));
     if (changes.length > 0 && call !== undefined && !call.fileChanged) {
       call.fileChanged = true;
       out.push({ type: "file.changed", changes, toolCallId: callId, status: success ? "success" : "error" });
     }
-    s.finishCall(out, callId, "event_msg patch_apply_end", { output: joinOutput(str(p, "stdout"), str(p, "stderr")), isError: !success });
+    s.finishCall(out, callId, "event_msg patch_apply_end", {
+      output: joinOutput(fieldStr(p, "stdout"), fieldStr(p, "stderr")),
+      isError: !success,
+    });
     return;
   },
   mcp_tool_call_begin: mcpToolCallBegin,
   mcp_tool_call_end: mcpToolCallBegin,
   web_search_begin: (r, s, out) => {
     const { p, callId } = r;
-    s.startCall(out, callId, "web_search", compact({ query: str(p, "query") }));
+    s.startCall(out, callId, "web_search", compact({ query: fieldStr(p, "query") }));
     return;
   },
   web_search_end: (r, s, out) => {
     const { p, callId } = r;
-    s.startCall(out, callId, "web_search", compact({ query: str(p, "query"), action: obj(p, "action") }));
-    s.finishCall(out, callId, "event_msg web_search_end", { output: str(p, "query") ?? str(at(p, "action", "query")), isError: false });
+    s.startCall(out, callId, "web_search", compact({ query: fieldStr(p, "query"), action: fieldObj(p, "action") }));
+    s.finishCall(out, callId, "event_msg web_search_end", {
+      output: fieldStr(p, "query") ?? fieldStr(fieldObj(p, "action"), "query"),
+      isError: false,
+    });
     return;
   },
   view_image_tool_call: (r, s, out) => {
     const { p, callId } = r;
-    s.startCall(out, callId, "view_image", compact({ path: str(p, "path") }));
+    s.startCall(out, callId, "view_image", compact({ path: fieldStr(p, "path") }));
     s.finishCall(out, callId, "event_msg view_image_tool_call", { isError: false });
     return;
   },
