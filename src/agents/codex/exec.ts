@@ -3,17 +3,26 @@ import type { AgentEventDraft, FileChange, JsonObject, JsonValue, PlanItem, Sess
 import { usageFrom } from "../../model/usage.ts";
 import type { DecodeContext, Dialect } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
-import { arr, bool, compact, get, num, obj, str, textOf } from "../../dialect/json.ts";
+import { arr, compact, obj, str, textOf } from "../../dialect/json.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
-import { type Wire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr } from "../../dialect/wire.ts";
+import { type Wire, asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr } from "../../dialect/wire.ts";
 import type {
+  CodexRateLimits,
+  CodexUsage,
+  CollabAgentState,
+  ItemFileChange,
   ItemType,
   LegacyConfigSummary,
   LegacyEvent,
   LegacyMsg,
   LegacyMsgType,
   LegacyPrompt,
+  PatchChange,
+  PatchChangeBody,
+  PatchKind,
+  PlanStep,
+  RustDuration,
   ThreadEvent,
   ThreadItem,
 } from "./wire.ts";
@@ -24,14 +33,14 @@ import type {
 
 /** Codex token counts as a Usage (input includes cached; output includes reasoning). */
 export function codexUsage(value: JsonValue | undefined): Usage | undefined {
-  const u = obj(value);
+  const u = asWire<CodexUsage>(value);
   if (u === undefined) return undefined;
   return usageFrom({
-    inputTokens: get(u, "input_tokens"),
-    outputTokens: get(u, "output_tokens"),
-    cacheReadTokens: get(u, "cached_input_tokens"),
-    cacheWriteTokens: get(u, "cache_write_input_tokens"),
-    reasoningTokens: get(u, "reasoning_output_tokens"),
+    inputTokens: field(u, "input_tokens"),
+    outputTokens: field(u, "output_tokens"),
+    cacheReadTokens: field(u, "cached_input_tokens"),
+    cacheWriteTokens: field(u, "cache_write_input_tokens"),
+    reasoningTokens: field(u, "reasoning_output_tokens"),
   });
 }
 
@@ -49,16 +58,16 @@ export function sameUsage(a: Usage | undefined, b: Usage | undefined): boolean {
 
 /** `rate_limit` drafts for a Codex `rate_limits` object (one per window: primary, secondary). */
 export function codexRateLimits(rateLimits: JsonValue | undefined, recordTime?: string): AgentEventDraft[] {
-  const limits = obj(rateLimits);
+  const limits = asWire<CodexRateLimits>(rateLimits);
   if (limits === undefined) return [];
   const out: AgentEventDraft[] = [];
   for (const window of ["primary", "secondary"] as const) {
-    const w = obj(limits, window);
+    const w = fieldObj(limits, window);
     if (w === undefined) continue;
-    const used = num(w, "used_percent");
+    const used = fieldNum(w, "used_percent");
     let resetsAt: string | undefined;
-    const resetsAtSec = num(w, "resets_at");
-    const resetsIn = num(w, "resets_in_seconds");
+    const resetsAtSec = fieldNum(w, "resets_at");
+    const resetsIn = fieldNum(w, "resets_in_seconds");
     if (resetsAtSec !== undefined) resetsAt = isoFromEpochSeconds(resetsAtSec);
     else if (resetsIn !== undefined && recordTime !== undefined) {
       const base = Date.parse(recordTime);
@@ -73,8 +82,8 @@ export function codexRateLimits(rateLimits: JsonValue | undefined, recordTime?: 
       "rate_limit_reached_type",
       "individual_limit",
       "spend_control_reached",
-    ]) {
-      const v = get(limits, key);
+    ] as const) {
+      const v = field(limits, key);
       if (v !== undefined) details[key] = v;
     }
     // Codex reports a usage percentage, not a status; we say "rejected" at 100% or more, else "allowed".
@@ -109,16 +118,24 @@ export function codexPatchChanges(changes: JsonValue | undefined): FileChange[] 
   if (map === undefined) return [];
   const out: FileChange[] = [];
   for (const path of Object.keys(map)) {
-    const change = obj(map, path);
+    const change = asWire<PatchChange>(map[path]);
     if (change === undefined) continue;
-    const tagged = str(change, "type");
-    const kind = tagged ?? (obj(change, "add") ? "add" : obj(change, "delete") ? "delete" : obj(change, "update") ? "update" : undefined);
-    const body = tagged !== undefined ? change : obj(change, kind ?? "");
-    if (kind === "add") out.push(compact({ path, kind: "add" as const, diff: str(body, "content") }));
-    else if (kind === "delete") out.push(compact({ path, kind: "delete" as const, diff: str(body, "content") }));
+    const tagged = fieldStr(change, "type");
+    const untagged = fieldObj(change, "add")
+      ? "add"
+      : fieldObj(change, "delete")
+        ? "delete"
+        : fieldObj(change, "update")
+          ? "update"
+          : undefined;
+    const kind = tagged ?? untagged;
+    const body: Wire<PatchChangeBody> | undefined =
+      tagged !== undefined ? change : untagged === undefined ? undefined : fieldObj(change, untagged);
+    if (kind === "add") out.push(compact({ path, kind: "add" as const, diff: fieldStr(body, "content") }));
+    else if (kind === "delete") out.push(compact({ path, kind: "delete" as const, diff: fieldStr(body, "content") }));
     else {
-      const movePath = str(body, "move_path");
-      const diff = str(body, "unified_diff");
+      const movePath = fieldStr(body, "move_path");
+      const diff = fieldStr(body, "unified_diff");
       out.push(
         movePath !== undefined
           ? compact({ path, kind: "rename" as const, newPath: movePath, diff })
@@ -131,11 +148,11 @@ export function codexPatchChanges(changes: JsonValue | undefined): FileChange[] 
 
 /** Milliseconds of a Rust `Duration` as serde writes it (`{secs, nanos}`), or of a `"1.5s"` / `"120ms"` string. */
 export function codexDurationMs(value: JsonValue | undefined): number | undefined {
-  const d = obj(value);
+  const d = asWire<RustDuration>(value);
   if (d !== undefined) {
-    const secs = num(d, "secs");
+    const secs = fieldNum(d, "secs");
     if (secs === undefined) return undefined;
-    return Math.round(secs * 1000 + (num(d, "nanos") ?? 0) / 1e6);
+    return Math.round(secs * 1000 + (fieldNum(d, "nanos") ?? 0) / 1e6);
   }
   const s = str(value);
   if (s === undefined) return undefined;
@@ -161,9 +178,10 @@ function planStatus(value: string | undefined): PlanItem["status"] {
 /** `update_plan` arguments / `plan_update` payload (`{explanation?, plan: [{step, status}]}`) as plan items. */
 export function codexPlanItems(plan: JsonValue | undefined): PlanItem[] {
   const items: PlanItem[] = [];
-  for (const step of arr(plan) ?? []) {
-    const text = str(step, "step") ?? str(step, "text");
-    if (text !== undefined) items.push({ text, status: planStatus(str(step, "status")) });
+  for (const entry of arr(plan) ?? []) {
+    const step = asWire<PlanStep>(entry);
+    const text = fieldStr(step, "step") ?? fieldStr(step, "text");
+    if (text !== undefined) items.push({ text, status: planStatus(fieldStr(step, "status")) });
   }
   return items;
 }
@@ -531,7 +549,7 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
   },
   file_change: (r, s, out) => {
     const { id, it, status } = r;
-    const changes = itemChanges(fieldArr(it, "changes"));
+    const changes = itemChanges(fieldItems(it, "changes"));
     s.startTool(out, {
       type: "tool.started",
       toolCallId: id,
@@ -564,8 +582,7 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
     const result = fieldObj(it, "result");
     const errorMessage = fieldStr(fieldObj(it, "error"), "message");
     const structured = field(result, "structured_content");
-    // `is_error` is not in exec_events.rs; read in case a build sends it.
-    const isError = status === "failed" || errorMessage !== undefined || bool(result, "is_error") === true;
+    const isError = status === "failed" || errorMessage !== undefined || fieldBool(result, "is_error") === true;
     s.completeTool(
       out,
       compact({
@@ -618,7 +635,7 @@ const itemHandlers = handlers<ItemType, ItemRecord, ExecState>({
     if (r.phase !== "item.completed") return;
     const states = fieldObj(it, "agents_states");
     const messages = Object.values(states ?? {})
-      .map((state) => str(state, "message"))
+      .map((state) => fieldStr(asWire<CollabAgentState>(state), "message"))
       .filter((m): m is string => m !== undefined);
     s.completeTool(
       out,
@@ -934,20 +951,20 @@ function mcpToolCallEnd({ msg, callId }: LegacyRecord, s: ExecState, out: AgentE
       server: fieldStr(invocation, "server"),
     }),
   );
-  const result = field(msg, "result");
+  const result = fieldObj(msg, "result");
   // The result is a serde Result: {"Ok": CallToolResult} or {"Err": "message"}.
-  const ok = obj(result, "Ok") ?? (arr(result, "content") !== undefined ? obj(result) : undefined);
-  const err = get(result, "Err");
-  const structured = get(ok, "structuredContent") ?? get(ok, "structured_content");
+  const ok = fieldObj(result, "Ok") ?? (fieldArr(result, "content") !== undefined ? result : undefined);
+  const err = field(result, "Err");
+  const structured = field(ok, "structuredContent") ?? field(ok, "structured_content");
   s.completeTool(
     out,
     compact({
       type: "tool.completed" as const,
       toolCallId: callId,
       name,
-      output: err !== undefined ? textOf(err) : textOf(arr(ok, "content")),
+      output: err !== undefined ? textOf(err) : textOf(fieldArr(ok, "content")),
       result: structured === null ? undefined : structured,
-      isError: err !== undefined || bool(ok, "isError") === true || bool(ok, "is_error") === true,
+      isError: err !== undefined || fieldBool(ok, "isError") === true || fieldBool(ok, "is_error") === true,
       durationMs: codexDurationMs(field(msg, "duration")),
     }),
   );
@@ -987,15 +1004,16 @@ function legacyFull(
 }
 
 /** Converts a FileChange list from current-format `changes[{path, kind, diff?}]`. */
-function itemChanges(changes: JsonValue[] | undefined): FileChange[] {
+function itemChanges(changes: Wire<ItemFileChange>[]): FileChange[] {
   const out: FileChange[] = [];
-  for (const change of changes ?? []) {
-    const path = str(change, "path");
+  for (const change of changes) {
+    const path = fieldStr(change, "path");
     if (path === undefined) continue;
-    const kindValue = get(change, "kind");
-    const kind = str(kindValue) ?? str(kindValue, "type");
-    const movePath = str(kindValue, "move_path");
-    const diff = str(change, "diff");
+    const kindValue = field(change, "kind");
+    const kindObject = asWire<PatchKind>(kindValue);
+    const kind = str(kindValue) ?? fieldStr(kindObject, "type");
+    const movePath = fieldStr(kindObject, "move_path");
+    const diff = fieldStr(change, "diff");
     if (kind === "add" || kind === "delete") out.push(compact({ path, kind, diff }));
     else if (movePath !== undefined) out.push(compact({ path, kind: "rename" as const, newPath: movePath, diff }));
     // Any kind other than add/delete (update, or one we do not know) is an update.

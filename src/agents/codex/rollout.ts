@@ -26,6 +26,7 @@ import {
   joinOutput,
   sameUsage,
 } from "./exec.ts";
+import type { McpToolCallResult } from "./wire.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (codex-rs protocol `RolloutLine` / `RolloutItem`)
@@ -141,18 +142,6 @@ interface LegacyShellOutput {
   output?: string;
   metadata?: { exit_code?: number; duration_seconds?: number };
 }
-
-/** An MCP `CallToolResult`. */
-interface McpCallToolResult {
-  content?: JsonValue[];
-  structuredContent?: JsonValue;
-  structured_content?: JsonValue;
-  isError?: boolean;
-  is_error?: boolean;
-}
-
-/** mcp_tool_call_end `result`: `{Ok: CallToolResult}` / `{Err: …}`, or (older) the CallToolResult itself. */
-type McpToolCallResult = McpCallToolResult & { Ok?: McpCallToolResult; Err?: JsonValue };
 
 /** event_msg payload: the UI event stream, in part (the persisted subset). */
 interface EventMsgPayload {

@@ -67,12 +67,13 @@ export interface ThreadItem {
   exit_code?: number | null;
   status?: "in_progress" | "completed" | "failed" | "declined";
   /** file_change; `kind` may be an object `{type, move_path}` in app-server-era builds; `diff` is newer. */
-  changes?: { path: string; kind: string | { type: string; move_path?: string | null }; diff?: string }[];
+  changes?: ItemFileChange[];
   /** mcp_tool_call. */
   server?: string;
   tool?: string;
   arguments?: JsonValue;
-  result?: { content: JsonValue[]; structured_content?: JsonValue } | null;
+  /** `is_error` is not in exec_events.rs; read in case a build sends it. */
+  result?: { content: JsonValue[]; structured_content?: JsonValue; is_error?: boolean } | null;
   error?: { message: string } | null;
   /** web_search (started: `query:""`, `action:{type:"other"}`). */
   query?: string;
@@ -85,8 +86,88 @@ export interface ThreadItem {
   sender_thread_id?: string;
   receiver_thread_ids?: string[];
   prompt?: string | null;
-  agents_states?: Record<string, { status: string; message?: string | null }>;
+  agents_states?: Record<string, CollabAgentState>;
 }
+
+/** A file_change item's change; `kind` may be an object `{type, move_path}` in app-server-era builds; `diff` is newer. */
+export interface ItemFileChange {
+  path: string;
+  kind: string | PatchKind;
+  diff?: string;
+}
+
+/** The object form of a file change's `kind`. */
+export interface PatchKind {
+  type: string;
+  move_path?: string | null;
+}
+
+/** One agent's state in a collab_tool_call. */
+export interface CollabAgentState {
+  status: string;
+  message?: string | null;
+}
+
+/** A Codex `rate_limits` object: up to two windows, plus account fields kept as details. */
+export interface CodexRateLimits {
+  primary?: RateLimitWindow | null;
+  secondary?: RateLimitWindow | null;
+  limit_id?: string;
+  limit_name?: string;
+  plan_type?: string;
+  credits?: JsonValue;
+  rate_limit_reached_type?: string;
+  individual_limit?: JsonValue;
+  spend_control_reached?: boolean;
+}
+
+/** One rate-limit window; `resets_in_seconds` in older builds, `resets_at` (epoch seconds) in newer. */
+export interface RateLimitWindow {
+  used_percent?: number;
+  window_minutes?: number;
+  resets_at?: number;
+  resets_in_seconds?: number;
+}
+
+/** A patch `changes` map entry: `{add: {content}}` / `{delete: {content?}}` / `{update: {unified_diff, move_path}}`, or tagged `{type, ...}`. */
+export interface PatchChange extends PatchChangeBody {
+  type?: string;
+  add?: PatchChangeBody;
+  delete?: PatchChangeBody;
+  update?: PatchChangeBody;
+}
+
+/** The fields of one patch change. */
+export interface PatchChangeBody {
+  content?: string;
+  unified_diff?: string;
+  move_path?: string | null;
+}
+
+/** A Rust `Duration` as serde writes it. */
+export interface RustDuration {
+  secs: number;
+  nanos: number;
+}
+
+/** One `update_plan` / `plan_update` step (`text` in some builds). */
+export interface PlanStep {
+  step?: string;
+  text?: string;
+  status?: string;
+}
+
+/** An MCP `CallToolResult`. */
+export interface McpCallToolResult {
+  content?: JsonValue[];
+  structuredContent?: JsonValue;
+  structured_content?: JsonValue;
+  isError?: boolean;
+  is_error?: boolean;
+}
+
+/** An MCP tool call's `result`: a serde Result `{Ok: CallToolResult}` / `{Err: "message"}`, or (some builds) the CallToolResult itself. */
+export type McpToolCallResult = McpCallToolResult & { Ok?: McpCallToolResult; Err?: JsonValue };
 
 export type ItemType =
   | "agent_message"
@@ -152,7 +233,7 @@ export interface LegacyMsg {
   stderr?: string;
   aggregated_output?: string;
   exit_code?: number;
-  duration?: { secs: number; nanos: number } | string;
+  duration?: RustDuration | string;
   /** patch_apply_begin: `{path: {add:{content}} | {delete:{}} | {update:{unified_diff, move_path}}}`. */
   changes?: Record<string, JsonValue>;
   auto_approved?: boolean;
@@ -160,7 +241,7 @@ export interface LegacyMsg {
   success?: boolean;
   /** mcp_tool_call_*. */
   invocation?: { server: string; tool: string; arguments?: JsonValue };
-  result?: { Ok: { content: JsonValue[]; isError?: boolean; structuredContent?: JsonValue } } | { Err: string };
+  result?: McpToolCallResult;
   /** web_search_*. */
   query?: string;
   /** token_count, flat (early) or nested (later). */
