@@ -84,6 +84,11 @@ interface SystemTask extends Envelope {
   usage?: { total_tokens?: number; tool_uses?: number; duration_ms?: number };
 }
 
+/** An API error as an object (api_retry `error` in some versions). */
+interface ApiErrorObject {
+  message?: string;
+}
+
 /** Any `system` line as the reader sees it: the fields of its subtypes, every one optional. */
 type SystemRecord = Partial<Omit<SystemInit, "subtype">> &
   SystemHook &
@@ -91,7 +96,7 @@ type SystemRecord = Partial<Omit<SystemInit, "subtype">> &
   SystemTask & {
     subtype?: string;
     /** api_retry: a string, or an API error object in some versions. */
-    error?: string | { message?: string };
+    error?: string | ApiErrorObject;
     /** Qwen Code's version key. */
     qwen_code_version?: string;
     /** thinking_tokens. */
@@ -812,7 +817,7 @@ class ClaudeStream {
         const attempt = count(field(rec, "attempt")) ?? 0;
         const maxAttempts = count(field(rec, "max_retries")) ?? undefined;
         const status = fieldNum(rec, "error_status");
-        const reason = fieldStr(rec, "error") ?? str(at(rec, "error", "message"));
+        const reason = fieldStr(rec, "error") ?? fieldStr(asWire<ApiErrorObject>(field(rec, "error")), "message");
         const error = status === undefined ? reason : reason === undefined ? `HTTP ${status}` : `${status} ${reason}`;
         out.push(
           compact({
@@ -920,7 +925,7 @@ class ClaudeStream {
       } else if (type.endsWith("_tool_result")) {
         const id = fieldStr(block, "tool_use_id") ?? "";
         const result = field(block, "content");
-        const isError = (str(result, "type") ?? "").endsWith("_error");
+        const isError = (fieldStr(asWire<ContentBlock>(result), "type") ?? "").endsWith("_error");
         this.completeTool(id, { output: contentText(result), result }, isError, sessionId, out);
       } else {
         context.report({ code: "unknown-record", message: `assistant content block of type "${type}" is not understood` });
