@@ -122,7 +122,7 @@ export interface CodexRateLimits {
 }
 
 /** One rate-limit window; `resets_in_seconds` in older builds, `resets_at` (epoch seconds) in newer. */
-export interface RateLimitWindow {
+interface RateLimitWindow {
   used_percent?: number;
   window_minutes?: number;
   resets_at?: number;
@@ -158,7 +158,7 @@ export interface PlanStep {
 }
 
 /** An MCP `CallToolResult`. */
-export interface McpCallToolResult {
+interface McpCallToolResult {
   content?: JsonValue[];
   structuredContent?: JsonValue;
   structured_content?: JsonValue;
