@@ -4,7 +4,8 @@
  * patches, todo statuses. One copy, so the two dialects name and count things the same way.
  */
 import type { JsonValue, PlanItem, ToolKind, Usage } from "../../model/events.ts";
-import { arr, at, get, num, obj, str } from "../../dialect/json.ts";
+import { arr } from "../../dialect/json.ts";
+import { asWire, field, fieldArr, fieldNum, fieldObj, fieldStr } from "../../dialect/wire.ts";
 
 /** An Anthropic Messages API content block, as assistant and user messages carry them. */
 export interface ContentBlock {
@@ -23,6 +24,11 @@ export interface ContentBlock {
   is_error?: boolean;
   /** `image` / `document` blocks. */
   source?: { media_type?: string };
+  /** `tool_reference` blocks in a tool result. */
+  tool_name?: string;
+  /** `web_search_result` blocks. */
+  title?: string;
+  url?: string;
 }
 
 /** Tool name → kind, for Claude Code's tools and the Claude-compatible agents' (Amp, Qwen). */
@@ -114,14 +120,23 @@ export interface WireUsage {
 
 /** Anthropic `usage` as the model's Usage (cache read and write are separate from input, as Claude reports them). */
 export function anthropicUsage(value: JsonValue | undefined): Usage {
-  const u = obj(value);
+  const u = asWire<WireUsage>(value);
   return {
-    inputTokens: count(get(u, "input_tokens")),
-    outputTokens: count(get(u, "output_tokens")),
-    cacheReadTokens: count(get(u, "cache_read_input_tokens")),
-    cacheWriteTokens: count(get(u, "cache_creation_input_tokens")),
-    reasoningTokens: count(at(u, "output_tokens_details", "thinking_tokens")),
+    inputTokens: count(field(u, "input_tokens")),
+    outputTokens: count(field(u, "output_tokens")),
+    cacheReadTokens: count(field(u, "cache_read_input_tokens")),
+    cacheWriteTokens: count(field(u, "cache_creation_input_tokens")),
+    reasoningTokens: count(field(fieldObj(u, "output_tokens_details"), "thinking_tokens")),
   };
+}
+
+/** One hunk of Claude Code's `structuredPatch`. */
+interface PatchHunk {
+  oldStart?: number;
+  oldLines?: number;
+  newStart?: number;
+  newLines?: number;
+  lines?: string[];
 }
 
 /** Text of a tool_result `content`: a string, or text blocks joined by newlines (images, documents, references, search results as short markers). */
@@ -132,12 +147,13 @@ export function contentText(value: JsonValue | undefined): string | undefined {
   if (items === undefined) return JSON.stringify(value);
   const parts: string[] = [];
   for (const item of items) {
-    const type = str(item, "type");
-    const text = typeof item === "string" ? item : str(item, "text");
+    const block = asWire<ContentBlock>(item);
+    const type = fieldStr(block, "type");
+    const text = typeof item === "string" ? item : fieldStr(block, "text");
     if (text !== undefined) parts.push(text);
     else if (type === "image" || type === "document") parts.push(`[${type}]`);
-    else if (type === "tool_reference") parts.push(`[tool_reference: ${str(item, "tool_name") ?? ""}]`);
-    else if (type === "web_search_result") parts.push(`${str(item, "title") ?? ""} <${str(item, "url") ?? ""}>`);
+    else if (type === "tool_reference") parts.push(`[tool_reference: ${fieldStr(block, "tool_name") ?? ""}]`);
+    else if (type === "web_search_result") parts.push(`${fieldStr(block, "title") ?? ""} <${fieldStr(block, "url") ?? ""}>`);
     else parts.push(JSON.stringify(item));
   }
   return parts.join("\n");
@@ -147,12 +163,13 @@ export function contentText(value: JsonValue | undefined): string | undefined {
 export function unifiedDiff(path: string, hunks: JsonValue[] | undefined): string | undefined {
   if (hunks === undefined) return undefined;
   const lines: string[] = [];
-  for (const hunk of hunks) {
-    const body = arr(hunk, "lines");
+  for (const entry of hunks) {
+    const hunk = asWire<PatchHunk>(entry);
+    const body = fieldArr(hunk, "lines");
     if (body === undefined) continue;
-    lines.push(
-      `@@ -${num(hunk, "oldStart") ?? 0},${num(hunk, "oldLines") ?? 0} +${num(hunk, "newStart") ?? 0},${num(hunk, "newLines") ?? 0} @@`,
-    );
+    const range = (start: "oldStart" | "newStart", length: "oldLines" | "newLines") =>
+      `${fieldNum(hunk, start) ?? 0},${fieldNum(hunk, length) ?? 0}`;
+    lines.push(`@@ -${range("oldStart", "oldLines")} +${range("newStart", "newLines")} @@`);
     for (const line of body) if (typeof line === "string") lines.push(line);
   }
   return lines.length === 0 ? undefined : [`--- ${path}`, `+++ ${path}`, ...lines].join("\n");
