@@ -71,7 +71,7 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
     if (path === "/") return send(response, 200, "text/html; charset=utf-8", LIVE_PAGE);
     if (path === "/favicon.ico") return send(response, 204, "text/plain", "");
     if (path === "/assets/app.js") return send(response, 200, "text/javascript; charset=utf-8", options.assets.script);
-    if (path === "/assets/app.css") return send(response, 200, "text/css; charset=utf-8", options.assets.style);
+    if (path === "/assets/app.css") return send(response, 200, "text/css; charset=utf-8", options.assets.css);
     if (path === "/api/sessions") return sendJson(response, await options.catalog.list());
     const route = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})(\/events)?$/.exec(path);
     const feed = route === null ? undefined : await options.catalog.feed(route[1] as string);

@@ -58,7 +58,7 @@ describe.skipIf(!built)("serve finds run --serve", () => {
     expect(statSync(join(dir, file ?? "")).mode & 0o777).toBe(0o600);
 
     const catalog = await createCatalog({ paths: [], read: { dialect: "auto", redact: true }, registry: dir, rescanMs: 0 });
-    const server = await startServer({ catalog, assets: { script: "", style: "" } });
+    const server = await startServer({ catalog, assets: { script: "", css: "" } });
     const auth = { Authorization: `Bearer ${server.token}` };
     const list = JSON.parse((await httpGet(server.origin, "/api/sessions", auth)).body) as SessionInfo[];
     expect(list).toMatchObject([{ live: true, status: "running", file: null }]);

@@ -56,7 +56,7 @@ beforeAll(async () => {
     pollMs: 50,
     rescanMs: 0,
   });
-  server = await startServer({ catalog, assets: { script: "/* app */", style: "/* css */" }, stallMs: 300 });
+  server = await startServer({ catalog, assets: { script: "/* app */", css: "/* css */" }, stallMs: 300 });
   auth = { Authorization: `Bearer ${server.token}` };
 });
 
@@ -242,7 +242,7 @@ describe("the event stream", () => {
   });
 
   it("sends a heartbeat while the stream is quiet, without an id (Last-Event-ID stays on the last event)", async () => {
-    const quiet = await startServer({ catalog, assets: { script: "", style: "" }, heartbeatMs: 50 });
+    const quiet = await startServer({ catalog, assets: { script: "", css: "" }, heartbeatMs: 50 });
     const feed = new SessionFeed("pushed-quiet", { file: null, live: true });
     catalog.add(feed);
     feed.push({ v: 1, seq: 0, type: "heartbeat", idleMs: 15000 } as AgentEvent);

@@ -11,7 +11,7 @@ import type { CliIo } from "../io.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createHtmlSink, type FinishedSession } from "../sinks/html-sink.ts";
 import { sourcesFromArguments } from "../sources/files.ts";
-import { loadWebAssets } from "../web-assets.ts";
+import { loadWebAssets } from "../../server/assets.ts";
 
 export const html = defineCommand({
   name: "html",

@@ -2,7 +2,7 @@
  * The HTML export's text: one self-contained page (the app's script and style inlined, the session
  * embedded as JSON), under a Content-Security-Policy that allows exactly that script and that style
  * by hash and nothing else (`default-src 'none'`): no other script, no request, no frame, no form.
- * Browser-safe: the caller reads the assets (src/cli/web-assets.ts) and writes the file.
+ * Browser-safe: the caller reads the assets (src/server/assets.ts) and writes the file.
  */
 import { stringifyRecord } from "../../framing/stringify.ts";
 import type { ExportedSession } from "../shared/exported-session.ts";
