@@ -3,7 +3,15 @@
  * close at the end of input, and ids for records that carry none. Dialects report what the agent
  * said as it said it; de-duplication of repeated or snapshot text is the repair stage's job.
  */
-import { NO_RESULT_OUTPUT, type AgentEventDraft, type MessageKind, type MessageMeta, type MessageRole } from "../model/events.ts";
+import {
+  NO_RESULT_OUTPUT,
+  type AgentEventDraft,
+  type JsonObject,
+  type MessageKind,
+  type MessageMeta,
+  type MessageRole,
+} from "../model/events.ts";
+import type { DecodeContext, JsonRecordReader } from "./dialect.ts";
 
 interface OpenMessage {
   role: MessageRole;
@@ -149,4 +157,15 @@ export function createStreamState(): StreamState {
     },
   };
   return state;
+}
+
+/** A reader of JSON records whose messages and tool calls live in one StreamState, closed when the input ends. */
+export abstract class StreamStateReader implements JsonRecordReader {
+  readonly state = createStreamState();
+
+  abstract decodeJson(value: JsonObject, context: DecodeContext): AgentEventDraft[];
+
+  end(): AgentEventDraft[] {
+    return this.state.closeAll();
+  }
 }

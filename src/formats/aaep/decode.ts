@@ -3,13 +3,13 @@
 // `extensions.agentstream`); docs/dialects/aaep.md.
 import type { AgentEventDraft, JsonObject, SessionStatus } from "../../model/events.ts";
 import { writtenTime } from "../../dialect/time.ts";
-import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact } from "../../dialect/json.ts";
 import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import type { AaepEventFields, AaepExtension } from "./wire.ts";
 import { embeddedEvent } from "../../dialect/embedded.ts";
-import { createStreamState } from "../../dialect/messages.ts";
+import { StreamStateReader } from "../../dialect/messages.ts";
 
 const AAEP_CONTEXT = "https://aaep-protocol.org/context/v1";
 
@@ -31,12 +31,7 @@ export const aaep: Dialect = {
 };
 
 /** What one AAEP reader remembers (sessions, outputs, open calls), and its handlers. */
-class AaepDecoderState implements JsonRecordReader {
-  readonly state = createStreamState();
-
-  end(): AgentEventDraft[] {
-    return this.state.closeAll();
-  }
+class AaepDecoderState extends StreamStateReader {
   /** AAEP session id → our session id (from the extension of its session.started; null: the writer's input named none). */
   readonly sessions = new Map<string, string | null>();
   /** Output key → message id, and whether it completed. */

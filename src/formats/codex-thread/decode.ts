@@ -3,13 +3,13 @@
 import type { AgentEventDraft, ErrorScope, JsonObject, MessageKind, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
 import { CODEX_THREAD_TYPES } from "./spec.ts";
 import { writtenTime } from "../../dialect/time.ts";
-import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact } from "../../dialect/json.ts";
 import { field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import type { CodexThreadFields } from "./wire.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
-import { createStreamState } from "../../dialect/messages.ts";
+import { StreamStateReader } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 
 const TYPES = new Set<string>(CODEX_THREAD_TYPES);
@@ -82,12 +82,7 @@ export const codexThread: Dialect = {
 };
 
 /** What one codex-thread reader remembers, and its handlers. */
-class CodexThreadDecoderState implements JsonRecordReader {
-  readonly state = createStreamState();
-
-  end(): AgentEventDraft[] {
-    return this.state.closeAll();
-  }
+class CodexThreadDecoderState extends StreamStateReader {
   lastPublish: string | undefined;
 
   threadStarted(v: Wire<CodexThreadFields>, time: string | undefined): AgentEventDraft[] {

@@ -3,11 +3,11 @@
 import { emptyUsage } from "../../model/usage.ts";
 import type { AgentEventDraft, JsonObject, MessageRole, SessionStatus, ToolKind } from "../../model/events.ts";
 import { isoFromEpochMs } from "../../dialect/time.ts";
-import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact, obj } from "../../dialect/json.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
-import { createStreamState } from "../../dialect/messages.ts";
+import { StreamStateReader } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 import { fieldBool, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import type { OneshotData, OneshotPacket } from "./wire.ts";
@@ -64,12 +64,7 @@ export const oneshot: Dialect = {
 };
 
 /** What one oneshot reader remembers, and its handlers. */
-class OneshotDecoderState implements JsonRecordReader {
-  readonly state = createStreamState();
-
-  end(): AgentEventDraft[] {
-    return this.state.closeAll();
-  }
+class OneshotDecoderState extends StreamStateReader {
   readonly openTools: { id: string; tool: string }[] = [];
   sessionStarted = false;
 

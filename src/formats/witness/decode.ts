@@ -1,12 +1,12 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
-import { type DecodeContext, type Dialect, type JsonRecordReader, jsonRecordDecoder } from "../../dialect/dialect.ts";
+import { type DecodeContext, type Dialect, jsonRecordDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact, obj } from "../../dialect/json.ts";
 import { field, fieldBool, fieldNum, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { embeddedEvent, replayEmbedded } from "../../dialect/embedded.ts";
-import { createStreamState } from "../../dialect/messages.ts";
+import { StreamStateReader } from "../../dialect/messages.ts";
 import { usageFromWire } from "../../dialect/usage-wire.ts";
 import type { WitnessMeta, WitnessRecord } from "./wire.ts";
 
@@ -53,12 +53,7 @@ export const witness: Dialect = {
 };
 
 /** What one witness reader remembers (open tool calls), and its handlers. */
-class WitnessDecoderState implements JsonRecordReader {
-  readonly state = createStreamState();
-
-  end(): AgentEventDraft[] {
-    return this.state.closeAll();
-  }
+class WitnessDecoderState extends StreamStateReader {
   /** Open tool calls in call order, for a `tool_result` that names no id (the spec reserves the type but defines no fields). */
   readonly openTools: string[] = [];
 
