@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { AgentStreamError } from "../errors.ts";
 import type { NatsConnectOptions } from "../fleet/connection.ts";
 import type { PublisherOptions } from "../fleet/publisher.ts";
-import { DEFAULT_STREAM } from "../fleet/stream.ts";
+import type { StartPoint } from "../fleet/reader.ts";
+import { DEFAULT_STREAM } from "../fleet/subjects.ts";
 import { parseDuration } from "../run/_duration.ts";
 import type { OptionSpecs, ParsedValues } from "./args.ts";
 import type { CliIo } from "./io.ts";
@@ -144,4 +145,38 @@ export function requireServers(command: string, positional: string | undefined):
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * `--since`: `all`; a stream sequence (a whole number: what `tail --to agentstream` shows as the
+ * position); an RFC 3339 time; or a duration back from now (`10m`, `2h`: a unit is required, so
+ * a bare number is always a sequence).
+ */
+export function parseSince(text: string | undefined, now: Date = new Date()): StartPoint | undefined {
+  if (text === undefined) return undefined;
+  const value = text.trim();
+  if (value === "all") return { kind: "all" };
+  if (value === "new") return { kind: "new" };
+  if (/^\d+$/.test(value)) {
+    const sequence = Number(value);
+    return sequence <= 1 ? { kind: "all" } : { kind: "sequence", sequence };
+  }
+  if (/^\d+(?:\.\d+)?(ms|s|m|h)$/.test(value)) return { kind: "time", time: new Date(now.getTime() - parseDuration("--since", value)) };
+  const time = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : undefined;
+  if (time !== undefined && !Number.isNaN(time.getTime())) return { kind: "time", time };
+  throw new AgentStreamError(
+    "usage",
+    `--since takes all, a stream sequence (1234), a time (2026-11-25T14:00:00Z) or a duration back from now (10m), not "${text}"`,
+  );
+}
+
+/** `serve --since`: a time or a duration back from now (`all`: no limit); the default is 24 hours back. */
+export function parseSinceTime(text: string | undefined, now: Date = new Date()): Date | undefined {
+  const point = parseSince(text ?? "24h", now);
+  if (point?.kind === "time") return point.time;
+  if (point?.kind === "all") return undefined;
+  throw new AgentStreamError(
+    "usage",
+    `serve --since takes a time (2026-11-25T14:00:00Z), a duration back from now (24h) or all, not "${text}"`,
+  );
 }

@@ -69,21 +69,32 @@ export async function* readFleet(options: FleetReaderOptions): AsyncGenerator<Fl
     throw new AgentStreamError("io", `cannot connect to NATS (${servers}): ${reasonOf(cause)}`, { cause });
   }
   try {
-    const consumer = await openConsumer(connection, options, servers);
-    const info = await consumer.info();
-    if (!options.follow && info.num_pending === 0) return;
-    const decode = createMessageDecoder(options.onIssue);
-    const messages = options.durable === undefined ? readOrdered(consumer, options.signal) : readDurable(consumer, options);
-    const isRepeat = createRepeatFilter(options.onIssue);
-    for await (const message of messages) {
-      const event = decode(message.data, message.subject, message.seq);
-      const address = parseSubject(message.subject);
-      if (event !== undefined && address !== undefined && !isRepeat(message.subject, event.seq, message.seq))
-        yield { event, subject: message.subject, address, streamSequence: message.seq };
-      if (!options.follow && message.info.pending === 0) break;
-    }
+    yield* readFleetOn(connection, servers, options);
   } finally {
     await connection.close().catch(() => {});
+  }
+}
+
+/** Where and what to read on a connection already open (one connection shared by several readers: `serve --nats`). */
+export type FleetReadOptions = Omit<FleetReaderOptions, "connection"> & {
+  /** One subject exactly, instead of the filter's (a session as listed: its subject as published). */
+  readonly subject?: string;
+};
+
+/** {@link readFleet} on an open connection (left open); `servers` is what errors name. */
+export async function* readFleetOn(connection: NatsConnection, servers: string, options: FleetReadOptions): AsyncGenerator<FleetEvent> {
+  const consumer = await openConsumer(connection, options, servers);
+  const info = await consumer.info();
+  if (!options.follow && info.num_pending === 0) return;
+  const decode = createMessageDecoder(options.onIssue);
+  const messages = options.durable === undefined ? readOrdered(consumer, options.signal) : readDurable(consumer, options);
+  const isRepeat = createRepeatFilter(options.onIssue);
+  for await (const message of messages) {
+    const event = decode(message.data, message.subject, message.seq);
+    const address = parseSubject(message.subject);
+    if (event !== undefined && address !== undefined && !isRepeat(message.subject, event.seq, message.seq))
+      yield { event, subject: message.subject, address, streamSequence: message.seq };
+    if (!options.follow && message.info.pending === 0) break;
   }
 }
 
@@ -109,7 +120,7 @@ const DURABLE_BATCH = 256;
  * asks for the next (or stops); messages fetched but not yet taken when the reader stops are
  * handed back (nak), so the next reader of this durable gets them at once, in order.
  */
-async function* readDurable(consumer: Consumer, options: FleetReaderOptions): AsyncGenerator<JsMsg> {
+async function* readDurable(consumer: Consumer, options: FleetReadOptions): AsyncGenerator<JsMsg> {
   const signal = options.signal;
   while (signal?.aborted !== true) {
     const batch = await consumer.fetch({ max_messages: DURABLE_BATCH, expires: 2000 });
@@ -151,10 +162,10 @@ async function* readDurable(consumer: Consumer, options: FleetReaderOptions): As
   }
 }
 
-async function openConsumer(connection: NatsConnection, options: FleetReaderOptions, servers: string): Promise<Consumer> {
+async function openConsumer(connection: NatsConnection, options: FleetReadOptions, servers: string): Promise<Consumer> {
   const js = jetstream(connection);
   const start = startConfig(options.since ?? { kind: "new" });
-  const filter = filterSubject(options.filter);
+  const filter = options.subject ?? filterSubject(options.filter);
   try {
     if (options.durable === undefined) return await js.consumers.get(options.stream, { filter_subjects: filter, ...start });
     const manager = await jetstreamManager(connection);
@@ -174,10 +185,15 @@ async function openConsumer(connection: NatsConnection, options: FleetReaderOpti
       });
     return await js.consumers.get(options.stream, options.durable);
   } catch (cause) {
-    if (cause instanceof JetStreamApiError && cause.code === JetStreamApiCodes.StreamNotFound)
-      throw new AgentStreamError("io", `no stream ${options.stream} on NATS (${servers}): nothing was published there yet`, { cause });
-    throw new AgentStreamError("io", `cannot read the stream ${options.stream} on NATS (${servers}): ${reasonOf(cause)}`, { cause });
+    throw streamError(cause, options.stream, servers);
   }
+}
+
+/** What to say when a stream cannot be read: missing (nothing published yet) or any other failure. */
+export function streamError(cause: unknown, stream: string, servers: string): AgentStreamError {
+  if (cause instanceof JetStreamApiError && cause.code === JetStreamApiCodes.StreamNotFound)
+    return new AgentStreamError("io", `no stream ${stream} on NATS (${servers}): nothing was published there yet`, { cause });
+  return new AgentStreamError("io", `cannot read the stream ${stream} on NATS (${servers}): ${reasonOf(cause)}`, { cause });
 }
 
 function startConfig(since: StartPoint): Pick<ConsumerConfig, "deliver_policy" | "opt_start_seq" | "opt_start_time"> {
@@ -218,7 +234,7 @@ function createRepeatFilter(onIssue: ((issue: Issue) => void) | undefined): (sub
 }
 
 /** Message bytes → an event, through the framing core and the schema; problems become issues named after the subject and stream sequence. */
-function createMessageDecoder(
+export function createMessageDecoder(
   onIssue: ((issue: Issue) => void) | undefined,
 ): (data: Uint8Array, subject: string, sequence: number) => AgentEvent | undefined {
   const read: { record?: InputRecord | undefined } = {};
@@ -253,6 +269,6 @@ function createMessageDecoder(
   };
 }
 
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

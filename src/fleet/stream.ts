@@ -6,8 +6,6 @@
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, StorageType } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { SUBJECT_PREFIX } from "./subjects.ts";
-
-export const DEFAULT_STREAM = "AGENTSTREAM";
 /** How long JetStream remembers a message id: a retry within it is stored once. */
 const DEFAULT_DUPLICATE_WINDOW_MS = 10 * 60_000;
 

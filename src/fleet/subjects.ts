@@ -8,6 +8,9 @@
  * (`decodeToken`), and a host name such as `ci-7.example.com` stays readable (`ci-7~2Eexample~2Ecom`).
  */
 
+/** The stream's name unless `--stream` says otherwise (here, not in ./stream.ts, so the options load no NATS client). */
+export const DEFAULT_STREAM = "AGENTSTREAM";
+
 /** The first token of every subject we publish. */
 export const SUBJECT_PREFIX = "agentstream";
 

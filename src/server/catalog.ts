@@ -15,7 +15,8 @@ import { followFile } from "./follow-file.ts";
 import { registeredRuns } from "./registry.ts";
 import { openRemoteFeed } from "./remote-feed.ts";
 import { SessionFacts, type SessionInfo } from "./session-facts.ts";
-import { SessionFeed } from "./session-feed.ts";
+import { releaseWhenUnwatched, SessionFeed } from "./session-feed.ts";
+import type { SessionSource, SourceStatus } from "./session-source.ts";
 
 /** Options for {@link createCatalog}. */
 export interface CatalogOptions {
@@ -31,6 +32,8 @@ export interface CatalogOptions {
   readonly registry?: string;
   /** A feed nobody watches is released after this long. @defaultValue 60000 */
   readonly releaseMs?: number;
+  /** Other sources of sessions, listed beside the files (`serve --nats`: ./session-source.ts). */
+  readonly sources?: readonly SessionSource[];
 }
 
 /** A log found under the served paths. */
@@ -67,7 +70,9 @@ export interface SessionCatalog {
   feed(id: string): Promise<SessionFeed | undefined>;
   /** Adds a session whose events are pushed in (a run's own). */
   add(feed: SessionFeed): void;
-  /** Stops following every log. */
+  /** Whether each source beside the files can be read now (`GET /api/sources`). */
+  sources(): SourceStatus[];
+  /** Stops following every log (and closes the sources). */
   close(): void;
 }
 
@@ -84,6 +89,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   const files = new Map<string, LogFile>();
   const feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
   const pushed = new Map<string, SessionFeed>();
+  const sources = options.sources ?? [];
 
   // Pages ask for the list every few seconds each: one walk at a time, and none again within a second.
   let scanning: Promise<void> | undefined;
@@ -121,6 +127,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
         if (!file.isSession) continue;
         infos.push(feeds.get(file.id)?.feed.info() ?? (file.info as SessionInfo));
       }
+      for (const source of sources) infos.push(...source.list());
       return infos.sort((a, b) => (b.start ?? "").localeCompare(a.start ?? ""));
     },
     async feed(id) {
@@ -128,6 +135,10 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       if (own !== undefined) return own;
       const open = feeds.get(id);
       if (open !== undefined) return open.feed;
+      for (const source of sources) {
+        const feed = await source.feed(id);
+        if (feed !== undefined) return feed;
+      }
       if (!files.has(id)) {
         scannedAt = 0; // a session asked for by id that the last walk did not see: look now
         await scan();
@@ -144,9 +155,13 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     add(feed) {
       pushed.set(feed.id, feed);
     },
+    sources() {
+      return sources.map((source) => source.status());
+    },
     close() {
       for (const { release } of feeds.values()) release();
       feeds.clear();
+      for (const source of sources) source.close();
     },
   };
 }
@@ -288,15 +303,10 @@ function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void
   feed.facts.dialect = () => reader.dialect;
   const release = (): void => {
     stop.abort();
-    clearInterval(idleCheck);
+    stopIdleCheck();
     forget();
   };
-  let unwatchedSince = Date.now();
-  const idleCheck = setInterval(() => {
-    if (feed.viewerCount > 0) unwatchedSince = Date.now();
-    else if (Date.now() - unwatchedSince >= (options.releaseMs ?? 60_000)) release();
-  }, 1000);
-  idleCheck.unref();
+  const stopIdleCheck = releaseWhenUnwatched(feed, options.releaseMs ?? 60_000, release);
   void (async () => {
     try {
       const chunks = followFile(file.real, { finished: () => !isLive(file), signal: stop.signal, pollMs: options.pollMs ?? 250 });

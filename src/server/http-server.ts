@@ -1,6 +1,6 @@
 /**
- * `agentstream serve`'s HTTP server: node:http and four routes, no framework (the whole surface is
- * a page, two assets, a JSON list and an SSE stream; a framework would add code to audit and
+ * `agentstream serve`'s HTTP server: node:http and five routes, no framework (the whole surface is
+ * a page, two assets, two JSON lists and an SSE stream; a framework would add code to audit and
  * defaults to override, such as permissive CORS). Every request passes the guard (./security.ts)
  * before routing.
  */
@@ -73,6 +73,7 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
     if (path === "/assets/app.js") return send(response, 200, "text/javascript; charset=utf-8", options.assets.script);
     if (path === "/assets/app.css") return send(response, 200, "text/css; charset=utf-8", options.assets.css);
     if (path === "/api/sessions") return sendJson(response, await options.catalog.list());
+    if (path === "/api/sources") return sendJson(response, options.catalog.sources());
     const route = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})(\/events)?$/.exec(path);
     const feed = route === null ? undefined : await options.catalog.feed(route[1] as string);
     if (feed === undefined) return send(response, 404, "text/plain", "not found\n");

@@ -20,6 +20,8 @@ export interface SessionInfo {
   readonly cost: number | null;
   /** The log it is read from, as found under the served paths; null for a run's own session. */
   readonly file: string | null;
+  /** The host that published it (a session read from NATS: `serve --nats`); null for a local one. */
+  readonly host: string | null;
   /** Events so far. */
   readonly events: number;
 }
@@ -43,7 +45,7 @@ export class SessionFacts {
     if (event.type === "session.started" && this.started === undefined && event.parentSessionId === undefined) this.started = event;
   }
 
-  info(id: string, file: string | null, live: boolean): SessionInfo {
+  info(id: string, file: string | null, live: boolean, host: string | null = null): SessionInfo {
     const summary = this.summary.result(this.stats(), this.dialect());
     return {
       id,
@@ -57,6 +59,7 @@ export class SessionFacts {
       tokens: summary.usage,
       cost: summary.costUsd,
       file,
+      host,
       events: this.count,
     };
   }

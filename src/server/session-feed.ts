@@ -122,3 +122,17 @@ export class SessionFeed {
     }
   }
 }
+
+/**
+ * Calls `release` once nobody has watched `feed` for `releaseMs` (a feed opened on demand is kept
+ * while viewers come and go, not for ever); returns the function that stops the watch.
+ */
+export function releaseWhenUnwatched(feed: SessionFeed, releaseMs: number, release: () => void): () => void {
+  let unwatchedSince = Date.now();
+  const idleCheck = setInterval(() => {
+    if (feed.viewerCount > 0) unwatchedSince = Date.now();
+    else if (Date.now() - unwatchedSince >= releaseMs) release();
+  }, 1000);
+  idleCheck.unref();
+  return () => clearInterval(idleCheck);
+}

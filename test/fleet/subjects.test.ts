@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { describePublishReport } from "../../src/cli/sinks/publisher-sink.ts";
-import { parseSince } from "../../src/cli/sources/nats.ts";
+import { parseSince, parseSinceTime } from "../../src/cli/fleet-options.ts";
 import { parseSize } from "../../src/cli/fleet-options.ts";
 import { describeServers, toConnectionOptions } from "../../src/fleet/connection.ts";
 import { decodeToken, encodeToken, filterSubject, messageId, parseSubject, sessionSubject } from "../../src/fleet/subjects.ts";
@@ -76,6 +76,11 @@ describe("connection settings", () => {
     expect(parseSince("10m", now)).toEqual({ kind: "time", time: new Date("2026-11-25T11:50:00Z") });
     expect(parseSince("2026-11-25T10:00:00Z", now)).toEqual({ kind: "time", time: new Date("2026-11-25T10:00:00Z") });
     expect(() => parseSince("yesterday", now)).toThrow(/--since takes/);
+    // serve --since: a time or a duration, 24 hours back by default; a sequence means nothing for a list of sessions.
+    expect(parseSinceTime(undefined, now)).toEqual(new Date("2026-11-24T12:00:00Z"));
+    expect(parseSinceTime("1h", now)).toEqual(new Date("2026-11-25T11:00:00Z"));
+    expect(parseSinceTime("all", now)).toBeUndefined();
+    expect(() => parseSinceTime("1234", now)).toThrow(/serve --since takes a time/);
     expect(parseSize("--spool-max", "256M")).toBe(256 * 1024 * 1024);
     expect(parseSize("--spool-max", "1000")).toBe(1000);
     expect(() => parseSize("--spool-max", "lots")).toThrow(/--spool-max takes a size/);

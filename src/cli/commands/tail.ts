@@ -5,14 +5,14 @@ import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import type { Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import { EXIT } from "../exit.ts";
-import { natsConnectionOptions, requireServers, toNatsConnectOptions } from "../fleet-options.ts";
+import { natsConnectionOptions, parseSince, requireServers, toNatsConnectOptions } from "../fleet-options.ts";
 import type { CliIo } from "../io.ts";
 import { createLiveOutput, type LiveOutput } from "../output.ts";
 import { createPerSessionSink, createPrefixedOutput, sessionPrefix } from "../sinks/per-session-sink.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { createRendererSink } from "../sinks/renderer-sink.ts";
 import type { Sink } from "../sinks/sink.ts";
-import { natsEvents, parseSince } from "../sources/nats.ts";
+import { natsEvents } from "../sources/nats.ts";
 import { chooseMode } from "./render.ts";
 
 const tailOptions = {

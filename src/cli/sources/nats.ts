@@ -4,11 +4,10 @@
  * `--no-follow`, until every event stored when it began has been read). Unlike a file source it
  * yields events, not bytes: they were normalized and redacted by whoever published them.
  */
-import { AgentStreamError, type Issue } from "../../errors.ts";
+import type { Issue } from "../../errors.ts";
 import type { NatsConnectOptions } from "../../fleet/connection.ts";
 import { readFleet, type FleetEvent, type StartPoint } from "../../fleet/reader.ts";
 import type { SessionAddress } from "../../fleet/subjects.ts";
-import { parseDuration } from "../../run/_duration.ts";
 import type { CliIo } from "../io.ts";
 
 export interface NatsSourceOptions {
@@ -42,27 +41,4 @@ export async function* natsEvents(options: NatsSourceOptions, io: Pick<CliIo, "o
   } finally {
     restore?.();
   }
-}
-
-/**
- * `--since`: `all`; a stream sequence (a whole number: what `tail --to agentstream` shows as the
- * position); an RFC 3339 time; or a duration back from now (`10m`, `2h`: a unit is required, so
- * a bare number is always a sequence).
- */
-export function parseSince(text: string | undefined, now: Date = new Date()): StartPoint | undefined {
-  if (text === undefined) return undefined;
-  const value = text.trim();
-  if (value === "all") return { kind: "all" };
-  if (value === "new") return { kind: "new" };
-  if (/^\d+$/.test(value)) {
-    const sequence = Number(value);
-    return sequence <= 1 ? { kind: "all" } : { kind: "sequence", sequence };
-  }
-  if (/^\d+(?:\.\d+)?(ms|s|m|h)$/.test(value)) return { kind: "time", time: new Date(now.getTime() - parseDuration("--since", value)) };
-  const time = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : undefined;
-  if (time !== undefined && !Number.isNaN(time.getTime())) return { kind: "time", time };
-  throw new AgentStreamError(
-    "usage",
-    `--since takes all, a stream sequence (1234), a time (2026-11-25T14:00:00Z) or a duration back from now (10m), not "${text}"`,
-  );
 }

@@ -79,7 +79,7 @@ export class SessionList {
         el("span", { class: "as-list-agent", text: visibleLine([info.agent ?? "session", info.agentVersion].filter(Boolean).join(" ")) }),
         el("span", { class: `as-badge as-status as-status-${info.status}`, text: info.status }),
       ]),
-      el("span", { class: "as-list-where", text: visibleLine(info.cwd ?? info.file ?? info.id) }),
+      el("span", { class: "as-list-where", text: visibleLine([info.host, info.cwd ?? info.file ?? info.id].filter(Boolean).join(" · ")) }),
       el("span", { class: "as-list-facts", text: facts.join(" · ") }),
     ]);
     if (this.open.has(info.id)) button.setAttribute("aria-current", "true");
@@ -99,7 +99,7 @@ export class SessionList {
 
 /** What the filter matches: every fact shown, lower case. */
 function searchText(info: LiveSessionInfo): string {
-  return [info.agent, info.agentVersion, info.model, info.cwd, info.file, info.status, info.live ? "live" : "ended", info.id]
+  return [info.agent, info.agentVersion, info.model, info.host, info.cwd, info.file, info.status, info.live ? "live" : "ended", info.id]
     .filter(Boolean)
     .join(" ")
     .toLowerCase();

@@ -18,7 +18,17 @@ export interface LiveSessionInfo {
   readonly tokens: Usage;
   readonly cost: number | null;
   readonly file: string | null;
+  /** The host that published it (a session of NATS: `serve --nats`); null for a local one. */
+  readonly host: string | null;
   readonly events: number;
+}
+
+/** One entry of `GET /api/sources`: a source beside the files (NATS) and whether it can be read now. */
+export interface LiveSourceStatus {
+  readonly kind: string;
+  readonly description: string;
+  readonly state: "connecting" | "available" | "unavailable";
+  readonly detail: string | null;
 }
 
 /** `event: heartbeat` (every 15 s while the stream is quiet). */

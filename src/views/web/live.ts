@@ -7,7 +7,8 @@ import { el } from "./dom.ts";
 import { installKeys } from "./keys.ts";
 import { LivePane } from "./live-pane.ts";
 import { SessionList } from "./live-list.ts";
-import type { LiveSessionInfo } from "./live-wire.ts";
+import type { LiveSessionInfo, LiveSourceStatus } from "./live-wire.ts";
+import { visibleLine } from "./text.ts";
 
 /** How often the list asks the server again. */
 const LIST_REFRESH_MS = 3000;
@@ -55,8 +56,12 @@ export function startLive(root: HTMLElement): void {
   const wanted = openFromFragment();
   let first = true;
   const refresh = async (): Promise<void> => {
-    const sessions = await fetchSessions();
-    status.textContent = sessions === undefined ? "server unreachable" : "";
+    const [sessions, sources] = await Promise.all([
+      fetchJson<LiveSessionInfo[]>("/api/sessions"),
+      fetchJson<LiveSourceStatus[]>("/api/sources"),
+    ]);
+    status.textContent = sessions === undefined ? "server unreachable" : describeSources(sources ?? []);
+    status.dataset.sources = (sources ?? []).map((s) => `${s.kind}:${s.state}`).join(" ");
     if (sessions === undefined) return;
     list.update(sessions);
     for (const pane of panes) {
@@ -75,13 +80,25 @@ export function startLive(root: HTMLElement): void {
   window.setInterval(() => void refresh(), LIST_REFRESH_MS);
 }
 
-async function fetchSessions(): Promise<LiveSessionInfo[] | undefined> {
+async function fetchJson<T>(path: string): Promise<T | undefined> {
   try {
-    const response = await fetch("/api/sessions", { credentials: "same-origin", headers: { Accept: "application/json" } });
-    return response.ok ? ((await response.json()) as LiveSessionInfo[]) : undefined;
+    const response = await fetch(path, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    return response.ok ? ((await response.json()) as T) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The sources that cannot be read now (a NATS server down): what the list lacks, and why. */
+function describeSources(sources: readonly LiveSourceStatus[]): string {
+  return sources
+    .filter((s) => s.state !== "available")
+    .map((s) =>
+      visibleLine(
+        `${s.description}: ${s.state === "connecting" ? "connecting…" : "unavailable"}${s.detail === null ? "" : ` (${s.detail})`}`,
+      ),
+    )
+    .join("; ");
 }
 
 function openFromFragment(): string[] {

@@ -1,0 +1,306 @@
+/**
+ * The sessions of the JetStream stream as a source of `agentstream serve --nats` (docs/fleet.md,
+ * "Watching: serve --nats"): listed beside the served files, opened through the same feeds.
+ *
+ * Discovery costs one message per session, not one per event: an ordered consumer over the
+ * filter subject (`agentstream.>` by default) with the `last_per_subject` policy hands over the
+ * last stored event of every subject, then every new event as it is published (so a new session
+ * appears, and a session that completes says so, without asking again). A session's first event
+ * (its `session.started`: agent, model, folder, start) is asked for once, a few sessions at a time.
+ * The list's facts are the fold of that first event and the root `session.completed` when it came
+ * (its totals); a session open in a page shows the fold of every event instead, as files do.
+ *
+ * Opening a session reads its subject from the start through its own ordered consumer (on the one
+ * shared connection) into a `SessionFeed`, live events appended as they are published; the feed
+ * is released when nobody has watched it for a while. The server is never required: while it is
+ * down or the stream is missing, the state says so, the sessions known stay listed, and the
+ * client reconnects on its own.
+ */
+import { createHash } from "node:crypto";
+import { DeliverPolicy, jetstream, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { AgentEvent, JsonValue } from "../model/events.ts";
+import { SessionFacts, type SessionInfo } from "../server/session-facts.ts";
+import { releaseWhenUnwatched, SessionFeed } from "../server/session-feed.ts";
+import type { SessionSource, SourceStatus } from "../server/session-source.ts";
+import { redactValue } from "../stages/redact/redact-text.ts";
+import { connectNats, describeServers, type NatsConnectOptions } from "./connection.ts";
+import { createMessageDecoder, readFleetOn, reasonOf, streamError } from "./reader.ts";
+import { filterSubject, parseSubject, type SessionAddress } from "./subjects.ts";
+
+export interface FleetSessionsOptions {
+  readonly connection: NatsConnectOptions;
+  readonly stream: string;
+  readonly filter: Partial<SessionAddress>;
+  /** Sessions whose last event is older than this are not listed (`serve --since`, default 24 h back). */
+  readonly since: Date | undefined;
+  /** Replace secrets again (messages are untrusted: anyone allowed to publish could have skipped redaction). */
+  readonly redact: boolean;
+  /** An open feed nobody watches is released after this long. @defaultValue 60000 */
+  readonly releaseMs?: number;
+  /** The wait before trying again while the stream cannot be read. @defaultValue 2000 */
+  readonly retryMs?: number;
+}
+
+/** What the list knows of one session of the stream. */
+interface FleetSession {
+  readonly id: string;
+  readonly subject: string;
+  readonly address: SessionAddress;
+  first: AgentEvent | undefined;
+  completed: AgentEvent | undefined;
+  lastSeq: number;
+  lastTime: number;
+  firstAsked: boolean;
+}
+
+/** First events asked for at once. */
+const FIRST_EVENT_QUERIES = 4;
+
+/** Starts connecting (in the background: a server that is down never delays the files) and returns the source. */
+export function createFleetSessions(options: FleetSessionsOptions): SessionSource {
+  return new FleetSessions(options);
+}
+
+class FleetSessions implements SessionSource {
+  private readonly options: FleetSessionsOptions;
+  private readonly servers: string;
+  private readonly stop = new AbortController();
+  private readonly sessions = new Map<string, FleetSession>();
+  private readonly feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
+  private readonly firstQueue: FleetSession[] = [];
+  private firstInFlight = 0;
+  private connection: NatsConnection | undefined;
+  private js: JetStreamClient | undefined;
+  private state: SourceStatus["state"] = "connecting";
+  private detail: string | null = null;
+  private readonly decode = createMessageDecoder(undefined);
+
+  constructor(options: FleetSessionsOptions) {
+    this.options = options;
+    this.servers = describeServers(options.connection.servers);
+    void this.start();
+  }
+
+  list(): SessionInfo[] {
+    const since = this.options.since?.getTime() ?? 0;
+    const infos: SessionInfo[] = [];
+    for (const session of this.sessions.values()) {
+      if (session.lastTime < since) continue;
+      const open = this.feeds.get(session.id)?.feed;
+      infos.push(open === undefined ? listedInfo(session) : { ...open.info(), host: session.address.host });
+    }
+    return infos;
+  }
+
+  async feed(id: string): Promise<SessionFeed | undefined> {
+    const open = this.feeds.get(id);
+    if (open !== undefined) return open.feed;
+    const session = this.sessions.get(id);
+    if (session === undefined) return undefined;
+    const feed = new SessionFeed(id, { file: null, live: session.completed === undefined });
+    const stop = new AbortController();
+    const stopIdleCheck = releaseWhenUnwatched(feed, this.options.releaseMs ?? 60_000, () => release());
+    const release = (): void => {
+      stop.abort();
+      stopIdleCheck();
+      this.feeds.delete(id);
+    };
+    this.feeds.set(id, { feed, release });
+    void this.fillFeed(session, feed, stop.signal);
+    return feed;
+  }
+
+  status(): SourceStatus {
+    return { kind: "nats", description: `${this.servers} stream ${this.options.stream}`, state: this.state, detail: this.detail };
+  }
+
+  close(): void {
+    this.stop.abort();
+    for (const { release } of this.feeds.values()) release();
+    void this.connection?.close().catch(() => {});
+  }
+
+  private setState(state: SourceStatus["state"], detail: string | null): void {
+    this.state = state;
+    this.detail = detail;
+  }
+
+  /** Connects (waiting for a server that is down), follows the connection's state, then discovers for as long as the source is open. */
+  private async start(): Promise<void> {
+    try {
+      this.connection = await connectNats(this.options.connection, { waitOnFirstConnect: true, name: "agentstream serve" });
+    } catch (cause) {
+      this.setState("unavailable", `cannot connect: ${reasonOf(cause)}`);
+      return;
+    }
+    if (this.stop.signal.aborted) {
+      await this.connection.close().catch(() => {});
+      return;
+    }
+    this.js = jetstream(this.connection);
+    void this.followConnection(this.connection);
+    while (!this.stop.signal.aborted) {
+      try {
+        await this.discover(this.js);
+      } catch (cause) {
+        if (this.stop.signal.aborted) break;
+        this.setState("unavailable", streamError(cause, this.options.stream, this.servers).message);
+      }
+      await sleep(this.options.retryMs ?? 2000, this.stop.signal);
+    }
+  }
+
+  private async followConnection(connection: NatsConnection): Promise<void> {
+    for await (const status of connection.status()) {
+      if (status.type === "disconnect") this.setState("unavailable", "the connection was lost; reconnecting");
+      else if (status.type === "reconnect") this.setState("available", null);
+    }
+  }
+
+  /** The last event of every subject, then every new one, until the source closes or the consumer fails. */
+  private async discover(js: JetStreamClient): Promise<void> {
+    const consumer = await js.consumers.get(this.options.stream, {
+      filter_subjects: filterSubject(this.options.filter),
+      deliver_policy: DeliverPolicy.LastPerSubject,
+    });
+    const messages = await consumer.consume({ max_messages: 512 });
+    const stop = (): void => void messages.stop();
+    this.stop.signal.addEventListener("abort", stop, { once: true });
+    this.setState("available", null);
+    try {
+      for await (const message of messages) this.note(message);
+    } finally {
+      this.stop.signal.removeEventListener("abort", stop);
+    }
+  }
+
+  private note(message: JsMsg): void {
+    const address = parseSubject(message.subject);
+    if (address === undefined) return;
+    const id = sessionId(message.subject);
+    let session = this.sessions.get(id);
+    if (session === undefined) {
+      session = {
+        id,
+        subject: message.subject,
+        address,
+        first: undefined,
+        completed: undefined,
+        lastSeq: -1,
+        lastTime: 0,
+        firstAsked: false,
+      };
+      this.sessions.set(id, session);
+    }
+    session.lastTime = Math.max(session.lastTime, message.info.timestampNanos / 1e6);
+    const event = this.decode(message.data, message.subject, message.seq);
+    if (event !== undefined) {
+      session.lastSeq = Math.max(session.lastSeq, event.seq);
+      if (event.seq === 0) session.first = this.clean(event);
+      if (isSessionEnd(event, session.address)) session.completed = this.clean(event);
+    }
+    if (session.first === undefined && !session.firstAsked) {
+      session.firstAsked = true;
+      this.firstQueue.push(session);
+      this.askFirstEvents();
+    }
+  }
+
+  /** Asks for the first event of the sessions queued, a few at a time. */
+  private askFirstEvents(): void {
+    while (this.firstInFlight < FIRST_EVENT_QUERIES && this.firstQueue.length > 0 && this.js !== undefined) {
+      const session = this.firstQueue.shift() as FleetSession;
+      this.firstInFlight++;
+      void firstEvent(this.js, this.options.stream, session.subject, this.decode)
+        .then((event) => {
+          if (event !== undefined) session.first ??= this.clean(event);
+          else session.firstAsked = false; // asked again with the next event of the session
+        })
+        .finally(() => {
+          this.firstInFlight--;
+          this.askFirstEvents();
+        });
+    }
+  }
+
+  /** Reads a session's subject from its start into its feed, reading on after a failure, until it completes or is released. */
+  private async fillFeed(session: FleetSession, feed: SessionFeed, signal: AbortSignal): Promise<void> {
+    let next = 1;
+    while (!signal.aborted && !this.stop.signal.aborted) {
+      try {
+        if (this.connection === undefined) throw new Error("not connected yet");
+        const since = next <= 1 ? ({ kind: "all" } as const) : ({ kind: "sequence", sequence: next } as const);
+        const options = { stream: this.options.stream, filter: {}, subject: session.subject, since, follow: true, signal };
+        for await (const { event, streamSequence } of readFleetOn(this.connection, this.servers, options)) {
+          next = streamSequence + 1;
+          feed.push(this.clean(event));
+          if (isSessionEnd(event, session.address)) {
+            feed.end();
+            return;
+          }
+        }
+      } catch {
+        // The server is away or the stream is missing: the feed keeps what it has and reads on once it is back.
+      }
+      await sleep(this.options.retryMs ?? 2000, signal);
+    }
+  }
+
+  private clean(event: AgentEvent): AgentEvent {
+    return this.options.redact ? (redactValue(event as unknown as JsonValue) as unknown as AgentEvent) : event;
+  }
+}
+
+/** The root session's end (a subagent's events share its parent's subject, under their own session id). */
+function isSessionEnd(event: AgentEvent, address: SessionAddress): boolean {
+  return event.type === "session.completed" && (event.sessionId === undefined || event.sessionId === address.session);
+}
+
+/** The facts the list shows without reading the whole session: its first event and its end. */
+function listedInfo(session: FleetSession): SessionInfo {
+  const facts = new SessionFacts();
+  if (session.first !== undefined) facts.add(session.first);
+  if (session.completed !== undefined && session.completed !== session.first) facts.add(session.completed);
+  const info = facts.info(session.id, null, session.completed === undefined, session.address.host);
+  return {
+    ...info,
+    agent: info.agent ?? session.address.agent,
+    start: info.start ?? (session.lastTime > 0 ? new Date(session.lastTime).toISOString() : null),
+    events: session.lastSeq + 1,
+  };
+}
+
+/** The first event stored on a subject: an ordered consumer from the start, one message, then gone. */
+async function firstEvent(
+  js: JetStreamClient,
+  stream: string,
+  subject: string,
+  decode: ReturnType<typeof createMessageDecoder>,
+): Promise<AgentEvent | undefined> {
+  try {
+    const consumer = await js.consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+    const message = await consumer.next({ expires: 2000 });
+    await consumer.delete().catch(() => false);
+    return message === null ? undefined : decode(message.data, message.subject, message.seq);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A session's id in the API: a hash of its subject (never the subject itself: ids are `[A-Za-z0-9_-]`, and shorter). */
+function sessionId(subject: string): string {
+  return `nats-${createHash("sha256").update(subject).digest("base64url").slice(0, 16)}`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
