@@ -6,8 +6,9 @@
  * filter subject (`agentstream.>` by default) with the `last_per_subject` policy hands over the
  * last stored event of every subject, then every new event as it is published (so a new session
  * appears, and a session that completes says so, without asking again). A session's first event
- * (its `session.started`: agent, model, folder, start) is asked for once, a few sessions at a time.
- * The list's facts are the fold of that first event and the root `session.completed` when it came
+ * and those up to its root `session.started` (agent, model, folder, start; at most OPENING_EVENTS)
+ * are asked for once, a few sessions at a time.
+ * The list's facts are the fold of those opening events and the root `session.completed` when it came
  * (its totals); a session open in a page shows the fold of every event instead, as files do.
  *
  * Opening a session reads its subject from the start through its own ordered consumer (on the one
@@ -24,7 +25,7 @@ import { SessionFacts, type SessionInfo } from "../server/session-facts.ts";
 import { releaseWhenUnwatched, SessionFeed } from "../server/session-feed.ts";
 import type { SessionSource, SourceStatus } from "../server/session-source.ts";
 import { redactValue } from "../stages/redact/redact-text.ts";
-import { connectNats, describeServers, type NatsConnectOptions } from "./connection.ts";
+import { connectNats, describeServers, toConnectionOptions, type NatsConnectOptions } from "./connection.ts";
 import { createMessageDecoder, readFleetOn, reasonOf, streamError } from "./reader.ts";
 import { filterSubject, parseSubject, type SessionAddress } from "./subjects.ts";
 
@@ -47,18 +48,25 @@ interface FleetSession {
   readonly id: string;
   readonly subject: string;
   readonly address: SessionAddress;
-  first: AgentEvent | undefined;
+  /** Its first events, up to its root `session.started` (undefined: not read yet). */
+  opening: AgentEvent[] | undefined;
   completed: AgentEvent | undefined;
   lastSeq: number;
   lastTime: number;
   firstAsked: boolean;
 }
 
-/** First events asked for at once. */
-const FIRST_EVENT_QUERIES = 4;
+/** Sessions whose opening events are asked for at once. */
+const OPENING_QUERIES = 4;
+/** Events read at most to find a session's `session.started` (a few hooks or a banner may come first). */
+const OPENING_EVENTS = 16;
 
-/** Starts connecting (in the background: a server that is down never delays the files) and returns the source. */
+/**
+ * Starts connecting (in the background: a server that is down never delays the files) and returns
+ * the source. A credential file that cannot be read is a usage error now, before anything starts.
+ */
 export function createFleetSessions(options: FleetSessionsOptions): SessionSource {
+  toConnectionOptions(options.connection);
   return new FleetSessions(options);
 }
 
@@ -178,14 +186,14 @@ class FleetSessions implements SessionSource {
   private note(message: JsMsg): void {
     const address = parseSubject(message.subject);
     if (address === undefined) return;
-    const id = sessionId(message.subject);
+    const id = fleetSessionId(message.subject);
     let session = this.sessions.get(id);
     if (session === undefined) {
       session = {
         id,
         subject: message.subject,
         address,
-        first: undefined,
+        opening: undefined,
         completed: undefined,
         lastSeq: -1,
         lastTime: 0,
@@ -197,24 +205,23 @@ class FleetSessions implements SessionSource {
     const event = this.decode(message.data, message.subject, message.seq);
     if (event !== undefined) {
       session.lastSeq = Math.max(session.lastSeq, event.seq);
-      if (event.seq === 0) session.first = this.clean(event);
       if (isSessionEnd(event, session.address)) session.completed = this.clean(event);
     }
-    if (session.first === undefined && !session.firstAsked) {
+    if (session.opening === undefined && !session.firstAsked) {
       session.firstAsked = true;
       this.firstQueue.push(session);
       this.askFirstEvents();
     }
   }
 
-  /** Asks for the first event of the sessions queued, a few at a time. */
+  /** Asks for the opening events of the sessions queued, a few at a time. */
   private askFirstEvents(): void {
-    while (this.firstInFlight < FIRST_EVENT_QUERIES && this.firstQueue.length > 0 && this.js !== undefined) {
+    while (this.firstInFlight < OPENING_QUERIES && this.firstQueue.length > 0 && this.js !== undefined) {
       const session = this.firstQueue.shift() as FleetSession;
       this.firstInFlight++;
-      void firstEvent(this.js, this.options.stream, session.subject, this.decode)
-        .then((event) => {
-          if (event !== undefined) session.first ??= this.clean(event);
+      void openingEvents(this.js, this.options.stream, session.subject, this.decode)
+        .then((events) => {
+          if (events.length > 0) session.opening ??= events.map((event) => this.clean(event));
           else session.firstAsked = false; // asked again with the next event of the session
         })
         .finally(() => {
@@ -260,36 +267,44 @@ function isSessionEnd(event: AgentEvent, address: SessionAddress): boolean {
 /** The facts the list shows without reading the whole session: its first event and its end. */
 function listedInfo(session: FleetSession): SessionInfo {
   const facts = new SessionFacts();
-  if (session.first !== undefined) facts.add(session.first);
-  if (session.completed !== undefined && session.completed !== session.first) facts.add(session.completed);
+  for (const event of session.opening ?? []) facts.add(event);
+  if (session.completed !== undefined && !(session.opening ?? []).some((event) => event.seq === session.completed?.seq))
+    facts.add(session.completed);
   const info = facts.info(session.id, null, session.completed === undefined, session.address.host);
   return {
     ...info,
     agent: info.agent ?? session.address.agent,
-    start: info.start ?? (session.lastTime > 0 ? new Date(session.lastTime).toISOString() : null),
     events: session.lastSeq + 1,
   };
 }
 
-/** The first event stored on a subject: an ordered consumer from the start, one message, then gone. */
-async function firstEvent(
+/** A subject's first events, up to its root `session.started`: an ordered consumer from the start, one batch, then gone. */
+async function openingEvents(
   js: JetStreamClient,
   stream: string,
   subject: string,
   decode: ReturnType<typeof createMessageDecoder>,
-): Promise<AgentEvent | undefined> {
+): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
   try {
     const consumer = await js.consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
-    const message = await consumer.next({ expires: 2000 });
+    const batch = await consumer.fetch({ max_messages: OPENING_EVENTS, expires: 2000 });
+    for await (const message of batch) {
+      const event = decode(message.data, message.subject, message.seq);
+      if (event !== undefined) events.push(event);
+      if (event?.type === "session.started" && event.parentSessionId === undefined) break;
+      if (message.info.pending === 0) break;
+    }
+    batch.stop();
     await consumer.delete().catch(() => false);
-    return message === null ? undefined : decode(message.data, message.subject, message.seq);
   } catch {
-    return undefined;
+    // Asked again with the session's next event.
   }
+  return events;
 }
 
 /** A session's id in the API: a hash of its subject (never the subject itself: ids are `[A-Za-z0-9_-]`, and shorter). */
-function sessionId(subject: string): string {
+export function fleetSessionId(subject: string): string {
   return `nats-${createHash("sha256").update(subject).digest("base64url").slice(0, 16)}`;
 }
 

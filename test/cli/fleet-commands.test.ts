@@ -30,6 +30,22 @@ describe("publish and tail: usage", () => {
     expect(await run(["run", "--publish", "nats://127.0.0.1:1", "--no-redact", "--", "true"], runPublish)).toBe(2);
   });
 
+  it("serve: the NATS options need --nats; --since takes a time or a duration; secrets stay out of the errors", async () => {
+    const stray = fakeIo();
+    expect(await run(["serve", "--since", "1h", capture], stray)).toBe(2);
+    expect(stray.err()).toMatch(/--since reads NATS: add --nats <url>/);
+    const sequence = fakeIo();
+    expect(await run(["serve", "--nats", "nats://127.0.0.1:1", "--since", "1234"], sequence)).toBe(2);
+    expect(sequence.err()).toMatch(/serve --since takes a time/);
+    const url = fakeIo();
+    expect(await run(["serve", "--nats", "somewhere"], url)).toBe(2);
+    expect(url.err()).toMatch(/name the NATS server first/);
+    const creds = fakeIo();
+    expect(await run(["serve", "--nats", "nats://alice:pw-s3cret@127.0.0.1:1", "--creds", "/nonexistent/x.creds"], creds)).toBe(2);
+    expect(creds.err()).toMatch(/--creds: cannot read \/nonexistent\/x\.creds/);
+    expect(creds.err()).not.toContain("pw-s3cret");
+  });
+
   it("a missing input or a bad option ends the command (the publisher is closed, nothing hangs)", async () => {
     const port = await freePort();
     const spool = mkdtempSync(join(tmpdir(), "agentstream-spool-"));

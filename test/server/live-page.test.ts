@@ -15,6 +15,7 @@ import { createCatalog, type SessionCatalog } from "../../src/server/catalog.ts"
 import { startServer, type SessionServer } from "../../src/server/http-server.ts";
 import { SessionFeed } from "../../src/server/session-feed.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
+import { hostileSessionEvents, INERT, pageVerdict, watchCsp, xssPayloads } from "../helpers/hostile-page.ts";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 
@@ -40,11 +41,7 @@ async function openPage(fragment = ""): Promise<{ page: Page; dialogs: string[];
   page.on("request", (request) => {
     if (!request.url().startsWith(`${server.origin}/`)) foreign.push(request.url());
   });
-  await page.addInitScript(() => {
-    const w = window as unknown as { __csp: string[] };
-    w.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
+  await watchCsp(page);
   await page.goto(`${server.url}${fragment}`);
   return { page, dialogs, foreign };
 }
@@ -145,52 +142,13 @@ describe.skipIf(!hasBrowser || !built)("the live page in chromium", () => {
   });
 });
 
-/** The payloads, each as one string. */
-function payloads(): { id: string; text: string }[] {
-  const corpus = JSON.parse(readFileSync(sharedPath("corpus/web/xss-payloads.json"), "utf8")) as {
-    payloads: { id: string; text?: string; text_repeat?: { unit: string; times: number }; json?: string }[];
-  };
-  return corpus.payloads.map((p) => ({
-    id: p.id,
-    text: p.text ?? (p.text_repeat ? p.text_repeat.unit.repeat(p.text_repeat.times) : (p.json ?? "")),
-  }));
-}
-
-/** One session carrying `text` in every slot the page shows (the 5 MB one in a few). */
-function hostileSession(feed: SessionFeed, text: string, everywhere: boolean): void {
-  seq = 0;
-  const small = everywhere ? text : "short";
-  feed.push(ev({ type: "session.started", agent: small, model: small, cwd: small, sessionId: "s" }));
-  feed.push(ev({ type: "message.completed", messageId: "u", role: "user", kind: "text", text }));
-  feed.push(ev({ type: "message.delta", messageId: "a1", role: "assistant", kind: "text", text: small }));
-  feed.push(
-    ev({ type: "message.completed", messageId: "a1", role: "assistant", kind: "text", text: `${small}\n\n[link](${small}) ${small}` }),
-  );
-  feed.push(ev({ type: "message.completed", messageId: "r", role: "assistant", kind: "reasoning", text: small }));
-  const input = { command: small, file_path: small, url: small, ...(JSON.parse('{"__proto__": {"polluted": true}}') as object) };
-  feed.push(ev({ type: "tool.started", toolCallId: "t", name: small, input }));
-  feed.push(ev({ type: "tool.completed", toolCallId: "t", name: small, output: text, isError: true }));
-  feed.push(
-    ev({
-      type: "file.changed",
-      toolCallId: "t",
-      changes: [{ path: small, kind: "update", diff: `--- a/${small}\n+++ b/${small}\n@@ -1 +1 @@\n-${small}\n+${small}\n` }],
-    }),
-  );
-  feed.push(ev({ type: "plan.updated", items: [{ text: small, status: "pending" }] }));
-  feed.push(ev({ type: "error", scope: "session", message: small, code: small }));
-  feed.push(ev({ type: "notice", kind: small, level: "warning", text: small }));
-  feed.push(ev({ type: "text", text }));
-  feed.push(ev({ type: "session.completed", status: "error", error: small, finalText: small }));
-  feed.end();
-}
-
 describe.skipIf(!hasBrowser || !built || !hasShared)("hostile text on the live page", () => {
   it("no payload, in any slot, runs a script, makes a request or injects an element", { timeout: 180_000 }, async () => {
-    const all = payloads();
+    const all = xssPayloads();
     for (const { id, text } of all) {
       const feed = new SessionFeed(`xss-${id}`, { file: null, live: true });
-      hostileSession(feed, text, text.length < 100_000);
+      for (const event of hostileSessionEvents(text, text.length < 100_000)) feed.push(event);
+      feed.end();
       catalog.add(feed);
     }
     const { page, dialogs, foreign } = await openPage();
@@ -208,31 +166,8 @@ describe.skipIf(!hasBrowser || !built || !hasShared)("hostile text on the live p
     // Every session open at once, side by side, for the injection check over the whole page.
     for (const { id } of all.slice(0, 4)) await page.locator(`.as-list-item[data-session="xss-${id}"]`).click();
     await page.locator(".as-pane[data-ended='yes']").nth(3).waitFor();
-    const verdict = await page.evaluate(() => {
-      const root = document.getElementById("agentstream") as HTMLElement;
-      const injected = Array.from(root.querySelectorAll("script, iframe, object, embed, form, style, base, meta, link, svg [onload]"))
-        .map((e) => e.tagName)
-        .filter((tag) => tag !== "svg");
-      const handlers = Array.from(root.querySelectorAll("*")).flatMap((e) =>
-        Array.from(e.attributes)
-          .filter((a) => a.name.startsWith("on") || a.name === "srcdoc" || a.name === "style")
-          .map((a) => `${e.tagName} ${a.name}`),
-      );
-      const urls = Array.from(root.querySelectorAll("[href], [src]"))
-        .map((e) => e.getAttribute("href") ?? e.getAttribute("src") ?? "")
-        .filter((u) => !["http:", "https:", "mailto:"].includes(new URL(u, location.href).protocol));
-      const w = window as unknown as { __xss?: unknown; __csp: string[] };
-      return {
-        xss: w.__xss,
-        polluted: ({} as { polluted?: unknown }).polluted,
-        injected,
-        handlers,
-        urls,
-        csp: w.__csp,
-        images: root.querySelectorAll("img").length,
-      };
-    });
-    expect(verdict).toEqual({ xss: undefined, polluted: undefined, injected: [], handlers: [], urls: [], csp: [], images: 0 });
+    const verdict = await pageVerdict(page);
+    expect(verdict).toEqual(INERT);
     expect(dialogs).toEqual([]);
     expect(foreign).toEqual([]);
     // Shown literally, as text.
