@@ -18,7 +18,7 @@ import { createCatalog } from "../../server/catalog.ts";
 import { startServer } from "../../server/http-server.ts";
 import { SessionFeed } from "../../server/session-feed.ts";
 import { registerRun, registryDir, type RegisteredRun } from "../../server/registry.ts";
-import { createPublisher, type Publisher, type PublishReport } from "../../fleet/publisher.ts";
+import type { Publisher, PublishReport } from "../../fleet/publisher.ts";
 import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
 import { describePublishReport } from "../sinks/publisher-sink.ts";
 
@@ -126,7 +126,7 @@ executable, 127 command not found, 2 usage error.`,
     const sink = createRunSink(values, io);
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
-    const publishing = createRunPublisher(values, io, command, () => agent.runId);
+    const publishing = await createRunPublisher(values, io, command, () => agent.runId);
     const agent: AgentRun = startAgent(publishing, () =>
       runAgent(command, args, {
         ...(values.from === undefined ? {} : { dialect: values.from }),
@@ -226,13 +226,16 @@ const SERVE_DRAIN_MS = 2000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `--publish <url>`: a publisher fed every event of the run (the agent never waits for it). */
-function createRunPublisher(
+/**
+ * `--publish <url>`: a publisher fed every event of the run (the agent never waits for it). The
+ * NATS client is loaded here, only then: `run` without `--publish` never loads it.
+ */
+async function createRunPublisher(
   values: RunValues,
   io: CliIo,
   command: string,
   runId: () => string,
-): { publisher: Publisher; flushTimeoutMs: number } | undefined {
+): Promise<{ publisher: Publisher; flushTimeoutMs: number } | undefined> {
   const url = values.publish;
   if (url === undefined) return undefined;
   if (values["no-redact"])
@@ -242,7 +245,9 @@ function createRunPublisher(
   const say = (text: string): void => {
     if (!values.quiet) void io.stderr.write(`agentstream run: ${text}\n`);
   };
-  const publisher = createPublisher(toPublisherOptions(servers, values, io, say), () => ({
+  const options = toPublisherOptions(servers, values, io, say);
+  const { createPublisher } = await import("../../fleet/publisher.ts");
+  const publisher = createPublisher(options, () => ({
     agent: agentName(command),
     fallbackSession: () => runId(),
   }));
