@@ -15,7 +15,7 @@ import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import type { AgentEvent } from "../model/events.ts";
 import { createOutbox, type Outbox } from "./_outbox.ts";
 import { createWaker, openLink, type Link, type Waker } from "./_link.ts";
-import { describeServers, type NatsConnectOptions } from "./connection.ts";
+import { describeServers, toConnectionOptions, type NatsConnectOptions } from "./connection.ts";
 import { createSessionRouter, type SessionRouter, type SessionRouterOptions } from "./session-router.ts";
 import { openSpool, type SpooledMessage } from "./spool.ts";
 import type { StreamLimits } from "./stream.ts";
@@ -73,6 +73,8 @@ export interface Publisher {
 export type InputNaming = Omit<SessionRouterOptions, "host">;
 
 export function createPublisher(options: PublisherOptions, naming: (input: string) => InputNaming = () => ({})): Publisher {
+  // A credential file that cannot be read is the caller's mistake, said now: not a server that seems down.
+  toConnectionOptions(options.connection);
   const servers = describeServers(options.connection.servers);
   const notice = options.onNotice ?? (() => {});
   const spool = openSpool({ dir: options.spoolDir, host: options.host, maxBytes: options.spoolMaxBytes });

@@ -25,7 +25,7 @@ import { AgentStreamError, type Issue } from "../errors.ts";
 import { createNdjsonParser, type InputRecord } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { validateEvent } from "../validation/validate-event.ts";
-import { connectNats, describeServers, type NatsConnectOptions } from "./connection.ts";
+import { connectNats, describeServers, toConnectionOptions, type NatsConnectOptions } from "./connection.ts";
 import { filterSubject, parseSubject, type SessionAddress } from "./subjects.ts";
 
 /** Where reading starts. */
@@ -62,6 +62,7 @@ export interface FleetEvent {
 /** Reads events until the signal aborts (or, without `follow`, until it has caught up). */
 export async function* readFleet(options: FleetReaderOptions): AsyncGenerator<FleetEvent> {
   const servers = describeServers(options.connection.servers);
+  toConnectionOptions(options.connection); // a credential file that cannot be read: a usage error, not a server down
   let connection: NatsConnection;
   try {
     connection = await connectNats(options.connection, { maxReconnectAttempts: -1 });

@@ -44,6 +44,12 @@ describe("publish and tail: usage", () => {
     expect(await run(["serve", "--nats", "nats://alice:pw-s3cret@127.0.0.1:1", "--creds", "/nonexistent/x.creds"], creds)).toBe(2);
     expect(creds.err()).toMatch(/--creds: cannot read \/nonexistent\/x\.creds/);
     expect(creds.err()).not.toContain("pw-s3cret");
+    // The same for the other commands: a usage error (2) before anything starts, not a server that seems down (3).
+    const tailCreds = fakeIo();
+    expect(await run(["tail", "nats://127.0.0.1:1", "--creds", "/nonexistent/x.creds"], tailCreds)).toBe(2);
+    const runCreds = fakeIo();
+    expect(await run(["run", "--publish", "nats://127.0.0.1:1", "--creds", "/nonexistent/x.creds", "--", "true"], runCreds)).toBe(2);
+    expect(runCreds.err()).toMatch(/--creds: cannot read/);
   });
 
   it("a missing input or a bad option ends the command (the publisher is closed, nothing hangs)", async () => {

@@ -18,6 +18,7 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { validateEvent } from "../../src/validation/validate-event.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { NATS_SKIP_REASON, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
+import { writeOperatorSetup } from "../helpers/nats-jwt.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 
 const hasOpenssl = spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0;
@@ -369,6 +370,35 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     expect(await run(["publish", server.url, "--nkey", seed, "--spool", tempDir(), file], io)).toBe(0);
     expect(io.err()).toMatch(/published to AGENTSTREAM/);
     expect(io.err()).not.toContain("SU");
+  });
+
+  it("--creds (a user JWT and its seed, the server in operator mode): publish and tail work; no or a foreign creds is refused; the seed is never printed", async () => {
+    const setup = writeOperatorSetup(tempDir());
+    const server = await startNatsServer(["-c", setup.config]);
+    servers.push(server);
+    const outputs: string[] = [];
+    const io = fakeIo();
+    expect(await run(["publish", server.url, "--creds", setup.credsFile, "--spool", tempDir(), "--host", "creds", file], io)).toBe(0);
+    expect(io.err()).toMatch(/published to AGENTSTREAM/);
+    const tailed = fakeIo();
+    const tailArgs = ["--since", "all", "--no-follow", "--to", "agentstream"];
+    expect(await run(["tail", server.url, "--creds", setup.credsFile, ...tailArgs], tailed)).toBe(0);
+    const converted = fakeIo();
+    await run(["convert", "--to", "agentstream", file], converted);
+    expect(tailed.out()).toBe(converted.out());
+
+    const none = fakeIo();
+    expect(await run(["tail", server.url, ...tailArgs], none)).toBe(3);
+    expect(none.err()).toMatch(/cannot connect to NATS \(nats:\/\/127\.0\.0\.1:\d+\): .*(authorization|auth)/i);
+    const stranger = fakeIo();
+    expect(await run(["tail", server.url, "--creds", setup.strangerCredsFile, ...tailArgs], stranger)).toBe(3);
+    expect(stranger.err()).toMatch(/cannot connect to NATS/);
+    const missing = fakeIo();
+    expect(await run(["publish", server.url, "--creds", join(tempDir(), "absent.creds"), file], missing)).toBe(2);
+    expect(missing.err()).toMatch(/--creds: cannot read .*absent\.creds/);
+    for (const done of [io, tailed, none, stranger, missing]) outputs.push(done.out(), done.err());
+    // Neither the seed nor any part of it that could be used (it starts SU, the public key U).
+    for (const output of outputs) expect(output).not.toContain(setup.seed.slice(2, 20));
   });
 
   it.skipIf(!hasOpenssl)("tls:// with --tls-ca trusts a private CA; without it the server's certificate is refused", async () => {
