@@ -27,7 +27,7 @@ interface Layer {
   packages?: readonly string[];
 }
 
-const NODE_PEERS = ["run/", "server/", "usage/", "fleet/"];
+const NODE_PEERS = ["run/", "server/", "usage/", "fleet/", "follow/"];
 
 /** docs/architecture.md's table, lowest first. */
 const LAYERS: readonly Layer[] = [
@@ -67,6 +67,8 @@ const LAYERS: readonly Layer[] = [
   // Reads the agents' logs itself: the model, the wire readers and the views' width and sanitizer (docs/usage.md).
   { layer: 9, path: "usage/", only: ["model/", "errors.ts", "dialect/json.ts", "views/shared/"] },
   { layer: 9, path: "fleet/", peers: NODE_PEERS },
+  // The file follower the CLI's --follow and the server's run logs share: Node's fs, the Issue type.
+  { layer: 9, path: "follow/", only: ["errors.ts"] },
   { layer: 9, path: "cli/", peers: NODE_PEERS },
   { layer: 9, path: "testing/" },
   { layer: 9, path: "index.ts" },

@@ -11,7 +11,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
-import { followFile } from "./follow-file.ts";
+import { followFile, isFollowRestart } from "../follow/follow-file.ts";
 import { registeredRuns } from "./registry.ts";
 import { openRemoteFeed } from "./remote-feed.ts";
 import { SessionFacts, type SessionInfo } from "./session-facts.ts";
@@ -310,7 +310,11 @@ function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void
   void (async () => {
     try {
       const chunks = followFile(file.real, { finished: () => !isLive(file), signal: stop.signal, pollMs: options.pollMs ?? 250 });
-      for await (const chunk of chunks) reader.feed(chunk);
+      for await (const chunk of chunks) {
+        // A run log is only appended to; one truncated or replaced is not that run's any more: what was read stays shown.
+        if (isFollowRestart(chunk)) break;
+        reader.feed(chunk);
+      }
       if (!stop.signal.aborted) reader.end();
     } catch {
       // The log vanished while followed: what was read stays shown.
