@@ -5,6 +5,8 @@
 //   consume   events/s read back by one reader (ordered consumer, from the start)
 //   latency   an agent's line written to `agentstream publish` (stdin) → the event at a tail reader, p50/p99
 //   spool     events/s into the spool while the server is down, and out of it once it is back
+//   discover  `serve --nats`: S sessions × E events stored; how long until the list has every session with its
+//             facts (last per subject + opening events), beside reading every event once (the design not taken)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect as connectTcp } from "node:net";
@@ -16,6 +18,7 @@ import { createPublisher } from "../dist/fleet/publisher.js";
 import { connectNats } from "../dist/fleet/connection.js";
 import { readFleet } from "../dist/fleet/reader.js";
 import { ensureStream } from "../dist/fleet/stream.js";
+import { createFleetSessions } from "../dist/fleet/fleet-sessions.js";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
 const { values } = parseArgs({
@@ -25,6 +28,8 @@ const { values } = parseArgs({
     events: { type: "string", default: "10000" },
     "spool-events": { type: "string", default: "200000" },
     "latency-lines": { type: "string", default: "1000" },
+    "discover-sessions": { type: "string", default: "2000" },
+    "discover-events": { type: "string", default: "50" },
     only: { type: "string", default: "" },
   },
 });
@@ -85,7 +90,7 @@ await ensureStream(admin, { name: "AGENTSTREAM" }); // as the first publisher wo
 await admin.close();
 
 try {
-  for (const [name, part] of Object.entries({ load, consume, latency, spool })) if (name.includes(values.only)) await part();
+  for (const [name, part] of Object.entries({ load, consume, latency, spool, discover })) if (name.includes(values.only)) await part();
 } finally {
   server.kill("SIGKILL");
   rmSync(store, { recursive: true, force: true });
@@ -248,5 +253,80 @@ async function spool() {
   );
   console.log(
     `         out of it once the server is back (adopted by the next publisher): ${rate(drained.published + drained.duplicates, outMs)}`,
+  );
+}
+
+async function discover() {
+  const sessions = Number(values["discover-sessions"]);
+  const perSession = Number(values["discover-events"]);
+  const source = { dialect: "claude" };
+  const publisher = createPublisher({
+    connection: { servers: url },
+    stream: { name: "AGENTSTREAM" },
+    host: "discover",
+    spoolDir: mkdtempSync(join(tmpdir(), "agentstream-bench-spool-")),
+    spoolMaxBytes: 2 ** 30,
+  });
+  for (let s = 0; s < sessions; s++) {
+    const sessionId = `discover-${s}`;
+    publisher.event({ v: 1, seq: 0, type: "session.started", sessionId, cwd: `/work/${s}`, model: "m", source });
+    for (let seq = 1; seq < perSession - 1; seq++)
+      publisher.event({
+        v: 1,
+        seq,
+        type: "message.completed",
+        messageId: `m${seq}`,
+        role: "assistant",
+        kind: "text",
+        text: `answer ${seq} `.repeat(20),
+        sessionId,
+        source,
+      });
+    publisher.event({ v: 1, seq: perSession - 1, type: "session.completed", status: "success", sessionId, source });
+    if (s % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const report = await publisher.close(600_000);
+  let started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const fleet = createFleetSessions({
+    connection: { servers: url },
+    stream: "AGENTSTREAM",
+    filter: { host: "discover" },
+    since: undefined,
+    redact: true,
+  });
+  let listed = 0;
+  let withFacts = 0;
+  let allListedMs = 0;
+  while (withFacts < sessions) {
+    await sleep(50);
+    const list = fleet.list();
+    listed = list.length;
+    if (listed === sessions && allListedMs === 0) allListedMs = performance.now() - started;
+    withFacts = list.filter((info) => info.cwd !== null && info.status === "success").length;
+    if (performance.now() - started > 600_000) break;
+  }
+  const listMs = performance.now() - started;
+  const listCpu = process.cpuUsage(cpuBefore);
+  fleet.close();
+  started = performance.now();
+  const readCpuBefore = process.cpuUsage();
+  let read = 0;
+  for await (const _ of readFleet({
+    connection: { servers: url },
+    stream: "AGENTSTREAM",
+    filter: { host: "discover" },
+    since: { kind: "all" },
+    follow: false,
+  }))
+    read++;
+  const readMs = performance.now() - started;
+  const readCpu = process.cpuUsage(readCpuBefore);
+  const cpu = (usage) => ((usage.user + usage.system) / 1e6).toFixed(1);
+  console.log(
+    `discover ${sessions.toLocaleString("en")} sessions × ${perSession} events (${report.published.toLocaleString("en")} stored): every one listed in ${(allListedMs / 1000).toFixed(1)} s, with its facts (${withFacts} of ${listed}) in ${(listMs / 1000).toFixed(1)} s, ${cpu(listCpu)} s CPU`,
+  );
+  console.log(
+    `         every event read once instead (the design not taken): ${read.toLocaleString("en")} events in ${(readMs / 1000).toFixed(1)} s, ${cpu(readCpu)} s CPU (${(readMs / listMs).toFixed(1)}× the time)`,
   );
 }

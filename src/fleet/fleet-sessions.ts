@@ -57,7 +57,7 @@ interface FleetSession {
 }
 
 /** Sessions whose opening events are asked for at once. */
-const OPENING_QUERIES = 4;
+const OPENING_QUERIES = 16;
 /** Events read at most to find a session's `session.started` (a few hooks or a banner may come first). */
 const OPENING_EVENTS = 16;
 
