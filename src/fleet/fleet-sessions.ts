@@ -134,20 +134,13 @@ class FleetSessions implements SessionSource {
     this.detail = detail;
   }
 
-  /** Connects (waiting for a server that is down), follows the connection's state, then discovers for as long as the source is open. */
+  /** Connects (trying again while the server is down or refuses us), follows the connection's state, then discovers for as long as the source is open. */
   private async start(): Promise<void> {
-    try {
-      this.connection = await connectNats(this.options.connection, { waitOnFirstConnect: true, name: "agentstream serve" });
-    } catch (cause) {
-      this.setState("unavailable", `cannot connect: ${reasonOf(cause)}`);
-      return;
-    }
-    if (this.stop.signal.aborted) {
-      await this.connection.close().catch(() => {});
-      return;
-    }
-    this.js = jetstream(this.connection);
-    void this.followConnection(this.connection);
+    const connection = await this.connect();
+    if (connection === undefined) return;
+    this.connection = connection;
+    this.js = jetstream(connection);
+    void this.followConnection(connection);
     while (!this.stop.signal.aborted) {
       try {
         await this.discover(this.js);
@@ -157,6 +150,24 @@ class FleetSessions implements SessionSource {
       }
       await sleep(this.options.retryMs ?? 2000, this.stop.signal);
     }
+  }
+
+  /**
+   * The first connection, tried every `retryMs` until it works (each failure said in the state:
+   * down, refused credentials); once connected, the client reconnects by itself. Undefined once closed.
+   */
+  private async connect(): Promise<NatsConnection | undefined> {
+    while (!this.stop.signal.aborted) {
+      try {
+        const connection = await connectNats(this.options.connection, { name: "agentstream serve" });
+        if (!this.stop.signal.aborted) return connection;
+        await connection.close().catch(() => {});
+      } catch (cause) {
+        this.setState("unavailable", `cannot connect: ${reasonOf(cause)}`);
+        await sleep(this.options.retryMs ?? 2000, this.stop.signal);
+      }
+    }
+    return undefined;
   }
 
   private async followConnection(connection: NatsConnection): Promise<void> {

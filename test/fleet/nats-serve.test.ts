@@ -305,7 +305,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
 });
 
 describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server", () => {
-  it("a server down at start: the files are listed and streamed, the stream says it is connecting", async () => {
+  it("a server down at start: the files are listed, the stream says it cannot connect, and it connects once the server is up", async () => {
     const port = await freePort();
     const fleet = createFleetSessions({
       connection: { servers: `nats://127.0.0.1:${port}` },
@@ -313,6 +313,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server"
       filter: {},
       since: undefined,
       redact: true,
+      retryMs: 100,
     });
     const catalog = await createCatalog({ paths: [synthetic], read: { dialect: "auto", redact: true }, sources: [fleet] });
     const server = await startServer({ catalog, assets: { script: "", css: "" } });
@@ -320,10 +321,22 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server"
       const auth = { Authorization: `Bearer ${server.token}` };
       const list = JSON.parse((await httpGet(server.origin, "/api/sessions", auth)).body) as SessionInfo[];
       expect(list.map((s) => s.file)).toEqual([synthetic]);
-      const sources = JSON.parse((await httpGet(server.origin, "/api/sources", auth)).body) as SourceStatus[];
-      expect(sources).toEqual([
-        { kind: "nats", description: `nats://127.0.0.1:${port} stream AGENTSTREAM`, state: "connecting", detail: null },
-      ]);
+      const sources = async (): Promise<SourceStatus[]> =>
+        JSON.parse((await httpGet(server.origin, "/api/sources", auth)).body) as SourceStatus[];
+      expect((await sources())[0]).toMatchObject({ kind: "nats", description: `nats://127.0.0.1:${port} stream AGENTSTREAM` });
+      const down = await until("the failed connection said", async () =>
+        (await sources())[0]?.state === "unavailable" ? (await sources())[0] : undefined,
+      );
+      expect(down?.detail).toMatch(/^cannot connect: /);
+      // The server comes up later on that address: the source connects by itself, and says the stream is not there yet.
+      const late = await startNatsServer([], port);
+      try {
+        const missing = async (): Promise<true | undefined> =>
+          (await sources())[0]?.detail?.includes("no stream AGENTSTREAM") ? true : undefined;
+        await until("the late server reached", missing);
+      } finally {
+        await late.stop();
+      }
     } finally {
       await server.close();
     }

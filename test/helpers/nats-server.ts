@@ -50,16 +50,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts nats-server with JetStream on 127.0.0.1; `extraArgs` for auth (`--user`, `--auth`). */
-export async function startNatsServer(extraArgs: readonly string[] = []): Promise<NatsServer> {
+/** Starts nats-server with JetStream on 127.0.0.1; `extraArgs` for auth (`--user`, `--auth`); `port` when a client already waits on one. */
+export async function startNatsServer(extraArgs: readonly string[] = [], port?: number): Promise<NatsServer> {
   if (natsServerPath === undefined) throw new Error(NATS_SKIP_REASON);
   const binary = natsServerPath;
-  const port = await freePort();
+  port ??= await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), "agentstream-nats-"));
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
     child = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir, ...extraArgs], { stdio: "ignore" });
-    await waitForPort(port);
+    await waitForPort(port as number);
   };
   const kill = async (): Promise<void> => {
     const running = child;
