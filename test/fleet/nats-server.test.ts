@@ -12,6 +12,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { connect, nkeys } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
+import { createFleetSessions } from "../../src/fleet/fleet-sessions.ts";
 import { createPublisher, type PublisherOptions, type PublishReport } from "../../src/fleet/publisher.ts";
 import { readFleet, type FleetEvent } from "../../src/fleet/reader.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
@@ -386,6 +387,20 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     const converted = fakeIo();
     await run(["convert", "--to", "agentstream", file], converted);
     expect(tailed.out()).toBe(converted.out());
+    // serve --nats takes the same: the session is listed through the creds.
+    const fleet = createFleetSessions({
+      connection: { servers: server.url, credsFile: setup.credsFile },
+      stream: "AGENTSTREAM",
+      filter: {},
+      since: undefined,
+      redact: true,
+    });
+    try {
+      for (let waited = 0; fleet.list().length === 0 && waited < 20_000; waited += 50) await sleep(50);
+      expect(fleet.list().map((s) => s.host)).toEqual(["creds"]);
+    } finally {
+      fleet.close();
+    }
 
     const none = fakeIo();
     expect(await run(["tail", server.url, ...tailArgs], none)).toBe(3);
