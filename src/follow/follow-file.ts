@@ -76,9 +76,11 @@ export async function* followFile(path: string, options: FollowOptions): AsyncGe
     for (;;) {
       // Asked before reading: what is read after a "finished" answer is everything the writer wrote.
       const last = options.finished?.() ?? false;
-      yield* readToEnd(file, scratch);
-      if (options.signal.aborted || last) return;
-      await waker.wait();
+      const changedWhileReading = yield* readToEnd(file, scratch);
+      if (!changedWhileReading) {
+        if (options.signal.aborted || last) return;
+        await waker.wait();
+      }
       const change = await examine(file, path);
       if (change === undefined) continue;
       if (change.kind === "replaced") {
@@ -111,13 +113,21 @@ async function openFollowed(path: string): Promise<Followed> {
   }
 }
 
-async function* readToEnd(file: Followed, scratch: Buffer): AsyncGenerator<Uint8Array> {
+/**
+ * Reads what was appended, up to the end. Each read starts a few bytes before the read position and
+ * checks them in the same read, so a file rewritten between two reads (or between the check before
+ * reading and the read) is not joined to the old text: it returns true instead, and nothing of the
+ * new content is handed out.
+ */
+async function* readToEnd(file: Followed, scratch: Buffer): AsyncGenerator<Uint8Array, boolean> {
   for (;;) {
-    const { bytesRead } = await file.handle.read(scratch, 0, scratch.length, file.position);
-    if (bytesRead === 0) return;
-    file.position += bytesRead;
-    const chunk = Buffer.from(scratch.subarray(0, bytesRead));
-    file.tail = Buffer.from(chunk.subarray(Math.max(0, bytesRead - TAIL_BYTES)));
+    const overlap = file.tail.length;
+    const { bytesRead } = await file.handle.read(scratch, 0, scratch.length, file.position - overlap);
+    if (bytesRead < overlap || !scratch.subarray(0, overlap).equals(file.tail)) return true;
+    if (bytesRead === overlap) return false;
+    const chunk = Buffer.from(scratch.subarray(overlap, bytesRead));
+    file.position += chunk.length;
+    file.tail = Buffer.from(scratch.subarray(Math.max(0, bytesRead - TAIL_BYTES), bytesRead));
     yield chunk;
   }
 }
