@@ -5,7 +5,7 @@
 import { cacheDir, loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
 import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
-import { buildLedger, type Ledger } from "./ledger.ts";
+import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense, loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { scanFiles } from "./scan-pool.ts";
@@ -65,8 +65,7 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
     }
   });
   if (dir !== undefined && (toRead.length > 0 || forgotten(cached, files, roots))) saveCache(dir, cached.values());
-  const full = buildLedger(scans);
-  const ledger = options.pricer === undefined ? full : condense(full, options.pricer);
+  const ledger = options.pricer === undefined ? buildLedger(scans) : condense(mergeScans(scans), options.pricer);
   if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
   return { ledger, files: files.length, read: toRead.length, missing, unreadable };
 }

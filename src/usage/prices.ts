@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
-import { requestKey } from "./scanner.ts";
+import { textHash } from "./scanner.ts";
 import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "./price-table.ts";
 import type { TokenCounts } from "./types.ts";
 
@@ -45,7 +45,7 @@ export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
   };
   return {
     date: table.date,
-    fingerprint: requestKey(JSON.stringify(table)),
+    fingerprint: textHash(JSON.stringify(table)),
     cost(model, tokens) {
       const price = model === null ? undefined : lookup(model);
       return price === undefined ? undefined : costAt(price, tokens);

@@ -2,6 +2,7 @@
 import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadCache } from "../../src/usage/cache.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
@@ -81,7 +82,7 @@ describe("usage cache housekeeping", () => {
     const { rmSync } = await import("node:fs");
     rmSync(gone);
     await outputs(join(tree.root, "logs"), cacheHome);
-    const stored = JSON.parse(readFileSync(join(cacheHome, "agentstream", "usage-v3.json"), "utf8")) as { files: { path: string }[] };
+    const stored = { files: [...loadCache(join(cacheHome, "agentstream")).values()] };
     expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
       "/logs/projects/p/kept.jsonl",
       "/other/projects/q/x.jsonl",
