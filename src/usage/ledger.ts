@@ -131,7 +131,8 @@ class KeyTable {
 
   constructor(keys: number) {
     let size = 16;
-    while (size < keys * 2) size *= 2;
+    // At most two thirds full: probes stay short.
+    while (size < keys * 1.5) size *= 2;
     this.hi = new Float64Array(size);
     this.lo = new Float64Array(size);
     this.request = new Int32Array(size);

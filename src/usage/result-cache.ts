@@ -52,16 +52,24 @@ type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
 export function condense(merged: Merged, pricer: Pricer): Ledger {
   const rows: Row[] = [];
   const bySession = new Map<string, Map<string | null, Map<number | string, Row>>>();
+  // Requests come file by file: most follow one of the same session and model, so the last lookup is kept.
+  let last: { session: string; model: string | null; slots: Map<number | string, Row> } | undefined;
+  const slotsOf = (session: string, model: string | null): Map<number | string, Row> => {
+    if (last !== undefined && last.session === session && last.model === model) return last.slots;
+    let models = bySession.get(session);
+    if (models === undefined) bySession.set(session, (models = new Map()));
+    let slots = models.get(model);
+    if (slots === undefined) models.set(model, (slots = new Map()));
+    last = { session, model, slots };
+    return slots;
+  };
   forEachCharge(merged, (charge) => {
     const time = charge.time === null ? null : Math.floor(charge.time / QUARTER_HOUR) * QUARTER_HOUR;
     const estimated = charge.costUsd === null ? pricer.cost(charge.model, charge.tokens) : 0;
     const unpriced = estimated === undefined && totalTokens(charge.tokens) > 0;
     const bits = (charge.costUsd !== null ? 0 : unpriced ? 2 : 4) + (charge.sidechain ? 1 : 0);
     const slot = time === null ? `none:${bits}` : (time / QUARTER_HOUR) * 8 + bits;
-    let models = bySession.get(charge.session);
-    if (models === undefined) bySession.set(charge.session, (models = new Map()));
-    let slots = models.get(charge.model);
-    if (slots === undefined) models.set(charge.model, (slots = new Map()));
+    const slots = slotsOf(charge.session, charge.model);
     let row = slots.get(slot);
     if (row === undefined) {
       row = newRow(charge, time, unpriced);
@@ -171,27 +179,29 @@ export function saveResult(dir: string, fingerprint: string, ledger: Ledger, unr
       modelIndex.set(c.model, model);
     }
     const t = c.tokens;
-    rows.set(
-      [
-        index.get(c.session) ?? -1,
-        model,
-        c.sidechain ? 1 : 0,
-        c.time ?? Number.NaN,
-        t.input,
-        t.output,
-        t.cacheRead,
-        t.cacheWrite,
-        t.cacheWrite1h,
-        t.reasoning,
-        c.costUsd ?? Number.NaN,
-        c.estimated?.usd ?? 0,
-        c.estimated?.unpriced === true ? 1 : 0,
-        c.requests ?? 1,
-      ],
-      i * ROW,
-    );
+    const r = i * ROW;
+    rows[r] = index.get(c.session) ?? -1;
+    rows[r + 1] = model;
+    rows[r + 2] = c.sidechain ? 1 : 0;
+    rows[r + 3] = c.time ?? Number.NaN;
+    rows[r + 4] = t.input;
+    rows[r + 5] = t.output;
+    rows[r + 6] = t.cacheRead;
+    rows[r + 7] = t.cacheWrite;
+    rows[r + 8] = t.cacheWrite1h;
+    rows[r + 9] = t.reasoning;
+    rows[r + 10] = c.costUsd ?? Number.NaN;
+    rows[r + 11] = c.estimated?.usd ?? 0;
+    rows[r + 12] = c.estimated?.unpriced === true ? 1 : 0;
+    rows[r + 13] = c.requests ?? 1;
   });
-  const header: StoredHeader = { duplicates: ledger.duplicates, unreadable: [...unreadable], sessions, models, rows: ledger.charges.length };
+  const header: StoredHeader = {
+    duplicates: ledger.duplicates,
+    unreadable: [...unreadable],
+    sessions,
+    models,
+    rows: ledger.charges.length,
+  };
   const key = Buffer.from(`${MAGIC}${fingerprint}\n`, "utf8");
   const json = Buffer.from(JSON.stringify(header), "utf8");
   const body = Math.ceil((key.length + 4 + json.length) / 8) * 8;
