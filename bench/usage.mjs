@@ -1,12 +1,14 @@
 // `agentstream usage` over a generated tree of Claude Code session files (bench/generate-sessions.mjs, under
-// /tmp), beside ccusage on the same files: wall time and peak RSS of each run (a fresh child process, measured
-// by /usr/bin/time), the first run against the cached one and one after appends, one thread against all cores,
-// peak RSS over a quarter of the files against all of them, and the totals of both tools side by side.
-// Not a test: it asserts nothing. Figures on a shared machine are noisy: compare ratios from one run.
-//   node bench/usage.mjs [--mb 1000] [--out /tmp/agentstream-usage-1000mb]
+// /tmp), beside ccusage on the same files: wall time, CPU and peak RSS of each run (a fresh child process,
+// measured by /usr/bin/time), the first run against the unchanged re-run and one after appends to a few % of
+// the files, one worker thread against two, peak RSS over a quarter of the files against all of them (and,
+// with --scale, over trees of 0.33 and 3.3 times the bytes, as many times the files), and the totals of both tools side by side.
+// Not a test: it asserts nothing. Figures on a shared machine are noisy: compare ratios from one run; the
+// load average is printed beside them.
+//   node bench/usage.mjs [--mb 1000] [--out /tmp/agentstream-usage-1000mb] [--append-share 0.03] [--scale]
 import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSessions, treeSize } from "./generate-sessions.mjs";
 
@@ -17,6 +19,11 @@ const opt = (name, fallback) => {
 };
 const mb = Number(opt("mb", 1000));
 const out = opt("out", `/tmp/agentstream-usage-${mb}mb`);
+const appendShare = Number(opt("append-share", 0.03));
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`;
 
 const started = Date.now();
 generateSessions({ out, mb });
@@ -54,19 +61,22 @@ function findCcusage() {
   return undefined;
 }
 
+console.log(`  ${load()} at the start`);
 const noCache = ours([projects], ["--no-cache"]);
 const oneThread = ours([projects], ["--no-cache", "--threads", "1"]);
+const twoThreads = ours([projects], ["--no-cache", "--threads", "2"]);
 const cacheHome = mkdtempSync(join(tmpdir(), "agentstream-usage-cache-"));
 const first = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 const cached = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 
-// Appends: one more response in 1 % of the files; read from their last offset. The files are cut back after.
-const appended = [];
+// Appends: one more response in a few % of the files (spread over the tree); read from their last offset. The
+// files are cut back after.
+const all = [];
 for (const dir of readdirSync(projects).sort()) {
-  for (const name of readdirSync(join(projects, dir)).sort()) {
-    if (appended.length * 100 < files && name.endsWith(".jsonl")) appended.push(join(projects, dir, name));
-  }
+  for (const name of readdirSync(join(projects, dir)).sort()) if (name.endsWith(".jsonl")) all.push(join(projects, dir, name));
 }
+const step = Math.max(1, Math.round(1 / appendShare));
+const appended = all.filter((_, i) => i % step === 0);
 const sizes = appended.map((file) => statSync(file).size);
 appended.forEach((file, i) => {
   const line = {
@@ -82,9 +92,13 @@ appended.forEach((file, i) => {
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 });
-const afterAppend = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
-for (const [i, file] of appended.entries()) truncateSync(file, sizes[i]);
-
+let afterAppend;
+try {
+  afterAppend = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
+} finally {
+  for (const [i, file] of appended.entries()) truncateSync(file, sizes[i]);
+}
+const loadAfterCached = load();
 const quarterDirs = readdirSync(projects)
   .sort()
   .slice(0, Math.ceil(readdirSync(projects).length / 4))
@@ -103,19 +117,39 @@ const share = (r) =>
   `${((100 * r.seconds) / first.seconds).toFixed(1)} % of the first run's wall, ${((100 * r.cpu) / first.cpu).toFixed(1)} % of its CPU`;
 console.log(`  ${"run".padEnd(46)}${"wall".padStart(10)}${"CPU".padStart(10)}${"peak RSS".padStart(11)}`);
 row("agentstream usage --no-cache (all cores)", noCache);
+row("agentstream usage --no-cache --threads 1", oneThread);
 row(
-  "agentstream usage --no-cache --threads 1",
-  oneThread,
-  `all cores: ${(oneThread.seconds / noCache.seconds).toFixed(2)}x the speed of one`,
+  "agentstream usage --no-cache --threads 2",
+  twoThreads,
+  `2 workers: ${(oneThread.seconds / twoThreads.seconds).toFixed(2)}x the speed of 1 (wall), CPU ${(twoThreads.cpu / oneThread.cpu).toFixed(2)}x`,
 );
 row("agentstream usage, first run (writes the cache)", first);
-row("agentstream usage, again, nothing changed", cached, `${share(cached)} (target < 10 %)`);
-row(`agentstream usage, again, ${appended.length} files appended`, afterAppend, share(afterAppend));
+row("agentstream usage, again, nothing changed", cached, share(cached));
+row(
+  `agentstream usage, again, ${appended.length} files appended (${((100 * appended.length) / files).toFixed(1)} %)`,
+  afterAppend,
+  `${share(afterAppend)} (target < 10 %)`,
+);
+console.log(`  (${loadAfterCached} after the cached runs)`);
 row(
   `agentstream usage --no-cache, a quarter of the files`,
   quarter,
   `peak RSS ${(quarter.rssMb / noCache.rssMb).toFixed(2)}x the whole tree's`,
 );
+if (args.includes("--scale")) {
+  // Peak RSS against the number of files: trees of about 1/3 and 3.3 times as many files, same generator.
+  console.log("\n  files     MB   requests  peak RSS (usage --no-cache, all cores)");
+  const scaleRow = (tree) => {
+    const { files: n, bytes: b } = treeSize(tree);
+    const run = ours([join(tree, "projects")], ["--no-cache"]);
+    console.log(
+      `  ${String(n).padStart(6)}${(b / 1e6).toFixed(0).padStart(7)}${String(totalsOf(run).requests).padStart(11)}${run.rssMb.toFixed(0).padStart(7)} MB  (${load()})`,
+    );
+  };
+  for (const scaled of [Math.round(mb * 0.33), mb, Math.round(mb * 3.3)]) {
+    scaleRow(scaled === mb ? out : generateSessions({ out: `/tmp/agentstream-usage-${scaled}mb`, mb: scaled }));
+  }
+}
 if (theirs === undefined) console.log("  ccusage: not runnable here (set CCUSAGE_BIN to a ccusage that runs, e.g. 18.x)");
 else {
   row(

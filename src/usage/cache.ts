@@ -1,68 +1,210 @@
 /**
  * The scan cache: what each file gave, keyed by path with its size and mtime, under
  * $XDG_CACHE_HOME/agentstream (else ~/.cache/agentstream). An unchanged file is not read again; a file that
- * grew (session logs are appended to) is read from where the last read stopped. Records are stored as arrays
- * by column, to keep the file small and quick to load. A cache that cannot be read is ignored; one that cannot be written is skipped.
+ * grew (session logs are appended to) is read from where the last read stopped. A cache that cannot be read is
+ * ignored; one that cannot be written is skipped.
+ *
+ * One binary file, so that loading it costs a read and no parsing of records: frames, each a short JSON header
+ * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are) and the
+ * files' records as the typed columns they are held in (types.ts `RecordColumns`), one column after the other.
+ * Loaded, each file's columns are views of that one buffer: nothing is decoded or copied per record. A run that
+ * read a few files appends one frame with them (a journal); the file is written whole again, compacted to one
+ * frame, when the appended frames have grown it by a quarter.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import type { FileScan, UsageRecord } from "./types.ts";
+import { type FileScan, type RecordColumns, TOKEN_FIELDS } from "./types.ts";
 
-const VERSION = 3;
+const VERSION = 4;
+const MAGIC = "AGSUSAGE";
+/** A frame starts with the magic, its header's length and its own length in bytes (uint32 LE). */
+const PREFIX_BYTES = 16;
+/** The appended frames may grow the file to this much of its first frame before it is written whole again. */
+const MAX_GROWTH = 1.25;
 
-/**
- * A file's records as stored, by column (fewer and flatter values than one array per record: the cache loads
- * in a fraction of the time): keys, times, model index into `models` (-1: none), six counts per record (input,
- * output, cache read, cache write, one-hour cache write, reasoning), flags; costs and threads only when any
- * record has one.
- */
-interface StoredRecords {
-  models: string[];
-  keys: string[];
-  times: (number | null)[];
-  modelIndex: number[];
-  counts: number[];
-  flags: number[];
-  costs?: (number | null)[];
-  threads?: (string | null)[];
+/** A file's entry in the header: the scan without its records, and where they are in the columns. */
+type StoredScan = Omit<FileScan, "records"> & {
+  readonly first: number;
+  readonly length: number;
+  readonly models: readonly string[];
+  readonly threads?: readonly (string | null)[];
+};
+
+interface Header {
+  readonly version: number;
+  /** Records in all, the length of every column. */
+  readonly length: number;
+  readonly files: StoredScan[];
+  /** Paths that an earlier frame holds and that are gone. */
+  readonly forget?: readonly string[];
 }
-type StoredScan = Omit<FileScan, "records"> & { stored: StoredRecords };
-
-const SIDECHAIN = 1;
-const CUMULATIVE = 2;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const base = env.XDG_CACHE_HOME ?? (env.HOME === undefined ? undefined : join(env.HOME, ".cache"));
   return base === undefined ? undefined : join(base, "agentstream");
 }
 
-function cacheFile(dir: string): string {
-  return join(dir, `usage-v${VERSION}.json`);
+export function cacheFile(dir: string): string {
+  return join(dir, `usage-v${VERSION}.bin`);
 }
 
+/**
+ * Byte offsets of a frame's columns, for a frame at `start` with a header of `headerBytes` and `length` records:
+ * the Float64 columns first, 8-aligned; the frame's end padded to 8 so that the next frame is aligned too.
+ */
+function layout(start: number, headerBytes: number, length: number) {
+  const body = start + Math.ceil((PREFIX_BYTES + headerBytes) / 8) * 8;
+  const f64 = 8 * length;
+  const at = { keyHi: body, keyLo: body + f64, time: body + 2 * f64, cost: body + 3 * f64, tokens: body + 4 * f64 };
+  const model = at.tokens + TOKEN_FIELDS * f64;
+  const flags = model + 4 * length;
+  return { ...at, model, flags, end: Math.ceil((flags + length) / 8) * 8 };
+}
+
+/** One frame: the scans' facts in the JSON header, their records column after column. */
+function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buffer {
+  const files: StoredScan[] = [];
+  const columns: RecordColumns[] = [];
+  let length = 0;
+  for (const { records, ...scan } of scans) {
+    const { models, threads } = records;
+    files.push({ ...scan, first: length, length: records.length, models, ...(threads === undefined ? {} : { threads }) });
+    columns.push(records);
+    length += records.length;
+  }
+  const header: Header = { version: VERSION, length, files, ...(forget.length === 0 ? {} : { forget }) };
+  const json = Buffer.from(JSON.stringify(header), "utf8");
+  const at = layout(0, json.length, length);
+  const out = Buffer.alloc(at.end);
+  out.write(MAGIC, 0, "latin1");
+  out.writeUInt32LE(json.length, MAGIC.length);
+  out.writeUInt32LE(at.end, MAGIC.length + 4);
+  json.copy(out, PREFIX_BYTES);
+  const buffer = out.buffer as ArrayBuffer;
+  const f64 = (from: number, n: number) => new Float64Array(buffer, out.byteOffset + from, n);
+  const all = {
+    keyHi: f64(at.keyHi, length),
+    keyLo: f64(at.keyLo, length),
+    time: f64(at.time, length),
+    cost: f64(at.cost, length),
+    tokens: f64(at.tokens, length * TOKEN_FIELDS),
+    model: new Int32Array(buffer, out.byteOffset + at.model, length),
+    flags: new Uint8Array(buffer, out.byteOffset + at.flags, length),
+  };
+  columns.forEach((c, k) => {
+    const first = files[k]?.first ?? 0;
+    all.keyHi.set(c.keyHi, first);
+    all.keyLo.set(c.keyLo, first);
+    all.time.set(c.time, first);
+    all.cost.set(c.cost, first);
+    all.tokens.set(c.tokens, first * TOKEN_FIELDS);
+    all.model.set(c.model, first);
+    all.flags.set(c.flags, first);
+  });
+  return out;
+}
+
+/** A frame of the cache file read: its files, the paths it forgets, and where the next frame starts. */
+interface Frame {
+  readonly files: Map<string, FileScan>;
+  readonly forget: readonly string[];
+  readonly end: number;
+}
+
+/**
+ * The cache: every frame of the file in order, a later frame's files replacing the same paths and its `forget`
+ * list dropping paths. A frame cut short (a crash while appending) ends the reading: what came before stands.
+ */
 export function loadCache(dir: string | undefined): Map<string, FileScan> {
   const out = new Map<string, FileScan>();
   if (dir === undefined) return out;
   try {
-    const stored = JSON.parse(readFileSync(cacheFile(dir), "utf8")) as { version: number; files: StoredScan[] };
-    if (stored.version !== VERSION) return out;
-    for (const { stored: columns, ...scan } of stored.files) out.set(scan.path, { ...scan, records: fromStored(columns) });
+    let bytes: Uint8Array = readFileSync(cacheFile(dir));
+    // Typed views need the buffer's offset aligned to 8: a small file read into Node's pool may not be.
+    if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
+    for (let at = 0; at < bytes.byteLength; ) {
+      const frame = readFrame(bytes, at);
+      if (frame === undefined) break;
+      for (const path of frame.forget) out.delete(path);
+      for (const [path, scan] of frame.files) out.set(path, scan);
+      at = frame.end;
+    }
   } catch {
     // No cache yet, or one from another version: everything is read.
   }
   return out;
 }
 
-/** Writes the cache atomically (a temporary file renamed over it): a crash never leaves half a cache. */
-export function saveCache(dir: string | undefined, scans: Iterable<FileScan>): void {
+function readFrame(bytes: Uint8Array, start: number): Frame | undefined {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (start + PREFIX_BYTES > bytes.byteLength || text.toString("latin1", start, start + MAGIC.length) !== MAGIC) return undefined;
+  const headerBytes = text.readUInt32LE(start + MAGIC.length);
+  if (start + PREFIX_BYTES + headerBytes > bytes.byteLength) return undefined;
+  const header = JSON.parse(text.toString("utf8", start + PREFIX_BYTES, start + PREFIX_BYTES + headerBytes)) as Header;
+  const at = layout(start, headerBytes, header.length);
+  if (header.version !== VERSION || at.end > bytes.byteLength) return undefined;
+  const { buffer, byteOffset } = bytes;
+  const f64 = (from: number, count: number) => new Float64Array(buffer, byteOffset + from, count);
+  const all = {
+    keyHi: f64(at.keyHi, header.length),
+    keyLo: f64(at.keyLo, header.length),
+    time: f64(at.time, header.length),
+    cost: f64(at.cost, header.length),
+    tokens: f64(at.tokens, header.length * TOKEN_FIELDS),
+    model: new Int32Array(buffer, byteOffset + at.model, header.length),
+    flags: new Uint8Array(buffer, byteOffset + at.flags, header.length),
+  };
+  const files = new Map<string, FileScan>();
+  for (const { first, length, models, threads, ...scan } of header.files) {
+    const end = first + length;
+    const records: RecordColumns = {
+      length,
+      keyHi: all.keyHi.subarray(first, end),
+      keyLo: all.keyLo.subarray(first, end),
+      time: all.time.subarray(first, end),
+      cost: all.cost.subarray(first, end),
+      tokens: all.tokens.subarray(first * TOKEN_FIELDS, end * TOKEN_FIELDS),
+      model: all.model.subarray(first, end),
+      models,
+      flags: all.flags.subarray(first, end),
+      ...(threads === undefined ? {} : { threads }),
+    };
+    files.set(scan.path, { ...scan, records });
+  }
+  return { files, forget: header.forget ?? [], end: at.end };
+}
+
+/** What changed since the cache was loaded: files read again, and paths to forget. */
+export interface CacheChanges {
+  readonly changed: readonly FileScan[];
+  readonly forgotten: readonly string[];
+}
+
+/**
+ * Keeps the cache. When only a few files changed, their scans are appended to the file as a frame of their own
+ * (what an appended run writes is what it read, not the whole cache); once the appended frames are a quarter of
+ * the file, or when `changes` is not given, the whole cache is written again in one frame, atomically (a
+ * temporary file renamed over it: a crash never leaves half a cache).
+ */
+export function saveCache(dir: string | undefined, scans: Iterable<FileScan>, changes?: CacheChanges): void {
   if (dir === undefined) return;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const files: StoredScan[] = [];
-    for (const { records, ...scan } of scans) files.push({ ...scan, stored: toStored(records) });
     const target = cacheFile(dir);
+    if (changes !== undefined && appendFrame(target, changes)) return;
     const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: VERSION, files }), { mode: 0o600 });
+    writeFileSync(temporary, frameOf(scans), { mode: 0o600 });
     renameSync(temporary, target);
     // A cache of an older layout is of no use any more.
     for (let old = 1; old < VERSION; old++) rmSync(join(dir, `usage-v${old}.json`), { force: true });
@@ -71,48 +213,26 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>): v
   }
 }
 
-function toStored(records: readonly UsageRecord[]): StoredRecords {
-  const out: StoredRecords = { models: [], keys: [], times: [], modelIndex: [], counts: [], flags: [] };
-  const costs: (number | null)[] = [];
-  const threads: (string | null)[] = [];
-  for (const r of records) {
-    const t = r.tokens;
-    let model = r.model === null ? -1 : out.models.indexOf(r.model);
-    if (model === -1 && r.model !== null) model = out.models.push(r.model) - 1;
-    out.keys.push(r.key);
-    out.times.push(r.time);
-    out.modelIndex.push(model);
-    out.counts.push(t.input, t.output, t.cacheRead, t.cacheWrite, t.cacheWrite1h, t.reasoning);
-    out.flags.push((r.sidechain ? SIDECHAIN : 0) | (r.cumulative === true ? CUMULATIVE : 0));
-    costs.push(r.costUsd);
-    threads.push(r.thread ?? null);
+/** Appends the changes as a frame; false when the file should be written whole instead. */
+function appendFrame(target: string, changes: CacheChanges): boolean {
+  let size: number;
+  let first: number;
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  try {
+    size = statSync(target).size;
+    const fd = openSync(target, "r");
+    try {
+      if (readSync(fd, prefix, 0, PREFIX_BYTES, 0) !== PREFIX_BYTES) return false;
+    } finally {
+      closeSync(fd);
+    }
+    first = prefix.readUInt32LE(MAGIC.length + 4);
+  } catch {
+    return false;
   }
-  if (costs.some((c) => c !== null)) out.costs = costs;
-  if (threads.some((t) => t !== null)) out.threads = threads;
-  return out;
-}
-
-function fromStored(s: StoredRecords): UsageRecord[] {
-  const out: UsageRecord[] = new Array(s.keys.length);
-  for (let i = 0; i < s.keys.length; i++) {
-    const c = 6 * i;
-    const flags = s.flags[i] ?? 0;
-    const record: UsageRecord = {
-      key: s.keys[i] as string,
-      time: s.times[i] ?? null,
-      model: s.models[s.modelIndex[i] ?? -1] ?? null,
-      tokens: {
-        input: s.counts[c] ?? 0,
-        output: s.counts[c + 1] ?? 0,
-        cacheRead: s.counts[c + 2] ?? 0,
-        cacheWrite: s.counts[c + 3] ?? 0,
-        cacheWrite1h: s.counts[c + 4] ?? 0,
-        reasoning: s.counts[c + 5] ?? 0,
-      },
-      costUsd: s.costs?.[i] ?? null,
-      sidechain: (flags & SIDECHAIN) !== 0,
-    };
-    out[i] = (flags & CUMULATIVE) !== 0 ? { ...record, cumulative: true, thread: s.threads?.[i] ?? record.key } : record;
-  }
-  return out;
+  const frame = frameOf(changes.changed, changes.forgotten);
+  // Frames start 8-aligned: the file's length is a multiple of 8 after every write.
+  if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC || size % 8 !== 0 || size + frame.length > MAX_GROWTH * first) return false;
+  appendFileSync(target, frame);
+  return true;
 }

@@ -8,6 +8,7 @@
 import type { JsonObject } from "../model/events.ts";
 import { bool, num, obj, str } from "../dialect/json.ts";
 import {
+  columnsOf,
   copyState,
   count,
   epochOf,
@@ -96,8 +97,8 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
       sidechain: bool(rec, "isSidechain") === true || subagent,
     };
     // Delete first so the map's order follows the last record (the in-file rule: last one wins).
-    records.delete(key);
-    records.set(key, record);
+    records.delete(key.id);
+    records.set(key.id, record);
   };
 
   return {
@@ -117,6 +118,6 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
       if (!factsKnown) noteFacts(rec);
       if (str(rec, "type") === "assistant") assistant(rec, time);
     },
-    result: () => ({ facts, records: [...records.values()], state, badLines }),
+    result: () => ({ facts, records: columnsOf(records), state, badLines }),
   };
 }

@@ -5,7 +5,7 @@
 import { cacheDir, loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
 import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
-import { buildLedger, type Ledger } from "./ledger.ts";
+import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense, loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { scanFiles } from "./scan-pool.ts";
@@ -57,32 +57,34 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   }
   const fresh = await scanFiles(toRead, options.threads === undefined ? {} : { threads: options.threads });
   const unreadable: string[] = [];
+  const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {
     if (scan === undefined) unreadable.push(toRead[i]?.path ?? "");
     else {
       scans.push(scan);
+      changed.push(scan);
       cached.set(scan.path, scan);
     }
   });
-  if (dir !== undefined && (toRead.length > 0 || forgotten(cached, files, roots))) saveCache(dir, cached.values());
-  const full = buildLedger(scans);
-  const ledger = options.pricer === undefined ? full : condense(full, options.pricer);
+  const gone = forgotten(cached, files, roots);
+  if (dir !== undefined && (changed.length > 0 || gone.length > 0)) saveCache(dir, cached.values(), { changed, forgotten: gone });
+  const ledger = options.pricer === undefined ? buildLedger(scans) : condense(mergeScans(scans), options.pricer);
   if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
   return { ledger, files: files.length, read: toRead.length, missing, unreadable };
 }
 
 /**
  * Drops from the cache the files that were under the folders just walked and are gone (deleted sessions), so
- * the cache does not grow with files that no longer exist. True when any was dropped.
+ * the cache does not grow with files that no longer exist. Returns their paths.
  */
-function forgotten(cached: Map<string, FileScan>, found: readonly FoundFile[], roots: readonly string[]): boolean {
+function forgotten(cached: Map<string, FileScan>, found: readonly FoundFile[], roots: readonly string[]): string[] {
   const present = new Set(found.map((file) => resolve(file.path)));
-  let dropped = false;
+  const dropped: string[] = [];
   for (const path of cached.keys()) {
     const absolute = resolve(path);
     if (present.has(absolute) || !roots.some((root) => absolute.startsWith(root.endsWith(sep) ? root : root + sep))) continue;
     cached.delete(path);
-    dropped = true;
+    dropped.push(path);
   }
   return dropped;
 }

@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from "../model/events.ts";
 import { arr, num, obj, str } from "../dialect/json.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import {
+  columnsOf,
   copyState,
   count,
   epochOf,
@@ -73,8 +74,8 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
     const id = str(rec, "id");
     if (type !== "gemini" || tokens === undefined || id === undefined) return;
     const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
-    records.delete(key);
-    records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
+    records.delete(key.id);
+    records.set(key.id, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
   };
 
   const record = (rec: JsonObject): void => {
@@ -99,7 +100,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
       if (rec === undefined) badLines++;
       else record(rec);
     },
-    result: () => ({ facts, records: [...records.values()], state, badLines }),
+    result: () => ({ facts, records: columnsOf(records), state, badLines }),
   };
 }
 

@@ -4,11 +4,14 @@
  * become per-request figures. The rules and the cases behind them: docs/usage.md.
  */
 import {
+  CUMULATIVE,
   type FileScan,
+  REPORTED_COST,
+  SIDECHAIN,
   type SessionStatus,
+  TOKEN_FIELDS,
   type TokenCounts,
   type UsageAgent,
-  type UsageRecord,
   totalTokens,
   zeroTokens,
 } from "./types.ts";
@@ -51,37 +54,115 @@ export interface Ledger {
 }
 
 /**
+ * The scans merged: which record stands for each request (the file, in `scans`' order, and the row), and which
+ * session it is charged to, in the order requests were first seen. Held in typed arrays, about 40 bytes a
+ * request whatever the number of files.
+ */
+export interface Merged {
+  /** The scans in the order they were merged (start, end, path). */
+  readonly scans: readonly FileScan[];
+  /** The session of each scan (same index). */
+  readonly sessionOfScan: readonly LedgerSession[];
+  readonly sessions: Map<string, LedgerSession>;
+  /** Per request, in first-seen order: the scan and row of the record that counts, and the scan that owns it. */
+  readonly requests: number;
+  readonly chosenScan: Int32Array;
+  readonly chosenRow: Int32Array;
+  readonly ownerScan: Int32Array;
+  readonly duplicates: number;
+}
+
+/**
  * Merges scans. They are taken in order of their start, then end (a resumed file copies the history with its
  * times, so it starts with the original but ends later), then path: a record copied into a later session stays
  * with the session that made the request, whatever order the files were read in.
+ *
+ * The set of requests seen is an open-addressing table of the keys' two hashes (Float64Array, no strings):
+ * a slot is probed by the low bits of one hash and matched on both, so two requests whose slot or whose one
+ * hash collide are still two requests; only a collision of both 53-bit hashes would merge them.
  */
-export function buildLedger(scans: readonly FileScan[]): Ledger {
+export function mergeScans(scans: readonly FileScan[]): Merged {
   const ordered = [...scans].sort(
     (a, b) =>
       (a.facts.start ?? Infinity) - (b.facts.start ?? Infinity) ||
       (a.facts.end ?? Infinity) - (b.facts.end ?? Infinity) ||
       compare(a.path, b.path),
   );
+  const total = ordered.reduce((sum, scan) => sum + scan.records.length, 0);
+  const table = new KeyTable(total);
+  const chosenScan = new Int32Array(total);
+  const chosenRow = new Int32Array(total);
+  const ownerScan = new Int32Array(total);
   const sessions = new Map<string, LedgerSession>();
-  // Two maps rather than one of small objects: a few hundred thousand requests stay cheap to hold and to collect.
-  const chosen = new Map<string, UsageRecord>();
-  const owner = new Map<string, LedgerSession>();
+  const sessionOfScan: LedgerSession[] = [];
+  let requests = 0;
   let duplicates = 0;
-  for (const scan of ordered) {
-    const session = sessionOf(sessions, scan);
-    for (const record of scan.records) {
-      const known = chosen.get(record.key);
-      if (known === undefined) {
-        chosen.set(record.key, record);
-        owner.set(record.key, session);
+  ordered.forEach((scan, s) => {
+    sessionOfScan.push(sessionOf(sessions, scan));
+    const { keyHi, keyLo, tokens } = scan.records;
+    for (let row = 0; row < scan.records.length; row++) {
+      const request = table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, requests);
+      if (request === requests) {
+        chosenScan[request] = s;
+        chosenRow[request] = row;
+        ownerScan[request] = s;
+        requests++;
         continue;
       }
       duplicates++;
       // Across files the copy with the final figures wins: a response's output count only grows.
-      if (record.tokens.output > known.tokens.output) chosen.set(record.key, record);
+      const known = ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
+      if ((tokens[row * TOKEN_FIELDS + 1] ?? 0) > known) {
+        chosenScan[request] = s;
+        chosenRow[request] = row;
+      }
+    }
+  });
+  return { scans: ordered, sessionOfScan, sessions, requests, chosenScan, chosenRow, ownerScan, duplicates };
+}
+
+/** An open-addressing hash set of request keys (two 53-bit hashes), mapping each to its request number. */
+class KeyTable {
+  private readonly hi: Float64Array;
+  private readonly lo: Float64Array;
+  /** Request number + 1 per slot; 0: empty. */
+  private readonly request: Int32Array;
+  private readonly mask: number;
+
+  constructor(keys: number) {
+    let size = 16;
+    // At most two thirds full: probes stay short.
+    while (size < keys * 1.5) size *= 2;
+    this.hi = new Float64Array(size);
+    this.lo = new Float64Array(size);
+    this.request = new Int32Array(size);
+    this.mask = size - 1;
+  }
+
+  /** The request number of the key; when it is new, it is added as `next` and `next` is returned. */
+  find(hi: number, lo: number, next: number): number {
+    // The low 32 bits of one hash, mixed (Fibonacci hashing), choose the first slot.
+    let slot = Math.imul(lo >>> 0, 0x9e3779b1) & this.mask;
+    for (;;) {
+      const held = this.request[slot] ?? 0;
+      if (held === 0) {
+        this.hi[slot] = hi;
+        this.lo[slot] = lo;
+        this.request[slot] = next + 1;
+        return next;
+      }
+      if (this.hi[slot] === hi && this.lo[slot] === lo) return held - 1;
+      slot = (slot + 1) & this.mask;
     }
   }
-  return { charges: charges(chosen, owner), sessions, duplicates };
+}
+
+/** The ledger with one charge per request (`collect.ts` condenses it instead when it prices). */
+export function buildLedger(scans: readonly FileScan[]): Ledger {
+  const merged = mergeScans(scans);
+  const charges: Charge[] = [];
+  forEachCharge(merged, (charge) => charges.push({ ...charge, tokens: { ...charge.tokens } }));
+  return { charges, sessions: merged.sessions, duplicates: merged.duplicates };
 }
 
 function compare(a: string, b: string): number {
@@ -119,51 +200,100 @@ function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): Ledger
   return session;
 }
 
-/** Requests as charges; Codex running totals of one thread turned into differences, in order of the total. */
-function charges(chosen: Map<string, UsageRecord>, owner: Map<string, LedgerSession>): Charge[] {
-  const out: Charge[] = [];
-  const threads = new Map<string, UsageRecord[]>();
-  for (const record of chosen.values()) {
-    if (record.cumulative === true) {
-      const thread = record.thread ?? record.key;
+/** A charge as `forEachCharge` hands it over: one object reused for every request (copy what is kept). */
+export interface ChargeView {
+  agent: UsageAgent;
+  session: string;
+  time: number | null;
+  model: string | null;
+  readonly tokens: TokenCounts;
+  costUsd: number | null;
+  sidechain: boolean;
+  /** The scan's model index (`Merged.scans[scan].records.models`) and the scan, for callers that index models. */
+  scan: number;
+  modelIndex: number;
+}
+
+/**
+ * Every request once, in first-seen order, then the Codex threads: each thread's running totals, in order of
+ * the total, turned into differences (the first counts whole).
+ */
+export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => void): void {
+  const view: ChargeView = {
+    agent: "claude",
+    session: "",
+    time: null,
+    model: null,
+    tokens: zeroTokens(),
+    costUsd: null,
+    sidechain: false,
+    scan: 0,
+    modelIndex: -1,
+  };
+  const threads = new Map<string, number[]>();
+  for (let request = 0; request < merged.requests; request++) {
+    const scan = merged.chosenScan[request] ?? 0;
+    const row = merged.chosenRow[request] ?? 0;
+    const columns = (merged.scans[scan] as FileScan).records;
+    if (((columns.flags[row] ?? 0) & CUMULATIVE) !== 0) {
+      const thread = columns.threads?.[row] ?? `${columns.keyHi[row]}.${columns.keyLo[row]}`;
       const list = threads.get(thread);
-      if (list === undefined) threads.set(thread, [record]);
-      else list.push(record);
+      if (list === undefined) threads.set(thread, [request]);
+      else list.push(request);
       continue;
     }
-    out.push(toCharge(record, owner, record.tokens));
+    fillView(view, merged, request);
+    visit(view);
   }
   for (const snapshots of threads.values()) {
-    snapshots.sort((a, b) => totalTokens(a.tokens) - totalTokens(b.tokens));
+    const totals = snapshots.map((request) => {
+      fillView(view, merged, request);
+      return totalTokens(view.tokens);
+    });
+    const order = snapshots.map((_, i) => i).sort((a, b) => (totals[a] ?? 0) - (totals[b] ?? 0));
     let before = zeroTokens();
-    for (const snapshot of snapshots) {
-      out.push(toCharge(snapshot, owner, difference(snapshot.tokens, before)));
-      before = snapshot.tokens;
+    for (const i of order) {
+      fillView(view, merged, snapshots[i] ?? 0);
+      const now = { ...view.tokens };
+      subtract(view.tokens, before);
+      visit(view);
+      before = now;
     }
   }
-  return out;
 }
 
-function toCharge(record: UsageRecord, owner: Map<string, LedgerSession>, tokens: TokenCounts): Charge {
-  const session = owner.get(record.key) as LedgerSession;
-  return {
-    agent: session.agent,
-    session: session.key,
-    time: record.time,
-    model: record.model,
-    tokens,
-    costUsd: record.costUsd,
-    sidechain: record.sidechain,
-  };
+/** Sets the view to request `request`'s record and owner. */
+function fillView(view: ChargeView, merged: Merged, request: number): void {
+  const scan = merged.chosenScan[request] ?? 0;
+  const row = merged.chosenRow[request] ?? 0;
+  const c = (merged.scans[scan] as FileScan).records;
+  const session = merged.sessionOfScan[merged.ownerScan[request] ?? 0] as LedgerSession;
+  const flags = c.flags[row] ?? 0;
+  const time = c.time[row] ?? Number.NaN;
+  const t = row * TOKEN_FIELDS;
+  view.agent = session.agent;
+  view.session = session.key;
+  view.time = Number.isNaN(time) ? null : time;
+  view.modelIndex = c.model[row] ?? -1;
+  view.model = c.models[view.modelIndex] ?? null;
+  view.scan = scan;
+  view.costUsd = (flags & REPORTED_COST) !== 0 ? (c.cost[row] ?? 0) : null;
+  view.sidechain = (flags & SIDECHAIN) !== 0;
+  const tokens = view.tokens;
+  tokens.input = c.tokens[t] ?? 0;
+  tokens.output = c.tokens[t + 1] ?? 0;
+  tokens.cacheRead = c.tokens[t + 2] ?? 0;
+  tokens.cacheWrite = c.tokens[t + 3] ?? 0;
+  tokens.cacheWrite1h = c.tokens[t + 4] ?? 0;
+  tokens.reasoning = c.tokens[t + 5] ?? 0;
 }
 
-function difference(now: TokenCounts, before: TokenCounts): TokenCounts {
-  return {
-    input: Math.max(0, now.input - before.input),
-    output: Math.max(0, now.output - before.output),
-    cacheRead: Math.max(0, now.cacheRead - before.cacheRead),
-    cacheWrite: Math.max(0, now.cacheWrite - before.cacheWrite),
-    cacheWrite1h: Math.max(0, now.cacheWrite1h - before.cacheWrite1h),
-    reasoning: Math.max(0, now.reasoning - before.reasoning),
-  };
+/** `now - before`, each kind at least 0, in place. */
+function subtract(now: TokenCounts, before: TokenCounts): void {
+  now.input = Math.max(0, now.input - before.input);
+  now.output = Math.max(0, now.output - before.output);
+  now.cacheRead = Math.max(0, now.cacheRead - before.cacheRead);
+  now.cacheWrite = Math.max(0, now.cacheWrite - before.cacheWrite);
+  now.cacheWrite1h = Math.max(0, now.cacheWrite1h - before.cacheWrite1h);
+  now.reasoning = Math.max(0, now.reasoning - before.reasoning);
 }

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
-import { requestKey } from "./scanner.ts";
+import { textHash } from "./scanner.ts";
 import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "./price-table.ts";
 import type { TokenCounts } from "./types.ts";
 
@@ -38,14 +38,18 @@ export function canonicalModel(model: string): string {
 export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
   const byCanonical = new Map<string, ModelPrice>();
   for (const [name, price] of Object.entries(table.models)) byCanonical.set(canonicalModel(name), price);
-  const cache = new Map<string, ModelPrice | undefined>();
+  const cache = new Map<string, ModelPrice | null>();
   const lookup = (model: string): ModelPrice | undefined => {
-    if (!cache.has(model)) cache.set(model, table.models[model] ?? byCanonical.get(canonicalModel(model)));
-    return cache.get(model);
+    let price = cache.get(model);
+    if (price === undefined) {
+      price = (Object.hasOwn(table.models, model) ? table.models[model] : undefined) ?? byCanonical.get(canonicalModel(model)) ?? null;
+      cache.set(model, price);
+    }
+    return price ?? undefined;
   };
   return {
     date: table.date,
-    fingerprint: requestKey(JSON.stringify(table)),
+    fingerprint: textHash(JSON.stringify(table)),
     cost(model, tokens) {
       const price = model === null ? undefined : lookup(model);
       return price === undefined ? undefined : costAt(price, tokens);

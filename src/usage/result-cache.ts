@@ -5,168 +5,217 @@
  * minutes, so days, weeks and months come out the same in any zone) and kind of cost, each request priced on its
  * own first (a long-context tier depends on the request, not on a sum). Keyed by every file's path, size and
  * mtime and by the price table; anything else reads the per-file cache (cache.ts).
+ *
+ * Stored in binary: the key first (so that a result of other files is dismissed after reading a few bytes), a
+ * JSON header (sessions, models), then the rows as one Float64Array.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
-import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
+import { type Charge, type ChargeView, forEachCharge, type Ledger, type LedgerSession, type Merged } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { requestKey } from "./scanner.ts";
+import { textHash } from "./scanner.ts";
 import { addTokens, totalTokens, zeroTokens } from "./types.ts";
 
-const VERSION = 1;
+const VERSION = 2;
+const MAGIC = "AGSURES2";
 const QUARTER_HOUR = 900_000;
+/** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests. */
+const ROW = 14;
 
-interface StoredResult {
-  version: number;
-  fingerprint: string;
-  duplicates: number;
-  unreadable: string[];
-  sessions: LedgerSession[];
-  /** One row per condensed charge: [session index, model, sidechain, time, 6 counts, reported USD, estimated USD, unpriced, requests]. */
-  rows: [
-    number,
-    string | null,
-    boolean,
-    number | null,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number | null,
-    number,
-    boolean,
-    number,
-  ][];
+interface StoredHeader {
+  readonly duplicates: number;
+  readonly unreadable: string[];
+  readonly sessions: LedgerSession[];
+  readonly models: string[];
+  readonly rows: number;
 }
 
 /** What the result is keyed by: each file's path, size and mtime, and the prices. */
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer): string {
   const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
-  return `${requestKey(listed.join("\n"))}:${pricer.fingerprint}`;
+  return `${textHash(listed.join("\n"))}:${pricer.fingerprint}`;
 }
 
-/** One charge per session, model, subagent flag, quarter hour and kind of cost, each request priced on its own. */
-export function condense(ledger: Ledger, pricer: Pricer): Ledger {
-  type Row = Omit<Charge, "costUsd" | "estimated" | "requests"> & {
-    costUsd: number | null;
-    requests: number;
-    estimated: { usd: number; unpriced: boolean };
+type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
+  readonly tokens: ReturnType<typeof zeroTokens>;
+  costUsd: number | null;
+  requests: number;
+  readonly estimated: { usd: number; unpriced: boolean };
+};
+
+/**
+ * One charge per session, model, subagent flag, quarter hour and kind of cost, each request priced on its own.
+ * Rows come out in the order of their first request. Looked up by session, then model, then a number for the
+ * quarter hour, kind and flag: no text is built per request.
+ */
+export function condense(merged: Merged, pricer: Pricer): Ledger {
+  const rows: Row[] = [];
+  const bySession = new Map<string, Map<string | null, Map<number | string, Row>>>();
+  // Requests come file by file: most follow one of the same session and model, so the last lookup is kept.
+  let last: { session: string; model: string | null; slots: Map<number | string, Row> } | undefined;
+  const slotsOf = (session: string, model: string | null): Map<number | string, Row> => {
+    if (last !== undefined && last.session === session && last.model === model) return last.slots;
+    let models = bySession.get(session);
+    if (models === undefined) bySession.set(session, (models = new Map()));
+    let slots = models.get(model);
+    if (slots === undefined) models.set(model, (slots = new Map()));
+    last = { session, model, slots };
+    return slots;
   };
-  const rows = new Map<string, Row>();
-  for (const charge of ledger.charges) {
+  forEachCharge(merged, (charge) => {
     const time = charge.time === null ? null : Math.floor(charge.time / QUARTER_HOUR) * QUARTER_HOUR;
     const estimated = charge.costUsd === null ? pricer.cost(charge.model, charge.tokens) : 0;
     const unpriced = estimated === undefined && totalTokens(charge.tokens) > 0;
-    const kind = charge.costUsd !== null ? "reported" : unpriced ? "unpriced" : "estimated";
-    const id = `${charge.session}\u0000${charge.model}\u0000${charge.sidechain}\u0000${time}\u0000${kind}`;
-    let row = rows.get(id);
+    const bits = (charge.costUsd !== null ? 0 : unpriced ? 2 : 4) + (charge.sidechain ? 1 : 0);
+    const slot = time === null ? `none:${bits}` : (time / QUARTER_HOUR) * 8 + bits;
+    const slots = slotsOf(charge.session, charge.model);
+    let row = slots.get(slot);
     if (row === undefined) {
-      row = {
-        ...charge,
-        time,
-        tokens: zeroTokens(),
-        costUsd: charge.costUsd === null ? null : 0,
-        requests: 0,
-        estimated: { usd: 0, unpriced },
-      };
-      rows.set(id, row);
+      row = newRow(charge, time, unpriced);
+      slots.set(slot, row);
+      rows.push(row);
     }
     addTokens(row.tokens, charge.tokens);
-    row.requests += charge.requests ?? 1;
+    row.requests += 1;
     if (charge.costUsd !== null) row.costUsd = (row.costUsd ?? 0) + charge.costUsd;
     row.estimated.usd += estimated ?? 0;
-  }
-  return { ...ledger, charges: [...rows.values()] };
+  });
+  return { charges: rows, sessions: merged.sessions, duplicates: merged.duplicates };
+}
+
+function newRow(charge: ChargeView, time: number | null, unpriced: boolean): Row {
+  return {
+    agent: charge.agent,
+    session: charge.session,
+    model: charge.model,
+    sidechain: charge.sidechain,
+    time,
+    tokens: zeroTokens(),
+    costUsd: charge.costUsd === null ? null : 0,
+    requests: 0,
+    estimated: { usd: 0, unpriced },
+  };
 }
 
 function resultFile(dir: string): string {
-  return join(dir, `usage-result-v${VERSION}.json`);
+  return join(dir, `usage-result-v${VERSION}.bin`);
+}
+
+/** Whether the stored result is the one for `fingerprint`: its first bytes are read, not the whole file. */
+function storedFor(path: string, fingerprint: string): boolean {
+  const want = Buffer.from(`${MAGIC}${fingerprint}\n`, "utf8");
+  const head = Buffer.alloc(want.length);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(want);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** The last result when its fingerprint matches, else undefined. */
 export function loadResult(dir: string, fingerprint: string): { ledger: Ledger; unreadable: string[] } | undefined {
-  let stored: StoredResult;
+  const path = resultFile(dir);
+  if (!storedFor(path, fingerprint)) return undefined;
   try {
-    stored = JSON.parse(readFileSync(resultFile(dir), "utf8")) as StoredResult;
+    let bytes: Uint8Array = readFileSync(path);
+    if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const headerAt = Buffer.byteLength(`${MAGIC}${fingerprint}\n`) + 4;
+    const headerBytes = buffer.readUInt32LE(headerAt - 4);
+    const header = JSON.parse(buffer.toString("utf8", headerAt, headerAt + headerBytes)) as StoredHeader;
+    const body = Math.ceil((headerAt + headerBytes) / 8) * 8;
+    const rows = new Float64Array(bytes.buffer, bytes.byteOffset + body, header.rows * ROW);
+    return { ledger: ledgerOf(header, rows), unreadable: header.unreadable };
   } catch {
     return undefined;
   }
-  if (stored.version !== VERSION || stored.fingerprint !== fingerprint) return undefined;
-  const sessions = new Map(stored.sessions.map((s) => [s.key, s]));
+}
+
+function ledgerOf(header: StoredHeader, rows: Float64Array): Ledger {
   const charges: Charge[] = [];
-  for (const [
-    index,
-    model,
-    sidechain,
-    time,
-    input,
-    output,
-    cacheRead,
-    cacheWrite,
-    cacheWrite1h,
-    reasoning,
-    costUsd,
-    usd,
-    unpriced,
-    requests,
-  ] of stored.rows) {
-    const session = stored.sessions[index];
-    if (session === undefined) return undefined;
-    const tokens = { input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning };
+  const at = (i: number): number => rows[i] ?? 0;
+  for (let r = 0; r < rows.length; r += ROW) {
+    const session = header.sessions[at(r)] as LedgerSession;
+    const time = at(r + 3);
+    const reported = at(r + 10);
     charges.push({
       agent: session.agent,
       session: session.key,
-      time,
-      model,
-      tokens,
-      costUsd,
-      sidechain,
-      requests,
-      estimated: { usd, unpriced },
+      model: header.models[at(r + 1)] ?? null,
+      sidechain: at(r + 2) === 1,
+      time: Number.isNaN(time) ? null : time,
+      tokens: {
+        input: at(r + 4),
+        output: at(r + 5),
+        cacheRead: at(r + 6),
+        cacheWrite: at(r + 7),
+        cacheWrite1h: at(r + 8),
+        reasoning: at(r + 9),
+      },
+      costUsd: Number.isNaN(reported) ? null : reported,
+      estimated: { usd: at(r + 11), unpriced: at(r + 12) === 1 },
+      requests: at(r + 13),
     });
   }
-  return { ledger: { charges, sessions, duplicates: stored.duplicates }, unreadable: stored.unreadable };
+  return { charges, sessions: new Map(header.sessions.map((s) => [s.key, s])), duplicates: header.duplicates };
 }
 
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
 export function saveResult(dir: string, fingerprint: string, ledger: Ledger, unreadable: readonly string[]): void {
   const sessions = [...ledger.sessions.values()];
   const index = new Map(sessions.map((s, i) => [s.key, i]));
-  const rows: StoredResult["rows"] = ledger.charges.map((c) => {
+  const models: string[] = [];
+  const modelIndex = new Map<string, number>();
+  const rows = new Float64Array(ledger.charges.length * ROW);
+  ledger.charges.forEach((c, i) => {
+    let model = -1;
+    if (c.model !== null) {
+      model = modelIndex.get(c.model) ?? models.push(c.model) - 1;
+      modelIndex.set(c.model, model);
+    }
     const t = c.tokens;
-    return [
-      index.get(c.session) ?? -1,
-      c.model,
-      c.sidechain,
-      c.time,
-      t.input,
-      t.output,
-      t.cacheRead,
-      t.cacheWrite,
-      t.cacheWrite1h,
-      t.reasoning,
-      c.costUsd,
-      c.estimated?.usd ?? 0,
-      c.estimated?.unpriced ?? false,
-      c.requests ?? 1,
-    ];
+    const r = i * ROW;
+    rows[r] = index.get(c.session) ?? -1;
+    rows[r + 1] = model;
+    rows[r + 2] = c.sidechain ? 1 : 0;
+    rows[r + 3] = c.time ?? Number.NaN;
+    rows[r + 4] = t.input;
+    rows[r + 5] = t.output;
+    rows[r + 6] = t.cacheRead;
+    rows[r + 7] = t.cacheWrite;
+    rows[r + 8] = t.cacheWrite1h;
+    rows[r + 9] = t.reasoning;
+    rows[r + 10] = c.costUsd ?? Number.NaN;
+    rows[r + 11] = c.estimated?.usd ?? 0;
+    rows[r + 12] = c.estimated?.unpriced === true ? 1 : 0;
+    rows[r + 13] = c.requests ?? 1;
   });
-  const stored: StoredResult = {
-    version: VERSION,
-    fingerprint,
+  const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: [...unreadable],
     sessions,
-    rows,
+    models,
+    rows: ledger.charges.length,
   };
+  const key = Buffer.from(`${MAGIC}${fingerprint}\n`, "utf8");
+  const json = Buffer.from(JSON.stringify(header), "utf8");
+  const body = Math.ceil((key.length + 4 + json.length) / 8) * 8;
+  const out = Buffer.alloc(body + rows.byteLength);
+  key.copy(out, 0);
+  out.writeUInt32LE(json.length, key.length);
+  json.copy(out, key.length + 4);
+  Buffer.from(rows.buffer).copy(out, body);
   try {
     const target = resultFile(dir);
     const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(stored), { mode: 0o600 });
+    writeFileSync(temporary, out, { mode: 0o600 });
     renameSync(temporary, target);
+    rmSync(join(dir, "usage-result-v1.json"), { force: true });
   } catch {
     // Not kept: the next run uses the per-file cache.
   }

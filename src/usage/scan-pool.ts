@@ -7,6 +7,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { scanFile, type ScanRequest } from "./scan-file.ts";
+import { compactColumns } from "./columns.ts";
 import type { FileScan } from "./types.ts";
 
 /** Below this much to read, one thread is faster than starting workers. */
@@ -54,7 +55,7 @@ async function runPool(
           void worker.terminate().then(() => resolve());
           return;
         }
-        worker.postMessage(batch.map((i) => requests[i]));
+        worker.postMessage(batch.map((i) => forWorker(requests[i] as ScanRequest)));
       };
       worker.on("message", (scans: (FileScan | null)[]) => {
         batch.forEach((index, k) => {
@@ -68,4 +69,10 @@ async function runPool(
     });
   await Promise.all(Array.from({ length: threads }, runWorker));
   return results;
+}
+
+/** A request as posted: an earlier scan's columns (views of the loaded cache) in arrays of their own, so that only they are copied. */
+function forWorker(request: ScanRequest): ScanRequest {
+  const previous = request.previous;
+  return previous === undefined ? request : { ...request, previous: { ...previous, records: compactColumns(previous.records) } };
 }

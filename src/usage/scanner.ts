@@ -4,7 +4,8 @@
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
-import type { FileScan, ScannerState, SessionFacts, UsageAgent, UsageRecord } from "./types.ts";
+import { recordAt, toColumns } from "./columns.ts";
+import type { FileScan, RequestKey, ScannerState, SessionFacts, UsageAgent, UsageRecord } from "./types.ts";
 
 /** Reads one file's lines (without their LF) and says what they held. */
 export interface LineScanner {
@@ -13,6 +14,11 @@ export interface LineScanner {
 }
 
 export type ScanResult = Pick<FileScan, "facts" | "records" | "state" | "badLines">;
+
+/** A scanner's records in the order of its map (the last record of a request last), as columns. */
+export function columnsOf(records: Map<string, UsageRecord>): FileScan["records"] {
+  return toColumns([...records.values()]);
+}
 
 /** Where a scanner starts: empty, or where the previous read of the same (grown) file stopped. */
 export interface ScannerStart {
@@ -28,7 +34,11 @@ export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
 /** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
 export function recordMap(previous: ScanResult | undefined): Map<string, UsageRecord> {
   const map = new Map<string, UsageRecord>();
-  for (const record of previous?.records ?? []) map.set(record.key, record);
+  const columns = previous?.records;
+  for (let i = 0; i < (columns?.length ?? 0); i++) {
+    const record = recordAt(columns as NonNullable<typeof columns>, i);
+    map.set(record.key.id, record);
+  }
   return map;
 }
 
@@ -91,11 +101,19 @@ export function count(value: JsonValue | undefined): number {
 }
 
 /**
- * A request's key, short: two 53-bit hashes (cyrb53, two seeds) of its ids, about 20 characters instead of 60.
- * Keys are held for every request across all files and stored in the cache, so their size is memory and cache
- * time; at 106 bits, a million keys collide with odds below 10^-19.
+ * A request's key: two 53-bit hashes (cyrb53, two seeds) of its ids. Keys are held for every request across
+ * all files and stored in the cache, so they are two numbers (16 bytes) rather than the ids' 60 characters. Two
+ * requests are taken for one only when both hashes agree: at 106 bits, a million keys collide with odds below
+ * 10^-19 (ledger.ts: a collision of the table's slot, or of one hash, is told apart by the other).
  */
-export function requestKey(text: string): string {
+export function requestKey(text: string): RequestKey {
+  const hi = cyrb53(text, 0x9e3779b9);
+  const lo = cyrb53(text, 0x85ebca6b);
+  return { id: `${hi}.${lo}`, hi, lo };
+}
+
+/** A short text hash (the same two hashes in base 36): what caches are keyed by. */
+export function textHash(text: string): string {
   return `${cyrb53(text, 0x9e3779b9).toString(36)}.${cyrb53(text, 0x85ebca6b).toString(36)}`;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The shapes `sessions` and `usage` share: what one file's scan yields (plain data, so it crosses a
- * worker boundary and goes into the cache as JSON), and the token counts in one meaning for every agent.
+ * The shapes `sessions` and `usage` share: what one file's scan yields (plain data and typed arrays, so it
+ * crosses a worker boundary and goes into the cache as it is), and the token counts in one meaning for every agent.
  */
 
 /** The agents whose session logs are read. */
@@ -41,11 +41,21 @@ export function totalTokens(t: TokenCounts): number {
 }
 
 /**
+ * A request's identity across files: two independent 53-bit hashes (cyrb53, two seeds) of the ids the agent's
+ * rule keys it by (scanner.ts `requestKey`). `id` is the same pair as text, for the scanners' per-file maps.
+ */
+export interface RequestKey {
+  readonly id: string;
+  readonly hi: number;
+  readonly lo: number;
+}
+
+/**
  * One usage record as a file gave it. `key` names the request across files (the dedupe rule per agent); for
  * Codex the tokens are the thread's cumulative figures (`cumulative`), turned into deltas across files.
  */
 export interface UsageRecord {
-  readonly key: string;
+  readonly key: RequestKey;
   /** Epoch ms of the record; null when it has no timestamp. */
   readonly time: number | null;
   readonly model: string | null;
@@ -58,6 +68,38 @@ export interface UsageRecord {
   readonly cumulative?: true;
   /** Codex: the thread (and restart epoch) the running total belongs to. */
   readonly thread?: string;
+}
+
+/** `RecordColumns.flags` bits. */
+export const SIDECHAIN = 1;
+export const CUMULATIVE = 2;
+export const REPORTED_COST = 4;
+/** `RecordColumns.tokens` holds this many numbers per record, in this order. */
+export const TOKEN_FIELDS = 6;
+
+/**
+ * One file's usage records by column, in typed arrays: about 80 bytes a request (records as objects took
+ * several times that, and their keys as strings more), copied from a worker as a few blocks of memory, and
+ * written to and read from the cache as they are (cache.ts). Row `i` of every column is record `i`.
+ */
+export interface RecordColumns {
+  readonly length: number;
+  /** The request's key (`RequestKey.hi`, `RequestKey.lo`). */
+  readonly keyHi: Float64Array;
+  readonly keyLo: Float64Array;
+  /** Epoch ms; NaN: no timestamp. */
+  readonly time: Float64Array;
+  /** The cost the agent reported (flag REPORTED_COST), else 0. */
+  readonly cost: Float64Array;
+  /** `TOKEN_FIELDS` per record: input, output, cache read, cache write, one-hour cache write, reasoning. */
+  readonly tokens: Float64Array;
+  /** Index into `models`; -1: none. */
+  readonly model: Int32Array;
+  readonly models: readonly string[];
+  /** SIDECHAIN | CUMULATIVE | REPORTED_COST. */
+  readonly flags: Uint8Array;
+  /** Codex: each record's running-total thread (null where not cumulative); absent when no record is cumulative. */
+  readonly threads?: readonly (string | null)[];
 }
 
 /** What one session (or the part of it one file holds) says about itself, beyond its usage. */
@@ -77,7 +119,7 @@ export interface SessionFacts {
 /** `completed`: the agent wrote its end of turn last; `error`: an API error last; `open`: a turn never ended; else `unknown`. */
 export type SessionStatus = "completed" | "error" | "open" | "unknown";
 
-/** One file's scan: plain data (crosses workers, cached as JSON). */
+/** One file's scan: plain data and typed arrays (crosses workers, cached as it is). */
 export interface FileScan {
   readonly path: string;
   readonly agent: UsageAgent;
@@ -89,7 +131,7 @@ export interface FileScan {
   readonly badLines: number;
   readonly facts: SessionFacts;
   /** Usage records after the in-file rule (the last record of a request wins). */
-  readonly records: UsageRecord[];
+  readonly records: RecordColumns;
   /** What an appended read needs to go on (per agent; opaque outside its scanner). */
   readonly state: ScannerState;
 }

@@ -2,6 +2,7 @@
 import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadCache } from "../../src/usage/cache.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
@@ -81,10 +82,52 @@ describe("usage cache housekeeping", () => {
     const { rmSync } = await import("node:fs");
     rmSync(gone);
     await outputs(join(tree.root, "logs"), cacheHome);
-    const stored = JSON.parse(readFileSync(join(cacheHome, "agentstream", "usage-v3.json"), "utf8")) as { files: { path: string }[] };
+    const stored = { files: [...loadCache(join(cacheHome, "agentstream")).values()] };
     expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
       "/logs/projects/p/kept.jsonl",
       "/other/projects/q/x.jsonl",
     ]);
+  });
+});
+
+describe("usage cache journal", () => {
+  const frames = (cacheHome: string): number => {
+    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v4.bin"));
+    let count = 0;
+    for (let at = bytes.indexOf("AGSUSAGE"); at !== -1; at = bytes.indexOf("AGSUSAGE", at + 1)) count++;
+    return count;
+  };
+
+  it("a run that read a few files appends them as a frame; a frame cut short is ignored; the cache is compacted once grown", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const logs = join(tree.root, "logs");
+    const big = Array.from({ length: 200 }, (_, i) => claudeLine({ message: `m${i}`, request: `r${i}`, output: i + 1 }));
+    tree.write("logs/projects/p/big.jsonl", big);
+    const small = tree.write("logs/projects/q/small.jsonl", [claudeLine({ message: "s0", request: "t0", output: 7, session: "s-2" })]);
+    await outputs(logs, cacheHome);
+    expect(frames(cacheHome)).toBe(1);
+    appendFileSync(small, `${JSON.stringify(claudeLine({ message: "s1", request: "t1", output: 8, session: "s-2" }))}\n`);
+    expect((await outputs(logs, cacheHome)).read).toBe(1);
+    expect(frames(cacheHome)).toBe(2);
+    const dir = join(cacheHome, "agentstream");
+    expect(loadCache(dir).get(small)?.records.length).toBe(2);
+    // A crash while appending: the torn frame is dropped, the frame before it stands.
+    const file = join(dir, "usage-v4.bin");
+    const whole = readFileSync(file);
+    writeFileSync(file, whole.subarray(0, whole.length - 8));
+    expect(loadCache(dir).get(small)?.records.length).toBe(1);
+    writeFileSync(file, whole);
+    // Appends until the frames outgrow a quarter of the first: then one frame again, with everything.
+    for (let i = 2; frames(cacheHome) > 1 || i === 2; i++) {
+      appendFileSync(small, `${JSON.stringify(claudeLine({ message: `s${i}`, request: `t${i}`, output: 8, session: "s-2" }))}\n`);
+      await outputs(logs, cacheHome);
+      expect(i).toBeLessThan(200);
+    }
+    const compacted = loadCache(dir);
+    expect(compacted.size).toBe(2);
+    expect((compacted.get(small)?.records.length ?? 0) > 2).toBe(true);
+    const run = await outputs(logs, cacheHome, false);
+    expect((await outputs(logs, cacheHome)).outputs).toEqual(run.outputs);
   });
 });

@@ -193,7 +193,7 @@ describe("the result of the last run", () => {
     const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
     const first = (await cli(args, env)).out;
     const { readdirSync } = await import("node:fs");
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v1.json", "usage-v3.json"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v2.bin", "usage-v4.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
     // Other prices: the costs are computed again.

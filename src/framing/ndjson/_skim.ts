@@ -18,16 +18,29 @@ export interface SkimOptions {
   /** Shortest line skimmed, in bytes (default 64 KiB): skimming pays only where most bytes can be skipped. */
   readonly minLineBytes?: number;
   /**
-   * Says a string must be kept after all, given its bytes as Latin-1 text (JSON escapes undecoded;
-   * a string that escapes a printable ASCII character is never skipped): the redaction stage keeps
-   * any that could hold a secret, so its counts stay exact.
+   * Says a string must be kept after all (the redaction stage keeps any that could hold a secret, so its
+   * counts stay exact), asked within the pass that checks the string's bytes: no text is made of them.
    */
-  readonly keep?: (raw: string) => boolean;
+  readonly keep?: SkipCheck;
+}
+
+/**
+ * A check of the bytes of a string that would be skipped (its JSON text: escapes undecoded; a string that
+ * escapes a printable ASCII character is never skipped), made in two steps: `near` at each byte whose
+ * `anchors` entry is not 0, as the skimmer's pass reaches it, then `confirm` once the string's end is known,
+ * when `near` said yes anywhere.
+ */
+export interface SkipCheck {
+  /** Per byte value, 0 or a number handed to `near` (only printable ASCII bytes other than `"` and `\\`). */
+  readonly anchors: Uint8Array;
+  /** Whether the bytes next to `i` may matter (the string starts at `start`; the byte after `i` may be its closing quote). */
+  near(bytes: Uint8Array, i: number, start: number, anchor: number): boolean;
+  /** Whether the string `[start, end)` is to be kept, given where `near` said yes (never empty). */
+  confirm(bytes: Uint8Array, start: number, end: number, at: readonly number[]): boolean;
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const latin1 = new TextDecoder("latin1");
 
 /**
  * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
@@ -43,9 +56,14 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i] as number;
     if (c === QUOTE) {
-      const end = stringEnd(bytes, i + 1);
-      if (end < 0) return [];
       const depth = isObject.length - 1;
+      // A value that may be skipped is checked for `keep` in the same pass that finds its end.
+      const valueOf = keys[depth];
+      const watched = options.keep !== undefined && !expectKey && isObject[depth] === true && valueOf !== undefined && valueOf !== "type";
+      const check = watched && skippable(valueOf, toolResult[depth] === true, options) ? options.keep : undefined;
+      anchorsSeen.length = 0;
+      const end = stringEnd(bytes, i + 1, check);
+      if (end < 0) return [];
       if (expectKey && isObject[depth] === true) {
         keys[depth] = end - i - 1 <= 64 ? asciiOf(bytes, i + 1, end) : undefined;
         expectKey = false;
@@ -53,7 +71,9 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
         const key = keys[depth];
         if (key === "type") toolResult[depth] = end - i - 1 === 11 && asciiOf(bytes, i + 1, end) === "tool_result";
         else if (end - i - 1 >= options.minBytes && key !== undefined && skippable(key, toolResult[depth] === true, options)) {
-          if (options.keep === undefined || !options.keep(rawText(bytes, i + 1, end))) ranges.push(i + 1, end);
+          if (options.keep === undefined || anchorsSeen.length === 0 || !options.keep.confirm(bytes, i + 1, end, anchorsSeen)) {
+            ranges.push(i + 1, end);
+          }
         }
       }
       i = end;
@@ -89,30 +109,54 @@ function asciiOf(bytes: Uint8Array, start: number, end: number): string | undefi
   return text;
 }
 
-type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
-/** Node's native Latin-1 slice (it takes any Uint8Array), found without importing Node; undefined in browsers. */
-const nodeLatin1Slice = (globalThis as { Buffer?: { prototype?: { latin1Slice?: Latin1Slice } } }).Buffer?.prototype?.latin1Slice;
+/** What a byte is to `stringEnd`. */
+const PLAIN = 0;
+const QUOTE_BYTE = 1;
+const ESCAPE = 2;
+/** A control character or the first byte of a UTF-8 sequence. */
+const OTHER = 3;
+const ANCHOR = 4;
 
-function rawText(bytes: Uint8Array, start: number, end: number): string {
-  // Elsewhere TextDecoder's "latin1" (windows-1252: the same for ASCII, all a trigger is made of), three times slower.
-  return typeof nodeLatin1Slice === "function" ? nodeLatin1Slice.call(bytes, start, end) : latin1.decode(bytes.subarray(start, end));
+const BYTE_KINDS = new Uint8Array(256).map((_, c) =>
+  c === QUOTE ? QUOTE_BYTE : c === BACKSLASH ? ESCAPE : c < 0x20 || c >= 0x80 ? OTHER : PLAIN,
+);
+/** BYTE_KINDS with a check's anchors marked, made once per check. */
+const kindsWithAnchors = new WeakMap<SkipCheck, Uint8Array>();
+function kindsFor(check: SkipCheck): Uint8Array {
+  let kinds = kindsWithAnchors.get(check);
+  if (kinds === undefined) {
+    kinds = BYTE_KINDS.map((kind, c) => (kind === PLAIN && (check.anchors[c] ?? 0) !== 0 ? ANCHOR : kind));
+    kindsWithAnchors.set(check, kinds);
+  }
+  return kinds;
 }
+/** Where `check.near` said yes in the string last scanned (one list, reused). */
+const anchorsSeen: number[] = [];
 
 /**
  * Where the JSON string whose text starts at `i` ends (the index of its closing quote), checking
  * every byte: escapes, no raw control character, valid UTF-8 (no overlong form, surrogate or value
- * past U+10FFFF). -1 on anything else, or when the line ends first.
+ * past U+10FFFF). -1 on anything else, or when the line ends first. With a check, its anchors are
+ * tested on the way (`anchorsSeen`).
  */
-function stringEnd(bytes: Uint8Array, i: number): number {
+function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck): number {
   const n = bytes.length;
+  const start = i;
+  const kinds = check === undefined ? BYTE_KINDS : kindsFor(check);
   while (i < n) {
     const c = bytes[i] as number;
-    if (c === QUOTE) return i;
-    if (c >= 0x20 && c < 0x80 && c !== BACKSLASH) {
+    const kind = kinds[c];
+    if (kind === PLAIN) {
       i++;
       continue;
     }
-    if (c === BACKSLASH) {
+    if (kind === ANCHOR) {
+      if ((check as SkipCheck).near(bytes, i, start, (check as SkipCheck).anchors[c] as number)) anchorsSeen.push(i);
+      i++;
+      continue;
+    }
+    if (kind === QUOTE_BYTE) return i;
+    if (kind === ESCAPE) {
       const step = escapeLength(bytes, i);
       if (step === 0) return -1;
       i += step;

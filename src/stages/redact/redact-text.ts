@@ -48,9 +48,131 @@ export const ANY_TRIGGER = new RegExp(
 const AWS_SECRET_KEY_NAME = /[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]/;
 
 /** True when the JSON text of a string (undecoded, read as Latin-1, no printable ASCII escaped) could decode to one with a rule's trigger. */
-export function mayHoldSecretRaw(raw: string): boolean {
+export function mayHoldSecretText(raw: string): boolean {
   // Separate tests, each a fast scan: one alternation of them all would try every branch at every character.
   return ANY_TRIGGER.test(raw) || raw.includes("uthorization") || AWS_SECRET_KEY_NAME.test(raw);
+}
+
+const A_ = 1; // _  (gh?_, github_, sk_, rk_, npm_, hf_, do?_)
+const A_DASH = 2; // -  (gl…t-, sk-, xox?-, xapp-, pypi-, -----BEGIN, a final -)
+const A_DOT = 3; // .  (hooks., ya29., hvs.)
+const A_J = 4; // J  (eyJ)
+const A_COLON = 5; // :  (://)
+const A_EQUALS = 6; // =  (KEY_NAME=, where the name is upper case)
+const A_A = 7; // A  (AKIA, ASIA, ABIA, ACCA, A3T, AIza)
+const A_Z = 8; // z  (uthorization)
+const A_W = 9; // w, W  (aws secret)
+
+/**
+ * `mayHoldSecretText` for the bytes of a string's JSON text, without making text of them, in two steps the
+ * skimmer runs inside its own pass over the string (framing/ndjson/_skim.ts `SkipCheck`): at each byte a
+ * trigger is anchored on (its separator, or a rare letter of a key name: `z` of `authorization`, `w` of `aws`),
+ * `near` tests the few bytes around it that the trigger needs; once the string's end is known, `confirm` runs
+ * the regular expressions on a window of text around each anchor that passed (the window reaches further back
+ * than any look-behind). The byte tests are necessary conditions of the expressions, so the answer is the
+ * expressions' on the whole text, or yes where a window's edge misleads them.
+ */
+export const mayHoldSecretRaw = {
+  anchors: anchorTable(),
+  near: anchored,
+  confirm(bytes: Uint8Array, start: number, end: number, at: readonly number[]): boolean {
+    return at.some((i) => mayHoldSecretText(windowText(bytes, i, start, end)));
+  },
+};
+
+/** The same check in a pass of its own over `[start, end)` (what the skimmer does inside its pass). */
+export function mayHoldSecretBytes(bytes: Uint8Array, start: number, end: number): boolean {
+  const at: number[] = [];
+  for (let i = start; i < end; i++) {
+    const family = mayHoldSecretRaw.anchors[bytes[i] as number] ?? 0;
+    if (family !== 0 && anchored(bytes, i, start, family)) at.push(i);
+  }
+  return at.length > 0 && mayHoldSecretRaw.confirm(bytes, start, end, at);
+}
+
+/** Per byte value, the trigger family anchored on it (0: none). */
+function anchorTable(): Uint8Array {
+  const table = new Uint8Array(256);
+  for (const [chars, family] of [
+    ["_", A_],
+    ["-", A_DASH],
+    [".", A_DOT],
+    ["J", A_J],
+    [":", A_COLON],
+    ["=", A_EQUALS],
+    ["A", A_A],
+    ["z", A_Z],
+    ["wW", A_W],
+  ] as const) {
+    for (const c of chars) table[c.charCodeAt(0)] = family;
+  }
+  return table;
+}
+
+const code = (c: string): number => c.charCodeAt(0);
+/** A set of bytes as a table (an anchor is common in code: its tests are table reads). */
+function byteSet(chars: string): Uint8Array {
+  const table = new Uint8Array(257);
+  for (const c of chars) table[c.charCodeAt(0)] = 1;
+  return table;
+}
+/** Bytes outside the string read as 256, in no set. */
+const isIn = (byte: number | undefined, set: Uint8Array): boolean => set[byte ?? 256] === 1;
+const AFTER_GH_ETC = byteSet("pousrbkmf");
+const BEFORE_THAT = byteSet("hsurpo");
+const XOX = byteSet("bpear");
+const PYPI_XAPP = byteSet("pi");
+const HOOKS_HVS = byteSet("kv");
+const AWS_A = byteSet("aA");
+const AWS_S = byteSet("sS");
+const AWS_KEY_START = byteSet("KSBC3I");
+
+/**
+ * The byte tests of the triggers anchored at `i` (necessary conditions only; the expressions decide). The
+ * string starts at `start`; its end is not known yet: the byte after `i` may be its closing quote.
+ */
+function anchored(bytes: Uint8Array, i: number, start: number, family: number): boolean {
+  const b1 = i - 1 >= start ? bytes[i - 1] : undefined;
+  const b2 = i - 2 >= start ? bytes[i - 2] : undefined;
+  const next = bytes[i + 1];
+  switch (family) {
+    case A_:
+      return isIn(b1, AFTER_GH_ETC) && isIn(b2, BEFORE_THAT);
+    case A_DASH:
+      return (
+        next === 0x22 /* the closing quote: a final "-" */ ||
+        next === code("-") ||
+        b1 === code("t") ||
+        (b1 === code("k") && b2 === code("s")) ||
+        (isIn(b1, XOX) && b2 === code("x")) ||
+        (isIn(b1, PYPI_XAPP) && b2 === code("p"))
+      );
+    case A_DOT:
+      return (b1 === code("s") && isIn(b2, HOOKS_HVS)) || (b1 === code("9") && b2 === code("2"));
+    case A_J:
+      return b1 === code("y") && b2 === code("e");
+    case A_COLON:
+      return next === code("/");
+    case A_EQUALS:
+      return b1 !== undefined && ((b1 >= 0x41 && b1 <= 0x5a) || (b1 >= 0x30 && b1 <= 0x39) || b1 === 0x5f);
+    case A_A:
+      return isIn(next, AWS_KEY_START);
+    case A_Z:
+      return b1 === code("i") && next === code("a");
+    default:
+      return isIn(b1, AWS_A) && isIn(next, AWS_S);
+  }
+}
+
+/** Bytes of look-behind a trigger may need before its anchor (a key name of up to 64 characters and `SECRET` before `=`), and after. */
+const WINDOW_BEFORE = 96;
+const WINDOW_AFTER = 24;
+
+/** The text around `i` read as Latin-1 (what a trigger is made of is ASCII). */
+function windowText(bytes: Uint8Array, i: number, start: number, end: number): string {
+  const from = Math.max(start, i - WINDOW_BEFORE);
+  const to = Math.min(end, i + WINDOW_AFTER);
+  return String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
 }
 
 /** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */

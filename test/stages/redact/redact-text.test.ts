@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isSecretKey, redactText, redactValue, RULES, type RedactionCounts } from "../../../src/stages/redact/index.ts";
-import { ANY_TRIGGER } from "../../../src/stages/redact/redact-text.ts";
+import { ANY_TRIGGER, mayHoldSecretBytes, mayHoldSecretText } from "../../../src/stages/redact/redact-text.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
 describe.skipIf(positives.length === 0)("redactText on the fake-secret corpus", () => {
@@ -124,6 +124,55 @@ describe("the combined trigger", () => {
   it("does not fire on ordinary prose and code", () => {
     for (const text of ["the cat sat on the mat", "const x = a.b(c) - d;", "git push origin main", "see https-less text", "ghp is short"]) {
       expect(ANY_TRIGGER.test(text), text).toBe(false);
+    }
+  });
+});
+
+describe("the trigger check on a string's bytes (skipped strings)", () => {
+  const utf8 = new TextEncoder();
+  /** The check on the bytes of `text` placed inside other bytes, as the skimmer hands a string over. */
+  const onBytes = (text: string): boolean => {
+    const inner = utf8.encode(text);
+    const bytes = new Uint8Array(inner.length + 8);
+    bytes.set(utf8.encode('{"a":"'), 0);
+    bytes.set(inner, 6);
+    bytes.set(utf8.encode('"}'), 6 + inner.length);
+    return mayHoldSecretBytes(bytes, 6, 6 + inner.length);
+  };
+  const fillers = ["", "x", "the output of a tool, with code: const a_b = c.d - e; ", "é€ü ".repeat(40), "_-.:=JAzwW".repeat(12)];
+
+  it("says yes wherever the expressions on the text do: every secret and near-miss, at the start, middle and end", () => {
+    const pieces = [...positives.map((p) => p.text), ...negatives.map((n) => n.text), ...streamingCases.map((s) => s.text)];
+    pieces.push(
+      "Authorization:\tBearer x",
+      "AWS_SECRET=1",
+      "aws secret",
+      "x -----BEGIN RSA",
+      "ends with -",
+      "TOKEN=",
+      "A3T",
+      "https://u:p@h",
+    );
+    let checked = 0;
+    for (const piece of pieces) {
+      for (const before of fillers) {
+        for (const after of fillers) {
+          const text = `${before}${piece}${after}`;
+          if (mayHoldSecretText(text)) {
+            expect(onBytes(text), text).toBe(true);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it("says no on ordinary tool output, long or short, where the expressions do", () => {
+    const code = "export function f(a_b, c) { return a_b.map((x) => x - c).filter(Boolean); } // see: notes\n".repeat(200);
+    for (const text of [code, "the cat sat on the mat", "const x = a.b(c) - d;", "git push origin main", "naïve café ".repeat(500)]) {
+      expect(mayHoldSecretText(text), text.slice(0, 40)).toBe(false);
+      expect(onBytes(text), text.slice(0, 40)).toBe(false);
     }
   });
 });
