@@ -55,7 +55,7 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
   return base === undefined ? undefined : join(base, "agentstream");
 }
 
-export function cacheFile(dir: string): string {
+function cacheFile(dir: string): string {
   return join(dir, `usage-v${VERSION}.bin`);
 }
 

@@ -4,10 +4,6 @@
  */
 import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type UsageRecord } from "./types.ts";
 
-export function emptyColumns(): RecordColumns {
-  return columnsOfLength(0, []);
-}
-
 function columnsOfLength(length: number, models: string[]): RecordColumns {
   return {
     length,

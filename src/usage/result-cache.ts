@@ -57,9 +57,15 @@ export function condense(merged: Merged, pricer: Pricer): Ledger {
   const slotsOf = (session: string, model: string | null): Map<number | string, Row> => {
     if (last !== undefined && last.session === session && last.model === model) return last.slots;
     let models = bySession.get(session);
-    if (models === undefined) bySession.set(session, (models = new Map()));
+    if (models === undefined) {
+      models = new Map();
+      bySession.set(session, models);
+    }
     let slots = models.get(model);
-    if (slots === undefined) models.set(model, (slots = new Map()));
+    if (slots === undefined) {
+      slots = new Map();
+      models.set(model, slots);
+    }
     last = { session, model, slots };
     return slots;
   };

@@ -17,7 +17,7 @@ import { SessionFeed } from "../../src/server/session-feed.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
 import { hostileSessionEvents, INERT, pageVerdict, watchCsp, xssPayloads } from "../helpers/hostile-page.ts";
 import { readAll } from "../helpers/read.ts";
-import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { hasShared, repoRoot } from "../helpers/shared.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const built = existsSync(join(repoRoot, "dist/web/app.js")) && existsSync(bin);

@@ -30,7 +30,7 @@ export interface SkimOptions {
  * `anchors` entry is not 0, as the skimmer's pass reaches it, then `confirm` once the string's end is known,
  * when `near` said yes anywhere.
  */
-export interface SkipCheck {
+interface SkipCheck {
   /** Per byte value, 0 or a number handed to `near` (only printable ASCII bytes other than `"` and `\\`). */
   readonly anchors: Uint8Array;
   /** Whether the bytes next to `i` may matter (the string starts at `start`; the byte after `i` may be its closing quote). */
@@ -58,9 +58,9 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
     if (c === QUOTE) {
       const depth = isObject.length - 1;
       // A value that may be skipped is checked for `keep` in the same pass that finds its end.
-      const valueOf = keys[depth];
-      const watched = options.keep !== undefined && !expectKey && isObject[depth] === true && valueOf !== undefined && valueOf !== "type";
-      const check = watched && skippable(valueOf, toolResult[depth] === true, options) ? options.keep : undefined;
+      const key = keys[depth];
+      const watched = options.keep !== undefined && !expectKey && isObject[depth] === true && key !== undefined && key !== "type";
+      const check = watched && skippable(key, toolResult[depth] === true, options) ? options.keep : undefined;
       anchorsSeen.length = 0;
       const end = stringEnd(bytes, i + 1, check);
       if (end < 0) return [];
