@@ -92,15 +92,10 @@ export function createStreamState(): StreamState {
     },
     delta(messageId, text, role, kind, options) {
       if (text === "") return [];
-      const out = state.start(messageId, role, kind, options);
-      const open = messages.get(messageId) as OpenMessage;
-      out.push(
-        withSession(
-          { type: "message.delta", messageId, role: open.role, kind: open.kind, text, position: open.length },
-          options?.sessionId ?? open.sessionId,
-          options?.time,
-        ),
-      );
+      let open = messages.get(messageId);
+      const out = open === undefined ? state.start(messageId, role, kind, options) : [];
+      open ??= messages.get(messageId) as OpenMessage;
+      out.push(deltaDraft(messageId, open, text, options?.sessionId ?? open.sessionId, options?.time));
       open.parts.push(text);
       open.length += text.length;
       return out;
@@ -157,6 +152,29 @@ export function createStreamState(): StreamState {
     },
   };
   return state;
+}
+
+/**
+ * A `message.delta` draft as one object literal: the commonest event of a stream. Spreading a
+ * draft to add its session (`{ ...draft, sessionId }`) cost more than building it (about 1 µs a
+ * delta on a 64 MB flood); the keys are in the same order, so the text written is the same.
+ */
+function deltaDraft(
+  messageId: string,
+  open: OpenMessage,
+  text: string,
+  sessionId: string | undefined,
+  time: string | undefined,
+): AgentEventDraft {
+  const { role, kind, length: position } = open;
+  if (time !== undefined) {
+    return sessionId === undefined
+      ? { type: "message.delta", messageId, role, kind, text, position, time }
+      : { type: "message.delta", messageId, role, kind, text, position, sessionId, time };
+  }
+  return sessionId === undefined
+    ? { type: "message.delta", messageId, role, kind, text, position }
+    : { type: "message.delta", messageId, role, kind, text, position, sessionId };
 }
 
 /** A reader of JSON records whose messages and tool calls live in one StreamState, closed when the input ends. */

@@ -328,7 +328,11 @@ class EventPipeline {
     const v = MODEL_VERSION;
     const n = this.seq++;
     let event: Record<string, unknown>;
-    if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
+    // Deltas, most of a stream, have a spread of their own: a spread that sees one shape copies it
+    // fast, one that sees every event type's does not (about 1 µs an event).
+    if (draft.type === "message.delta" && sessionId !== undefined && source !== undefined)
+      event = { v, seq: n, ...draft, sessionId, source };
+    else if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined) event = { v, seq: n, ...draft, sessionId };
     else if (source !== undefined) event = { v, seq: n, ...draft, source };
     else event = { v, seq: n, ...draft };
