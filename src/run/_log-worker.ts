@@ -7,6 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, restoreLosslessIntegers, type LogLineFds } from "./_log-lines.ts";
 import type { ToLogWorker } from "./_logs.ts";
+import { unpackDeltas } from "./_packed-deltas.ts";
 import { restoreRepeatedOutput } from "./_shared-strings.ts";
 
 const port = parentPort;
@@ -17,7 +18,7 @@ if (port !== null) {
       const events = message.events as AgentEvent[];
       for (const [index, keys] of message.repeats) restoreRepeatedOutput(events[index] as AgentEvent, keys);
       for (const [index, paths] of message.lossless) restoreLosslessIntegers(events[index], paths);
-      writer.write(events);
+      writer.write(message.packed === undefined ? events : unpackDeltas(events, message.packed));
       port.postMessage({ type: "written", bytes: message.bytes });
       return;
     }

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
+import { packDeltas, type PackedDeltas } from "./_packed-deltas.ts";
 import { findRepeatedOutput, withoutRepeatedOutput } from "./_shared-strings.ts";
 
 /** Where a run's logs went. */
@@ -62,7 +63,10 @@ export interface RunLogFlow {
 export type ToLogWorker =
   | {
       readonly type: "events";
+      /** The batch's events, but for the deltas in `packed` (when there is one), which go between them. */
       readonly events: readonly AgentEvent[];
+      readonly packed: PackedDeltas | undefined;
+      /** Where `events` hold LosslessIntegers (indexes into `events`, as `repeats`). */
       readonly lossless: readonly (readonly [number, LosslessPaths])[];
       /** Events whose result repeats their output under these keys (sent once, put back by the worker). */
       readonly repeats: readonly (readonly [number, readonly string[]])[];
@@ -188,15 +192,17 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
   return {
     write(events, inputBytes) {
       if (failure !== undefined) return;
+      const packing = packDeltas(events);
+      const others = packing?.rest ?? events;
       const lossless: [number, LosslessPaths][] = [];
-      for (let i = 0; searchLossless && i < events.length; i++) {
-        const paths = findLosslessIntegers(events[i]);
+      for (let i = 0; searchLossless && i < others.length; i++) {
+        const paths = findLosslessIntegers(others[i]);
         if (paths.length > 0) lossless.push([i, paths]);
       }
-      const { sent, repeats } = withoutRepeats(events);
+      const { sent, repeats } = withoutRepeats(others);
       const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
       inFlight += bytes;
-      worker.postMessage({ type: "events", events: sent, lossless, repeats, bytes } satisfies ToLogWorker);
+      worker.postMessage({ type: "events", events: sent, packed: packing?.packed, lossless, repeats, bytes } satisfies ToLogWorker);
       if (!behind && inFlight > LOG_HIGH_WATER) {
         behind = true;
         flow?.onBehind();
