@@ -340,6 +340,11 @@ function nonNegative(value: number | undefined): number | undefined {
 }
 
 /** A non-empty string, else undefined. */
+/** Appends without spreading: `out.push(...drafts)` copies the array into arguments first. */
+function pushAll(out: AgentEventDraft[], drafts: readonly AgentEventDraft[]): void {
+  for (const draft of drafts) out.push(draft);
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
@@ -1019,19 +1024,21 @@ class ClaudeStream {
     });
   }
 
+  /** The API message being streamed on `key` (a fresh id when its message_start was not seen). */
+  streamingMessage(key: string): string {
+    let id = this.streaming.get(key);
+    if (id === undefined) {
+      id = this.state.nextId("msg");
+      this.streaming.set(key, id);
+    }
+    return id;
+  }
+
   streamEvent(rec: Wire<StreamEventRecord>, context: DecodeContext, out: AgentEventDraft[]): void {
     const sessionId = this.sessionOf(rec, out);
     const event = fieldObj(rec, "event");
     const type = fieldStr(event, "type");
     const key = nonEmpty(fieldStr(rec, "parent_tool_use_id")) ?? "";
-    const current = (): string => {
-      let id = this.streaming.get(key);
-      if (id === undefined) {
-        id = this.state.nextId("msg");
-        this.streaming.set(key, id);
-      }
-      return id;
-    };
     switch (type) {
       case "message_start": {
         const id = fieldStr(fieldObj(event, "message"), "id") ?? this.state.nextId("msg");
@@ -1045,10 +1052,10 @@ class ClaudeStream {
         return;
       }
       case "content_block_start":
-        this.blockStart(event, current(), sessionId, out);
+        this.blockStart(event, this.streamingMessage(key), sessionId, out);
         return;
       case "content_block_delta":
-        this.blockDelta(rec, event, current(), sessionId, context, out);
+        this.blockDelta(rec, event, this.streamingMessage(key), sessionId, context, out);
         return;
       case "content_block_stop":
         // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
@@ -1140,15 +1147,29 @@ class ClaudeStream {
     out: AgentEventDraft[],
   ): void {
     const index = count(field(event, "index")) ?? 0;
-    const streamed = this.apiMessages.get(apiId)?.streamed.get(index);
     const delta = fieldObj(event, "delta");
     const deltaType = fieldStr(delta, "type");
     const messageId = `${apiId}#${index}`;
+    // Text and thinking are most of a stream: their drafts go straight to `out`.
     if (deltaType === "text_delta")
-      out.push(...this.state.delta(messageId, fieldStr(delta, "text") ?? "", "assistant", "text", { sessionId }));
+      pushAll(out, this.state.delta(messageId, fieldStr(delta, "text") ?? "", "assistant", "text", { sessionId }));
     else if (deltaType === "thinking_delta")
-      out.push(...this.state.delta(messageId, fieldStr(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
-    else if (deltaType === "signature_delta") {
+      pushAll(out, this.state.delta(messageId, fieldStr(delta, "thinking") ?? "", "assistant", "reasoning", { sessionId }));
+    else this.otherBlockDelta(rec, delta, deltaType, this.apiMessages.get(apiId)?.streamed.get(index), messageId, sessionId, context, out);
+  }
+
+  /** A signature, tool input, a citation, or a delta type we do not know. */
+  otherBlockDelta(
+    rec: Wire<StreamEventRecord>,
+    delta: Wire<NonNullable<StreamEvent["delta"]>> | undefined,
+    deltaType: string | undefined,
+    streamed: StreamedBlock | undefined,
+    messageId: string,
+    sessionId: string | undefined,
+    context: DecodeContext,
+    out: AgentEventDraft[],
+  ): void {
+    if (deltaType === "signature_delta") {
       // Claude Code 2.1.218 sends the signature on content_block_start and again whole in one signature_delta; we keep the latest.
       if (streamed !== undefined) streamed.signature = nonEmpty(fieldStr(delta, "signature")) ?? streamed.signature;
     } else if (deltaType === "input_json_delta") {
