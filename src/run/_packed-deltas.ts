@@ -80,7 +80,7 @@ export function packDeltas(events: readonly AgentEvent[]): { readonly rest: Agen
     numbers.push(event.seq, event.position, event.source.line, contexts.length / CONTEXT - 1);
   }
   if (texts.length === 0) return undefined;
-  return { rest, packed: { order, texts, numbers: Float64Array.from(numbers), contexts } };
+  return { rest, packed: { order, texts, numbers: new Float64Array(numbers), contexts } };
 }
 
 /** The whole batch again: the packed deltas rebuilt (keys in `stamp`'s order) between the other events. */
