@@ -4,8 +4,8 @@
  * moment leaves each file intact up to its last complete line. Files are created 0600.
  *
  * The events and oneshot logs are serialized and written by a worker thread (src/run/_log-worker.ts),
- * so that work runs on a second core beside the parser: one batch per turn of the event loop (the
- * chunks of agent output read in it), handed over by structured clone. When the worker falls behind, `onBehind` asks the caller to pause the
+ * so that work runs on a second core beside the parser: one batch per chunk of agent output, handed
+ * over by structured clone. When the worker falls behind, `onBehind` asks the caller to pause the
  * agent (memory stays bounded); `onCaughtUp` lets it go on. Untranspiled sources (the tests) write
  * the same lines in-thread.
  */
@@ -37,11 +37,7 @@ export interface RunLogs {
   stderr(chunk: Uint8Array): void;
   /** Queues an event; `flush` hands the queued events over to be written, one write per file. */
   event(event: AgentEvent): void;
-  /**
-   * Hands the queued events over at the end of this turn of the event loop (with those of the
-   * chunks read after this one in the same turn). `inputBytes`: how much agent output they came
-   * from (what backpressure counts).
-   */
+  /** `inputBytes`: how much agent output the queued events came from (what backpressure counts). */
   flush(inputBytes?: number): void;
   /**
    * From now on the events may hold LosslessIntegers (the reader reported an unsafe integer, or the
@@ -98,16 +94,6 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
   const fds = { raw: open(files.raw), stderr: open(files.stderr), events: open(files.events), oneshot: open(files.oneshot) };
   const lines = workerAvailable ? createWorkerLines(fds, flow) : createInThreadLines(fds);
   let events: AgentEvent[] = [];
-  let inputBytes = 0;
-  // The events of every chunk read in one turn of the event loop go over together: a flood reads
-  // up to 32 chunks a turn, and each message to the worker (and its answer) has a cost of its own.
-  let handOver: ReturnType<typeof setImmediate> | undefined;
-  const write = (): void => {
-    handOver = undefined;
-    lines.write(events, inputBytes);
-    events = [];
-    inputBytes = 0;
-  };
   return {
     files,
     raw: (chunk) => writeAll(fds.raw, chunk),
@@ -115,16 +101,16 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
     event(event) {
       events.push(event);
     },
-    flush(bytes = 0) {
-      inputBytes += bytes;
-      if (events.length > 0) handOver ??= setImmediate(write);
+    flush(inputBytes = 0) {
+      if (events.length === 0) return;
+      lines.write(events, inputBytes);
+      events = [];
     },
     expectLosslessIntegers() {
       lines.expectLosslessIntegers();
     },
     async close(summary) {
-      if (handOver !== undefined) clearImmediate(handOver);
-      if (events.length > 0) write();
+      if (events.length > 0) lines.write(events, 0);
       events = [];
       try {
         await lines.end();
