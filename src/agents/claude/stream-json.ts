@@ -339,12 +339,12 @@ function nonNegative(value: number | undefined): number | undefined {
   return value !== undefined && value >= 0 ? value : undefined;
 }
 
-/** A non-empty string, else undefined. */
 /** Appends without spreading: `out.push(...drafts)` copies the array into arguments first. */
 function pushAll(out: AgentEventDraft[], drafts: readonly AgentEventDraft[]): void {
   for (const draft of drafts) out.push(draft);
 }
 
+/** A non-empty string, else undefined. */
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
