@@ -83,7 +83,8 @@ async function ours(kind) {
     for await (const _ of readEvents(chunks())) events++;
     return events;
   }
-  const { run } = await import("../dist/cli/run.js");
+  // The bundled CLI (scripts/build-cli.mjs), as `agentstream` runs it.
+  const { run } = await import("../dist/cli/bundle/run.js");
   const out = devnull();
   const stdout = {
     isTTY: false,
