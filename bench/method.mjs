@@ -86,12 +86,11 @@ async function ours(kind) {
   // The bundled CLI (scripts/build-cli.mjs), as `agentstream` runs it.
   const { run } = await import("../dist/cli/bundle/run.js");
   const out = devnull();
-  const stdout = {
-    isTTY: false,
-    write(text) {
-      if (!out.write(text)) return new Promise((r) => out.once("drain", r));
-    },
+  // As processIo's stdout: text or bytes (a batch encoded into one buffer), backpressure by promise.
+  const write = (data) => {
+    if (!out.write(data)) return new Promise((r) => out.once("drain", r));
   };
+  const stdout = { isTTY: false, write, writeBytes: write };
   const io = {
     stdin: Object.assign(chunks(), { isTTY: false }),
     stdout,

@@ -2,6 +2,11 @@
 export interface CliOutput {
   /** Writes text; may return a promise that resolves when the consumer has drained it (backpressure). */
   write(text: string): void | Promise<void>;
+  /**
+   * Writes UTF-8 bytes, the same way; present where the target takes bytes (a process stream), so a
+   * batch of text is encoded straight into one buffer instead of being joined into one string first.
+   */
+  writeBytes?(bytes: Uint8Array): void | Promise<void>;
   readonly isTTY: boolean;
   /** Terminal width, when it is a terminal. */
   readonly columns?: number;

@@ -4,20 +4,22 @@ import { constants } from "node:os";
 import type { CliIo, CliOutput } from "./io.ts";
 
 function output(stream: NodeJS.WriteStream): CliOutput {
+  const write = (data: string | Uint8Array): void | Promise<void> => {
+    if (stream.write(data)) return;
+    // Backpressure: wait until the consumer drained what we wrote (or the pipe closed).
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.off("drain", done);
+        stream.off("close", done);
+        resolve();
+      };
+      stream.once("drain", done);
+      stream.once("close", done);
+    });
+  };
   return {
-    write(text: string) {
-      if (stream.write(text)) return;
-      // Backpressure: wait until the consumer drained what we wrote (or the pipe closed).
-      return new Promise<void>((resolve) => {
-        const done = (): void => {
-          stream.off("drain", done);
-          stream.off("close", done);
-          resolve();
-        };
-        stream.once("drain", done);
-        stream.once("close", done);
-      });
-    },
+    write,
+    writeBytes: write,
     get isTTY() {
       return stream.isTTY === true;
     },

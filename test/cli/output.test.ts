@@ -22,6 +22,21 @@ describe("createBatchedOutput", () => {
     await output.flush();
     expect(target.writes).toEqual(["ab\n"]);
   });
+
+  it("to a target that takes bytes, writes the batch as its UTF-8 encoding in one buffer, whatever the characters", async () => {
+    const chunks: Uint8Array[] = [];
+    const target: CliOutput = { isTTY: false, write: () => expect.unreachable(), writeBytes: (bytes) => void chunks.push(bytes) };
+    const output = createBatchedOutput(target);
+    // ASCII, two- three- and four-byte characters, a lone surrogate (written as U+FFFD), and a batch past
+    // the size below which the buffer is sized for the worst case.
+    const parts = ["plain\n", "é ü", "配置文件", "👩‍💻🇻🇳", "\ud800", "\u2028", `${"x".repeat(1 << 20)}é\n`];
+    for (const part of parts) output.write(part);
+    await output.flush();
+    output.write("second\n");
+    await output.flush();
+    expect(chunks.map((c) => Buffer.from(c).toString("utf8"))).toEqual([parts.join("").replace("\ud800", "\ufffd"), "second\n"]);
+    expect(Buffer.from(chunks[0] as Uint8Array)).toEqual(Buffer.from(parts.join(""), "utf8"));
+  });
 });
 
 describe("createLiveOutput", () => {
