@@ -208,6 +208,7 @@ function wrapRow(r: RenderState, m: MessageState): void {
 
 /** Writes part of one line of `m` word by word; spaces wait for the word after them (none end a row). */
 export function writeSegment(r: RenderState, m: MessageState, segment: string): void {
+  if (writeFittingSegment(r, m, segment)) return;
   for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
     if (token.charCodeAt(0) === 0x20 || token.charCodeAt(0) === 0x09) {
       m.spaces += token.replace(/\t/g, "    ");
@@ -241,6 +242,32 @@ export function writeSegment(r: RenderState, m: MessageState, segment: string): 
     }
     m.fresh = false;
   }
+}
+
+const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;
+
+/**
+ * The common case of `writeSegment` in one piece: inside a line, a segment with no escape sequence
+ * whose words all fit on the open row is written as the word-by-word loop would write it (widths
+ * add up character by character, so the whole measures what its words and spaces do). False when
+ * it does not apply; nothing is written then.
+ */
+function writeFittingSegment(r: RenderState, m: MessageState, segment: string): boolean {
+  if (m.lineStart || segment.includes("\x1b")) return false;
+  let end = segment.length;
+  while (end > 0 && isBlank(segment.charCodeAt(end - 1))) end--;
+  if (end === 0) return false;
+  startRow(r, m);
+  const words = segment.slice(0, end);
+  const body = m.spaces + (words.includes("\t") ? words.replace(/\t/g, "    ") : words);
+  const width = visibleWidth(body);
+  if (m.col + width > r.width) return false;
+  emit(r, body);
+  m.col += width;
+  m.rowHasWord = true;
+  m.spaces = end === segment.length ? "" : segment.slice(end).replace(/\t/g, "    ");
+  m.fresh = false;
+  return true;
 }
 
 export function indentOf(depth: number): string {
