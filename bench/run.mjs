@@ -192,7 +192,9 @@ for (const [label, dialect, lineOf] of [
 }
 
 // Memory: the same corpus streamed once and four times in one process: peak RSS should stay flat.
-{
+// With --only, only when the subset asks for it ("summary" or "memory"): these runs take minutes.
+const memory = only === "" || "memory".includes(only) || "ours: summary".includes(only);
+if (memory) {
   const once = runMethod("ours: summary", corpus, 1);
   const four = runMethod("ours: summary", corpus, 4);
   console.log(
@@ -201,7 +203,7 @@ for (const [label, dialect, lineOf] of [
 }
 
 // Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.
-reportMemory([100, 1000]);
+if (memory) reportMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
 if (only === "" || "run".includes(only)) await benchRun(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
