@@ -10,30 +10,48 @@ import type { CliOutput } from "./io.ts";
 export interface BatchedOutput {
   /** Queues text; nothing reaches the target until `flush`. */
   write(text: string): void;
+  /** Queues UTF-8 bytes (text already encoded, such as a long tool output shared by two fields); the caller must not change them. */
+  writeBytes(bytes: Uint8Array): void;
   /** Writes what was queued as one piece, waiting for the target to drain it. */
   flush(): Promise<void>;
 }
 
 export function createBatchedOutput(target: CliOutput): BatchedOutput {
-  let pending: string[] = [];
+  let pending: (string | Uint8Array)[] = [];
   let pendingLength = 0;
+  let holdsBytes = false;
+  const take = (): (string | Uint8Array)[] => {
+    const parts = pending;
+    pending = [];
+    pendingLength = 0;
+    holdsBytes = false;
+    return parts;
+  };
   return {
     write(text) {
       if (text.length === 0) return;
       pending.push(text);
       pendingLength += text.length;
     },
+    writeBytes(bytes) {
+      if (bytes.length === 0) return;
+      pending.push(bytes);
+      pendingLength += bytes.length;
+      holdsBytes = true;
+    },
     async flush() {
       if (pending.length === 0) return;
-      const parts = pending;
       const length = pendingLength;
-      pending = [];
-      pendingLength = 0;
+      const mixed = holdsBytes;
+      const parts = take();
       if (target.writeBytes !== undefined) await target.writeBytes(encodeParts(parts, length));
-      else await target.write(parts.join(""));
+      else await target.write(mixed ? parts.map(asText).join("") : (parts as string[]).join(""));
     },
   };
 }
+
+const asText = (part: string | Uint8Array): string =>
+  typeof part === "string" ? part : Buffer.from(part.buffer, part.byteOffset, part.length).toString("utf8");
 
 /** Up to this many UTF-16 units, a batch's buffer is sized for the worst case (3 bytes each) rather than measured. */
 const WORST_CASE_SIZED = 1 << 20;
@@ -42,15 +60,19 @@ const WORST_CASE_SIZED = 1 << 20;
  * The parts' UTF-8 encoding in one fresh buffer (the target may hold it until written). About twice
  * as fast as joining the parts into one string that the stream then encodes (docs/benchmarks.md).
  */
-function encodeParts(parts: readonly string[], length: number): Uint8Array {
-  let size = length * 3;
-  if (length > WORST_CASE_SIZED) {
-    size = 0;
-    for (const part of parts) size += Buffer.byteLength(part);
-  }
+function encodeParts(parts: readonly (string | Uint8Array)[], length: number): Uint8Array {
+  let size = 0;
+  for (const part of parts)
+    size += typeof part !== "string" ? part.length : length > WORST_CASE_SIZED ? Buffer.byteLength(part) : part.length * 3;
   const bytes = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const part of parts) at += bytes.write(part, at);
+  for (const part of parts) {
+    if (typeof part === "string") at += bytes.write(part, at);
+    else {
+      bytes.set(part, at);
+      at += part.length;
+    }
+  }
   return bytes.subarray(0, at);
 }
 
@@ -79,6 +101,10 @@ export function createLiveOutput(target: CliOutput): LiveOutput {
     write(text) {
       queued += text.length;
       batched.write(text);
+    },
+    writeBytes(bytes) {
+      queued += bytes.length;
+      batched.writeBytes(bytes);
     },
     flush,
     async settle() {

@@ -87,8 +87,11 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
 
 const NEWLINE = Buffer.from("\n");
 
-/** The JSON text cut at each stand-in, with the shared string's bytes (its quotes included) in its place. */
-function splice(json: string, shared: SharedStrings): Piece[] {
+/**
+ * The JSON text cut at each stand-in, with the shared string's bytes (its quotes included) in its
+ * place. Also used by `convert --to agentstream` (src/cli/sinks/record-sink.ts).
+ */
+export function splice(json: string, shared: SharedStrings): Piece[] {
   const pieces: Piece[] = [];
   let from = 0;
   for (let at = json.indexOf(STAND_IN_IN_JSON); at !== -1; at = json.indexOf(STAND_IN_IN_JSON, from)) {

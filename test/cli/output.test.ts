@@ -37,6 +37,22 @@ describe("createBatchedOutput", () => {
     expect(chunks.map((c) => Buffer.from(c).toString("utf8"))).toEqual([parts.join("").replace("\ud800", "\ufffd"), "second\n"]);
     expect(Buffer.from(chunks[0] as Uint8Array)).toEqual(Buffer.from(parts.join(""), "utf8"));
   });
+
+  it("queues bytes between text in order; a target that takes only text gets them decoded", async () => {
+    const bytes: Uint8Array[] = [];
+    const toBytes = createBatchedOutput({ isTTY: false, write: () => expect.unreachable(), writeBytes: (b) => void bytes.push(b) });
+    const text = capture();
+    const toText = createBatchedOutput(text);
+    for (const output of [toBytes, toText]) {
+      output.write('{"output":');
+      output.writeBytes(Buffer.from(JSON.stringify("配置 👩‍💻\n")));
+      output.writeBytes(new Uint8Array(0));
+      output.write("}\n");
+      await output.flush();
+    }
+    expect(Buffer.from(bytes[0] as Uint8Array).toString("utf8")).toBe('{"output":"配置 👩‍💻\\n"}\n');
+    expect(text.writes).toEqual(['{"output":"配置 👩‍💻\\n"}\n']);
+  });
 });
 
 describe("createLiveOutput", () => {

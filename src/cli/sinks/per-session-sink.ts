@@ -35,12 +35,15 @@ export interface PrefixedOutput extends BatchedOutput {
 
 export function createPrefixedOutput(target: BatchedOutput, prefix: string): PrefixedOutput {
   let partial = "";
+  const write = (text: string): void => {
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) target.write(`${prefix}${line}\n`);
+  };
   return {
-    write(text) {
-      const lines = (partial + text).split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) target.write(`${prefix}${line}\n`);
-    },
+    write,
+    // Lines are cut in text: bytes are decoded first (they are whole UTF-8 text, such as a shared tool output).
+    writeBytes: (bytes) => write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8")),
     flush: () => target.flush(),
     end() {
       if (partial !== "") target.write(`${prefix}${partial}\n`);
