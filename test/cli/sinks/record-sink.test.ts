@@ -29,9 +29,15 @@ describe("createRecordSink --to agentstream", () => {
   const output = `${'配置 "quoted" back\\slash\ttab 👩‍💻 \u001b[32mok\u001b[0m \u2028 \ud800 line\n'.repeat(200)}end`;
   const events: AgentEvent[] = [
     makeEvent("tool.started", { seq: 0, toolCallId: "t1", name: "Bash", input: { command: "cat log" } }),
-    makeEvent("tool.completed", { seq: 1, toolCallId: "t1", output, result: { stdout: output, stderr: "", interrupted: false } }),
+    makeEvent("tool.completed", {
+      seq: 1,
+      toolCallId: "t1",
+      isError: false,
+      output,
+      result: { stdout: output, stderr: "", interrupted: false },
+    }),
     makeEvent("tool.started", { seq: 2, toolCallId: "t2", name: "Bash", input: { command: "cat log" } }),
-    makeEvent("tool.completed", { seq: 3, toolCallId: "t2", output: `${output}!`, result: { stdout: output } }),
+    makeEvent("tool.completed", { seq: 3, toolCallId: "t2", isError: false, output: `${output}!`, result: { stdout: output } }),
   ];
 
   it("writes the same text as the format's own writer, to a byte target and to a text target, NDJSON and SSE", async () => {
