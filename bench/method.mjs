@@ -77,8 +77,9 @@ async function readlineParse() {
 }
 
 async function ours(kind) {
-  const { readEvents } = await import("../dist/index.js");
   if (kind === "read") {
+    // Only this row imports the library: the CLI rows load what `agentstream` loads, nothing more.
+    const { readEvents } = await import("../dist/index.js");
     let events = 0;
     for await (const _ of readEvents(chunks())) events++;
     return events;
