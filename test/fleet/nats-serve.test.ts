@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { createFleetSessions, fleetSessionId } from "../../src/fleet/fleet-sessions.ts";
@@ -24,7 +24,7 @@ import type { SessionInfo } from "../../src/server/session-facts.ts";
 import type { SourceStatus } from "../../src/server/session-source.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
-import { hostileSessionEvents, INERT, pageVerdict, watchCsp, xssPayloads } from "../helpers/hostile-page.ts";
+import { hostileSessionEvents, INERT, openWatchedPage, pageVerdict, xssPayloads } from "../helpers/hostile-page.ts";
 import { httpGet, openSse } from "../helpers/http.ts";
 import { freePort, NATS_SKIP_REASON, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -251,18 +251,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
     expect((await hostile.close(30_000)).published).toBe(all.length * 13);
     // No dialect read these events: the subject's agent is the one the session names (the payload).
     const ids = all.map(({ text }, n) => fleetSessionId(sessionSubject({ host: "xss-host", agent: text, session: `xss-${n}` })));
-    const page: Page = await browser.newPage();
-    const dialogs: string[] = [];
-    const foreign: string[] = [];
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on("request", (request) => {
-      if (!request.url().startsWith(`${server.origin}/`)) foreign.push(request.url());
-    });
-    await watchCsp(page);
-    await page.goto(server.url);
+    const { page, dialogs, foreign } = await openWatchedPage(browser, server.origin, server.url);
     for (const id of ids) {
       await page.locator(`.as-list-item[data-session="${id}"]`).click({ timeout: 20_000 });
       const pane = page.locator(`.as-pane[data-session="${id}"]`);

@@ -4,7 +4,7 @@
  * the page shows, and the check that nothing on the page ran, loaded or was injected.
  */
 import { readFileSync } from "node:fs";
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { sharedPath } from "./shared.ts";
 
@@ -47,6 +47,31 @@ export function hostileSessionEvents(text: string, everywhere: boolean, sessionI
 }
 
 /** Counts, from the first script on, every CSP violation (read back by {@link pageVerdict}). */
+/**
+ * A page of `browser` at `url` that records what must never happen on it: dialogs opened, requests
+ * to anything but `origin`, and (through {@link watchCsp}) CSP violations.
+ */
+export async function openWatchedPage(
+  browser: Browser,
+  origin: string,
+  url: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; dialogs: string[]; foreign: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const dialogs: string[] = [];
+  const foreign: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on("request", (request) => {
+    if (!request.url().startsWith(`${origin}/`)) foreign.push(request.url());
+  });
+  await watchCsp(page);
+  await page.goto(url);
+  return { page, dialogs, foreign };
+}
+
 export async function watchCsp(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };

@@ -15,7 +15,7 @@ import { createCatalog, type SessionCatalog } from "../../src/server/catalog.ts"
 import { startServer, type SessionServer } from "../../src/server/http-server.ts";
 import { SessionFeed } from "../../src/server/session-feed.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
-import { hostileSessionEvents, INERT, pageVerdict, watchCsp, xssPayloads } from "../helpers/hostile-page.ts";
+import { hostileSessionEvents, INERT, openWatchedPage, pageVerdict, xssPayloads } from "../helpers/hostile-page.ts";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, repoRoot } from "../helpers/shared.ts";
 
@@ -31,19 +31,7 @@ let dir: string;
 
 /** A page logged in (the URL's token exchanged for the cookie), counting what must never happen. */
 async function openPage(fragment = ""): Promise<{ page: Page; dialogs: string[]; foreign: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const dialogs: string[] = [];
-  const foreign: string[] = [];
-  page.on("dialog", (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  page.on("request", (request) => {
-    if (!request.url().startsWith(`${server.origin}/`)) foreign.push(request.url());
-  });
-  await watchCsp(page);
-  await page.goto(`${server.url}${fragment}`);
-  return { page, dialogs, foreign };
+  return openWatchedPage(browser, server.origin, `${server.url}${fragment}`);
 }
 
 let seq = 0;
