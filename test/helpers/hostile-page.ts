@@ -72,7 +72,7 @@ export async function openWatchedPage(
   return { page, dialogs, foreign };
 }
 
-export async function watchCsp(page: Page): Promise<void> {
+async function watchCsp(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };
     w.__csp = [];
