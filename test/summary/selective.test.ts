@@ -4,9 +4,11 @@
  * The skimmer is forced onto every string of every line here (the reader's own thresholds, 4 KiB
  * strings in 64 KiB lines, would leave most captures untouched).
  */
+import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
+import { useUtf8Validator } from "../../src/framing/ndjson/_skim.ts";
 import type { SkimOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
@@ -113,5 +115,36 @@ describe("selective reading on synthetic records", () => {
     before[at + 2] = 0xc3;
     compare(before, true);
     expect(facts(before, { skim: FORCED }).issues.map((i) => i.code)).toContain("invalid-utf8");
+  });
+});
+
+describe("selective reading with the native UTF-8 check (as `agentstream summary` runs it)", () => {
+  beforeAll(() => useUtf8Validator(isUtf8));
+  afterAll(() => useUtf8Validator(undefined));
+
+  it("skips a tool output with non-ASCII text and keeps every fact", () => {
+    expect(compare(claude("file1\\nfile2 é 日本 😀"), true).emptied).toBe(1);
+  });
+
+  it.each([
+    ["a 0xff byte", [0xff]],
+    ["a truncated sequence", [0xe6, 0x97]],
+    ["an overlong form", [0xc0, 0x80]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["a raw control byte", [0x01]],
+  ])("reports %s in a skipped output as a full read does", (_about, bad) => {
+    const line = encode(toolLine("A".repeat(8)));
+    const at = new TextDecoder().decode(line).indexOf("A".repeat(8));
+    const input = Uint8Array.from([...line.subarray(0, at + 2), ...bad, ...line.subarray(at + 2)]);
+    compare(input, true);
+    compare(input, false);
+  });
+
+  it("reports a bad escape as a full read does", () => {
+    compare(claude("bad \\q escape"), true);
+  });
+
+  it.skipIf(captures.length === 0)("gives the same facts as a full read on every real capture", () => {
+    for (const [, path] of captures) compare(readFileSync(path), true);
   });
 });

@@ -1,9 +1,11 @@
 /** The scan cache: unchanged files are not read again; an appended file is read from where the last read stopped. */
-import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { groupUsage } from "../../src/usage/aggregate.ts";
 import { loadCache } from "../../src/usage/cache.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
+import { createPricer } from "../../src/usage/prices.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
 const outputs = async (root: string, cacheHome: string, cache = true) => {
@@ -129,5 +131,68 @@ describe("usage cache journal", () => {
     expect((compacted.get(small)?.records.length ?? 0) > 2).toBe(true);
     const run = await outputs(logs, cacheHome, false);
     expect((await outputs(logs, cacheHome)).outputs).toEqual(run.outputs);
+  });
+});
+
+describe("usage cache against a cold run", () => {
+  /** The report `usage --by day --by model --breakdown` and `sessions` are made of, from the cached and from a cold run. */
+  const report = async (root: string, cacheHome: string, cache: boolean) => {
+    const pricer = createPricer();
+    const { ledger } = await collectUsage({ paths: [root], env: { XDG_CACHE_HOME: cacheHome }, cache, pricer });
+    const options = { by: ["day", "model"] as const, timeZone: "Asia/Kolkata", breakdown: true, pricer, ledger };
+    return JSON.stringify(
+      {
+        usage: groupUsage(ledger.charges, options),
+        sessions: [...ledger.sessions.values()].map((s) => ({ ...s, files: [...s.files].sort() })),
+        duplicates: ledger.duplicates,
+      },
+      (_key, value: unknown) => (value instanceof Set ? [...value].sort() : value),
+    );
+  };
+
+  it("gives the report of a cold run, to the last digit, after files are appended, added, removed and replaced", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const logs = join(tree.root, "logs");
+    const line = (n: number, extra: Partial<Parameters<typeof claudeLine>[0]> = {}) =>
+      claudeLine({
+        message: `m${n}`,
+        request: `r${n}`,
+        output: 7 * n + 3,
+        input: 13 * n,
+        time: `2026-03-0${1 + (n % 3)}T1${n % 10}:0${n % 6}:00.000Z`,
+        ...extra,
+      });
+    const a = tree.write("logs/projects/p/a.jsonl", [line(1), line(2), line(3, { model: "claude-opus-4-20250514" })]);
+    tree.write("logs/projects/p/b.jsonl", [line(4, { session: "s-2" }), line(5, { session: "s-2" })]);
+    const c = tree.write("logs/projects/q/c.jsonl", [line(6, { session: "s-3", model: "no-such-model" }), line(7, { session: "s-3" })]);
+    const steps: [string, () => void][] = [
+      ["nothing changed", () => {}],
+      ["a response appended", () => appendFileSync(a, `${JSON.stringify(line(8))}\n`)],
+      [
+        "a new file: a resumed copy repeating a request with a larger output",
+        () => {
+          tree.write("logs/projects/p/d.jsonl", [
+            line(2, { session: "s-4", output: 500 }),
+            line(9, { session: "s-4", time: "2026-03-04T23:50:00.000Z" }),
+          ]);
+        },
+      ],
+      ["a file removed", () => rmSync(c)],
+      [
+        "a file replaced by another of other requests",
+        () => {
+          writeFileSync(a, `${JSON.stringify(line(10))}\n${JSON.stringify(line(11, { sidechain: true }))}\n`);
+          utimesSync(a, new Date(), new Date(Date.now() + 10_000));
+        },
+      ],
+    ];
+    await report(logs, cacheHome, true);
+    for (const [about, change] of steps) {
+      change();
+      expect(await report(logs, cacheHome, true), about).toBe(await report(logs, cacheHome, false));
+      // And again, from the result just kept.
+      expect(await report(logs, cacheHome, true), about).toBe(await report(logs, cacheHome, false));
+    }
   });
 });

@@ -43,6 +43,20 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
+ * A native UTF-8 validator (Node's `buffer.isUtf8`), handed in by a Node entry (`agentstream summary`): this
+ * layer imports no Node module, so without one the check below runs in JavaScript, byte by byte.
+ */
+let nativeUtf8: ((bytes: Uint8Array) => boolean) | undefined;
+
+/**
+ * Checks the UTF-8 of the strings that may be skipped with `validUtf8` (one native call over each string)
+ * instead of byte by byte; the other strings of a line are checked as before. Same verdicts either way.
+ */
+export function useUtf8Validator(validUtf8: ((bytes: Uint8Array) => boolean) | undefined): void {
+  nativeUtf8 = validUtf8;
+}
+
+/**
  * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
  * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
  */
@@ -59,10 +73,14 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
       const depth = isObject.length - 1;
       // A value that may be skipped is checked for `keep` in the same pass that finds its end.
       const key = keys[depth];
-      const watched = options.keep !== undefined && !expectKey && isObject[depth] === true && key !== undefined && key !== "type";
-      const check = watched && skippable(key, toolResult[depth] === true, options) ? options.keep : undefined;
+      const candidate =
+        !expectKey &&
+        isObject[depth] === true &&
+        key !== undefined &&
+        key !== "type" &&
+        skippable(key, toolResult[depth] === true, options);
       anchorsSeen.length = 0;
-      const end = stringEnd(bytes, i + 1, check);
+      const end = stringEnd(bytes, i + 1, candidate ? options.keep : undefined, candidate ? nativeUtf8 : undefined);
       if (end < 0) return [];
       if (expectKey && isObject[depth] === true) {
         keys[depth] = end - i - 1 <= 64 ? asciiOf(bytes, i + 1, end) : undefined;
@@ -120,15 +138,21 @@ const ANCHOR = 4;
 const BYTE_KINDS = new Uint8Array(256).map((_, c) =>
   c === QUOTE ? QUOTE_BYTE : c === BACKSLASH ? ESCAPE : c < 0x20 || c >= 0x80 ? OTHER : PLAIN,
 );
-/** BYTE_KINDS with a check's anchors marked, made once per check. */
-const kindsWithAnchors = new WeakMap<SkipCheck, Uint8Array>();
-function kindsFor(check: SkipCheck): Uint8Array {
-  let kinds = kindsWithAnchors.get(check);
-  if (kinds === undefined) {
-    kinds = BYTE_KINDS.map((kind, c) => (kind === PLAIN && (check.anchors[c] ?? 0) !== 0 ? ANCHOR : kind));
-    kindsWithAnchors.set(check, kinds);
+/** BYTE_KINDS where non-ASCII bytes are PLAIN: their UTF-8 is checked by one native call over the string. */
+const ASCII_KINDS = BYTE_KINDS.map((kind, c) => (c >= 0x80 ? PLAIN : kind));
+/** A kinds table with a check's anchors marked, made once per check and table. */
+const kindsWithAnchors = new WeakMap<SkipCheck, Uint8Array[]>();
+function kindsFor(check: SkipCheck | undefined, asciiOnly: boolean): Uint8Array {
+  const base = asciiOnly ? ASCII_KINDS : BYTE_KINDS;
+  if (check === undefined) return base;
+  let tables = kindsWithAnchors.get(check);
+  if (tables === undefined) {
+    const mark = (table: Uint8Array) =>
+      table.map((kind, c) => (kind === PLAIN && c < 0x80 && (check.anchors[c] ?? 0) !== 0 ? ANCHOR : kind));
+    tables = [mark(BYTE_KINDS), mark(ASCII_KINDS)];
+    kindsWithAnchors.set(check, tables);
   }
-  return kinds;
+  return tables[asciiOnly ? 1 : 0] as Uint8Array;
 }
 /** Where `check.near` said yes in the string last scanned (one list, reused). */
 const anchorsSeen: number[] = [];
@@ -137,12 +161,18 @@ const anchorsSeen: number[] = [];
  * Where the JSON string whose text starts at `i` ends (the index of its closing quote), checking
  * every byte: escapes, no raw control character, valid UTF-8 (no overlong form, surrogate or value
  * past U+10FFFF). -1 on anything else, or when the line ends first. With a check, its anchors are
- * tested on the way (`anchorsSeen`).
+ * tested on the way (`anchorsSeen`). With `validUtf8`, non-ASCII bytes are passed over and the string's
+ * UTF-8 is checked by it once its end is found.
  */
-function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck): number {
+function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck, validUtf8?: (bytes: Uint8Array) => boolean): number {
+  const end = scanString(bytes, i, check, validUtf8 !== undefined);
+  return end < 0 || validUtf8 === undefined || validUtf8(bytes.subarray(i, end)) ? end : -1;
+}
+
+function scanString(bytes: Uint8Array, i: number, check: SkipCheck | undefined, asciiOnly: boolean): number {
   const n = bytes.length;
   const start = i;
-  const kinds = check === undefined ? BYTE_KINDS : kindsFor(check);
+  const kinds = kindsFor(check, asciiOnly);
   while (i < n) {
     const c = bytes[i] as number;
     const kind = kinds[c];
