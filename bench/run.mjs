@@ -1,7 +1,7 @@
 // `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
 // NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
-//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring] [--usage-mb SIZE]
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring,…] [--usage-mb SIZE]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +19,12 @@ const opt = (name, fallback) => {
 };
 const rounds = Number(opt("rounds", 3));
 const sizeMb = Number(opt("mb", 64));
-const only = opt("only", "");
+// --only a,b: the rows whose name contains any of the substrings (plus the floor), and the sections
+// (memory, run, usage, serve) named exactly.
+const only = opt("only", "")
+  .split(",")
+  .filter((o) => o !== "");
+const wants = (section) => only.length === 0 || only.includes(section);
 
 const methods = [
   "floor",
@@ -31,7 +36,7 @@ const methods = [
   "ours: convert --to agentstream",
   "ours: summary",
   ...extraMethods(),
-].filter((m) => m === "floor" || m.includes(only));
+].filter((m) => m === "floor" || only.length === 0 || only.some((o) => m.includes(o)));
 
 /** Writer and renderer rows, for the formats and modes this build has. */
 function extraMethods() {
@@ -192,8 +197,8 @@ for (const [label, dialect, lineOf] of [
 }
 
 // Memory: the same corpus streamed once and four times in one process: peak RSS should stay flat.
-// With --only, only when the subset asks for it ("summary" or "memory"): these runs take minutes.
-const memory = only === "" || "memory".includes(only) || "ours: summary".includes(only);
+// With --only, only when asked for by name ("memory"): these runs take minutes.
+const memory = wants("memory");
 if (memory) {
   const once = runMethod("ours: summary", corpus, 1);
   const four = runMethod("ours: summary", corpus, 4);
@@ -205,9 +210,9 @@ if (memory) {
 // Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.
 if (memory) reportMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
-if (only === "" || "run".includes(only)) await benchRun(corpus);
+if (wants("run")) await benchRun(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
-if (only === "" || "usage".includes(only))
+if (wants("usage"))
   execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
 // `agentstream serve` and `run --serve`: live latency to the viewer, 50 viewers of one live session.
-if (only === "" || "serve".includes(only)) await benchServe();
+if (wants("serve")) await benchServe();
