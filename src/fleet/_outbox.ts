@@ -73,7 +73,7 @@ export function createOutbox(spool: Spool, notices: OutboxNotices): Outbox {
       const inSpool = toSpool.length > 0 || !spool.empty;
       if (inSpool || !live || memory.length >= MEMORY_MESSAGES) {
         toSpool.push(message);
-        spill(live ? "NATS is slower than the agent" : "NATS is not answering");
+        spill(!live ? "NATS is not answering" : inSpool ? "older events wait in the spool and go first" : "NATS is slower than the agent");
       } else memory.push(message);
     },
     next(max) {

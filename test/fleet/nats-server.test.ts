@@ -279,9 +279,13 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
     } finally {
       await server.restart();
     }
-    const io = fakeIo({ stdin: "" });
-    await run(["publish", server.url, "--host", "later", "--spool", spool, "/dev/null"], io);
+    // The next publisher sends the adopted spool first; its own events (the same session again: stored once) queue
+    // behind it, and it says why.
+    const io = fakeIo();
+    await run(["publish", server.url, "--host", "later", "--spool", spool, file], io);
     expect(io.err()).toMatch(/found 1 spool file/);
+    expect(io.err()).toMatch(/older events wait in the spool and go first/);
+    expect(io.err()).not.toMatch(/slower than the agent/);
     const converted = fakeIo();
     await run(["convert", "--to", "agentstream", file], converted);
     expect((await readAll(server, "later")).map((e) => e.event)).toEqual(
