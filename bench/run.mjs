@@ -212,7 +212,6 @@ if (memory) reportMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
 if (wants("run")) await benchRun(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
-if (wants("usage"))
-  execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
+if (wants("usage")) execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
 // `agentstream serve` and `run --serve`: live latency to the viewer, 50 viewers of one live session.
 if (wants("serve")) await benchServe();
