@@ -1,0 +1,54 @@
+/**
+ * The one way a test makes a temporary folder: `tempDir("usage")` is a fresh `agentstream-usage-XXXXXX` under
+ * os.tmpdir(), removed (recursive, force) when the test that made it finishes, or when the test file ends if it
+ * was made outside a test (module scope, a describe body, beforeAll) or with `{ until: "file" }`. A folder a
+ * child process may still write into after its test (a killed agent, a spool a later test reads) asks for
+ * `"file"`.
+ *
+ * Why the file-level hook is registered here, at import: vitest runs every test file in a fresh module graph
+ * (isolate, the default, on in vitest.config.ts), so this module's body runs once per file while the file is
+ * being collected, and an `afterAll` called then belongs to the file's root suite. An `afterAll` called later
+ * (inside a running test) would attach to nothing that still runs, and `onTestFinished` only works inside a
+ * test, hence the two paths.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, onTestFinished } from "vitest";
+
+const untilFileEnd = new Set<string>();
+
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** Removes every folder kept until the file ends. */
+function removeFileTempDirs(): void {
+  for (const dir of untilFileEnd) removeDir(dir);
+  untilFileEnd.clear();
+}
+
+afterAll(removeFileTempDirs);
+
+export interface TempDirOptions {
+  /** "test" (the default inside a test): removed when the test finishes; "file": when the test file ends. */
+  readonly until?: "test" | "file";
+}
+
+/** True when `onTestFinished` accepted the removal, i.e. we are inside a running test. */
+function removeWhenTestFinishes(dir: string): boolean {
+  try {
+    onTestFinished(() => removeDir(dir));
+    return true;
+  } catch {
+    // Outside a test (module scope, describe, beforeAll/afterAll): vitest refuses the hook.
+    return false;
+  }
+}
+
+/** A fresh folder `agentstream-<name>-XXXXXX` under os.tmpdir(), removed for the caller (see above). */
+export function tempDir(name: string, options: TempDirOptions = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), `agentstream-${name}-`));
+  if (options.until === "file" || !removeWhenTestFinishes(dir)) untilFileEnd.add(dir);
+  return dir;
+}
