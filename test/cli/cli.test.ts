@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commands, run } from "../../src/cli/run.ts";
@@ -8,6 +7,7 @@ import { chooseMode } from "../../src/cli/commands/render.ts";
 import { VERSION } from "../../src/version.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { repoRoot } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const example = join(repoRoot, "examples/claude-code-session.ndjson");
 
@@ -155,7 +155,7 @@ describe("agentstream CLI (in-process)", () => {
   });
 
   it("shows a progress line on stderr for a long input only when stderr is a terminal", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "agentstream-"));
+    const dir = tempDir("cli");
     const big = join(dir, "big.ndjson");
     writeFileSync(big, '{"type":"x","pad":"'.concat("a".repeat(200), '"}\n').repeat(30_000));
     const slowIo = (tty: boolean) => {

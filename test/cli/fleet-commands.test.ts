@@ -3,13 +3,13 @@
  * events go to the spool, what does not fit counted and said (never silent). The suites with a
  * real nats-server are test/fleet/nats-*.test.ts and test/e2e/run-publish.test.ts.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { freePort } from "../helpers/nats-server.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const capture = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
 
@@ -54,7 +54,7 @@ describe("publish and tail: usage", () => {
 
   it("a missing input or a bad option ends the command (the publisher is closed, nothing hangs)", async () => {
     const port = await freePort();
-    const spool = mkdtempSync(join(tmpdir(), "agentstream-spool-"));
+    const spool = tempDir("spool");
     const missing = fakeIo();
     const url = `nats://127.0.0.1:${port}`;
     expect(await run(["publish", url, "--spool", spool, "--flush-timeout", "100ms", capture, "/nonexistent/x.jsonl"], missing)).toBe(3);
@@ -76,7 +76,7 @@ describe("publish and tail: usage", () => {
 describe("publish while the server is down", () => {
   it("the events wait in the spool; what did not fit is counted and said, and the exit status is 3", async () => {
     const port = await freePort();
-    const spool = mkdtempSync(join(tmpdir(), "agentstream-spool-"));
+    const spool = tempDir("spool");
     const io = fakeIo();
     const args = ["publish", `nats://127.0.0.1:${port}`, "--spool", spool, "--spool-max", "2K", "--flush-timeout", "100ms", "-q", capture];
     expect(await run(args, io)).toBe(3);

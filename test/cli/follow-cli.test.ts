@@ -5,11 +5,11 @@
  * stderr, the footer or summary printed at the end, exit 0.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const claude = hasShared ? readFileSync(sharedPath("fixtures/claude/ralph_partial_bash_success_2.1.218.jsonl")) : Buffer.alloc(0);
@@ -64,7 +64,7 @@ async function appendInPieces(path: string, bytes: Buffer): Promise<void> {
 }
 
 function tempFile(content: Buffer | string = ""): string {
-  const path = join(mkdtempSync(join(tmpdir(), "agentstream-follow-cli-")), "agent.jsonl");
+  const path = join(tempDir("follow-cli", { until: "file" }), "agent.jsonl");
   writeFileSync(path, content);
   return path;
 }

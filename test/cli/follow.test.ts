@@ -3,7 +3,7 @@
  * and replaces while it is read: every byte once, in order, and a restart (with its issue) wherever
  * the file started again, never old and new bytes joined. Run with fs.watch and with the poll alone.
  */
-import { appendFileSync, mkdtempSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { followSource } from "../../src/cli/sources/follow.ts";
 import { isRestart, type SourceChunk } from "../../src/cli/sources/source.ts";
 import { readEvents } from "../../src/pipeline/read-events.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 /** Reads the source in the background; `text()` is what arrived since the last restart, `restarts` the issue codes. */
 function follow(path: string, options: { watch: boolean }) {
@@ -44,7 +45,7 @@ function follow(path: string, options: { watch: boolean }) {
 }
 
 function tempFile(content: string | Buffer = ""): string {
-  const path = join(mkdtempSync(join(tmpdir(), "agentstream-follow-")), "agent.jsonl");
+  const path = join(tempDir("follow"), "agent.jsonl");
   writeFileSync(path, content);
   return path;
 }

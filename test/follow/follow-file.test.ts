@@ -4,14 +4,14 @@
  * test/server/server.test.ts): `finished` makes the read after it the last, so everything the
  * writer wrote before saying so is read and nothing waits after; an abort reads what is there, then ends.
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type FollowChunk, followFile, isFollowRestart } from "../../src/follow/follow-file.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 function tempFile(content: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "agentstream-follow-file-")), "run.events.ndjson");
+  const path = join(tempDir("follow-file"), "run.events.ndjson");
   writeFileSync(path, content);
   return path;
 }

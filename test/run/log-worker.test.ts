@@ -4,8 +4,7 @@
  * received, on a real capture and with integers beyond 2^53 (which a structured clone would round).
  * The TypeScript sources write in-thread (test/run/run-agent.test.ts covers that path).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -15,12 +14,13 @@ import type * as AgentstreamWriter from "../../src/formats/agentstream/encode.ts
 import type * as FormatWriter from "../../src/formats/writer.ts";
 import type * as OneshotFormat from "../../src/formats/oneshot/index.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const built = join(repoRoot, "dist/run/index.js");
 
 async function runBuilt(command: string, args: readonly string[], dialect: string): Promise<{ events: AgentEvent[]; dir: string }> {
   const { runAgent } = (await import(pathToFileURL(built).href)) as typeof RunModule;
-  const dir = join(mkdtempSync(join(tmpdir(), "agentstream-log-worker-")), "logs");
+  const dir = join(tempDir("log-worker"), "logs");
   const run = runAgent(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w" });
   const events: AgentEvent[] = [];
   for await (const event of run.events) events.push(event);
@@ -83,7 +83,7 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
       .split("\n")
       .map((line) => line.replaceAll('"test-msg-delta"', JSON.stringify(output)))
       .join("\n");
-    const file = join(mkdtempSync(join(tmpdir(), "agentstream-log-worker-")), "long-output.jsonl");
+    const file = join(tempDir("log-worker"), "long-output.jsonl");
     writeFileSync(file, long);
     const { events, dir } = await runBuilt("cat", [file], "claude");
     const completed = events.find((event) => event.type === "tool.completed");

@@ -1,10 +1,10 @@
 /** The small parts of `run`: durations, the dialect a command name implies, a command that cannot be run. */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentStreamError } from "../../src/errors.ts";
 import { dialectOfCommand, parseDuration, runAgent } from "../../src/run/index.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 describe("parseDuration", () => {
   it.each([
@@ -52,7 +52,7 @@ describe("dialectOfCommand", () => {
 
 describe("runAgent start-up failures", () => {
   it("a file that is not executable: exit 126 and a clear error event", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "agentstream-run-noexec-")), "agent.sh");
+    const file = join(tempDir("run-noexec"), "agent.sh");
     writeFileSync(file, "#!/bin/sh\necho hi\n", { mode: 0o644 });
     const run = runAgent(file);
     const events = [];

@@ -4,8 +4,7 @@
  * ralph tools-in-flight rule, stderr as events, the full stdout drain, logs).
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
@@ -14,6 +13,7 @@ import { checkSequence } from "../../src/formats/agentstream/rules.ts";
 import { readAll, readFile } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { ofType } from "../helpers/events.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const fakeAgents = join(repoRoot, "test/fixtures/fake-agents");
 
@@ -201,7 +201,7 @@ describe("runAgent", () => {
   });
 
   it("passes the environment and working directory, and gives stdin only when asked", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "agentstream-run-cwd-"));
+    const dir = tempDir("run-cwd");
     const code = 'process.stdout.write(JSON.stringify({ cwd: process.cwd(), flag: process.env.RUN_FLAG }) + "\\n")';
     const run = runAgent(process.execPath, ["-e", code], { cwd: dir, env: { ...process.env, RUN_FLAG: "on" }, dialect: "json" });
     const events: AgentEvent[] = [];
@@ -211,7 +211,7 @@ describe("runAgent", () => {
   });
 
   it("with read.redact, secrets are replaced in events (stderr lines included) and the events log; the raw and stderr logs stay verbatim", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-redact-")), "logs");
+    const dir = join(tempDir("run-redact"), "logs");
     const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345xyzw";
     const code = `console.error("token ${secret}"); console.log(JSON.stringify({ type: "note", key: "${secret}" }))`;
     const run = runAgent(process.execPath, ["-e", code], { dialect: "json", read: { redact: true }, log: dir, runId: "r" });
@@ -228,7 +228,7 @@ describe("runAgent", () => {
   });
 
   it("writes crash-safe 0600 logs: raw is the agent's stdout byte for byte, events and oneshot packets line by line", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "agentstream-run-logs-")), "logs");
+    const dir = join(tempDir("run-logs"), "logs");
     const capture = join(fakeAgents, "timed.ndjson");
     const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000"], {
       dialect: "claude",

@@ -1,10 +1,10 @@
-/** Synthetic session logs for the usage tests, written under a fresh temporary folder. */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+/** Synthetic session logs for the usage tests, written under a fresh temporary folder (removed when the test ends). */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { tempDir } from "../helpers/temp.ts";
 
 export function tempTree(): { root: string; write(path: string, lines: readonly object[]): string } {
-  const root = mkdtempSync(join(tmpdir(), "agentstream-usage-"));
+  const root = tempDir("usage");
   return {
     root,
     write(path, lines) {
