@@ -1,14 +1,14 @@
 /** `agentstream html`: one page per session, for every capture; where pages go; secrets redacted. */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { ExportedSession } from "../../src/views/shared/exported-session.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { hasShared, listCaptures, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { positives, streamWith } from "../stages/redact/_corpus.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 /** The session a page embeds. */
 export function embeddedSession(page: string): ExportedSession {
@@ -21,9 +21,8 @@ let dir = "";
 beforeAll(() => {
   // The command inlines the bundled front end: build it when this checkout has not yet.
   if (!existsSync(join(repoRoot, "dist/web/app.js"))) execFileSync(process.execPath, [join(repoRoot, "scripts/build-web.mjs")]);
-  dir = mkdtempSync(join(tmpdir(), "agentstream-html-"));
+  dir = tempDir("html");
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!hasShared)("agentstream html on every real capture", () => {
   it.each(listCaptures())("%s %s", async (_dialect, path) => {

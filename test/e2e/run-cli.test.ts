@@ -3,12 +3,12 @@
  * the fake agents. Exit codes, signals, output modes, stderr kept off stdout, crash-safe logs.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const fakeAgents = join(repoRoot, "test/fixtures/fake-agents");
@@ -239,7 +239,7 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
   });
 
   it("logs survive a SIGKILL of agentstream itself: every file intact up to its last complete line", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "agentstream-run-kill-"));
+    const dir = tempDir("run-kill", { until: "file" });
     const run = startCli([
       "run",
       "--log",

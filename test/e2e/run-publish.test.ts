@@ -4,8 +4,7 @@
  * server being killed and restarted in their middle, every event once, in order per session.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -13,6 +12,7 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { repoRoot } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const numbered = join(repoRoot, "test/fixtures/fake-agents/numbered.mjs");
@@ -64,7 +64,7 @@ describe.skipIf(!haveBin || natsServerPath === undefined)("agentstream run --pub
   });
 
   it("every event the run writes is published once, in order, and the summary says so", async () => {
-    const spool = mkdtempSync(join(tmpdir(), "agentstream-run-publish-"));
+    const spool = tempDir("run-publish", { until: "file" });
     const result = await runCli([
       "run",
       "--publish",
@@ -98,7 +98,7 @@ describe.skipIf(!haveBin || natsServerPath === undefined)("agentstream run --pub
   });
 
   it("20 runs at once, the server killed and restarted in their middle: every event arrives once, in order per session", async () => {
-    const spool = mkdtempSync(join(tmpdir(), "agentstream-run-publish-"));
+    const spool = tempDir("run-publish", { until: "file" });
     const runs = Array.from({ length: 20 }, (_, i) =>
       startCli([
         "run",

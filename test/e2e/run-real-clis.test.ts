@@ -7,8 +7,7 @@
  * The CLIs come from scripts/install-agent-clis.sh and the binary from `npm run build`; without them
  * this file skips with one line.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
@@ -26,6 +25,7 @@ import { readAll } from "../helpers/read.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
 import { ofType } from "../helpers/events.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const ready = realClis.claude !== undefined && realClis.codex !== undefined && existsSync(bin);
@@ -59,7 +59,7 @@ const slowToolOnly = (scenario: Scenario): Script =>
 describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
   describe.each(clis)("$name", (cli) => {
     it.concurrent.each(scenarios.map((scenario) => [scenario.name, scenario] as const))("%s", async (_name, scenario) => {
-      const logs = mkdtempSync(join(tmpdir(), `agentstream-run-real-${cli.name}-`));
+      const logs = tempDir(`run-real-${cli.name}`, { until: "file" });
       const slow = scenario.name === "slow tool";
       // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
       const ours = [

@@ -5,13 +5,13 @@
  * (docs/fleet.md has the figure).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFleet } from "../../src/fleet/reader.ts";
 import { natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { repoRoot } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const worker = join(repoRoot, "bench/fleet-load-worker.mjs");
 const built = existsSync(join(repoRoot, "dist/fleet/publisher.js"));
@@ -44,7 +44,7 @@ describe.skipIf(!built || natsServerPath === undefined)("fleet load: 4 processes
   });
 
   it("every event stored once, each session complete and in order", async () => {
-    const spool = mkdtempSync(join(tmpdir(), "agentstream-load-"));
+    const spool = tempDir("load");
     const results = await Promise.all(Array.from({ length: PROCESSES }, (_, p) => publishFrom(server.url, `load-${p}`, spool)));
     for (const result of results) {
       expect(result.code).toBe(0);

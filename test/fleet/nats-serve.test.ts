@@ -7,8 +7,7 @@
  * Skips with one line when nats-server (or, for the page, chromium or dist/) is absent.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +27,7 @@ import { hostileSessionEvents, INERT, openWatchedPage, pageVerdict, xssPayloads 
 import { httpGet, openSse } from "../helpers/http.ts";
 import { freePort, NATS_SKIP_REASON, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 if (natsServerPath === undefined) console.warn(`[agentstream tests] ${NATS_SKIP_REASON}`);
 const built = existsSync(join(repoRoot, "dist/web/app.js"));
@@ -41,7 +41,6 @@ const captures = hasShared
       sharedPath("fixtures/codex/finnamon_bash_file_change_started_mcp_denied.jsonl"),
     ]
   : [];
-const tempDir = (): string => mkdtempSync(join(tmpdir(), "agentstream-serve-nats-"));
 
 /** A file's events as `convert --to agentstream` writes them: what `publish` sends. */
 async function converted(file: string): Promise<AgentEvent[]> {
@@ -103,7 +102,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
       connection: { servers: nats.url },
       stream: { name: "AGENTSTREAM" },
       host,
-      spoolDir: tempDir(),
+      spoolDir: tempDir("serve-nats"),
       spoolMaxBytes: 64 << 20,
     });
     publishers.push(created);
@@ -148,7 +147,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
   it("sessions published with `agentstream publish` are listed beside the files and open with every event once, in order", async () => {
     const files = [...captures, synthetic];
     const io = fakeIo();
-    expect(await run(["publish", nats.url, "--spool", tempDir(), "--host", "ci.runner-1", ...files], io)).toBe(0);
+    expect(await run(["publish", nats.url, "--spool", tempDir("serve-nats"), "--host", "ci.runner-1", ...files], io)).toBe(0);
     // Each file is served too: its NATS entry says what its file entry says, from its opening events and its end (the
     // start is the first time among the opening events: the Claude capture dates only later ones, so it is left out).
     const facts = ["agent", "agentVersion", "model", "cwd", "status", "live", "events", "cost"] as const;

@@ -5,8 +5,7 @@
  * nats-server is not installed.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { jetstream } from "@nats-io/jetstream";
 import { connect, nkeys } from "@nats-io/transport-node";
@@ -21,12 +20,12 @@ import { fakeIo } from "../helpers/fake-io.ts";
 import { NATS_SKIP_REASON, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { writeOperatorSetup } from "../helpers/nats-jwt.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const hasOpenssl = spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0;
 if (natsServerPath === undefined) console.warn(`[agentstream tests] ${NATS_SKIP_REASON}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const tempDir = (): string => mkdtempSync(join(tmpdir(), "agentstream-fleet-"));
 
 /** A synthetic session: started, `count` text events, completed; seq 0..count+1. */
 function sessionEvents(session: string, count: number): AgentEvent[] {
@@ -92,7 +91,7 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
     connection: { servers: server.url },
     stream: { name: "AGENTSTREAM" },
     host,
-    spoolDir: tempDir(),
+    spoolDir: tempDir("fleet"),
     spoolMaxBytes: 64 << 20,
     ...overrides,
   });
@@ -103,7 +102,7 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
       sharedPath("fixtures/codex/finnamon_bash_file_change_started_mcp_denied.jsonl"),
       join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson"),
     ];
-    const spool = tempDir();
+    const spool = tempDir("fleet");
     const io = fakeIo();
     expect(await run(["publish", server.url, "--spool", spool, "--host", "ci.runner-1", ...files], io)).toBe(0);
     expect(io.err()).toMatch(/published to AGENTSTREAM/);
@@ -158,7 +157,7 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
 
   it("the server killed and restarted in the middle of 20 runs: every event arrives once, in order per session", async () => {
     const host = "restart";
-    const spoolDir = tempDir();
+    const spoolDir = tempDir("fleet");
     const runs = range(20).map((i) => ({ session: `run-${i}`, events: sessionEvents(`run-${i}`, 150) }));
     const publishers = runs.map(() => createPublisher(publisherOptions(host, { spoolDir, ackTimeoutMs: 1000 })));
     const feeding = runs.map(async ({ events }, i) => {
@@ -268,7 +267,7 @@ describe.skipIf(natsServerPath === undefined)("fleet with a real nats-server", (
   });
 
   it("publish to a server that is down: the spool keeps the events, the next publish sends them first", async () => {
-    const spool = tempDir();
+    const spool = tempDir("fleet");
     const file = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
     await server.kill();
     try {
@@ -311,7 +310,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials", () => {
     const file = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
     const url = `nats://alice:s3cr3t-pw@127.0.0.1:${server.port}`;
     const io = fakeIo();
-    expect(await run(["publish", url, "--spool", tempDir(), file], io)).toBe(0);
+    expect(await run(["publish", url, "--spool", tempDir("fleet"), file], io)).toBe(0);
     expect(io.err()).toContain(`nats://alice:***@127.0.0.1:${server.port}`);
     expect(io.err()).not.toContain("s3cr3t");
     const tailed = fakeIo();
@@ -353,7 +352,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     const server = await startNatsServer(["--auth", "t0k3n-value"]);
     servers.push(server);
     const io = fakeIo();
-    expect(await run(["publish", server.url, "--token", "t0k3n-value", "--spool", tempDir(), file], io)).toBe(0);
+    expect(await run(["publish", server.url, "--token", "t0k3n-value", "--spool", tempDir("fleet"), file], io)).toBe(0);
     expect(io.err()).not.toContain("t0k3n-value");
     const tailed = fakeIo({ env: { NATS_TOKEN: "t0k3n-value" } });
     expect(await run(["tail", server.url, "--since", "all", "--no-follow", "--to", "agentstream"], tailed)).toBe(0);
@@ -362,7 +361,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
 
   it("--nkey reads a seed file and signs the server's nonce", async () => {
     const user = nkeys.createUser();
-    const dir = tempDir();
+    const dir = tempDir("fleet");
     const config = join(dir, "nkey.conf");
     writeFileSync(config, `authorization { users = [ { nkey: ${user.getPublicKey()} } ] }\n`);
     const seed = join(dir, "user.nk");
@@ -372,18 +371,20 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     const refused = fakeIo();
     expect(await run(["tail", server.url, "--since", "all", "--no-follow"], refused)).toBe(3);
     const io = fakeIo();
-    expect(await run(["publish", server.url, "--nkey", seed, "--spool", tempDir(), file], io)).toBe(0);
+    expect(await run(["publish", server.url, "--nkey", seed, "--spool", tempDir("fleet"), file], io)).toBe(0);
     expect(io.err()).toMatch(/published to AGENTSTREAM/);
     expect(io.err()).not.toContain("SU");
   });
 
   it("--creds (a user JWT and its seed, the server in operator mode): publish and tail work; no or a foreign creds is refused; the seed is never printed", async () => {
-    const setup = writeOperatorSetup(tempDir());
+    const setup = writeOperatorSetup(tempDir("fleet"));
     const server = await startNatsServer(["-c", setup.config]);
     servers.push(server);
     const outputs: string[] = [];
     const io = fakeIo();
-    expect(await run(["publish", server.url, "--creds", setup.credsFile, "--spool", tempDir(), "--host", "creds", file], io)).toBe(0);
+    expect(await run(["publish", server.url, "--creds", setup.credsFile, "--spool", tempDir("fleet"), "--host", "creds", file], io)).toBe(
+      0,
+    );
     expect(io.err()).toMatch(/published to AGENTSTREAM/);
     const tailed = fakeIo();
     const tailArgs = ["--since", "all", "--no-follow", "--to", "agentstream"];
@@ -413,7 +414,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     expect(await run(["tail", server.url, "--creds", setup.strangerCredsFile, ...tailArgs], stranger)).toBe(3);
     expect(stranger.err()).toMatch(/cannot connect to NATS/);
     const missing = fakeIo();
-    expect(await run(["publish", server.url, "--creds", join(tempDir(), "absent.creds"), file], missing)).toBe(2);
+    expect(await run(["publish", server.url, "--creds", join(tempDir("fleet"), "absent.creds"), file], missing)).toBe(2);
     expect(missing.err()).toMatch(/--creds: cannot read .*absent\.creds/);
     for (const done of [io, tailed, none, stranger, missing]) outputs.push(done.out(), done.err());
     // Neither the seed nor any part of it that could be used (it starts SU, the public key U).
@@ -421,7 +422,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
   });
 
   it.skipIf(!hasOpenssl)("tls:// with --tls-ca trusts a private CA; without it the server's certificate is refused", async () => {
-    const dir = tempDir();
+    const dir = tempDir("fleet");
     const sh = (args: string[]): void => {
       execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
     };
@@ -478,7 +479,7 @@ describe.skipIf(natsServerPath === undefined)("fleet credentials: a token, an NK
     servers.push(server);
     const url = `tls://127.0.0.1:${server.port}`;
     const io = fakeIo();
-    expect(await run(["publish", url, "--tls-ca", join(dir, "ca.pem"), "--spool", tempDir(), file], io)).toBe(0);
+    expect(await run(["publish", url, "--tls-ca", join(dir, "ca.pem"), "--spool", tempDir("fleet"), file], io)).toBe(0);
     const untrusted = fakeIo();
     expect(await run(["tail", url, "--since", "all", "--no-follow"], untrusted)).toBe(3);
     expect(untrusted.err()).toMatch(/cannot connect to NATS \(tls:/);

@@ -1,21 +1,20 @@
 /** The publisher's on-disk spool: order, bound, crash safety, and segments left by a process that is gone. */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSpool, type SpooledMessage } from "../../src/fleet/spool.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const message = (i: number, session = "s"): SpooledMessage => ({
   subject: `agentstream.h.a.${session}`,
   id: `h.a.${session}:${i}`,
   data: JSON.stringify({ v: 1, seq: i, type: "text", text: `line ${i} ünïcödé` }),
 });
-const tempDir = (): string => mkdtempSync(join(tmpdir(), "agentstream-spool-"));
 
 describe("spool", () => {
   it("gives messages back in the order they were appended, across peeks and commits", () => {
-    const spool = openSpool({ dir: tempDir(), host: "h", maxBytes: 1 << 20 });
+    const spool = openSpool({ dir: tempDir("spool"), host: "h", maxBytes: 1 << 20 });
     spool.append([0, 1, 2, 3, 4].map((i) => message(i)));
     expect(spool.peek(2).map((m) => m.id)).toEqual(["h.a.s:0", "h.a.s:1"]);
     // Not committed: the same two again.
@@ -35,7 +34,7 @@ describe("spool", () => {
 
   it("drops what does not fit, counts it, and keeps what came before whole", () => {
     const one = Buffer.byteLength(`agentstream.h.a.s h.a.s:0 ${message(0).data}\n`);
-    const spool = openSpool({ dir: tempDir(), host: "h", maxBytes: one * 3 + 5 });
+    const spool = openSpool({ dir: tempDir("spool"), host: "h", maxBytes: one * 3 + 5 });
     expect(spool.append([0, 1, 2, 3, 4].map((i) => message(i)))).toBe(3);
     expect(spool.dropped).toBe(2);
     expect(spool.countWaiting()).toBe(3);
@@ -48,7 +47,7 @@ describe("spool", () => {
   });
 
   it("a segment left by a process that is gone is sent first, a torn last line skipped; one still running is left alone", () => {
-    const dir = tempDir();
+    const dir = tempDir("spool");
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
     const deadPid = Number(dead.stdout);
     const orphan = join(dir, `h.${deadPid}.abcd.spool`);
@@ -75,7 +74,7 @@ describe("spool", () => {
   });
 
   it("what was not sent at close stays on disk, without what was, for the next publisher", () => {
-    const dir = tempDir();
+    const dir = tempDir("spool");
     const spool = openSpool({ dir, host: "h", maxBytes: 1 << 20 });
     spool.append([0, 1, 2].map((i) => message(i)));
     spool.peek(1);
@@ -91,7 +90,7 @@ describe("spool", () => {
 
 describe("spool: what was in flight at close", () => {
   it("goes before everything spooled after it, and the file stays whole", () => {
-    const dir = tempDir();
+    const dir = tempDir("spool");
     const spool = openSpool({ dir, host: "h", maxBytes: 1 << 20 });
     spool.append([3, 4].map((i) => message(i)));
     spool.prepend([1, 2].map((i) => message(i)));

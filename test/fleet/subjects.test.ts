@@ -1,6 +1,5 @@
 /** The subject scheme (docs/fleet.md) and how connection settings are read and shown. */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { parseSince, parseSinceTime } from "../../src/cli/fleet-options.ts";
 import { parseSize } from "../../src/cli/fleet-options.ts";
 import { describeServers, toConnectionOptions } from "../../src/fleet/connection.ts";
 import { decodeToken, encodeToken, filterSubject, messageId, parseSubject, sessionSubject } from "../../src/fleet/subjects.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 describe("subject tokens", () => {
   it("keep letters, digits, - and _; escape everything else, so no token is a wildcard or holds a dot", () => {
@@ -62,7 +62,7 @@ describe("connection settings", () => {
 
   it("an unreadable credentials file, or half a client certificate, is a usage error naming the flag", () => {
     expect(() => toConnectionOptions({ servers: "nats://h:1", credsFile: "/nonexistent/x.creds" })).toThrow(/--creds: cannot read/);
-    const dir = mkdtempSync(join(tmpdir(), "agentstream-tls-"));
+    const dir = tempDir("tls");
     writeFileSync(join(dir, "cert.pem"), "x");
     expect(() => toConnectionOptions({ servers: "nats://h:1", tlsCertFile: join(dir, "cert.pem") })).toThrow(/--tls-cert and --tls-key/);
     expect(toConnectionOptions({ servers: "tls://h:1" }).tls).toEqual({});

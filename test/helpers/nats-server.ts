@@ -4,10 +4,8 @@
  * (scripts/install-test-deps.sh installs it).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect as connectTcp } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { tempDir } from "./temp.ts";
 
 const CANDIDATES = [process.env.NATS_SERVER, "/usr/sbin/nats-server", "/usr/bin/nats-server", "nats-server"];
 
@@ -55,7 +53,8 @@ export async function startNatsServer(extraArgs: readonly string[] = [], port?: 
   if (natsServerPath === undefined) throw new Error(NATS_SKIP_REASON);
   const binary = natsServerPath;
   port ??= await freePort();
-  const storeDir = mkdtempSync(join(tmpdir(), "agentstream-nats-"));
+  // Kept until the test file ends: a killed server may still be writing into it.
+  const storeDir = tempDir("nats", { until: "file" });
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
     child = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir, ...extraArgs], { stdio: "ignore" });
@@ -84,7 +83,6 @@ export async function startNatsServer(extraArgs: readonly string[] = [], port?: 
     resume: () => child?.kill("SIGCONT"),
     async stop() {
       await kill();
-      rmSync(storeDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,8 +4,7 @@
  * ../shared/corpus/web/xss-payloads.json, in any slot the page shows, executes anything.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +17,7 @@ import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.t
 import { hostileSessionEvents, INERT, openWatchedPage, pageVerdict, xssPayloads } from "../helpers/hostile-page.ts";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, repoRoot } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const built = existsSync(join(repoRoot, "dist/web/app.js")) && existsSync(bin);
@@ -39,7 +39,7 @@ const ev = (fields: Record<string, unknown>): AgentEvent => ({ v: 1, seq: seq++,
 
 beforeAll(async () => {
   if (!hasBrowser || !built) return;
-  dir = mkdtempSync(join(tmpdir(), "agentstream-live-"));
+  dir = tempDir("live");
   catalog = await createCatalog({ paths: [dir], read: { dialect: "auto", redact: true }, pollMs: 50, rescanMs: 0 });
   server = await startServer({ catalog, assets: loadWebAssets() });
   browser = await launchBrowser();
@@ -48,7 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(!hasBrowser || !built)("the live page in chromium", () => {

@@ -3,10 +3,9 @@
  * found through the per-user registry (src/server/registry.ts), with the built binary.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { createCatalog } from "../../src/server/catalog.ts";
 import { startServer } from "../../src/server/http-server.ts";
@@ -14,13 +13,13 @@ import { registeredRuns, registryDir } from "../../src/server/registry.ts";
 import type { SessionInfo } from "../../src/server/session-facts.ts";
 import { httpGet, openSse } from "../helpers/http.ts";
 import { repoRoot } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const built = existsSync(bin) && existsSync(join(repoRoot, "dist/web/app.js"));
 if (!built) console.warn("[agentstream tests] dist/ not built: test/server/registry.test.ts is skipped (npm run build)");
 const secret = `ghp_${"a1B2c3D4e5".repeat(4)}`;
-const runtime = mkdtempSync(join(tmpdir(), "agentstream-runtime-"));
-afterAll(() => rmSync(runtime, { recursive: true, force: true }));
+const runtime = tempDir("runtime");
 
 describe("the run registry", () => {
   it("ignores files others could write, and files of processes that are gone", () => {

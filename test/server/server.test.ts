@@ -2,8 +2,7 @@
  * `agentstream serve` over HTTP from Node (127.0.0.1 only): who is let in, what is listed, and the
  * SSE stream (order, resume without gap or duplicate, live growth, slow viewers, redaction).
  */
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
@@ -14,6 +13,7 @@ import { SessionFeed } from "../../src/server/session-feed.ts";
 import { httpGet, openSse, type SseFrame } from "../helpers/http.ts";
 import { readAll } from "../helpers/read.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const claudeCapture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
 const synthetic = join(repoRoot, "test/fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
@@ -32,8 +32,8 @@ function runLogLines(): string[] {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "agentstream-serve-"));
-  outside = mkdtempSync(join(tmpdir(), "agentstream-outside-"));
+  dir = tempDir("serve");
+  outside = tempDir("outside");
   mkdirSync(join(dir, "runs"));
   copyFileSync(synthetic, join(dir, "synthetic.ndjson"));
   writeFileSync(
@@ -62,8 +62,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(outside, { recursive: true, force: true });
 });
 
 const sessions = async (): Promise<SessionInfo[]> => JSON.parse((await httpGet(server.origin, "/api/sessions", auth)).body);

@@ -3,12 +3,11 @@
  * through our own `codex` dialect, and the peer proof: @openai/codex-sdk's Thread.run(), pointed at a stand-in
  * binary that prints our output, returns the final answer, tool items and usage of our summary.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Codex, type ThreadItem, type Usage as SdkUsage } from "@openai/codex-sdk";
 import { fc, test } from "@fast-check/vitest";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { codex } from "../../../src/agents/codex/exec.ts";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../../src/model/events.ts";
 import type { SessionSummary } from "../../../src/summary/summarize.ts";
@@ -16,6 +15,7 @@ import { codexItemTypeFor, PLACEHOLDER_THREAD_ID } from "../../../src/formats/co
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords } from "../../helpers/convert.ts";
 import { readFile } from "../../helpers/read.ts";
 import { hasShared, noteSharedMissing, repoRoot } from "../../helpers/shared.ts";
+import { tempDir } from "../../helpers/temp.ts";
 
 /** Stamps drafts with the envelope, as the pipeline does. */
 const stream = (...drafts: AgentEventDraft[]): AgentEvent[] => drafts.map((d, seq) => ({ ...d, v: 1, seq }) as AgentEvent);
@@ -851,8 +851,7 @@ describe("every source read back through our codex dialect keeps its facts", () 
 // ---------------------------------------------------------------------------------------------
 
 const fakeCodex = join(repoRoot, "test/fixtures/codex-sdk/fake-codex.mjs");
-const scratch = mkdtempSync(join(tmpdir(), "agentstream-codex-sdk-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = tempDir("codex-sdk");
 
 /** Runs Thread.run() over a Codex stream we wrote, the way an SDK user would (the SDK spawns our stand-in binary). */
 async function runSdk(codexText: string, name: string) {

@@ -9,13 +9,14 @@
  * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { constants, tmpdir } from "node:os";
+import { existsSync, mkdirSync } from "node:fs";
+import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
 import { startModelServer, type ModelServer } from "./index.ts";
 import { CODEX_MODEL } from "./openai-responses.ts";
 import type { Script } from "./script.ts";
+import { tempDir } from "../temp.ts";
 
 /** The folder scripts/install-agent-clis.sh installs into (AGENT_CLIS_DIR overrides it for both). */
 export const agentClisDir = resolve(repoRoot, process.env.AGENT_CLIS_DIR ?? ".agent-clis");
@@ -156,7 +157,8 @@ async function runReal(
   options: RealCliOptions,
   invocation: (home: string, baseUrl: string) => Invocation,
 ): Promise<RealCliRun> {
-  const dir = mkdtempSync(join(tmpdir(), "agentstream-cli-"));
+  // Kept until the test file ends: a CLI stopped at its timeout may still be writing, and the runs are concurrent.
+  const dir = tempDir("cli", { until: "file" });
   const home = join(dir, "home");
   const work = join(dir, "work");
   mkdirSync(home);
@@ -188,7 +190,6 @@ async function runReal(
     return { ...result, isolated, server };
   } finally {
     await server?.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -8,11 +8,11 @@
  * this file skips with one line.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hasShared, repoRoot, sharedPath } from "../../helpers/shared.ts";
+import { tempDir } from "../../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
@@ -23,11 +23,10 @@ else if (!hasBuild) console.warn("[agentstream tests] dist/cli/bin.js is missing
 
 const socket = `agentstream-test-${process.pid}`;
 const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
-const work = mkdtempSync(join(tmpdir(), "agentstream-tmux-"));
+const work = tempDir("tmux");
 
 afterAll(() => {
   if (hasTmux) spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
-  rmSync(work, { recursive: true, force: true });
 });
 
 /** Runs `agentstream render <args>` in a fresh tmux window `width` wide; resolves when it has finished. */
