@@ -19,6 +19,7 @@ const slow = [
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/helpers/isolate-home.ts"],
     testTimeout: 60_000,
     pool: "forks",
     projects: [

@@ -7,7 +7,6 @@
  * The CLIs come from scripts/install-agent-clis.sh; without them this file skips with one line.
  */
 import { writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, EventOf } from "../../src/model/events.ts";
@@ -64,9 +63,14 @@ function commandOf(events: readonly AgentEvent[], started: EventOf<"tool.started
   return typeof parsed.command === "string" ? parsed.command : "";
 }
 
-/** Keeps each run's stdout in the temp folder, to read when a CLI version changes what it writes. */
+/**
+ * Keeps each run's stdout in the folder AGENTSTREAM_KEEP_STDOUT names (when set), to read when a CLI version
+ * changes what it writes; by default nothing is left behind.
+ */
 function keepStdout(cli: string, scenario: Scenario, run: RealCliRun): void {
-  writeFileSync(join(tmpdir(), `agentstream-real-${cli}-${scenario.name.replace(/\W+/g, "-")}.ndjson`), run.stdout);
+  const keep = process.env.AGENTSTREAM_KEEP_STDOUT;
+  if (keep === undefined || keep === "") return;
+  writeFileSync(join(keep, `agentstream-real-${cli}-${scenario.name.replace(/\W+/g, "-")}.ndjson`), run.stdout);
 }
 
 describe.skipIf(!haveClis)("real agent CLIs against the scripted model server", () => {

@@ -1,13 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot } from "./shared.js";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "./shared.ts";
+import { tempDir } from "./temp.ts";
 
-// This suite checks the helper from outside, so it makes its own scratch folder by hand (the one exception).
-const scratch = mkdtempSync(join(tmpdir(), "agentstream-temp-check-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = tempDir("temp-check");
 
 describe("tempDir", () => {
   it("leaves nothing in the temporary folder once a test file ends, from every scope it was called in", () => {
@@ -30,5 +29,11 @@ describe("tempDir", () => {
     for (const dir of made) expect(dir.startsWith(join(privateTmp, "agentstream-fixture-"))).toBe(true);
     // vitest itself may leave its own files under TMPDIR; none of ours may remain.
     expect(readdirSync(privateTmp).filter((name) => name.startsWith("agentstream-"))).toEqual([]);
+  });
+
+  it("gives every test file its own home: HOME and the XDG folders point into a temporary folder", () => {
+    const home = homedir();
+    expect(home.startsWith(join(tmpdir(), "agentstream-home-"))).toBe(true);
+    for (const name of ["XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"]) expect(process.env[name]?.startsWith(home)).toBe(true);
   });
 });

@@ -52,3 +52,27 @@ export function tempDir(name: string, options: TempDirOptions = {}): string {
   if (options.until === "file" || !removeWhenTestFinishes(dir)) untilFileEnd.add(dir);
   return dir;
 }
+
+/** The variables code under test falls back to for its own folders: the spool, the usage cache, the run registry. */
+const HOME_VARIABLES = ["HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] as const;
+
+/**
+ * Points HOME and the XDG folders at a fresh temporary home for the current test file, so a command a test lets
+ * fall back to its defaults (~/.local/state/agentstream/spool, ~/.cache/agentstream, $XDG_RUNTIME_DIR/agentstream)
+ * writes there, and the home is removed with the file's other folders. Child processes spawned with process.env
+ * inherit it. Called for every file by test/helpers/isolate-home.ts (vitest's setupFiles).
+ */
+export function isolateHome(): void {
+  const home = tempDir("home");
+  const saved = HOME_VARIABLES.map((name) => [name, process.env[name]] as const);
+  process.env.HOME = home;
+  process.env.XDG_CACHE_HOME = join(home, ".cache");
+  process.env.XDG_STATE_HOME = join(home, ".local", "state");
+  process.env.XDG_RUNTIME_DIR = join(home, "run");
+  afterAll(() => {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+}
