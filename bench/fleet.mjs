@@ -19,6 +19,7 @@ import { connectNats } from "../dist/fleet/connection.js";
 import { readFleet } from "../dist/fleet/reader.js";
 import { ensureStream } from "../dist/fleet/stream.js";
 import { createFleetSessions } from "../dist/fleet/fleet-sessions.js";
+import { benchTempDir } from "./temp.mjs";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
 const { values } = parseArgs({
@@ -97,7 +98,7 @@ try {
 }
 
 async function load() {
-  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const spoolDir = benchTempDir("spool");
   const started = performance.now();
   const results = await Promise.all(
     Array.from({ length: processes }, (_, p) => {
@@ -179,7 +180,7 @@ async function latency() {
     }
   })();
   await sleep(500); // the reader's consumer exists before the first line
-  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const spoolDir = benchTempDir("spool");
   const publisher = spawn(
     process.execPath,
     [join(root, "dist/cli/bin.js"), "publish", url, "--host", "latency", "--spool", spoolDir, "-q"],
@@ -211,7 +212,7 @@ async function latency() {
 
 async function spool() {
   const count = Number(values["spool-events"]);
-  const spoolDir = mkdtempSync(join(tmpdir(), "agentstream-bench-spool-"));
+  const spoolDir = benchTempDir("spool");
   const deadPort = await freePort();
   const source = { dialect: "claude" };
   const down = createPublisher({
@@ -264,7 +265,7 @@ async function discover() {
     connection: { servers: url },
     stream: { name: "AGENTSTREAM" },
     host: "discover",
-    spoolDir: mkdtempSync(join(tmpdir(), "agentstream-bench-spool-")),
+    spoolDir: benchTempDir("spool"),
     spoolMaxBytes: 2 ** 30,
   });
   for (let s = 0; s < sessions; s++) {

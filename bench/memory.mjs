@@ -4,9 +4,9 @@
 // written to disk). Flat figures mean per-message, per-tool and per-session state is released.
 //   node bench/memory.mjs [--sizes 100,1000] [--commands summary,convert]
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { benchTempDir } from "./temp.mjs";
 
 const captures = [
   ["claude", "../shared/fixtures/claude/meridian_streaming_turn_partial.ndjson"],
@@ -17,7 +17,7 @@ const commands = { summary: "ours: summary", convert: "ours: convert --to agents
 /** Peak RSS in MB and wall time of `command` over `file` repeated to `sizeMb`. */
 export function measureMemory(file, sizeMb, command) {
   const repeat = Math.max(1, Math.round((sizeMb * 1e6) / statSync(file).size));
-  const result = join(mkdtempSync(join(tmpdir(), "agentstream-mem-")), "result.json");
+  const result = join(benchTempDir("mem"), "result.json");
   execFileSync(process.execPath, ["bench/method.mjs", commands[command], file, result, String(repeat)], {
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -3,14 +3,14 @@
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
 //   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring,…] [--usage-mb SIZE]
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
 import { reportMemory } from "./memory.mjs";
 import { benchRun } from "./run-agent.mjs";
 import { benchServe } from "./serve.mjs";
+import { benchTempDir } from "./temp.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -54,7 +54,7 @@ function extraMethods() {
 const agent = opt("agent", "claude");
 const corpus = await ensureCorpus(`${agent}-${sizeMb}mb`, 42, sizeMb * 1e6, agent);
 const bytes = statSync(corpus).size;
-const tmp = mkdtempSync(join(tmpdir(), "agentstream-bench-"));
+const tmp = benchTempDir("run");
 console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.version}, ${rounds} rounds\n`);
 
 function runMethod(method, file = corpus, repeat = 1) {

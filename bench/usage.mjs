@@ -7,10 +7,11 @@
 // load average is printed beside them.
 //   node bench/usage.mjs [--mb 1000] [--out /tmp/agentstream-usage-1000mb] [--append-share 0.03] [--scale]
 import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { appendFileSync, existsSync, readdirSync, statSync, truncateSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { generateSessions, treeSize } from "./generate-sessions.mjs";
+import { benchTempDir } from "./temp.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -65,7 +66,7 @@ console.log(`  ${load()} at the start`);
 const noCache = ours([projects], ["--no-cache"]);
 const oneThread = ours([projects], ["--no-cache", "--threads", "1"]);
 const twoThreads = ours([projects], ["--no-cache", "--threads", "2"]);
-const cacheHome = mkdtempSync(join(tmpdir(), "agentstream-usage-cache-"));
+const cacheHome = benchTempDir("usage-cache");
 const first = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 const cached = ours([projects], [], { XDG_CACHE_HOME: cacheHome });
 

@@ -4,10 +4,10 @@
 // (npm run build) and Debian's chromium.
 //   node bench/web-export.mjs [--mb 10,50] [--rounds 3]
 import { execFileSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { benchTempDir } from "./temp.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -69,7 +69,7 @@ async function generate(path, targetBytes) {
 
 const dir = new URL("./.corpus/", import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
-const tmp = mkdtempSync(join(tmpdir(), "agentstream-web-bench-"));
+const tmp = benchTempDir("web");
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
 console.log(`node ${process.version}, chromium ${browser.version()}, ${rounds} rounds (medians)\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
