@@ -1,14 +1,19 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { homedir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
 import { repoRoot } from "./shared.ts";
 import { tempDir } from "./temp.ts";
 
 const scratch = tempDir("temp-check");
 
 describe("tempDir", () => {
+  it("makes its folders in the run's root, which test/global-setup.ts removes when the run ends", () => {
+    expect(basename(inject("tempRoot"))).toMatch(/^agentstream-test-run-/);
+    expect(dirname(scratch)).toBe(inject("tempRoot"));
+  });
+
   it("leaves nothing in the temporary folder once a test file ends, from every scope it was called in", () => {
     const privateTmp = join(scratch, "tmp");
     const log = join(scratch, "made.txt");
@@ -33,7 +38,8 @@ describe("tempDir", () => {
 
   it("gives every test file its own home: HOME and the XDG folders point into a temporary folder", () => {
     const home = homedir();
-    expect(home.startsWith(join(tmpdir(), "agentstream-home-"))).toBe(true);
+    expect(dirname(home)).toBe(inject("tempRoot"));
+    expect(basename(home)).toMatch(/^agentstream-home-/);
     for (const name of ["XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"]) expect(process.env[name]?.startsWith(home)).toBe(true);
   });
 });

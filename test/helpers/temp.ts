@@ -1,9 +1,13 @@
 /**
- * The one way a test makes a temporary folder: `tempDir("usage")` is a fresh `agentstream-usage-XXXXXX` under
- * os.tmpdir(), removed (recursive, force) when the test that made it finishes, or when the test file ends if it
- * was made outside a test (module scope, a describe body, beforeAll) or with `{ until: "file" }`. A folder a
- * child process may still write into after its test (a killed agent, a spool a later test reads) asks for
- * `"file"`.
+ * The one way a test makes a temporary folder: `tempDir("usage")` is a fresh `agentstream-usage-XXXXXX`, removed
+ * (recursive, force) when the test that made it finishes, or when the test file ends if it was made outside a test
+ * (module scope, a describe body, beforeAll) or with `{ until: "file" }`. A folder a child process may still write
+ * into after its test (a killed agent, a spool a later test reads) asks for `"file"`, and so do `it.concurrent`
+ * tests (vitest's global `onTestFinished` cannot tell which concurrent test is running).
+ *
+ * The folders are made in the run's root (`agentstream-test-run-XXXXXX` under os.tmpdir(), made by
+ * test/global-setup.ts and removed when the run ends): a net for what a file could not remove, since vitest runs no
+ * `afterAll` in a file whose tests all skip, nor in a worker that crashed.
  *
  * Why the file-level hook is registered here, at import: vitest runs every test file in a fresh module graph
  * (isolate, the default, on in vitest.config.ts), so this module's body runs once per file while the file is
@@ -14,9 +18,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, onTestFinished } from "vitest";
+import { afterAll, inject, onTestFinished } from "vitest";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The run's temporary root, made and removed by test/global-setup.ts. */
+    tempRoot: string;
+  }
+}
 
 const untilFileEnd = new Set<string>();
+
+/** test/global-setup.ts's root for this run, else (a vitest config without it) os.tmpdir(). */
+function runRoot(): string {
+  const root = inject("tempRoot");
+  return typeof root === "string" && root !== "" ? root : tmpdir();
+}
 
 function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
@@ -48,7 +65,7 @@ function removeWhenTestFinishes(dir: string): boolean {
 
 /** A fresh folder `agentstream-<name>-XXXXXX` under os.tmpdir(), removed for the caller (see above). */
 export function tempDir(name: string, options: TempDirOptions = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), `agentstream-${name}-`));
+  const dir = mkdtempSync(join(runRoot(), `agentstream-${name}-`));
   if (options.until === "file" || !removeWhenTestFinishes(dir)) untilFileEnd.add(dir);
   return dir;
 }
