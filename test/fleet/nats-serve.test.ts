@@ -102,7 +102,8 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
       connection: { servers: nats.url },
       stream: { name: "AGENTSTREAM" },
       host,
-      spoolDir: tempDir("serve-nats"),
+      // The publishers are closed in afterAll: their spools stay until the file ends.
+      spoolDir: tempDir("serve-nats", { until: "file" }),
       spoolMaxBytes: 64 << 20,
     });
     publishers.push(created);
