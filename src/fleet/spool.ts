@@ -186,10 +186,13 @@ export function openSpool(options: SpoolOptions): Spool {
     },
     close() {
       for (const segment of segments) {
-        closeSync(segment.fd);
-        openPaths.delete(segment.path);
-        if (segment.size === segment.offset) unlinkSync(segment.path);
-        else if (segment.offset > 0) keepUnsent(segment);
+        try {
+          if (segment.size === segment.offset) removeFile(segment.path);
+          else if (segment.offset > 0) keepUnsent(segment);
+        } finally {
+          closeSync(segment.fd);
+          openPaths.delete(segment.path);
+        }
       }
       segments.length = 0;
     },
@@ -212,7 +215,7 @@ function dropFinishedHeads(segments: Segment[], own: Segment): void {
     const done = segments.shift() as Segment;
     closeSync(done.fd);
     openPaths.delete(done.path);
-    unlinkSync(done.path);
+    removeFile(done.path);
   }
 }
 
@@ -253,15 +256,31 @@ function parseLine(line: string): SpooledMessage | undefined {
 
 /** A segment sent in part: its unsent lines are all that is kept, so the next publisher does not send the rest again. */
 function keepUnsent(segment: Segment): void {
-  const fd = openSync(segment.path, "r");
   const rest = Buffer.alloc(segment.size - segment.offset);
-  readSync(fd, rest, 0, rest.length, segment.offset);
-  closeSync(fd);
+  readSync(segment.fd, rest, 0, rest.length, segment.offset);
   const temporary = `${segment.path}.tmp`;
-  const out = openSync(temporary, "w", 0o600);
-  writeWhole(out, rest, 0);
-  closeSync(out);
-  renameSync(temporary, segment.path);
+  try {
+    const out = openSync(temporary, "w", 0o600);
+    writeWhole(out, rest, 0);
+    closeSync(out);
+    renameSync(temporary, segment.path);
+  } catch (error) {
+    // The spool folder was removed while we ran (by hand, or a cleanup): there is nowhere to keep them.
+    if (!isMissing(error)) throw error;
+  }
+}
+
+/** Removes a spool file; one already gone (its folder removed while we ran) is not an error. */
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
 }
 
 function writeWhole(fd: number, bytes: Uint8Array, position: number): void {

@@ -1,6 +1,6 @@
 /** The publisher's on-disk spool: order, bound, crash safety, and segments left by a process that is gone. */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSpool, type SpooledMessage } from "../../src/fleet/spool.ts";
@@ -30,6 +30,18 @@ describe("spool", () => {
     expect(readFileSync(spool.file).length).toBe(0);
     spool.close();
     expect(readdirSync(join(spool.file, ".."))).toEqual([]);
+  });
+
+  it("closes without an error when its folder was removed meanwhile, sent or not", () => {
+    for (const sent of [true, false]) {
+      const dir = tempDir("spool");
+      const spool = openSpool({ dir, host: "h", maxBytes: 1 << 20 });
+      spool.append([0, 1, 2].map((i) => message(i)));
+      spool.peek(sent ? 3 : 1);
+      spool.commit(sent ? 3 : 1);
+      rmSync(dir, { recursive: true, force: true });
+      expect(() => spool.close()).not.toThrow();
+    }
   });
 
   it("drops what does not fit, counts it, and keeps what came before whole", () => {
