@@ -5,6 +5,7 @@
 //   node bench/fleet-load-worker.mjs <nats-url> --host h --agents 25 --events 10000 --spool <dir>
 import { parseArgs } from "node:util";
 import { createPublisher } from "../dist/fleet/publisher.js";
+import { answerEvent, sessionCompleted, sessionStarted } from "./fleet-events.mjs";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -31,23 +32,12 @@ const publisher = createPublisher({
   onNotice: (text) => process.stderr.write(`${values.host}: ${text}\n`),
 });
 
-const source = { dialect: "claude" };
 /** Event `seq` of agent `a`: a session.started, message.completed events, a session.completed. */
 function eventOf(a, seq) {
   const sessionId = `${values.host}-agent-${a}`;
-  if (seq === 0) return { v: 1, seq, type: "session.started", sessionId, source };
-  if (seq === events - 1) return { v: 1, seq, type: "session.completed", status: "success", sessionId, source };
-  return {
-    v: 1,
-    seq,
-    type: "message.completed",
-    messageId: `m${seq}`,
-    role: "assistant",
-    kind: "text",
-    text: `agent ${a} says ${seq}`,
-    sessionId,
-    source,
-  };
+  if (seq === 0) return sessionStarted(sessionId);
+  if (seq === events - 1) return sessionCompleted(sessionId, seq);
+  return answerEvent(sessionId, seq, `agent ${a} says ${seq}`);
 }
 
 for (let seq = 0; seq < events; seq += burst) {

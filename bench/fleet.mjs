@@ -19,6 +19,7 @@ import { connectNats } from "../dist/fleet/connection.js";
 import { readFleet } from "../dist/fleet/reader.js";
 import { ensureStream } from "../dist/fleet/stream.js";
 import { createFleetSessions } from "../dist/fleet/fleet-sessions.js";
+import { answerEvent, sessionCompleted, sessionStarted } from "./fleet-events.mjs";
 import { benchTempDir } from "./temp.mjs";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
@@ -214,7 +215,6 @@ async function spool() {
   const count = Number(values["spool-events"]);
   const spoolDir = benchTempDir("spool");
   const deadPort = await freePort();
-  const source = { dialect: "claude" };
   const down = createPublisher({
     connection: { servers: `nats://127.0.0.1:${deadPort}` },
     stream: { name: "AGENTSTREAM" },
@@ -224,17 +224,7 @@ async function spool() {
   });
   let started = performance.now();
   for (let seq = 0; seq < count; seq++) {
-    down.event({
-      v: 1,
-      seq,
-      type: "message.completed",
-      messageId: `m${seq}`,
-      role: "assistant",
-      kind: "text",
-      text: `spooled ${seq}`,
-      sessionId: "spool-probe",
-      source,
-    });
+    down.event(answerEvent("spool-probe", seq, `spooled ${seq}`));
     if (seq % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
   }
   const spooled = await down.close(0);
@@ -260,7 +250,6 @@ async function spool() {
 async function discover() {
   const sessions = Number(values["discover-sessions"]);
   const perSession = Number(values["discover-events"]);
-  const source = { dialect: "claude" };
   const publisher = createPublisher({
     connection: { servers: url },
     stream: { name: "AGENTSTREAM" },
@@ -270,20 +259,9 @@ async function discover() {
   });
   for (let s = 0; s < sessions; s++) {
     const sessionId = `discover-${s}`;
-    publisher.event({ v: 1, seq: 0, type: "session.started", sessionId, cwd: `/work/${s}`, model: "m", source });
-    for (let seq = 1; seq < perSession - 1; seq++)
-      publisher.event({
-        v: 1,
-        seq,
-        type: "message.completed",
-        messageId: `m${seq}`,
-        role: "assistant",
-        kind: "text",
-        text: `answer ${seq} `.repeat(20),
-        sessionId,
-        source,
-      });
-    publisher.event({ v: 1, seq: perSession - 1, type: "session.completed", status: "success", sessionId, source });
+    publisher.event(sessionStarted(sessionId, { cwd: `/work/${s}`, model: "m" }));
+    for (let seq = 1; seq < perSession - 1; seq++) publisher.event(answerEvent(sessionId, seq, `answer ${seq} `.repeat(20)));
+    publisher.event(sessionCompleted(sessionId, perSession - 1));
     if (s % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
   }
   const report = await publisher.close(600_000);
