@@ -41,6 +41,8 @@ export interface FleetSessionsOptions {
   readonly releaseMs?: number;
   /** The wait before trying again while the stream cannot be read. @defaultValue 2000 */
   readonly retryMs?: number;
+  /** Told each time the source becomes available or unavailable, or the reason changes (for a line on stderr). */
+  readonly onStatus?: (status: SourceStatus) => void;
 }
 
 /** What the list knows of one session of the stream. */
@@ -130,8 +132,10 @@ class FleetSessions implements SessionSource {
   }
 
   private setState(state: SourceStatus["state"], detail: string | null): void {
+    if (state === this.state && detail === this.detail) return;
     this.state = state;
     this.detail = detail;
+    this.options.onStatus?.(this.status());
   }
 
   /** Connects (trying again while the server is down or refuses us), follows the connection's state, then discovers for as long as the source is open. */

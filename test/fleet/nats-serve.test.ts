@@ -296,6 +296,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
 describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server", () => {
   it("a server down at start: the files are listed, the stream says it cannot connect, and it connects once the server is up", async () => {
     const port = await freePort();
+    const told: string[] = [];
     const fleet = createFleetSessions({
       connection: { servers: `nats://127.0.0.1:${port}` },
       stream: "AGENTSTREAM",
@@ -303,6 +304,7 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server"
       since: undefined,
       redact: true,
       retryMs: 100,
+      onStatus: (status) => told.push(`${status.state}: ${status.detail}`),
     });
     const catalog = await createCatalog({ paths: [synthetic], read: { dialect: "auto", redact: true }, sources: [fleet] });
     const server = await startServer({ catalog, assets: { script: "", css: "" } });
@@ -326,6 +328,11 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with no NATS server"
       } finally {
         await late.stop();
       }
+      // Each change was told once (for serve's stderr), not each retry.
+      const cannotConnect = told.findIndex((t) => t.startsWith("unavailable: cannot connect: "));
+      expect(cannotConnect).toBeGreaterThanOrEqual(0);
+      expect(told.findIndex((t) => t.startsWith("unavailable: no stream AGENTSTREAM"))).toBeGreaterThan(cannotConnect);
+      expect(told.filter((t, i) => t === told[i - 1])).toEqual([]);
     } finally {
       await server.close();
     }

@@ -1,3 +1,4 @@
+import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
 import { AgentStreamError } from "../../errors.ts";
 import { loadWebAssets } from "../../server/assets.ts";
 import { createCatalog } from "../../server/catalog.ts";
@@ -114,7 +115,20 @@ async function fleetSource(values: ParsedValues<typeof serveOptions>, io: CliIo)
   };
   const connection = toNatsConnectOptions(servers, values, io);
   const { createFleetSessions } = await import("../../fleet/fleet-sessions.ts");
-  return createFleetSessions({ connection, stream: values.stream, filter, since, redact: !values["no-redact"] });
+  return createFleetSessions({
+    connection,
+    stream: values.stream,
+    filter,
+    since,
+    redact: !values["no-redact"],
+    // The page shows the stream's state too; whoever started the server sees it here.
+    onStatus: ({ description, state, detail }) => {
+      if (state === "connecting") return;
+      // The reason may quote the server: shown sanitized, like everything that reaches a terminal.
+      const line = `NATS ${description}: ${state}${detail === null ? "" : ` (${detail})`}`;
+      void io.stderr.write(`agentstream serve: ${sanitizeForTerminal(line, { keepNewlines: false })}\n`);
+    },
+  });
 }
 
 /** `--port`: 0 to 65535. */
