@@ -45,7 +45,14 @@ const CSI_FINALS = Array.from({ length: 0x7e - 0x40 + 1 }, (_, i) => String.from
 
 /** Creates an emulator `cols` wide; `watch` registers parser hooks that count every non-text effect. */
 export function createScreen(cols: number, options: { scrollback?: number; watch?: boolean | "cursor" } = {}): Screen {
-  const term = new Terminal({ cols, rows: 24, scrollback: options.scrollback ?? 100_000, allowProposedApi: true, convertEol: true });
+  const term = new Terminal({
+    cols,
+    rows: 24,
+    scrollback: options.scrollback ?? 100_000,
+    allowProposedApi: true,
+    convertEol: true,
+    logLevel: "off",
+  });
   const effects: Effects = { titles: [], osc52: 0, links: [], osc: [], dcs: 0, bells: 0, csi: [], esc: [] };
   term.onTitleChange((title) => effects.titles.push(title));
   term.onBell(() => effects.bells++);
