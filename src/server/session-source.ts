@@ -5,18 +5,11 @@
  * for every session. A source that cannot be reached says so in `status()` and lists what it knew.
  */
 import type { SessionInfo } from "./session-facts.ts";
+import type { LiveSourceStatus } from "../views/web/live-wire.ts";
 import type { SessionFeed } from "./session-feed.ts";
 
-/** Whether a source can be read now (`GET /api/sources`, docs/web.md). */
-export interface SourceStatus {
-  /** `nats`. */
-  readonly kind: string;
-  /** What it is, safe to show: `nats://alice:***@host:4222 stream AGENTSTREAM` (secrets masked). */
-  readonly description: string;
-  readonly state: "connecting" | "available" | "unavailable";
-  /** Why it is not available (or null). */
-  readonly detail: string | null;
-}
+/** Whether a source can be read now (`GET /api/sources`, docs/web.md): the type the page reads. */
+export type SourceStatus = LiveSourceStatus;
 
 export interface SessionSource {
   /** Its sessions now, any order; ids match `[A-Za-z0-9_-]{1,64}` and differ from the files' ids. */

@@ -4,6 +4,7 @@ import { AgentStreamError } from "../../errors.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import type { CliIo } from "../io.ts";
+import { viewVerbosity, viewWidth } from "../view-options.ts";
 import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createRendererSink } from "../sinks/renderer-sink.ts";
@@ -63,7 +64,7 @@ sequences and control characters in agent and tool text are shown as visible sym
     const sink = createRendererSink(
       {
         mode: chooseMode(values.mode, io),
-        width: renderWidth(values.width, io),
+        width: viewWidth(values.width, io),
         verbosity: chooseVerbosity(values),
         links: values.links,
         keepColors: values["keep-colors"],
@@ -88,20 +89,7 @@ sequences and control characters in agent and tool text are shown as visible sym
 function chooseVerbosity(values: ParsedValues<typeof renderOptions>): Verbosity {
   if (values.debug) return "debug";
   if (values.full) return "full";
-  if (values.verbose) return "verbose";
-  return values.quiet ? "quiet" : "normal";
-}
-
-/** --width, else the terminal's; a pipe has no width of its own: $COLUMNS (what the shell says the terminal is) stands in, else 80. */
-function renderWidth(flag: string | undefined, io: CliIo): number {
-  if (flag !== undefined) {
-    const width = Number(flag);
-    if (!Number.isInteger(width) || width < 20)
-      throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
-    return width;
-  }
-  const envColumns = Number(io.env.COLUMNS);
-  return io.stdout.columns ?? (Number.isInteger(envColumns) && envColumns >= 20 ? envColumns : 80);
+  return viewVerbosity(values);
 }
 
 /** Picks the render mode from --mode, then the environment conventions, then whether stdout is a terminal. */

@@ -1,12 +1,12 @@
 import { AgentStreamError, formatIssue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import type { Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliIo } from "../io.ts";
+import { viewVerbosity, viewWidth } from "../view-options.ts";
 import { createLiveOutput, type LiveOutput } from "../output.ts";
 import { readingDefaults, toReadOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
@@ -325,19 +325,6 @@ function formatRunSink(
       if (values["final-summary"] && !writerSummary) await printReport(report);
     },
   };
-}
-
-function viewVerbosity(values: RunValues): Verbosity {
-  if (values.verbose) return "verbose";
-  return values.quiet ? "quiet" : "normal";
-}
-
-function viewWidth(flag: string | undefined, io: CliIo): number {
-  if (flag === undefined) return io.stdout.columns ?? 80;
-  const width = Number(flag);
-  if (!Number.isInteger(width) || width < 20)
-    throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
-  return width;
 }
 
 /**

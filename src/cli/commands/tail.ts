@@ -2,11 +2,11 @@ import { AgentStreamError, formatIssue } from "../../errors.ts";
 import { parseSubject, type SessionAddress } from "../../fleet/subjects.ts";
 import { stripSgr } from "../../views/shared/sanitize.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
-import type { Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import { EXIT } from "../exit.ts";
 import { natsConnectionOptions, parseSince, requireServers, toNatsConnectOptions } from "../fleet-options.ts";
 import type { CliIo } from "../io.ts";
+import { viewVerbosity, viewWidth } from "../view-options.ts";
 import { createLiveOutput, type LiveOutput } from "../output.ts";
 import { createPerSessionSink, createPrefixedOutput, sessionPrefix } from "../sinks/per-session-sink.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
@@ -135,17 +135,4 @@ function createTailSink(values: TailValues, io: CliIo, output: LiveOutput): Sink
       },
     };
   });
-}
-
-function viewVerbosity(values: TailValues): Verbosity {
-  if (values.verbose) return "verbose";
-  return values.quiet ? "quiet" : "normal";
-}
-
-function viewWidth(flag: string | undefined, io: CliIo): number {
-  if (flag === undefined) return io.stdout.columns ?? 80;
-  const width = Number(flag);
-  if (!Number.isInteger(width) || width < 20)
-    throw new AgentStreamError("usage", `--width takes a whole number of columns, at least 20, not "${flag}"`);
-  return width;
 }

@@ -1,7 +1,7 @@
 /**
  * What the live page receives from `agentstream serve` (docs/web.md): the session list's JSON and
- * the SSE control frames. Written here as the page reads them; the server's side is
- * src/server/session-facts.ts and src/server/sse-stream.ts (the browser tests check they agree).
+ * the SSE control frames. The server writes these same types (src/server/session-facts.ts,
+ * src/server/session-source.ts, src/server/sse-stream.ts).
  */
 import type { Usage } from "../../model/events.ts";
 
@@ -12,22 +12,30 @@ export interface LiveSessionInfo {
   readonly agentVersion: string | null;
   readonly model: string | null;
   readonly cwd: string | null;
+  /** When it started (its first event's time), ISO 8601. */
   readonly start: string | null;
+  /** `running` while it is live and has not completed; else the summary's status. */
   readonly status: "running" | "success" | "error" | "interrupted" | "incomplete";
+  /** True while events may still arrive. */
   readonly live: boolean;
   readonly tokens: Usage;
   readonly cost: number | null;
+  /** The log it is read from, as found under the served paths; null for a run's own session. */
   readonly file: string | null;
-  /** The host that published it (a session of NATS: `serve --nats`); null for a local one. */
+  /** The host that published it (a session read from NATS: `serve --nats`); null for a local one. */
   readonly host: string | null;
+  /** Events so far. */
   readonly events: number;
 }
 
 /** One entry of `GET /api/sources`: a source beside the files (NATS) and whether it can be read now. */
 export interface LiveSourceStatus {
+  /** `nats`. */
   readonly kind: string;
+  /** What it is, safe to show: `nats://alice:***@host:4222 stream AGENTSTREAM` (secrets masked). */
   readonly description: string;
   readonly state: "connecting" | "available" | "unavailable";
+  /** Why it is not available (or null). */
   readonly detail: string | null;
 }
 
