@@ -6,6 +6,7 @@
  * else the skimmer gives up and the line is read in full, so a bad record is reported exactly as
  * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
  */
+import { nativeScanner } from "./_skim-native.ts";
 
 /** Which string values may be skipped. */
 export interface SkimOptions {
@@ -31,6 +32,11 @@ export interface SkimOptions {
  * when `near` said yes anywhere.
  */
 interface SkipCheck {
+  /**
+   * `"secret-triggers"`: the anchors and `near` are the redaction stage's secret triggers, which the native
+   * scanner (`_skim-native.ts`) has built in, so it may test them itself (they are compared in its tests).
+   */
+  readonly builtIn?: "secret-triggers";
   /** Per byte value, 0 or a number handed to `near` (only printable ASCII bytes other than `"` and `\\`). */
   readonly anchors: Uint8Array;
   /** Whether the bytes next to `i` may matter (the string starts at `start`; the byte after `i` may be its closing quote). */
@@ -57,6 +63,16 @@ export function useUtf8Validator(validUtf8: ((bytes: Uint8Array) => boolean) | u
 }
 
 /**
+ * Whether the strings that may be skipped are scanned by the WebAssembly scanner where it is available (the
+ * default; it runs only with a native UTF-8 validator, since it passes over non-ASCII bytes). Tests turn it
+ * off to compare it with the JavaScript scan.
+ */
+let simdScan = true;
+export function useSimdScan(enabled: boolean): void {
+  simdScan = enabled;
+}
+
+/**
  * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
  * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
  */
@@ -67,6 +83,7 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
   const keys: (string | undefined)[] = [];
   const toolResult: boolean[] = [];
   let expectKey = false;
+  nativeScanner()?.forget();
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i] as number;
     if (c === QUOTE) {
@@ -165,7 +182,12 @@ const anchorsSeen: number[] = [];
  * UTF-8 is checked by it once its end is found.
  */
 function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck, validUtf8?: (bytes: Uint8Array) => boolean): number {
-  const end = scanString(bytes, i, check, validUtf8 !== undefined);
+  const native =
+    validUtf8 !== undefined && simdScan && (check === undefined || check.builtIn === "secret-triggers") ? nativeScanner() : undefined;
+  const end =
+    native === undefined
+      ? scanString(bytes, i, check, validUtf8 !== undefined)
+      : native.stringEnd(bytes, i, check !== undefined, anchorsSeen);
   return end < 0 || validUtf8 === undefined || validUtf8(bytes.subarray(i, end)) ? end : -1;
 }
 

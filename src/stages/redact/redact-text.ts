@@ -73,6 +73,8 @@ const A_W = 9; // w, W  (aws secret)
  * expressions' on the whole text, or yes where a window's edge misleads them.
  */
 export const mayHoldSecretRaw = {
+  // The skimmer's WebAssembly scan has these anchors and `anchored` built in (framing/ndjson/_skim-scan.wat).
+  builtIn: "secret-triggers" as const,
   anchors: anchorTable(),
   near: anchored,
   confirm(bytes: Uint8Array, start: number, end: number, at: readonly number[]): boolean {
