@@ -244,7 +244,9 @@ class EventPipeline {
       options.repair === false
         ? undefined
         : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
-    this.redactionStage = options.redact === true ? createRedactionStage() : undefined;
+    // Selective reading: no summary fact reads a delta, so a message is redacted once, when it completes.
+    this.redactionStage =
+      options.redact === true ? createRedactionStage(options.fields === "summary" ? { messageDeltas: "at-completion" } : {}) : undefined;
     this.stages = chooseStages(options, this.repairStage, this.redactionStage);
     this.file = options.file;
     this.dialect = chosenDialect(options);

@@ -14,6 +14,7 @@ import { createEventReader, type ReadOptions } from "../../src/pipeline/create-e
 import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
 import { createSummaryBuilder } from "../../src/summary/summarize.ts";
 import { listCaptures } from "../helpers/shared.ts";
+import { positives, streamWith } from "../stages/redact/_corpus.ts";
 
 const FORCED: SkimOptions = {
   keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
@@ -146,5 +147,58 @@ describe("selective reading with the native UTF-8 check (as `agentstream summary
 
   it.skipIf(captures.length === 0)("gives the same facts as a full read on every real capture", () => {
     for (const [, path] of captures) compare(readFileSync(path), true);
+  });
+});
+
+describe("fields: summary redacts a message once, when it completes (its deltas carry no text)", () => {
+  /** The facts, and every event, of `input` read with `fields: "summary"` and of a full read, both redacted. */
+  function both(input: Uint8Array) {
+    const events: string[] = [];
+    const selective = facts(input, { redact: true, fields: "summary" });
+    const reader = createEventReader({ onEvent: (event) => void events.push(JSON.stringify(event)) }, { redact: true, fields: "summary" });
+    reader.feed(input);
+    reader.end();
+    return { full: facts(input, { redact: true }), selective, events };
+  }
+
+  it.skipIf(captures.length === 0)("gives the same facts, issues and redaction counts as a full read on every real capture", () => {
+    for (const [, path] of captures) {
+      const { full, selective } = both(readFileSync(path));
+      expect(selective.summary, path).toEqual(full.summary);
+      expect(selective.issues, path).toEqual(full.issues);
+      expect(selective.redactions, path).toEqual(full.redactions);
+    }
+  });
+
+  it.skipIf(positives.length === 0)("counts every secret of the corpus split across deltas as streaming does, and shows none", () => {
+    for (const p of positives) {
+      const { full, selective, events } = both(encode(streamWith(p)));
+      expect(selective.redactions, p.about).toEqual(full.redactions);
+      expect(selective.summary, p.about).toEqual(full.summary);
+      const out = events.join("\n");
+      expect(out, p.about).not.toContain(p.token);
+      expect(out).toContain(`[REDACTED:${p.rule}]`);
+      expect(events.filter((e) => e.includes('"type":"message.delta"')).every((e) => e.includes('"text":""'))).toBe(true);
+    }
+  });
+
+  it("counts a message longer than a stream redactor holds back as streaming does (its deltas are replayed through one)", () => {
+    // A tail this long is let go by a stream redactor: whole-text redaction is not known to count it the same.
+    const text = `Authorization: Bearer ${"a1B2".repeat(6000)}`;
+    const pieces = text.match(/[^]{1,700}/g) ?? [];
+    const lines = [
+      { type: "session.started", agent: "test" },
+      { type: "message.started", messageId: "m1", role: "assistant", kind: "text" },
+      ...pieces.map((piece, i) => ({ type: "message.delta", messageId: "m1", text: piece, position: i * 700 })),
+      { type: "message.completed", messageId: "m1", role: "assistant", kind: "text", text },
+      { type: "message.started", messageId: "m2", role: "assistant", kind: "text" },
+      { type: "message.delta", messageId: "m2", text: "token ghp_", position: 0 },
+      { type: "message.delta", messageId: "m2", text: "a".repeat(36), position: 10 },
+    ].map((record, seq) => JSON.stringify({ v: 1, seq, ...record }));
+    const { full, selective } = both(encode(`${lines.join("\n")}\n`));
+    expect(selective.redactions).toEqual(full.redactions);
+    // the unfinished message is redacted when the input ends
+    expect(full.redactions).toEqual({ "authorization-header": 1, "github-token": 1 });
+    expect(selective.summary).toEqual(full.summary);
   });
 });

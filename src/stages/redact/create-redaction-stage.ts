@@ -7,7 +7,7 @@
  */
 import type { AgentEventDraft, JsonValue, MessageKind, MessageRole } from "../../model/events.ts";
 import type { EventStage } from "../stage.ts";
-import { createStreamRedactor, type StreamRedactor } from "./create-stream-redactor.ts";
+import { createStreamRedactor, MAX_HELD_CHARS, type StreamRedactor } from "./create-stream-redactor.ts";
 import { redactText, redactValue, type RedactionCounts } from "./redact-text.ts";
 
 type Emit = (draft: AgentEventDraft) => void;
@@ -59,9 +59,27 @@ export interface RedactionStage extends EventStage {
   readonly counts: RedactionCounts;
 }
 
+/** How the redaction stage treats message deltas. */
+export interface RedactionStageOptions {
+  /**
+   * `stream` (the default): each delta is redacted as it comes, by the message's stream redactor.
+   * `at-completion` (selective reading, `fields: "summary"`, whose facts never read a delta): deltas are passed
+   * on with `text: ""`, and the message's text is redacted once, joined, when it completes or the input ends.
+   * The counts are those of streaming: streaming redaction equals whole-text redaction up to MAX_HELD_CHARS
+   * characters, and a longer message is replayed, delta by delta, through a stream redactor.
+   */
+  readonly messageDeltas?: "stream" | "at-completion";
+}
+
 /** Creates the redaction stage; `createEventReader` adds it when `redact` is on. */
-export function createRedactionStage(): RedactionStage {
-  return new Redactor();
+export function createRedactionStage(options: RedactionStageOptions = {}): RedactionStage {
+  return new Redactor(options.messageDeltas === "at-completion");
+}
+
+/** A message's deltas as they came, redacted when it completes (`messageDeltas: "at-completion"`). */
+interface HeldMessage {
+  readonly pieces: string[];
+  length: number;
 }
 
 /** What the redaction stage keeps per stream (messages, tool inputs and outputs) and how it redacts each event. */
@@ -70,11 +88,17 @@ class Redactor implements RedactionStage {
   readonly messages = new Map<string, MessageChannel>();
   readonly toolInputs = new Map<string, StreamRedactor>();
   readonly toolOutputs = new Map<string, StreamRedactor>();
+  readonly heldMessages = new Map<string, HeldMessage>();
+  private readonly deltasAtCompletion: boolean;
+
+  constructor(deltasAtCompletion: boolean) {
+    this.deltasAtCompletion = deltasAtCompletion;
+  }
 
   push(draft: AgentEventDraft, emit: Emit): void {
     switch (draft.type) {
       case "message.delta":
-        return this.messageDelta(draft, emit);
+        return this.deltasAtCompletion ? this.holdDelta(draft, emit) : this.messageDelta(draft, emit);
       case "message.completed":
         return this.completeMessage(draft, emit);
       case "tool.input.delta":
@@ -91,6 +115,7 @@ class Redactor implements RedactionStage {
 
   end(emit: Emit): void {
     for (const messageId of [...this.messages.keys()]) this.flushMessage(messageId, emit);
+    for (const messageId of [...this.heldMessages.keys()]) this.redactHeld(messageId);
     for (const toolCallId of new Set([...this.toolInputs.keys(), ...this.toolOutputs.keys()])) this.flushTool(toolCallId, undefined, emit);
   }
 
@@ -127,6 +152,33 @@ class Redactor implements RedactionStage {
     emit(this.redactFields(text === draft.text && position === draft.position ? draft : { ...draft, text, position }, "text"));
   }
 
+  /** `at-completion`: keeps the delta's text for its message's completion and passes the delta on without it. */
+  private holdDelta(draft: Draft<"message.delta">, emit: Emit): void {
+    if (draft.text === "") return;
+    let held = this.heldMessages.get(draft.messageId);
+    if (held === undefined) {
+      held = { pieces: [], length: 0 };
+      this.heldMessages.set(draft.messageId, held);
+    }
+    held.pieces.push(draft.text);
+    held.length += draft.text.length;
+    emit({ ...draft, text: "" });
+  }
+
+  /** `at-completion`: the message's deltas joined (`rawText`) and redacted (`outText`), counted once; undefined when none came. */
+  private redactHeld(messageId: string): { rawText: string; outText: string } | undefined {
+    const held = this.heldMessages.get(messageId);
+    if (held === undefined) return undefined;
+    this.heldMessages.delete(messageId);
+    const rawText = held.pieces.join("");
+    if (held.length <= MAX_HELD_CHARS) return { rawText, outText: redactText(rawText, this.counts) };
+    // Longer: a stream redactor may let a long tail go, so the deltas are replayed through one to count as it does.
+    const redactor = createStreamRedactor(this.counts);
+    let outText = "";
+    for (const piece of held.pieces) outText += redactor.push(piece);
+    return { rawText, outText: outText + redactor.flush() };
+  }
+
   /** Ends a message's stream: sends what was held back; returns the channel (undefined when nothing streamed). */
   private flushMessage(messageId: string, emit: Emit): MessageChannel | undefined {
     const channel = this.messages.get(messageId);
@@ -152,7 +204,7 @@ class Redactor implements RedactionStage {
    * of a long answer, and a secret in a message counts once); otherwise it is redacted anew.
    */
   private completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
-    const channel = this.flushMessage(draft.messageId, emit);
+    const channel = this.deltasAtCompletion ? this.redactHeld(draft.messageId) : this.flushMessage(draft.messageId, emit);
     if (channel === undefined || channel.rawText !== draft.text) {
       emit(this.redactFields(draft));
       return;

@@ -21,7 +21,7 @@ const CONTEXT_CHARS = 384;
 /** Longer than any trigger with its look-behind (a key name of up to 64 characters before `=`), so a cut between two pieces is still seen. */
 const TRIGGER_OVERLAP = 96;
 /** A tail held longer than this is let go (and redacted as far as it can be): memory stays bounded. */
-const MAX_HELD_CHARS = 20_000;
+export const MAX_HELD_CHARS = 20_000;
 
 /** Redacts one channel of streamed text. */
 export interface StreamRedactor {
