@@ -53,8 +53,9 @@ export interface ReadOptions extends NdjsonOptions {
    * `summary`: read only what the session's facts need (`createSummaryBuilder`, usage reports). Long
    * tool outputs (a tool result's `content`, `stdout`, `stderr`, `aggregated_output`,
    * `formatted_output`, from 4 KiB) are skipped by a byte scan that still checks them, so events
-   * carry them as `""`; every other field, every issue, repair and redaction count is as with `all`
-   * (docs/benchmarks.md, "Selective reading").
+   * carry them as `""`. With `redact`, `message.delta` events carry `text: ""` too: a message is redacted
+   * once, when it completes (docs/redaction.md). Every other field, every issue, repair and redaction count
+   * is as with `all` (docs/benchmarks.md, "Selective reading").
    * @defaultValue "all"
    */
   fields?: "all" | "summary";
