@@ -11,6 +11,7 @@ import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
 import { toReadOptions, type ReadingValues } from "./reading-options.ts";
+import type { EndsOptions } from "../framing/ndjson/_skim.ts";
 import type { InputRun, Sink } from "./sinks/sink.ts";
 import { isRestart, type Source, type SourceChunk } from "./sources/source.ts";
 
@@ -29,6 +30,8 @@ export interface PipelineOptions {
   readonly sniffSse?: boolean;
   /** What the events must carry (`summary`: the facts only; long tool outputs are skipped). */
   readonly fields?: "all" | "summary";
+  /** For a view that shows only the ends of a long tool output: read only those (`ReadOptions.toolOutputEnds`). */
+  readonly toolOutputEnds?: EndsOptions;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -40,7 +43,11 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
  */
 export async function readInputs(options: PipelineOptions): Promise<InputRun[]> {
   const { sources, io, reading } = options;
-  const baseOptions = { ...toReadOptions(reading), fields: options.fields ?? "all" };
+  const baseOptions = {
+    ...toReadOptions(reading),
+    fields: options.fields ?? "all",
+    ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
+  };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
   if (reading["no-redact"])

@@ -13,6 +13,7 @@ import {
   type NdjsonOptions,
   type TextRecord,
 } from "../framing/ndjson/create-ndjson-parser.ts";
+import type { EndsOptions } from "../framing/ndjson/_skim.ts";
 import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialect/dialect.ts";
 import { detectDialect, getDialect } from "../dialects.ts";
 import type { EventStage } from "../stages/stage.ts";
@@ -59,6 +60,14 @@ export interface ReadOptions extends NdjsonOptions {
    * @defaultValue "all"
    */
   fields?: "all" | "summary";
+  /**
+   * For a view that shows only the first and last lines of a long tool output (`render`): the long outputs
+   * `fields: "summary"` would skip (from 24 KiB, in lines of 64 KiB or more) are read as those lines, the
+   * lines between empty (their count kept), when their text is checked whole and holds nothing the secret
+   * check could flag; any other string is read in full. Where the WebAssembly scan is not there, nothing is
+   * cut. Ignored with `fields: "summary"`.
+   */
+  toolOutputEnds?: EndsOptions;
 }
 
 /** The long strings `fields: "summary"` skips: tool output, which no summary fact reads. */
@@ -67,6 +76,8 @@ const SUMMARY_SKIM = {
   toolResultKeys: new Set(["content"]),
   minBytes: 4096,
 } as const;
+/** The shortest tool output `toolOutputEnds` cuts: shorter ones cost little to read whole. */
+const ENDS_MIN_BYTES = 24 * 1024;
 
 /** Health counters: what went wrong in the input and what was repaired. */
 export interface HealthStats extends RepairStats {
@@ -278,10 +289,13 @@ class EventPipeline {
   private createFramer(): ReturnType<typeof createNdjsonParser> {
     const options = this.options;
     // Redaction keeps every skipped string that could hold a secret, so its counts stay exact.
+    const keep = this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw };
     const skim =
       options.fields === "summary"
-        ? { ...SUMMARY_SKIM, ...(this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw }) }
-        : undefined;
+        ? { ...SUMMARY_SKIM, ...keep }
+        : options.toolOutputEnds !== undefined
+          ? { ...SUMMARY_SKIM, ...keep, minBytes: ENDS_MIN_BYTES, ends: options.toolOutputEnds }
+          : undefined;
     return createNdjsonParser(
       { onRecord: (record) => this.onRecord(record), onIssue: (issue) => this.reportIssue(issue) },
       skim === undefined ? options : { ...options, skim },

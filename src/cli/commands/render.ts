@@ -1,4 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
+import { useUtf8Validator } from "../../framing/ndjson/_skim.ts";
+import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
 import { readInputs, readingStatus } from "../_input.ts";
@@ -61,11 +64,13 @@ sequences and control characters in agent and tool text are shown as visible sym
   ],
   async run({ values, positionals, io }) {
     const output = createBatchedOutput(io.stdout);
+    const verbosity = chooseVerbosity(values);
+    const width = viewWidth(values.width, io);
     const sink = createRendererSink(
       {
         mode: chooseMode(values.mode, io),
-        width: viewWidth(values.width, io),
-        verbosity: chooseVerbosity(values),
+        width,
+        verbosity,
         links: values.links,
         keepColors: values["keep-colors"],
       },
@@ -76,8 +81,12 @@ sequences and control characters in agent and tool text are shown as visible sym
     const ciToken = io.env.GITHUB_ACTIONS === "true" ? `agentstream-${randomUUID()}` : undefined;
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
     const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
+    // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
+    // decoded), unless the raw records are shown too. The skipped text's UTF-8 is checked natively.
+    const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
+    if (toolOutputEnds !== undefined) useUtf8Validator(isUtf8);
     try {
-      const runs = await readInputs({ sources, io, reading, sink, output });
+      const runs = await readInputs({ sources, io, reading, sink, output, ...(toolOutputEnds === undefined ? {} : { toolOutputEnds }) });
       return readingStatus(runs, values);
     } finally {
       release();

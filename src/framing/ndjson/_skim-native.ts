@@ -14,6 +14,7 @@ interface ScanExports {
   hits(): number;
   hitsAt(): number;
   resumeAt(): number;
+  newlines(): number;
 }
 
 /** Where the copied bytes start in the module's memory (below: its tables and the anchors that passed). */
@@ -34,6 +35,11 @@ class NativeScanner {
     this.exports = exports;
     this.bytes = new Uint8Array(exports.memory.buffer);
     this.hitList = new Uint32Array(exports.memory.buffer);
+  }
+
+  /** Line breaks written in the string last scanned (`\n`, `\u000a`), when it was valid. */
+  newlines(): number {
+    return this.exports.newlines();
   }
 
   /** Forgets the copied line (a caller may reuse a buffer for the next line). */

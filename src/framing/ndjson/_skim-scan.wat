@@ -23,6 +23,8 @@
   (global $HIT_CAP i32 (i32.const 4096))
   (global $hits (mut i32) (i32.const 0))
   (global $resume (mut i32) (i32.const 0))
+  ;; Line breaks written in the string (`\n`, `\u000a`), for a view that shows a long output's ends.
+  (global $newlines (mut i32) (i32.const 0))
 
   ;; Builds the byte-set table from the lists.
   (func $init
@@ -46,6 +48,7 @@
   (func (export "hits") (result i32) (global.get $hits))
   (func (export "hitsAt") (result i32) (global.get $HITS))
   (func (export "resumeAt") (result i32) (global.get $resume))
+  (func (export "newlines") (result i32) (global.get $newlines))
 
   ;; Whether byte `b` (256: none) is in list `list`.
   (func $in (param $b i32) (param $list i32) (result i32)
@@ -61,7 +64,10 @@
                   (i32.or (i32.eq (local.get $e) (i32.const 0x62)) (i32.eq (local.get $e) (i32.const 0x66))))
           (i32.or (i32.or (i32.eq (local.get $e) (i32.const 0x6e)) (i32.eq (local.get $e) (i32.const 0x72)))
                   (i32.eq (local.get $e) (i32.const 0x74))))
-      (then (return (i32.const 2))))
+      (then
+        (if (i32.eq (local.get $e) (i32.const 0x6e))
+          (then (global.set $newlines (i32.add (global.get $newlines) (i32.const 1)))))
+        (return (i32.const 2))))
     (if (i32.ne (local.get $e) (i32.const 0x75)) (then (return (i32.const 0))))
     (local.set $k (i32.const 2))
     (loop $hex
@@ -79,6 +85,12 @@
                    (i32.eq (i32.load8_u offset=3 (local.get $p)) (i32.const 0x30)))
           (i32.lt_u (i32.sub (i32.load8_u offset=4 (local.get $p)) (i32.const 0x32)) (i32.const 6)))
       (then (return (i32.const 0))))
+    ;; \u000a or \u000A: a line break too
+    (if (i32.and
+          (i32.eq (i32.load16_u offset=2 (local.get $p)) (i32.const 0x3030))
+          (i32.and (i32.eq (i32.load8_u offset=4 (local.get $p)) (i32.const 0x30))
+                   (i32.eq (i32.or (i32.load8_u offset=5 (local.get $p)) (i32.const 0x20)) (i32.const 0x61))))
+      (then (global.set $newlines (i32.add (global.get $newlines) (i32.const 1)))))
     (i32.const 6))
 
   ;; The neighbour tests of the secret trigger anchored on byte `c` at `p` (redact-text.ts `anchored`,
@@ -167,7 +179,7 @@
 
   ;; Scans the string whose text starts at `start` from `from` (absolute addresses): the address of its
   ;; closing quote, -1 on a raw control byte (the sentinel included) or a bad escape, -2 when HITS is full
-  ;; (scan on from `resumeAt`). With `anchors` not 0 the secret check's anchors are tested on the way and
+  ;; (scan on from `resumeAt`; the line breaks are counted from the string's start). With `anchors` not 0 the secret check's anchors are tested on the way and
   ;; those that pass are recorded at HITS (`hits` of them, counted from this call).
   ;;
   ;; Each 64-byte block is classified, 16 bytes at a time, by two table lookups (`swizzle`) on its bytes' low and high halves,
@@ -177,6 +189,7 @@
   (func (export "scan") (param $start i32) (param $from i32) (param $anchors i32) (result i32)
     (local $lo v128) (local $hi v128) (local $mask i64) (local $k i32) (local $p i32) (local $c i32) (local $step i32)
     (global.set $hits (i32.const 0))
+    (if (i32.eq (local.get $from) (local.get $start)) (then (global.set $newlines (i32.const 0))))
     (if (local.get $anchors)
       (then
         (local.set $lo (v128.const i8x16 1 9 3 1 1 1 1 49 1 1 45 1 17 7 3 17))

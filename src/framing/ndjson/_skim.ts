@@ -6,7 +6,10 @@
  * else the skimmer gives up and the line is read in full, so a bad record is reported exactly as
  * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
  */
+import { type EndsOptions, middleCut } from "./_skim-ends.ts";
 import { nativeScanner } from "./_skim-native.ts";
+
+export type { EndsOptions };
 
 /** Which string values may be skipped. */
 export interface SkimOptions {
@@ -23,6 +26,12 @@ export interface SkimOptions {
    * counts stay exact), asked within the pass that checks the string's bytes: no text is made of them.
    */
   readonly keep?: SkipCheck;
+  /**
+   * Instead of skipping a string whole, keep its ends as a view shows them (`_skim-ends.ts`; `render`): its
+   * first and last lines, the lines between emptied. Strings it cannot cut so are kept whole. Only where the
+   * WebAssembly scan runs (it counts the line breaks); elsewhere nothing is cut.
+   */
+  readonly ends?: EndsOptions;
 }
 
 /**
@@ -107,7 +116,8 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
         if (key === "type") toolResult[depth] = end - i - 1 === 11 && asciiOf(bytes, i + 1, end) === "tool_result";
         else if (end - i - 1 >= options.minBytes && key !== undefined && skippable(key, toolResult[depth] === true, options)) {
           if (options.keep === undefined || anchorsSeen.length === 0 || !options.keep.confirm(bytes, i + 1, end, anchorsSeen)) {
-            ranges.push(i + 1, end);
+            if (options.ends === undefined) ranges.push(i + 1, end);
+            else cutEnds(bytes, i + 1, end, options.ends, ranges);
           }
         }
       }
@@ -127,6 +137,23 @@ export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
     }
   }
   return ranges;
+}
+
+/** Line breaks counted by the last native scan of a string that may be skipped; -1 after a JavaScript scan. */
+let lastNewlines = -1;
+/** The bytes that replace each range of a `ranges` list made with `ends` (in order), for `withoutRanges`. */
+const rangeFills = new WeakMap<readonly number[], Uint8Array[]>();
+
+function cutEnds(bytes: Uint8Array, start: number, end: number, ends: EndsOptions, ranges: number[]): void {
+  const cut = lastNewlines < 0 ? undefined : middleCut(bytes, start, end, lastNewlines, ends);
+  if (cut === undefined) return;
+  let fills = rangeFills.get(ranges);
+  if (fills === undefined) {
+    fills = [];
+    rangeFills.set(ranges, fills);
+  }
+  ranges.push(cut.from, cut.to);
+  fills.push(cut.fill);
 }
 
 function skippable(key: string, inToolResult: boolean, options: SkimOptions): boolean {
@@ -188,6 +215,7 @@ function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck, validUtf8?: 
     native === undefined
       ? scanString(bytes, i, check, validUtf8 !== undefined)
       : native.stringEnd(bytes, i, check !== undefined, anchorsSeen);
+  lastNewlines = native === undefined ? -1 : native.newlines();
   return end < 0 || validUtf8 === undefined || validUtf8(bytes.subarray(i, end)) ? end : -1;
 }
 
@@ -257,16 +285,22 @@ function utf8Length(bytes: Uint8Array, i: number, c: number): number {
   return 0;
 }
 
-/** `bytes` without the skipped ranges' contents (each skipped string becomes `""`). */
+/** `bytes` without the skipped ranges' contents (each skipped string becomes `""`, or, with `ends`, its ends). */
 export function withoutRanges(bytes: Uint8Array, ranges: readonly number[]): Uint8Array {
+  const fills = rangeFills.get(ranges);
   let kept = bytes.length;
-  for (let r = 0; r < ranges.length; r += 2) kept -= (ranges[r + 1] as number) - (ranges[r] as number);
+  for (let r = 0; r < ranges.length; r += 2) kept -= (ranges[r + 1] as number) - (ranges[r] as number) - (fills?.[r / 2]?.length ?? 0);
   const out = new Uint8Array(kept);
   let from = 0;
   let at = 0;
   for (let r = 0; r < ranges.length; r += 2) {
     out.set(bytes.subarray(from, ranges[r]), at);
     at += (ranges[r] as number) - from;
+    const fill = fills?.[r / 2];
+    if (fill !== undefined) {
+      out.set(fill, at);
+      at += fill.length;
+    }
     from = ranges[r + 1] as number;
   }
   out.set(bytes.subarray(from), at);

@@ -3,6 +3,7 @@
  * screen (the open message line, tool calls, sessions, notes waiting for a line to close). One object,
  * passed to every part of the renderer (./screen.ts, ./messages.ts, ./tools.ts, ./footer.ts, ./on-*.ts).
  */
+import type { EndsOptions } from "../../framing/ndjson/_skim.ts";
 import type { JsonValue, MessageKind, MessageRole, PlanItem, Usage } from "../../model/events.ts";
 import type { SanitizeOptions, TerminalSanitizer } from "../shared/sanitize.ts";
 import type { RenderMode, Verbosity } from "../shared/types.ts";
@@ -18,6 +19,18 @@ export const USER_LINES = 8;
 export const WORD_SLACK = 16;
 /** Hide nothing unless at least this many lines would be hidden (a summary line must save rows). */
 export const MIN_HIDDEN = 3;
+/**
+ * The lines of a long tool output this view shows at `verbosity`, from its start and its end, so that a reader
+ * may read only those (`ReadOptions.toolOutputEnds`, `render`); undefined when it shows every line.
+ */
+export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | undefined {
+  if (verbosity === "full" || verbosity === "debug") return undefined;
+  // A shown line is cut to its row's room (at most the width, which the renderer makes at least 20), four rows of it with -v (tools.ts).
+  const columns = 4 * Math.max(Math.floor(width), 20);
+  return verbosity === "verbose"
+    ? { head: VERBOSE_HEAD, tail: VERBOSE_TAIL, minHidden: MIN_HIDDEN, columns }
+    : { head: NORMAL_HEAD, tail: NORMAL_TAIL, minHidden: MIN_HIDDEN, columns };
+}
 /** A run of heartbeats prints its first one, then again when the idle time passes each of these. */
 export const IDLE_STEPS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 
