@@ -140,7 +140,7 @@ describe("holdStart", () => {
     return start;
   }
 
-  const longContexts = ["https://" + "u".repeat(150) + ":", "X".repeat(70) + "_TOKEN=", "Authorization:  Bearer ", "see"];
+  const longContexts = [`https://${"u".repeat(150)}:`, `${"X".repeat(70)}_TOKEN=`, "Authorization:  Bearer ", "see"];
   const prefixes = [...longContexts, ...longContexts.map((c) => `${c}abcdefgh`)];
   prefixes.push(...positives.flatMap((p) => [p.text, ...[3, 5, 9, 14, 20, 30].map((n) => p.text.slice(0, p.text.indexOf(p.token) + n))]));
   test.prop(

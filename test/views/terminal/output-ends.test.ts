@@ -29,7 +29,14 @@ function claudeStream(output: string, rawText?: string): Uint8Array {
 function render(input: Uint8Array, verbosity: Verbosity, width: number, ends: boolean): { text: string; output: string } {
   let text = "";
   let output = "";
-  const renderer = createTerminalRenderer({ write: (t) => void (text += t), mode: "basic", width, verbosity });
+  const renderer = createTerminalRenderer({
+    write: (t) => {
+      text += t;
+    },
+    mode: "basic",
+    width,
+    verbosity,
+  });
   const toolOutputEnds = ends ? outputEnds(verbosity, width) : undefined;
   const reader = createEventReader(
     {
