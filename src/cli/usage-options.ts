@@ -47,7 +47,13 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) {
     throw new AgentStreamError("usage", `--threads takes a whole number of threads (1 or more), not "${values.threads}"`);
   }
-  const collected = await collectUsage({ paths, env: io.env, cache: !values["no-cache"], threads, pricer });
+  const collected = await collectUsage({
+    paths,
+    env: io.env,
+    cache: !values["no-cache"],
+    threads,
+    condensed: { pricer, timeZone: filter.timeZone },
+  });
   for (const path of collected.missing) await io.stderr.write(`agentstream: ${path}: no such file or folder\n`);
   if (collected.unreadable.length > 0) {
     const some = collected.unreadable.slice(0, 3).join(", ");

@@ -2,6 +2,7 @@
  * Charges grouped for `usage --by …`: tokens by kind and cost per group, a totals row, and optionally each
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
+import { AgentStreamError } from "../errors.ts";
 import type { Charge, Ledger } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
@@ -77,13 +78,14 @@ interface CalendarParts {
 
 const QUARTER_HOUR = 900_000;
 const BLOCK = 6 * 3_600_000;
+const DAY = 86_400_000;
 
 /**
- * A request's day, week and month in one time zone. Formatting dates is the costly part, so the zone's offset is
- * found once per six-hour block (formatted at both ends: an offset changes at most once in such a block, and
- * when the two differ each quarter hour of the block is formatted), and each day's parts are made once.
+ * A time's day in one time zone, as a number of days since 1970-01-01 there. Formatting dates is the costly part,
+ * so the zone's offset is found once per six-hour block (formatted at both ends: an offset changes at most once
+ * in such a block, and when the two differ each quarter hour of the block is formatted).
  */
-export function calendar(timeZone: string): (time: number) => CalendarParts {
+export function localDays(timeZone: string): (time: number) => number {
   const format = new Intl.DateTimeFormat("en-CA", {
     timeZone,
     hourCycle: "h23",
@@ -102,15 +104,19 @@ export function calendar(timeZone: string): (time: number) => CalendarParts {
   };
   const blocks = new Map<number, number | null>();
   const slots = new Map<number, number>();
-  const days = new Map<number, CalendarParts>();
+  // Requests come in runs of the same block: the last block's offset is kept.
+  let lastBlock = Number.NaN;
+  let lastOffset: number | null = null;
   const offsetOf = (time: number): number => {
     const block = Math.floor(time / BLOCK);
-    let steady = blocks.get(block);
+    let steady = block === lastBlock ? lastOffset : blocks.get(block);
     if (steady === undefined) {
       const first = offsetAt(block * BLOCK);
       steady = first === offsetAt(block * BLOCK + BLOCK - QUARTER_HOUR) ? first : null;
       blocks.set(block, steady);
     }
+    lastBlock = block;
+    lastOffset = steady;
     if (steady !== null) return steady;
     const slot = Math.floor(time / QUARTER_HOUR);
     let offset = slots.get(slot);
@@ -120,11 +126,18 @@ export function calendar(timeZone: string): (time: number) => CalendarParts {
     }
     return offset;
   };
+  return (time) => Math.floor((time + offsetOf(time)) / DAY);
+}
+
+/** A request's day, week and month in one time zone (each day's parts made once). */
+export function calendar(timeZone: string): (time: number) => CalendarParts {
+  const dayOf = localDays(timeZone);
+  const days = new Map<number, CalendarParts>();
   return (time) => {
-    const localDay = Math.floor((time + offsetOf(time)) / 86_400_000);
+    const localDay = dayOf(time);
     let parts = days.get(localDay);
     if (parts === undefined) {
-      const day = new Date(localDay * 86_400_000).toISOString().slice(0, 10);
+      const day = new Date(localDay * DAY).toISOString().slice(0, 10);
       parts = { day, week: mondayOf(day), month: day.slice(0, 7) };
       days.set(localDay, parts);
     }
@@ -151,6 +164,7 @@ export interface GroupOptions {
 
 export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
   const { by, pricer, ledger } = options;
+  checkZone(ledger, options.timeZone);
   const when = calendar(options.timeZone);
   const byTime = by.some((d) => d === "day" || d === "week" || d === "month");
   const bySession = by.some((d) => d === "session" || d === "project");
@@ -214,6 +228,16 @@ export function groupUsage(charges: readonly Charge[], options: GroupOptions): U
         : { key: g.key, figures: g.figures },
     ),
   };
+}
+
+/** Charges condensed by day in one zone cannot be put on the days of another: a caller mistake, said. */
+export function checkZone(ledger: Ledger, timeZone: string): void {
+  if (ledger.timeZone !== undefined && ledger.timeZone !== timeZone) {
+    throw new AgentStreamError(
+      "usage",
+      `these charges are condensed by day in ${ledger.timeZone}: collect them again with the time zone ${timeZone}`,
+    );
+  }
 }
 
 function compareKeys(a: Record<string, string>, b: Record<string, string>, by: readonly GroupDimension[]): number {

@@ -20,10 +20,11 @@ export interface CollectOptions {
   /** Worker threads (default: the cores available, for large inputs). */
   readonly threads?: number | undefined;
   /**
-   * With prices, the ledger comes back condensed (result-cache.ts: each request priced on its own, then summed
-   * by session, model and quarter hour), and a run over the same unchanged files reuses the last result.
+   * With prices and a time zone, the ledger comes back condensed (result-cache.ts: each request priced on its own,
+   * then summed by session, model and day in the zone), and a run over the same unchanged files reuses the last
+   * result. Without them, one charge per request.
    */
-  readonly pricer?: Pricer | undefined;
+  readonly condensed?: { readonly pricer: Pricer; readonly timeZone: string } | undefined;
 }
 
 export interface Collected {
@@ -41,9 +42,10 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
     options.paths.length === 0 ? { files: discoverDefault(options.env), missing: [] } : discoverPaths(options.paths);
   const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
   const dir = options.cache ? cacheDir(options.env) : undefined;
-  const fingerprint = options.pricer === undefined ? undefined : resultFingerprint(files, options.pricer);
-  if (dir !== undefined && fingerprint !== undefined) {
-    const last = loadResult(dir, fingerprint);
+  const condensed = options.condensed;
+  const fingerprint = condensed === undefined ? undefined : resultFingerprint(files, condensed.pricer, condensed.timeZone);
+  if (dir !== undefined && fingerprint !== undefined && condensed !== undefined) {
+    const last = loadResult(dir, fingerprint, condensed.timeZone);
     if (last !== undefined) return { ledger: last.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable };
   }
   const cached = loadCache(dir);
@@ -68,7 +70,7 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   });
   const gone = forgotten(cached, files, roots);
   if (dir !== undefined && (changed.length > 0 || gone.length > 0)) saveCache(dir, cached.values(), { changed, forgotten: gone });
-  const ledger = options.pricer === undefined ? buildLedger(scans) : condense(mergeScans(scans), options.pricer);
+  const ledger = condensed === undefined ? buildLedger(scans) : condense(mergeScans(scans), condensed.pricer, condensed.timeZone);
   if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
   return { ledger, files: files.length, read: toRead.length, missing, unreadable };
 }

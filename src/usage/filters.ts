@@ -3,7 +3,7 @@
  * time zone), agents, a project substring, the time zone.
  */
 import { AgentStreamError } from "../errors.ts";
-import { calendar } from "./aggregate.ts";
+import { calendar, checkZone } from "./aggregate.ts";
 import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
 import { USAGE_AGENTS, type UsageAgent } from "./types.ts";
 
@@ -67,6 +67,7 @@ export function sessionMatches(filter: UsageFilter, session: LedgerSession | und
 
 /** The test each charge must pass for `usage`: its own day inside the range, its session matching. */
 export function chargeFilter(filter: UsageFilter, ledger: Ledger): (charge: Charge) => boolean {
+  checkZone(ledger, filter.timeZone);
   const when = calendar(filter.timeZone);
   const bySession = filter.agents !== undefined || filter.project !== undefined;
   return (charge) => {

@@ -27,7 +27,7 @@ export interface Charge {
   /** What the agent reported it cost; null: to be estimated from the price table. */
   readonly costUsd: number | null;
   readonly sidechain: boolean;
-  /** A condensed charge (result-cache.ts) stands for this many requests of one quarter hour; else 1. */
+  /** A condensed charge (result-cache.ts) stands for this many requests of one day; else 1. */
   readonly requests?: number;
   /** A condensed charge's cost estimated when it was condensed (per request, at the table it was keyed by). */
   readonly estimated?: { readonly usd: number; readonly unpriced: boolean };
@@ -51,6 +51,8 @@ export interface Ledger {
   readonly sessions: Map<string, LedgerSession>;
   /** Records read that repeated one already counted (the same request in another file or line). */
   readonly duplicates: number;
+  /** Set when the charges are condensed by day (result-cache.ts): the only time zone their days are right in. */
+  readonly timeZone?: string;
 }
 
 /**

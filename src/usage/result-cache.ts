@@ -1,10 +1,11 @@
 /**
  * The last run's result, condensed, for a run over the same unchanged files at the same prices: the commonest
  * case (`usage` again, `sessions` after `usage`) then reads no log and merges no request. Requests are condensed
- * to one row per session, model, subagent or not, quarter hour (every time zone's offset is a multiple of 15
- * minutes, so days, weeks and months come out the same in any zone) and kind of cost, each request priced on its
- * own first (a long-context tier depends on the request, not on a sum). Keyed by every file's path, size and
- * mtime and by the price table; anything else reads the per-file cache (cache.ts).
+ * to one row per session, model, subagent or not, day in the report's time zone and kind of cost, each request
+ * priced on its own first (a long-context tier depends on the request, not on a sum): the rows a report needs
+ * (days, weeks and months are made of days), a few thousand where requests are hundreds of thousands. Keyed by
+ * every file's path, size and mtime, the price table and the time zone; anything else reads the per-file cache
+ * (cache.ts).
  *
  * Stored in binary: the key first (so that a result of other files is dismissed after reading a few bytes), a
  * JSON header (sessions, models), then the rows as one Float64Array.
@@ -16,10 +17,10 @@ import { type Charge, type ChargeView, forEachCharge, type Ledger, type LedgerSe
 import type { Pricer } from "./prices.ts";
 import { textHash } from "./scanner.ts";
 import { addTokens, totalTokens, zeroTokens } from "./types.ts";
+import { localDays } from "./aggregate.ts";
 
-const VERSION = 2;
-const MAGIC = "AGSURES2";
-const QUARTER_HOUR = 900_000;
+const VERSION = 3;
+const MAGIC = "AGSURES3";
 /** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests. */
 const ROW = 14;
 
@@ -31,10 +32,10 @@ interface StoredHeader {
   readonly rows: number;
 }
 
-/** What the result is keyed by: each file's path, size and mtime, and the prices. */
-export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer): string {
+/** What the result is keyed by: each file's path, size and mtime, the prices and the time zone of its days. */
+export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
   const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
-  return `${textHash(listed.join("\n"))}:${pricer.fingerprint}`;
+  return `${textHash(listed.join("\n"))}:${pricer.fingerprint}:${textHash(timeZone)}`;
 }
 
 type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
@@ -45,11 +46,12 @@ type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
 };
 
 /**
- * One charge per session, model, subagent flag, quarter hour and kind of cost, each request priced on its own.
- * Rows come out in the order of their first request. Looked up by session, then model, then a number for the
- * quarter hour, kind and flag: no text is built per request.
+ * One charge per session, model, subagent flag, day in `timeZone` and kind of cost, each request priced on its
+ * own. Rows come out in the order of their first request. Looked up by session, then model, then a number for the
+ * day, kind and flag: no text is built per request.
  */
-export function condense(merged: Merged, pricer: Pricer): Ledger {
+export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledger {
+  const dayOf = localDays(timeZone);
   const rows: Row[] = [];
   const bySession = new Map<string, Map<string | null, Map<number | string, Row>>>();
   // Requests come file by file: most follow one of the same session and model, so the last lookup is kept.
@@ -70,15 +72,14 @@ export function condense(merged: Merged, pricer: Pricer): Ledger {
     return slots;
   };
   forEachCharge(merged, (charge) => {
-    const time = charge.time === null ? null : Math.floor(charge.time / QUARTER_HOUR) * QUARTER_HOUR;
     const estimated = charge.costUsd === null ? pricer.cost(charge.model, charge.tokens) : 0;
     const unpriced = estimated === undefined && totalTokens(charge.tokens) > 0;
     const bits = (charge.costUsd !== null ? 0 : unpriced ? 2 : 4) + (charge.sidechain ? 1 : 0);
-    const slot = time === null ? `none:${bits}` : (time / QUARTER_HOUR) * 8 + bits;
+    const slot = charge.time === null ? `none:${bits}` : dayOf(charge.time) * 8 + bits;
     const slots = slotsOf(charge.session, charge.model);
     let row = slots.get(slot);
     if (row === undefined) {
-      row = newRow(charge, time, unpriced);
+      row = newRow(charge, unpriced);
       slots.set(slot, row);
       rows.push(row);
     }
@@ -87,16 +88,17 @@ export function condense(merged: Merged, pricer: Pricer): Ledger {
     if (charge.costUsd !== null) row.costUsd = (row.costUsd ?? 0) + charge.costUsd;
     row.estimated.usd += estimated ?? 0;
   });
-  return { charges: rows, sessions: merged.sessions, duplicates: merged.duplicates };
+  return { charges: rows, sessions: merged.sessions, duplicates: merged.duplicates, timeZone };
 }
 
-function newRow(charge: ChargeView, time: number | null, unpriced: boolean): Row {
+/** A row's time is its first request's: any time of the row gives its day. */
+function newRow(charge: ChargeView, unpriced: boolean): Row {
   return {
     agent: charge.agent,
     session: charge.session,
     model: charge.model,
     sidechain: charge.sidechain,
-    time,
+    time: charge.time,
     tokens: zeroTokens(),
     costUsd: charge.costUsd === null ? null : 0,
     requests: 0,
@@ -124,7 +126,7 @@ function storedFor(path: string, fingerprint: string): boolean {
 }
 
 /** The last result when its fingerprint matches, else undefined. */
-export function loadResult(dir: string, fingerprint: string): { ledger: Ledger; unreadable: string[] } | undefined {
+export function loadResult(dir: string, fingerprint: string, timeZone: string): { ledger: Ledger; unreadable: string[] } | undefined {
   const path = resultFile(dir);
   if (!storedFor(path, fingerprint)) return undefined;
   try {
@@ -136,13 +138,13 @@ export function loadResult(dir: string, fingerprint: string): { ledger: Ledger; 
     const header = JSON.parse(buffer.toString("utf8", headerAt, headerAt + headerBytes)) as StoredHeader;
     const body = Math.ceil((headerAt + headerBytes) / 8) * 8;
     const rows = new Float64Array(bytes.buffer, bytes.byteOffset + body, header.rows * ROW);
-    return { ledger: ledgerOf(header, rows), unreadable: header.unreadable };
+    return { ledger: ledgerOf(header, rows, timeZone), unreadable: header.unreadable };
   } catch {
     return undefined;
   }
 }
 
-function ledgerOf(header: StoredHeader, rows: Float64Array): Ledger {
+function ledgerOf(header: StoredHeader, rows: Float64Array, timeZone: string): Ledger {
   const charges: Charge[] = [];
   const at = (i: number): number => rows[i] ?? 0;
   for (let r = 0; r < rows.length; r += ROW) {
@@ -168,7 +170,7 @@ function ledgerOf(header: StoredHeader, rows: Float64Array): Ledger {
       requests: at(r + 13),
     });
   }
-  return { charges, sessions: new Map(header.sessions.map((s) => [s.key, s])), duplicates: header.duplicates };
+  return { charges, sessions: new Map(header.sessions.map((s) => [s.key, s])), duplicates: header.duplicates, timeZone };
 }
 
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
@@ -222,6 +224,7 @@ export function saveResult(dir: string, fingerprint: string, ledger: Ledger, unr
     writeFileSync(temporary, out, { mode: 0o600 });
     renameSync(temporary, target);
     rmSync(join(dir, "usage-result-v1.json"), { force: true });
+    rmSync(join(dir, "usage-result-v2.bin"), { force: true });
   } catch {
     // Not kept: the next run uses the per-file cache.
   }

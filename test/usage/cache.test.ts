@@ -138,7 +138,12 @@ describe("usage cache against a cold run", () => {
   /** The report `usage --by day --by model --breakdown` and `sessions` are made of, from the cached and from a cold run. */
   const report = async (root: string, cacheHome: string, cache: boolean) => {
     const pricer = createPricer();
-    const { ledger } = await collectUsage({ paths: [root], env: { XDG_CACHE_HOME: cacheHome }, cache, pricer });
+    const { ledger } = await collectUsage({
+      paths: [root],
+      env: { XDG_CACHE_HOME: cacheHome },
+      cache,
+      condensed: { pricer, timeZone: "Asia/Kolkata" },
+    });
     const options = { by: ["day", "model"] as const, timeZone: "Asia/Kolkata", breakdown: true, pricer, ledger };
     return JSON.stringify(
       {
