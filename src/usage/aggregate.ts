@@ -80,12 +80,25 @@ const QUARTER_HOUR = 900_000;
 const BLOCK = 6 * 3_600_000;
 const DAY = 86_400_000;
 
+/** One function per zone for the process: condensing and grouping share what was formatted. */
+const zones = new Map<string, (time: number) => number>();
+
 /**
  * A time's day in one time zone, as a number of days since 1970-01-01 there. Formatting dates is the costly part,
- * so the zone's offset is found once per six-hour block (formatted at both ends: an offset changes at most once
- * in such a block, and when the two differ each quarter hour of the block is formatted).
+ * so the zone's offset is found once per six-hour block: formatted at the block's start and at the next block's
+ * (each edge once, shared by the blocks on either side; an offset changes at most once in such a block, and when
+ * the two differ each quarter hour of the block is formatted).
  */
 export function localDays(timeZone: string): (time: number) => number {
+  let dayOf = zones.get(timeZone);
+  if (dayOf === undefined) {
+    dayOf = zoneDays(timeZone);
+    zones.set(timeZone, dayOf);
+  }
+  return dayOf;
+}
+
+function zoneDays(timeZone: string): (time: number) => number {
   const format = new Intl.DateTimeFormat("en-CA", {
     timeZone,
     hourCycle: "h23",
@@ -102,6 +115,15 @@ export function localDays(timeZone: string): (time: number) => number {
     for (const part of format.formatToParts(new Date(at))) f[part.type] = part.value;
     return Date.UTC(Number(f["year"]), Number(f["month"]) - 1, Number(f["day"]), Number(f["hour"]), Number(f["minute"])) - at;
   };
+  const edges = new Map<number, number>();
+  const edge = (block: number): number => {
+    let offset = edges.get(block);
+    if (offset === undefined) {
+      offset = offsetAt(block * BLOCK);
+      edges.set(block, offset);
+    }
+    return offset;
+  };
   const blocks = new Map<number, number | null>();
   const slots = new Map<number, number>();
   // Requests come in runs of the same block: the last block's offset is kept.
@@ -111,8 +133,8 @@ export function localDays(timeZone: string): (time: number) => number {
     const block = Math.floor(time / BLOCK);
     let steady = block === lastBlock ? lastOffset : blocks.get(block);
     if (steady === undefined) {
-      const first = offsetAt(block * BLOCK);
-      steady = first === offsetAt(block * BLOCK + BLOCK - QUARTER_HOUR) ? first : null;
+      const first = edge(block);
+      steady = first === edge(block + 1) ? first : null;
       blocks.set(block, steady);
     }
     lastBlock = block;

@@ -80,6 +80,9 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
  * the cache does not grow with files that no longer exist. Returns their paths.
  */
 function forgotten(cached: Map<string, FileScan>, found: readonly FoundFile[], roots: readonly string[]): string[] {
+  // The common case, every cached path found as it is: nothing to resolve.
+  const paths = new Set(found.map((file) => file.path));
+  if (paths.size === cached.size && found.every((file) => cached.has(file.path))) return [];
   const present = new Set(found.map((file) => resolve(file.path)));
   const dropped: string[] = [];
   for (const path of cached.keys()) {

@@ -3,7 +3,7 @@
  * time zone), agents, a project substring, the time zone.
  */
 import { AgentStreamError } from "../errors.ts";
-import { calendar, checkZone } from "./aggregate.ts";
+import { calendar, checkZone, localDays } from "./aggregate.ts";
 import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
 import { USAGE_AGENTS, type UsageAgent } from "./types.ts";
 
@@ -31,7 +31,8 @@ function machineTimeZone(): string {
 export function parseFilter(values: FilterValues): UsageFilter {
   const timeZone = values.tz ?? machineTimeZone();
   try {
-    new Intl.DateTimeFormat("en-CA", { timeZone });
+    // Made once for the process here, shared by condensing and grouping.
+    localDays(timeZone);
   } catch {
     throw new AgentStreamError("usage", `--tz takes an IANA time zone such as UTC or Europe/Paris, not "${timeZone}"`);
   }

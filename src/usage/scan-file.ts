@@ -10,6 +10,7 @@ import type { LineScanner, ScanResult } from "./scanner.ts";
 import type { FileScan, UsageAgent } from "./types.ts";
 
 const CHUNK_BYTES = 1 << 20;
+const MIN_CHUNK_BYTES = 4096;
 
 /** What to read: a file, its agent when the caller knows it, and the scan to go on from (an appended file). */
 export interface ScanRequest {
@@ -35,7 +36,7 @@ export function scanFile(request: ScanRequest): FileScan | undefined {
     const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
     const scanner = createScanner(agent, request.path, previous);
-    const offset = readLines(fd, previous?.offset ?? 0, scanner);
+    const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
     return { ...base, offset, ...scanner.result() };
   } catch {
     return undefined;
@@ -58,10 +59,12 @@ function scanJsonChat(path: string): ScanResult {
 }
 
 /**
- * Feeds every line from `offset` on; returns the offset after the last line that ended with LF.
+ * Feeds every line from `offset` on; returns the offset after the last line that ended with LF. The buffer is no
+ * larger than what is left to read (an appended file's tail is a few hundred bytes), and LF is searched for only
+ * in the bytes read: `Buffer.indexOf` would otherwise search the rest of the buffer too.
  */
-function readLines(fd: number, offset: number, scanner: LineScanner): number {
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+function readLines(fd: number, offset: number, size: number, scanner: LineScanner): number {
+  let chunk = Buffer.allocUnsafe(Math.max(MIN_CHUNK_BYTES, Math.min(CHUNK_BYTES, size - offset + 1)));
   let position = offset;
   let consumed = offset;
   let kept = 0;
@@ -76,8 +79,9 @@ function readLines(fd: number, offset: number, scanner: LineScanner): number {
     if (read === 0) break;
     position += read;
     const end = kept + read;
+    const filled = chunk.subarray(0, end);
     let from = 0;
-    for (let lf = chunk.indexOf(0x0a, kept); lf !== -1 && lf < end; lf = chunk.indexOf(0x0a, from)) {
+    for (let lf = filled.indexOf(0x0a, kept); lf !== -1; lf = filled.indexOf(0x0a, from)) {
       const to = lf > from && chunk[lf - 1] === 0x0d ? lf - 1 : lf;
       if (to > from) scanner.line(chunk, from, to);
       from = lf + 1;

@@ -193,9 +193,17 @@ describe("the result of the last run", () => {
     const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
     const first = (await cli(args, env)).out;
     const { readdirSync } = await import("node:fs");
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v2.bin", "usage-v4.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v3.bin", "usage-v4.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
+    // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.
+    const tokyoArgs = args.map((arg) => (arg === "UTC" ? "Asia/Tokyo" : arg));
+    const tokyo = (await cli(tokyoArgs, env)).out;
+    expect(tokyo).toBe((await cli([...tokyoArgs, "--no-cache"], env)).out);
+    expect(tokyo).not.toBe(first);
+    expect(JSON.parse(tokyo).groups.some((g: { day: string }) => g.day === "2026-03-01")).toBe(false);
+    expect((await cli(tokyoArgs, env)).out).toBe(tokyo);
+    expect((await cli(args, env)).out).toBe(first);
     // Other prices: the costs are computed again.
     const prices = join(root, "prices.json");
     writeFileSync(prices, JSON.stringify({ models: { "claude-sonnet-4": { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } }));
