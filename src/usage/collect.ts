@@ -7,7 +7,8 @@ import { resolve, sep } from "node:path";
 import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
 import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { condense, loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { condense } from "./condense.ts";
+import { loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 

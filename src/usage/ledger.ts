@@ -6,6 +6,7 @@
 import {
   CUMULATIVE,
   type FileScan,
+  type RecordColumns,
   REPORTED_COST,
   SIDECHAIN,
   type SessionStatus,
@@ -91,42 +92,66 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
       compare(a.path, b.path),
   );
   const total = ordered.reduce((sum, scan) => sum + scan.records.length, 0);
-  const table = new KeyTable(total);
-  const chosenScan = new Int32Array(total);
-  const chosenRow = new Int32Array(total);
-  const ownerScan = new Int32Array(total);
+  const requests = new RequestTable(ordered, total);
   const sessions = new Map<string, LedgerSession>();
   const sessionOfScan: LedgerSession[] = [];
-  let requests = 0;
-  let duplicates = 0;
-  ordered.forEach((scan, s) => {
+  for (let s = 0; s < ordered.length; s++) {
+    const scan = ordered[s] as FileScan;
     sessionOfScan.push(sessionOf(sessions, scan));
-    const { keyHi, keyLo, tokens } = scan.records;
-    for (let row = 0; row < scan.records.length; row++) {
-      const request = table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, requests);
-      if (request === requests) {
+    requests.addFile(s, scan.records);
+  }
+  const { chosenScan, chosenRow, ownerScan, duplicates } = requests;
+  return { scans: ordered, sessionOfScan, sessions, requests: requests.count, chosenScan, chosenRow, ownerScan, duplicates };
+}
+
+/**
+ * Which record stands for each request, and which file owns it, filled file by file (a small method per file:
+ * it is optimised after a few files, where one loop over every record would run unoptimised for long).
+ */
+class RequestTable {
+  readonly chosenScan: Int32Array;
+  readonly chosenRow: Int32Array;
+  readonly ownerScan: Int32Array;
+  count = 0;
+  duplicates = 0;
+  private readonly table: KeyTable;
+  private readonly ordered: readonly FileScan[];
+
+  constructor(ordered: readonly FileScan[], total: number) {
+    this.ordered = ordered;
+    this.table = new KeyTable(total);
+    this.chosenScan = new Int32Array(total);
+    this.chosenRow = new Int32Array(total);
+    this.ownerScan = new Int32Array(total);
+  }
+
+  addFile(s: number, columns: RecordColumns): void {
+    const { keyHi, keyLo, tokens, length } = columns;
+    const { chosenScan, chosenRow, ownerScan, table } = this;
+    for (let row = 0; row < length; row++) {
+      const request = table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, this.count);
+      if (request === this.count) {
         chosenScan[request] = s;
         chosenRow[request] = row;
         ownerScan[request] = s;
-        requests++;
+        this.count++;
         continue;
       }
-      duplicates++;
+      this.duplicates++;
       // Across files the copy with the final figures wins: a response's output count only grows.
-      const known = ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
+      const known = this.ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
       if ((tokens[row * TOKEN_FIELDS + 1] ?? 0) > known) {
         chosenScan[request] = s;
         chosenRow[request] = row;
       }
     }
-  });
-  return { scans: ordered, sessionOfScan, sessions, requests, chosenScan, chosenRow, ownerScan, duplicates };
+  }
 }
 
 /** An open-addressing hash set of request keys (two 53-bit hashes), mapping each to its request number. */
 class KeyTable {
-  private readonly hi: Float64Array;
-  private readonly lo: Float64Array;
+  /** A slot's two hashes side by side (one cache line holds both: the table is too large for the cache). */
+  private readonly keys: Float64Array;
   /** Request number + 1 per slot; 0: empty. */
   private readonly request: Int32Array;
   private readonly mask: number;
@@ -135,8 +160,7 @@ class KeyTable {
     let size = 16;
     // At most two thirds full: probes stay short.
     while (size < keys * 1.5) size *= 2;
-    this.hi = new Float64Array(size);
-    this.lo = new Float64Array(size);
+    this.keys = new Float64Array(size * 2);
     this.request = new Int32Array(size);
     this.mask = size - 1;
   }
@@ -145,16 +169,17 @@ class KeyTable {
   find(hi: number, lo: number, next: number): number {
     // The low 32 bits of one hash, mixed (Fibonacci hashing), choose the first slot.
     let slot = Math.imul(lo >>> 0, 0x9e3779b1) & this.mask;
+    const { keys, request, mask } = this;
     for (;;) {
-      const held = this.request[slot] ?? 0;
+      const held = request[slot] ?? 0;
       if (held === 0) {
-        this.hi[slot] = hi;
-        this.lo[slot] = lo;
-        this.request[slot] = next + 1;
+        keys[2 * slot] = hi;
+        keys[2 * slot + 1] = lo;
+        request[slot] = next + 1;
         return next;
       }
-      if (this.hi[slot] === hi && this.lo[slot] === lo) return held - 1;
-      slot = (slot + 1) & this.mask;
+      if (keys[2 * slot] === hi && keys[2 * slot + 1] === lo) return held - 1;
+      slot = (slot + 1) & mask;
     }
   }
 }
@@ -216,12 +241,9 @@ export interface ChargeView {
   modelIndex: number;
 }
 
-/**
- * Every request once, in first-seen order, then the Codex threads: each thread's running totals, in order of
- * the total, turned into differences (the first counts whole).
- */
-export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => void): void {
-  const view: ChargeView = {
+/** A view to fill (`fillView`) and hand over. */
+export function emptyView(): ChargeView {
+  return {
     agent: "claude",
     session: "",
     time: null,
@@ -232,20 +254,43 @@ export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => voi
     scan: 0,
     modelIndex: -1,
   };
-  const threads = new Map<string, number[]>();
+}
+
+/** Whether request `request`'s record is a Codex running total (turned into a difference per thread). */
+export function isCumulative(merged: Merged, request: number): boolean {
+  const columns = (merged.scans[merged.chosenScan[request] ?? 0] as FileScan).records;
+  return ((columns.flags[merged.chosenRow[request] ?? 0] ?? 0) & CUMULATIVE) !== 0;
+}
+
+/**
+ * Every request once, in first-seen order, then the Codex threads: each thread's running totals, in order of
+ * the total, turned into differences (the first counts whole).
+ */
+export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => void): void {
+  const view = emptyView();
+  const cumulative: number[] = [];
   for (let request = 0; request < merged.requests; request++) {
-    const scan = merged.chosenScan[request] ?? 0;
-    const row = merged.chosenRow[request] ?? 0;
-    const columns = (merged.scans[scan] as FileScan).records;
-    if (((columns.flags[row] ?? 0) & CUMULATIVE) !== 0) {
-      const thread = columns.threads?.[row] ?? `${columns.keyHi[row]}.${columns.keyLo[row]}`;
-      const list = threads.get(thread);
-      if (list === undefined) threads.set(thread, [request]);
-      else list.push(request);
+    if (isCumulative(merged, request)) {
+      cumulative.push(request);
       continue;
     }
     fillView(view, merged, request);
     visit(view);
+  }
+  forEachThreadCharge(merged, cumulative, visit);
+}
+
+/** The running totals among `cumulative` (request numbers, in first-seen order) as per-request charges, thread by thread. */
+export function forEachThreadCharge(merged: Merged, cumulative: readonly number[], visit: (charge: ChargeView) => void): void {
+  const view = emptyView();
+  const threads = new Map<string, number[]>();
+  for (const request of cumulative) {
+    const columns = (merged.scans[merged.chosenScan[request] ?? 0] as FileScan).records;
+    const row = merged.chosenRow[request] ?? 0;
+    const thread = columns.threads?.[row] ?? `${columns.keyHi[row]}.${columns.keyLo[row]}`;
+    const list = threads.get(thread);
+    if (list === undefined) threads.set(thread, [request]);
+    else list.push(request);
   }
   for (const snapshots of threads.values()) {
     const totals = snapshots.map((request) => {
@@ -265,7 +310,7 @@ export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => voi
 }
 
 /** Sets the view to request `request`'s record and owner. */
-function fillView(view: ChargeView, merged: Merged, request: number): void {
+export function fillView(view: ChargeView, merged: Merged, request: number): void {
   const scan = merged.chosenScan[request] ?? 0;
   const row = merged.chosenRow[request] ?? 0;
   const c = (merged.scans[scan] as FileScan).records;

@@ -16,6 +16,8 @@ export interface Pricer {
   readonly fingerprint: string;
   /** The request's cost in USD, or undefined when the model has no price. */
   cost(model: string | null, tokens: TokenCounts): number | undefined;
+  /** The model's prices (for `costAt`, when many requests of one model are priced), or undefined. */
+  priceOf(model: string | null): ModelPrice | undefined;
 }
 
 /**
@@ -54,11 +56,12 @@ export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
       const price = model === null ? undefined : lookup(model);
       return price === undefined ? undefined : costAt(price, tokens);
     },
+    priceOf: (model) => (model === null ? undefined : lookup(model)),
   };
 }
 
 /** USD for one request at one model's prices (per million tokens). */
-function costAt(price: ModelPrice, t: TokenCounts): number {
+export function costAt(price: ModelPrice, t: TokenCounts): number {
   const prompt = t.input + t.cacheRead + t.cacheWrite;
   const long = price.longContext;
   const p = long !== undefined && prompt > long.above ? long : price;

@@ -13,11 +13,9 @@
 import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
-import { type Charge, type ChargeView, forEachCharge, type Ledger, type LedgerSession, type Merged } from "./ledger.ts";
+import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { textHash } from "./scanner.ts";
-import { addTokens, totalTokens, zeroTokens } from "./types.ts";
-import { localDays } from "./aggregate.ts";
 
 const VERSION = 3;
 const MAGIC = "AGSURES3";
@@ -36,74 +34,6 @@ interface StoredHeader {
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
   const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
   return `${textHash(listed.join("\n"))}:${pricer.fingerprint}:${textHash(timeZone)}`;
-}
-
-type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
-  readonly tokens: ReturnType<typeof zeroTokens>;
-  costUsd: number | null;
-  requests: number;
-  readonly estimated: { usd: number; unpriced: boolean };
-};
-
-/**
- * One charge per session, model, subagent flag, day in `timeZone` and kind of cost, each request priced on its
- * own. Rows come out in the order of their first request. Looked up by session, then model, then a number for the
- * day, kind and flag: no text is built per request.
- */
-export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledger {
-  const dayOf = localDays(timeZone);
-  const rows: Row[] = [];
-  const bySession = new Map<string, Map<string | null, Map<number | string, Row>>>();
-  // Requests come file by file: most follow one of the same session and model, so the last lookup is kept.
-  let last: { session: string; model: string | null; slots: Map<number | string, Row> } | undefined;
-  const slotsOf = (session: string, model: string | null): Map<number | string, Row> => {
-    if (last !== undefined && last.session === session && last.model === model) return last.slots;
-    let models = bySession.get(session);
-    if (models === undefined) {
-      models = new Map();
-      bySession.set(session, models);
-    }
-    let slots = models.get(model);
-    if (slots === undefined) {
-      slots = new Map();
-      models.set(model, slots);
-    }
-    last = { session, model, slots };
-    return slots;
-  };
-  forEachCharge(merged, (charge) => {
-    const estimated = charge.costUsd === null ? pricer.cost(charge.model, charge.tokens) : 0;
-    const unpriced = estimated === undefined && totalTokens(charge.tokens) > 0;
-    const bits = (charge.costUsd !== null ? 0 : unpriced ? 2 : 4) + (charge.sidechain ? 1 : 0);
-    const slot = charge.time === null ? `none:${bits}` : dayOf(charge.time) * 8 + bits;
-    const slots = slotsOf(charge.session, charge.model);
-    let row = slots.get(slot);
-    if (row === undefined) {
-      row = newRow(charge, unpriced);
-      slots.set(slot, row);
-      rows.push(row);
-    }
-    addTokens(row.tokens, charge.tokens);
-    row.requests += 1;
-    if (charge.costUsd !== null) row.costUsd = (row.costUsd ?? 0) + charge.costUsd;
-    row.estimated.usd += estimated ?? 0;
-  });
-  return { charges: rows, sessions: merged.sessions, duplicates: merged.duplicates, timeZone };
-}
-
-/** A row's time is its first request's: any time of the row gives its day. */
-function newRow(charge: ChargeView, unpriced: boolean): Row {
-  return {
-    agent: charge.agent,
-    session: charge.session,
-    model: charge.model,
-    sidechain: charge.sidechain,
-    time: charge.time,
-    tokens: zeroTokens(),
-    costUsd: charge.costUsd === null ? null : 0,
-    requests: 0,
-    estimated: { usd: 0, unpriced },
-  };
 }
 
 function resultFile(dir: string): string {

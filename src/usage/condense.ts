@@ -1,0 +1,193 @@
+/**
+ * Every request priced on its own (a long-context tier depends on the request, not on a sum), then summed into
+ * one row per session, model, subagent or not, day in the report's time zone and kind of cost: the rows a report
+ * needs (days, weeks and months are made of days), a few thousand where the requests are hundreds of thousands.
+ *
+ * Requests are taken in first-seen order, as `forEachCharge` hands them over, so every sum is made in the same
+ * order whether the files came from the cache or not. A request is almost always charged from a record of the
+ * file that owns it: that case reads the file's columns directly, with the file's session, model prices and rows
+ * looked up once per file, not once per request; the rest (a copy's record with a larger output, Codex running
+ * totals) goes through the charge view.
+ */
+import { localDays } from "./aggregate.ts";
+import {
+  type Charge,
+  type ChargeView,
+  emptyView,
+  fillView,
+  forEachThreadCharge,
+  type Ledger,
+  type LedgerSession,
+  type Merged,
+} from "./ledger.ts";
+import type { ModelPrice } from "./price-table.ts";
+import { costAt, type Pricer } from "./prices.ts";
+import { CUMULATIVE, type FileScan, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, totalTokens, zeroTokens } from "./types.ts";
+
+/** A condensed charge, summed in place. */
+type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
+  readonly tokens: ReturnType<typeof zeroTokens>;
+  costUsd: number | null;
+  requests: number;
+  readonly estimated: { usd: number; unpriced: boolean };
+};
+
+/** The slot of a request without a time (a day's slot is `day * 8 + kind`; days before 1970 are negative). */
+const NO_TIME = -(2 ** 40);
+
+export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledger {
+  const rows = new RowTable(pricer, localDays(timeZone));
+  const view = emptyView();
+  const cumulative: number[] = [];
+  let owner = -1;
+  for (let request = 0; request < merged.requests; request++) {
+    const scan = merged.chosenScan[request] ?? 0;
+    const row = merged.chosenRow[request] ?? 0;
+    const columns = (merged.scans[scan] as FileScan).records;
+    if (((columns.flags[row] ?? 0) & CUMULATIVE) !== 0) {
+      cumulative.push(request);
+      continue;
+    }
+    const ownerScan = merged.ownerScan[request] ?? 0;
+    if (ownerScan !== owner) {
+      owner = ownerScan;
+      rows.enterFile(merged.sessionOfScan[owner] as LedgerSession, (merged.scans[owner] as FileScan).records);
+    }
+    if (scan === owner) rows.addOwn(row);
+    else {
+      fillView(view, merged, request);
+      rows.addView(view);
+    }
+  }
+  forEachThreadCharge(merged, cumulative, (charge) => rows.addView(charge));
+  return { charges: rows.rows, sessions: merged.sessions, duplicates: merged.duplicates, timeZone };
+}
+
+/** The rows, looked up by session, then model, then a number for the day, kind of cost and subagent flag. */
+class RowTable {
+  readonly rows: Row[] = [];
+  private readonly bySession = new Map<string, Map<string | null, Map<number, Row>>>();
+  /** The file being condensed: its session, columns, and per model index (-1 last) its prices and rows. */
+  private session: LedgerSession | undefined;
+  private columns: RecordColumns | undefined;
+  private prices: (ModelPrice | null | undefined)[] = [];
+  private slots: (Map<number, Row> | undefined)[] = [];
+  private readonly tokens = zeroTokens();
+  private readonly pricer: Pricer;
+  private readonly dayOf: (time: number) => number;
+
+  constructor(pricer: Pricer, dayOf: (time: number) => number) {
+    this.pricer = pricer;
+    this.dayOf = dayOf;
+  }
+
+  enterFile(session: LedgerSession, columns: RecordColumns): void {
+    this.session = session;
+    this.columns = columns;
+    this.prices = new Array(columns.models.length + 1);
+    this.slots = new Array(columns.models.length + 1);
+  }
+
+  /** Row `row` of the file entered, charged to its session. */
+  addOwn(row: number): void {
+    const c = this.columns as RecordColumns;
+    const t = this.tokens;
+    const at = row * TOKEN_FIELDS;
+    t.input = c.tokens[at] ?? 0;
+    t.output = c.tokens[at + 1] ?? 0;
+    t.cacheRead = c.tokens[at + 2] ?? 0;
+    t.cacheWrite = c.tokens[at + 3] ?? 0;
+    t.cacheWrite1h = c.tokens[at + 4] ?? 0;
+    t.reasoning = c.tokens[at + 5] ?? 0;
+    const flags = c.flags[row] ?? 0;
+    const modelIndex = c.model[row] ?? -1;
+    const index = modelIndex < 0 ? c.models.length : modelIndex;
+    const model = c.models[modelIndex] ?? null;
+    const reported = (flags & REPORTED_COST) !== 0 ? (c.cost[row] ?? 0) : null;
+    let estimated: number | undefined = 0;
+    if (reported === null) {
+      let price = this.prices[index];
+      if (price === undefined) {
+        price = this.pricer.priceOf(model) ?? null;
+        this.prices[index] = price;
+      }
+      estimated = price === null ? undefined : costAt(price, t);
+    }
+    let slots = this.slots[index];
+    if (slots === undefined) {
+      slots = this.slotsOf((this.session as LedgerSession).key, model);
+      this.slots[index] = slots;
+    }
+    const time = c.time[row] ?? Number.NaN;
+    const session = this.session as LedgerSession;
+    this.add(slots, session, model, Number.isNaN(time) ? null : time, reported, estimated, (flags & SIDECHAIN) !== 0);
+  }
+
+  /** A charge as the view holds it (priced by name). */
+  addView(charge: ChargeView): void {
+    const estimated = charge.costUsd === null ? this.pricer.cost(charge.model, charge.tokens) : 0;
+    const session = { key: charge.session, agent: charge.agent };
+    const slots = this.slotsOf(charge.session, charge.model);
+    for (const kind of ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning"] as const) {
+      this.tokens[kind] = charge.tokens[kind];
+    }
+    this.add(slots, session, charge.model, charge.time, charge.costUsd, estimated, charge.sidechain);
+  }
+
+  /** Adds `this.tokens` and the costs to their row (made when new, in the order of first requests). */
+  private add(
+    slots: Map<number, Row>,
+    session: Pick<LedgerSession, "key" | "agent">,
+    model: string | null,
+    time: number | null,
+    reported: number | null,
+    estimated: number | undefined,
+    sidechain: boolean,
+  ): void {
+    const t = this.tokens;
+    const unpriced = estimated === undefined && totalTokens(t) > 0;
+    const kind = (reported !== null ? 0 : unpriced ? 2 : 4) + (sidechain ? 1 : 0);
+    const slot = (time === null ? NO_TIME : this.dayOf(time) * 8) + kind;
+    let row = slots.get(slot);
+    if (row === undefined) {
+      row = {
+        agent: session.agent,
+        session: session.key,
+        model,
+        sidechain,
+        // A row's time is its first request's: any time of the row gives its day.
+        time,
+        tokens: zeroTokens(),
+        costUsd: reported === null ? null : 0,
+        requests: 0,
+        estimated: { usd: 0, unpriced },
+      };
+      slots.set(slot, row);
+      this.rows.push(row);
+    }
+    const sum = row.tokens;
+    sum.input += t.input;
+    sum.output += t.output;
+    sum.cacheRead += t.cacheRead;
+    sum.cacheWrite += t.cacheWrite;
+    sum.cacheWrite1h += t.cacheWrite1h;
+    sum.reasoning += t.reasoning;
+    row.requests += 1;
+    if (reported !== null) row.costUsd = (row.costUsd ?? 0) + reported;
+    row.estimated.usd += estimated ?? 0;
+  }
+
+  private slotsOf(session: string, model: string | null): Map<number, Row> {
+    let models = this.bySession.get(session);
+    if (models === undefined) {
+      models = new Map();
+      this.bySession.set(session, models);
+    }
+    let slots = models.get(model);
+    if (slots === undefined) {
+      slots = new Map();
+      models.set(model, slots);
+    }
+    return slots;
+  }
+}
