@@ -1,6 +1,7 @@
 /**
  * `sessions` and `usage` start here: find the files, take what the cache already knows, scan the rest (from
- * where an appended file was left), merge everything into one ledger, and refresh the cache.
+ * where an appended file was left), merge everything into one ledger (or, when the files that changed hold
+ * requests of their own alone, bring the last result up to date with them: update.ts), and refresh the caches.
  */
 import { cacheDir, loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
@@ -8,7 +9,8 @@ import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./
 import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
-import { loadResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { type Grown, updateCondensed } from "./update.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
@@ -36,6 +38,11 @@ export interface Collected {
   /** Paths named that do not exist, and files that could not be read. */
   readonly missing: readonly string[];
   readonly unreadable: readonly string[];
+  /**
+   * How the condensed ledger was made: the last result as it was (`kept`), the last result with the changed
+   * files' rows made again (`updated`), or every request merged (`merged`; also without prices).
+   */
+  readonly made: "kept" | "updated" | "merged";
 }
 
 export async function collectUsage(options: CollectOptions): Promise<Collected> {
@@ -45,9 +52,12 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   const dir = options.cache ? cacheDir(options.env) : undefined;
   const condensed = options.condensed;
   const fingerprint = condensed === undefined ? undefined : resultFingerprint(files, condensed.pricer, condensed.timeZone);
-  if (dir !== undefined && fingerprint !== undefined && condensed !== undefined) {
-    const last = loadResult(dir, fingerprint, condensed.timeZone);
-    if (last !== undefined) return { ledger: last.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable };
+  const last =
+    dir !== undefined && fingerprint !== undefined && condensed !== undefined
+      ? loadLastResult(dir, fingerprint, condensed.timeZone)
+      : undefined;
+  if (last?.exact === true) {
+    return { ledger: last.condensed.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable, made: "kept" };
   }
   const cached = loadCache(dir);
   const scans: FileScan[] = [];
@@ -71,9 +81,20 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   });
   const gone = forgotten(cached, files, roots);
   if (dir !== undefined && (changed.length > 0 || gone.length > 0)) saveCache(dir, cached.values(), { changed, forgotten: gone });
-  const ledger = condensed === undefined ? buildLedger(scans) : condense(mergeScans(scans), condensed.pricer, condensed.timeZone);
-  if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, ledger, unreadable);
-  return { ledger, files: files.length, read: toRead.length, missing, unreadable };
+  const common = { files: files.length, read: toRead.length, missing, unreadable };
+  if (condensed === undefined) return { ledger: buildLedger(scans), ...common, made: "merged" };
+  const { pricer, timeZone } = condensed;
+  const updated = last === undefined ? undefined : updateCondensed(last.condensed, scans, grownFrom(toRead), pricer, timeZone);
+  const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
+  if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, result, unreadable);
+  return { ledger: result.ledger, ...common, made: updated === undefined ? "merged" : "updated" };
+}
+
+/** The files read on from where they were left, with the version they grew from. */
+function grownFrom(toRead: readonly { path: string; previous: FileScan | undefined }[]): Grown {
+  const grown = new Map<string, { size: number; mtimeMs: number }>();
+  for (const { path, previous } of toRead) if (previous !== undefined) grown.set(path, { size: previous.size, mtimeMs: previous.mtimeMs });
+  return grown;
 }
 
 /**

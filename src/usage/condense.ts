@@ -1,13 +1,16 @@
 /**
  * Every request priced on its own (a long-context tier depends on the request, not on a sum), then summed into
- * one row per session, model, subagent or not, day in the report's time zone and kind of cost: the rows a report
- * needs (days, weeks and months are made of days), a few thousand where the requests are hundreds of thousands.
+ * one row per file that owns it (its session's), model, subagent or not, day in the report's time zone and kind of
+ * cost: the rows a report needs (days, weeks and months are made of days), a few thousand where the requests are
+ * hundreds of thousands.
  *
- * Requests are taken in first-seen order, as `forEachCharge` hands them over, so every sum is made in the same
- * order whether the files came from the cache or not. A request is almost always charged from a record of the
- * file that owns it: that case reads the file's columns directly, with the file's session, model prices and rows
- * looked up once per file, not once per request; the rest (a copy's record with a larger output, Codex running
- * totals) goes through the charge view.
+ * Requests are taken in first-seen order, as `forEachCharge` hands them over, and the rows are kept file by file
+ * in merge order, each file's in the order of their first request: every sum is made in the same order whether
+ * the files came from the cache or not, and a file whose requests are its own alone (`independent`) has rows
+ * that depend on nothing else, which a run after it changed makes again by itself (update.ts). A request is
+ * almost always charged from a record of the file that owns it: that case reads the file's columns directly,
+ * with the file's session, model prices and rows looked up once per file, not once per request; the rest (a
+ * copy's record with a larger output, Codex running totals) goes through the charge view.
  */
 import { localDays } from "./aggregate.ts";
 import {
@@ -35,8 +38,27 @@ type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
 /** The slot of a request without a time (a day's slot is `day * 8 + kind`; days before 1970 are negative). */
 const NO_TIME = -(2 ** 40);
 
-export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledger {
-  const rows = new RowTable(pricer, localDays(timeZone));
+/** A file's part of a condensed result. */
+export interface CondensedFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** No request of the file is in another file, and none is a Codex running total: its rows are its own. */
+  readonly independent: boolean;
+  /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
+  readonly repeated: number;
+  /** The rows of the requests it owns, in the order of their first request. */
+  readonly rows: readonly Charge[];
+}
+
+/** A condensed ledger (its charges: every file's rows, file after file) and each file's part, in merge order. */
+export interface Condensed {
+  readonly ledger: Ledger;
+  readonly files: readonly CondensedFile[];
+}
+
+export function condense(merged: Merged, pricer: Pricer, timeZone: string): Condensed {
+  const rows = new RowTable(pricer, localDays(timeZone), merged.scans.length);
   const view = emptyView();
   const cumulative: number[] = [];
   let owner = -1;
@@ -51,7 +73,7 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledg
     const ownerScan = merged.ownerScan[request] ?? 0;
     if (ownerScan !== owner) {
       owner = ownerScan;
-      rows.enterFile(merged.sessionOfScan[owner] as LedgerSession, (merged.scans[owner] as FileScan).records);
+      rows.enterFile(owner, merged.sessionOfScan[owner] as LedgerSession, (merged.scans[owner] as FileScan).records);
     }
     if (scan === owner) rows.addOwn(row);
     else {
@@ -60,14 +82,34 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledg
     }
   }
   forEachThreadCharge(merged, cumulative, (charge) => rows.addView(charge));
-  return { charges: rows.rows, sessions: merged.sessions, duplicates: merged.duplicates, timeZone };
+  const files = merged.scans.map((scan, s) => ({
+    path: scan.path,
+    size: scan.size,
+    mtimeMs: scan.mtimeMs,
+    independent: merged.shared[s] === 0 && scan.records.threads === undefined,
+    repeated: merged.repeated[s] ?? 0,
+    rows: rows.rowsOf(s),
+  }));
+  return {
+    ledger: { charges: files.flatMap((file) => file.rows), sessions: merged.sessions, duplicates: merged.duplicates, timeZone },
+    files,
+  };
 }
 
-/** The rows, looked up by session, then model, then a number for the day, kind of cost and subagent flag. */
+/** The rows of one file whose requests are its own alone (`CondensedFile.independent`), as a full run makes them. */
+export function condenseAlone(scan: FileScan, session: LedgerSession, pricer: Pricer, timeZone: string): Charge[] {
+  const rows = new RowTable(pricer, localDays(timeZone), 1);
+  rows.enterFile(0, session, scan.records);
+  for (let row = 0; row < scan.records.length; row++) rows.addOwn(row);
+  return rows.rowsOf(0);
+}
+
+/** The rows of each owning file, looked up by model, then a number for the day, kind of cost and subagent flag. */
 class RowTable {
-  readonly rows: Row[] = [];
-  private readonly bySession = new Map<string, Map<string | null, Map<number, Row>>>();
-  /** The file being condensed: its session, columns, and per model index (-1 last) its prices and rows. */
+  private readonly rows: Row[][];
+  private readonly byOwner: Map<string | null, Map<number, Row>>[];
+  /** The file being condensed: its index, session, columns, and per model index (-1 last) its prices and rows. */
+  private owner = 0;
   private session: LedgerSession | undefined;
   private columns: RecordColumns | undefined;
   private prices: (ModelPrice | null | undefined)[] = [];
@@ -76,12 +118,19 @@ class RowTable {
   private readonly pricer: Pricer;
   private readonly dayOf: (time: number) => number;
 
-  constructor(pricer: Pricer, dayOf: (time: number) => number) {
+  constructor(pricer: Pricer, dayOf: (time: number) => number, files: number) {
     this.pricer = pricer;
     this.dayOf = dayOf;
+    this.rows = Array.from({ length: files }, () => []);
+    this.byOwner = Array.from({ length: files }, () => new Map());
   }
 
-  enterFile(session: LedgerSession, columns: RecordColumns): void {
+  rowsOf(owner: number): Row[] {
+    return this.rows[owner] ?? [];
+  }
+
+  enterFile(owner: number, session: LedgerSession, columns: RecordColumns): void {
+    this.owner = owner;
     this.session = session;
     this.columns = columns;
     this.prices = new Array(columns.models.length + 1);
@@ -115,27 +164,28 @@ class RowTable {
     }
     let slots = this.slots[index];
     if (slots === undefined) {
-      slots = this.slotsOf((this.session as LedgerSession).key, model);
+      slots = this.slotsOf(this.owner, model);
       this.slots[index] = slots;
     }
     const time = c.time[row] ?? Number.NaN;
     const session = this.session as LedgerSession;
-    this.add(slots, session, model, Number.isNaN(time) ? null : time, reported, estimated, (flags & SIDECHAIN) !== 0);
+    this.add(this.owner, slots, session, model, Number.isNaN(time) ? null : time, reported, estimated, (flags & SIDECHAIN) !== 0);
   }
 
   /** A charge as the view holds it (priced by name). */
   addView(charge: ChargeView): void {
     const estimated = charge.costUsd === null ? this.pricer.cost(charge.model, charge.tokens) : 0;
     const session = { key: charge.session, agent: charge.agent };
-    const slots = this.slotsOf(charge.session, charge.model);
+    const slots = this.slotsOf(charge.owner, charge.model);
     for (const kind of ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning"] as const) {
       this.tokens[kind] = charge.tokens[kind];
     }
-    this.add(slots, session, charge.model, charge.time, charge.costUsd, estimated, charge.sidechain);
+    this.add(charge.owner, slots, session, charge.model, charge.time, charge.costUsd, estimated, charge.sidechain);
   }
 
   /** Adds `this.tokens` and the costs to their row (made when new, in the order of first requests). */
   private add(
+    owner: number,
     slots: Map<number, Row>,
     session: Pick<LedgerSession, "key" | "agent">,
     model: string | null,
@@ -163,7 +213,7 @@ class RowTable {
         estimated: { usd: 0, unpriced },
       };
       slots.set(slot, row);
-      this.rows.push(row);
+      this.rows[owner]?.push(row);
     }
     const sum = row.tokens;
     sum.input += t.input;
@@ -177,12 +227,8 @@ class RowTable {
     row.estimated.usd += estimated ?? 0;
   }
 
-  private slotsOf(session: string, model: string | null): Map<number, Row> {
-    let models = this.bySession.get(session);
-    if (models === undefined) {
-      models = new Map();
-      this.bySession.set(session, models);
-    }
+  private slotsOf(owner: number, model: string | null): Map<number, Row> {
+    const models = this.byOwner[owner] as Map<string | null, Map<number, Row>>;
     let slots = models.get(model);
     if (slots === undefined) {
       slots = new Map();

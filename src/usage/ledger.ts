@@ -73,6 +73,10 @@ export interface Merged {
   readonly chosenRow: Int32Array;
   readonly ownerScan: Int32Array;
   readonly duplicates: number;
+  /** Per scan: 1 when a request of it is in another scan too. */
+  readonly shared: Uint8Array;
+  /** Per scan: its records whose request an earlier scan holds (they add up to `duplicates`). */
+  readonly repeated: Int32Array;
 }
 
 /**
@@ -85,23 +89,36 @@ export interface Merged {
  * hash collide are still two requests; only a collision of both 53-bit hashes would merge them.
  */
 export function mergeScans(scans: readonly FileScan[]): Merged {
-  const ordered = [...scans].sort(
-    (a, b) =>
-      (a.facts.start ?? Infinity) - (b.facts.start ?? Infinity) ||
-      (a.facts.end ?? Infinity) - (b.facts.end ?? Infinity) ||
-      compare(a.path, b.path),
-  );
+  const ordered = orderScans(scans);
   const total = ordered.reduce((sum, scan) => sum + scan.records.length, 0);
   const requests = new RequestTable(ordered, total);
+  for (let s = 0; s < ordered.length; s++) requests.addFile(s, (ordered[s] as FileScan).records);
+  const { chosenScan, chosenRow, ownerScan, duplicates, shared, repeated } = requests;
+  return {
+    scans: ordered,
+    ...sessionsOf(ordered),
+    requests: requests.count,
+    chosenScan,
+    chosenRow,
+    ownerScan,
+    duplicates,
+    shared,
+    repeated,
+  };
+}
+
+/** The scans in the order they are merged: start, then end, then path. */
+export function orderScans(scans: readonly FileScan[]): FileScan[] {
+  const start = (scan: FileScan): number => scan.facts.start ?? Number.POSITIVE_INFINITY;
+  const end = (scan: FileScan): number => scan.facts.end ?? Number.POSITIVE_INFINITY;
+  return [...scans].sort((a, b) => start(a) - start(b) || end(a) - end(b) || compare(a.path, b.path));
+}
+
+/** The sessions of scans in merge order, and the session of each. */
+export function sessionsOf(ordered: readonly FileScan[]): Pick<Merged, "sessions" | "sessionOfScan"> {
   const sessions = new Map<string, LedgerSession>();
-  const sessionOfScan: LedgerSession[] = [];
-  for (let s = 0; s < ordered.length; s++) {
-    const scan = ordered[s] as FileScan;
-    sessionOfScan.push(sessionOf(sessions, scan));
-    requests.addFile(s, scan.records);
-  }
-  const { chosenScan, chosenRow, ownerScan, duplicates } = requests;
-  return { scans: ordered, sessionOfScan, sessions, requests: requests.count, chosenScan, chosenRow, ownerScan, duplicates };
+  const sessionOfScan = ordered.map((scan) => sessionOf(sessions, scan));
+  return { sessions, sessionOfScan };
 }
 
 /**
@@ -112,6 +129,8 @@ class RequestTable {
   readonly chosenScan: Int32Array;
   readonly chosenRow: Int32Array;
   readonly ownerScan: Int32Array;
+  readonly shared: Uint8Array;
+  readonly repeated: Int32Array;
   count = 0;
   duplicates = 0;
   private readonly table: KeyTable;
@@ -120,6 +139,8 @@ class RequestTable {
   constructor(ordered: readonly FileScan[], total: number) {
     this.ordered = ordered;
     this.table = new KeyTable(total);
+    this.shared = new Uint8Array(ordered.length);
+    this.repeated = new Int32Array(ordered.length);
     this.chosenScan = new Int32Array(total);
     this.chosenRow = new Int32Array(total);
     this.ownerScan = new Int32Array(total);
@@ -138,6 +159,12 @@ class RequestTable {
         continue;
       }
       this.duplicates++;
+      this.repeated[s] = (this.repeated[s] ?? 0) + 1;
+      // A key seen again in another file: every file holding it is marked in its turn (the first one here).
+      if ((ownerScan[request] ?? 0) !== s) {
+        this.shared[s] = 1;
+        this.shared[ownerScan[request] ?? 0] = 1;
+      }
       // Across files the copy with the final figures wins: a response's output count only grows.
       const known = this.ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
       if ((tokens[row * TOKEN_FIELDS + 1] ?? 0) > known) {
@@ -238,6 +265,8 @@ export interface ChargeView {
   sidechain: boolean;
   /** The scan's model index (`Merged.scans[scan].records.models`) and the scan, for callers that index models. */
   scan: number;
+  /** The scan that owns the request (its session's file). */
+  owner: number;
   modelIndex: number;
 }
 
@@ -252,6 +281,7 @@ export function emptyView(): ChargeView {
     costUsd: null,
     sidechain: false,
     scan: 0,
+    owner: 0,
     modelIndex: -1,
   };
 }
@@ -324,6 +354,7 @@ export function fillView(view: ChargeView, merged: Merged, request: number): voi
   view.modelIndex = c.model[row] ?? -1;
   view.model = c.models[view.modelIndex] ?? null;
   view.scan = scan;
+  view.owner = merged.ownerScan[request] ?? 0;
   view.costUsd = (flags & REPORTED_COST) !== 0 ? (c.cost[row] ?? 0) : null;
   view.sidechain = (flags & SIDECHAIN) !== 0;
   const tokens = view.tokens;

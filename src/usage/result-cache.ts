@@ -1,19 +1,18 @@
 /**
- * The last run's result, condensed, for a run over the same unchanged files at the same prices: the commonest
- * case (`usage` again, `sessions` after `usage`) then reads no log and merges no request. Requests are condensed
- * to one row per session, model, subagent or not, day in the report's time zone and kind of cost, each request
- * priced on its own first (a long-context tier depends on the request, not on a sum): the rows a report needs
- * (days, weeks and months are made of days), a few thousand where requests are hundreds of thousands. Keyed by
- * every file's path, size and mtime, the price table and the time zone; anything else reads the per-file cache
- * (cache.ts).
+ * The last run's result, condensed (condense.ts: one row per owning file, model, day in the report's time zone
+ * and kind of cost, each request priced on its own), for the next run at the same prices and in the same zone.
+ * Over the same unchanged files (`usage` again, `sessions` after `usage`) it is the answer: no log is read and no
+ * request merged. After some files changed it is where the update starts (update.ts): the rows of the files that
+ * did not change are kept. Keyed by every file's path, size and mtime, the price table and the time zone.
  *
- * Stored in binary: the key first (so that a result of other files is dismissed after reading a few bytes), a
- * JSON header (sessions, models), then the rows as one Float64Array.
+ * Stored in binary: the key line first, a JSON header (each file with its size, mtime and number of rows, in
+ * merge order; the sessions; the models), then the rows as one Float64Array.
  */
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
-import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
+import type { Condensed, CondensedFile } from "./condense.ts";
+import type { Charge, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { textHash } from "./scanner.ts";
 
@@ -22,15 +21,26 @@ const MAGIC = "AGSURES3";
 /** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests. */
 const ROW = 14;
 
+/** A file's part: its rows are the next `rows` rows. */
+type StoredFile = Omit<CondensedFile, "rows"> & { readonly rows: number };
+
 interface StoredHeader {
   readonly duplicates: number;
   readonly unreadable: string[];
+  readonly files: StoredFile[];
   readonly sessions: LedgerSession[];
   readonly models: string[];
   readonly rows: number;
 }
 
-/** What the result is keyed by: each file's path, size and mtime, the prices and the time zone of its days. */
+/** A stored result: the one for these very files (`exact`), or an earlier one at the same prices and zone. */
+export interface LastResult {
+  readonly condensed: Condensed;
+  readonly unreadable: string[];
+  readonly exact: boolean;
+}
+
+/** What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the time zone of its days. */
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
   const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
   return `${textHash(listed.join("\n"))}:${pricer.fingerprint}:${textHash(timeZone)}`;
@@ -40,41 +50,44 @@ function resultFile(dir: string): string {
   return join(dir, `usage-result-v${VERSION}.bin`);
 }
 
-/** Whether the stored result is the one for `fingerprint`: its first bytes are read, not the whole file. */
-function storedFor(path: string, fingerprint: string): boolean {
-  const want = Buffer.from(`${MAGIC}${fingerprint}\n`, "utf8");
-  const head = Buffer.alloc(want.length);
-  let fd: number | undefined;
+/**
+ * The last result kept, when it was made at the same prices and in the same zone (the fingerprint's part after
+ * its first colon); `exact` when its files are these too. A result of other prices, another zone, another
+ * version, or one that cannot be read is undefined.
+ */
+export function loadLastResult(dir: string, fingerprint: string, timeZone: string): LastResult | undefined {
   try {
-    fd = openSync(path, "r");
-    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(want);
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** The last result when its fingerprint matches, else undefined. */
-export function loadResult(dir: string, fingerprint: string, timeZone: string): { ledger: Ledger; unreadable: string[] } | undefined {
-  const path = resultFile(dir);
-  if (!storedFor(path, fingerprint)) return undefined;
-  try {
-    let bytes: Uint8Array = readFileSync(path);
+    let bytes: Uint8Array = readFileSync(resultFile(dir));
     if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const headerAt = Buffer.byteLength(`${MAGIC}${fingerprint}\n`) + 4;
+    const keyEnd = buffer.indexOf(0x0a);
+    const key = buffer.toString("utf8", 0, keyEnd);
+    const same = (k: string): string => k.slice(k.indexOf(":"));
+    if (keyEnd === -1 || !key.startsWith(MAGIC) || same(key) !== same(fingerprint)) return undefined;
+    const headerAt = keyEnd + 1 + 4;
     const headerBytes = buffer.readUInt32LE(headerAt - 4);
     const header = JSON.parse(buffer.toString("utf8", headerAt, headerAt + headerBytes)) as StoredHeader;
     const body = Math.ceil((headerAt + headerBytes) / 8) * 8;
     const rows = new Float64Array(bytes.buffer, bytes.byteOffset + body, header.rows * ROW);
-    return { ledger: ledgerOf(header, rows, timeZone), unreadable: header.unreadable };
+    return { condensed: condensedOf(header, rows, timeZone), unreadable: header.unreadable, exact: key === `${MAGIC}${fingerprint}` };
   } catch {
     return undefined;
   }
 }
 
-function ledgerOf(header: StoredHeader, rows: Float64Array, timeZone: string): Ledger {
+function condensedOf(header: StoredHeader, rows: Float64Array, timeZone: string): Condensed {
+  const charges = chargesOf(header, rows);
+  let first = 0;
+  const files = header.files.map((file) => {
+    const part = { ...file, rows: charges.slice(first, first + file.rows) };
+    first += file.rows;
+    return part;
+  });
+  const sessions = new Map(header.sessions.map((s) => [s.key, s]));
+  return { ledger: { charges, sessions, duplicates: header.duplicates, timeZone }, files };
+}
+
+function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
   const charges: Charge[] = [];
   const at = (i: number): number => rows[i] ?? 0;
   for (let r = 0; r < rows.length; r += ROW) {
@@ -100,11 +113,12 @@ function ledgerOf(header: StoredHeader, rows: Float64Array, timeZone: string): L
       requests: at(r + 13),
     });
   }
-  return { charges, sessions: new Map(header.sessions.map((s) => [s.key, s])), duplicates: header.duplicates, timeZone };
+  return charges;
 }
 
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
-export function saveResult(dir: string, fingerprint: string, ledger: Ledger, unreadable: readonly string[]): void {
+export function saveResult(dir: string, fingerprint: string, condensed: Condensed, unreadable: readonly string[]): void {
+  const { ledger } = condensed;
   const sessions = [...ledger.sessions.values()];
   const index = new Map(sessions.map((s, i) => [s.key, i]));
   const models: string[] = [];
@@ -136,6 +150,7 @@ export function saveResult(dir: string, fingerprint: string, ledger: Ledger, unr
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: [...unreadable],
+    files: condensed.files.map((file) => ({ ...file, rows: file.rows.length })),
     sessions,
     models,
     rows: ledger.charges.length,

@@ -135,17 +135,20 @@ describe("usage cache journal", () => {
 });
 
 describe("usage cache against a cold run", () => {
-  /** The report `usage --by day --by model --breakdown` and `sessions` are made of, from the cached and from a cold run. */
+  /**
+   * The report `usage --by day --by model --breakdown` and `sessions` are made of, from the cached and from a cold
+   * run, and how the cached one was made (the last result kept, updated from the files a change reaches, or merged).
+   */
   const report = async (root: string, cacheHome: string, cache: boolean) => {
     const pricer = createPricer();
-    const { ledger } = await collectUsage({
+    const { ledger, made } = await collectUsage({
       paths: [root],
       env: { XDG_CACHE_HOME: cacheHome },
       cache,
       condensed: { pricer, timeZone: "Asia/Kolkata" },
     });
     const options = { by: ["day", "model"] as const, timeZone: "Asia/Kolkata", breakdown: true, pricer, ledger };
-    return JSON.stringify(
+    const text = JSON.stringify(
       {
         usage: groupUsage(ledger.charges, options),
         sessions: [...ledger.sessions.values()].map((s) => ({ ...s, files: [...s.files].sort() })),
@@ -153,51 +156,97 @@ describe("usage cache against a cold run", () => {
       },
       (_key, value: unknown) => (value instanceof Set ? [...value].sort() : value),
     );
+    return { text, made };
+  };
+  const line = (n: number, extra: Partial<Parameters<typeof claudeLine>[0]> = {}) =>
+    claudeLine({
+      message: `m${n}`,
+      request: `r${n}`,
+      output: 7 * n + 3,
+      input: 13 * n,
+      time: `2026-03-0${1 + (n % 3)}T1${n % 10}:0${n % 6}:00.000Z`,
+      ...extra,
+    });
+  const append = (file: string, lines: object[]) => appendFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+  /** Replaces a file's content, with an mtime no earlier run saw. */
+  const replace = (file: string, lines: object[]) => {
+    writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    const later = new Date(Date.now() + 10_000 + Math.floor(Math.random() * 1e6));
+    utimesSync(file, later, later);
+  };
+
+  /** Each change, then the cached report against a cold one: equal, and made as said (twice: the second time from the result just kept). */
+  const check = async (logs: string, cacheHome: string, steps: [string, "kept" | "updated" | "merged", () => void][]) => {
+    await report(logs, cacheHome, true);
+    for (const [about, made, change] of steps) {
+      change();
+      const cached = await report(logs, cacheHome, true);
+      const cold = await report(logs, cacheHome, false);
+      expect(cached.text, about).toBe(cold.text);
+      expect(cached.made, about).toBe(made);
+      expect(await report(logs, cacheHome, true), about).toEqual({ text: cold.text, made: "kept" });
+    }
   };
 
   it("gives the report of a cold run, to the last digit, after files are appended, added, removed and replaced", async () => {
     const tree = tempTree();
     const cacheHome = join(tree.root, "cache");
     const logs = join(tree.root, "logs");
-    const line = (n: number, extra: Partial<Parameters<typeof claudeLine>[0]> = {}) =>
-      claudeLine({
-        message: `m${n}`,
-        request: `r${n}`,
-        output: 7 * n + 3,
-        input: 13 * n,
-        time: `2026-03-0${1 + (n % 3)}T1${n % 10}:0${n % 6}:00.000Z`,
-        ...extra,
-      });
     const a = tree.write("logs/projects/p/a.jsonl", [line(1), line(2), line(3, { model: "claude-opus-4-20250514" })]);
-    tree.write("logs/projects/p/b.jsonl", [line(4, { session: "s-2" }), line(5, { session: "s-2" })]);
+    const b = tree.write("logs/projects/p/b.jsonl", [line(4, { session: "s-2" }), line(5, { session: "s-2" })]);
     const c = tree.write("logs/projects/q/c.jsonl", [line(6, { session: "s-3", model: "no-such-model" }), line(7, { session: "s-3" })]);
-    const steps: [string, () => void][] = [
-      ["nothing changed", () => {}],
-      ["a response appended", () => appendFileSync(a, `${JSON.stringify(line(8))}\n`)],
+    let d = "";
+    await check(logs, cacheHome, [
+      ["nothing changed", "kept", () => {}],
+      ["a response appended", "updated", () => append(a, [line(8)])],
+      // The last line of a response wins: its larger output replaces the first line's, in place.
+      ["an appended line repeating a response of the file", "updated", () => append(b, [line(4, { session: "s-2", output: 900 })])],
       [
         "a new file: a resumed copy repeating a request with a larger output",
+        "updated",
         () => {
-          tree.write("logs/projects/p/d.jsonl", [
+          d = tree.write("logs/projects/p/d.jsonl", [
             line(2, { session: "s-4", output: 500 }),
             line(9, { session: "s-4", time: "2026-03-04T23:50:00.000Z" }),
           ]);
         },
       ],
-      ["a file removed", () => rmSync(c)],
+      ["a response appended to a file that shares a request", "updated", () => append(a, [line(12)])],
+      ["the copy appended to, repeating the shared request again", "updated", () => append(d, [line(2, { session: "s-4", output: 600 })])],
+      ["a new file of its own", "updated", () => void tree.write("logs/projects/r/e.jsonl", [line(13, { session: "s-5" })])],
+      ["a file of its own removed", "updated", () => rmSync(c)],
+      ["a file of its own replaced by a shorter one", "updated", () => replace(b, [line(5, { session: "s-2" })])],
       [
-        "a file replaced by another of other requests",
-        () => {
-          writeFileSync(a, `${JSON.stringify(line(10))}\n${JSON.stringify(line(11, { sidechain: true }))}\n`);
-          utimesSync(a, new Date(), new Date(Date.now() + 10_000));
-        },
+        "a file that shared a request replaced by another of other requests",
+        "merged",
+        () => replace(a, [line(10), line(11, { sidechain: true })]),
       ],
-    ];
-    await report(logs, cacheHome, true);
-    for (const [about, change] of steps) {
-      change();
-      expect(await report(logs, cacheHome, true), about).toBe(await report(logs, cacheHome, false));
-      // And again, from the result just kept.
-      expect(await report(logs, cacheHome, true), about).toBe(await report(logs, cacheHome, false));
-    }
+      [
+        "a new file repeating a response of the copy",
+        "updated",
+        () => void tree.write("logs/projects/p/f.jsonl", [line(9, { session: "s-6", time: "2026-03-04T23:50:00.000Z" })]),
+      ],
+      ["a file that shared a request removed", "merged", () => rmSync(join(logs, "projects/p/f.jsonl"))],
+      ["then the copy, now of its own, removed", "updated", () => rmSync(d)],
+    ]);
+  });
+
+  it("merges everything again when a changed file holds Codex running totals", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const logs = join(tree.root, "logs");
+    tree.write("logs/projects/p/a.jsonl", [line(1), line(2)]);
+    const rollout = tree.write("logs/sessions/2026/03/02/rollout-2026-03-02T08-00-00-t.jsonl", [
+      ...codexMeta("t", "2026-03-02T08:00:00Z"),
+      codexTokenCount("2026-03-02T08:00:05Z", [1000, 800, 20], [1000, 800, 20]),
+    ]);
+    await check(logs, cacheHome, [
+      [
+        "a Codex total appended",
+        "merged",
+        () => append(rollout, [codexTokenCount("2026-03-02T08:01:00Z", [3000, 2400, 70], [2000, 1600, 50])]),
+      ],
+      ["a Claude response appended beside it", "updated", () => append(join(logs, "projects/p/a.jsonl"), [line(3)])],
+    ]);
   });
 });
