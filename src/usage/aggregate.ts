@@ -151,12 +151,15 @@ function zoneDays(timeZone: string): (time: number) => number {
   return (time) => Math.floor((time + offsetOf(time)) / DAY);
 }
 
-/** A request's day, week and month in one time zone (each day's parts made once). */
-export function calendar(timeZone: string): (time: number) => CalendarParts {
+/**
+ * A request's day, week and month in one time zone (each day's parts made once); a condensed charge's day
+ * (`Charge.day`, in the zone it was condensed in) is taken as it is.
+ */
+export function calendar(timeZone: string): (time: number, day?: number) => CalendarParts {
   const dayOf = localDays(timeZone);
   const days = new Map<number, CalendarParts>();
-  return (time) => {
-    const localDay = dayOf(time);
+  return (time, known) => {
+    const localDay = known ?? dayOf(time);
     let parts = days.get(localDay);
     if (parts === undefined) {
       const day = new Date(localDay * DAY).toISOString().slice(0, 10);
@@ -194,7 +197,7 @@ export function groupUsage(charges: readonly Charge[], options: GroupOptions): U
   const totals = emptyFigures();
   for (const charge of charges) {
     if (options.include !== undefined && !options.include(charge)) continue;
-    const parts = charge.time === null || !byTime ? undefined : when(charge.time);
+    const parts = charge.time === null || !byTime ? undefined : when(charge.time, charge.day);
     const session = bySession ? ledger.sessions.get(charge.session) : undefined;
     const value = (dimension: GroupDimension): string => {
       switch (dimension) {

@@ -197,7 +197,8 @@ class RowTable {
     const t = this.tokens;
     const unpriced = estimated === undefined && totalTokens(t) > 0;
     const kind = (reported !== null ? 0 : unpriced ? 2 : 4) + (sidechain ? 1 : 0);
-    const slot = (time === null ? NO_TIME : this.dayOf(time) * 8) + kind;
+    const day = time === null ? undefined : this.dayOf(time);
+    const slot = (day === undefined ? NO_TIME : day * 8) + kind;
     let row = slots.get(slot);
     if (row === undefined) {
       row = {
@@ -207,6 +208,7 @@ class RowTable {
         sidechain,
         // A row's time is its first request's: any time of the row gives its day.
         time,
+        ...(day === undefined ? {} : { day }),
         tokens: zeroTokens(),
         costUsd: reported === null ? null : 0,
         requests: 0,

@@ -75,7 +75,7 @@ export function chargeFilter(filter: UsageFilter, ledger: Ledger): (charge: Char
     if (bySession && !sessionMatches(filter, ledger.sessions.get(charge.session))) return false;
     if (filter.since === undefined && filter.until === undefined) return true;
     if (charge.time === null) return false;
-    const d = when(charge.time).day;
+    const d = when(charge.time, charge.day).day;
     return (filter.since === undefined || d >= filter.since) && (filter.until === undefined || d <= filter.until);
   };
 }

@@ -23,6 +23,8 @@ export interface Charge {
   /** Key of the session in `Ledger.sessions`. */
   readonly session: string;
   readonly time: number | null;
+  /** A condensed charge's day in `Ledger.timeZone` (days since 1970-01-01 there), when it has a time. */
+  readonly day?: number;
   readonly model: string | null;
   readonly tokens: TokenCounts;
   /** What the agent reported it cost; null: to be estimated from the price table. */

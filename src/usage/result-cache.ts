@@ -18,8 +18,8 @@ import { textHash } from "./scanner.ts";
 
 const VERSION = 3;
 const MAGIC = "AGSURES3";
-/** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests. */
-const ROW = 14;
+/** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none). */
+const ROW = 15;
 
 /** A file's part: its rows are the next `rows` rows. */
 type StoredFile = Omit<CondensedFile, "rows"> & { readonly rows: number };
@@ -94,12 +94,14 @@ function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
     const session = header.sessions[at(r)] as LedgerSession;
     const time = at(r + 3);
     const reported = at(r + 10);
+    const day = at(r + 14);
     charges.push({
       agent: session.agent,
       session: session.key,
       model: header.models[at(r + 1)] ?? null,
       sidechain: at(r + 2) === 1,
       time: Number.isNaN(time) ? null : time,
+      ...(Number.isNaN(day) ? {} : { day }),
       tokens: {
         input: at(r + 4),
         output: at(r + 5),
@@ -146,6 +148,7 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
     rows[r + 11] = c.estimated?.usd ?? 0;
     rows[r + 12] = c.estimated?.unpriced === true ? 1 : 0;
     rows[r + 13] = c.requests ?? 1;
+    rows[r + 14] = c.day ?? Number.NaN;
   });
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
