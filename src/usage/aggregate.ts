@@ -80,6 +80,9 @@ const QUARTER_HOUR = 900_000;
 const BLOCK = 6 * 3_600_000;
 const DAY = 86_400_000;
 
+/** The names of UTC itself (not of zones at UTC+0 now, which may have had or will have other offsets). */
+const UTC_NAMES = new Set(["UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"]);
+
 /** One function per zone for the process: condensing and grouping share what was formatted. */
 const zones = new Map<string, (time: number) => number>();
 
@@ -92,7 +95,8 @@ const zones = new Map<string, (time: number) => number>();
 export function localDays(timeZone: string): (time: number) => number {
   let dayOf = zones.get(timeZone);
   if (dayOf === undefined) {
-    dayOf = zoneDays(timeZone);
+    // UTC has no offset to look up: no time zone data is loaded for it (loading it is about 15 ms).
+    dayOf = UTC_NAMES.has(timeZone) ? (time) => Math.floor(time / DAY) : zoneDays(timeZone);
     zones.set(timeZone, dayOf);
   }
   return dayOf;

@@ -111,9 +111,14 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
 
 /** The scans in the order they are merged: start, then end, then path. */
 export function orderScans(scans: readonly FileScan[]): FileScan[] {
-  const start = (scan: FileScan): number => scan.facts.start ?? Number.POSITIVE_INFINITY;
-  const end = (scan: FileScan): number => scan.facts.end ?? Number.POSITIVE_INFINITY;
-  return [...scans].sort((a, b) => start(a) - start(b) || end(a) - end(b) || compare(a.path, b.path));
+  // The keys taken out once: a sort compares each scan about log2(n) times.
+  const start = Float64Array.from(scans, (scan) => scan.facts.start ?? Number.POSITIVE_INFINITY);
+  const end = Float64Array.from(scans, (scan) => scan.facts.end ?? Number.POSITIVE_INFINITY);
+  const order = Array.from(scans, (_, i) => i);
+  order.sort(
+    (a, b) => (start[a] ?? 0) - (start[b] ?? 0) || (end[a] ?? 0) - (end[b] ?? 0) || compare(scans[a]?.path ?? "", scans[b]?.path ?? ""),
+  );
+  return order.map((i) => scans[i] as FileScan);
 }
 
 /** The sessions of scans in merge order, and the session of each. */

@@ -231,6 +231,16 @@ describe("usage cache against a cold run", () => {
     ]);
   });
 
+  it("says so when charges condensed by day in one zone are grouped in another", async () => {
+    const tree = tempTree();
+    tree.write("logs/projects/p/a.jsonl", [line(1)]);
+    const pricer = createPricer();
+    const { ledger } = await collectUsage({ paths: [tree.root], env: {}, cache: false, condensed: { pricer, timeZone: "Asia/Kolkata" } });
+    expect(() => groupUsage(ledger.charges, { by: ["day"], timeZone: "UTC", breakdown: false, pricer, ledger })).toThrow(
+      /condensed by day in Asia\/Kolkata/,
+    );
+  });
+
   it("merges everything again when a changed file holds Codex running totals", async () => {
     const tree = tempTree();
     const cacheHome = join(tree.root, "cache");
