@@ -20,55 +20,72 @@ function columnsOfLength(length: number, models: string[]): RecordColumns {
 
 /** A file's records, in the order given, as columns. */
 export function toColumns(records: readonly UsageRecord[]): RecordColumns {
-  const models: string[] = [];
-  const modelIndex = new Map<string, number>();
-  const out = columnsOfLength(records.length, models);
-  let threads: (string | null)[] | undefined;
-  records.forEach((r, i) => {
+  const out = new ColumnsWriter(records.length, []);
+  records.forEach((record, i) => {
+    out.write(i, record);
+  });
+  return out.finish();
+}
+
+/** Columns of a known length, filled row by row from records or from the rows of other columns. */
+export class ColumnsWriter {
+  private readonly out: RecordColumns;
+  private readonly models: string[];
+  private readonly modelIndex = new Map<string, number>();
+  private threads: (string | null)[] | undefined;
+
+  /** `models`: the models of columns whose rows will be copied (kept at the same indices). */
+  constructor(length: number, models: readonly string[]) {
+    this.models = [...models];
+    for (const [i, model] of this.models.entries()) this.modelIndex.set(model, i);
+    this.out = columnsOfLength(length, this.models);
+  }
+
+  write(i: number, r: UsageRecord): void {
+    const out = this.out;
     out.keyHi[i] = r.key.hi;
     out.keyLo[i] = r.key.lo;
     out.time[i] = r.time ?? Number.NaN;
     out.cost[i] = r.costUsd ?? 0;
     let model = -1;
     if (r.model !== null) {
-      model = modelIndex.get(r.model) ?? models.push(r.model) - 1;
-      modelIndex.set(r.model, model);
+      model = this.modelIndex.get(r.model) ?? this.models.push(r.model) - 1;
+      this.modelIndex.set(r.model, model);
     }
     out.model[i] = model;
     const t = r.tokens;
-    out.tokens.set([t.input, t.output, t.cacheRead, t.cacheWrite, t.cacheWrite1h, t.reasoning], i * TOKEN_FIELDS);
+    const at = i * TOKEN_FIELDS;
+    out.tokens[at] = t.input;
+    out.tokens[at + 1] = t.output;
+    out.tokens[at + 2] = t.cacheRead;
+    out.tokens[at + 3] = t.cacheWrite;
+    out.tokens[at + 4] = t.cacheWrite1h;
+    out.tokens[at + 5] = t.reasoning;
     out.flags[i] = (r.sidechain ? SIDECHAIN : 0) | (r.cumulative === true ? CUMULATIVE : 0) | (r.costUsd !== null ? REPORTED_COST : 0);
-    if (r.cumulative === true) {
-      threads ??= new Array<string | null>(records.length).fill(null);
-      threads[i] = r.thread ?? r.key.id;
-    }
-  });
-  return threads === undefined ? out : { ...out, threads };
-}
+    if (r.cumulative === true) this.threadsOf()[i] = r.thread ?? r.key.id;
+  }
 
-/** Record `i` of the columns as an object (a grown file's scanner goes on from its earlier records). */
-export function recordAt(c: RecordColumns, i: number): UsageRecord {
-  const hi = c.keyHi[i] ?? 0;
-  const lo = c.keyLo[i] ?? 0;
-  const flags = c.flags[i] ?? 0;
-  const time = c.time[i] ?? Number.NaN;
-  const t = i * TOKEN_FIELDS;
-  const record: UsageRecord = {
-    key: { id: `${hi}.${lo}`, hi, lo },
-    time: Number.isNaN(time) ? null : time,
-    model: c.models[c.model[i] ?? -1] ?? null,
-    tokens: {
-      input: c.tokens[t] ?? 0,
-      output: c.tokens[t + 1] ?? 0,
-      cacheRead: c.tokens[t + 2] ?? 0,
-      cacheWrite: c.tokens[t + 3] ?? 0,
-      cacheWrite1h: c.tokens[t + 4] ?? 0,
-      reasoning: c.tokens[t + 5] ?? 0,
-    },
-    costUsd: (flags & REPORTED_COST) !== 0 ? (c.cost[i] ?? 0) : null,
-    sidechain: (flags & SIDECHAIN) !== 0,
-  };
-  return (flags & CUMULATIVE) !== 0 ? { ...record, cumulative: true, thread: c.threads?.[i] ?? record.key.id } : record;
+  /** Row `row` of `from` (whose models this writer was made with) as row `i`. */
+  copy(i: number, from: RecordColumns, row: number): void {
+    const out = this.out;
+    out.keyHi[i] = from.keyHi[row] ?? 0;
+    out.keyLo[i] = from.keyLo[row] ?? 0;
+    out.time[i] = from.time[row] ?? Number.NaN;
+    out.cost[i] = from.cost[row] ?? 0;
+    out.model[i] = from.model[row] ?? -1;
+    out.tokens.set(from.tokens.subarray(row * TOKEN_FIELDS, (row + 1) * TOKEN_FIELDS), i * TOKEN_FIELDS);
+    out.flags[i] = from.flags[row] ?? 0;
+    if (((from.flags[row] ?? 0) & CUMULATIVE) !== 0) this.threadsOf()[i] = from.threads?.[row] ?? `${out.keyHi[i]}.${out.keyLo[i]}`;
+  }
+
+  finish(): RecordColumns {
+    return this.threads === undefined ? this.out : { ...this.out, threads: this.threads };
+  }
+
+  private threadsOf(): (string | null)[] {
+    this.threads ??= new Array<string | null>(this.out.length).fill(null);
+    return this.threads;
+  }
 }
 
 /**

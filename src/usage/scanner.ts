@@ -4,8 +4,8 @@
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
-import { recordAt, toColumns } from "./columns.ts";
-import type { FileScan, RequestKey, ScannerState, SessionFacts, UsageAgent, UsageRecord } from "./types.ts";
+import { RecordMap } from "./record-map.ts";
+import type { FileScan, RequestKey, ScannerState, SessionFacts, UsageAgent } from "./types.ts";
 
 /** Reads one file's lines (without their LF) and says what they held. */
 export interface LineScanner {
@@ -16,8 +16,8 @@ export interface LineScanner {
 export type ScanResult = Pick<FileScan, "facts" | "records" | "state" | "badLines">;
 
 /** A scanner's records in the order of its map (the last record of a request last), as columns. */
-export function columnsOf(records: Map<string, UsageRecord>): FileScan["records"] {
-  return toColumns([...records.values()]);
+export function columnsOf(records: RecordMap): FileScan["records"] {
+  return records.columns();
 }
 
 /** Where a scanner starts: empty, or where the previous read of the same (grown) file stopped. */
@@ -32,14 +32,8 @@ export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
 }
 
 /** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
-export function recordMap(previous: ScanResult | undefined): Map<string, UsageRecord> {
-  const map = new Map<string, UsageRecord>();
-  const columns = previous?.records;
-  for (let i = 0; i < (columns?.length ?? 0); i++) {
-    const record = recordAt(columns as NonNullable<typeof columns>, i);
-    map.set(record.key.id, record);
-  }
-  return map;
+export function recordMap(previous: ScanResult | undefined): RecordMap {
+  return new RecordMap(previous?.records);
 }
 
 export function copyState(previous: ScanResult | undefined): ScannerState {

@@ -1,0 +1,58 @@
+/** A scanner's records read on from an earlier read: a Map's order and values, the earlier rows kept as columns. */
+import { describe, expect, it } from "vitest";
+import { toColumns } from "../../src/usage/columns.ts";
+import { RecordMap } from "../../src/usage/record-map.ts";
+import { type UsageRecord, zeroTokens } from "../../src/usage/types.ts";
+
+const record = (
+  hi: number,
+  output: number,
+  model: string | null = "claude-sonnet-4-20250514",
+  extra: Partial<UsageRecord> = {},
+): UsageRecord => ({
+  key: { id: `${hi}.${hi + 1}`, hi, lo: hi + 1 },
+  time: 1_000 + hi,
+  model,
+  tokens: { ...zeroTokens(), output },
+  costUsd: null,
+  sidechain: false,
+  ...extra,
+});
+
+/** What a Map of the same records, given the same calls, holds in order: keys and outputs. */
+const rows = (columns: ReturnType<typeof toColumns>) =>
+  Array.from({ length: columns.length }, (_, i) => [
+    columns.keyHi[i],
+    columns.tokens[i * 6 + 1],
+    columns.models[columns.model[i] ?? -1] ?? null,
+  ]);
+
+describe("RecordMap", () => {
+  it("reads on like a Map of the earlier records: set in place, delete and set last, new keys last", () => {
+    const earlier = [record(1, 10), record(2, 20, "claude-opus-4-20250514"), record(3, 30), record(4, 40)];
+    const map = new RecordMap(toColumns(earlier));
+    const reference = new Map(earlier.map((r) => [r.key.id, r]));
+    const both = (call: (m: RecordMap | Map<string, UsageRecord>) => void) => {
+      call(map);
+      call(reference);
+    };
+    expect(map.has("2.3")).toBe(true);
+    both((m) => m.set("2.3", record(2, 25, "claude-haiku-4-5-20251001")));
+    both((m) => m.delete("1.2"));
+    both((m) => m.set("1.2", record(1, 15)));
+    both((m) => m.delete("4.5"));
+    both((m) => m.set("5.6", record(5, 50, null)));
+    both((m) => m.set("5.6", record(5, 55)));
+    expect(map.size).toBe(reference.size);
+    expect(map.has("4.5")).toBe(false);
+    expect(rows(map.columns())).toEqual(rows(toColumns([...reference.values()])));
+  });
+
+  it("keeps the earlier columns as they are when nothing changed, and Codex threads across the copy", () => {
+    const earlier = toColumns([record(1, 10, "gpt-5", { cumulative: true, thread: "t-1" }), record(2, 20)]);
+    expect(new RecordMap(earlier).columns()).toBe(earlier);
+    const map = new RecordMap(earlier);
+    map.set("3.4", record(3, 30, "gpt-5", { cumulative: true, thread: "t-1" }));
+    expect(map.columns().threads).toEqual(["t-1", null, "t-1"]);
+  });
+});
