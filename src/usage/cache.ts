@@ -156,7 +156,7 @@ function readFrame(bytes: Uint8Array, start: number): Frame | undefined {
   if (header.version !== VERSION || at.end > bytes.byteLength) return undefined;
   const { buffer, byteOffset } = bytes;
   const f64 = (from: number, count: number) => new Float64Array(buffer, byteOffset + from, count);
-  const all = {
+  const all: FrameColumns = {
     keyHi: f64(at.keyHi, header.length),
     keyLo: f64(at.keyLo, header.length),
     time: f64(at.time, header.length),
@@ -167,22 +167,68 @@ function readFrame(bytes: Uint8Array, start: number): Frame | undefined {
   };
   const files = new Map<string, FileScan>();
   for (const { first, length, models, threads, ...scan } of header.files) {
-    const end = first + length;
-    const records: RecordColumns = {
-      length,
-      keyHi: all.keyHi.subarray(first, end),
-      keyLo: all.keyLo.subarray(first, end),
-      time: all.time.subarray(first, end),
-      cost: all.cost.subarray(first, end),
-      tokens: all.tokens.subarray(first * TOKEN_FIELDS, end * TOKEN_FIELDS),
-      model: all.model.subarray(first, end),
-      models,
-      flags: all.flags.subarray(first, end),
-      ...(threads === undefined ? {} : { threads }),
-    };
-    files.set(scan.path, { ...scan, records });
+    files.set(scan.path, { ...scan, records: new StoredColumns(all, first, length, models, threads) });
   }
   return { files, forget: header.forget ?? [], end: at.end };
+}
+
+/** A frame's columns, every file's records one after the other. */
+type FrameColumns = Pick<RecordColumns, "keyHi" | "keyLo" | "time" | "cost" | "tokens" | "model" | "flags">;
+
+/**
+ * One file's columns in a loaded frame: views of the frame's columns, each made when first read (a run that
+ * merges only the files a change reaches reads most files' keys and nothing else).
+ */
+class StoredColumns implements RecordColumns {
+  readonly length: number;
+  readonly models: readonly string[];
+  readonly threads?: readonly (string | null)[];
+  private readonly all: FrameColumns;
+  private readonly first: number;
+  private readonly views: { -readonly [K in keyof FrameColumns]?: FrameColumns[K] } = {};
+
+  constructor(
+    all: FrameColumns,
+    first: number,
+    length: number,
+    models: readonly string[],
+    threads: readonly (string | null)[] | undefined,
+  ) {
+    this.all = all;
+    this.first = first;
+    this.length = length;
+    this.models = models;
+    if (threads !== undefined) this.threads = threads;
+  }
+
+  get keyHi(): Float64Array {
+    this.views.keyHi ??= this.all.keyHi.subarray(this.first, this.first + this.length);
+    return this.views.keyHi;
+  }
+  get keyLo(): Float64Array {
+    this.views.keyLo ??= this.all.keyLo.subarray(this.first, this.first + this.length);
+    return this.views.keyLo;
+  }
+  get time(): Float64Array {
+    this.views.time ??= this.all.time.subarray(this.first, this.first + this.length);
+    return this.views.time;
+  }
+  get cost(): Float64Array {
+    this.views.cost ??= this.all.cost.subarray(this.first, this.first + this.length);
+    return this.views.cost;
+  }
+  get tokens(): Float64Array {
+    this.views.tokens ??= this.all.tokens.subarray(this.first * TOKEN_FIELDS, (this.first + this.length) * TOKEN_FIELDS);
+    return this.views.tokens;
+  }
+  get model(): Int32Array {
+    this.views.model ??= this.all.model.subarray(this.first, this.first + this.length);
+    return this.views.model;
+  }
+  get flags(): Uint8Array {
+    this.views.flags ??= this.all.flags.subarray(this.first, this.first + this.length);
+    return this.views.flags;
+  }
 }
 
 /** What changed since the cache was loaded: files read again, and paths to forget. */
