@@ -21,6 +21,8 @@ const MAGIC = "AGSURES3";
 /** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none). */
 const ROW = 15;
 
+type StoredSession = Omit<LedgerSession, "files"> & { readonly files: (number | string)[] };
+
 /** A file's part: its rows are the next `rows` rows. */
 type StoredFile = Omit<CondensedFile, "rows"> & { readonly rows: number };
 
@@ -28,7 +30,8 @@ interface StoredHeader {
   readonly duplicates: number;
   readonly unreadable: string[];
   readonly files: StoredFile[];
-  readonly sessions: LedgerSession[];
+  /** Each session's files as their index in `files` (a path there is not in `files` stays as it is). */
+  readonly sessions: StoredSession[];
   readonly models: string[];
   readonly rows: number;
 }
@@ -83,7 +86,11 @@ function condensedOf(header: StoredHeader, rows: Float64Array, timeZone: string)
     first += file.rows;
     return part;
   });
-  const sessions = new Map(header.sessions.map((s) => [s.key, s]));
+  const paths = header.files.map((file) => file.path);
+  const sessions = new Map<string, LedgerSession>();
+  for (const stored of header.sessions) {
+    sessions.set(stored.key, { ...stored, files: stored.files.map((file) => (typeof file === "number" ? (paths[file] ?? "") : file)) });
+  }
   return { ledger: { charges, sessions, duplicates: header.duplicates, timeZone }, files };
 }
 
@@ -121,7 +128,8 @@ function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
 export function saveResult(dir: string, fingerprint: string, condensed: Condensed, unreadable: readonly string[]): void {
   const { ledger } = condensed;
-  const sessions = [...ledger.sessions.values()];
+  const fileIndex = new Map(condensed.files.map((file, i) => [file.path, i]));
+  const sessions = [...ledger.sessions.values()].map((s) => ({ ...s, files: s.files.map((path) => fileIndex.get(path) ?? path) }));
   const index = new Map(sessions.map((s, i) => [s.key, i]));
   const models: string[] = [];
   const modelIndex = new Map<string, number>();
