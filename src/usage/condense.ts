@@ -4,13 +4,14 @@
  * cost: the rows a report needs (days, weeks and months are made of days), a few thousand where the requests are
  * hundreds of thousands.
  *
- * Requests are taken in first-seen order, as `forEachCharge` hands them over, and the rows are kept file by file
- * in merge order, each file's in the order of their first request: every sum is made in the same order whether
- * the files came from the cache or not, and a file whose requests are its own alone (`independent`) has rows
- * that depend on nothing else, which a run after it changed makes again by itself (update.ts). A request is
- * almost always charged from a record of the file that owns it: that case reads the file's columns directly,
- * with the file's session, model prices and rows looked up once per file, not once per request; the rest (a
- * copy's record with a larger output, Codex running totals) goes through the charge view.
+ * Requests are taken in first-seen order, as the ledger's `forEachCharge` hands them over, and the rows are kept
+ * file by file in merge order, each file's in the order of their first request: every sum is made in the same
+ * order whether the files came from the cache or not, and a file's rows depend only on the files it shares a
+ * request with, so a run after some files changed makes again the rows of the files the change reaches and
+ * keeps the others' (update.ts). A request is almost always charged from a record of the file that owns it:
+ * that case reads the file's columns directly, with the file's session, model prices and rows looked up once per
+ * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
+ * the charge view.
  */
 import { localDays } from "./aggregate.ts";
 import {
@@ -94,14 +95,6 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     ledger: { charges: files.flatMap((file) => file.rows), sessions: merged.sessions, duplicates: merged.duplicates, timeZone },
     files,
   };
-}
-
-/** The rows of one file whose requests are its own alone (`CondensedFile.independent`), as a full run makes them. */
-export function condenseAlone(scan: FileScan, session: LedgerSession, pricer: Pricer, timeZone: string): Charge[] {
-  const rows = new RowTable(pricer, localDays(timeZone), 1);
-  rows.enterFile(0, session, scan.records);
-  for (let row = 0; row < scan.records.length; row++) rows.addOwn(row);
-  return rows.rowsOf(0);
 }
 
 /** The rows of each owning file, looked up by model, then a number for the day, kind of cost and subagent flag. */

@@ -294,7 +294,7 @@ export function emptyView(): ChargeView {
 }
 
 /** Whether request `request`'s record is a Codex running total (turned into a difference per thread). */
-export function isCumulative(merged: Merged, request: number): boolean {
+function isCumulative(merged: Merged, request: number): boolean {
   const columns = (merged.scans[merged.chosenScan[request] ?? 0] as FileScan).records;
   return ((columns.flags[merged.chosenRow[request] ?? 0] ?? 0) & CUMULATIVE) !== 0;
 }
@@ -303,7 +303,7 @@ export function isCumulative(merged: Merged, request: number): boolean {
  * Every request once, in first-seen order, then the Codex threads: each thread's running totals, in order of
  * the total, turned into differences (the first counts whole).
  */
-export function forEachCharge(merged: Merged, visit: (charge: ChargeView) => void): void {
+function forEachCharge(merged: Merged, visit: (charge: ChargeView) => void): void {
   const view = emptyView();
   const cumulative: number[] = [];
   for (let request = 0; request < merged.requests; request++) {
