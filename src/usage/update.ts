@@ -34,6 +34,9 @@ export function updateCondensed(
   timeZone: string,
 ): Condensed | undefined {
   const before = new Map(last.files.map((file) => [file.path, file]));
+  const present = new Set(scans.map((scan) => scan.path));
+  // A file found twice (folders named that overlap) is two scans of one path: merged whole.
+  if (before.size !== last.files.length || present.size !== scans.length) return undefined;
   const changed = new Set<FileScan>();
   for (const scan of scans) {
     const kept = before.get(scan.path);
@@ -43,7 +46,6 @@ export function updateCondensed(
     if (kept !== undefined && !kept.independent && !appended) return undefined;
     changed.add(scan);
   }
-  const present = new Set(scans.map((scan) => scan.path));
   for (const file of last.files) if (!present.has(file.path) && !file.independent) return undefined;
   const reached = reach(scans, changed, Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED)));
   if (reached === undefined || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;

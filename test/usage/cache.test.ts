@@ -231,6 +231,30 @@ describe("usage cache against a cold run", () => {
     ]);
   });
 
+  it("gives a cold run's report when folders named overlap (a file found twice)", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const a = tree.write("logs/projects/p/a.jsonl", [line(1), line(2)]);
+    tree.write("logs/projects/q/b.jsonl", [line(3, { session: "s-2" })]);
+    const paths = [join(tree.root, "logs"), join(tree.root, "logs/projects/p")];
+    const run = async (cache: boolean) => {
+      const pricer = createPricer();
+      const { ledger, made } = await collectUsage({
+        paths,
+        env: { XDG_CACHE_HOME: cacheHome },
+        cache,
+        condensed: { pricer, timeZone: "UTC" },
+      });
+      const report = groupUsage(ledger.charges, { by: ["day"], timeZone: "UTC", breakdown: false, pricer, ledger });
+      return { text: JSON.stringify(report, (_key, value: unknown) => (value instanceof Set ? [...value].sort() : value)), made };
+    };
+    await run(true);
+    append(a, [line(4)]);
+    const cached = await run(true);
+    expect(cached.text).toBe((await run(false)).text);
+    expect(cached.made).toBe("merged");
+  });
+
   it("says so when charges condensed by day in one zone are grouped in another", async () => {
     const tree = tempTree();
     tree.write("logs/projects/p/a.jsonl", [line(1)]);
