@@ -97,8 +97,8 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
       sidechain: bool(rec, "isSidechain") === true || subagent,
     };
     // Delete first so the map's order follows the last record (the in-file rule: last one wins).
-    records.delete(key.id);
-    records.set(key.id, record);
+    records.delete(key);
+    records.set(key, record);
   };
 
   return {

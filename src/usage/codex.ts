@@ -87,7 +87,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
     const key = requestKey(`codex:${thread()}:${figure}`);
-    if (records.has(key.id)) return;
+    if (records.has(key)) return;
     const record: UsageRecord = {
       key,
       time,
@@ -98,14 +98,14 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
       cumulative: true,
       thread: thread(),
     };
-    records.set(key.id, record);
+    records.set(key, record);
   };
 
   /** A request's own tokens with no running total beside them (the older flat token_count). */
   const delta = (usage: JsonObject, time: number | null): void => {
     const tokens = codexTokens(usage);
     const key = requestKey(`codex:${thread()}:${time ?? records.size}:${totalOf(tokens)}`);
-    records.set(key.id, { key, time, model: state.model ?? null, tokens, costUsd: null, sidechain: false });
+    records.set(key, { key, time, model: state.model ?? null, tokens, costUsd: null, sidechain: false });
   };
 
   const eventMessage = (payload: JsonObject, time: number | null): void => {

@@ -74,8 +74,8 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
     const id = str(rec, "id");
     if (type !== "gemini" || tokens === undefined || id === undefined) return;
     const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
-    records.delete(key.id);
-    records.set(key.id, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
+    records.delete(key);
+    records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
   };
 
   const record = (rec: JsonObject): void => {

@@ -32,19 +32,27 @@ describe("RecordMap", () => {
     const earlier = [record(1, 10), record(2, 20, "claude-opus-4-20250514"), record(3, 30), record(4, 40)];
     const map = new RecordMap(toColumns(earlier));
     const reference = new Map(earlier.map((r) => [r.key.id, r]));
-    const both = (call: (m: RecordMap | Map<string, UsageRecord>) => void) => {
-      call(map);
-      call(reference);
-    };
-    expect(map.has("2.3")).toBe(true);
-    both((m) => m.set("2.3", record(2, 25, "claude-haiku-4-5-20251001")));
-    both((m) => m.delete("1.2"));
-    both((m) => m.set("1.2", record(1, 15)));
-    both((m) => m.delete("4.5"));
-    both((m) => m.set("5.6", record(5, 50, null)));
-    both((m) => m.set("5.6", record(5, 55)));
+    // The calls a scanner makes: a record set again, one deleted and set again, one deleted, a new one set twice.
+    const calls: ["set" | "delete", UsageRecord][] = [
+      ["set", record(2, 25, "claude-haiku-4-5-20251001")],
+      ["delete", record(1, 0)],
+      ["set", record(1, 15)],
+      ["delete", record(4, 0)],
+      ["set", record(5, 50, null)],
+      ["set", record(5, 55)],
+    ];
+    expect(map.has(record(2, 0).key)).toBe(true);
+    for (const [call, r] of calls) {
+      if (call === "set") {
+        map.set(r.key, r);
+        reference.set(r.key.id, r);
+      } else {
+        map.delete(r.key);
+        reference.delete(r.key.id);
+      }
+    }
     expect(map.size).toBe(reference.size);
-    expect(map.has("4.5")).toBe(false);
+    expect(map.has(record(4, 0).key)).toBe(false);
     expect(rows(map.columns())).toEqual(rows(toColumns([...reference.values()])));
   });
 
@@ -52,7 +60,7 @@ describe("RecordMap", () => {
     const earlier = toColumns([record(1, 10, "gpt-5", { cumulative: true, thread: "t-1" }), record(2, 20)]);
     expect(new RecordMap(earlier).columns()).toBe(earlier);
     const map = new RecordMap(earlier);
-    map.set("3.4", record(3, 30, "gpt-5", { cumulative: true, thread: "t-1" }));
+    map.set(record(3, 0).key, record(3, 30, "gpt-5", { cumulative: true, thread: "t-1" }));
     expect(map.columns().threads).toEqual(["t-1", null, "t-1"]);
   });
 });
