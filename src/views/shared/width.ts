@@ -7,8 +7,8 @@
 // Variation selectors (U+FE00–FE0F) are marks (\p{M}); listing them again here reads as a combining sequence to the linter.
 const ZERO_WIDTH = /[\p{M}\u200b-\u200f\u2060-\u2064\ufeff]/u;
 
-/** Columns one code point takes. */
-function codePointWidth(cp: number, ch: string): number {
+/** Columns one code point takes (the rule itself; the functions below remember it per code point). */
+export function codePointWidth(cp: number, ch: string): number {
   if (cp < 0x300) return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ? 0 : 1;
   if (ZERO_WIDTH.test(ch)) return 0;
   if (
@@ -77,11 +77,50 @@ function codePointWidth(cp: number, ch: string): number {
   return 1;
 }
 
+/**
+ * The widths of the code points met so far, each found once (plus one; 0: not yet): testing a mark by
+ * regular expression per character was most of the cost of a line of non-Latin text. The astral
+ * ones (emoji) in a map, kept small.
+ */
+const BMP_WIDTHS = new Uint8Array(0x10000);
+const ASTRAL_WIDTHS = new Map<number, number>();
+const MAX_ASTRAL_KEPT = 4096;
+
+/** `codePointWidth`, remembered per code point. */
+function columnsOf(cp: number): number {
+  if (cp < 0x300) return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ? 0 : 1;
+  if (cp < 0x10000) {
+    const known = BMP_WIDTHS[cp] as number;
+    if (known !== 0) return known - 1;
+    const width = codePointWidth(cp, String.fromCharCode(cp));
+    BMP_WIDTHS[cp] = width + 1;
+    return width;
+  }
+  let width = ASTRAL_WIDTHS.get(cp);
+  if (width === undefined) {
+    width = codePointWidth(cp, String.fromCodePoint(cp));
+    if (ASTRAL_WIDTHS.size < MAX_ASTRAL_KEPT) ASTRAL_WIDTHS.set(cp, width);
+  }
+  return width;
+}
+
+/** The code point at `i` (a lone surrogate as itself, as the string iterator gives it). */
+function codePointAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return c;
+  const next = text.charCodeAt(i + 1);
+  return next >= 0xdc00 && next <= 0xdfff ? ((c - 0xd800) << 10) + (next - 0xdc00) + 0x10000 : c;
+}
+
 /** Columns `text` takes on one row (no newlines expected). */
 export function displayWidth(text: string): number {
   if (/^[\x20-\x7e]*$/.test(text)) return text.length;
   let width = 0;
-  for (const ch of text) width += codePointWidth(ch.codePointAt(0) as number, ch);
+  for (let i = 0; i < text.length; i++) {
+    const cp = codePointAt(text, i);
+    width += columnsOf(cp);
+    if (cp > 0xffff) i++;
+  }
   return width;
 }
 
@@ -92,7 +131,7 @@ export function cutToWidth(text: string, max: number): { text: string; cut: bool
   let width = 0;
   let out = "";
   for (const ch of text) {
-    const w = codePointWidth(ch.codePointAt(0) as number, ch);
+    const w = columnsOf(ch.codePointAt(0) as number);
     if (width + w > max - 1) break;
     width += w;
     out += ch;
@@ -124,12 +163,11 @@ export function splitAtWidth(text: string, max: number): [string, string] {
         continue;
       }
     }
-    const cp = text.codePointAt(i) as number;
-    const ch = String.fromCodePoint(cp);
-    const w = codePointWidth(cp, ch);
+    const cp = codePointAt(text, i);
+    const w = columnsOf(cp);
     if (width + w > max && i > 0) break;
     width += w;
-    i += ch.length;
+    i += cp > 0xffff ? 2 : 1;
   }
   return [text.slice(0, i), text.slice(i)];
 }
