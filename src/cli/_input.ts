@@ -32,6 +32,8 @@ export interface PipelineOptions {
   readonly fields?: "all" | "summary";
   /** For a view that shows only the ends of a long tool output: read only those (`ReadOptions.toolOutputEnds`). */
   readonly toolOutputEnds?: EndsOptions;
+  /** Long tool outputs as stand-ins for their input bytes (`ReadOptions.rawStrings`): the sink splices them. */
+  readonly rawStrings?: boolean;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -47,6 +49,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     ...toReadOptions(reading),
     fields: options.fields ?? "all",
     ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
+    rawStrings: options.rawStrings === true,
   };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();

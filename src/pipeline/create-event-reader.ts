@@ -20,6 +20,7 @@ import type { EventStage } from "../stages/stage.ts";
 import { createRepairStage, type RepairOptions, type RepairStats } from "../stages/repair/create-repair-stage.ts";
 import { createRedactionStage } from "../stages/redact/create-redaction-stage.ts";
 import { mayHoldSecretRaw, redactText, redactValue, type RedactionCounts } from "../stages/redact/redact-text.ts";
+import { HeldStrings, MAX_HELD_BYTES, RAW_STRINGS_SKIM } from "./_held-strings.ts";
 
 export type { EventStage };
 
@@ -68,6 +69,16 @@ export interface ReadOptions extends NdjsonOptions {
    * cut. Ignored with `fields: "summary"`.
    */
   toolOutputEnds?: EndsOptions;
+  /**
+   * For a consumer that writes our own format and splices input bytes (`convert --to agentstream`,
+   * `agentstream run`'s logs; framing/shared-strings.ts `splice`): a long tool output (8 KiB or more)
+   * whose JSON text is what `JSON.stringify` writes and that may hold no secret is not decoded; the
+   * event carries a stand-in (`strings.isStandIn`) for it, and the consumer must splice or resolve
+   * every event it gets and release it (`releaseStandIns`). Ignored with `fields: "summary"` or
+   * `includeRaw`. Not for views or other writers: they need the text.
+   * @defaultValue false
+   */
+  rawStrings?: boolean;
 }
 
 /**
@@ -251,6 +262,8 @@ class EventPipeline {
   redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined = undefined;
   readonly context: DecodeContext;
   readonly framer: ReturnType<typeof createNdjsonParser>;
+  /** The input strings held as bytes (`rawStrings`), or undefined. */
+  readonly heldStrings: HeldStrings | undefined;
 
   constructor(callbacks: EventReaderCallbacks, options: ReadOptions) {
     this.callbacks = callbacks;
@@ -272,6 +285,8 @@ class EventPipeline {
     this.detecting = this.dialect === undefined;
     this.decoder = this.dialect?.createDecoder();
     this.context = this.createContext();
+    const rawStrings = options.rawStrings === true && options.fields !== "summary" && !this.includeRaw;
+    this.heldStrings = rawStrings ? new HeldStrings() : undefined;
     this.framer = this.createFramer();
   }
 
@@ -295,8 +310,23 @@ class EventPipeline {
 
   private createFramer(): ReturnType<typeof createNdjsonParser> {
     const options = this.options;
-    // Redaction keeps every skipped string that could hold a secret, so its counts stay exact.
+    // Redaction keeps every skipped string that could hold a secret, so its counts stay exact
+    // (and a held string, never redacted, holds none).
     const keep = this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw };
+    const held = this.heldStrings;
+    if (held !== undefined) {
+      const holdStrings = { sink: held, maxHeldBytes: MAX_HELD_BYTES };
+      return createNdjsonParser(
+        {
+          onRecord: (record) => {
+            this.onRecord(record);
+            if (held.active && this.held.length === 0) held.settle();
+          },
+          onIssue: (issue) => this.reportIssue(issue),
+        },
+        { ...options, skim: options.skim ?? { ...RAW_STRINGS_SKIM, ...keep }, holdStrings },
+      );
+    }
     const skim =
       options.fields === "summary"
         ? { ...SUMMARY_SKIM, ...keep }
@@ -361,6 +391,7 @@ class EventPipeline {
     else if (source !== undefined) event = { v, seq: n, ...draft, source };
     else event = { v, seq: n, ...draft };
     if (this.includeRaw && draft.raw === undefined && this.currentRaw !== undefined) event.raw = this.rawToAttach(this.currentRaw);
+    if (this.heldStrings?.active === true) this.heldStrings.noteEvent(event as unknown as AgentEvent);
     this.onEvent(event as unknown as AgentEvent);
   }
 
@@ -398,6 +429,7 @@ class EventPipeline {
       return;
     }
     if (record.kind === "json") this.sawJson = true;
+    if (record.kind === "json" && this.heldStrings?.active === true) this.heldStrings.resolveFor(this.dialect?.name, record.value);
     this.noteOpening(record);
     this.currentRaw = record.kind === "json" ? record.value : undefined;
     this.emitDrafts((this.decoder as DialectDecoder).decode(record, this.context));

@@ -10,7 +10,15 @@ import { LosslessInteger } from "../model/lossless-integer.ts";
 import { createOneshotEncoder } from "../formats/oneshot/encode.ts";
 import { toLine } from "../formats/agentstream/encode.ts";
 import { stringifyRecord } from "../framing/stringify.ts";
-import { createSharedStrings, STAND_IN_IN_JSON, type SharedStrings } from "./_shared-strings.ts";
+import {
+  createSharedStrings,
+  hasStandIn,
+  splice,
+  strings,
+  type Piece,
+  type SharedStrings,
+  type StringRegistry,
+} from "../framing/shared-strings.ts";
 
 /** The file descriptors the event-derived logs are appended to. */
 export interface LogLineFds {
@@ -25,11 +33,15 @@ export interface LogLineWriter {
   end(): void;
 }
 
-export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
+/**
+ * `registry` holds the bytes of the input strings the events' stand-ins stand for (the log worker's
+ * has the main thread's nonce and adopts what it is sent); the writer does not release them.
+ */
+export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = strings): LogLineWriter {
   // The record encoder, not the format's text writer: each packet is encoded straight into the
   // buffer below (the same text as `--to oneshot`).
   const oneshot = createOneshotEncoder();
-  const shared = createSharedStrings();
+  const shared = createSharedStrings(registry);
   const events = createLineBuffer(fds.events);
   const packets = createLineBuffer(fds.oneshot);
   return {
@@ -53,9 +65,6 @@ export function createLogLineWriter(fds: LogLineFds): LogLineWriter {
 /** A reused buffer this size is kept between batches; a longer line gets a buffer of its own. */
 const BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** A line's text, or its pieces: text, and a shared string's bytes where its stand-in was. */
-type Piece = string | Buffer;
-
 /**
  * Lines encoded straight into one reused buffer, the newline added as a byte, and written with one
  * write per batch (more only when a batch outgrows the buffer; every write ends at a line's end).
@@ -69,16 +78,22 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
   };
   return {
     add(json, shared) {
-      const pieces = shared.used && json.includes(STAND_IN_IN_JSON) ? splice(json, shared) : [json];
+      const pieces = shared.used && hasStandIn(json, shared.registry) ? splice(json, shared.registry) : [json];
       // UTF-8 needs at most 3 bytes per UTF-16 unit, and the newline one more.
       let most = 1;
       for (const piece of pieces) most += typeof piece === "string" ? piece.length * 3 : piece.length;
       if (length + most > buffer.length) flush();
       if (most > buffer.length) {
-        writeAll(fd, Buffer.concat([...pieces.map((piece) => (typeof piece === "string" ? Buffer.from(piece) : piece)), NEWLINE]));
+        writeAll(fd, Buffer.concat([...pieces.map((piece: Piece) => (typeof piece === "string" ? Buffer.from(piece) : piece)), NEWLINE]));
         return;
       }
-      for (const piece of pieces) length += typeof piece === "string" ? buffer.write(piece, length) : piece.copy(buffer, length);
+      for (const piece of pieces) {
+        if (typeof piece === "string") length += buffer.write(piece, length);
+        else {
+          buffer.set(piece, length);
+          length += piece.length;
+        }
+      }
       buffer[length++] = 0x0a;
     },
     flush,
@@ -86,24 +101,6 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
 }
 
 const NEWLINE = Buffer.from("\n");
-
-/**
- * The JSON text cut at each stand-in, with the shared string's bytes (its quotes included) in its
- * place. Also used by `convert --to agentstream` (src/cli/sinks/record-sink.ts).
- */
-export function splice(json: string, shared: SharedStrings): Piece[] {
-  const pieces: Piece[] = [];
-  let from = 0;
-  for (let at = json.indexOf(STAND_IN_IN_JSON); at !== -1; at = json.indexOf(STAND_IN_IN_JSON, from)) {
-    const close = json.indexOf('"', at + STAND_IN_IN_JSON.length);
-    const bytes = shared.bytes(Number(json.slice(at + STAND_IN_IN_JSON.length, close)));
-    if (bytes === undefined) throw new Error("a shared string's stand-in outlived its event"); // a bug, not input
-    pieces.push(json.slice(from, at), bytes);
-    from = close + 1;
-  }
-  pieces.push(json.slice(from));
-  return pieces;
-}
 
 export function writeAll(fd: number, data: Uint8Array | string): void {
   if (typeof data === "string") {

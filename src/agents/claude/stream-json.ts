@@ -11,6 +11,7 @@ import type {
   Usage,
 } from "../../model/events.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
+import { strings } from "../../framing/shared-strings.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, compact, get, num, obj, str } from "../../dialect/json.ts";
@@ -959,7 +960,11 @@ class ClaudeStream {
     const richFields = asWire<ToolUseResult>(rich);
     const known = this.tools.get(id);
     const raw = contentText(field(block, "content"));
-    const output = known?.kind === "subagent" && raw !== undefined ? subagentText(raw) : raw;
+    // A long output may be a stand-in for input bytes (the reader's rawStrings mode): it passes through
+    // as it is, and is resolved to its text only where this decoder reads the text.
+    const readsText = known?.kind === "subagent" || known?.kind === "todo" || (isError && known?.kind === "command");
+    const text = readsText ? strings.resolve(raw) : raw;
+    const output = known?.kind === "subagent" && text !== undefined ? subagentText(text) : text;
     let exitCode = count(field(richFields, "exitCode")) ?? count(field(richFields, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
       // Claude Code 2.1.x Bash reports a failure only as text ("Exit code 1\n…", tool_use_result "Error: Exit code 1…"); we read the code from it.
@@ -976,7 +981,7 @@ class ClaudeStream {
       this.fileChange(id, info, rich, toolSession, out);
     if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
     if (info.kind === "subagent" && fieldStr(richFields, "status") !== "async_launched") {
-      const answer = contentText(field(richFields, "content")) ?? output;
+      const answer = strings.resolve(contentText(field(richFields, "content"))) ?? output;
       this.completeChild(
         id,
         isError ? "error" : "success",

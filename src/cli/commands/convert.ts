@@ -5,6 +5,7 @@ import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { followOption, readingSources } from "../sources/files.ts";
+import { useNativeScans } from "../../run/native-scans.ts";
 
 export const convert = defineCommand({
   name: "convert",
@@ -41,7 +42,10 @@ export const convert = defineCommand({
     const sink = createRecordSink(format, { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"] }, output);
     const { sources, release } = readingSources(positionals, io, values.follow);
     try {
-      const runs = await readInputs({ sources, io, reading: values, sink, output });
+      // Our own format splices a long tool output's input bytes: it is never decoded (record-sink.ts).
+      const rawStrings = format.name === "agentstream";
+      if (rawStrings) useNativeScans();
+      const runs = await readInputs({ sources, io, reading: values, sink, output, rawStrings });
       return readingStatus(runs, values);
     } finally {
       release();

@@ -16,6 +16,7 @@ import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 import { skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
+import { withStandIns, type RawStringSink } from "./_raw-strings.ts";
 
 export type { SkimOptions };
 
@@ -117,6 +118,13 @@ export interface NdjsonOptions {
    * event reader's `fields: "summary"`.
    */
   skim?: SkimOptions;
+  /**
+   * With `skim`: the skipped strings whose JSON text is what `JSON.stringify` writes are not read as
+   * `""` but held as bytes in `sink`, the record getting a stand-in (a short string) in their place;
+   * the others are read in full. For writers that splice the bytes back (framing/shared-strings.ts).
+   * Past `maxHeldBytes` held, strings are read in full.
+   */
+  holdStrings?: { readonly sink: RawStringSink; readonly maxHeldBytes: number };
 }
 
 /** Lines shorter than this are parsed whole unless `skim.minLineBytes` says otherwise. */
@@ -191,6 +199,9 @@ class NdjsonFramer {
   readonly rejectDuplicates: boolean;
   readonly rejectForbidden: boolean;
   readonly skim: SkimOptions | undefined;
+  readonly holdStrings: NdjsonOptions["holdStrings"];
+  /** The chunk being fed: a line inside it is the caller's memory (which it may reuse), any other line is ours. */
+  chunk: Uint8Array | undefined = undefined;
   framing: Framing;
   readonly onRecord: (record: InputRecord) => void;
   readonly onIssue: (issue: Issue) => void;
@@ -235,6 +246,7 @@ class NdjsonFramer {
     this.rejectDuplicates = options.duplicateKeys === "reject";
     this.rejectForbidden = options.forbiddenKeys === "reject";
     this.skim = options.skim;
+    this.holdStrings = options.holdStrings;
     this.framing = framing;
     this.onRecord = callbacks.onRecord;
     this.onIssue = callbacks.onIssue ?? (() => {});
@@ -323,7 +335,12 @@ class NdjsonFramer {
     if (lead !== 0x7b) return false;
     const ranges = skimRecord(view, this.skim as SkimOptions);
     if (ranges.length === 0) return false;
-    const reduced = withoutRanges(view, ranges);
+    const raw = this.holdStrings;
+    const reduced =
+      raw === undefined
+        ? withoutRanges(view, ranges)
+        : withStandIns(view, ranges, raw.sink, raw.maxHeldBytes, view.buffer === this.chunk?.buffer);
+    if (reduced === undefined) return false;
     const text = lenientDecoder.decode(reduced);
     // Invalid UTF-8 outside the skipped strings: the full read reports it, with the line's bytes.
     if (text.includes("\uFFFD")) return false;
@@ -786,6 +803,7 @@ class NdjsonFramer {
 
   feedBytes(chunk: Uint8Array): void {
     if (this.fatal || chunk.length === 0) return;
+    this.chunk = chunk;
     if (!this.sniffed) {
       const head = this.sniffBuffer === undefined ? chunk : this.join([this.sniffBuffer, chunk], this.sniffBuffer.length + chunk.length);
       if (!this.sniff(head)) {

@@ -1,0 +1,115 @@
+/**
+ * The framer's rawStrings mode (`NdjsonOptions.rawStrings`): of the long strings the skimmer found
+ * (a tool's output), those whose JSON text is exactly what `JSON.stringify` writes for their value are
+ * not decoded: their bytes are held in the registry (framing/shared-strings.ts) and the record gets a
+ * short stand-in in their place. A writer of our own format splices the bytes back where the stand-in
+ * is, so the output is byte for byte what a full read writes. Every other string is read as usual.
+ *
+ * Canonical means what `JSON.stringify` writes: `\" \\ \n \r \t \b \f`, `\u00XX` in lowercase for the
+ * other control characters, nothing else escaped, valid UTF-8 (the skimmer has checked the UTF-8, the
+ * escapes' syntax, and refused `\/` and escaped printable ASCII). So only `\u` escapes are left to check
+ * here. An escaped lone surrogate (`\ud800`, which JSON.stringify also writes) is taken as not canonical:
+ * telling it from half of an escaped pair costs more than reading the rare string that has one. Raw
+ * U+2028 and U+2029 are canonical (JSON.stringify writes them as they are).
+ */
+
+/** Where the rawStrings mode keeps its bytes; the registry of framing/shared-strings.ts is one. */
+export interface RawStringSink {
+  /** Input strings' bytes held now: past the framer's cap, strings are read in full. */
+  readonly heldInputBytes: number;
+  /** Holds the JSON text of a string (quotes included; the array is the sink's) and returns its stand-in. */
+  holdInputString(json: Uint8Array): string;
+}
+
+const BACKSLASH = 0x5c;
+const U = 0x75;
+const encoder = new TextEncoder();
+
+/**
+ * Where the next `\u` (two bytes) is in `bytes` from `from`, or -1: a native search handed in by a Node
+ * entry (`Buffer.prototype.indexOf`, which finds two bytes at memory speed). This layer imports no
+ * Node module; without one, a loop in JavaScript looks at every byte.
+ */
+type PairSearch = (bytes: Uint8Array, from: number) => number;
+let nativeSearch: PairSearch | undefined;
+
+/** Hands in a native search for `\u` (see `PairSearch`); undefined goes back to the loop. */
+export function useEscapeSearch(search: PairSearch | undefined): void {
+  nativeSearch = search;
+}
+
+function nextUnicodeEscape(bytes: Uint8Array, from: number, end: number): number {
+  if (nativeSearch !== undefined) {
+    const at = nativeSearch(bytes, from);
+    return at === -1 || at >= end ? -1 : at;
+  }
+  for (let i = from; i < end - 1; i++) if (bytes[i] === BACKSLASH && bytes[i + 1] === U) return i;
+  return -1;
+}
+
+/** Whether the string's JSON text `[start, end)` (quotes excluded) is what JSON.stringify writes for its value. */
+export function isCanonicalJsonString(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let at = nextUnicodeEscape(bytes, start, end); at !== -1; at = nextUnicodeEscape(bytes, at + 2, end)) {
+    // `\\u` is an escaped backslash and a letter u: an escape only after an even run of backslashes.
+    let before = 0;
+    while (at - 1 - before >= start && bytes[at - 1 - before] === BACKSLASH) before++;
+    if (before % 2 === 1) continue;
+    // JSON.stringify writes \u only for control characters without a short form: \u0000–\u001f, lowercase.
+    if (bytes[at + 2] !== 0x30 || bytes[at + 3] !== 0x30) return false;
+    const high = bytes[at + 4] as number;
+    const low = bytes[at + 5] as number;
+    if (high !== 0x30 && high !== 0x31) return false;
+    const lowValue = low >= 0x30 && low <= 0x39 ? low - 0x30 : low >= 0x61 && low <= 0x66 ? low - 0x61 + 10 : -1;
+    if (lowValue < 0) return false; // uppercase hex
+    const code = (high - 0x30) * 16 + lowValue;
+    if (code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return false;
+  }
+  return true;
+}
+
+/**
+ * The line with the skipped ranges `[start, end)` (quotes excluded) that can be held replaced by
+ * stand-ins; `undefined` when none can (the line is then read as usual). Each range gets a stand-in
+ * of its own, even when two hold the same text (Claude's `stdout` repeats the tool_result's): telling
+ * them equal costs a pass over both, and nothing that passes stand-ins on compares them.
+ */
+export function withStandIns(
+  bytes: Uint8Array,
+  ranges: readonly number[],
+  sink: RawStringSink,
+  maxHeldBytes: number,
+  callersMemory: boolean,
+): Uint8Array | undefined {
+  const cuts: number[] = [];
+  const standIns: Uint8Array[] = [];
+  for (let r = 0; r < ranges.length; r += 2) {
+    const start = ranges[r] as number;
+    const end = ranges[r + 1] as number;
+    if (!isCanonicalJsonString(bytes, start, end)) continue;
+    if (sink.heldInputBytes + end - start + 2 > maxHeldBytes) continue;
+    // A line the framer joined is its own, and held as it is; the caller's chunk may be reused: copied.
+    const standIn = sink.holdInputString(callersMemory ? bytes.slice(start - 1, end + 1) : bytes.subarray(start - 1, end + 1));
+    cuts.push(start, end);
+    standIns.push(encoder.encode(JSON.stringify(standIn).slice(1, -1)));
+  }
+  return cuts.length === 0 ? undefined : replaceRanges(bytes, cuts, standIns);
+}
+
+function replaceRanges(bytes: Uint8Array, cuts: readonly number[], standIns: readonly Uint8Array[]): Uint8Array {
+  let size = bytes.length;
+  for (let c = 0; c < cuts.length; c += 2) size += (standIns[c / 2] as Uint8Array).length - ((cuts[c + 1] as number) - (cuts[c] as number));
+  const out = new Uint8Array(size);
+  let from = 0;
+  let at = 0;
+  for (let c = 0; c < cuts.length; c += 2) {
+    const start = cuts[c] as number;
+    out.set(bytes.subarray(from, start), at);
+    at += start - from;
+    const standIn = standIns[c / 2] as Uint8Array;
+    out.set(standIn, at);
+    at += standIn.length;
+    from = cuts[c + 1] as number;
+  }
+  out.set(bytes.subarray(from), at);
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * The reader's side of `rawStrings` (framing/shared-strings.ts): which input strings the framer held
+ * for the record being read, and letting go of those no event kept. A stand-in travels from the
+ * record into the events decoded from it (the Claude decoder hands a tool output on unchanged); one
+ * that reaches no event (a record the decoder ignores, an output the decoder read as text) is released
+ * once the record is read, so only what a consumer still has to write is held.
+ */
+import type { AgentEvent, JsonValue } from "../model/events.ts";
+import type { RawStringSink } from "../framing/ndjson/_raw-strings.ts";
+import { strings } from "../framing/shared-strings.ts";
+
+/** Dialects whose decoder hands a stand-in on as it is, or resolves it where it reads the text (audited). */
+const PASSES_STAND_INS: ReadonlySet<string> = new Set(["claude"]);
+
+/** Input strings held at most (bytes): past this (a consumer that drops events without releasing them), strings are read in full. */
+export const MAX_HELD_BYTES = 64 * 1024 * 1024;
+
+/** The long strings rawStrings holds: the summary skim's tool outputs, from 8 KiB, in lines from 16 KiB. */
+export const RAW_STRINGS_SKIM = {
+  keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
+  toolResultKeys: new Set(["content"]),
+  minBytes: 8192,
+  minLineBytes: 16 * 1024,
+} as const;
+
+export class HeldStrings implements RawStringSink {
+  /** Keys of the input strings held for the record being read (and, while detecting, the records held with it). */
+  private readonly pending: string[] = [];
+  /** Those of them seen in an event. */
+  private readonly kept = new Set<string>();
+
+  get heldInputBytes(): number {
+    return strings.heldInputBytes;
+  }
+
+  holdInputString(json: Uint8Array): string {
+    const standIn = strings.holdInputString(json);
+    this.pending.push(strings.keyOf(standIn) as string);
+    return standIn;
+  }
+
+  /** Whether the record being read has stand-ins. */
+  get active(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** A record for a decoder that reads its strings as text: its stand-ins replaced by their text. */
+  resolveFor(dialect: string | undefined, value: JsonValue): JsonValue {
+    if (dialect !== undefined && PASSES_STAND_INS.has(dialect)) return value;
+    return resolveDeep(value);
+  }
+
+  /** Notes the stand-ins an event carries (call for each event while `active`). */
+  noteEvent(event: AgentEvent): void {
+    collectStandIns(event as unknown as JsonValue, this.kept);
+  }
+
+  /** The record is read: releases what no event kept. */
+  settle(): void {
+    for (const key of this.pending) if (!this.kept.has(key)) strings.releaseKey(key);
+    this.pending.length = 0;
+    this.kept.clear();
+  }
+}
+
+function collectStandIns(value: JsonValue | undefined, kept: Set<string>): void {
+  if (typeof value === "string") {
+    const key = strings.keyOf(value);
+    if (key !== undefined) kept.add(key);
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectStandIns(item, kept);
+  } else if (typeof value === "object" && value !== null) {
+    for (const key in value) collectStandIns((value as Record<string, JsonValue>)[key], kept);
+  }
+}
+
+function resolveDeep(value: JsonValue): JsonValue {
+  if (typeof value === "string") return strings.resolve(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = resolveDeep(value[i] as JsonValue);
+  } else if (typeof value === "object" && value !== null) {
+    const object = value as Record<string, JsonValue>;
+    for (const key in object) object[key] = resolveDeep(object[key] as JsonValue);
+  }
+  return value;
+}
