@@ -8,9 +8,17 @@
 import type { AgentEvent, JsonValue } from "../model/events.ts";
 import type { RawStringSink } from "../framing/ndjson/_raw-strings.ts";
 import { strings } from "../framing/shared-strings.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
 
-/** Dialects whose decoder hands a stand-in on as it is, or resolves it where it reads the text (audited). */
-const PASSES_STAND_INS: ReadonlySet<string> = new Set(["claude"]);
+/**
+ * The records whose decoder hands a stand-in on as it is into a `tool.completed` (its `output` and
+ * `result`), or resolves it where it reads the text (audited): Claude's `user` records, which carry the
+ * tool results. Every other record (a hook's `stdout` in a Claude `system` record, any other dialect's
+ * outputs, which their decoders join, trim or compare) has its stand-ins resolved before it is decoded.
+ */
+function passesStandIns(dialect: string | undefined, value: JsonValue): boolean {
+  return dialect === "claude" && isJsonObject(value) && value["type"] === "user";
+}
 
 /** Input strings held at most (bytes): past this (a consumer that drops events without releasing them), strings are read in full. */
 export const MAX_HELD_BYTES = 64 * 1024 * 1024;
@@ -46,7 +54,7 @@ export class HeldStrings implements RawStringSink {
 
   /** A record for a decoder that reads its strings as text: its stand-ins replaced by their text. */
   resolveFor(dialect: string | undefined, value: JsonValue): JsonValue {
-    if (dialect !== undefined && PASSES_STAND_INS.has(dialect)) return value;
+    if (passesStandIns(dialect, value)) return value;
     return resolveDeep(value);
   }
 

@@ -50,6 +50,7 @@ export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = 
         const standIn = shared.standIn(event);
         events.add(toLine(standIn), shared);
         for (const packet of oneshot.encode(standIn)) packets.add(stringifyRecord(packet), shared);
+        shared.forget();
       }
       events.flush();
       packets.flush();

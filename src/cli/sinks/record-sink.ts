@@ -51,6 +51,7 @@ function writeSharingOutputs(output: BatchedOutput): (event: AgentEvent, encode:
   const shared = createSharedStrings();
   return (event, encode) => {
     writeSpliced(output, encode(shared.standIn(event)));
+    shared.forget();
     releaseStandIns(event);
   };
 }

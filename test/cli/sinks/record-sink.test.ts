@@ -1,11 +1,17 @@
 /** The record sink: `--to agentstream` writes a long tool output's bytes once per field, spliced where the writer put a stand-in. */
-import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
 import { createRecordSink } from "../../../src/cli/sinks/record-sink.ts";
 import { createBatchedOutput } from "../../../src/cli/output.ts";
 import type { CliOutput } from "../../../src/cli/io.ts";
 import { makeEvent } from "../../../src/emitter.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { getOutputFormat } from "../../../src/output-formats.ts";
+import type { SkimOptions } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
+import { releaseStandIns, resolveStandIns, strings } from "../../../src/framing/shared-strings.ts";
+import { createEventReader, type ReadOptions } from "../../../src/pipeline/create-event-reader.ts";
+import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
+import { listCaptures } from "../../helpers/shared.ts";
 
 /** What `convert` writes for `events`, through a target that takes bytes (as stdout does) or only text (as test fakes do). */
 async function convert(format: string, events: readonly AgentEvent[], bytes: boolean, sse = false): Promise<string> {
@@ -57,5 +63,157 @@ describe("createRecordSink --to agentstream", () => {
       [output, output],
       [`${output}!`, output],
     ]);
+  });
+});
+
+/** `convert --to agentstream` read with `rawStrings`: long tool outputs are spliced from the input's bytes. */
+const FORCED_RAW: SkimOptions = {
+  keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
+  toolResultKeys: new Set(["content"]),
+  minBytes: 1,
+  minLineBytes: 0,
+};
+
+/** The bytes `convert --to agentstream` writes for `input` read with `options`, fed in chunks of `chunk` bytes. */
+async function convertInput(input: Uint8Array, options: ReadOptions, sse: boolean, chunk: number): Promise<string> {
+  const written: Buffer[] = [];
+  const target: CliOutput = { isTTY: false, write: () => expect.unreachable(), writeBytes: (b) => void written.push(Buffer.from(b)) };
+  const output = createBatchedOutput(target);
+  const sink = createRecordSink(getOutputFormat("agentstream"), { sse, coalesce: "none", finalSummary: false }, output);
+  const reader = createEventReader({ onEvent: (event) => sink.event(event, "input") }, options);
+  for (let at = 0; at < input.length; at += chunk) reader.feed(input.subarray(at, at + chunk));
+  reader.end();
+  await sink.end([]);
+  await output.flush();
+  return Buffer.concat(written).toString("utf8");
+}
+
+/** Compares a full read's output with a rawStrings read's (every string the skim keys reach offered); returns the strings held. */
+async function compareRaw(input: Uint8Array, redact: boolean, chunks: readonly number[] = [7, input.length || 1]): Promise<number> {
+  let heldStrings = 0;
+  const hold = vi.spyOn(strings, "holdInputString");
+  try {
+    for (const sse of [false, true]) {
+      const expected = await convertInput(input, { redact }, sse, input.length || 1);
+      for (const chunk of chunks) {
+        hold.mockClear();
+        const skim = redact ? { ...FORCED_RAW, keep: mayHoldSecretRaw } : FORCED_RAW;
+        const actual = await convertInput(input, { redact, rawStrings: true, skim }, sse, chunk);
+        expect(actual).toBe(expected);
+        expect(actual).not.toContain(strings.prefixInJson.slice(1)); // no stand-in reaches the output
+        expect(strings.size).toBe(0); // every held string was written or let go of
+        heldStrings += hold.mock.calls.length;
+      }
+    }
+  } finally {
+    hold.mockRestore();
+  }
+  return heldStrings;
+}
+
+const captures = listCaptures();
+
+describe.skipIf(captures.length === 0)("convert --to agentstream with rawStrings: the same bytes on every real capture", () => {
+  let held = 0;
+  it.each(captures.map(([dialect, path]) => [`${dialect}/${path.split("/").pop()}`, path] as const))("%s", async (_name, path) => {
+    const input = readFileSync(path);
+    held += await compareRaw(input, true);
+    held += await compareRaw(input, false);
+  });
+
+  it("holds strings on the captures (the test is not vacuous)", () => {
+    expect(held).toBeGreaterThan(100);
+  });
+
+  it.each(captures.map(([dialect, path]) => [`${dialect}/${path.split("/").pop()}`, path] as const))(
+    "%s: events resolved from stand-ins are the events of a full read",
+    (_name, path) => {
+      const input = readFileSync(path);
+      const full: AgentEvent[] = [];
+      createEventReaderOn(input, { redact: true }, (event) => full.push(event));
+      const raw: AgentEvent[] = [];
+      createEventReaderOn(input, { redact: true, rawStrings: true, skim: { ...FORCED_RAW, keep: mayHoldSecretRaw } }, (event) => {
+        raw.push(resolveStandIns(event));
+        releaseStandIns(event);
+      });
+      expect(raw).toEqual(full);
+      expect(strings.size).toBe(0);
+    },
+  );
+});
+
+function createEventReaderOn(input: Uint8Array, options: ReadOptions, onEvent: (event: AgentEvent) => void): void {
+  const reader = createEventReader({ onEvent }, options);
+  reader.feed(input);
+  reader.end();
+}
+
+describe("convert --to agentstream with rawStrings: synthetic long outputs", () => {
+  const head =
+    '{"type":"system","subtype":"init","session_id":"s1","model":"m","tools":["Bash"]}\n' +
+    '{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat log"}}]},"session_id":"s1"}\n';
+  /** A Claude tool result whose content is the JSON string text `json` (no quotes), repeated in tool_use_result.stdout. */
+  const result = (json: string, isError = false): string =>
+    `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"${json}","is_error":${isError}}]},"session_id":"s1","tool_use_result":{"stdout":"${json}","stderr":"","interrupted":false}}\n`;
+  const tail = '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1"}\n';
+  const session = (json: string, isError = false): Uint8Array => new TextEncoder().encode(head + result(json, isError) + tail);
+  const long = (text: string): string => text.repeat(Math.ceil(9000 / text.length));
+  const options = { redact: false, rawStrings: true } as const;
+
+  it("holds a canonical output of 8 KiB or more (and its repeat in stdout) at the reader's own thresholds", async () => {
+    for (const json of [long('配置 \\"q\\" \\\\ \\n \\u001b[0m 👩‍💻 '), long("raw U+2028 \u2028 and U+2029 \u2029 ")]) {
+      const input = session(json);
+      const hold = vi.spyOn(strings, "holdInputString");
+      const expected = await convertInput(input, { redact: true }, false, 4096);
+      expect(await convertInput(input, { ...options, redact: true }, false, 4096)).toBe(expected);
+      expect(hold.mock.calls.length).toBe(2);
+      hold.mockRestore();
+      expect(strings.size).toBe(0);
+    }
+  });
+
+  it.each([
+    ["an escaped printable character (\\/ and \\u0041)", long("a\\/b \\u0041 ")],
+    ["uppercase hex", long("\\u001B[0m ")],
+    ["an escaped non-ASCII character", long("caf\\u00e9 ")],
+    ["an escaped U+2028", long("x\\u2028y ")],
+    ["a lone surrogate, escaped", long("x\\ud800y ")],
+    ["a short form written the long way", long("x\\u000ay ")],
+  ])("reads %s in full, with the same output", async (_name, json) => {
+    const input = session(json);
+    const hold = vi.spyOn(strings, "holdInputString");
+    expect(await convertInput(input, options, false, 4096)).toBe(await convertInput(input, { redact: false }, false, 4096));
+    expect(hold.mock.calls.length).toBe(0);
+    hold.mockRestore();
+  });
+
+  it("reads invalid UTF-8 in full, as before (replaced, reported)", async () => {
+    const text = head + result(long("ok ")) + tail;
+    const bytes = new TextEncoder().encode(text);
+    const at = text.indexOf("ok ok") + 1;
+    const input = new Uint8Array([...bytes.subarray(0, at), 0xff, ...bytes.subarray(at + 1)]);
+    const hold = vi.spyOn(strings, "holdInputString");
+    expect(await convertInput(input, options, false, 4096)).toBe(await convertInput(input, { redact: false }, false, 4096));
+    expect(hold.mock.calls.length).toBe(0);
+    hold.mockRestore();
+  });
+
+  it("redacts a secret inside a long output exactly as before", async () => {
+    const json = `${long("log line ")}token ghp_${"A1b2".repeat(9)} ${long("more ")}`;
+    const input = session(json);
+    const hold = vi.spyOn(strings, "holdInputString");
+    const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
+    expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
+    expect(actual).toContain("[REDACTED:");
+    expect(hold.mock.calls.length).toBe(0);
+    hold.mockRestore();
+  });
+
+  it("resolves a stand-in where the Claude decoder reads the text (a failed command's exit code)", async () => {
+    const input = session(`Exit code 3\\n${long("stderr line\\n")}`, true);
+    const actual = await convertInput(input, options, false, 4096);
+    expect(actual).toBe(await convertInput(input, { redact: false }, false, 4096));
+    expect(actual).toContain('"exitCode":3');
+    expect(strings.size).toBe(0);
   });
 });
