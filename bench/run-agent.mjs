@@ -53,9 +53,16 @@ async function child(mode, arg) {
     const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-run-"));
     const threads = await sampleThreadCpu();
     const started = performance.now();
-    const run = runAgent("cat", [arg], { dialect: "claude", heartbeatMs: 0, ...(mode === "flood" ? { log: dir, runId: "flood" } : {}) });
+    // As `run --to agentstream` reads: long tool outputs stay bytes (a build without it ignores the option),
+    // and the consumer lets each event's go once it has it (as the record sink does once it has written them).
+    const shared = await import("../dist/framing/shared-strings.js").catch(() => undefined);
+    const logs = mode === "flood" ? { log: dir, runId: "flood" } : {};
+    const run = runAgent("cat", [arg], { dialect: "claude", heartbeatMs: 0, read: { rawStrings: true }, ...logs });
     let events = 0;
-    for await (const _ of run.events) events++;
+    for await (const event of run.events) {
+      events++;
+      shared?.releaseStandIns(event);
+    }
     const result = await run.result;
     const seconds = (performance.now() - started) / 1000;
     const cpu = await threads.stop();

@@ -17,7 +17,7 @@
  * what a writer given the real strings writes. JSON.stringify writes the NUL as `\u0000`, which no
  * input string can be confused with unless it guesses the nonce (as in framing/stringify.ts).
  */
-import type { AgentEvent, JsonObject } from "../model/events.ts";
+import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 
 /** A string this long (UTF-16 units) is shared; shorter ones cost less to serialize again than to look up. */
@@ -107,15 +107,25 @@ export class StringRegistry {
 /** The registry of this thread. */
 export const strings = new StringRegistry();
 
-/** The places a stand-in travels in an event: a `tool.completed`'s `output` and the top-level strings of its `result`. */
+/**
+ * Calls `visit` with the key of each stand-in `event` holds, where they travel: a `tool.completed`'s
+ * `output` and the strings of its `result` (Claude's `tool_use_result`: `stdout`, `stderr`, at any depth).
+ */
 export function forEachStandIn(event: AgentEvent, registry: StringRegistry, visit: (key: string) => void): void {
   if (event.type !== "tool.completed") return;
   const key = registry.keyOf(event.output);
   if (key !== undefined) visit(key);
-  if (!isJsonObject(event.result)) return;
-  for (const field in event.result) {
-    const inner = registry.keyOf(event.result[field]);
-    if (inner !== undefined) visit(inner);
+  if (typeof event.result === "object" && event.result !== null) visitStrings(event.result, registry, visit);
+}
+
+function visitStrings(value: JsonValue, registry: StringRegistry, visit: (key: string) => void): void {
+  if (typeof value === "string") {
+    const key = registry.keyOf(value);
+    if (key !== undefined) visit(key);
+  } else if (Array.isArray(value)) {
+    for (const item of value) visitStrings(item, registry, visit);
+  } else if (isJsonObject(value)) {
+    for (const field in value) visitStrings(value[field] as JsonValue, registry, visit);
   }
 }
 
@@ -127,19 +137,39 @@ export function releaseStandIns(event: AgentEvent, registry: StringRegistry = st
 /** The event with every stand-in replaced by its real text (for a consumer that does not splice). */
 export function resolveStandIns(event: AgentEvent, registry: StringRegistry = strings): AgentEvent {
   if (event.type !== "tool.completed") return event;
+  let found = false;
+  forEachStandIn(event, registry, () => {
+    found = true;
+  });
+  if (!found) return event;
   const output = registry.resolve(event.output);
-  let result: JsonObject | undefined;
-  if (isJsonObject(event.result)) {
-    for (const field in event.result) {
-      const value = event.result[field];
-      const real = registry.resolve(value);
-      if (real === value) continue;
-      result ??= { ...event.result };
-      result[field] = real as string;
-    }
+  const result = event.result === undefined ? undefined : resolveDeep(event.result, registry);
+  return { ...event, ...(output === undefined ? {} : { output }), ...(result === undefined ? {} : { result }) };
+}
+
+/** A copy of `value` with its stand-ins resolved (the value itself when it holds none). */
+function resolveDeep(value: JsonValue, registry: StringRegistry): JsonValue {
+  if (typeof value === "string") return registry.resolve(value);
+  if (Array.isArray(value)) {
+    let copy: JsonValue[] | undefined;
+    value.forEach((item, i) => {
+      const real = resolveDeep(item, registry);
+      if (real === item) return;
+      copy ??= value.slice();
+      copy[i] = real;
+    });
+    return copy ?? value;
   }
-  if (output === event.output && result === undefined) return event;
-  return { ...event, ...(output === event.output ? {} : { output: output as string }), ...(result === undefined ? {} : { result }) };
+  if (!isJsonObject(value)) return value;
+  let copy: JsonObject | undefined;
+  for (const field in value) {
+    const inner = value[field] as JsonValue;
+    const real = resolveDeep(inner, registry);
+    if (real === inner) continue;
+    copy ??= { ...value };
+    copy[field] = real;
+  }
+  return copy ?? value;
 }
 
 export interface SharedStrings {

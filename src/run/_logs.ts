@@ -16,6 +16,7 @@ import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
 import { packDeltas, type PackedDeltas } from "./_packed-deltas.ts";
 import { findRepeatedOutput, withoutRepeatedOutput } from "./_shared-strings.ts";
+import { forEachStandIn, strings } from "../framing/shared-strings.ts";
 
 /** Where a run's logs went. */
 export interface RunLogFiles {
@@ -66,9 +67,22 @@ export type ToLogWorker =
       readonly lossless: readonly (readonly [number, LosslessPaths])[];
       /** Events whose result repeats their output under these keys (sent once, put back by the worker). */
       readonly repeats: readonly (readonly [number, readonly string[]])[];
+      /** The input strings the events' stand-ins stand for (the reader's rawStrings), packed into one buffer. */
+      readonly strings: HeldBytes | undefined;
       readonly bytes: number;
     }
   | { readonly type: "end" };
+/** Input strings' JSON bytes, one after another in `bytes`, under their keys: `[key, offset, length]`. */
+export interface HeldBytes {
+  readonly bytes: Uint8Array;
+  readonly entries: readonly (readonly [string, number, number])[];
+}
+
+/** What the log worker is started with: the two files, and the nonce of this thread's stand-ins. */
+export interface LogWorkerData extends LogLineFds {
+  readonly nonce: string;
+}
+
 /** Messages from it. */
 type FromLogWorker = { readonly type: "written"; readonly bytes: number } | { readonly type: "ended" };
 
@@ -146,7 +160,8 @@ function createInThreadLines(fds: LogLineFds): EventLines {
 
 function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): EventLines {
   // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
-  const worker = new Worker(workerUrl, { execArgv: [], workerData: { events: fds.events, oneshot: fds.oneshot } satisfies LogLineFds });
+  const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: strings.nonce };
+  const worker = new Worker(workerUrl, { execArgv: [], workerData });
   let inFlight = 0;
   let behind = false;
   // Searching every event costs the main thread about 5 % of the parse; only the parser makes
@@ -186,9 +201,12 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
         if (paths.length > 0) lossless.push([i, paths]);
       }
       const { sent, repeats } = withoutRepeats(others);
+      const held = heldBytesOf(others);
       const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
       inFlight += bytes;
-      worker.postMessage({ type: "events", events: sent, packed: packing?.packed, lossless, repeats, bytes } satisfies ToLogWorker);
+      const message: ToLogWorker = { type: "events", events: sent, packed: packing?.packed, lossless, repeats, strings: held, bytes };
+      // The packed input strings are moved, not copied: they were copied once into their own buffer.
+      worker.postMessage(message, held === undefined ? [] : [held.bytes.buffer as ArrayBuffer]);
       if (!behind && inFlight > LOG_HIGH_WATER) {
         behind = true;
         flow?.onBehind();
@@ -210,6 +228,35 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
       }
     },
   };
+}
+
+/**
+ * The bytes of the input strings the batch's stand-ins stand for, copied into one buffer (a held string
+ * is a view into its line, and a clone of a view copies its whole buffer), or undefined when it has none.
+ */
+function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
+  let keys: string[] | undefined;
+  for (const event of events) {
+    if (event.type === "tool.completed") forEachStandIn(event, strings, (key) => (keys ??= []).push(key));
+  }
+  if (keys === undefined) return undefined;
+  let total = 0;
+  const found: [string, Uint8Array][] = [];
+  for (const key of keys) {
+    const json = strings.bytes(key);
+    if (json === undefined) continue;
+    found.push([key, json]);
+    total += json.length;
+  }
+  const bytes = new Uint8Array(total);
+  const entries: [string, number, number][] = [];
+  let at = 0;
+  for (const [key, json] of found) {
+    bytes.set(json, at);
+    entries.push([key, at, json.length]);
+    at += json.length;
+  }
+  return { bytes, entries };
 }
 
 /** The batch as sent to the worker: events whose result repeats their long output are copies without the repeat. */

@@ -21,6 +21,8 @@ import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
+import { useNativeScans } from "./native-scans.ts";
+import { resolveStandIns } from "../framing/shared-strings.ts";
 
 /** Options for {@link runAgent}. */
 export interface RunAgentOptions {
@@ -49,6 +51,9 @@ export interface RunAgentOptions {
   /**
    * Reader options (framing, includeRaw, repair, limits, stages). `redact: true` replaces secrets in
    * every event and so in the events, oneshot and summary logs; the raw and stderr logs stay verbatim.
+   * `rawStrings: true` (what `run --to agentstream` uses): long tool outputs are never decoded; the logs
+   * get their input bytes, and `events` yields stand-ins that its consumer must splice or resolve and
+   * release (framing/shared-strings.ts; `onEvent` gets them resolved).
    */
   read?: Omit<ReadOptions, "dialect" | "onIssue" | "strict" | "file">;
   /** Receives every input issue as it happens (they are also in the result). */
@@ -202,13 +207,18 @@ class AgentRunState {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.killAfterMs = options.killAfterMs ?? 5000;
     this.nextHeartbeat = this.heartbeatMs;
+    // Long tool outputs as stand-ins for their bytes (`read.rawStrings`): the logs splice them, and
+    // `events` hands them on to its consumer, which splices or resolves them and lets them go.
+    const rawStrings = options.read?.rawStrings === true;
+    if (rawStrings) useNativeScans();
+    const onEvent = options.onEvent;
     this.reader = createEventReader(
       {
         onEvent: (event) => {
           this.track(event);
           this.summary.add(event);
           this.logs?.event(event);
-          options.onEvent?.(event);
+          if (onEvent !== undefined) onEvent(rawStrings ? resolveStandIns(event) : event);
           this.queue.push(event);
         },
       },
@@ -374,6 +384,7 @@ class AgentRunState {
     this.options.signal?.removeEventListener("abort", this.onAbort);
     this.stderrLines(this.stderrDecoder.decode(), true);
     this.reader.end();
+    this.logs?.flush(); // the last line's events, while their input strings are still held
     const runResult = this.ended();
     const closed = this.logs?.close(runResult) ?? Promise.resolve();
     closed.then(

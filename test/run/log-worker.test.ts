@@ -13,20 +13,35 @@ import type * as RunModule from "../../src/run/index.ts";
 import type * as AgentstreamWriter from "../../src/formats/agentstream/encode.ts";
 import type * as FormatWriter from "../../src/formats/writer.ts";
 import type * as OneshotFormat from "../../src/formats/oneshot/index.ts";
+import type * as SharedStrings from "../../src/framing/shared-strings.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const built = join(repoRoot, "dist/run/index.js");
 
-async function runBuilt(command: string, args: readonly string[], dialect: string): Promise<{ events: AgentEvent[]; dir: string }> {
+async function runBuilt(
+  command: string,
+  args: readonly string[],
+  dialect: string,
+  rawStrings = false,
+): Promise<{ events: AgentEvent[]; dir: string; standIns: number }> {
   const { runAgent } = (await import(pathToFileURL(built).href)) as typeof RunModule;
+  const shared = (await import(pathToFileURL(join(repoRoot, "dist/framing/shared-strings.js")).href)) as typeof SharedStrings;
   const dir = join(tempDir("log-worker"), "logs");
-  const run = runAgent(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w" });
+  const run = runAgent(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w", read: { rawStrings } });
   const events: AgentEvent[] = [];
-  for await (const event of run.events) events.push(event);
+  let standIns = 0;
+  for await (const event of run.events) {
+    // As the record sink does: the event's text is taken (here: resolved), then its input strings let go of.
+    const resolved = shared.resolveStandIns(event);
+    if (resolved !== event) standIns++;
+    events.push(resolved);
+    shared.releaseStandIns(event);
+  }
+  expect(shared.strings.size).toBe(0);
   const result = await run.result;
   expect(result.logs?.events).toBe(join(dir, "w.events.ndjson"));
-  return { events, dir };
+  return { events, dir, standIns };
 }
 
 /** What the in-thread writer makes of the same events (the built one: its LosslessInteger is the events'). */
@@ -92,4 +107,27 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
     expect(readFileSync(join(dir, "w.events.ndjson"), "utf8")).toBe(expected.events);
     expect(readFileSync(join(dir, "w-oneshot-log.json"), "utf8")).toBe(expected.oneshot);
   });
+
+  it.skipIf(!hasShared)(
+    "with rawStrings, splices long tool outputs' input bytes into both logs: the same logs as a full read",
+    async () => {
+      // Canonical JSON text (held as bytes), and one with an escaped lone surrogate (read in full, by decision).
+      const capture = readFileSync(sharedPath("fixtures/claude/ralph_partial_bash_success_2.1.218.jsonl"), "utf8");
+      for (const [output, held] of [
+        [`line "one" \\ \t\u0001 é→🙂 \u2028 ${"0123456789".repeat(2000)}\n`.repeat(3), true],
+        [`line "one" \ud800 ${"0123456789".repeat(2000)}\n`.repeat(3), false],
+      ] as const) {
+        const file = join(tempDir("log-worker"), "long-output.jsonl");
+        writeFileSync(file, capture.replaceAll('"test-msg-delta"', JSON.stringify(output)));
+        const full = await runBuilt("cat", [file], "claude");
+        const raw = await runBuilt("cat", [file], "claude", true);
+        expect(raw.standIns > 0).toBe(held);
+        expect(full.standIns).toBe(0);
+        expect(raw.events).toEqual(full.events);
+        for (const log of ["w.events.ndjson", "w-oneshot-log.json", "w.raw"])
+          expect(readFileSync(join(raw.dir, log), "utf8"), log).toBe(readFileSync(join(full.dir, log), "utf8"));
+        expect(readFileSync(join(raw.dir, "w.events.ndjson"), "utf8")).toBe((await expectedLogs(full.events)).events);
+      }
+    },
+  );
 });

@@ -134,12 +134,15 @@ executable, 127 command not found, 2 usage error.`,
         idleTimeoutMs: duration("idle-timeout") ?? 0,
         timeoutMs: duration("timeout") ?? 0,
         stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
-        read: toReadOptions({
-          ...readingDefaults,
-          "include-raw": values["include-raw"],
-          "no-repair": values["no-repair"],
-          "no-redact": values["no-redact"],
-        }),
+        read: {
+          ...toReadOptions({
+            ...readingDefaults,
+            "include-raw": values["include-raw"],
+            "no-repair": values["no-repair"],
+            "no-redact": values["no-redact"],
+          }),
+          rawStrings: splicesOutputs(values),
+        },
         ...logOption(values, io),
         ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
         onIssue(issue) {
@@ -300,6 +303,14 @@ function createRunSink(values: RunValues, io: CliIo): RunSink {
       if (values["final-summary"]) await printReport(report);
     },
   };
+}
+
+/**
+ * Whether every consumer of the run's events splices a long tool output's input bytes (record-sink.ts):
+ * `--to agentstream` on stdout (and the logs), with no page (`--serve`) or publisher needing the text.
+ */
+function splicesOutputs(values: RunValues): boolean {
+  return values.to === "agentstream" && !values["stream-json"] && !values.json && !values.serve && values.publish === undefined;
 }
 
 function formatRunSink(
