@@ -58,7 +58,8 @@ function writeSharingOutputs(output: BatchedOutput): (event: AgentEvent, encode:
 
 /** The text with the bytes of each stand-in spliced in (an input string's may stand anywhere a decoder put it). */
 function writeSpliced(output: BatchedOutput, text: string): void {
-  if (!hasStandIn(text)) return output.write(text);
+  // Most events are written while nothing is held: no search of their text then.
+  if (strings.size === 0 || !hasStandIn(text)) return output.write(text);
   for (const piece of splice(text, strings, true)) {
     if (typeof piece === "string") output.write(piece);
     else output.writeBytes(piece);
