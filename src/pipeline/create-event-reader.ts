@@ -577,6 +577,7 @@ class EventPipeline {
       }
       this.settle(getDialect("json"));
     }
+    this.heldStrings?.settle(); // records held while detecting are read now
     this.currentLine = 0;
     this.currentRaw = undefined;
     this.emitDrafts((this.decoder as DialectDecoder).end(this.context));
