@@ -6,10 +6,18 @@ import { StringRegistry } from "../../../src/framing/shared-strings.ts";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 
-/** Whether the JSON string text `json` (no quotes) is judged canonical (inside a longer line, so no byte past its end is read). */
+/**
+ * Whether the JSON string text `json` (no quotes) is judged canonical: inside a longer line (no byte past
+ * its end is read), at each alignment of its start (the check reads four bytes at a time where it can).
+ */
 function canonical(json: string): boolean {
-  const bytes = encode(`["${json}","\\u00E9"]`);
-  return isCanonicalJsonString(bytes, 2, 2 + encode(json).length);
+  const verdicts = new Set<boolean>();
+  for (const pad of ["", " ", "  ", "   "]) {
+    const bytes = encode(`${pad}["${json}","\\u00E9"]`);
+    verdicts.add(isCanonicalJsonString(bytes, pad.length + 2, pad.length + 2 + encode(json).length));
+  }
+  expect(verdicts.size).toBe(1);
+  return [...verdicts][0] as boolean;
 }
 
 /** What JSON.stringify writes for the value of `json`, without its quotes. */
