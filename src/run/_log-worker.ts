@@ -23,9 +23,15 @@ if (port !== null) {
       for (const [index, keys] of message.repeats) restoreRepeatedOutput(events[index] as AgentEvent, keys);
       for (const [index, paths] of message.lossless) restoreLosslessIntegers(events[index], paths);
       const held = message.strings;
-      if (held !== undefined) for (const [key, at, length] of held.entries) registry.adopt(key, held.bytes.subarray(at, at + length));
+      if (held !== undefined) {
+        for (const [key, json] of held.shared) registry.adopt(key, json);
+        for (const [key, at, length] of held.entries) registry.adopt(key, held.bytes.subarray(at, at + length));
+      }
       writer.write(message.packed === undefined ? events : unpackDeltas(events, message.packed));
-      if (held !== undefined) for (const [key] of held.entries) registry.releaseKey(key);
+      if (held !== undefined) {
+        for (const [key] of held.shared) registry.releaseKey(key);
+        for (const [key] of held.entries) registry.releaseKey(key);
+      }
       port.postMessage({ type: "written", bytes: message.bytes });
       return;
     }

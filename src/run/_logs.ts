@@ -72,8 +72,9 @@ export type ToLogWorker =
       readonly bytes: number;
     }
   | { readonly type: "end" };
-/** Input strings' JSON bytes, one after another in `bytes`, under their keys: `[key, offset, length]`. */
+/** Input strings' JSON bytes: views into shared memory, and the others one after another in `bytes` (`[key, offset, length]`). */
 export interface HeldBytes {
+  readonly shared: readonly (readonly [string, Uint8Array])[];
   readonly bytes: Uint8Array;
   readonly entries: readonly (readonly [string, number, number])[];
 }
@@ -206,7 +207,7 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
       inFlight += bytes;
       const message: ToLogWorker = { type: "events", events: sent, packed: packing?.packed, lossless, repeats, strings: held, bytes };
       // The packed input strings are moved, not copied: they were copied once into their own buffer.
-      worker.postMessage(message, held === undefined ? [] : [held.bytes.buffer as ArrayBuffer]);
+      worker.postMessage(message, held === undefined || held.bytes.length === 0 ? [] : [held.bytes.buffer as ArrayBuffer]);
       if (!behind && inFlight > LOG_HIGH_WATER) {
         behind = true;
         flow?.onBehind();
@@ -231,8 +232,10 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
 }
 
 /**
- * The bytes of the input strings the batch's stand-ins stand for, copied into one buffer (a held string
- * is a view into its line, and a clone of a view copies its whole buffer), or undefined when it has none.
+ * The bytes of the input strings the batch's stand-ins stand for, or undefined when it has none. A string
+ * in shared memory (`run` joins long lines there) is sent as its view, which the worker reads without a
+ * copy; any other is copied into one buffer that is moved (a held string is a view into its line, and a
+ * clone of a view copies its whole buffer).
  */
 function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
   let keys: string[] | undefined;
@@ -240,23 +243,27 @@ function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
     if (event.type === "tool.completed") forEachStandIn(event, strings, (key) => (keys ??= []).push(key));
   }
   if (keys === undefined) return undefined;
+  const shared: [string, Uint8Array][] = [];
+  const copied: [string, Uint8Array][] = [];
   let total = 0;
-  const found: [string, Uint8Array][] = [];
   for (const key of keys) {
     const json = strings.bytes(key);
     if (json === undefined) continue;
-    found.push([key, json]);
-    total += json.length;
+    if (json.buffer instanceof SharedArrayBuffer) shared.push([key, json]);
+    else {
+      copied.push([key, json]);
+      total += json.length;
+    }
   }
   const bytes = new Uint8Array(total);
   const entries: [string, number, number][] = [];
   let at = 0;
-  for (const [key, json] of found) {
+  for (const [key, json] of copied) {
     bytes.set(json, at);
     entries.push([key, at, json.length]);
     at += json.length;
   }
-  return { bytes, entries };
+  return { bytes, entries, shared };
 }
 
 /** The batch as sent to the worker: events whose result repeats their long output are copies without the repeat. */

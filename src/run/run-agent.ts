@@ -21,7 +21,7 @@ import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
-import { useNativeScans } from "./native-scans.ts";
+import { useNativeScans, useSharedLineMemory } from "./native-scans.ts";
 import { resolveStandIns } from "../framing/shared-strings.ts";
 
 /** Options for {@link runAgent}. */
@@ -211,6 +211,7 @@ class AgentRunState {
     // `events` hands them on to its consumer, which splices or resolves them and lets them go.
     const rawStrings = options.read?.rawStrings === true;
     if (rawStrings) useNativeScans();
+    if (rawStrings && options.log !== undefined) useSharedLineMemory(); // the held strings go to the log worker
     const onEvent = options.onEvent;
     this.reader = createEventReader(
       {

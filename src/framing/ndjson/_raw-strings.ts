@@ -21,6 +21,23 @@ export interface RawStringSink {
   holdInputString(json: Uint8Array): string;
 }
 
+/**
+ * Where the framer puts a long line it joins from several chunks, in rawStrings mode: by default
+ * ordinary memory; a Node entry whose held strings go to another thread (`run`'s log worker) hands in
+ * shared memory, so the strings' views are sent there without a copy. (Not the default: a browser's
+ * TextDecoder refuses shared memory.)
+ */
+let lineMemory: ((bytes: number) => Uint8Array) | undefined;
+
+export function useLineMemory(allocate: ((bytes: number) => Uint8Array) | undefined): void {
+  lineMemory = allocate;
+}
+
+/** A fresh line of `bytes` bytes, for the framer to join a long line into. */
+export function allocateLine(bytes: number): Uint8Array {
+  return lineMemory === undefined ? new Uint8Array(bytes) : lineMemory(bytes);
+}
+
 const BACKSLASH = 0x5c;
 const U = 0x75;
 const encoder = new TextEncoder();

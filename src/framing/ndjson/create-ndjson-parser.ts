@@ -16,7 +16,7 @@ import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 import { skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
-import { withStandIns, type RawStringSink } from "./_raw-strings.ts";
+import { allocateLine, withStandIns, type RawStringSink } from "./_raw-strings.ts";
 
 export type { SkimOptions };
 
@@ -484,7 +484,9 @@ class NdjsonFramer {
 
   private join(parts: Uint8Array[], total: number): Uint8Array {
     if (parts.length === 1) return parts[0] as Uint8Array;
-    const joined = new Uint8Array(total);
+    // A long line whose strings may be held: where the held strings' memory comes from (_raw-strings.ts).
+    const holds = this.holdStrings !== undefined && total >= (this.skim?.minLineBytes ?? SKIM_MIN_LINE_BYTES);
+    const joined = holds ? allocateLine(total) : new Uint8Array(total);
     let at = 0;
     for (const part of parts) {
       joined.set(part, at);
