@@ -1,10 +1,21 @@
 /** The framer's rawStrings mode: which strings are held as bytes (canonical ones only) and what the record gets instead. */
 import { describe, expect, it } from "vitest";
-import { createNdjsonParser, type InputRecord, type SkimOptions } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
+import {
+  createNdjsonParser,
+  type InputRecord,
+  type JsonRecord,
+  type SkimOptions,
+} from "../../../src/framing/ndjson/create-ndjson-parser.ts";
 import { isCanonicalJsonString } from "../../../src/framing/ndjson/_raw-strings.ts";
 import { StringRegistry } from "../../../src/framing/shared-strings.ts";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** A JSON record's value, typed as the test wrote it. */
+function valueOf<T>(record: InputRecord | undefined): T {
+  expect(record?.kind).toBe("json");
+  return (record as JsonRecord).value as unknown as T;
+}
 
 /**
  * Whether the JSON string text `json` (no quotes) is judged canonical: inside a longer line (no byte past
@@ -101,7 +112,7 @@ describe("createNdjsonParser with holdStrings", () => {
     const line = `{"type":"x","stdout":${JSON.stringify(long)},"other":${JSON.stringify(long)},"content":"${odd}","n":1}\n`;
     for (const chunk of [1, 7, line.length]) {
       const { records, registry } = read(line, chunk);
-      const value = (records[0] as { value: { stdout: string; other: string; content: string; n: number } }).value;
+      const value = valueOf<{ stdout: string; other: string; content: string; n: number }>(records[0]);
       expect(registry.isStandIn(value.stdout)).toBe(true);
       expect(new TextDecoder().decode(registry.bytes(registry.keyOf(value.stdout) as string))).toBe(JSON.stringify(long));
       expect(registry.resolve(value.stdout)).toBe(long);
@@ -123,14 +134,14 @@ describe("createNdjsonParser with holdStrings", () => {
     );
     parser.feed(line);
     line.fill(0x20); // the caller reuses its buffer
-    const value = (records[0] as { value: { stdout: string } }).value;
+    const value = valueOf<{ stdout: string }>(records[0]);
     expect(registry.resolve(value.stdout)).toBe(long);
   });
 
   it("reads strings in full past the held bytes' cap", () => {
     const long = "y".repeat(64);
     const { records, registry } = read(`{"stdout":"${long}"}\n{"stdout":"${long}z"}\n`, 5, 100);
-    const values = records.map((record) => (record as { value: { stdout: string } }).value.stdout);
+    const values = records.map((record) => valueOf<{ stdout: string }>(record).stdout);
     expect(registry.isStandIn(values[0])).toBe(true);
     expect(values[1]).toBe(`${long}z`);
   });
