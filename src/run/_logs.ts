@@ -73,7 +73,7 @@ export type ToLogWorker =
     }
   | { readonly type: "end" };
 /** Input strings' JSON bytes: views into shared memory, and the others one after another in `bytes` (`[key, offset, length]`). */
-export interface HeldBytes {
+interface HeldBytes {
   readonly shared: readonly (readonly [string, Uint8Array])[];
   readonly bytes: Uint8Array;
   readonly entries: readonly (readonly [string, number, number])[];
@@ -238,11 +238,11 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
  * clone of a view copies its whole buffer).
  */
 function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
-  let keys: string[] | undefined;
+  const keys: string[] = [];
   for (const event of events) {
-    if (event.type === "tool.completed") forEachStandIn(event, strings, (key) => (keys ??= []).push(key));
+    if (event.type === "tool.completed") forEachStandIn(event, strings, (key) => keys.push(key));
   }
-  if (keys === undefined) return undefined;
+  if (keys.length === 0) return undefined;
   const shared: [string, Uint8Array][] = [];
   const copied: [string, Uint8Array][] = [];
   let total = 0;

@@ -12,7 +12,7 @@ import { StringRegistry } from "../../../src/framing/shared-strings.ts";
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 /** A JSON record's value, typed as the test wrote it. */
-function valueOf<T>(record: InputRecord | undefined): T {
+function jsonValue<T>(record: InputRecord | undefined): T {
   expect(record?.kind).toBe("json");
   return (record as JsonRecord).value as unknown as T;
 }
@@ -112,7 +112,7 @@ describe("createNdjsonParser with holdStrings", () => {
     const line = `{"type":"x","stdout":${JSON.stringify(long)},"other":${JSON.stringify(long)},"content":"${odd}","n":1}\n`;
     for (const chunk of [1, 7, line.length]) {
       const { records, registry } = read(line, chunk);
-      const value = valueOf<{ stdout: string; other: string; content: string; n: number }>(records[0]);
+      const value = jsonValue<{ stdout: string; other: string; content: string; n: number }>(records[0]);
       expect(registry.isStandIn(value.stdout)).toBe(true);
       expect(new TextDecoder().decode(registry.bytes(registry.keyOf(value.stdout) as string))).toBe(JSON.stringify(long));
       expect(registry.resolve(value.stdout)).toBe(long);
@@ -134,14 +134,14 @@ describe("createNdjsonParser with holdStrings", () => {
     );
     parser.feed(line);
     line.fill(0x20); // the caller reuses its buffer
-    const value = valueOf<{ stdout: string }>(records[0]);
+    const value = jsonValue<{ stdout: string }>(records[0]);
     expect(registry.resolve(value.stdout)).toBe(long);
   });
 
   it("reads strings in full past the held bytes' cap", () => {
     const long = "y".repeat(64);
     const { records, registry } = read(`{"stdout":"${long}"}\n{"stdout":"${long}z"}\n`, 5, 100);
-    const values = records.map((record) => valueOf<{ stdout: string }>(record).stdout);
+    const values = records.map((record) => jsonValue<{ stdout: string }>(record).stdout);
     expect(registry.isStandIn(values[0])).toBe(true);
     expect(values[1]).toBe(`${long}z`);
   });
