@@ -13,11 +13,17 @@ import { isJsonObject } from "../model/lossless-integer.ts";
 /**
  * The records whose decoder hands a stand-in on as it is into a `tool.completed` (its `output` and
  * `result`), or resolves it where it reads the text (audited): Claude's `user` records, which carry the
- * tool results. Every other record (a hook's `stdout` in a Claude `system` record, any other dialect's
- * outputs, which their decoders join, trim or compare) has its stand-ins resolved before it is decoded.
+ * tool results, and Codex's completed commands (`item.completed` of a `command_execution`, whose
+ * `aggregated_output` is the output). Every other record (a hook's `stdout` in a Claude `system` record;
+ * Codex's `item.updated`, whose output is compared with the last one, and its legacy records, which join
+ * `stdout` and `stderr`; every other dialect) has its stand-ins resolved before it is decoded.
  */
 function passesStandIns(dialect: string | undefined, value: JsonValue): boolean {
-  return dialect === "claude" && isJsonObject(value) && value["type"] === "user";
+  if (!isJsonObject(value)) return false;
+  if (dialect === "claude") return value["type"] === "user";
+  if (dialect !== "codex" || value["type"] !== "item.completed") return false;
+  const item = value["item"];
+  return isJsonObject(item) && item["type"] === "command_execution";
 }
 
 /** Input strings held at most (bytes): past this (a consumer that drops events without releasing them), strings are read in full. */

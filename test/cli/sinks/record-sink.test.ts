@@ -216,4 +216,25 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     expect(actual).toContain('"exitCode":3');
     expect(strings.size).toBe(0);
   });
+
+  it("holds a Codex command's long aggregated_output; its progress (item.updated) is read in full", async () => {
+    // Long enough for its line alone to be skimmed (16 KiB).
+    const json = long("line \\u001b[1mbold\\u001b[0m 配置 \\n").repeat(2);
+    const command = (type: string, output: string, status: string): string =>
+      `{"type":"${type}","item":{"id":"item_1","type":"command_execution","command":"bash -lc make","aggregated_output":"${output}","exit_code":${status === "completed" ? 0 : null},"status":"${status}"}}\n`;
+    const text =
+      '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n' +
+      command("item.started", "", "in_progress") +
+      command("item.updated", json, "in_progress") +
+      command("item.completed", `${json}done`, "completed") +
+      '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n';
+    const input = new TextEncoder().encode(text);
+    const hold = vi.spyOn(strings, "holdInputString");
+    const actual = await convertInput(input, { redact: true, rawStrings: true, dialect: "codex" }, false, 4096);
+    expect(actual).toBe(await convertInput(input, { redact: true, dialect: "codex" }, false, 4096));
+    expect(actual).toContain('"type":"tool.progress"');
+    expect(hold.mock.calls.length).toBe(2);
+    hold.mockRestore();
+    expect(strings.size).toBe(0);
+  });
 });
