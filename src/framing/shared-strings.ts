@@ -42,10 +42,18 @@ export class StringRegistry {
   /** Bytes of input strings held now. */
   heldInputBytes = 0;
 
+  /** What every stand-in holds, in any form (raw or serialized). */
+  private readonly marker: string;
+  private readonly inJsonPattern: RegExp;
+  private readonly rawPattern: RegExp;
+
   constructor(nonce: string = Math.random().toString(36).slice(2, 12)) {
     this.nonce = nonce;
     this.prefix = `\u0000agentstream-shared-${nonce}:`;
     this.prefixInJson = `"\\u0000agentstream-shared-${nonce}:`;
+    this.marker = `agentstream-shared-${nonce}:`;
+    this.inJsonPattern = new RegExp(`"\\\\u0000agentstream-shared-${nonce}:(\\d+)"`, "g");
+    this.rawPattern = new RegExp(`\u0000agentstream-shared-${nonce}:(\\d+)`, "g");
   }
 
   /** Holds an input string's JSON text (quotes included; the registry keeps this array) and returns its stand-in. */
@@ -89,6 +97,28 @@ export class StringRegistry {
     const key = this.keyOf(value);
     const json = key === undefined ? undefined : this.entries.get(key);
     return json === undefined ? value : (JSON.parse(decoder.decode(json)) as string);
+  }
+
+  /** Whether `text` holds any of this registry's stand-ins, whole or inside it. */
+  mentions(text: string): boolean {
+    return text.includes(this.marker);
+  }
+
+  /**
+   * `text` with each stand-in inside it replaced by what was meant: a stand-in serialized within it (a
+   * decoder wrote a JSON text holding one) by its string's JSON text, one joined into it by its string's text.
+   */
+  resolveWithin(text: string): string {
+    const bytesOf = (key: string): Uint8Array | undefined => this.entries.get(key);
+    return text
+      .replace(this.inJsonPattern, (found, key: string) => {
+        const json = bytesOf(key);
+        return json === undefined ? found : decoder.decode(json);
+      })
+      .replace(this.rawPattern, (found, key: string) => {
+        const json = bytesOf(key);
+        return json === undefined ? found : (JSON.parse(decoder.decode(json)) as string);
+      });
   }
 
   releaseKey(key: string): void {

@@ -64,9 +64,13 @@ export class HeldStrings implements RawStringSink {
     return resolveDeep(value);
   }
 
-  /** Notes the stand-ins an event carries (call for each event while `active`). */
+  /**
+   * Notes the stand-ins an event carries (call for each event while `active`); a string holding one inside
+   * it (a decoder serialized or joined it: never seen in the audited decoders, but a stand-in must not reach
+   * anyone as text) gets what was meant put back.
+   */
   noteEvent(event: AgentEvent): void {
-    collectStandIns(event as unknown as JsonValue, this.kept);
+    visitStrings(event as unknown as Record<string, JsonValue>, this.kept);
   }
 
   /** The record is read: releases what no event kept. */
@@ -77,14 +81,16 @@ export class HeldStrings implements RawStringSink {
   }
 }
 
-function collectStandIns(value: JsonValue | undefined, kept: Set<string>): void {
-  if (typeof value === "string") {
-    const key = strings.keyOf(value);
-    if (key !== undefined) kept.add(key);
-  } else if (Array.isArray(value)) {
-    for (const item of value) collectStandIns(item, kept);
-  } else if (typeof value === "object" && value !== null) {
-    for (const key in value) collectStandIns((value as Record<string, JsonValue>)[key], kept);
+function visitStrings(container: Record<string, JsonValue> | JsonValue[], kept: Set<string>): void {
+  const fields = container as Record<string, JsonValue>;
+  for (const field in fields) {
+    const value = fields[field];
+    if (typeof value === "string") {
+      if (!strings.mentions(value)) continue;
+      const key = strings.keyOf(value);
+      if (key !== undefined) kept.add(key);
+      else fields[field] = strings.resolveWithin(value);
+    } else if (typeof value === "object" && value !== null) visitStrings(value as Record<string, JsonValue>, kept);
   }
 }
 

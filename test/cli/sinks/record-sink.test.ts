@@ -237,4 +237,17 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     hold.mockRestore();
     expect(strings.size).toBe(0);
   });
+
+  it("never lets a stand-in out as text where a decoder serialized or joined it (a tool_result whose content is an object)", async () => {
+    const json = long("out \\u001b[0m 配置 ").repeat(2);
+    const line = `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":{"stdout":"${json}","note":"x"},"is_error":false}]},"session_id":"s1"}\n`;
+    const input = new TextEncoder().encode(head + line + tail);
+    const hold = vi.spyOn(strings, "holdInputString");
+    const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
+    expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
+    expect(actual).not.toContain("agentstream-shared");
+    expect(hold.mock.calls.length).toBe(1);
+    hold.mockRestore();
+    expect(strings.size).toBe(0);
+  });
 });
