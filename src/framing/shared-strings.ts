@@ -138,11 +138,13 @@ export class StringRegistry {
 export const strings = new StringRegistry();
 
 /**
- * Calls `visit` with the key of each stand-in `event` holds, where they travel: a `tool.completed`'s
- * `output` and the strings of its `result` (Claude's `tool_use_result`: `stdout`, `stderr`, at any depth).
+ * Calls `visit` with the key of each stand-in `event` holds: where they travel (a `tool.completed`'s
+ * `output` and the strings of its `result`, Claude's `tool_use_result`), or anywhere in any other event (a
+ * notice quoting a record). Nothing to do while the registry holds nothing.
  */
 export function forEachStandIn(event: AgentEvent, registry: StringRegistry, visit: (key: string) => void): void {
-  if (event.type !== "tool.completed") return;
+  if (registry.size === 0) return;
+  if (event.type !== "tool.completed") return visitStrings(event as unknown as JsonObject, registry, visit);
   const key = registry.keyOf(event.output);
   if (key !== undefined) visit(key);
   if (typeof event.result === "object" && event.result !== null) visitStrings(event.result, registry, visit);
@@ -166,15 +168,11 @@ export function releaseStandIns(event: AgentEvent, registry: StringRegistry = st
 
 /** The event with every stand-in replaced by its real text (for a consumer that does not splice). */
 export function resolveStandIns(event: AgentEvent, registry: StringRegistry = strings): AgentEvent {
-  if (event.type !== "tool.completed") return event;
   let found = false;
   forEachStandIn(event, registry, () => {
     found = true;
   });
-  if (!found) return event;
-  const output = registry.resolve(event.output);
-  const result = event.result === undefined ? undefined : resolveDeep(event.result, registry);
-  return { ...event, ...(output === undefined ? {} : { output }), ...(result === undefined ? {} : { result }) };
+  return found ? (resolveDeep(event as unknown as JsonValue, registry) as unknown as AgentEvent) : event;
 }
 
 /** A copy of `value` with its stand-ins resolved (the value itself when it holds none). */

@@ -79,7 +79,8 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
   };
   return {
     add(json, shared) {
-      const pieces = shared.used && hasStandIn(json, shared.registry) ? splice(json, shared.registry) : [json];
+      // An input string's stand-in may stand in any event (a notice quoting a record), not only where `standIn` looks.
+      const pieces = shared.registry.size > 0 && hasStandIn(json, shared.registry) ? splice(json, shared.registry) : [json];
       // UTF-8 needs at most 3 bytes per UTF-16 unit, and the newline one more.
       let most = 1;
       for (const piece of pieces) most += typeof piece === "string" ? piece.length * 3 : piece.length;

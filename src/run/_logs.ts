@@ -239,9 +239,7 @@ function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): Event
  */
 function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
   const keys: string[] = [];
-  for (const event of events) {
-    if (event.type === "tool.completed") forEachStandIn(event, strings, (key) => keys.push(key));
-  }
+  for (const event of events) forEachStandIn(event, strings, (key) => keys.push(key));
   if (keys.length === 0) return undefined;
   const shared: [string, Uint8Array][] = [];
   const copied: [string, Uint8Array][] = [];

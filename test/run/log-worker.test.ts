@@ -118,7 +118,9 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
         [`line "one" \ud800 ${"0123456789".repeat(2000)}\n`.repeat(3), false],
       ] as const) {
         const file = join(tempDir("log-worker"), "long-output.jsonl");
-        writeFileSync(file, capture.replaceAll('"test-msg-delta"', JSON.stringify(output)));
+        // And a tool_result without its tool_use_id: the decoder quotes it whole in a notice.
+        const orphan = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":${JSON.stringify(output)}}]}}\n`;
+        writeFileSync(file, capture.replaceAll('"test-msg-delta"', JSON.stringify(output)) + orphan);
         const full = await runBuilt("cat", [file], "claude");
         const raw = await runBuilt("cat", [file], "claude", true);
         expect(raw.standIns > 0).toBe(held);

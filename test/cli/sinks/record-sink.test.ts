@@ -250,4 +250,17 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     hold.mockRestore();
     expect(strings.size).toBe(0);
   });
+
+  it("splices a stand-in wherever the decoder put it (a tool_result without its tool_use_id becomes a notice quoting it)", async () => {
+    const json = long("orphan \\u001b[0m 配置 ").repeat(2);
+    const line = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"${json}"}]},"session_id":"s1"}\n`;
+    const input = new TextEncoder().encode(head + line + tail);
+    const hold = vi.spyOn(strings, "holdInputString");
+    const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
+    expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
+    expect(actual).toContain('"type":"notice"');
+    expect(hold.mock.calls.length).toBe(1);
+    hold.mockRestore();
+    expect(strings.size).toBe(0);
+  });
 });
