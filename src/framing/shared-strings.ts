@@ -209,14 +209,11 @@ export interface SharedStrings {
   standIn(event: AgentEvent): AgentEvent;
   /** Forgets the last event's shared strings. */
   forget(): void;
-  /** Whether the last event has any stand-in (its own, or an input string's). */
-  readonly used: boolean;
   readonly registry: StringRegistry;
 }
 
 export function createSharedStrings(registry: StringRegistry = strings): SharedStrings {
   const keyOfText = new Map<string, string>();
-  let inputs = false;
   const share = (text: string): string => {
     let standIn = keyOfText.get(text);
     if (standIn === undefined) {
@@ -231,27 +228,21 @@ export function createSharedStrings(registry: StringRegistry = strings): SharedS
     let copy: JsonObject | undefined;
     for (const key of Object.keys(object)) {
       const value = object[key];
-      if (!isLong(value)) {
-        inputs ||= registry.isStandIn(value);
-        continue;
-      }
+      if (!isLong(value)) continue;
       copy ??= { ...object };
       copy[key] = share(value); // an existing key keeps its place
     }
     return copy ?? object;
   };
   const forget = (): void => {
-    inputs = false;
     if (keyOfText.size === 0) return;
     for (const standIn of keyOfText.values()) registry.releaseKey(standIn.slice(registry.prefix.length));
     keyOfText.clear();
-    inputs = false;
   };
   return {
     standIn(event) {
       forget();
       if (event.type !== "tool.completed") return event;
-      inputs = registry.isStandIn(event.output);
       const output = isLong(event.output) ? share(event.output) : event.output;
       const result = isJsonObject(event.result) ? standInFields(event.result) : event.result;
       if (output === event.output && result === event.result) return event;
@@ -259,9 +250,6 @@ export function createSharedStrings(registry: StringRegistry = strings): SharedS
       return { ...event, ...(output === event.output ? {} : { output }), ...(result === event.result ? {} : { result }) };
     },
     forget,
-    get used() {
-      return inputs || keyOfText.size > 0;
-    },
     registry,
   };
 }
