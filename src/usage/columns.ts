@@ -2,7 +2,7 @@
  * Records as a scanner builds them (one object per request, in a per-file map) and as everything after the
  * scan holds them (`RecordColumns`: typed arrays). Only the file being read is ever held as objects.
  */
-import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type UsageRecord } from "./types.ts";
+import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type TokenCounts, type UsageRecord } from "./types.ts";
 
 function columnsOfLength(length: number, models: string[]): RecordColumns {
   return {
@@ -53,14 +53,7 @@ export class ColumnsWriter {
       this.modelIndex.set(r.model, model);
     }
     out.model[i] = model;
-    const t = r.tokens;
-    const at = i * TOKEN_FIELDS;
-    out.tokens[at] = t.input;
-    out.tokens[at + 1] = t.output;
-    out.tokens[at + 2] = t.cacheRead;
-    out.tokens[at + 3] = t.cacheWrite;
-    out.tokens[at + 4] = t.cacheWrite1h;
-    out.tokens[at + 5] = t.reasoning;
+    writeTokens(out.tokens, i, r.tokens);
     out.flags[i] = (r.sidechain ? SIDECHAIN : 0) | (r.cumulative === true ? CUMULATIVE : 0) | (r.costUsd !== null ? REPORTED_COST : 0);
     if (r.cumulative === true) this.threadsOf()[i] = r.thread ?? r.key.id;
   }
@@ -103,4 +96,25 @@ export function compactColumns(c: RecordColumns): RecordColumns {
     model: c.model.slice(),
     flags: c.flags.slice(),
   };
+}
+
+/** Row `row`'s token counts into `into` (the column holds `TOKEN_FIELDS` per row, in `TokenCounts`' order). */
+export function readTokens(into: TokenCounts, tokens: Float64Array, row: number): void {
+  const at = row * TOKEN_FIELDS;
+  into.input = tokens[at] ?? 0;
+  into.output = tokens[at + 1] ?? 0;
+  into.cacheRead = tokens[at + 2] ?? 0;
+  into.cacheWrite = tokens[at + 3] ?? 0;
+  into.cacheWrite1h = tokens[at + 4] ?? 0;
+  into.reasoning = tokens[at + 5] ?? 0;
+}
+
+function writeTokens(tokens: Float64Array, row: number, from: TokenCounts): void {
+  const at = row * TOKEN_FIELDS;
+  tokens[at] = from.input;
+  tokens[at + 1] = from.output;
+  tokens[at + 2] = from.cacheRead;
+  tokens[at + 3] = from.cacheWrite;
+  tokens[at + 4] = from.cacheWrite1h;
+  tokens[at + 5] = from.reasoning;
 }

@@ -13,6 +13,7 @@
  * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
  * the charge view.
  */
+import { readTokens } from "./columns.ts";
 import { localDays } from "./aggregate.ts";
 import {
   type Charge,
@@ -26,7 +27,7 @@ import {
 } from "./ledger.ts";
 import type { ModelPrice } from "./price-table.ts";
 import { costAt, type Pricer } from "./prices.ts";
-import { CUMULATIVE, type FileScan, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, totalTokens, zeroTokens } from "./types.ts";
+import { addTokens, CUMULATIVE, type FileScan, type RecordColumns, REPORTED_COST, SIDECHAIN, totalTokens, zeroTokens } from "./types.ts";
 
 /** A condensed charge, summed in place. */
 type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
@@ -134,13 +135,7 @@ class RowTable {
   addOwn(row: number): void {
     const c = this.columns as RecordColumns;
     const t = this.tokens;
-    const at = row * TOKEN_FIELDS;
-    t.input = c.tokens[at] ?? 0;
-    t.output = c.tokens[at + 1] ?? 0;
-    t.cacheRead = c.tokens[at + 2] ?? 0;
-    t.cacheWrite = c.tokens[at + 3] ?? 0;
-    t.cacheWrite1h = c.tokens[at + 4] ?? 0;
-    t.reasoning = c.tokens[at + 5] ?? 0;
+    readTokens(t, c.tokens, row);
     const flags = c.flags[row] ?? 0;
     const modelIndex = c.model[row] ?? -1;
     const index = modelIndex < 0 ? c.models.length : modelIndex;
@@ -210,13 +205,7 @@ class RowTable {
       slots.set(slot, row);
       this.rows[owner]?.push(row);
     }
-    const sum = row.tokens;
-    sum.input += t.input;
-    sum.output += t.output;
-    sum.cacheRead += t.cacheRead;
-    sum.cacheWrite += t.cacheWrite;
-    sum.cacheWrite1h += t.cacheWrite1h;
-    sum.reasoning += t.reasoning;
+    addTokens(row.tokens, t);
     row.requests += 1;
     if (reported !== null) row.costUsd = (row.costUsd ?? 0) + reported;
     row.estimated.usd += estimated ?? 0;

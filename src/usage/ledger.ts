@@ -3,6 +3,7 @@
  * copies its history, a worktree or a backup holds a copy) are merged by their key, and Codex running totals
  * become per-request figures. The rules and the cases behind them: docs/usage.md.
  */
+import { readTokens } from "./columns.ts";
 import {
   CUMULATIVE,
   type FileScan,
@@ -183,7 +184,7 @@ class RequestTable {
 }
 
 /** An open-addressing hash set of request keys (two 53-bit hashes), mapping each to its request number. */
-class KeyTable {
+export class KeyTable {
   /** A slot's two hashes side by side (one cache line holds both: the table is too large for the cache). */
   private readonly keys: Float64Array;
   /** Request number + 1 per slot; 0: empty. */
@@ -201,18 +202,27 @@ class KeyTable {
 
   /** The request number of the key; when it is new, it is added as `next` and `next` is returned. */
   find(hi: number, lo: number, next: number): number {
+    const slot = this.slotOf(hi, lo);
+    const held = this.request[slot] ?? 0;
+    if (held !== 0) return held - 1;
+    this.keys[2 * slot] = hi;
+    this.keys[2 * slot + 1] = lo;
+    this.request[slot] = next + 1;
+    return next;
+  }
+
+  /** Whether the key is in the table. */
+  has(hi: number, lo: number): boolean {
+    return (this.request[this.slotOf(hi, lo)] ?? 0) !== 0;
+  }
+
+  /** The key's slot, or the empty slot where it would go. */
+  private slotOf(hi: number, lo: number): number {
     // The low 32 bits of one hash, mixed (Fibonacci hashing), choose the first slot.
     let slot = Math.imul(lo >>> 0, 0x9e3779b1) & this.mask;
     const { keys, request, mask } = this;
     for (;;) {
-      const held = request[slot] ?? 0;
-      if (held === 0) {
-        keys[2 * slot] = hi;
-        keys[2 * slot + 1] = lo;
-        request[slot] = next + 1;
-        return next;
-      }
-      if (keys[2 * slot] === hi && keys[2 * slot + 1] === lo) return held - 1;
+      if ((request[slot] ?? 0) === 0 || (keys[2 * slot] === hi && keys[2 * slot + 1] === lo)) return slot;
       slot = (slot + 1) & mask;
     }
   }
@@ -354,7 +364,6 @@ export function fillView(view: ChargeView, merged: Merged, request: number): voi
   const session = merged.sessionOfScan[merged.ownerScan[request] ?? 0] as LedgerSession;
   const flags = c.flags[row] ?? 0;
   const time = c.time[row] ?? Number.NaN;
-  const t = row * TOKEN_FIELDS;
   view.agent = session.agent;
   view.session = session.key;
   view.time = Number.isNaN(time) ? null : time;
@@ -364,13 +373,7 @@ export function fillView(view: ChargeView, merged: Merged, request: number): voi
   view.owner = merged.ownerScan[request] ?? 0;
   view.costUsd = (flags & REPORTED_COST) !== 0 ? (c.cost[row] ?? 0) : null;
   view.sidechain = (flags & SIDECHAIN) !== 0;
-  const tokens = view.tokens;
-  tokens.input = c.tokens[t] ?? 0;
-  tokens.output = c.tokens[t + 1] ?? 0;
-  tokens.cacheRead = c.tokens[t + 2] ?? 0;
-  tokens.cacheWrite = c.tokens[t + 3] ?? 0;
-  tokens.cacheWrite1h = c.tokens[t + 4] ?? 0;
-  tokens.reasoning = c.tokens[t + 5] ?? 0;
+  readTokens(view.tokens, c.tokens, row);
 }
 
 /** `now - before`, each kind at least 0, in place. */

@@ -15,7 +15,7 @@
  * (and more than a few).
  */
 import { type Condensed, type CondensedFile, condense } from "./condense.ts";
-import { mergeScans, orderScans, sessionsOf } from "./ledger.ts";
+import { KeyTable, mergeScans, orderScans, sessionsOf } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import type { FileScan } from "./types.ts";
 
@@ -71,51 +71,20 @@ function reach(scans: readonly FileScan[], changed: ReadonlySet<FileScan>, limit
   let last: FileScan[] = [...changed];
   while (last.length > 0) {
     if (found.size > limit) return undefined;
-    const keys = new KeySet(last.reduce((sum, scan) => sum + scan.records.length, 0));
+    const keys = new KeyTable(last.reduce((sum, scan) => sum + scan.records.length, 0));
     for (const scan of last) {
       const { keyHi, keyLo, length } = scan.records;
-      for (let row = 0; row < length; row++) keys.add(keyHi[row] ?? 0, keyLo[row] ?? 0);
+      for (let row = 0; row < length; row++) keys.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
     }
-    last = scans.filter((scan) => !found.has(scan) && keys.holdsAny(scan));
+    last = scans.filter((scan) => !found.has(scan) && holdsAnyKey(scan, keys));
     for (const scan of last) found.add(scan);
   }
   return found;
 }
 
-/** An open-addressing set of request keys (two 53-bit hashes, as in ledger.ts). */
-class KeySet {
-  private readonly keys: Float64Array;
-  private readonly used: Uint8Array;
-  private readonly mask: number;
-
-  constructor(keys: number) {
-    let size = 16;
-    while (size < keys * 1.5) size *= 2;
-    this.keys = new Float64Array(size * 2);
-    this.used = new Uint8Array(size);
-    this.mask = size - 1;
-  }
-
-  add(hi: number, lo: number): void {
-    const slot = this.slotOf(hi, lo);
-    this.keys[2 * slot] = hi;
-    this.keys[2 * slot + 1] = lo;
-    this.used[slot] = 1;
-  }
-
-  /** Whether any record of the scan has a key of the set. */
-  holdsAny(scan: FileScan): boolean {
-    const { keyHi, keyLo, length } = scan.records;
-    for (let row = 0; row < length; row++) if (this.used[this.slotOf(keyHi[row] ?? 0, keyLo[row] ?? 0)] === 1) return true;
-    return false;
-  }
-
-  /** The key's slot, or the empty slot where it would go. */
-  private slotOf(hi: number, lo: number): number {
-    let slot = Math.imul(lo >>> 0, 0x9e3779b1) & this.mask;
-    for (;;) {
-      if (this.used[slot] === 0 || (this.keys[2 * slot] === hi && this.keys[2 * slot + 1] === lo)) return slot;
-      slot = (slot + 1) & this.mask;
-    }
-  }
+/** Whether any record of the scan has a key of the table. */
+function holdsAnyKey(scan: FileScan, keys: KeyTable): boolean {
+  const { keyHi, keyLo, length } = scan.records;
+  for (let row = 0; row < length; row++) if (keys.has(keyHi[row] ?? 0, keyLo[row] ?? 0)) return true;
+  return false;
 }
