@@ -1,7 +1,7 @@
 /**
  * Node's native UTF-8 check (`buffer.isUtf8`), handed to the framing layer (which imports no Node module
  * and otherwise checks in JavaScript) for the long strings the skimmer may leave undecoded: selective
- * reading (`summary`) and `rawStrings` (`convert --to agentstream`, `run`). Same verdicts either way.
+ * reading (`summary`), the ends of long tool outputs (`render`) and `rawStrings` (`convert --to agentstream`, `run`). Same verdicts either way.
  */
 import { isUtf8 } from "node:buffer";
 import { useUtf8Validator } from "../framing/ndjson/_skim.ts";

@@ -1,6 +1,5 @@
-import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
-import { useUtf8Validator } from "../../framing/ndjson/_skim.ts";
+import { useNativeScans } from "../../run/native-scans.ts";
 import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
@@ -84,7 +83,7 @@ sequences and control characters in agent and tool text are shown as visible sym
     // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
     // decoded), unless the raw records are shown too. The skipped text's UTF-8 is checked natively.
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
-    if (toolOutputEnds !== undefined) useUtf8Validator(isUtf8);
+    if (toolOutputEnds !== undefined) useNativeScans();
     try {
       const runs = await readInputs({ sources, io, reading, sink, output, ...(toolOutputEnds === undefined ? {} : { toolOutputEnds }) });
       return readingStatus(runs, values);

@@ -1,5 +1,4 @@
-import { isUtf8 } from "node:buffer";
-import { useUtf8Validator } from "../../framing/ndjson/_skim.ts";
+import { useNativeScans } from "../../run/native-scans.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand } from "../args.ts";
 import { readingOptions } from "../reading-options.ts";
@@ -23,7 +22,7 @@ that ends meanwhile is printed as soon as the next one starts).`,
   async run({ values, positionals, io }) {
     const { sources, release } = readingSources(positionals, io, values.follow);
     // The skipped tool outputs' UTF-8 is checked natively (one call per string, not a JavaScript loop).
-    useUtf8Validator(isUtf8);
+    useNativeScans();
     try {
       const runs = await readInputs({
         sources,
