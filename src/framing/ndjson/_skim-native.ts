@@ -52,7 +52,10 @@ class NativeScanner {
    * are pushed onto `seen` (indexes into `bytes`) when `anchors` is set.
    */
   stringEnd(bytes: Uint8Array, i: number, anchors: boolean, seen: number[]): number {
-    if (this.line !== bytes || i < this.from) this.copy(bytes, i);
+    if (this.line !== bytes || i < this.from) {
+      if (this.isLineMemory(bytes)) this.adopt(bytes);
+      else this.copy(bytes, i);
+    }
     const offset = INPUT - this.from;
     let from = i + offset;
     for (;;) {
@@ -67,14 +70,40 @@ class NativeScanner {
     }
   }
 
-  private copy(bytes: Uint8Array, i: number): void {
-    const length = bytes.length - i;
+  /**
+   * Room for a line of `length` bytes where the scan reads its input, for the framer to join a long line
+   * into: the scan then reads it where it is, with no copy. Valid until the next call here or the next copy
+   * of another line (either may overwrite it, or grow the memory, which detaches the view).
+   */
+  lineMemory(length: number): Uint8Array {
+    this.reserve(length);
+    this.line = undefined;
+    return this.bytes.subarray(INPUT, INPUT + length);
+  }
+
+  private isLineMemory(bytes: Uint8Array): boolean {
+    return bytes.buffer === this.exports.memory.buffer && bytes.byteOffset === INPUT;
+  }
+
+  /** A line joined into `lineMemory` (maybe without its CR): only the sentinel after it is written. */
+  private adopt(bytes: Uint8Array): void {
+    this.bytes[INPUT + bytes.length] = 0;
+    this.line = bytes;
+    this.from = 0;
+  }
+
+  private reserve(length: number): void {
     const needed = INPUT + length + 1 + LOAD_SLACK;
     if (this.bytes.length < needed) {
       this.exports.memory.grow(Math.ceil((needed - this.bytes.length) / PAGE));
       this.bytes = new Uint8Array(this.exports.memory.buffer);
       this.hitList = new Uint32Array(this.exports.memory.buffer);
     }
+  }
+
+  private copy(bytes: Uint8Array, i: number): void {
+    const length = bytes.length - i;
+    this.reserve(length);
     this.bytes.set(i === 0 ? bytes : bytes.subarray(i), INPUT);
     this.bytes[INPUT + length] = 0; // the sentinel: a control byte ends every scan
     this.line = bytes;

@@ -82,6 +82,15 @@ export function useSimdScan(enabled: boolean): void {
 }
 
 /**
+ * Memory for a long line of `length` bytes that `skimRecord` will read, where the WebAssembly scan reads it
+ * (no copy into the scan's memory), or undefined when that scan does not run here. The view is the line's
+ * until the next line is joined or skimmed: the framer hands out no bytes of it, only text decoded from it.
+ */
+export function skimLineMemory(length: number): Uint8Array | undefined {
+  return nativeUtf8 !== undefined && simdScan ? nativeScanner()?.lineMemory(length) : undefined;
+}
+
+/**
  * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
  * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
  */

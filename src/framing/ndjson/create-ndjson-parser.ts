@@ -15,7 +15,7 @@ import { AgentStreamError } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
-import { skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
+import { skimLineMemory, skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
 import { allocateLine, withStandIns, type RawStringSink } from "./_raw-strings.ts";
 
 export type { SkimOptions };
@@ -482,17 +482,31 @@ class NdjsonFramer {
     this.onRecord(record);
   }
 
-  private join(parts: Uint8Array[], total: number): Uint8Array {
+  private join(parts: Uint8Array[], total: number, into?: Uint8Array): Uint8Array {
     if (parts.length === 1) return parts[0] as Uint8Array;
     // A long line whose strings may be held: where the held strings' memory comes from (_raw-strings.ts).
     const holds = this.holdStrings !== undefined && total >= (this.skim?.minLineBytes ?? SKIM_MIN_LINE_BYTES);
-    const joined = holds ? allocateLine(total) : new Uint8Array(total);
+    const joined = into ?? (holds ? allocateLine(total) : new Uint8Array(total));
     let at = 0;
     for (const part of parts) {
       joined.set(part, at);
       at += part.length;
     }
     return joined;
+  }
+
+  /**
+   * Joins an NDJSON line. A long one that will be skimmed (and whose strings are not held) goes where the
+   * WebAssembly scan reads, so the scan needs no copy of it. Only here: a line joined there is read (skimmed,
+   * decoded) before the next one is, and no bytes of it are handed out.
+   */
+  private joinLine(parts: Uint8Array[], total: number): Uint8Array {
+    const scanned =
+      parts.length > 1 &&
+      this.skim !== undefined &&
+      this.holdStrings === undefined &&
+      total >= (this.skim.minLineBytes ?? SKIM_MIN_LINE_BYTES);
+    return this.join(parts, total, scanned ? skimLineMemory(total) : undefined);
   }
 
   /** Starts discarding a line that passed the limit: reported at once, while it still streams. */
@@ -564,7 +578,7 @@ class NdjsonFramer {
       } else {
         this.append(chunk.subarray(from, nl));
         if (this.discarding) this.finishDiscard();
-        else this.handleLine(this.join(this.pending, this.pendingLength), at, this.lineStart, false);
+        else this.handleLine(this.joinLine(this.pending, this.pendingLength), at, this.lineStart, false);
       }
       this.pending = [];
       this.pendingLength = 0;

@@ -10,7 +10,7 @@ import { fc, test } from "@fast-check/vitest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nativeScanner } from "../../../src/framing/ndjson/_skim-native.ts";
 import { SKIM_SCAN_WAT_SHA256 } from "../../../src/framing/ndjson/_skim-scan.wasm.ts";
-import { type SkimOptions, skimRecord, useSimdScan, useUtf8Validator } from "../../../src/framing/ndjson/_skim.ts";
+import { type SkimOptions, skimLineMemory, skimRecord, useSimdScan, useUtf8Validator } from "../../../src/framing/ndjson/_skim.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
 
 const OPTIONS: SkimOptions = { keys: new Set(["stdout"]), toolResultKeys: new Set(["content"]), minBytes: 1 };
@@ -139,6 +139,38 @@ describe("the SIMD scan against the JavaScript scan", () => {
     big[big.length - 1] = 0x7d;
     expect(scanner!.stringEnd(big, 1, false, [])).toBe(big.length - 2);
     expect(rangesOf(record([...big.subarray(1, 100_000)]), CHECKED, true)).toHaveLength(4);
+  });
+});
+
+describe("a line joined into the scan's memory (skimLineMemory: no copy)", () => {
+  /** The line's bytes written where skimLineMemory puts them, then `cut` bytes left off its end (a CR). */
+  function inScanMemory(line: Uint8Array, cut = 0): Uint8Array {
+    const memory = skimLineMemory(line.length);
+    expect(memory?.buffer).toBe(scanner!.lineMemory(0).buffer);
+    memory!.set(line);
+    return memory!.subarray(0, line.length - cut);
+  }
+
+  it("gives the ranges of the same line elsewhere, with and without the secret check", () => {
+    for (const inner of [text("file1\\nfile2 é 日本"), text("ghp_" + "a".repeat(36)), text("x".repeat(200) + "\\q")]) {
+      const line = record(inner);
+      for (const options of [OPTIONS, CHECKED]) expect(skimRecord(inScanMemory(line), options)).toEqual(skimRecord(line, options));
+    }
+  });
+
+  it("ends a string at the line's end, not at a byte left off it (the CR of a CRLF line)", () => {
+    const line = Uint8Array.from([...text('{"type":"x","stdout":"abc'), 0x0d]);
+    expect(skimRecord(inScanMemory(line, 1), OPTIONS)).toEqual([]);
+    const whole = Uint8Array.from([...text('{"type":"x","stdout":"abc"}'), 0x0d]);
+    expect(skimRecord(inScanMemory(whole, 1), OPTIONS)).toEqual(skimRecord(whole.subarray(0, whole.length - 1), OPTIONS));
+  });
+
+  it("is not used where the scan does not run (no native UTF-8 check, or the SIMD scan off)", () => {
+    useSimdScan(false);
+    expect(skimLineMemory(100)).toBeUndefined();
+    useSimdScan(true);
+    useUtf8Validator(undefined);
+    expect(skimLineMemory(100)).toBeUndefined();
   });
 });
 
