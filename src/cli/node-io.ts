@@ -1,5 +1,5 @@
 /** The real CliIo over process streams and the file system (Node only). */
-import { createReadStream, statSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:os";
 import type { CliIo, CliOutput } from "./io.ts";
 
@@ -29,6 +29,30 @@ function output(stream: NodeJS.WriteStream): CliOutput {
   };
 }
 
+const CHUNK_BYTES = 256 * 1024;
+/** Chunks read between two turns of the event loop (4 MiB): signals, timers and output drains run between them. */
+const CHUNKS_PER_TURN = 16;
+
+/**
+ * A regular file's chunks, read synchronously: a page-cache read is a copy, and a read stream's trip through
+ * the thread pool for each chunk left the main thread idle (~55 ms of a 470 ms `summary` of 64 MB). A pipe or
+ * a device is read as a stream (a synchronous read there would block until its writer writes).
+ */
+async function* readRegularFile(path: string): AsyncGenerator<Uint8Array> {
+  const fd = openSync(path, "r");
+  try {
+    for (let count = 1; ; count++) {
+      const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+      const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      if (read === 0) return;
+      yield read === CHUNK_BYTES ? chunk : chunk.subarray(0, read);
+      if (count % CHUNKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function processIo(): CliIo {
   return {
     stdin: process.stdin,
@@ -38,7 +62,7 @@ export function processIo(): CliIo {
     openFile(path) {
       const stats = statSync(path); // throws ENOENT / EACCES before we start
       if (stats.isDirectory()) throw new Error(`${path} is a directory`);
-      return createReadStream(path, { highWaterMark: 256 * 1024 });
+      return stats.isFile() ? readRegularFile(path) : createReadStream(path, { highWaterMark: CHUNK_BYTES });
     },
     onInterrupt(listener) {
       const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
