@@ -35,7 +35,7 @@ describe("processIo().openFile", () => {
 
   it.skipIf(process.platform === "win32")("reads a named pipe as a stream", async () => {
     const path = join(dir, "fifo");
-    execFileSync("mkfifo", [path]);
+    execFileSync("sh", ["-c", `mkfifo "$0"`, path]);
     const reading = bytesOf(processIo().openFile(path));
     // Another process writes: a write from this thread would block it before the stream opens the pipe.
     spawn("sh", ["-c", `printf '{"type":"x"}\\n' > "$0"`, path], { stdio: "ignore" });
