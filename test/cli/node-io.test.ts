@@ -1,14 +1,13 @@
 // The real CliIo's file reading: a regular file is read synchronously in chunks, a pipe as a stream;
 // either way every byte arrives, in order, whatever the file's size.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processIo } from "../../src/cli/node-io.ts";
+import { tempDir } from "../helpers/temp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "agentstream-node-io-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("node-io");
 
 async function bytesOf(chunks: AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; count: number }> {
   const parts: Uint8Array[] = [];
