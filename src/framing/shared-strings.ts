@@ -172,16 +172,16 @@ export function resolveStandIns(event: AgentEvent, registry: StringRegistry = st
   forEachStandIn(event, registry, () => {
     found = true;
   });
-  return found ? (resolveDeep(event as unknown as JsonValue, registry) as unknown as AgentEvent) : event;
+  return found ? (resolveValue(event as unknown as JsonValue, registry) as unknown as AgentEvent) : event;
 }
 
 /** A copy of `value` with its stand-ins resolved (the value itself when it holds none). */
-function resolveDeep(value: JsonValue, registry: StringRegistry): JsonValue {
+export function resolveValue(value: JsonValue, registry: StringRegistry = strings): JsonValue {
   if (typeof value === "string") return registry.resolve(value);
   if (Array.isArray(value)) {
     let copy: JsonValue[] | undefined;
     value.forEach((item, i) => {
-      const real = resolveDeep(item, registry);
+      const real = resolveValue(item, registry);
       if (real === item) return;
       copy ??= value.slice();
       copy[i] = real;
@@ -192,7 +192,7 @@ function resolveDeep(value: JsonValue, registry: StringRegistry): JsonValue {
   let copy: JsonObject | undefined;
   for (const field in value) {
     const inner = value[field] as JsonValue;
-    const real = resolveDeep(inner, registry);
+    const real = resolveValue(inner, registry);
     if (real === inner) continue;
     copy ??= { ...value };
     copy[field] = real;

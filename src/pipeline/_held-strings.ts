@@ -5,9 +5,10 @@
  * that reaches no event (a record the decoder ignores, an output the decoder read as text) is released
  * once the record is read, so only what a consumer still has to write is held.
  */
-import type { AgentEvent, JsonValue } from "../model/events.ts";
+import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
 import type { RawStringSink } from "../framing/ndjson/_raw-strings.ts";
-import { strings } from "../framing/shared-strings.ts";
+import type { JsonRecord } from "../framing/ndjson/create-ndjson-parser.ts";
+import { resolveValue, strings } from "../framing/shared-strings.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 
 /**
@@ -58,10 +59,11 @@ export class HeldStrings implements RawStringSink {
     return this.pending.length > 0;
   }
 
-  /** A record for a decoder that reads its strings as text: its stand-ins replaced by their text. */
-  resolveFor(dialect: string | undefined, value: JsonValue): JsonValue {
-    if (passesStandIns(dialect, value)) return value;
-    return resolveDeep(value);
+  /** The record as its decoder may read it: for one that reads its strings as text, a copy with its stand-ins replaced by their text. */
+  resolveFor(dialect: string | undefined, record: JsonRecord): JsonRecord {
+    if (passesStandIns(dialect, record.value)) return record;
+    const value = resolveValue(record.value) as JsonObject;
+    return value === record.value ? record : { ...record, value };
   }
 
   /**
@@ -92,15 +94,4 @@ function visitStrings(container: Record<string, JsonValue> | JsonValue[], kept: 
       else fields[field] = strings.resolveWithin(value);
     } else if (typeof value === "object" && value !== null) visitStrings(value as Record<string, JsonValue>, kept);
   }
-}
-
-function resolveDeep(value: JsonValue): JsonValue {
-  if (typeof value === "string") return strings.resolve(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = resolveDeep(value[i] as JsonValue);
-  } else if (typeof value === "object" && value !== null) {
-    const object = value as Record<string, JsonValue>;
-    for (const key in object) object[key] = resolveDeep(object[key] as JsonValue);
-  }
-  return value;
 }

@@ -414,7 +414,10 @@ class EventPipeline {
     }
   }
 
-  private decode(record: InputRecord): void {
+  private decode(input: InputRecord): void {
+    // A decoder that reads a held string as text gets the text (rawStrings).
+    const record =
+      input.kind === "json" && this.heldStrings?.active === true ? this.heldStrings.resolveFor(this.dialect?.name, input) : input;
     this.currentLine = record.line;
     if (record.kind === "text" && record.dropped !== undefined) {
       this.currentRaw = undefined;
@@ -429,7 +432,6 @@ class EventPipeline {
       return;
     }
     if (record.kind === "json") this.sawJson = true;
-    if (record.kind === "json" && this.heldStrings?.active === true) this.heldStrings.resolveFor(this.dialect?.name, record.value);
     this.noteOpening(record);
     this.currentRaw = record.kind === "json" ? record.value : undefined;
     this.emitDrafts((this.decoder as DialectDecoder).decode(record, this.context));
