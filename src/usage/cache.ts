@@ -7,23 +7,15 @@
  * One binary file, so that loading it costs a read and no parsing of records: frames, each a short JSON header
  * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are) and the
  * files' records as the typed columns they are held in (types.ts `RecordColumns`), one column after the other.
- * Loaded, each file's columns are views of that one buffer: nothing is decoded or copied per record. A run that
+ * Loading reads the headers and the request keys; a file's other columns are read when first used
+ * (stored-columns.ts): nothing is decoded or copied per record, and a run that updates the last result from a few
+ * changed files reads little more than the keys. A run that
  * read a few files appends one frame with them (a journal); the file is written whole again, compacted to one
  * frame, when the appended frames have grown it by a quarter.
  */
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CacheFd, FrameStore, StoredColumns } from "./stored-columns.ts";
 import { type FileScan, type RecordColumns, TOKEN_FIELDS } from "./types.ts";
 
 const VERSION = 4;
@@ -122,113 +114,64 @@ interface Frame {
   readonly end: number;
 }
 
+/** The cache as loaded: each file's last scan by path, its columns read from the file as they are used. */
+export interface LoadedCache {
+  readonly scans: Map<string, FileScan>;
+  /** Closes the cache file: call it once every column needed has been read (a column read later throws). */
+  close(): void;
+}
+
 /**
  * The cache: every frame of the file in order, a later frame's files replacing the same paths and its `forget`
  * list dropping paths. A frame cut short (a crash while appending) ends the reading: what came before stands.
+ * Only the frames' headers and request keys are read here (stored-columns.ts).
  */
-export function loadCache(dir: string | undefined): Map<string, FileScan> {
-  const out = new Map<string, FileScan>();
-  if (dir === undefined) return out;
+export function loadCache(dir: string | undefined): LoadedCache {
+  const scans = new Map<string, FileScan>();
+  if (dir === undefined) return { scans, close: () => {} };
+  let file: CacheFd;
   try {
-    let bytes: Uint8Array = readFileSync(cacheFile(dir));
-    // Typed views need the buffer's offset aligned to 8: a small file read into Node's pool may not be.
-    if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
-    for (let at = 0; at < bytes.byteLength; ) {
-      const frame = readFrame(bytes, at);
+    file = { fd: openSync(cacheFile(dir), "r"), closed: false };
+  } catch {
+    // No cache yet: everything is read.
+    return { scans, close: () => {} };
+  }
+  const close = (): void => {
+    if (!file.closed) closeSync(file.fd);
+    file.closed = true;
+  };
+  try {
+    const size = fstatSync(file.fd).size;
+    for (let at = 0; at < size; ) {
+      const frame = readFrame(file, at, size);
       if (frame === undefined) break;
-      for (const path of frame.forget) out.delete(path);
-      for (const [path, scan] of frame.files) out.set(path, scan);
+      for (const path of frame.forget) scans.delete(path);
+      for (const [path, scan] of frame.files) scans.set(path, scan);
       at = frame.end;
     }
   } catch {
-    // No cache yet, or one from another version: everything is read.
+    // A cache from another version, or one that cannot be read: what was read stands.
   }
-  return out;
+  return { scans, close };
 }
 
-function readFrame(bytes: Uint8Array, start: number): Frame | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (start + PREFIX_BYTES > bytes.byteLength || text.toString("latin1", start, start + MAGIC.length) !== MAGIC) return undefined;
-  const headerBytes = text.readUInt32LE(start + MAGIC.length);
-  if (start + PREFIX_BYTES + headerBytes > bytes.byteLength) return undefined;
-  const header = JSON.parse(text.toString("utf8", start + PREFIX_BYTES, start + PREFIX_BYTES + headerBytes)) as Header;
+function readFrame(file: CacheFd, start: number, size: number): Frame | undefined {
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  if (start + PREFIX_BYTES > size || readSync(file.fd, prefix, 0, PREFIX_BYTES, start) !== PREFIX_BYTES) return undefined;
+  if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
+  const headerBytes = prefix.readUInt32LE(MAGIC.length);
+  if (start + PREFIX_BYTES + headerBytes > size) return undefined;
+  const text = Buffer.alloc(headerBytes);
+  if (readSync(file.fd, text, 0, headerBytes, start + PREFIX_BYTES) !== headerBytes) return undefined;
+  const header = JSON.parse(text.toString("utf8")) as Header;
   const at = layout(start, headerBytes, header.length);
-  if (header.version !== VERSION || at.end > bytes.byteLength) return undefined;
-  const { buffer, byteOffset } = bytes;
-  const f64 = (from: number, count: number) => new Float64Array(buffer, byteOffset + from, count);
-  const all: FrameColumns = {
-    keyHi: f64(at.keyHi, header.length),
-    keyLo: f64(at.keyLo, header.length),
-    time: f64(at.time, header.length),
-    cost: f64(at.cost, header.length),
-    tokens: f64(at.tokens, header.length * TOKEN_FIELDS),
-    model: new Int32Array(buffer, byteOffset + at.model, header.length),
-    flags: new Uint8Array(buffer, byteOffset + at.flags, header.length),
-  };
+  if (header.version !== VERSION || at.end > size) return undefined;
+  const store = new FrameStore(file, at, header.length);
   const files = new Map<string, FileScan>();
   for (const { first, length, models, threads, ...scan } of header.files) {
-    files.set(scan.path, { ...scan, records: new StoredColumns(all, first, length, models, threads) });
+    files.set(scan.path, { ...scan, records: new StoredColumns(store, first, length, models, threads) });
   }
   return { files, forget: header.forget ?? [], end: at.end };
-}
-
-/** A frame's columns, every file's records one after the other. */
-type FrameColumns = Pick<RecordColumns, "keyHi" | "keyLo" | "time" | "cost" | "tokens" | "model" | "flags">;
-
-/**
- * One file's columns in a loaded frame: views of the frame's columns, each made when first read (a run that
- * merges only the files a change reaches reads most files' keys and nothing else).
- */
-class StoredColumns implements RecordColumns {
-  readonly length: number;
-  readonly models: readonly string[];
-  readonly threads?: readonly (string | null)[];
-  private readonly all: FrameColumns;
-  private readonly first: number;
-  private readonly views: { -readonly [K in keyof FrameColumns]?: FrameColumns[K] } = {};
-
-  constructor(
-    all: FrameColumns,
-    first: number,
-    length: number,
-    models: readonly string[],
-    threads: readonly (string | null)[] | undefined,
-  ) {
-    this.all = all;
-    this.first = first;
-    this.length = length;
-    this.models = models;
-    if (threads !== undefined) this.threads = threads;
-  }
-
-  get keyHi(): Float64Array {
-    this.views.keyHi ??= this.all.keyHi.subarray(this.first, this.first + this.length);
-    return this.views.keyHi;
-  }
-  get keyLo(): Float64Array {
-    this.views.keyLo ??= this.all.keyLo.subarray(this.first, this.first + this.length);
-    return this.views.keyLo;
-  }
-  get time(): Float64Array {
-    this.views.time ??= this.all.time.subarray(this.first, this.first + this.length);
-    return this.views.time;
-  }
-  get cost(): Float64Array {
-    this.views.cost ??= this.all.cost.subarray(this.first, this.first + this.length);
-    return this.views.cost;
-  }
-  get tokens(): Float64Array {
-    this.views.tokens ??= this.all.tokens.subarray(this.first * TOKEN_FIELDS, (this.first + this.length) * TOKEN_FIELDS);
-    return this.views.tokens;
-  }
-  get model(): Int32Array {
-    this.views.model ??= this.all.model.subarray(this.first, this.first + this.length);
-    return this.views.model;
-  }
-  get flags(): Uint8Array {
-    this.views.flags ??= this.all.flags.subarray(this.first, this.first + this.length);
-    return this.views.flags;
-  }
 }
 
 /** What changed since the cache was loaded: files read again, and paths to forget. */

@@ -9,7 +9,7 @@ import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./
 import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
-import { loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { type LastResult, loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { type Grown, updateCondensed } from "./update.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
@@ -59,7 +59,27 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   if (last?.exact === true) {
     return { ledger: last.condensed.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable, made: "kept" };
   }
-  const cached = loadCache(dir);
+  const cache = loadCache(dir);
+  try {
+    return await collectWith(cache.scans, files, { ...options, dir, roots, fingerprint, last, missing });
+  } finally {
+    cache.close();
+  }
+}
+
+/** The rest of `collectUsage`, with the cache loaded: every column it needs is read before the cache is closed. */
+async function collectWith(
+  cached: Map<string, FileScan>,
+  files: readonly FoundFile[],
+  context: CollectOptions & {
+    dir: string | undefined;
+    roots: readonly string[];
+    fingerprint: string | undefined;
+    last: LastResult | undefined;
+    missing: string[];
+  },
+): Promise<Collected> {
+  const { dir, roots, fingerprint, last, missing, condensed } = context;
   const scans: FileScan[] = [];
   const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
   for (const file of files) {
@@ -68,7 +88,7 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
     else
       toRead.push({ ...file, previous: known !== undefined && known.size < file.size && !file.path.endsWith(".json") ? known : undefined });
   }
-  const fresh = await scanFiles(toRead, options.threads === undefined ? {} : { threads: options.threads });
+  const fresh = await scanFiles(toRead, context.threads === undefined ? {} : { threads: context.threads });
   const unreadable: string[] = [];
   const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {

@@ -8,6 +8,7 @@
  * Stored in binary: the key line first, a JSON header (each file with its size, mtime and number of rows, in
  * merge order; the sessions; the models), then the rows as one Float64Array.
  */
+import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
@@ -43,10 +44,15 @@ export interface LastResult {
   readonly exact: boolean;
 }
 
-/** What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the time zone of its days. */
+/**
+ * What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the
+ * time zone of its days. The file list is hashed with SHA-256 (native: the list of thousands of files is hashed
+ * on every run, before anything else can be skipped).
+ */
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
   const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
-  return `${textHash(listed.join("\n"))}:${pricer.fingerprint}:${textHash(timeZone)}`;
+  const filesHash = createHash("sha256").update(listed.join("\n")).digest("base64url");
+  return `${filesHash}:${pricer.fingerprint}:${textHash(timeZone)}`;
 }
 
 function resultFile(dir: string): string {
@@ -81,34 +87,35 @@ export function loadLastResult(dir: string, fingerprint: string, timeZone: strin
 function condensedOf(header: StoredHeader, rows: Float64Array, timeZone: string): Condensed {
   const charges = chargesOf(header, rows);
   let first = 0;
-  const files = header.files.map((file) => {
-    const part = { ...file, rows: charges.slice(first, first + file.rows) };
-    first += file.rows;
-    return part;
+  const files = header.files.map(({ path, size, mtimeMs, independent, repeated, rows: count }): CondensedFile => {
+    const rows = charges.slice(first, first + count);
+    first += count;
+    return { path, size, mtimeMs, independent, repeated, rows };
   });
   const paths = header.files.map((file) => file.path);
   const sessions = new Map<string, LedgerSession>();
-  for (const stored of header.sessions) {
-    sessions.set(stored.key, { ...stored, files: stored.files.map((file) => (typeof file === "number" ? (paths[file] ?? "") : file)) });
+  for (const { key, agent, sessionId, project, start, end, status, files: stored, badLines } of header.sessions) {
+    const files = stored.map((file) => (typeof file === "number" ? (paths[file] ?? "") : file));
+    sessions.set(key, { key, agent, sessionId, project, start, end, status, files, badLines });
   }
   return { ledger: { charges, sessions, duplicates: header.duplicates, timeZone }, files };
 }
 
 function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
-  const charges: Charge[] = [];
+  const charges: Charge[] = new Array(header.rows);
   const at = (i: number): number => rows[i] ?? 0;
-  for (let r = 0; r < rows.length; r += ROW) {
+  for (let r = 0, c = 0; r < rows.length; r += ROW, c++) {
     const session = header.sessions[at(r)] as LedgerSession;
     const time = at(r + 3);
     const reported = at(r + 10);
     const day = at(r + 14);
-    charges.push({
+    // An object literal, not spreads: a spread builds each charge by a generic copy, thousands of times a run.
+    const charge: { -readonly [K in keyof Charge]: Charge[K] } = {
       agent: session.agent,
       session: session.key,
       model: header.models[at(r + 1)] ?? null,
       sidechain: at(r + 2) === 1,
       time: Number.isNaN(time) ? null : time,
-      ...(Number.isNaN(day) ? {} : { day }),
       tokens: {
         input: at(r + 4),
         output: at(r + 5),
@@ -120,7 +127,9 @@ function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
       costUsd: Number.isNaN(reported) ? null : reported,
       estimated: { usd: at(r + 11), unpriced: at(r + 12) === 1 },
       requests: at(r + 13),
-    });
+    };
+    if (!Number.isNaN(day)) charge.day = day;
+    charges[c] = charge;
   }
   return charges;
 }
@@ -129,7 +138,13 @@ function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
 export function saveResult(dir: string, fingerprint: string, condensed: Condensed, unreadable: readonly string[]): void {
   const { ledger } = condensed;
   const fileIndex = new Map(condensed.files.map((file, i) => [file.path, i]));
-  const sessions = [...ledger.sessions.values()].map((s) => ({ ...s, files: s.files.map((path) => fileIndex.get(path) ?? path) }));
+  const sessions = Array.from(
+    ledger.sessions.values(),
+    ({ key, agent, sessionId, project, start, end, status, files, badLines }): StoredSession => {
+      const indices = files.map((path) => fileIndex.get(path) ?? path);
+      return { key, agent, sessionId, project, start, end, status, files: indices, badLines };
+    },
+  );
   const index = new Map(sessions.map((s, i) => [s.key, i]));
   const models: string[] = [];
   const modelIndex = new Map<string, number>();
@@ -161,7 +176,14 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: [...unreadable],
-    files: condensed.files.map((file) => ({ ...file, rows: file.rows.length })),
+    files: condensed.files.map(({ path, size, mtimeMs, independent, repeated, rows }) => ({
+      path,
+      size,
+      mtimeMs,
+      independent,
+      repeated,
+      rows: rows.length,
+    })),
     sessions,
     models,
     rows: ledger.charges.length,

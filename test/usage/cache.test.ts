@@ -6,6 +6,8 @@ import { groupUsage } from "../../src/usage/aggregate.ts";
 import { loadCache } from "../../src/usage/cache.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
 import { createPricer } from "../../src/usage/prices.ts";
+import { scanFile } from "../../src/usage/scan-file.ts";
+import type { RecordColumns } from "../../src/usage/types.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
 const outputs = async (root: string, cacheHome: string, cache = true) => {
@@ -84,7 +86,7 @@ describe("usage cache housekeeping", () => {
     const { rmSync } = await import("node:fs");
     rmSync(gone);
     await outputs(join(tree.root, "logs"), cacheHome);
-    const stored = { files: [...loadCache(join(cacheHome, "agentstream")).values()] };
+    const stored = { files: [...loadCache(join(cacheHome, "agentstream")).scans.values()] };
     expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
       "/logs/projects/p/kept.jsonl",
       "/other/projects/q/x.jsonl",
@@ -113,12 +115,12 @@ describe("usage cache journal", () => {
     expect((await outputs(logs, cacheHome)).read).toBe(1);
     expect(frames(cacheHome)).toBe(2);
     const dir = join(cacheHome, "agentstream");
-    expect(loadCache(dir).get(small)?.records.length).toBe(2);
+    expect(loadCache(dir).scans.get(small)?.records.length).toBe(2);
     // A crash while appending: the torn frame is dropped, the frame before it stands.
     const file = join(dir, "usage-v4.bin");
     const whole = readFileSync(file);
     writeFileSync(file, whole.subarray(0, whole.length - 8));
-    expect(loadCache(dir).get(small)?.records.length).toBe(1);
+    expect(loadCache(dir).scans.get(small)?.records.length).toBe(1);
     writeFileSync(file, whole);
     // Appends until the frames outgrow a quarter of the first: then one frame again, with everything.
     for (let i = 2; frames(cacheHome) > 1 || i === 2; i++) {
@@ -127,10 +129,51 @@ describe("usage cache journal", () => {
       expect(i).toBeLessThan(200);
     }
     const compacted = loadCache(dir);
-    expect(compacted.size).toBe(2);
-    expect((compacted.get(small)?.records.length ?? 0) > 2).toBe(true);
+    expect(compacted.scans.size).toBe(2);
+    expect((compacted.scans.get(small)?.records.length ?? 0) > 2).toBe(true);
+    compacted.close();
     const run = await outputs(logs, cacheHome, false);
     expect((await outputs(logs, cacheHome)).outputs).toEqual(run.outputs);
+  });
+});
+
+describe("usage cache columns read as they are used", () => {
+  const columnsOf = (c: RecordColumns) => [c.keyHi, c.keyLo, c.time, c.cost, c.tokens, c.model, c.flags].map((column) => [...column]);
+
+  it("gives each file's columns as a scan of the file does, read file by file or, past a share of the frame, whole", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const paths = Array.from({ length: 24 }, (_, f) =>
+      tree.write(
+        `logs/projects/p${f}/s.jsonl`,
+        Array.from({ length: 1 + (f % 5) }, (_, i) =>
+          claudeLine({ message: `m${f}-${i}`, request: `r${f}-${i}`, output: 10 * f + i, session: `s-${f}`, input: i + 1 }),
+        ),
+      ),
+    );
+    await outputs(join(tree.root, "logs"), cacheHome);
+    const dir = join(cacheHome, "agentstream");
+    for (const order of [paths, [...paths].reverse(), [paths[7] as string]]) {
+      const cache = loadCache(dir);
+      for (const path of order) {
+        const stored = cache.scans.get(path)?.records;
+        const scanned = scanFile({ path, agent: "claude" })?.records;
+        expect(stored && columnsOf(stored)).toEqual(scanned && columnsOf(scanned));
+      }
+      cache.close();
+    }
+  });
+
+  it("a column first used after the cache was closed is an error, not a silent zero", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const path = tree.write("logs/projects/p/a.jsonl", [claudeLine({ message: "m1", request: "r1", output: 11 })]);
+    await outputs(join(tree.root, "logs"), cacheHome);
+    const cache = loadCache(join(cacheHome, "agentstream"));
+    const records = cache.scans.get(path)?.records;
+    expect(records?.keyHi.length).toBe(1);
+    cache.close();
+    expect(() => records?.tokens).toThrow(/after the cache was closed/);
   });
 });
 
