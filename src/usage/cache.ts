@@ -15,10 +15,10 @@
  */
 import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CacheFd, FrameStore, StoredColumns } from "./stored-columns.ts";
-import { type FileScan, type RecordColumns, TOKEN_FIELDS } from "./types.ts";
+import { blockBytes, blockViews, type CacheFd, FrameStore, StoredColumns } from "./stored-columns.ts";
+import type { FileScan, RecordColumns } from "./types.ts";
 
-const VERSION = 4;
+const VERSION = 5;
 const MAGIC = "AGSUSAGE";
 /** A frame starts with the magic, its header's length and its own length in bytes (uint32 LE). */
 const PREFIX_BYTES = 16;
@@ -52,19 +52,19 @@ function cacheFile(dir: string): string {
 }
 
 /**
- * Byte offsets of a frame's columns, for a frame at `start` with a header of `headerBytes` and `length` records:
- * the Float64 columns first, 8-aligned; the frame's end padded to 8 so that the next frame is aligned too.
+ * Byte offsets in a frame at `start` with a header of `headerBytes`, for files of `lengths` records: the two key
+ * columns of every record first, then each file's other columns as one block (stored-columns.ts `blockBytes`:
+ * one read gives a file all of them). Everything 8-aligned, the frame's end too, so the next frame is aligned.
  */
-function layout(start: number, headerBytes: number, length: number) {
-  const body = start + Math.ceil((PREFIX_BYTES + headerBytes) / 8) * 8;
-  const f64 = 8 * length;
-  const at = { keyHi: body, keyLo: body + f64, time: body + 2 * f64, cost: body + 3 * f64, tokens: body + 4 * f64 };
-  const model = at.tokens + TOKEN_FIELDS * f64;
-  const flags = model + 4 * length;
-  return { ...at, model, flags, end: Math.ceil((flags + length) / 8) * 8 };
+function layout(start: number, headerBytes: number, lengths: readonly number[]) {
+  const keyHi = start + Math.ceil((PREFIX_BYTES + headerBytes) / 8) * 8;
+  const length = lengths.reduce((sum, n) => sum + n, 0);
+  const blocks = keyHi + 16 * length;
+  const end = lengths.reduce((at, n) => at + blockBytes(n), blocks);
+  return { keyHi, keyLo: keyHi + 8 * length, blocks, end, length };
 }
 
-/** One frame: the scans' facts in the JSON header, their records column after column. */
+/** One frame: the scans' facts in the JSON header, then their records (`layout`). */
 function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buffer {
   const files: StoredScan[] = [];
   const columns: RecordColumns[] = [];
@@ -77,32 +77,30 @@ function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buf
   }
   const header: Header = { version: VERSION, length, files, ...(forget.length === 0 ? {} : { forget }) };
   const json = Buffer.from(JSON.stringify(header), "utf8");
-  const at = layout(0, json.length, length);
+  const at = layout(
+    0,
+    json.length,
+    files.map((file) => file.length),
+  );
   const out = Buffer.alloc(at.end);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, MAGIC.length);
   out.writeUInt32LE(at.end, MAGIC.length + 4);
   json.copy(out, PREFIX_BYTES);
   const buffer = out.buffer as ArrayBuffer;
-  const f64 = (from: number, n: number) => new Float64Array(buffer, out.byteOffset + from, n);
-  const all = {
-    keyHi: f64(at.keyHi, length),
-    keyLo: f64(at.keyLo, length),
-    time: f64(at.time, length),
-    cost: f64(at.cost, length),
-    tokens: f64(at.tokens, length * TOKEN_FIELDS),
-    model: new Int32Array(buffer, out.byteOffset + at.model, length),
-    flags: new Uint8Array(buffer, out.byteOffset + at.flags, length),
-  };
+  const keyHi = new Float64Array(buffer, out.byteOffset + at.keyHi, length);
+  const keyLo = new Float64Array(buffer, out.byteOffset + at.keyLo, length);
+  let block = at.blocks;
   columns.forEach((c, k) => {
-    const first = files[k]?.first ?? 0;
-    all.keyHi.set(c.keyHi, first);
-    all.keyLo.set(c.keyLo, first);
-    all.time.set(c.time, first);
-    all.cost.set(c.cost, first);
-    all.tokens.set(c.tokens, first * TOKEN_FIELDS);
-    all.model.set(c.model, first);
-    all.flags.set(c.flags, first);
+    keyHi.set(c.keyHi, files[k]?.first ?? 0);
+    keyLo.set(c.keyLo, files[k]?.first ?? 0);
+    const views = blockViews(buffer, out.byteOffset + block, c.length);
+    views.time.set(c.time);
+    views.cost.set(c.cost);
+    views.tokens.set(c.tokens);
+    views.model.set(c.model);
+    views.flags.set(c.flags);
+    block += blockBytes(c.length);
   });
   return out;
 }
@@ -164,12 +162,19 @@ function readFrame(file: CacheFd, start: number, size: number): Frame | undefine
   const text = Buffer.alloc(headerBytes);
   if (readSync(file.fd, text, 0, headerBytes, start + PREFIX_BYTES) !== headerBytes) return undefined;
   const header = JSON.parse(text.toString("utf8")) as Header;
-  const at = layout(start, headerBytes, header.length);
-  if (header.version !== VERSION || at.end > size) return undefined;
-  const store = new FrameStore(file, at, header.length);
+  if (header.version !== VERSION) return undefined;
+  const at = layout(
+    start,
+    headerBytes,
+    header.files.map((stored) => stored.length),
+  );
+  if (at.length !== header.length || at.end > size) return undefined;
+  const store = new FrameStore(file, at);
   const files = new Map<string, FileScan>();
+  let block = at.blocks;
   for (const { first, length, models, threads, ...scan } of header.files) {
-    files.set(scan.path, { ...scan, records: new StoredColumns(store, first, length, models, threads) });
+    files.set(scan.path, { ...scan, records: new StoredColumns(store, { first, length, block }, models, threads) });
+    block += blockBytes(length);
   }
   return { files, forget: header.forget ?? [], end: at.end };
 }
@@ -196,7 +201,10 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>, ch
     writeFileSync(temporary, frameOf(scans), { mode: 0o600 });
     renameSync(temporary, target);
     // A cache of an older layout is of no use any more.
-    for (let old = 1; old < VERSION; old++) rmSync(join(dir, `usage-v${old}.json`), { force: true });
+    for (let old = 1; old < VERSION; old++) {
+      rmSync(join(dir, `usage-v${old}.json`), { force: true });
+      rmSync(join(dir, `usage-v${old}.bin`), { force: true });
+    }
   } catch {
     // A read-only home: the next run reads everything again, nothing else changes.
   }

@@ -98,6 +98,15 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
   };
 }
 
+const NO_COLUMNS = {
+  time: new Float64Array(0),
+  cost: new Float64Array(0),
+  tokens: new Float64Array(0),
+  model: new Int32Array(0),
+  models: [],
+  flags: new Uint8Array(0),
+} as const;
+
 /** The rows of each owning file, looked up by model, then a number for the day, kind of cost and subagent flag. */
 class RowTable {
   private readonly rows: Row[][];
@@ -105,7 +114,8 @@ class RowTable {
   /** The file being condensed: its index, session, columns, and per model index (-1 last) its prices and rows. */
   private owner = 0;
   private session: LedgerSession | undefined;
-  private columns: RecordColumns | undefined;
+  /** The entered file's columns, taken out of it once (a cached file's are getters): `addOwn` reads plain arrays. */
+  private columns: Pick<RecordColumns, "time" | "cost" | "tokens" | "model" | "models" | "flags"> = NO_COLUMNS;
   private prices: (ModelPrice | null | undefined)[] = [];
   private slots: (Map<number, Row> | undefined)[] = [];
   private readonly tokens = zeroTokens();
@@ -126,14 +136,15 @@ class RowTable {
   enterFile(owner: number, session: LedgerSession, columns: RecordColumns): void {
     this.owner = owner;
     this.session = session;
-    this.columns = columns;
+    const { time, cost, tokens, model, models, flags } = columns;
+    this.columns = { time, cost, tokens, model, models, flags };
     this.prices = new Array(columns.models.length + 1);
     this.slots = new Array(columns.models.length + 1);
   }
 
   /** Row `row` of the file entered, charged to its session. */
   addOwn(row: number): void {
-    const c = this.columns as RecordColumns;
+    const c = this.columns;
     const t = this.tokens;
     readTokens(t, c.tokens, row);
     const flags = c.flags[row] ?? 0;

@@ -1,23 +1,22 @@
 /**
  * A cache frame's columns, read from the open cache file as they are needed. The request keys of every file are
  * read when the frame is loaded (a run after a few files changed looks every key up to find the files the change
- * reaches); the other columns are read per file when first used, with a few positioned reads, so such a run reads
- * about a fifth of the cache. Once the files read one by one hold a share of the frame's records
- * (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of the frame is read in one go instead.
+ * reaches); a file's other columns are one block of the frame (`blockBytes`), read with one positioned read when
+ * first used, so such a run reads about a fifth of the cache. Once the files read one by one hold a share of the
+ * frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of the frame is read in one go.
  */
 import { readSync } from "node:fs";
 import { type RecordColumns, TOKEN_FIELDS } from "./types.ts";
 
-/** Where a frame's columns are in the file (cache.ts `layout`): byte offsets, each 8-aligned. */
+/** Where a frame's parts are in the file (cache.ts `layout`): byte offsets, each 8-aligned. */
 export interface FrameLayout {
   readonly keyHi: number;
   readonly keyLo: number;
-  readonly time: number;
-  readonly cost: number;
-  readonly tokens: number;
-  readonly model: number;
-  readonly flags: number;
+  /** The files' blocks, one after the other, in the header's order. */
+  readonly blocks: number;
   readonly end: number;
+  /** Records in the frame. */
+  readonly length: number;
 }
 
 /** The open cache file: positioned reads until it is closed. */
@@ -26,70 +25,65 @@ export interface CacheFd {
   closed: boolean;
 }
 
-/** Columns other than the keys: those read per file. */
-type Rest = Pick<RecordColumns, "time" | "cost" | "tokens" | "model" | "flags">;
+/** Columns other than the keys: a file's block. */
+type Block = Pick<RecordColumns, "time" | "cost" | "tokens" | "model" | "flags">;
+
+/** Bytes per record in a block: time, cost, the token counts (Float64), the model (Int32) and the flags (Uint8). */
+const BLOCK_RECORD_BYTES = 8 * (2 + TOKEN_FIELDS) + 4 + 1;
+
+/** A block of `length` records, padded to 8 so that the next one is aligned. */
+export function blockBytes(length: number): number {
+  return Math.ceil((BLOCK_RECORD_BYTES * length) / 8) * 8;
+}
+
+/** The columns of a block of `length` records at byte `offset` (8-aligned) of `buffer`. */
+export function blockViews(buffer: ArrayBuffer, offset: number, length: number): Block {
+  const f64 = 8 * length;
+  return {
+    time: new Float64Array(buffer, offset, length),
+    cost: new Float64Array(buffer, offset + f64, length),
+    tokens: new Float64Array(buffer, offset + 2 * f64, length * TOKEN_FIELDS),
+    model: new Int32Array(buffer, offset + (2 + TOKEN_FIELDS) * f64, length),
+    flags: new Uint8Array(buffer, offset + (2 + TOKEN_FIELDS) * f64 + 4 * length, length),
+  };
+}
 
 /** Past this share of a frame's records read file by file, the rest of the frame is read whole. */
 const WHOLE_FRAME_SHARE = 0.125;
+
+/** A file's place in its frame: its first record and count, and the byte offset of its block. */
+export interface FilePlace {
+  readonly first: number;
+  readonly length: number;
+  readonly block: number;
+}
 
 export class FrameStore {
   readonly keyHi: Float64Array;
   readonly keyLo: Float64Array;
   private readonly file: CacheFd;
   private readonly at: FrameLayout;
-  private readonly length: number;
-  private whole: Rest | undefined;
+  /** Every block of the frame, once read whole. */
+  private blocks: ArrayBuffer | undefined;
   private readByFile = 0;
 
-  constructor(file: CacheFd, at: FrameLayout, length: number) {
+  constructor(file: CacheFd, at: FrameLayout) {
     this.file = file;
     this.at = at;
-    this.length = length;
     // keyHi and keyLo are one after the other: one read.
-    const keys = this.read(at.keyHi, at.time);
-    this.keyHi = new Float64Array(keys, 0, length);
-    this.keyLo = new Float64Array(keys, at.keyLo - at.keyHi, length);
+    const keys = this.read(at.keyHi, at.blocks);
+    this.keyHi = new Float64Array(keys, 0, at.length);
+    this.keyLo = new Float64Array(keys, at.keyLo - at.keyHi, at.length);
   }
 
-  /** Rows `first` to `first + length` of every column but the keys. */
-  rest(first: number, length: number): Rest {
-    if (this.whole === undefined) {
-      this.readByFile += length;
-      if (this.readByFile > WHOLE_FRAME_SHARE * this.length) this.whole = this.readWhole();
+  /** The block of the file at `place`. */
+  block(place: FilePlace): Block {
+    if (this.blocks === undefined) {
+      this.readByFile += place.length;
+      if (this.readByFile > WHOLE_FRAME_SHARE * this.at.length) this.blocks = this.read(this.at.blocks, this.at.end);
     }
-    if (this.whole !== undefined) {
-      const w = this.whole;
-      const end = first + length;
-      return {
-        time: w.time.subarray(first, end),
-        cost: w.cost.subarray(first, end),
-        tokens: w.tokens.subarray(first * TOKEN_FIELDS, end * TOKEN_FIELDS),
-        model: w.model.subarray(first, end),
-        flags: w.flags.subarray(first, end),
-      };
-    }
-    const f64 = (column: number, width = 1) =>
-      new Float64Array(this.read(column + 8 * first * width, column + 8 * (first + length) * width));
-    return {
-      time: f64(this.at.time),
-      cost: f64(this.at.cost),
-      tokens: f64(this.at.tokens, TOKEN_FIELDS),
-      model: new Int32Array(this.read(this.at.model + 4 * first, this.at.model + 4 * (first + length))),
-      flags: new Uint8Array(this.read(this.at.flags + first, this.at.flags + first + length)),
-    };
-  }
-
-  private readWhole(): Rest {
-    const { at, length } = this;
-    const bytes = this.read(at.time, at.end);
-    const view = (offset: number) => offset - at.time;
-    return {
-      time: new Float64Array(bytes, view(at.time), length),
-      cost: new Float64Array(bytes, view(at.cost), length),
-      tokens: new Float64Array(bytes, view(at.tokens), length * TOKEN_FIELDS),
-      model: new Int32Array(bytes, view(at.model), length),
-      flags: new Uint8Array(bytes, view(at.flags), length),
-    };
+    if (this.blocks !== undefined) return blockViews(this.blocks, place.block - this.at.blocks, place.length);
+    return blockViews(this.read(place.block, place.block + blockBytes(place.length)), 0, place.length);
   }
 
   /** The file's bytes from `start` to `end`, in a buffer of their own (aligned for any typed view). */
@@ -119,42 +113,36 @@ export class StoredColumns implements RecordColumns {
   readonly keyHi: Float64Array;
   readonly keyLo: Float64Array;
   private readonly frame: FrameStore;
-  private readonly first: number;
-  private loaded: Rest | undefined;
+  private readonly place: FilePlace;
+  private loaded: Block | undefined;
 
-  constructor(
-    frame: FrameStore,
-    first: number,
-    length: number,
-    models: readonly string[],
-    threads: readonly (string | null)[] | undefined,
-  ) {
+  constructor(frame: FrameStore, place: FilePlace, models: readonly string[], threads: readonly (string | null)[] | undefined) {
     this.frame = frame;
-    this.first = first;
-    this.length = length;
+    this.place = place;
+    this.length = place.length;
     this.models = models;
-    this.keyHi = frame.keyHi.subarray(first, first + length);
-    this.keyLo = frame.keyLo.subarray(first, first + length);
+    this.keyHi = frame.keyHi.subarray(place.first, place.first + place.length);
+    this.keyLo = frame.keyLo.subarray(place.first, place.first + place.length);
     if (threads !== undefined) this.threads = threads;
   }
 
-  private get rest(): Rest {
-    this.loaded ??= this.frame.rest(this.first, this.length);
+  private get block(): Block {
+    this.loaded ??= this.frame.block(this.place);
     return this.loaded;
   }
   get time(): Float64Array {
-    return this.rest.time;
+    return this.block.time;
   }
   get cost(): Float64Array {
-    return this.rest.cost;
+    return this.block.cost;
   }
   get tokens(): Float64Array {
-    return this.rest.tokens;
+    return this.block.tokens;
   }
   get model(): Int32Array {
-    return this.rest.model;
+    return this.block.model;
   }
   get flags(): Uint8Array {
-    return this.rest.flags;
+    return this.block.flags;
   }
 }

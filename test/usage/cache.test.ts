@@ -96,7 +96,7 @@ describe("usage cache housekeeping", () => {
 
 describe("usage cache journal", () => {
   const frames = (cacheHome: string): number => {
-    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v4.bin"));
+    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v5.bin"));
     let count = 0;
     for (let at = bytes.indexOf("AGSUSAGE"); at !== -1; at = bytes.indexOf("AGSUSAGE", at + 1)) count++;
     return count;
@@ -117,7 +117,7 @@ describe("usage cache journal", () => {
     const dir = join(cacheHome, "agentstream");
     expect(loadCache(dir).scans.get(small)?.records.length).toBe(2);
     // A crash while appending: the torn frame is dropped, the frame before it stands.
-    const file = join(dir, "usage-v4.bin");
+    const file = join(dir, "usage-v5.bin");
     const whole = readFileSync(file);
     writeFileSync(file, whole.subarray(0, whole.length - 8));
     expect(loadCache(dir).scans.get(small)?.records.length).toBe(1);
