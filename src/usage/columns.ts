@@ -58,17 +58,25 @@ export class ColumnsWriter {
     if (r.cumulative === true) this.threadsOf()[i] = r.thread ?? r.key.id;
   }
 
-  /** Row `row` of `from` (whose models this writer was made with) as row `i`. */
-  copy(i: number, from: RecordColumns, row: number): void {
+  /**
+   * Rows `row` to `row + count` of `from` (whose models this writer was made with) as rows `i` on: each column
+   * copied as one block (an appended file's earlier rows are one run).
+   */
+  copyRows(i: number, from: RecordColumns, row: number, count: number): void {
     const out = this.out;
-    out.keyHi[i] = from.keyHi[row] ?? 0;
-    out.keyLo[i] = from.keyLo[row] ?? 0;
-    out.time[i] = from.time[row] ?? Number.NaN;
-    out.cost[i] = from.cost[row] ?? 0;
-    out.model[i] = from.model[row] ?? -1;
-    out.tokens.set(from.tokens.subarray(row * TOKEN_FIELDS, (row + 1) * TOKEN_FIELDS), i * TOKEN_FIELDS);
-    out.flags[i] = from.flags[row] ?? 0;
-    if (((from.flags[row] ?? 0) & CUMULATIVE) !== 0) this.threadsOf()[i] = from.threads?.[row] ?? `${out.keyHi[i]}.${out.keyLo[i]}`;
+    const { keyHi, keyLo, time, cost, model, tokens, flags } = from;
+    const end = row + count;
+    out.keyHi.set(keyHi.subarray(row, end), i);
+    out.keyLo.set(keyLo.subarray(row, end), i);
+    out.time.set(time.subarray(row, end), i);
+    out.cost.set(cost.subarray(row, end), i);
+    out.model.set(model.subarray(row, end), i);
+    out.tokens.set(tokens.subarray(row * TOKEN_FIELDS, end * TOKEN_FIELDS), i * TOKEN_FIELDS);
+    out.flags.set(flags.subarray(row, end), i);
+    for (let k = 0; k < count; k++) {
+      if (((flags[row + k] ?? 0) & CUMULATIVE) === 0) continue;
+      this.threadsOf()[i + k] = from.threads?.[row + k] ?? `${out.keyHi[i + k]}.${out.keyLo[i + k]}`;
+    }
   }
 
   finish(): RecordColumns {

@@ -52,11 +52,18 @@ export class RecordMap {
     if (earlier !== undefined && this.droppedCount === 0 && this.replaced.size === 0 && this.added.size === 0) return earlier;
     const out = new ColumnsWriter(this.size, earlier?.models ?? []);
     let at = 0;
-    for (let row = 0; row < (earlier?.length ?? 0); row++) {
-      if (this.dropped[row] === 1) continue;
+    // Earlier rows kept as they are go over in runs; a dropped or replaced row ends a run.
+    let run = 0;
+    const length = earlier?.length ?? 0;
+    for (let row = 0; row <= length; row++) {
       const record = this.replaced.get(row);
-      if (record !== undefined) out.write(at++, record);
-      else out.copy(at++, earlier as RecordColumns, row);
+      if (row < length && this.dropped[row] !== 1 && record === undefined) continue;
+      if (row > run) {
+        out.copyRows(at, earlier as RecordColumns, run, row - run);
+        at += row - run;
+      }
+      run = row + 1;
+      if (record !== undefined && this.dropped[row] !== 1) out.write(at++, record);
     }
     for (const record of this.added.values()) out.write(at++, record);
     return out.finish();

@@ -1,4 +1,5 @@
 /** A scanner's records read on from an earlier read: a Map's order and values, the earlier rows kept as columns. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toColumns } from "../../src/usage/columns.ts";
 import { RecordMap } from "../../src/usage/record-map.ts";
@@ -62,5 +63,31 @@ describe("RecordMap", () => {
     const map = new RecordMap(earlier);
     map.set(record(3, 0).key, record(3, 30, "gpt-5", { cumulative: true, thread: "t-1" }));
     expect(map.columns().threads).toEqual(["t-1", null, "t-1"]);
+  });
+
+  it("agrees with a Map for any calls on any earlier rows (earlier rows copied in runs between changed ones)", () => {
+    const call = fc.tuple(
+      fc.constantFrom("set" as const, "delete" as const),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 0, max: 99 }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 }), fc.array(call, { maxLength: 16 }), (count, calls) => {
+        const earlier = Array.from({ length: count }, (_, i) => record(i + 1, 10 * (i + 1)));
+        const map = new RecordMap(toColumns(earlier));
+        const reference = new Map(earlier.map((r) => [r.key.id, r]));
+        for (const [kind, hi, output] of calls) {
+          const r = record(hi, output, hi % 3 === 0 ? null : "claude-sonnet-4-20250514");
+          if (kind === "set") {
+            map.set(r.key, r);
+            reference.set(r.key.id, r);
+          } else {
+            map.delete(r.key);
+            reference.delete(r.key.id);
+          }
+        }
+        expect(rows(map.columns())).toEqual(rows(toColumns([...reference.values()])));
+      }),
+    );
   });
 });
