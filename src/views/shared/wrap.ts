@@ -22,8 +22,11 @@ export function wrapLine(text: string, width: number, start: number, hang: strin
       continue;
     }
     let word = token;
+    // Measured once: a word cut over many rows (a base64 image, a long log line) loses each row's head's
+    // columns; measuring what is left on every row made a multi-MB word take minutes.
+    let wordWidth = visibleWidth(word);
     const gap = rowHasWord || col > rowStart ? visibleWidth(spaces) : displayWidth(spaces);
-    if (rowHasWord && col + gap + visibleWidth(word) > width) {
+    if (rowHasWord && col + gap + wordWidth > width) {
       out.push(`\n${hangText}`);
       col = rowStart;
       spaces = "";
@@ -32,15 +35,16 @@ export function wrapLine(text: string, width: number, start: number, hang: strin
       col += gap;
       spaces = "";
     }
-    while (col + visibleWidth(word) > width) {
+    while (word !== "" && col + wordWidth > width) {
       const [head, tail] = splitAtWidth(word, Math.max(width - col, 1));
       out.push(head, `\n${hangText}`);
       col = rowStart;
       word = tail;
+      wordWidth -= visibleWidth(head);
     }
     if (word !== "") {
       out.push(word);
-      col += visibleWidth(word);
+      col += wordWidth;
       rowHasWord = true;
     }
   }
