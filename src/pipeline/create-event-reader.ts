@@ -243,6 +243,7 @@ class EventPipeline {
   readonly repairStage: ReturnType<typeof createRepairStage> | undefined;
   readonly redactionStage: ReturnType<typeof createRedactionStage> | undefined;
   readonly stages: EventStage[];
+  readonly emitters: ((draft: AgentEventDraft) => void)[];
   readonly file: string | undefined;
   dialect: Dialect | undefined;
   readonly detecting: boolean;
@@ -280,6 +281,7 @@ class EventPipeline {
     this.redactionStage =
       options.redact === true ? createRedactionStage(options.fields === "summary" ? { messageDeltas: "at-completion" } : {}) : undefined;
     this.stages = chooseStages(options, this.repairStage, this.redactionStage);
+    this.emitters = this.createEmitters();
     this.file = options.file;
     this.dialect = chosenDialect(options);
     this.detecting = this.dialect === undefined;
@@ -395,10 +397,23 @@ class EventPipeline {
     this.onEvent(event as unknown as AgentEvent);
   }
 
+  /**
+   * `emitters[i]` hands a draft to stage i (the last one to the envelope). Made once, not a closure per
+   * draft and stage: every delta passes here.
+   */
+  private createEmitters(): ((draft: AgentEventDraft) => void)[] {
+    const emitters: ((draft: AgentEventDraft) => void)[] = [];
+    emitters[this.stages.length] = (draft) => this.stamp(draft);
+    for (let index = this.stages.length - 1; index >= 0; index--) {
+      const stage = this.stages[index] as EventStage;
+      const next = emitters[index + 1] as (draft: AgentEventDraft) => void;
+      emitters[index] = (draft) => stage.push(draft, next);
+    }
+    return emitters;
+  }
+
   private runStages(draft: AgentEventDraft, index: number): void {
-    const stage = this.stages[index];
-    if (stage === undefined) this.stamp(draft);
-    else stage.push(draft, (next) => this.runStages(next, index + 1));
+    (this.emitters[index] as (draft: AgentEventDraft) => void)(draft);
   }
 
   private emitDrafts(drafts: readonly AgentEventDraft[]): void {

@@ -14,7 +14,16 @@ const PRIVATE_KEY_RULE = RULES.find((rule) => rule.kind === "private-key-block")
  * in the last run without whitespace or within TRIGGER_OVERLAP characters before the held tail.
  */
 const CONTEXTUAL = CONTEXTUAL_RULES.map((rule) => ({ rule, near: new RegExp(rule.trigger.source, `${rule.trigger.flags}g`) }));
-import { mayHoldSecret, redactText, type RedactionCounts } from "./redact-text.ts";
+import { ANY_TRIGGER, redactText, type RedactionCounts } from "./redact-text.ts";
+
+/** ANY_TRIGGER from a given position (`lastIndex`); its look-behinds still see the text before it. */
+const TRIGGER_FROM = new RegExp(ANY_TRIGGER.source, "g");
+/**
+ * How far past its anchor character a trigger reads (`-` then `----BEGIN`, `:` then `//`, `A` then `KIA`),
+ * with room to spare: a trigger anchored earlier than this before the end of the text already shown was
+ * seen, or not, by the scan that showed it.
+ */
+const TRIGGER_LOOKAHEAD = 16;
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
 const CONTEXT_CHARS = 384;
@@ -45,12 +54,20 @@ export function createStreamRedactor(counts?: RedactionCounts): StreamRedactor {
   let held = "";
   /** Characters shown since a trigger was last seen: past CONTEXT_CHARS the context cannot matter. */
   let sinceTrigger = Infinity;
+  /** Whether the last scan for a trigger found one (its window then needs scanning whole again). */
+  let lastTriggered = true;
 
   function release(all: string, cut: number): string {
     // The hot path (many small deltas): scan only the new text, plus a few characters of context
     // for a trigger cut in two, unless a recent trigger makes the context matter.
-    const fresh = all.slice(Math.max(0, context.length - TRIGGER_OVERLAP), cut);
-    const triggered = mayHoldSecret(fresh);
+    const freshStart = Math.max(0, context.length - TRIGGER_OVERLAP);
+    const fresh = all.slice(freshStart, cut);
+    // The window's start overlaps the last scan's end, which ended where the context ends: when that scan
+    // found nothing, only a trigger anchored near its end (whose look-ahead reaches into the new text) or
+    // later can be new. Look-behinds still read the whole window.
+    TRIGGER_FROM.lastIndex = lastTriggered ? 0 : Math.max(0, context.length - TRIGGER_LOOKAHEAD - freshStart);
+    const triggered = TRIGGER_FROM.test(fresh);
+    lastTriggered = triggered;
     sinceTrigger = triggered ? 0 : sinceTrigger + (cut - context.length);
     const shown =
       triggered || sinceTrigger < CONTEXT_CHARS ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
@@ -97,12 +114,17 @@ export function holdStart(text: string, from = 0): number {
       const found = TOKEN_PARTIAL.exec(text);
       if (found !== null) start = Math.max(from, found.index);
     }
-    for (const { rule, near } of CONTEXTUAL) {
+    // From the start of the last run without whitespace (a URL's or an assignment's context has
+    // none, however long) or TRIGGER_OVERLAP before the tail (a header's context may have some).
+    const nearFrom = Math.max(0, Math.min(runStart, run - TRIGGER_OVERLAP));
+    // Every contextual rule's context ends in a `:` or `=` of its trigger (`://…:`, `Authorization:
+    // Bearer `, `KEY=`), a few characters before the value, which starts at `run` or later: with neither
+    // in the window, no partial of theirs can match (most deltas of prose).
+    const mayHaveContext = text.indexOf(":", nearFrom) !== -1 || text.indexOf("=", nearFrom) !== -1;
+    for (const { rule, near } of mayHaveContext ? CONTEXTUAL : []) {
       // A contextual rule's partial needs its context in the text, and the trigger is part of it.
       if (run >= start) continue;
-      // From the start of the last run without whitespace (a URL's or an assignment's context has
-      // none, however long) or TRIGGER_OVERLAP before the tail (a header's context may have some).
-      near.lastIndex = Math.max(0, Math.min(runStart, run - TRIGGER_OVERLAP));
+      near.lastIndex = nearFrom;
       if (!near.test(text)) continue;
       rule.partial.lastIndex = run;
       const match = rule.partial.exec(text);

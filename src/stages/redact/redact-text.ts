@@ -177,11 +177,6 @@ function windowText(bytes: Uint8Array, i: number, start: number, end: number): s
   return String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
 }
 
-/** True when `text` holds a rule's trigger: without one it cannot hold a secret (or a secret's context). */
-export function mayHoldSecret(text: string): boolean {
-  return ANY_TRIGGER.test(text);
-}
-
 function count(counts: RedactionCounts | undefined, kind: RedactionKind): void {
   if (counts !== undefined) counts[kind] = (counts[kind] ?? 0) + 1;
 }

@@ -1,6 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { createStreamRedactor, holdStart, redactText, type RedactionCounts } from "../../../src/stages/redact/index.ts";
+import { ANY_TRIGGER } from "../../../src/stages/redact/redact-text.ts";
 import { RULES } from "../../../src/stages/redact/rules.ts";
 import { negatives, positives, streamingCases } from "./_corpus.ts";
 
@@ -176,5 +177,87 @@ describe("holdStart", () => {
     const redactor = createStreamRedactor();
     expect(redactor.push("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")).toBe("key:\n");
     expect(redactor.push("-----END OPENSSH PRIVATE KEY-----\ndone")).toBe("[REDACTED:private-key-block]\ndone");
+  });
+});
+
+describe("the trigger scan of the text already shown", () => {
+  /**
+   * The stream redactor as it was before it scanned only the end of the text it had shown: the whole
+   * window (TRIGGER_OVERLAP characters of context plus the new text) tested for a trigger at every piece.
+   */
+  function referenceRedactor(counts: RedactionCounts) {
+    let context = "";
+    let held = "";
+    let sinceTrigger = Infinity;
+    const release = (all: string, cut: number): string => {
+      const triggered = ANY_TRIGGER.test(all.slice(Math.max(0, context.length - 96), cut));
+      sinceTrigger = triggered ? 0 : sinceTrigger + (cut - context.length);
+      const shown =
+        triggered || sinceTrigger < 384 ? redactText(all.slice(0, cut), counts, context.length) : all.slice(context.length, cut);
+      context = all.slice(Math.max(0, cut - 384), cut);
+      return shown;
+    };
+    return {
+      push(text: string): string {
+        if (text.length === 0) return "";
+        const all = context + held + text;
+        let cut = holdStart(all, context.length);
+        if (all.length - cut > 20_000) cut = all.length;
+        held = all.slice(cut);
+        return release(all, cut);
+      },
+      flush(): string {
+        const all = context + held;
+        held = "";
+        const shown = release(all, all.length);
+        context = "";
+        return shown;
+      },
+    };
+  }
+
+  // Pieces that start, end or split a trigger (`:` `//`, `-` `----BEGIN`, `A` `KIA`, `_`, `=`), long filler
+  // that pushes a trigger out of the window, and whole secrets.
+  const secretCut = fc
+    .tuple(fc.constantFrom(...(positives.length > 0 ? positives.map((p) => p.text) : ["x"])), fc.nat(), fc.nat())
+    .map(([text, a, b]) => {
+      const [i, j] = [a % (text.length + 1), b % (text.length + 1)].sort((x, y) => x - y) as [number, number];
+      return [text.slice(0, i), text.slice(i, j), text.slice(j)];
+    });
+  const pieces = fc.oneof(
+    fc.constantFrom(
+      ...words,
+      ":",
+      "//",
+      "-",
+      "----BEGIN",
+      "-----BEGIN RSA PRIVATE KEY-----",
+      "A",
+      "KIA",
+      "_",
+      "=",
+      "TOKEN",
+      "uthorization",
+    ),
+    fc.constantFrom(" ", "\n", "x".repeat(40), "word ".repeat(30), "é日本 ".repeat(20)),
+    fc.string({ maxLength: 6 }),
+  );
+  const stream = fc
+    .array(
+      fc.oneof(
+        pieces.map((p) => [p]),
+        secretCut,
+      ),
+      { maxLength: 30 },
+    )
+    .map((groups) => groups.flat());
+  test.prop([stream], { numRuns: 1000 })("shows what scanning the whole window each time shows", (pieces) => {
+    const counts: RedactionCounts = {};
+    const referenceCounts: RedactionCounts = {};
+    const redactor = createStreamRedactor(counts);
+    const reference = referenceRedactor(referenceCounts);
+    for (const text of pieces) expect(redactor.push(text)).toBe(reference.push(text));
+    expect(redactor.flush()).toBe(reference.flush());
+    expect(counts).toEqual(referenceCounts);
   });
 });
