@@ -195,6 +195,7 @@ class Sanitizer {
 
   write(chunk: string): string {
     if (chunk === "") return "";
+    if (this.passesUnchanged(chunk)) return chunk;
     if (this.canPassThrough(chunk)) return this.passThrough(chunk);
     const text = this.pendingHigh + chunk;
     this.pendingHigh = "";
@@ -248,6 +249,33 @@ class Sanitizer {
       }
     }
     return out;
+  }
+
+  /**
+   * Most streamed text, in one pass over its characters and no regular expression: printable text (LF and
+   * TAB too where lines are kept), surrogate pairs, a ZWJ between two pictographs (👩‍💻), no combining mark,
+   * and no state carried in. Such a chunk comes out of the parser as it went in; true, with `lastBase` set
+   * as the parser would leave it. False, with nothing changed, for any other chunk.
+   */
+  passesUnchanged(chunk: string): boolean {
+    if (this.state !== State.Ground || this.pendingCR || this.pendingHigh !== "" || this.pendingZwj || this.combining !== 0) return false;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (c >= 0x20 && c < 0x7f) continue;
+      if (c === 0x0a || c === 0x09) {
+        if (!this.keepNewlines) return false;
+      } else if (c >= 0xd800 && c <= 0xdbff) {
+        const next = chunk.charCodeAt(i + 1); // NaN past the end: a high surrogate waiting for its pair
+        if (!(next >= 0xdc00 && next <= 0xdfff) || !isPlainAstral(((c - 0xd800) << 10) + (next - 0xdc00) + 0x10000)) return false;
+        i++;
+      } else if (c === 0x200d) {
+        // Kept only between two pictographs: the one before (a ZWJ first in the chunk depends on the last one) and after.
+        if (i === 0 || !PICTOGRAPHIC.test(elementBefore(chunk, i)) || !PICTOGRAPHIC.test(elementAt(chunk, i + 1))) return false;
+      } else if (c < 0xa0 || isInvisible(c) || (c >= 0xdc00 && c <= 0xdfff) || (c >= 0x300 && isMark(c))) return false;
+    }
+    const last = elementBefore(chunk, chunk.length);
+    this.lastBase = last === "\n" || last === "\t" ? "" : last;
+    return true;
   }
 
   /** A chunk with nothing to neutralise and no state carried in: returned as it is. */
@@ -502,6 +530,43 @@ class Sanitizer {
     this.pendingZwj = false;
     return this.visible(0x200d);
   }
+}
+
+/** The character (a surrogate pair whole) that ends at `end`. */
+function elementBefore(text: string, end: number): string {
+  const c = text.charCodeAt(end - 1);
+  return c >= 0xdc00 && c <= 0xdfff && end >= 2 ? text.slice(end - 2, end) : text.slice(end - 1, end);
+}
+
+/** The character (a surrogate pair whole) that starts at `at`. */
+function elementAt(text: string, at: number): string {
+  const c = text.charCodeAt(at);
+  return c >= 0xd800 && c <= 0xdbff ? text.slice(at, at + 2) : text.slice(at, at + 1);
+}
+
+/** Per BMP code unit, whether it is a combining mark (0: not known yet, 1: no, 2: yes): found once each. */
+const MARKS = new Uint8Array(0x10000);
+
+function isMark(c: number): boolean {
+  let known = MARKS[c] as number;
+  if (known === 0) {
+    known = COMBINING.test(String.fromCharCode(c)) ? 2 : 1;
+    MARKS[c] = known;
+  }
+  return known === 2;
+}
+
+/** Astral code points found to be neither a mark nor invisible (emoji, mostly), and those found to be one. */
+const ASTRAL_PLAIN = new Map<number, boolean>();
+const MAX_ASTRAL_KEPT = 4096;
+
+function isPlainAstral(cp: number): boolean {
+  let plain = ASTRAL_PLAIN.get(cp);
+  if (plain === undefined) {
+    plain = !isInvisible(cp) && !COMBINING.test(String.fromCodePoint(cp));
+    if (ASTRAL_PLAIN.size < MAX_ASTRAL_KEPT) ASTRAL_PLAIN.set(cp, plain);
+  }
+  return plain;
 }
 
 /** True for format characters that change or hide what is shown: bidi controls, zero-width characters, tags. */

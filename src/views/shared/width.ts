@@ -114,9 +114,14 @@ function codePointAt(text: string, i: number): number {
 
 /** Columns `text` takes on one row (no newlines expected). */
 export function displayWidth(text: string): number {
-  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
   let width = 0;
   for (let i = 0; i < text.length; i++) {
+    // Printable ASCII, most text, is one column each: no regular expression first (most measured text is a few words).
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f) {
+      width++;
+      continue;
+    }
     const cp = codePointAt(text, i);
     width += columnsOf(cp);
     if (cp > 0xffff) i++;

@@ -222,22 +222,24 @@ export function writeSegment(r: RenderState, m: MessageState, segment: string): 
       m.lineStart = false;
     }
     let word = token;
+    let width = visibleWidth(word); // measured once per piece, not at each of the three tests below
     const gap = m.spaces.length;
-    if (m.rowHasWord && m.col + gap + visibleWidth(word) > r.width) wrapRow(r, m);
+    if (m.rowHasWord && m.col + gap + width > r.width) wrapRow(r, m);
     else if (gap > 0) {
       emit(r, m.spaces);
       m.col += gap;
     }
     m.spaces = "";
-    while (m.col + visibleWidth(word) > r.width) {
+    while (m.col + width > r.width) {
       const [head, tail] = splitAtWidth(word, Math.max(r.width - m.col, 1));
       emit(r, head);
       wrapRow(r, m);
       word = tail;
+      width = visibleWidth(word);
     }
     if (word !== "") {
       emit(r, word);
-      m.col += visibleWidth(word);
+      m.col += width;
       m.rowHasWord = true;
     }
     m.fresh = false;

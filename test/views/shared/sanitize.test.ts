@@ -4,6 +4,7 @@
  * pieces, and on the whole terminal corpus (../shared/corpus/terminal/escape-payloads.json).
  */
 import { readFileSync } from "node:fs";
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, stripSgr, type SanitizeOptions } from "../../../src/views/shared/sanitize.ts";
 import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";
@@ -140,6 +141,37 @@ describe("createSanitizer: streaming", () => {
     const out = s.write(`${ESC}]0;${"x".repeat(5000)}`);
     expect(out.length).toBeGreaterThan(4000);
     expect(out.startsWith("␛]0;")).toBe(true);
+  });
+});
+
+describe("createSanitizer: the one-pass path for ordinary text", () => {
+  // Characters the path takes (printable, LF, TAB, pairs, ZWJ between pictographs) and every kind it must
+  // leave to the parser: controls, ESC and CSI, C1, bidi and zero-width characters, lone surrogates, marks.
+  const pieces = fc.constantFrom(
+    ...["a", " ", "word", "\n", "\t", "é", "日本", "→", "thế giới", "🙂", "👩\u200d💻", "☺", "\u200d", "\ud83c", "\udf89"],
+    ...["\x1b", "\x1b[31m", "\x1b]0;t\x07", "\r", "\r\n", "\x00", "\x7f", "\u009b", "\u202e", "\u200b", "\ufeff", "\u00ad"],
+    ...["\u0301", "\u0301\u0301\u0301\u0301\u0301", "a\u0308", "\u{1d165}", "\u{e0041}", "\u{1f600}\u200d"],
+  );
+  const text = fc.array(pieces, { maxLength: 12 }).map((parts) => parts.join(""));
+  const optionSets: SanitizeOptions[] = [{}, keep, { keepNewlines: false }, { link: (u: string) => `<${u}>` }];
+
+  test.prop([text, text, text, fc.constantFrom(...optionSets)], { numRuns: 2000 })(
+    "a chunk comes out as the parser writes it, and leaves the state it leaves",
+    (before, chunk, after, options) => {
+      // A NUL in front sends the chunk through the character-by-character parser; alone, it may take the short path.
+      const parsed = createSanitizer(options);
+      const slow = parsed.write(before) + parsed.write(`\x00${chunk}`) + parsed.write(after) + parsed.end();
+      const streamed = createSanitizer(options);
+      const fast = streamed.write(before) + streamed.write("\x00") + streamed.write(chunk) + streamed.write(after) + streamed.end();
+      expect(fast).toBe(slow);
+    },
+  );
+
+  it("emoji joined by ZWJ, text in any script, LF and TAB come out as they went in", () => {
+    const s = createSanitizer();
+    for (const chunk of ["Xin chào 👩\u200d💻", " thế giới\n\tnext", "日本 → ☺\u200d☺"]) expect(s.write(chunk)).toBe(chunk);
+    expect(s.write("\u200d")).toBe(""); // after a pictograph, a ZWJ waits for the next character
+    expect(s.write("x") + s.end()).toBe("<U+200D>x");
   });
 });
 

@@ -1,3 +1,4 @@
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { codePointWidth, cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../../../src/views/shared/width.ts";
 
@@ -52,6 +53,14 @@ describe("display width", () => {
       expect(displayWidth(ch) + displayWidth(ch)).toBe(2 * codePointWidth(cp, ch));
     }
   });
+
+  test.prop([fc.array(fc.oneof(fc.constantFrom(...SAMPLES), fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 8 })))])(
+    "counts printable ASCII a column each and everything else by the rule, in any mix",
+    (parts) => {
+      const text = parts.join("");
+      expect(displayWidth(text)).toBe(ruleWidth(text));
+    },
+  );
 
   it("sums the rule over mixed text, and splits and cuts it where the rule does", () => {
     for (const text of SAMPLES) {
