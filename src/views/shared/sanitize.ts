@@ -265,12 +265,14 @@ class Sanitizer {
       if (c === 0x0a || c === 0x09) {
         if (!this.keepNewlines) return false;
       } else if (c >= 0xd800 && c <= 0xdbff) {
-        const next = chunk.charCodeAt(i + 1); // NaN past the end: a high surrogate waiting for its pair
+        if (i + 1 === chunk.length) return false; // a high surrogate waiting for its pair (no read past the end: it deoptimises)
+        const next = chunk.charCodeAt(i + 1);
         if (!(next >= 0xdc00 && next <= 0xdfff) || !isPlainAstral(((c - 0xd800) << 10) + (next - 0xdc00) + 0x10000)) return false;
         i++;
       } else if (c === 0x200d) {
         // Kept only between two pictographs: the one before (a ZWJ first in the chunk depends on the last one) and after.
-        if (i === 0 || !PICTOGRAPHIC.test(elementBefore(chunk, i)) || !PICTOGRAPHIC.test(elementAt(chunk, i + 1))) return false;
+        if (i === 0 || i + 1 === chunk.length || !PICTOGRAPHIC.test(elementBefore(chunk, i)) || !PICTOGRAPHIC.test(elementAt(chunk, i + 1)))
+          return false;
       } else if (c < 0xa0 || isInvisible(c) || (c >= 0xdc00 && c <= 0xdfff) || (c >= 0x300 && isMark(c))) return false;
     }
     const last = elementBefore(chunk, chunk.length);
@@ -541,7 +543,7 @@ function elementBefore(text: string, end: number): string {
 /** The character (a surrogate pair whole) that starts at `at`. */
 function elementAt(text: string, at: number): string {
   const c = text.charCodeAt(at);
-  return c >= 0xd800 && c <= 0xdbff ? text.slice(at, at + 2) : text.slice(at, at + 1);
+  return c >= 0xd800 && c <= 0xdbff && at + 1 < text.length ? text.slice(at, at + 2) : text.slice(at, at + 1);
 }
 
 /** Per BMP code unit, whether it is a combining mark (0: not known yet, 1: no, 2: yes): found once each. */

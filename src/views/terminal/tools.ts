@@ -56,14 +56,14 @@ export function releaseHeaders(r: RenderState): void {
  * verbosity's budget with exactly one line saying what was hidden.
  */
 export function showOutput(r: RenderState, depth: number, text: string, role: Role = "output", diff = false): void {
-  const all = outputLines(r, text);
-  if (all.length === 0) return;
+  const { lines: all, count } = outputLines(r, text);
+  if (count === 0) return;
   const gutterOnly = `${indentOf(depth)}  ${style(r, "gutter", "│")}`;
   const indent = `${gutterOnly} `;
   const room = Math.max(r.width - indentOf(depth).length - 4, 16);
   const head = r.uncut ? Infinity : r.verbose ? VERBOSE_HEAD : NORMAL_HEAD;
   const tail = r.uncut ? 0 : r.verbose ? VERBOSE_TAIL : NORMAL_TAIL;
-  const hidden = all.length - head - tail;
+  const hidden = count - head - tail;
   const keepAll = r.uncut || hidden < MIN_HIDDEN;
   const shownLines = keepAll ? all : [...all.slice(0, head), "", ...all.slice(all.length - tail)];
   let cutLines = 0;
@@ -96,21 +96,75 @@ export function showOutput(r: RenderState, depth: number, text: string, role: Ro
   emitRows(r, `${out.join("\n")}\n`);
 }
 
+/** A tool output's lines as `showOutput` shows them. */
+export interface OutputLines {
+  /** Every line, sanitised; or, when the output will be cut, its first and last lines that can be shown. */
+  readonly lines: readonly string[];
+  /** How many lines the output has (blank ones at either end left out). */
+  readonly count: number;
+}
+
 /**
  * The output's lines, sanitised. When the output will be cut, only the lines that can be shown
- * are sanitised (a 10 MB tool result costs a split, not a full escape-sequence scan); line
- * numbers are the same either way, because sanitising never adds or removes a line break.
+ * are found and sanitised (a 10 MB tool result costs a count of its line breaks, not a split and
+ * an escape-sequence scan); line numbers are the same either way, because sanitising never adds
+ * or removes a line break.
  */
-function outputLines(r: RenderState, text: string): string[] {
+export function outputLines(r: RenderState, text: string): OutputLines {
   const head = r.verbose ? VERBOSE_HEAD : NORMAL_HEAD;
   const tail = r.verbose ? VERBOSE_TAIL : NORMAL_TAIL;
-  if (r.uncut || text.length < 4096) return trimBlankEnds(sanitizeForTerminal(text, r.richText).split("\n"));
-  const raw = trimBlankEnds(text.split("\n"));
-  if (raw.length - head - tail < MIN_HIDDEN) return trimBlankEnds(sanitizeForTerminal(raw.join("\n"), r.richText).split("\n"));
+  if (r.uncut || text.length < 4096) return allLines(trimBlankEnds(sanitizeForTerminal(text, r.richText).split("\n")));
+  const { start, end } = nonBlankSpan(text);
+  const count = start < end ? countLines(text, start, end) : 0;
+  if (count - head - tail < MIN_HIDDEN) {
+    const raw = trimBlankEnds(text.split("\n"));
+    return allLines(trimBlankEnds(sanitizeForTerminal(raw.join("\n"), r.richText).split("\n")));
+  }
   const clean = (line: string): string => sanitizeForTerminal(line.endsWith("\r") ? line.slice(0, -1) : line, r.richText);
-  const lines: string[] = new Array<string>(raw.length);
-  for (let i = 0; i < raw.length; i++) lines[i] = i < head || i >= raw.length - tail ? clean(raw[i] as string) : "";
-  return lines;
+  const lines: string[] = [];
+  for (let from = start, i = 0; i < head; i++) {
+    const lineEnd = text.indexOf("\n", from);
+    lines.push(clean(text.slice(from, lineEnd)));
+    from = lineEnd + 1;
+  }
+  const last: string[] = [];
+  for (let to = end, i = 0; i < tail; i++) {
+    const lineStart = text.lastIndexOf("\n", to - 1) + 1;
+    last.push(clean(text.slice(lineStart, to)));
+    to = lineStart - 1;
+  }
+  for (let i = last.length - 1; i >= 0; i--) lines.push(last[i] as string);
+  return { lines, count };
+}
+
+const allLines = (lines: string[]): OutputLines => ({ lines, count: lines.length });
+
+/**
+ * Where the lines of `text` that `trimBlankEnds` keeps start and end: from the start of the first line
+ * that is not blank to the end of the last one (`start >= end` when every line is blank).
+ */
+function nonBlankSpan(text: string): { start: number; end: number } {
+  let start = 0;
+  for (;;) {
+    const lineEnd = text.indexOf("\n", start);
+    if (text.slice(start, lineEnd === -1 ? text.length : lineEnd).trim() !== "") break;
+    if (lineEnd === -1) return { start: text.length, end: 0 };
+    start = lineEnd + 1;
+  }
+  let end = text.length;
+  for (;;) {
+    const lineStart = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
+    if (text.slice(lineStart, end).trim() !== "") break;
+    end = lineStart - 1;
+  }
+  return { start, end };
+}
+
+/** The number of lines in `text` from `start` to `end`: one more than its line breaks. */
+function countLines(text: string, start: number, end: number): number {
+  let count = 1;
+  for (let at = text.indexOf("\n", start); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }
 
 /** Our style around one line of untrusted text; kept SGR in it is reset at the end of the line. */
