@@ -267,7 +267,8 @@ function writeFittingSegment(r: RenderState, m: MessageState, segment: string): 
   emit(r, body);
   m.col += width;
   m.rowHasWord = true;
-  m.spaces = end === segment.length ? "" : segment.slice(end).replace(/\t/g, "    ");
+  const blanks = end === segment.length ? "" : segment.slice(end);
+  m.spaces = blanks.includes("\t") ? blanks.replace(/\t/g, "    ") : blanks;
   m.fresh = false;
   return true;
 }
