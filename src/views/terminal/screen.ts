@@ -230,12 +230,14 @@ export function writeSegment(r: RenderState, m: MessageState, segment: string): 
       m.col += gap;
     }
     m.spaces = "";
-    while (m.col + width > r.width) {
+    // A word longer than a row loses each cut's columns: measuring what is left on every row made a
+    // multi-MB word take minutes.
+    while (word !== "" && m.col + width > r.width) {
       const [head, tail] = splitAtWidth(word, Math.max(r.width - m.col, 1));
       emit(r, head);
       wrapRow(r, m);
       word = tail;
-      width = visibleWidth(word);
+      width -= visibleWidth(head);
     }
     if (word !== "") {
       emit(r, word);
