@@ -7,7 +7,7 @@ import type { MessageKind, MessageRole } from "../../model/events.ts";
 import { createSanitizer, type TerminalSanitizer } from "../shared/sanitize.ts";
 import { disclosure, el } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { formatSize, longText } from "./text.ts";
+import { breakLongRuns, formatSize, longText } from "./text.ts";
 
 /** A message on the page. */
 export interface MessageBlock {
@@ -87,6 +87,7 @@ function markdownBlock(text: string): HTMLElement {
   renderMarkdown(`${text.slice(0, PREVIEW_MARKDOWN_CHARS)}…`, markdown);
   const button = el("button", { class: "as-show-all", text: `show all (${formatSize(text.length)})`, attrs: { type: "button" } });
   button.addEventListener("click", () => {
+    breakLongRuns(markdown, text);
     renderMarkdown(text, markdown);
     button.remove();
   });

@@ -20,6 +20,29 @@ export function visibleLine(text: string): string {
   return sanitizeForTerminal(cut, { sgr: "drop", keepNewlines: false });
 }
 
+/**
+ * A run of non-space characters this long is laid out by chromium's line breaker in time that grows with the
+ * square of its length under `overflow-wrap: break-word` (400 KB: 0.5 s; a 5 MB base64 blob: minutes), and in
+ * linear time when any position may break. Text holding one is shown with `word-break: break-all`.
+ */
+const LONG_RUN_CHARS = 1000;
+
+/** Marks `box` to break anywhere when `text` holds a run of LONG_RUN_CHARS non-space characters. */
+export function breakLongRuns(box: HTMLElement, text: string): void {
+  if (hasLongRun(text)) box.classList.add("as-break-all");
+}
+
+/** Whether `text` holds LONG_RUN_CHARS non-space characters in a row (one pass; a regular expression could backtrack). */
+function hasLongRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    run = c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d ? 0 : run + 1;
+    if (run >= LONG_RUN_CHARS) return true;
+  }
+  return false;
+}
+
 /** Lines and characters shown before "show all". */
 const PREVIEW_LINES = 40;
 const PREVIEW_CHARS = 6000;
@@ -51,6 +74,7 @@ export function longText(text: string, options: LongTextOptions = {}): HTMLEleme
     });
     button.addEventListener("click", () => {
       pre.replaceChildren();
+      breakLongRuns(pre, clean);
       render(clean, pre);
       button.remove();
     });
