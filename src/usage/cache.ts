@@ -5,8 +5,9 @@
  * ignored; one that cannot be written is skipped.
  *
  * One binary file, so that loading it costs a read and no parsing of records: frames, each a short JSON header
- * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are) and the
- * files' records as the typed columns they are held in (types.ts `RecordColumns`), one column after the other.
+ * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are), then the
+ * files' records as the typed columns they are held in (types.ts `RecordColumns`): the two key columns of every
+ * record, then each file's other columns as one block (`layout`).
  * Loading reads the headers and the request keys; a file's other columns are read when first used
  * (stored-columns.ts): nothing is decoded or copied per record, and a run that updates the last result from a few
  * changed files reads little more than the keys. A run that

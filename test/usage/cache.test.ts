@@ -86,7 +86,9 @@ describe("usage cache housekeeping", () => {
     const { rmSync } = await import("node:fs");
     rmSync(gone);
     await outputs(join(tree.root, "logs"), cacheHome);
-    const stored = { files: [...loadCache(join(cacheHome, "agentstream")).scans.values()] };
+    const cache = loadCache(join(cacheHome, "agentstream"));
+    const stored = { files: [...cache.scans.values()] };
+    cache.close();
     expect(stored.files.map((f) => f.path.replace(tree.root, "")).sort()).toEqual([
       "/logs/projects/p/kept.jsonl",
       "/other/projects/q/x.jsonl",
@@ -115,12 +117,16 @@ describe("usage cache journal", () => {
     expect((await outputs(logs, cacheHome)).read).toBe(1);
     expect(frames(cacheHome)).toBe(2);
     const dir = join(cacheHome, "agentstream");
-    expect(loadCache(dir).scans.get(small)?.records.length).toBe(2);
+    const journaled = loadCache(dir);
+    expect(journaled.scans.get(small)?.records.length).toBe(2);
+    journaled.close();
     // A crash while appending: the torn frame is dropped, the frame before it stands.
     const file = join(dir, "usage-v5.bin");
     const whole = readFileSync(file);
     writeFileSync(file, whole.subarray(0, whole.length - 8));
-    expect(loadCache(dir).scans.get(small)?.records.length).toBe(1);
+    const torn = loadCache(dir);
+    expect(torn.scans.get(small)?.records.length).toBe(1);
+    torn.close();
     writeFileSync(file, whole);
     // Appends until the frames outgrow a quarter of the first: then one frame again, with everything.
     for (let i = 2; frames(cacheHome) > 1 || i === 2; i++) {
