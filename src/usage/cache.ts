@@ -174,10 +174,10 @@ function readFrame(file: CacheFd, start: number, size: number): Frame | undefine
   const files = new Map<string, FileScan>();
   let block = at.blocks;
   for (const stored of header.files) {
-    const { path, agent, size, mtimeMs, offset, badLines, facts, state, first, length } = stored;
+    const { path, agent, size, mtimeMs, offset, seam, badLines, facts, state, first, length } = stored;
     // A literal, not a rest and a spread: two generic copies per file, for thousands of files.
     const records = new StoredColumns(store, { first, length, block }, stored.models, stored.threads);
-    files.set(path, { path, agent, size, mtimeMs, offset, badLines, facts, state, records });
+    files.set(path, { path, agent, size, mtimeMs, offset, seam, badLines, facts, state, records });
     block += blockBytes(length);
   }
   return { files, forget: header.forget ?? [], end: at.end };

@@ -11,6 +11,7 @@ import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
 import { type LastResult, loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
 import { type Grown, updateCondensed } from "./update.ts";
+import { appendedTo } from "./scan-file.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
@@ -86,7 +87,7 @@ async function collectWith(
     const known = cached.get(file.path);
     if (known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs) scans.push(known);
     else
-      toRead.push({ ...file, previous: known !== undefined && known.size < file.size && !file.path.endsWith(".json") ? known : undefined });
+      toRead.push({ ...file, previous: known !== undefined && known.size < file.size && appendedTo(file.path, known) ? known : undefined });
   }
   const fresh = await scanFiles(toRead, context.threads === undefined ? {} : { threads: context.threads });
   const unreadable: string[] = [];

@@ -123,7 +123,7 @@ export function orderScans(scans: readonly FileScan[]): FileScan[] {
 }
 
 /** The sessions of scans in merge order, and the session of each. */
-export function sessionsOf(ordered: readonly FileScan[]): Pick<Merged, "sessions" | "sessionOfScan"> {
+function sessionsOf(ordered: readonly FileScan[]): Pick<Merged, "sessions" | "sessionOfScan"> {
   const sessions = new Map<string, LedgerSession>();
   const sessionOfScan = ordered.map((scan) => sessionOf(sessions, scan));
   return { sessions, sessionOfScan };
@@ -236,13 +236,32 @@ export function buildLedger(scans: readonly FileScan[]): Ledger {
   return { charges, sessions: merged.sessions, duplicates: merged.duplicates };
 }
 
+/** `orderScans`' order for two scans: negative when `a` is merged first. */
+export function mergeOrder(a: FileScan, b: FileScan): number {
+  const infinite = Number.POSITIVE_INFINITY;
+  return (
+    (a.facts.start ?? infinite) - (b.facts.start ?? infinite) ||
+    (a.facts.end ?? infinite) - (b.facts.end ?? infinite) ||
+    compare(a.path, b.path)
+  );
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): LedgerSession {
+/** The key of the session a scan belongs to (`Ledger.sessions`). */
+export function sessionKey(scan: FileScan): string {
+  return `${scan.agent}:${scan.facts.sessionId ?? scan.path}`;
+}
+
+/**
+ * Adds a scan to its session in `sessions` (made when new): scans are added in merge order, and what a session
+ * says (its project, times, status, files) is what its scans say in that order.
+ */
+export function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): LedgerSession {
   const { facts } = scan;
-  const key = `${scan.agent}:${facts.sessionId ?? scan.path}`;
+  const key = sessionKey(scan);
   let session = sessions.get(key);
   if (session === undefined) {
     session = {

@@ -37,9 +37,42 @@ export function scanFile(request: ScanRequest): FileScan | undefined {
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
     const scanner = createScanner(agent, request.path, previous);
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
-    return { ...base, offset, ...scanner.result() };
+    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result() };
   } catch {
     return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How many bytes before a scan's offset its `seam` hashes. */
+const SEAM_BYTES = 64;
+
+/** The hash of the bytes before `offset` (FNV-1a, 32 bits): what `appendedTo` checks is still there. */
+function seamAt(fd: number, offset: number): number {
+  const bytes = Buffer.alloc(Math.min(SEAM_BYTES, offset));
+  const read = readSync(fd, bytes, 0, bytes.length, offset - bytes.length);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < read; i++) hash = Math.imul(hash ^ (bytes[i] ?? 0), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * Whether a file that grew since `previous` was appended to: the bytes before where the last read stopped are
+ * the ones it read. Otherwise (the file was rewritten longer, or the scan has no seam) it is read whole.
+ */
+export function appendedTo(path: string, previous: FileScan): boolean {
+  if (previous.seam === undefined) return false;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    return seamAt(fd, previous.offset) === previous.seam;
+  } catch {
+    return false;
   } finally {
     closeSync(fd);
   }

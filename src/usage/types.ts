@@ -127,6 +127,12 @@ export interface FileScan {
   readonly mtimeMs: number;
   /** Bytes read up to the end of the last complete line: an appended file is read on from here. */
   readonly offset: number;
+  /**
+   * A hash of the bytes just before `offset` (scan-file.ts `SEAM_BYTES`): a file that grew is read on only when
+   * they are still there, so a file rewritten longer is read whole, not taken for an appended one. Absent in a
+   * scan read whole from its start and never read on (a Gemini JSON chat), and in older caches.
+   */
+  readonly seam?: number | undefined;
   /** Lines that were not JSON or not objects (counted, never fatal). */
   readonly badLines: number;
   readonly facts: SessionFacts;

@@ -1,21 +1,23 @@
 /**
  * The last result brought up to date after some files changed (appended, added, removed, replaced), merging the
  * requests of only the files the change can reach, when that gives what merging everything gives (docs/usage.md).
+ * Its cost follows the change, not the number of files: the files that did not change keep their rows, their
+ * place in merge order and their sessions as the last result has them.
  *
  * A file's rows depend on the files it shares a request with, and on theirs in turn: its group. The files the
  * change reaches are the changed files and every file linked to them by a shared request key, found by looking
- * their keys up in the others' (a few passes over the key columns, no merge). What a changed file held before
- * must be reached too: an appended file still holds every request it held (it was read on from where it was
- * left); a file replaced, shrunk or removed is taken only when it shared no request before (`independent`).
+ * their keys up in the others' (no merge). A file the last result found sharing no request (`independent`) can
+ * only be linked through a changed file's keys: after the first pass, only the other files are looked at. What a
+ * changed file held before must be reached too: an appended file still holds every request it held (it was read
+ * on from where it was left); a file replaced, shrunk or removed is taken only when it shared no request before.
  * Those files are merged and condensed by themselves: the requests of a group are owned and chosen as in a full
- * merge (no file outside it holds them), each file's rows summed in the same order. Every other file keeps its
- * rows, and files are put in merge order (a file that grew may move), so the report sums the rows in the order a
- * full run does. Codex running totals link files through their thread, not their keys: a group holding any is
- * merged with everything instead (undefined here), as is a change reaching more than a quarter of the files
- * (and more than a few).
+ * merge (no file outside it holds them), each file's rows summed in the same order. Files are put in merge order
+ * (a file that grew may move), so the report sums the rows in the order a full run does. Codex running totals
+ * link files through their thread, not their keys: a group holding any is merged with everything instead
+ * (undefined here), as is a change reaching more than a quarter of the files (and more than a few).
  */
 import { type Condensed, type CondensedFile, condense } from "./condense.ts";
-import { KeyTable, mergeScans, orderScans, sessionsOf } from "./ledger.ts";
+import { KeyTable, type LedgerSession, mergeOrder, mergeScans, orderScans, sessionKey, sessionOf } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import type { FileScan } from "./types.ts";
 
@@ -33,9 +35,46 @@ export function updateCondensed(
   pricer: Pricer,
   timeZone: string,
 ): Condensed | undefined {
+  const change = changeSince(last, scans, grown);
+  if (change === undefined) return undefined;
+  const { changed, present } = change;
+  const linkable = last.files.filter((file) => !file.independent && present.has(file.path));
+  const limit = Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED));
+  const reached = reach(
+    scans,
+    changed,
+    linkable.map((file) => present.get(file.path) as FileScan),
+    limit,
+  );
+  if (reached === undefined || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
+  const again = new Map(condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]));
   const before = new Map(last.files.map((file) => [file.path, file]));
-  const present = new Set(scans.map((scan) => scan.path));
-  // A file found twice (folders named that overlap) is two scans of one path: merged whole.
+  const ordered = orderAfter(last.files, present, changed);
+  const files: CondensedFile[] = [];
+  for (const scan of ordered) {
+    const file = again.get(scan.path) ?? before.get(scan.path);
+    if (file === undefined) return undefined;
+    files.push(file);
+  }
+  const sessions = sessionsAfter(last, ordered, changed);
+  if (sessions === undefined) return undefined;
+  const charges = files.flatMap((file) => file.rows);
+  const duplicates = files.reduce((sum, file) => sum + file.repeated, 0);
+  return { ledger: { charges, sessions, duplicates, timeZone }, files };
+}
+
+/**
+ * The scans that changed since the last result, and every scan by path; undefined when the change cannot be
+ * applied to it: a file found twice (folders named that overlap), or a file that shared a request replaced or
+ * removed (what it held before is not known any more).
+ */
+function changeSince(
+  last: Condensed,
+  scans: readonly FileScan[],
+  grown: Grown,
+): { changed: Set<FileScan>; present: Map<string, FileScan> } | undefined {
+  const before = new Map(last.files.map((file) => [file.path, file]));
+  const present = new Map(scans.map((scan) => [scan.path, scan]));
   if (before.size !== last.files.length || present.size !== scans.length) return undefined;
   const changed = new Set<FileScan>();
   for (const scan of scans) {
@@ -47,39 +86,39 @@ export function updateCondensed(
     changed.add(scan);
   }
   for (const file of last.files) if (!present.has(file.path) && !file.independent) return undefined;
-  const reached = reach(scans, changed, Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED)));
-  if (reached === undefined || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
-  const again = new Map(condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]));
-  const ordered = orderScans(scans);
-  const files: CondensedFile[] = [];
-  for (const scan of ordered) {
-    const file = again.get(scan.path) ?? before.get(scan.path);
-    if (file === undefined) return undefined;
-    files.push(file);
-  }
-  const charges = files.flatMap((file) => file.rows);
-  const duplicates = files.reduce((sum, file) => sum + file.repeated, 0);
-  return { ledger: { charges, sessions: sessionsOf(ordered).sessions, duplicates, timeZone }, files };
+  return { changed, present };
 }
 
 /**
- * The changed files and every file linked to them through shared request keys, or undefined past `limit` files:
- * each pass looks the keys of the files found last up in every file not found yet.
+ * The changed files and every file linked to them through shared request keys, or undefined past `limit` files.
+ * The first pass looks the changed files' keys up in every other file; each later pass looks the keys of the
+ * files found last up in the `linkable` ones only (the files that shared a request in the last result: the
+ * others can only share one with a changed file, which the first pass saw).
  */
-function reach(scans: readonly FileScan[], changed: ReadonlySet<FileScan>, limit: number): Set<FileScan> | undefined {
+function reach(
+  scans: readonly FileScan[],
+  changed: ReadonlySet<FileScan>,
+  linkable: readonly FileScan[],
+  limit: number,
+): Set<FileScan> | undefined {
   const found = new Set(changed);
   let last: FileScan[] = [...changed];
-  while (last.length > 0) {
+  for (let pass = 0; last.length > 0; pass++) {
     if (found.size > limit) return undefined;
-    const keys = new KeyTable(last.reduce((sum, scan) => sum + scan.records.length, 0));
-    for (const scan of last) {
-      const { keyHi, keyLo, length } = scan.records;
-      for (let row = 0; row < length; row++) keys.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
-    }
-    last = scans.filter((scan) => !found.has(scan) && holdsAnyKey(scan, keys));
+    const keys = keyTableOf(last);
+    last = (pass === 0 ? scans : linkable).filter((scan) => !found.has(scan) && holdsAnyKey(scan, keys));
     for (const scan of last) found.add(scan);
   }
   return found;
+}
+
+function keyTableOf(scans: readonly FileScan[]): KeyTable {
+  const keys = new KeyTable(scans.reduce((sum, scan) => sum + scan.records.length, 0));
+  for (const scan of scans) {
+    const { keyHi, keyLo, length } = scan.records;
+    for (let row = 0; row < length; row++) keys.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
+  }
+  return keys;
 }
 
 /** Whether any record of the scan has a key of the table. */
@@ -87,4 +126,63 @@ function holdsAnyKey(scan: FileScan, keys: KeyTable): boolean {
   const { keyHi, keyLo, length } = scan.records;
   for (let row = 0; row < length; row++) if (keys.has(keyHi[row] ?? 0, keyLo[row] ?? 0)) return true;
   return false;
+}
+
+/**
+ * Every present scan in merge order (ledger.ts `orderScans`): the files that did not change, in the last
+ * result's order (their start, end and path are the same), merged with the changed ones sorted.
+ */
+function orderAfter(
+  lastFiles: readonly CondensedFile[],
+  present: ReadonlyMap<string, FileScan>,
+  changed: ReadonlySet<FileScan>,
+): FileScan[] {
+  const kept: FileScan[] = [];
+  for (const { path } of lastFiles) {
+    const scan = present.get(path);
+    if (scan !== undefined && !changed.has(scan)) kept.push(scan);
+  }
+  const moved = orderScans([...changed]);
+  const ordered: FileScan[] = [];
+  let k = 0;
+  for (const scan of moved) {
+    while (k < kept.length && mergeOrder(kept[k] as FileScan, scan) < 0) ordered.push(kept[k++] as FileScan);
+    ordered.push(scan);
+  }
+  while (k < kept.length) ordered.push(kept[k++] as FileScan);
+  return ordered;
+}
+
+/**
+ * The sessions of the ordered scans, in the order a full merge makes them (ledger.ts `sessionsOf`): a session
+ * none of whose files changed, came or went is the last result's; the others are made again from their files.
+ * Undefined when a file's session is not known (a result that does not match its files).
+ */
+function sessionsAfter(
+  last: Condensed,
+  ordered: readonly FileScan[],
+  changed: ReadonlySet<FileScan>,
+): Map<string, LedgerSession> | undefined {
+  const keyOfPath = new Map<string, string>();
+  for (const session of last.ledger.sessions.values()) for (const path of session.files) keyOfPath.set(path, session.key);
+  const remade = new Set<string>();
+  for (const scan of changed) {
+    remade.add(sessionKey(scan));
+    const before = keyOfPath.get(scan.path);
+    if (before !== undefined) remade.add(before);
+  }
+  const present = new Set(ordered.map((scan) => scan.path));
+  for (const [path, key] of keyOfPath) if (!present.has(path)) remade.add(key);
+  const sessions = new Map<string, LedgerSession>();
+  for (const scan of ordered) {
+    const key = changed.has(scan) ? sessionKey(scan) : keyOfPath.get(scan.path);
+    if (key !== undefined && remade.has(key)) {
+      sessionOf(sessions, scan);
+      continue;
+    }
+    const kept = key === undefined ? undefined : last.ledger.sessions.get(key);
+    if (key === undefined || kept === undefined) return undefined;
+    if (!sessions.has(key)) sessions.set(key, kept);
+  }
+  return sessions;
 }

@@ -72,6 +72,19 @@ describe("usage cache", () => {
     writeFileSync(file, `${JSON.stringify(claudeLine({ message: "m3", request: "r3", output: 7 }))}\n`);
     expect(await outputs(logs, cacheHome)).toEqual({ read: 1, outputs: [7] });
   });
+
+  it("a file rewritten longer is read whole again, not read on from where the last read stopped", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const file = tree.write("logs/projects/p/a.jsonl", [claudeLine({ message: "m1", request: "r1", output: 1 })]);
+    const logs = join(tree.root, "logs");
+    await outputs(logs, cacheHome);
+    // The same request with a larger output: the file is longer, but its first bytes are not the ones read.
+    const lines = [claudeLine({ message: "m1", request: "r1", output: 10 }), claudeLine({ message: "m2", request: "r2", output: 5 })];
+    writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    expect(await outputs(logs, cacheHome)).toEqual({ read: 1, outputs: [5, 10] });
+    expect(await outputs(logs, cacheHome, false)).toEqual({ read: 1, outputs: [5, 10] });
+  });
 });
 
 describe("usage cache housekeeping", () => {

@@ -1,0 +1,123 @@
+/**
+ * The cached `usage` after any sequence of changes gives a cold run's report: files appended (with new requests
+ * and with repeats of requests held here or elsewhere), added, removed and replaced, in sessions with subagent
+ * files and resumed copies. The update (update.ts) keeps the rows, merge places and sessions of the files a
+ * change does not reach: if it kept one it should have made again, the report or the sessions differ.
+ */
+import { appendFileSync, existsSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fc } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { groupUsage } from "../../src/usage/aggregate.ts";
+import { collectUsage } from "../../src/usage/collect.ts";
+import { createPricer } from "../../src/usage/prices.ts";
+import { claudeLine, tempTree } from "./trees.ts";
+
+/** A line: which request (a small pool, so files share some), its session, day, output and whether a subagent's. */
+const lineArb = fc.record({
+  request: fc.integer({ min: 0, max: 11 }),
+  session: fc.integer({ min: 0, max: 3 }),
+  day: fc.integer({ min: 1, max: 4 }),
+  hour: fc.integer({ min: 10, max: 19 }),
+  output: fc.integer({ min: 1, max: 900 }),
+  model: fc.constantFrom("claude-sonnet-4-20250514", "claude-opus-4-20250514", "no-such-model"),
+});
+type Line = typeof lineArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Six places a file can be: main transcripts of two projects, and subagent files of two sessions. */
+const PLACES = [
+  "projects/p/a.jsonl",
+  "projects/p/b.jsonl",
+  "projects/q/c.jsonl",
+  "projects/q/d.jsonl",
+  "projects/p/s-0/subagents/agent-1.jsonl",
+  "projects/q/s-1/subagents/agent-2.jsonl",
+];
+
+const stepArb = fc.oneof(
+  fc.record({
+    kind: fc.constant("append" as const),
+    place: fc.nat(PLACES.length - 1),
+    lines: fc.array(lineArb, { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant("write" as const),
+    place: fc.nat(PLACES.length - 1),
+    lines: fc.array(lineArb, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({ kind: fc.constant("remove" as const), place: fc.nat(PLACES.length - 1) }),
+);
+
+const text = (l: Line, place: string) =>
+  `${JSON.stringify(
+    claudeLine({
+      message: `m${l.request}`,
+      request: `r${l.request}`,
+      session: `s-${place.includes("subagents") ? place.split("/")[2]?.slice(2) : l.session}`,
+      time: `2026-03-0${l.day}T${l.hour}:00:00.000Z`,
+      output: l.output,
+      model: l.model,
+      sidechain: place.includes("subagents"),
+    }),
+  )}\n`;
+
+describe("usage update against a cold run", () => {
+  it("gives a cold run's report and sessions after any sequence of appends, new files, removals and rewrites", async () => {
+    const made = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(lineArb, { minLength: 1, maxLength: 4 }),
+        fc.array(stepArb, { minLength: 1, maxLength: 6 }),
+        async (first, steps) => {
+          const tree = tempTree();
+          const logs = join(tree.root, "logs");
+          const cacheHome = join(tree.root, "cache");
+          const path = (place: number) => join(logs, PLACES[place] ?? "");
+          tree.write(`logs/${PLACES[0]}`, []);
+          writeFileSync(path(0), first.map((l) => text(l, PLACES[0] ?? "")).join(""));
+          let clock = Date.now() / 1000 + 1000;
+          await report(logs, cacheHome, true);
+          for (const step of steps) {
+            const file = path(step.place);
+            const place = PLACES[step.place] ?? "";
+            if (step.kind === "remove") {
+              if (existsSync(file) && step.place !== 0) rmSync(file);
+            } else if (step.kind === "append" && existsSync(file)) appendFileSync(file, step.lines.map((l) => text(l, place)).join(""));
+            else {
+              tree.write(`logs/${place}`, []);
+              writeFileSync(file, step.lines.map((l) => text(l, place)).join(""));
+              // An mtime no earlier run saw: a rewrite of the same size is a change.
+              clock += 10;
+              utimesSync(file, clock, clock);
+            }
+            const cached = await report(logs, cacheHome, true);
+            const cold = await report(logs, cacheHome, false);
+            made.add(cached.made);
+            expect(cached.text).toBe(cold.text);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+    // The property exercised the update, not only full merges.
+    expect([...made].sort()).toEqual(["kept", "merged", "updated"].filter((m) => made.has(m)));
+    expect(made.has("updated")).toBe(true);
+  }, 120_000);
+});
+
+/** The report `usage --by day --by model --breakdown` and the sessions (their files in order) are made of. */
+async function report(root: string, cacheHome: string, cache: boolean) {
+  const pricer = createPricer();
+  const { ledger, made } = await collectUsage({
+    paths: [root],
+    env: { XDG_CACHE_HOME: cacheHome },
+    cache,
+    condensed: { pricer, timeZone: "UTC" },
+  });
+  const usage = groupUsage(ledger.charges, { by: ["day", "model"], timeZone: "UTC", breakdown: true, pricer, ledger });
+  const sessions = [...ledger.sessions.values()];
+  const json = JSON.stringify({ usage, sessions, duplicates: ledger.duplicates }, (_key, value: unknown) =>
+    value instanceof Set ? [...value].sort() : value,
+  );
+  return { text: json, made };
+}
