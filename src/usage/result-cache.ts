@@ -145,20 +145,57 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
       return { key, agent, sessionId, project, start, end, status, files: indices, badLines };
     },
   );
-  const index = new Map(sessions.map((s, i) => [s.key, i]));
-  const models: string[] = [];
-  const modelIndex = new Map<string, number>();
-  const rows = new Float64Array(ledger.charges.length * ROW);
-  ledger.charges.forEach((c, i) => {
-    let model = -1;
-    if (c.model !== null) {
-      model = modelIndex.get(c.model) ?? models.push(c.model) - 1;
-      modelIndex.set(c.model, model);
-    }
+  const models = new Set<string>();
+  for (const { model } of ledger.charges) if (model !== null) models.add(model);
+  const header: StoredHeader = {
+    duplicates: ledger.duplicates,
+    unreadable: [...unreadable],
+    files: condensed.files.map(({ path, size, mtimeMs, independent, repeated, rows }) => ({
+      path,
+      size,
+      mtimeMs,
+      independent,
+      repeated,
+      rows: rows.length,
+    })),
+    sessions,
+    models: [...models],
+    rows: ledger.charges.length,
+  };
+  // One buffer, written in place: the key line, the header's length and the header, then the rows 8-aligned.
+  const key = `${MAGIC}${fingerprint}\n`;
+  const json = JSON.stringify(header);
+  const jsonAt = Buffer.byteLength(key) + 4;
+  const jsonBytes = Buffer.byteLength(json);
+  const body = Math.ceil((jsonAt + jsonBytes) / 8) * 8;
+  // Not from the pool: its own memory, so the rows' view is aligned.
+  const out = Buffer.allocUnsafeSlow(body + ledger.charges.length * ROW * 8);
+  out.write(key, 0, "utf8");
+  out.writeUInt32LE(jsonBytes, jsonAt - 4);
+  out.write(json, jsonAt, "utf8");
+  out.fill(0, jsonAt + jsonBytes, body);
+  const rows = new Float64Array(out.buffer, out.byteOffset + body, ledger.charges.length * ROW);
+  fillRows(rows, ledger.charges, new Map(sessions.map((session, i) => [session.key, i])), header.models);
+  try {
+    const target = resultFile(dir);
+    const temporary = `${target}.${process.pid}.tmp`;
+    writeFileSync(temporary, out, { mode: 0o600 });
+    renameSync(temporary, target);
+    rmSync(join(dir, "usage-result-v1.json"), { force: true });
+    rmSync(join(dir, "usage-result-v2.bin"), { force: true });
+  } catch {
+    // Not kept: the next run uses the per-file cache.
+  }
+}
+
+/** Each charge as a row of `ROW` numbers (the layout `chargesOf` reads). */
+function fillRows(rows: Float64Array, charges: readonly Charge[], sessionIndex: ReadonlyMap<string, number>, models: readonly string[]): void {
+  const modelIndex = new Map(models.map((model, i) => [model, i]));
+  charges.forEach((c, i) => {
     const t = c.tokens;
     const r = i * ROW;
-    rows[r] = index.get(c.session) ?? -1;
-    rows[r + 1] = model;
+    rows[r] = sessionIndex.get(c.session) ?? -1;
+    rows[r + 1] = c.model === null ? -1 : (modelIndex.get(c.model) ?? -1);
     rows[r + 2] = c.sidechain ? 1 : 0;
     rows[r + 3] = c.time ?? Number.NaN;
     rows[r + 4] = t.input;
@@ -173,37 +210,4 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
     rows[r + 13] = c.requests ?? 1;
     rows[r + 14] = c.day ?? Number.NaN;
   });
-  const header: StoredHeader = {
-    duplicates: ledger.duplicates,
-    unreadable: [...unreadable],
-    files: condensed.files.map(({ path, size, mtimeMs, independent, repeated, rows }) => ({
-      path,
-      size,
-      mtimeMs,
-      independent,
-      repeated,
-      rows: rows.length,
-    })),
-    sessions,
-    models,
-    rows: ledger.charges.length,
-  };
-  const key = Buffer.from(`${MAGIC}${fingerprint}\n`, "utf8");
-  const json = Buffer.from(JSON.stringify(header), "utf8");
-  const body = Math.ceil((key.length + 4 + json.length) / 8) * 8;
-  const out = Buffer.alloc(body + rows.byteLength);
-  key.copy(out, 0);
-  out.writeUInt32LE(json.length, key.length);
-  json.copy(out, key.length + 4);
-  Buffer.from(rows.buffer).copy(out, body);
-  try {
-    const target = resultFile(dir);
-    const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, out, { mode: 0o600 });
-    renameSync(temporary, target);
-    rmSync(join(dir, "usage-result-v1.json"), { force: true });
-    rmSync(join(dir, "usage-result-v2.bin"), { force: true });
-  } catch {
-    // Not kept: the next run uses the per-file cache.
-  }
 }
