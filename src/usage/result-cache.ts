@@ -5,8 +5,10 @@
  * request merged. After some files changed it is where the update starts (update.ts): the rows of the files that
  * did not change are kept. Keyed by every file's path, size and mtime, the price table and the time zone.
  *
- * Stored in binary: the key line first, a JSON header (each file with its size, mtime and number of rows, in
- * merge order; the sessions; the models), then the rows as one Float64Array.
+ * Stored in binary: the key line first, a short JSON header (counts, models, unreadable paths), then packed
+ * columns (packed.ts): the strings (paths, session keys, ids and projects), each file's path, size, mtime, flags
+ * and number of rows in merge order, each session's facts and files, then the rows as one Float64Array. Nothing
+ * is parsed per file or per session: loading makes the objects the report uses and no others.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -15,26 +17,29 @@ import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
 import type { Charge, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
+import { Packer, type TextEncoding, Unpacker } from "./packed.ts";
 import { textHash } from "./scanner.ts";
+import type { SessionStatus, UsageAgent } from "./types.ts";
 
-const VERSION = 3;
-const MAGIC = "AGSURES3";
+const VERSION = 4;
+const MAGIC = "AGSURES4";
 /** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none). */
 const ROW = 15;
 
-type StoredSession = Omit<LedgerSession, "files"> & { readonly files: (number | string)[] };
-
-/** A file's part: its rows are the next `rows` rows. */
-type StoredFile = Omit<CondensedFile, "rows"> & { readonly rows: number };
-
+/** The JSON part of the header: what sizes the packed columns, and the short lists. */
 interface StoredHeader {
   readonly duplicates: number;
   readonly unreadable: string[];
-  readonly files: StoredFile[];
-  /** Each session's files as their index in `files` (a path there is not in `files` stays as it is). */
-  readonly sessions: StoredSession[];
   readonly models: string[];
+  readonly agents: UsageAgent[];
+  readonly statuses: SessionStatus[];
+  readonly files: number;
+  readonly sessions: number;
+  /** Every session's files, one after the other. */
+  readonly sessionFiles: number;
   readonly rows: number;
+  readonly strings: number;
+  readonly text: { readonly bytes: number; readonly encoding: TextEncoding };
 }
 
 /** A stored result: the one for these very files (`exact`), or an earlier one at the same prices and zone. */
@@ -76,36 +81,91 @@ export function loadLastResult(dir: string, fingerprint: string, timeZone: strin
     const headerAt = keyEnd + 1 + 4;
     const headerBytes = buffer.readUInt32LE(headerAt - 4);
     const header = JSON.parse(buffer.toString("utf8", headerAt, headerAt + headerBytes)) as StoredHeader;
-    const body = Math.ceil((headerAt + headerBytes) / 8) * 8;
-    const rows = new Float64Array(bytes.buffer, bytes.byteOffset + body, header.rows * ROW);
-    return { condensed: condensedOf(header, rows, timeZone), unreadable: header.unreadable, exact: key === `${MAGIC}${fingerprint}` };
+    const columns = new Unpacker(buffer, Math.ceil((headerAt + headerBytes) / 8) * 8);
+    return { condensed: condensedOf(header, columns, timeZone), unreadable: header.unreadable, exact: key === `${MAGIC}${fingerprint}` };
   } catch {
     return undefined;
   }
 }
 
-function condensedOf(header: StoredHeader, rows: Float64Array, timeZone: string): Condensed {
-  const charges = chargesOf(header, rows);
-  let first = 0;
-  const files = header.files.map(({ path, size, mtimeMs, independent, repeated, rows: count }): CondensedFile => {
-    const rows = charges.slice(first, first + count);
-    first += count;
-    return { path, size, mtimeMs, independent, repeated, rows };
-  });
-  const paths = header.files.map((file) => file.path);
-  const sessions = new Map<string, LedgerSession>();
-  for (const { key, agent, sessionId, project, start, end, status, files: stored, badLines } of header.sessions) {
-    const files = stored.map((file) => (typeof file === "number" ? (paths[file] ?? "") : file));
-    sessions.set(key, { key, agent, sessionId, project, start, end, status, files, badLines });
+/** The condensed result from the packed columns, read in the order `saveResult` packed them. */
+function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string): Condensed {
+  const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
+  const text = (index: number): string => strings[index] ?? "";
+  const count = header.files;
+  const [path, size, mtime, repeated, rowCounts, independent] = [
+    columns.i32(count),
+    columns.f64(count),
+    columns.f64(count),
+    columns.i32(count),
+    columns.i32(count),
+    columns.u8(count),
+  ];
+  const paths = Array.from(path, text);
+  const sessionList = sessionsOf(header, columns, text, paths);
+  const charges = chargesOf(header, columns.f64(header.rows * ROW), sessionList);
+  const files: CondensedFile[] = new Array(count);
+  for (let f = 0, first = 0; f < count; f++) {
+    const rows = rowCounts[f] ?? 0;
+    files[f] = {
+      path: paths[f] ?? "",
+      size: size[f] ?? 0,
+      mtimeMs: mtime[f] ?? 0,
+      independent: independent[f] === 1,
+      repeated: repeated[f] ?? 0,
+      rows: charges.slice(first, first + rows),
+    };
+    first += rows;
   }
+  const sessions = new Map(sessionList.map((session) => [session.key, session]));
   return { ledger: { charges, sessions, duplicates: header.duplicates, timeZone }, files };
 }
 
-function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
+/** The sessions, in order; a session's file is an index in `paths`, or (negative) a string of its own. */
+function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: number) => string, paths: readonly string[]): LedgerSession[] {
+  const count = header.sessions;
+  const [key, sessionId, project, agent, status, start, end, badLines, fileCounts] = [
+    columns.i32(count),
+    columns.i32(count),
+    columns.i32(count),
+    columns.u8(count),
+    columns.u8(count),
+    columns.f64(count),
+    columns.f64(count),
+    columns.i32(count),
+    columns.i32(count),
+  ];
+  const sessionFiles = columns.i32(header.sessionFiles);
+  const orNull = (index: number): string | null => (index < 0 ? null : text(index));
+  const timeOrNull = (time: number): number | null => (Number.isNaN(time) ? null : time);
+  const sessions: LedgerSession[] = new Array(count);
+  for (let s = 0, first = 0; s < count; s++) {
+    const files: string[] = new Array(fileCounts[s] ?? 0);
+    for (let i = 0; i < files.length; i++) {
+      const file = sessionFiles[first + i] ?? 0;
+      files[i] = file >= 0 ? (paths[file] ?? "") : text(-file - 1);
+    }
+    first += files.length;
+    sessions[s] = {
+      key: text(key[s] ?? 0),
+      agent: header.agents[agent[s] ?? 0] ?? "claude",
+      sessionId: orNull(sessionId[s] ?? -1),
+      project: orNull(project[s] ?? -1),
+      start: timeOrNull(start[s] ?? Number.NaN),
+      end: timeOrNull(end[s] ?? Number.NaN),
+      status: header.statuses[status[s] ?? 0] ?? "unknown",
+      files,
+      badLines: badLines[s] ?? 0,
+    };
+  }
+  return sessions;
+}
+
+function chargesOf(header: StoredHeader, rows: Float64Array, sessions: readonly LedgerSession[]): Charge[] {
   const charges: Charge[] = new Array(header.rows);
   const at = (i: number): number => rows[i] ?? 0;
   for (let r = 0, c = 0; r < rows.length; r += ROW, c++) {
-    const session = header.sessions[at(r)] as LedgerSession;
+    const session = sessions[at(r)] as LedgerSession;
     const time = at(r + 3);
     const reported = at(r + 10);
     const day = at(r + 14);
@@ -136,60 +196,105 @@ function chargesOf(header: StoredHeader, rows: Float64Array): Charge[] {
 
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
 export function saveResult(dir: string, fingerprint: string, condensed: Condensed, unreadable: readonly string[]): void {
-  const { ledger } = condensed;
-  const fileIndex = new Map(condensed.files.map((file, i) => [file.path, i]));
-  const sessions = Array.from(
-    ledger.sessions.values(),
-    ({ key, agent, sessionId, project, start, end, status, files, badLines }): StoredSession => {
-      const indices = files.map((path) => fileIndex.get(path) ?? path);
-      return { key, agent, sessionId, project, start, end, status, files: indices, badLines };
-    },
-  );
+  const { ledger, files } = condensed;
+  const strings: string[] = [];
+  const stringOf = (value: string): number => strings.push(value) - 1;
+  const columns = new Packer();
+  const sessionList = [...ledger.sessions.values()];
+  const filePaths = files.map((file) => stringOf(file.path));
+  const sessionColumns = packedSessions(sessionList, files, stringOf);
   const models = new Set<string>();
   for (const { model } of ledger.charges) if (model !== null) models.add(model);
+  const rows = new Float64Array(ledger.charges.length * ROW);
+  fillRows(rows, ledger.charges, new Map(sessionList.map((session, i) => [session.key, i])), [...models]);
+  const text = columns.strings(strings);
+  columns.i32(filePaths);
+  columns.f64(files.map((file) => file.size));
+  columns.f64(files.map((file) => file.mtimeMs));
+  columns.i32(files.map((file) => file.repeated));
+  columns.i32(files.map((file) => file.rows.length));
+  columns.u8(files.map((file) => (file.independent ? 1 : 0)));
+  sessionColumns.pack(columns);
+  columns.f64(rows);
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: [...unreadable],
-    files: condensed.files.map(({ path, size, mtimeMs, independent, repeated, rows }) => ({
-      path,
-      size,
-      mtimeMs,
-      independent,
-      repeated,
-      rows: rows.length,
-    })),
-    sessions,
     models: [...models],
+    agents: AGENTS,
+    statuses: STATUSES,
+    files: files.length,
+    sessions: sessionList.length,
+    sessionFiles: sessionColumns.files,
     rows: ledger.charges.length,
+    strings: strings.length,
+    text,
   };
-  // One buffer, written in place: the key line, the header's length and the header, then the rows 8-aligned.
+  write(dir, fingerprint, header, columns);
+}
+
+const AGENTS: UsageAgent[] = ["claude", "codex", "gemini"];
+const STATUSES: SessionStatus[] = ["completed", "error", "open", "unknown"];
+
+/** Each session's facts as columns (`sessionsOf` reads them): its strings added with `stringOf`. */
+function packedSessions(sessions: readonly LedgerSession[], files: readonly CondensedFile[], stringOf: (value: string) => number) {
+  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
+  const orNone = (value: string | null): number => (value === null ? -1 : stringOf(value));
+  const key = sessions.map((session) => stringOf(session.key));
+  const sessionId = sessions.map((session) => orNone(session.sessionId));
+  const project = sessions.map((session) => orNone(session.project));
+  const sessionFiles = sessions.flatMap((session) => session.files.map((path) => fileIndex.get(path) ?? -stringOf(path) - 1));
+  return {
+    files: sessionFiles.length,
+    pack(columns: Packer): void {
+      columns.i32(key);
+      columns.i32(sessionId);
+      columns.i32(project);
+      columns.u8(sessions.map((session) => AGENTS.indexOf(session.agent)));
+      columns.u8(sessions.map((session) => STATUSES.indexOf(session.status)));
+      columns.f64(sessions.map((session) => session.start ?? Number.NaN));
+      columns.f64(sessions.map((session) => session.end ?? Number.NaN));
+      columns.i32(sessions.map((session) => session.badLines));
+      columns.i32(sessions.map((session) => session.files.length));
+      columns.i32(sessionFiles);
+    },
+  };
+}
+
+/** The key line, the header's length and JSON, then the columns 8-aligned: one buffer, renamed into place. */
+function write(dir: string, fingerprint: string, header: StoredHeader, columns: Packer): void {
   const key = `${MAGIC}${fingerprint}\n`;
   const json = JSON.stringify(header);
   const jsonAt = Buffer.byteLength(key) + 4;
   const jsonBytes = Buffer.byteLength(json);
   const body = Math.ceil((jsonAt + jsonBytes) / 8) * 8;
-  // Not from the pool: its own memory, so the rows' view is aligned.
-  const out = Buffer.allocUnsafeSlow(body + ledger.charges.length * ROW * 8);
+  // Not from the pool: its own memory, so the columns' views are aligned when it is read back.
+  const out = Buffer.allocUnsafeSlow(body + columns.size);
   out.write(key, 0, "utf8");
   out.writeUInt32LE(jsonBytes, jsonAt - 4);
   out.write(json, jsonAt, "utf8");
   out.fill(0, jsonAt + jsonBytes, body);
-  const rows = new Float64Array(out.buffer, out.byteOffset + body, ledger.charges.length * ROW);
-  fillRows(rows, ledger.charges, new Map(sessions.map((session, i) => [session.key, i])), header.models);
+  columns.writeInto(out, body);
   try {
     const target = resultFile(dir);
     const temporary = `${target}.${process.pid}.tmp`;
     writeFileSync(temporary, out, { mode: 0o600 });
     renameSync(temporary, target);
-    rmSync(join(dir, "usage-result-v1.json"), { force: true });
-    rmSync(join(dir, "usage-result-v2.bin"), { force: true });
+    for (let old = 1; old < VERSION; old++) {
+      rmSync(join(dir, `usage-result-v${old}.json`), { force: true });
+      rmSync(join(dir, `usage-result-v${old}.bin`), { force: true });
+    }
   } catch {
     // Not kept: the next run uses the per-file cache.
   }
 }
 
 /** Each charge as a row of `ROW` numbers (the layout `chargesOf` reads). */
-function fillRows(rows: Float64Array, charges: readonly Charge[], sessionIndex: ReadonlyMap<string, number>, models: readonly string[]): void {
+function fillRows(
+  rows: Float64Array,
+  charges: readonly Charge[],
+  sessionIndex: ReadonlyMap<string, number>,
+  models: readonly string[],
+): void {
   const modelIndex = new Map(models.map((model, i) => [model, i]));
   charges.forEach((c, i) => {
     const t = c.tokens;

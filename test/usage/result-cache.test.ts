@@ -1,0 +1,130 @@
+/** The last result kept between runs (result-cache.ts) and the packed columns it is stored in (packed.ts). */
+import { describe, expect, it } from "vitest";
+import { fc } from "@fast-check/vitest";
+import type { Condensed } from "../../src/usage/condense.ts";
+import type { Charge, LedgerSession } from "../../src/usage/ledger.ts";
+import { Packer, Unpacker } from "../../src/usage/packed.ts";
+import { createPricer } from "../../src/usage/prices.ts";
+import { loadLastResult, resultFingerprint, saveResult } from "../../src/usage/result-cache.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+/** Packs the strings and a column on each side of them, and reads them back. */
+function roundTrip(strings: readonly string[]): { strings: string[]; before: number[]; after: number[] } {
+  const packer = new Packer();
+  packer.u8([7, 8, 9]);
+  const text = packer.strings(strings);
+  packer.f64([1.5, Number.NaN]);
+  const out = Buffer.allocUnsafeSlow(packer.size);
+  packer.writeInto(out, 0);
+  const unpacker = new Unpacker(out, 0);
+  const before = [...unpacker.u8(3)];
+  const read = unpacker.strings(strings.length, text.bytes, text.encoding);
+  return { strings: read, before, after: [...unpacker.f64(2)] };
+}
+
+describe("packed columns", () => {
+  it("give back any strings as they were, lone surrogates, newlines and empty strings included, between other columns", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("", "\n", "a\nb", "\ud800", "\udc00x", "é/日本/🙂"))),
+        (strings) => {
+          expect(roundTrip(strings)).toEqual({ strings, before: [7, 8, 9], after: [1.5, Number.NaN] });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("stores well-formed text as UTF-8, and text with a lone surrogate as UTF-16", () => {
+    expect(new Packer().strings(["a", "é"]).encoding).toBe("utf8");
+    expect(new Packer().strings(["a\ud800", "b"]).encoding).toBe("utf16le");
+    // A high surrogate ending one string and a low one starting the next: each alone, a pair when joined.
+    expect(roundTrip(["x\ud83d", "\ude42y"]).strings).toEqual(["x\ud83d", "\ude42y"]);
+  });
+
+  it("says so when the columns run past the end of the buffer", () => {
+    const unpacker = new Unpacker(Buffer.alloc(16), 0);
+    unpacker.f64(2);
+    expect(() => unpacker.i32(1)).toThrow(/ends early/);
+  });
+});
+
+describe("the result cache", () => {
+  const session = (over: Partial<LedgerSession> & Pick<LedgerSession, "key" | "files">): LedgerSession => ({
+    agent: "claude",
+    sessionId: null,
+    project: null,
+    start: null,
+    end: null,
+    status: "unknown",
+    badLines: 0,
+    ...over,
+  });
+  const charge = (over: Partial<Charge> & Pick<Charge, "session">): Charge => ({
+    agent: "claude",
+    time: null,
+    model: null,
+    tokens: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cacheWrite1h: 1, reasoning: 0 },
+    costUsd: null,
+    sidechain: false,
+    requests: 1,
+    estimated: { usd: 0.25, unpriced: false },
+    ...over,
+  });
+
+  it("loads what was saved: every file, session and row, odd strings and nulls included", () => {
+    const sessions = [
+      session({
+        key: "claude:s-1",
+        sessionId: "s-1",
+        project: "/work/é 日本",
+        start: 1,
+        end: 5,
+        status: "completed",
+        files: ["/a.jsonl", "/a/subagents/agent-1.jsonl"],
+        badLines: 2,
+      }),
+      session({ key: "codex:/b\nnewline.jsonl", agent: "codex", status: "open", files: ["/b\nnewline.jsonl"] }),
+      session({ key: "gemini:\ud800", agent: "gemini", sessionId: "\ud800", status: "error", files: ["/not-a-file-of-the-result.json"] }),
+    ];
+    const charges = [
+      charge({ session: "claude:s-1", model: "claude-sonnet-4-20250514", time: 1_000, day: 0, costUsd: 0.5 }),
+      charge({
+        session: "claude:s-1",
+        model: "claude-opus-4-20250514",
+        sidechain: true,
+        requests: 3,
+        estimated: { usd: 0, unpriced: true },
+      }),
+      charge({ session: "codex:/b\nnewline.jsonl", agent: "codex", model: "gpt-5", time: 2_000, day: 0 }),
+    ];
+    const file = (path: string, rows: Charge[], independent: boolean) => ({
+      path,
+      size: 10,
+      mtimeMs: 1.5,
+      independent,
+      repeated: independent ? 0 : 1,
+      rows,
+    });
+    const condensed: Condensed = {
+      ledger: { charges, sessions: new Map(sessions.map((s) => [s.key, s])), duplicates: 1, timeZone: "UTC" },
+      files: [
+        file("/a.jsonl", charges.slice(0, 1), true),
+        file("/a/subagents/agent-1.jsonl", charges.slice(1, 2), false),
+        file("/b\nnewline.jsonl", charges.slice(2), true),
+      ],
+    };
+    const dir = tempDir("result-cache");
+    const pricer = createPricer();
+    const fingerprint = resultFingerprint([], pricer, "UTC");
+    saveResult(dir, fingerprint, condensed, ["/unreadable.jsonl"]);
+    const loaded = loadLastResult(dir, fingerprint, "UTC");
+    expect(loaded?.exact).toBe(true);
+    expect(loaded?.unreadable).toEqual(["/unreadable.jsonl"]);
+    expect(loaded?.condensed.files).toEqual(condensed.files);
+    expect([...(loaded?.condensed.ledger.sessions.values() ?? [])]).toEqual(sessions);
+    expect(loaded?.condensed.ledger).toEqual(condensed.ledger);
+    expect(loadLastResult(dir, `other${fingerprint.slice(fingerprint.indexOf(":"))}`, "UTC")?.exact).toBe(false);
+    expect(loadLastResult(dir, resultFingerprint([], pricer, "Asia/Kolkata"), "Asia/Kolkata")).toBeUndefined();
+  });
+});
