@@ -45,6 +45,8 @@ export interface CondensedFile {
   readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** The key of its session (`Ledger.sessions`). */
+  readonly session: string;
   /** No request of the file is in another file, and none is a Codex running total: its rows are its own. */
   readonly independent: boolean;
   /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
@@ -88,6 +90,7 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     path: scan.path,
     size: scan.size,
     mtimeMs: scan.mtimeMs,
+    session: (merged.sessionOfScan[s] as LedgerSession).key,
     independent: merged.shared[s] === 0 && scan.records.threads === undefined,
     repeated: merged.repeated[s] ?? 0,
     rows: rows.rowsOf(s),

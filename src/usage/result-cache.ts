@@ -6,8 +6,8 @@
  * did not change are kept. Keyed by every file's path, size and mtime, the price table and the time zone.
  *
  * Stored in binary: the key line first, a short JSON header (counts, models, unreadable paths), then packed
- * columns (packed.ts): the strings (paths, session keys, ids and projects), each file's path, size, mtime, flags
- * and number of rows in merge order, each session's facts and files, then the rows as one Float64Array. Nothing
+ * columns (packed.ts): the strings (paths, session keys, ids and projects), each file's path, size, mtime, flags,
+ * number of rows and session in merge order, each session's facts and files, then the rows as one Float64Array. Nothing
  * is parsed per file or per session: loading makes the objects the report uses and no others.
  */
 import { createHash } from "node:crypto";
@@ -93,13 +93,14 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
   const text = (index: number): string => strings[index] ?? "";
   const count = header.files;
-  const [path, size, mtime, repeated, rowCounts, independent] = [
+  const [path, size, mtime, repeated, rowCounts, independent, session] = [
     columns.i32(count),
     columns.f64(count),
     columns.f64(count),
     columns.i32(count),
     columns.i32(count),
     columns.u8(count),
+    columns.i32(count),
   ];
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
@@ -111,6 +112,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
       path: paths[f] ?? "",
       size: size[f] ?? 0,
       mtimeMs: mtime[f] ?? 0,
+      session: sessionList[session[f] ?? 0]?.key ?? "",
       independent: independent[f] === 1,
       repeated: repeated[f] ?? 0,
       rows: charges.slice(first, first + rows),
@@ -206,7 +208,8 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   const models = new Set<string>();
   for (const { model } of ledger.charges) if (model !== null) models.add(model);
   const rows = new Float64Array(ledger.charges.length * ROW);
-  fillRows(rows, ledger.charges, new Map(sessionList.map((session, i) => [session.key, i])), [...models]);
+  const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
+  fillRows(rows, ledger.charges, sessionIndex, [...models]);
   const text = columns.strings(strings);
   columns.i32(filePaths);
   columns.f64(files.map((file) => file.size));
@@ -214,6 +217,7 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   columns.i32(files.map((file) => file.repeated));
   columns.i32(files.map((file) => file.rows.length));
   columns.u8(files.map((file) => (file.independent ? 1 : 0)));
+  columns.i32(files.map((file) => sessionIndex.get(file.session) ?? -1));
   sessionColumns.pack(columns);
   columns.f64(rows);
   const header: StoredHeader = {

@@ -37,7 +37,7 @@ export function updateCondensed(
 ): Condensed | undefined {
   const change = changeSince(last, scans, grown);
   if (change === undefined) return undefined;
-  const { changed, present } = change;
+  const { changed, present, before } = change;
   const linkable = last.files.filter((file) => !file.independent && present.has(file.path));
   const limit = Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED));
   const reached = reach(
@@ -48,7 +48,6 @@ export function updateCondensed(
   );
   if (reached === undefined || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
   const again = new Map(condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]));
-  const before = new Map(last.files.map((file) => [file.path, file]));
   const ordered = orderAfter(last.files, present, changed);
   const files: CondensedFile[] = [];
   for (const scan of ordered) {
@@ -56,7 +55,7 @@ export function updateCondensed(
     if (file === undefined) return undefined;
     files.push(file);
   }
-  const sessions = sessionsAfter(last, ordered, changed);
+  const sessions = sessionsAfter(last, before, ordered, changed);
   if (sessions === undefined) return undefined;
   const charges = files.flatMap((file) => file.rows);
   const duplicates = files.reduce((sum, file) => sum + file.repeated, 0);
@@ -72,7 +71,7 @@ function changeSince(
   last: Condensed,
   scans: readonly FileScan[],
   grown: Grown,
-): { changed: Set<FileScan>; present: Map<string, FileScan> } | undefined {
+): { changed: Set<FileScan>; present: Map<string, FileScan>; before: Map<string, CondensedFile> } | undefined {
   const before = new Map(last.files.map((file) => [file.path, file]));
   const present = new Map(scans.map((scan) => [scan.path, scan]));
   if (before.size !== last.files.length || present.size !== scans.length) return undefined;
@@ -86,7 +85,7 @@ function changeSince(
     changed.add(scan);
   }
   for (const file of last.files) if (!present.has(file.path) && !file.independent) return undefined;
-  return { changed, present };
+  return { changed, present, before };
 }
 
 /**
@@ -105,27 +104,66 @@ function reach(
   let last: FileScan[] = [...changed];
   for (let pass = 0; last.length > 0; pass++) {
     if (found.size > limit) return undefined;
-    const keys = keyTableOf(last);
-    last = (pass === 0 ? scans : linkable).filter((scan) => !found.has(scan) && holdsAnyKey(scan, keys));
+    last = new ProbeKeys(last).holders(pass === 0 ? scans : linkable, found);
     for (const scan of last) found.add(scan);
   }
   return found;
 }
 
-function keyTableOf(scans: readonly FileScan[]): KeyTable {
-  const keys = new KeyTable(scans.reduce((sum, scan) => sum + scan.records.length, 0));
-  for (const scan of scans) {
-    const { keyHi, keyLo, length } = scan.records;
-    for (let row = 0; row < length; row++) keys.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
-  }
-  return keys;
+/** Bits of the filter in front of the key table: 2^20 (128 KB), a few % of them set by thousands of keys. */
+const FILTER_BITS = 1 << 20;
+
+/**
+ * The filter's bit for a key: 20 low bits of its `keyLo` as stored (`words`: the column seen as 16-bit words,
+ * four per key). Read as small integers: a Float64 read in code not yet optimised makes a heap number, and
+ * a quarter of a million of them made the garbage collector copy everything the run holds.
+ */
+function filterBit(words: Uint16Array, row: number): number {
+  return (words[4 * row] ?? 0) | (((words[4 * row + 1] ?? 0) & 0xf) << 16);
 }
 
-/** Whether any record of the scan has a key of the table. */
-function holdsAnyKey(scan: FileScan, keys: KeyTable): boolean {
-  const { keyHi, keyLo, length } = scan.records;
-  for (let row = 0; row < length; row++) if (keys.has(keyHi[row] ?? 0, keyLo[row] ?? 0)) return true;
-  return false;
+function wordsOf(column: Float64Array): Uint16Array {
+  return new Uint16Array(column.buffer, column.byteOffset, column.length * 4);
+}
+
+/**
+ * The keys of some files, to look other files' keys up in. The first pass looks every key of every file up:
+ * a bit per key turns most of them away with one read, before the table is probed.
+ */
+class ProbeKeys {
+  private readonly table: KeyTable;
+  private readonly filter = new Uint32Array(FILTER_BITS / 32);
+
+  constructor(scans: readonly FileScan[]) {
+    this.table = new KeyTable(scans.reduce((sum, scan) => sum + scan.records.length, 0));
+    for (const scan of scans) {
+      const { keyHi, keyLo, length } = scan.records;
+      const words = wordsOf(keyLo);
+      for (let row = 0; row < length; row++) {
+        this.table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
+        const bit = filterBit(words, row);
+        this.filter[bit >>> 5] = (this.filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
+      }
+    }
+  }
+
+  /** The candidates not in `skip` that hold any of the keys (one loop over every key, not a call per file). */
+  holders(candidates: readonly FileScan[], skip: ReadonlySet<FileScan>): FileScan[] {
+    const { filter, table } = this;
+    const out: FileScan[] = [];
+    for (const scan of candidates) {
+      if (skip.has(scan)) continue;
+      const { keyHi, keyLo, length } = scan.records;
+      const words = wordsOf(keyLo);
+      for (let row = 0; row < length; row++) {
+        const bit = filterBit(words, row);
+        if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0 || !table.has(keyHi[row] ?? 0, keyLo[row] ?? 0)) continue;
+        out.push(scan);
+        break;
+      }
+    }
+    return out;
+  }
 }
 
 /**
@@ -160,22 +198,24 @@ function orderAfter(
  */
 function sessionsAfter(
   last: Condensed,
+  before: ReadonlyMap<string, CondensedFile>,
   ordered: readonly FileScan[],
   changed: ReadonlySet<FileScan>,
 ): Map<string, LedgerSession> | undefined {
-  const keyOfPath = new Map<string, string>();
-  for (const session of last.ledger.sessions.values()) for (const path of session.files) keyOfPath.set(path, session.key);
   const remade = new Set<string>();
   for (const scan of changed) {
     remade.add(sessionKey(scan));
-    const before = keyOfPath.get(scan.path);
-    if (before !== undefined) remade.add(before);
+    const file = before.get(scan.path);
+    if (file !== undefined) remade.add(file.session);
   }
-  const present = new Set(ordered.map((scan) => scan.path));
-  for (const [path, key] of keyOfPath) if (!present.has(path)) remade.add(key);
+  // A file gone: its session loses it.
+  if (ordered.length !== last.files.length + countNew(changed, before)) {
+    const present = new Set(ordered.map((scan) => scan.path));
+    for (const file of last.files) if (!present.has(file.path)) remade.add(file.session);
+  }
   const sessions = new Map<string, LedgerSession>();
   for (const scan of ordered) {
-    const key = changed.has(scan) ? sessionKey(scan) : keyOfPath.get(scan.path);
+    const key = changed.has(scan) ? sessionKey(scan) : before.get(scan.path)?.session;
     if (key !== undefined && remade.has(key)) {
       sessionOf(sessions, scan);
       continue;
@@ -185,4 +225,11 @@ function sessionsAfter(
     if (!sessions.has(key)) sessions.set(key, kept);
   }
   return sessions;
+}
+
+/** The changed scans of files the last result did not have. */
+function countNew(changed: ReadonlySet<FileScan>, before: ReadonlyMap<string, CondensedFile>): number {
+  let count = 0;
+  for (const scan of changed) if (!before.has(scan.path)) count++;
+  return count;
 }

@@ -102,6 +102,7 @@ describe("the result cache", () => {
       path,
       size: 10,
       mtimeMs: 1.5,
+      session: rows[0]?.session ?? "",
       independent,
       repeated: independent ? 0 : 1,
       rows,
