@@ -189,7 +189,12 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
 }
 
 /** Each charge as a row of `ROW` numbers (the layout `chargesOf` reads). */
-function fillRows(rows: Float64Array, charges: readonly Charge[], sessionIndex: ReadonlyMap<string, number>, models: readonly string[]): void {
+function fillRows(
+  rows: Float64Array,
+  charges: readonly Charge[],
+  sessionIndex: ReadonlyMap<string, number>,
+  models: readonly string[],
+): void {
   const modelIndex = new Map(models.map((model, i) => [model, i]));
   charges.forEach((c, i) => {
     const t = c.tokens;
