@@ -4,15 +4,19 @@
  * grew (session logs are appended to) is read from where the last read stopped. A cache that cannot be read is
  * ignored; one that cannot be written is skipped.
  *
- * One binary file, so that loading it costs a read and no parsing of records: frames, each a short JSON header
- * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are), then the
- * files' records as the typed columns they are held in (types.ts `RecordColumns`): the two key columns of every
- * record, then each file's other columns as one block (`layout`).
- * Loading reads the headers and the request keys; a file's other columns are read when first used
+ * One binary file, so that loading it costs what a run uses: frames, each a short JSON header (counts and
+ * lengths), then the files' table (`layout`): the numbers every run needs for every file (size and mtime, to
+ * match the files found; where its records are) as typed columns, the paths as one UTF-8 string with each
+ * path's length in UTF-16 code units (decoded once and sliced: no separator, a path may hold any character),
+ * and each file's other fields (agent, offset, seam, bad lines, facts, scanner state, models, threads) as a JSON
+ * text of its own, parsed when first used (stored-scan.ts: a run after a few files changed uses them for those
+ * files only). Then the files' records as the typed columns they are held in (types.ts `RecordColumns`): the
+ * two key columns of every record, then each file's other columns as one block.
+ * Loading reads the headers, the tables and the request keys; a file's other columns are read when first used
  * (stored-columns.ts): nothing is decoded or copied per record, and a run that updates the last result from a few
- * changed files reads little more than the keys. A run that
- * read a few files appends one frame with them (a journal); the file is written whole again, compacted to one
- * frame, when the appended frames have grown it by a quarter.
+ * changed files reads little more than the keys. A run that read a few files appends one frame with them (a
+ * journal); the file is written whole again, compacted to one frame, when the appended frames have grown it by
+ * a quarter (an entry never parsed is copied as it was stored).
  */
 import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

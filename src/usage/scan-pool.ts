@@ -72,7 +72,10 @@ async function runPool(
   return results;
 }
 
-/** A request as posted: an earlier scan's columns (views of the loaded cache) in arrays of their own, so that only they are copied. */
+/**
+ * A request as posted: an earlier scan as a plain object (a loaded scan's fields are getters, which a structured
+ * clone skips), its columns (views of the loaded cache) in arrays of their own, so that only they are copied.
+ */
 function forWorker(request: ScanRequest): ScanRequest {
   const previous = request.previous;
   return previous === undefined ? request : { ...request, previous: plainScan(previous, compactColumns(previous.records)) };

@@ -1,9 +1,11 @@
 /**
  * A cache frame's columns, read from the open cache file as they are needed. The request keys of every file are
- * read when the frame is loaded (a run after a few files changed looks every key up to find the files the change
- * reaches); a file's other columns are one block of the frame (`blockBytes`), read with one positioned read when
- * first used, so such a run reads about a fifth of the cache. Once the files read one by one hold a share of the
- * frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of the frame is read in one go.
+ * read when the frame is loaded, with the files' table (cache.ts; a run after a few files changed looks every key
+ * up to find the files the change reaches); a file's other columns are one block of the frame (`blockBytes`),
+ * read with one positioned read when first used, so such a run reads about a fifth of the cache. Once the files
+ * read one by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the
+ * rest of the frame is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed
+ * when first used.
  */
 import { readSync } from "node:fs";
 import { type RecordColumns, TOKEN_FIELDS } from "./types.ts";

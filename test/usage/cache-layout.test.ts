@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type LoadedCache, loadCache, saveCache } from "../../src/usage/cache.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
+import { compactColumns } from "../../src/usage/columns.ts";
 import { scanFile } from "../../src/usage/scan-file.ts";
+import { plainScan } from "../../src/usage/stored-scan.ts";
 import type { FileScan } from "../../src/usage/types.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
@@ -132,6 +134,22 @@ describe("usage cache entries", () => {
     expect(framesIn(join(compacted, "usage-v6.bin"))).toBe(1);
     original.close();
     rewritten.close();
+  });
+});
+
+describe("usage cache scans posted to a worker", () => {
+  it("a loaded scan copied as a plain object with compacted columns keeps every field through a structured clone", () => {
+    const scans = sampleScans();
+    const dir = tempDir("usage-cache");
+    saveCache(dir, scans);
+    const cache = loadCache(dir);
+    for (const scan of cache.scans.values()) {
+      // What a worker would get from the scan as it is: the getters' fields are gone.
+      expect((structuredClone(scan) as Partial<FileScan>).facts).toBeUndefined();
+      const posted = structuredClone(plainScan(scan, compactColumns(scan.records)));
+      expect(fieldsOf(posted)).toEqual(fieldsOf(scan));
+    }
+    cache.close();
   });
 });
 
