@@ -4,41 +4,43 @@
  * grew (session logs are appended to) is read from where the last read stopped. A cache that cannot be read is
  * ignored; one that cannot be written is skipped.
  *
- * One binary file, so that loading it costs a read and no parsing of records: frames, each a short JSON header
- * (per file its path, size, mtime, offset, facts, scanner state, models, and where its records are), then the
- * files' records as the typed columns they are held in (types.ts `RecordColumns`): the two key columns of every
- * record, then each file's other columns as one block (`layout`).
- * Loading reads the headers and the request keys; a file's other columns are read when first used
+ * One binary file, so that loading it costs what a run uses: frames, each a short JSON header (counts and
+ * lengths), then the files' table (`layout`): the numbers every run needs for every file (size and mtime, to
+ * match the files found; where its records are) as typed columns, the paths as one UTF-8 string with each
+ * path's length in UTF-16 code units (decoded once and sliced: no separator, a path may hold any character),
+ * and each file's other fields (agent, offset, seam, bad lines, facts, scanner state, models, threads) as a JSON
+ * text of its own, parsed when first used (stored-scan.ts: a run after a few files changed uses them for those
+ * files only). Then the files' records as the typed columns they are held in (types.ts `RecordColumns`): the
+ * two key columns of every record, then each file's other columns as one block.
+ * Loading reads the headers, the tables and the request keys; a file's other columns are read when first used
  * (stored-columns.ts): nothing is decoded or copied per record, and a run that updates the last result from a few
- * changed files reads little more than the keys. A run that
- * read a few files appends one frame with them (a journal); the file is written whole again, compacted to one
- * frame, when the appended frames have grown it by a quarter.
+ * changed files reads little more than the keys. A run that read a few files appends one frame with them (a
+ * journal); the file is written whole again, compacted to one frame, when the appended frames have grown it by
+ * a quarter (an entry never parsed is copied as it was stored).
  */
 import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { blockBytes, blockViews, type CacheFd, FrameStore, StoredColumns } from "./stored-columns.ts";
-import type { FileScan, RecordColumns } from "./types.ts";
+import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes } from "./stored-columns.ts";
+import { CachedScan, entryText } from "./stored-scan.ts";
+import type { FileScan } from "./types.ts";
 
-const VERSION = 5;
+const VERSION = 6;
 const MAGIC = "AGSUSAGE";
 /** A frame starts with the magic, its header's length and its own length in bytes (uint32 LE). */
 const PREFIX_BYTES = 16;
 /** The appended frames may grow the file to this much of its first frame before it is written whole again. */
 const MAX_GROWTH = 1.25;
 
-/** A file's entry in the header: the scan without its records, and where they are in the columns. */
-type StoredScan = Omit<FileScan, "records"> & {
-  readonly first: number;
-  readonly length: number;
-  readonly models: readonly string[];
-  readonly threads?: readonly (string | null)[];
-};
-
+/** A frame's JSON header: what it takes to find the frame's parts (`layout`). */
 interface Header {
   readonly version: number;
-  /** Records in all, the length of every column. */
+  /** Files in the frame. */
+  readonly files: number;
+  /** Records in all, the length of every key column. */
   readonly length: number;
-  readonly files: StoredScan[];
+  /** Bytes of the paths (UTF-8, one after the other) and of the entries (stored-scan.ts). */
+  readonly pathBytes: number;
+  readonly entryBytes: number;
   /** Paths that an earlier frame holds and that are gone. */
   readonly forget?: readonly string[];
 }
@@ -52,63 +54,118 @@ function cacheFile(dir: string): string {
   return join(dir, `usage-v${VERSION}.bin`);
 }
 
+const align8 = (n: number): number => Math.ceil(n / 8) * 8;
+
 /**
- * Byte offsets in a frame at `start` with a header of `headerBytes`, for files of `lengths` records: the two key
- * columns of every record first, then each file's other columns as one block (stored-columns.ts `blockBytes`:
- * one read gives a file all of them). Everything 8-aligned, the frame's end too, so the next frame is aligned.
+ * Byte offsets in a frame at `start` with a header of `headerBytes`: the files' table (a column per number:
+ * size and mtime as Float64, first record, record count, path length in UTF-16 code units and end of entry as
+ * Int32), the paths, the entries, the two key columns of every record, then each file's other columns as one
+ * block (stored-columns.ts `blockBytes`: one read gives a file all of them), from `blocks` to the frame's end.
+ * The table, the keys and the blocks start 8-aligned, and so does the frame's end: the next frame is aligned.
  */
-function layout(start: number, headerBytes: number, lengths: readonly number[]) {
-  const keyHi = start + Math.ceil((PREFIX_BYTES + headerBytes) / 8) * 8;
-  const length = lengths.reduce((sum, n) => sum + n, 0);
-  const blocks = keyHi + 16 * length;
-  const end = lengths.reduce((at, n) => at + blockBytes(n), blocks);
-  return { keyHi, keyLo: keyHi + 8 * length, blocks, end, length };
+function layout(start: number, headerBytes: number, header: Header) {
+  const table = start + align8(PREFIX_BYTES + headerBytes);
+  const n = header.files;
+  const size = table;
+  const mtimeMs = size + 8 * n;
+  const first = mtimeMs + 8 * n;
+  const length = first + 4 * n;
+  const pathLength = length + 4 * n;
+  const entryEnd = pathLength + 4 * n;
+  const paths = entryEnd + 4 * n;
+  const entries = paths + header.pathBytes;
+  const keyHi = align8(entries + header.entryBytes);
+  const keyLo = keyHi + 8 * header.length;
+  const blocks = keyLo + 8 * header.length;
+  return { table, size, mtimeMs, first, length, pathLength, entryEnd, paths, entries, keyHi, keyLo, blocks };
 }
 
-/** One frame: the scans' facts in the JSON header, then their records (`layout`). */
+type Layout = ReturnType<typeof layout>;
+
+/** One frame: the header, the files' table, paths and entries, then their records (`layout`). */
 function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buffer {
-  const files: StoredScan[] = [];
-  const columns: RecordColumns[] = [];
-  let length = 0;
-  for (const { records, ...scan } of scans) {
-    const { models, threads } = records;
-    files.push({ ...scan, first: length, length: records.length, models, ...(threads === undefined ? {} : { threads }) });
-    columns.push(records);
-    length += records.length;
-  }
-  const header: Header = { version: VERSION, length, files, ...(forget.length === 0 ? {} : { forget }) };
+  const files = [...scans];
+  const entries = files.map(entryText);
+  const entryBytes = entries.map((entry) => (typeof entry === "string" ? Buffer.byteLength(entry) : entry.length));
+  // One string and one encoding for every path, not one per path.
+  const paths = files.map((file) => file.path).join("");
+  const header: Header = {
+    version: VERSION,
+    files: files.length,
+    length: files.reduce((sum, file) => sum + file.records.length, 0),
+    pathBytes: Buffer.byteLength(paths),
+    entryBytes: entryBytes.reduce((sum, n) => sum + n, 0),
+    ...(forget.length === 0 ? {} : { forget }),
+  };
   const json = Buffer.from(JSON.stringify(header), "utf8");
-  const at = layout(
-    0,
-    json.length,
-    files.map((file) => file.length),
-  );
-  const out = Buffer.alloc(at.end);
+  const at = layout(0, json.length, header);
+  const end = files.reduce((block, file) => block + blockBytes(file.records.length), at.blocks);
+  const out = Buffer.alloc(end);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, MAGIC.length);
-  out.writeUInt32LE(at.end, MAGIC.length + 4);
+  out.writeUInt32LE(end, MAGIC.length + 4);
   json.copy(out, PREFIX_BYTES);
+  writeTable(out, at, files, entryBytes);
+  out.write(paths, at.paths, "utf8");
+  let entryAt = at.entries;
+  entries.forEach((entry, k) => {
+    if (typeof entry === "string") out.write(entry, entryAt, "utf8");
+    else out.set(entry, entryAt);
+    entryAt += entryBytes[k] ?? 0;
+  });
+  writeRecords(out, at, files);
+  return out;
+}
+
+/** The files' table: a column per number (`layout`). */
+function writeTable(out: Buffer, at: Layout, files: readonly FileScan[], entryBytes: readonly number[]): void {
   const buffer = out.buffer as ArrayBuffer;
+  const n = files.length;
+  const size = new Float64Array(buffer, out.byteOffset + at.size, n);
+  const mtimeMs = new Float64Array(buffer, out.byteOffset + at.mtimeMs, n);
+  const first = new Int32Array(buffer, out.byteOffset + at.first, n);
+  const length = new Int32Array(buffer, out.byteOffset + at.length, n);
+  const pathLength = new Int32Array(buffer, out.byteOffset + at.pathLength, n);
+  const entryEnd = new Int32Array(buffer, out.byteOffset + at.entryEnd, n);
+  let record = 0;
+  let entry = 0;
+  files.forEach((file, k) => {
+    size[k] = file.size;
+    mtimeMs[k] = file.mtimeMs;
+    first[k] = record;
+    length[k] = file.records.length;
+    pathLength[k] = file.path.length;
+    entry += entryBytes[k] ?? 0;
+    entryEnd[k] = entry;
+    record += file.records.length;
+  });
+}
+
+/** Every file's keys into the frame's key columns, and its other columns as its block. */
+function writeRecords(out: Buffer, at: Layout, files: readonly FileScan[]): void {
+  const buffer = out.buffer as ArrayBuffer;
+  const length = (at.keyLo - at.keyHi) / 8;
   const keyHi = new Float64Array(buffer, out.byteOffset + at.keyHi, length);
   const keyLo = new Float64Array(buffer, out.byteOffset + at.keyLo, length);
+  let first = 0;
   let block = at.blocks;
-  columns.forEach((c, k) => {
-    keyHi.set(c.keyHi, files[k]?.first ?? 0);
-    keyLo.set(c.keyLo, files[k]?.first ?? 0);
+  for (const { records: c } of files) {
+    keyHi.set(c.keyHi, first);
+    keyLo.set(c.keyLo, first);
     const views = blockViews(buffer, out.byteOffset + block, c.length);
     views.time.set(c.time);
     views.cost.set(c.cost);
     views.tokens.set(c.tokens);
     views.model.set(c.model);
     views.flags.set(c.flags);
+    first += c.length;
     block += blockBytes(c.length);
-  });
-  return out;
+  }
 }
 
 /** A frame of the cache file read: its files, the paths it forgets, and where the next frame starts. */
 interface Frame {
-  readonly files: Map<string, FileScan>;
+  readonly files: readonly CachedScan[];
   readonly forget: readonly string[];
   readonly end: number;
 }
@@ -116,14 +173,17 @@ interface Frame {
 /** The cache as loaded: each file's last scan by path, its columns read from the file as they are used. */
 export interface LoadedCache {
   readonly scans: Map<string, FileScan>;
-  /** Closes the cache file: call it once every column needed has been read (a column read later throws). */
+  /**
+   * Closes the cache file: call it once every column needed has been read (a column read later throws). A
+   * scan's other fields (its entry: facts, state, offset...) are in memory and stay readable.
+   */
   close(): void;
 }
 
 /**
  * The cache: every frame of the file in order, a later frame's files replacing the same paths and its `forget`
  * list dropping paths. A frame cut short (a crash while appending) ends the reading: what came before stands.
- * Only the frames' headers and request keys are read here (stored-columns.ts).
+ * Only the frames' headers, tables and request keys are read here (stored-columns.ts, stored-scan.ts).
  */
 export function loadCache(dir: string | undefined): LoadedCache {
   const scans = new Map<string, FileScan>();
@@ -145,42 +205,70 @@ export function loadCache(dir: string | undefined): LoadedCache {
       const frame = readFrame(file, at, size);
       if (frame === undefined) break;
       for (const path of frame.forget) scans.delete(path);
-      for (const [path, scan] of frame.files) scans.set(path, scan);
+      for (const scan of frame.files) scans.set(scan.path, scan);
       at = frame.end;
     }
   } catch {
-    // A cache from another version, or one that cannot be read: what was read stands.
+    // A cache that cannot be read: what was read stands.
   }
   return { scans, close };
 }
 
+/** The frame at `start`: its header read, then its table, paths, entries and keys in one read. */
 function readFrame(file: CacheFd, start: number, size: number): Frame | undefined {
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if (start + PREFIX_BYTES > size || readSync(file.fd, prefix, 0, PREFIX_BYTES, start) !== PREFIX_BYTES) return undefined;
   if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
   const headerBytes = prefix.readUInt32LE(MAGIC.length);
-  if (start + PREFIX_BYTES + headerBytes > size) return undefined;
+  const end = start + prefix.readUInt32LE(MAGIC.length + 4);
+  if (end > size || start + PREFIX_BYTES + headerBytes > end) return undefined;
   const text = Buffer.alloc(headerBytes);
   if (readSync(file.fd, text, 0, headerBytes, start + PREFIX_BYTES) !== headerBytes) return undefined;
+  // A frame of another version (an older cache renamed, a newer one) is not read.
   const header = JSON.parse(text.toString("utf8")) as Header;
   if (header.version !== VERSION) return undefined;
-  const at = layout(
-    start,
-    headerBytes,
-    header.files.map((stored) => stored.length),
-  );
-  if (at.length !== header.length || at.end > size) return undefined;
-  const store = new FrameStore(file, at);
-  const files = new Map<string, FileScan>();
+  const at = layout(start, headerBytes, header);
+  if (at.blocks > end) return undefined;
+  const files = scansOf(file, header, at, end, readBytes(file, at.table, at.blocks));
+  return files === undefined ? undefined : { files, forget: header.forget ?? [], end };
+}
+
+/**
+ * The frame's scans, from its table (`bytes`: the frame from `at.table` to its blocks); undefined when the table
+ * does not add up (the records, the blocks' end, the paths' and entries' lengths): a frame not written whole.
+ */
+function scansOf(file: CacheFd, header: Header, at: Layout, end: number, bytes: ArrayBuffer): CachedScan[] | undefined {
+  const n = header.files;
+  const column = <T>(View: new (b: ArrayBuffer, offset: number, length: number) => T, offset: number, length = n): T =>
+    new View(bytes, offset - at.table, length);
+  const size = column(Float64Array, at.size);
+  const mtimeMs = column(Float64Array, at.mtimeMs);
+  const first = column(Int32Array, at.first);
+  const length = column(Int32Array, at.length);
+  const pathLength = column(Int32Array, at.pathLength);
+  const entries = { bytes: Buffer.from(bytes, at.entries - at.table, header.entryBytes), ends: column(Int32Array, at.entryEnd) };
+  // Decoded once, then sliced: a path is never searched for a separator (any character may be in one).
+  const paths = Buffer.from(bytes, at.paths - at.table, header.pathBytes).toString("utf8");
+  const keys = { keyHi: column(Float64Array, at.keyHi, header.length), keyLo: column(Float64Array, at.keyLo, header.length) };
+  const store = new FrameStore(file, { keyHi: at.keyHi, keyLo: at.keyLo, blocks: at.blocks, end, length: header.length }, keys);
+  const scans: CachedScan[] = new Array(n);
+  let record = 0;
   let block = at.blocks;
-  for (const stored of header.files) {
-    const { path, agent, size, mtimeMs, offset, seam, badLines, facts, state, first, length } = stored;
-    // A literal, not a rest and a spread: two generic copies per file, for thousands of files.
-    const records = new StoredColumns(store, { first, length, block }, stored.models, stored.threads);
-    files.set(path, { path, agent, size, mtimeMs, offset, seam, badLines, facts, state, records });
-    block += blockBytes(length);
+  let char = 0;
+  let entryEnd = 0;
+  for (let k = 0; k < n; k++) {
+    const records = length[k] ?? 0;
+    const pathEnd = char + (pathLength[k] ?? 0);
+    if (first[k] !== record || (entries.ends[k] ?? -1) < entryEnd) return undefined;
+    const place = { first: record, length: records, block };
+    scans[k] = new CachedScan(paths.slice(char, pathEnd), size[k] ?? 0, mtimeMs[k] ?? 0, store, entries, k, place);
+    record += records;
+    block += blockBytes(records);
+    char = pathEnd;
+    entryEnd = entries.ends[k] ?? 0;
   }
-  return { files, forget: header.forget ?? [], end: at.end };
+  const whole = record === header.length && block === end && char === paths.length && entryEnd === header.entryBytes;
+  return whole ? scans : undefined;
 }
 
 /** What changed since the cache was loaded: files read again, and paths to forget. */

@@ -94,8 +94,12 @@ export class ColumnsWriter {
  * would be copied whole if they were posted to a worker as they are.
  */
 export function compactColumns(c: RecordColumns): RecordColumns {
+  // Every field named, not spread: a loaded file's models and threads are getters (stored-columns.ts).
+  const { threads } = c;
   return {
-    ...c,
+    length: c.length,
+    models: c.models,
+    ...(threads === undefined ? {} : { threads }),
     keyHi: c.keyHi.slice(),
     keyLo: c.keyLo.slice(),
     time: c.time.slice(),

@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { scanFile, type ScanRequest } from "./scan-file.ts";
 import { compactColumns } from "./columns.ts";
+import { plainScan } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
 
 /** Below this much to read, one thread is faster than starting workers. */
@@ -71,8 +72,11 @@ async function runPool(
   return results;
 }
 
-/** A request as posted: an earlier scan's columns (views of the loaded cache) in arrays of their own, so that only they are copied. */
+/**
+ * A request as posted: an earlier scan as a plain object (a loaded scan's fields are getters, which a structured
+ * clone skips), its columns (views of the loaded cache) in arrays of their own, so that only they are copied.
+ */
 function forWorker(request: ScanRequest): ScanRequest {
   const previous = request.previous;
-  return previous === undefined ? request : { ...request, previous: { ...previous, records: compactColumns(previous.records) } };
+  return previous === undefined ? request : { ...request, previous: plainScan(previous, compactColumns(previous.records)) };
 }

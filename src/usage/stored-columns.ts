@@ -1,9 +1,11 @@
 /**
  * A cache frame's columns, read from the open cache file as they are needed. The request keys of every file are
- * read when the frame is loaded (a run after a few files changed looks every key up to find the files the change
- * reaches); a file's other columns are one block of the frame (`blockBytes`), read with one positioned read when
- * first used, so such a run reads about a fifth of the cache. Once the files read one by one hold a share of the
- * frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of the frame is read in one go.
+ * read when the frame is loaded, with the files' table (cache.ts; a run after a few files changed looks every key
+ * up to find the files the change reaches); a file's other columns are one block of the frame (`blockBytes`),
+ * read with one positioned read when first used, so such a run reads about a fifth of the cache. Once the files
+ * read one by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the
+ * rest of the frame is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed
+ * when first used.
  */
 import { readSync } from "node:fs";
 import { type RecordColumns, TOKEN_FIELDS } from "./types.ts";
@@ -51,13 +53,7 @@ export function blockViews(buffer: ArrayBuffer, offset: number, length: number):
 /** Past this share of a frame's records read file by file, the rest of the frame is read whole. */
 const WHOLE_FRAME_SHARE = 0.125;
 
-/** A file's place in its frame: its first record and count, and the byte offset of its block. */
-export interface FilePlace {
-  readonly first: number;
-  readonly length: number;
-  readonly block: number;
-}
-
+/** A frame's request keys and the file its blocks are read from. */
 export class FrameStore {
   readonly keyHi: Float64Array;
   readonly keyLo: Float64Array;
@@ -67,67 +63,79 @@ export class FrameStore {
   private blocks: ArrayBuffer | undefined;
   private readByFile = 0;
 
-  constructor(file: CacheFd, at: FrameLayout) {
+  /** `keys`: the frame's two key columns, read by the caller with the rest of the frame's table. */
+  constructor(file: CacheFd, at: FrameLayout, keys: { readonly keyHi: Float64Array; readonly keyLo: Float64Array }) {
     this.file = file;
     this.at = at;
-    // keyHi and keyLo are one after the other: one read.
-    const keys = this.read(at.keyHi, at.blocks);
-    this.keyHi = new Float64Array(keys, 0, at.length);
-    this.keyLo = new Float64Array(keys, at.keyLo - at.keyHi, at.length);
+    this.keyHi = keys.keyHi;
+    this.keyLo = keys.keyLo;
   }
 
-  /** The block of the file at `place`. */
-  block(place: FilePlace): Block {
+  /** The block of `length` records at byte `block` of the file. */
+  block(block: number, length: number): Block {
     if (this.blocks === undefined) {
-      this.readByFile += place.length;
-      if (this.readByFile > WHOLE_FRAME_SHARE * this.at.length) this.blocks = this.read(this.at.blocks, this.at.end);
+      this.readByFile += length;
+      if (this.readByFile > WHOLE_FRAME_SHARE * this.at.length) this.blocks = readBytes(this.file, this.at.blocks, this.at.end);
     }
-    if (this.blocks !== undefined) return blockViews(this.blocks, place.block - this.at.blocks, place.length);
-    return blockViews(this.read(place.block, place.block + blockBytes(place.length)), 0, place.length);
+    if (this.blocks !== undefined) return blockViews(this.blocks, block - this.at.blocks, length);
+    return blockViews(readBytes(this.file, block, block + blockBytes(length)), 0, length);
   }
+}
 
-  /** The file's bytes from `start` to `end`, in a buffer of their own (aligned for any typed view). */
-  private read(start: number, end: number): ArrayBuffer {
-    if (this.file.closed) throw new Error("usage cache: a column was read after the cache was closed (collect.ts closes it when done)");
-    const out = new ArrayBuffer(end - start);
-    const bytes = new Uint8Array(out);
-    for (let done = 0; done < bytes.length; ) {
-      const n = readSync(this.file.fd, bytes, done, bytes.length - done, start + done);
-      // Frames are only ever appended, and a rewrite is a new file renamed over this one: a short read is a file
-      // cut by something else, not a state of ours.
-      if (n === 0) throw new Error("usage cache: the cache file was cut short while it was read");
-      done += n;
-    }
-    return out;
+/** The cache file's bytes from `start` to `end`, in a buffer of their own (aligned for any typed view). */
+export function readBytes(file: CacheFd, start: number, end: number): ArrayBuffer {
+  if (file.closed) throw new Error("usage cache: a column was read after the cache was closed (collect.ts closes it when done)");
+  const out = new ArrayBuffer(end - start);
+  const bytes = new Uint8Array(out);
+  for (let done = 0; done < bytes.length; ) {
+    const n = readSync(file.fd, bytes, done, bytes.length - done, start + done);
+    // Frames are only ever appended, and a rewrite is a new file renamed over this one: a short read is a file
+    // cut by something else, not a state of ours.
+    if (n === 0) throw new Error("usage cache: the cache file was cut short while it was read");
+    done += n;
   }
+  return out;
+}
+
+/** A file's models and Codex threads: in its entry, parsed when first used (stored-scan.ts). */
+export interface ColumnsEntry {
+  readonly models: readonly string[];
+  readonly threads?: readonly (string | null)[] | undefined;
 }
 
 /**
  * One file's columns in a loaded frame: the keys are views of the frame's, the rest is read when one of them is
- * first used (a run that merges only the files a change reaches reads most files' keys and nothing else).
+ * first used (a run that merges only the files a change reaches reads most files' keys and nothing else), and
+ * the models and threads come from the file's entry, parsed when first used too.
  */
 export class StoredColumns implements RecordColumns {
   readonly length: number;
-  readonly models: readonly string[];
-  readonly threads?: readonly (string | null)[];
   readonly keyHi: Float64Array;
   readonly keyLo: Float64Array;
   private readonly frame: FrameStore;
-  private readonly place: FilePlace;
+  /** Byte offset of the file's block. */
+  private readonly blockAt: number;
+  private readonly owner: { readonly entry: ColumnsEntry };
   private loaded: Block | undefined;
 
-  constructor(frame: FrameStore, place: FilePlace, models: readonly string[], threads: readonly (string | null)[] | undefined) {
+  /** `owner`: the scan whose entry holds the models and threads (one object per file, not two). */
+  constructor(frame: FrameStore, first: number, length: number, blockAt: number, owner: { readonly entry: ColumnsEntry }) {
     this.frame = frame;
-    this.place = place;
-    this.length = place.length;
-    this.models = models;
-    this.keyHi = frame.keyHi.subarray(place.first, place.first + place.length);
-    this.keyLo = frame.keyLo.subarray(place.first, place.first + place.length);
-    if (threads !== undefined) this.threads = threads;
+    this.blockAt = blockAt;
+    this.owner = owner;
+    this.length = length;
+    this.keyHi = frame.keyHi.subarray(first, first + length);
+    this.keyLo = frame.keyLo.subarray(first, first + length);
   }
 
+  get models(): readonly string[] {
+    return this.owner.entry.models;
+  }
+  get threads(): readonly (string | null)[] | undefined {
+    return this.owner.entry.threads;
+  }
   private get block(): Block {
-    this.loaded ??= this.frame.block(this.place);
+    this.loaded ??= this.frame.block(this.blockAt, this.length);
     return this.loaded;
   }
   get time(): Float64Array {

@@ -99,7 +99,7 @@ export interface RecordColumns {
   /** SIDECHAIN | CUMULATIVE | REPORTED_COST. */
   readonly flags: Uint8Array;
   /** Codex: each record's running-total thread (null where not cumulative); absent when no record is cumulative. */
-  readonly threads?: readonly (string | null)[];
+  readonly threads?: readonly (string | null)[] | undefined;
 }
 
 /** What one session (or the part of it one file holds) says about itself, beyond its usage. */

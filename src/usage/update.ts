@@ -184,11 +184,28 @@ function orderAfter(
   const ordered: FileScan[] = [];
   let k = 0;
   for (const scan of moved) {
-    while (k < kept.length && mergeOrder(kept[k] as FileScan, scan) < 0) ordered.push(kept[k++] as FileScan);
+    const place = placeIn(kept, k, scan);
+    while (k < place) ordered.push(kept[k++] as FileScan);
     ordered.push(scan);
   }
   while (k < kept.length) ordered.push(kept[k++] as FileScan);
   return ordered;
+}
+
+/**
+ * The first index from `from` on of `kept` (in merge order) whose scan does not come before `scan`: a binary
+ * search, so that only a few kept scans' facts are looked at (a scan loaded from the cache parses its facts when
+ * first used: stored-scan.ts), not every one up to the last changed file's place.
+ */
+function placeIn(kept: readonly FileScan[], from: number, scan: FileScan): number {
+  let low = from;
+  let high = kept.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (mergeOrder(kept[middle] as FileScan, scan) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
