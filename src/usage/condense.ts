@@ -47,6 +47,9 @@ export interface CondensedFile {
   readonly mtimeMs: number;
   /** The key of its session (`Ledger.sessions`). */
   readonly session: string;
+  /** Its place in merge order (ledger.ts `mergeOrder`, with `path`): its first and last record's times. */
+  readonly start: number | null;
+  readonly end: number | null;
   /** No request of the file is in another file, and none is a Codex running total: its rows are its own. */
   readonly independent: boolean;
   /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
@@ -91,6 +94,8 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     size: scan.size,
     mtimeMs: scan.mtimeMs,
     session: (merged.sessionOfScan[s] as LedgerSession).key,
+    start: scan.facts.start,
+    end: scan.facts.end,
     independent: merged.shared[s] === 0 && scan.records.threads === undefined,
     repeated: merged.repeated[s] ?? 0,
     rows: rows.rowsOf(s),

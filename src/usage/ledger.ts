@@ -236,14 +236,17 @@ export function buildLedger(scans: readonly FileScan[]): Ledger {
   return { charges, sessions: merged.sessions, duplicates: merged.duplicates };
 }
 
-/** `orderScans`' order for two scans: negative when `a` is merged first. */
-export function mergeOrder(a: FileScan, b: FileScan): number {
+/** What places a file in merge order: its start, end (null: last) and path. */
+export interface OrderKey {
+  readonly start: number | null;
+  readonly end: number | null;
+  readonly path: string;
+}
+
+/** `orderScans`' order: negative when `a` is merged first. */
+export function mergeOrder(a: OrderKey, b: OrderKey): number {
   const infinite = Number.POSITIVE_INFINITY;
-  return (
-    (a.facts.start ?? infinite) - (b.facts.start ?? infinite) ||
-    (a.facts.end ?? infinite) - (b.facts.end ?? infinite) ||
-    compare(a.path, b.path)
-  );
+  return (a.start ?? infinite) - (b.start ?? infinite) || (a.end ?? infinite) - (b.end ?? infinite) || compare(a.path, b.path);
 }
 
 function compare(a: string, b: string): number {

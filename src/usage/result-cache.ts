@@ -6,9 +6,10 @@
  * did not change are kept. Keyed by every file's path, size and mtime, the price table and the time zone.
  *
  * Stored in binary: the key line first, a short JSON header (counts, models, unreadable paths), then packed
- * columns (packed.ts): the strings (paths, session keys, ids and projects), each file's path, size, mtime, flags,
- * number of rows and session in merge order, each session's facts and files, then the rows as one Float64Array. Nothing
- * is parsed per file or per session: loading makes the objects the report uses and no others.
+ * columns (packed.ts): the strings (paths, session keys, ids and projects); each file's path, size, mtime, flags,
+ * number of rows, session and place (start and end) in merge order; each session's facts and files; then the
+ * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
+ * uses and no others.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -93,7 +94,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
   const text = (index: number): string => strings[index] ?? "";
   const count = header.files;
-  const [path, size, mtime, repeated, rowCounts, independent, session] = [
+  const [path, size, mtime, repeated, rowCounts, independent, session, start, end] = [
     columns.i32(count),
     columns.f64(count),
     columns.f64(count),
@@ -101,6 +102,8 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
     columns.i32(count),
     columns.u8(count),
     columns.i32(count),
+    columns.f64(count),
+    columns.f64(count),
   ];
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
@@ -113,6 +116,8 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
       size: size[f] ?? 0,
       mtimeMs: mtime[f] ?? 0,
       session: sessionList[session[f] ?? 0]?.key ?? "",
+      start: timeOrNull(start[f] ?? Number.NaN),
+      end: timeOrNull(end[f] ?? Number.NaN),
       independent: independent[f] === 1,
       repeated: repeated[f] ?? 0,
       rows: charges.slice(first, first + rows),
@@ -139,7 +144,6 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
   ];
   const sessionFiles = columns.i32(header.sessionFiles);
   const orNull = (index: number): string | null => (index < 0 ? null : text(index));
-  const timeOrNull = (time: number): number | null => (Number.isNaN(time) ? null : time);
   const sessions: LedgerSession[] = new Array(count);
   for (let s = 0, first = 0; s < count; s++) {
     const files: string[] = new Array(fileCounts[s] ?? 0);
@@ -161,6 +165,10 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
     };
   }
   return sessions;
+}
+
+function timeOrNull(time: number): number | null {
+  return Number.isNaN(time) ? null : time;
 }
 
 function chargesOf(header: StoredHeader, rows: Float64Array, sessions: readonly LedgerSession[]): Charge[] {
@@ -218,6 +226,8 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   columns.i32(files.map((file) => file.rows.length));
   columns.u8(files.map((file) => (file.independent ? 1 : 0)));
   columns.i32(files.map((file) => sessionIndex.get(file.session) ?? -1));
+  columns.f64(files.map((file) => file.start ?? Number.NaN));
+  columns.f64(files.map((file) => file.end ?? Number.NaN));
   sessionColumns.pack(columns);
   columns.f64(rows);
   const header: StoredHeader = {

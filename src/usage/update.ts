@@ -17,7 +17,7 @@
  * (undefined here), as is a change reaching more than a quarter of the files (and more than a few).
  */
 import { type Condensed, type CondensedFile, condense } from "./condense.ts";
-import { KeyTable, type LedgerSession, mergeOrder, mergeScans, orderScans, sessionKey, sessionOf } from "./ledger.ts";
+import { KeyTable, type LedgerSession, mergeOrder, mergeScans, type OrderKey, orderScans, sessionKey, sessionOf } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import type { FileScan } from "./types.ts";
 
@@ -168,41 +168,38 @@ class ProbeKeys {
 
 /**
  * Every present scan in merge order (ledger.ts `orderScans`): the files that did not change, in the last
- * result's order (their start, end and path are the same), merged with the changed ones sorted.
+ * result's order (their start, end and path are the same, and the result keeps them: no scan's facts are read),
+ * with the changed ones sorted and each placed among them by binary search.
  */
 function orderAfter(
   lastFiles: readonly CondensedFile[],
   present: ReadonlyMap<string, FileScan>,
   changed: ReadonlySet<FileScan>,
 ): FileScan[] {
-  const kept: FileScan[] = [];
-  for (const { path } of lastFiles) {
-    const scan = present.get(path);
-    if (scan !== undefined && !changed.has(scan)) kept.push(scan);
+  const kept: { scan: FileScan; file: CondensedFile }[] = [];
+  for (const file of lastFiles) {
+    const scan = present.get(file.path);
+    if (scan !== undefined && !changed.has(scan)) kept.push({ scan, file });
   }
   const moved = orderScans([...changed]);
   const ordered: FileScan[] = [];
   let k = 0;
   for (const scan of moved) {
-    const place = placeIn(kept, k, scan);
-    while (k < place) ordered.push(kept[k++] as FileScan);
+    const place = placeIn(kept, k, { start: scan.facts.start, end: scan.facts.end, path: scan.path });
+    while (k < place) ordered.push((kept[k++] as { scan: FileScan }).scan);
     ordered.push(scan);
   }
-  while (k < kept.length) ordered.push(kept[k++] as FileScan);
+  while (k < kept.length) ordered.push((kept[k++] as { scan: FileScan }).scan);
   return ordered;
 }
 
-/**
- * The first index from `from` on of `kept` (in merge order) whose scan does not come before `scan`: a binary
- * search, so that only a few kept scans' facts are looked at (a scan loaded from the cache parses its facts when
- * first used: stored-scan.ts), not every one up to the last changed file's place.
- */
-function placeIn(kept: readonly FileScan[], from: number, scan: FileScan): number {
+/** Where `key` goes among `kept[from…]` (in merge order): the first place whose file is merged after it. */
+function placeIn(kept: readonly { file: CondensedFile }[], from: number, key: OrderKey): number {
   let low = from;
   let high = kept.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (mergeOrder(kept[middle] as FileScan, scan) < 0) low = middle + 1;
+    if (mergeOrder((kept[middle] as { file: CondensedFile }).file, key) < 0) low = middle + 1;
     else high = middle;
   }
   return low;

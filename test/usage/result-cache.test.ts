@@ -103,6 +103,8 @@ describe("the result cache", () => {
       size: 10,
       mtimeMs: 1.5,
       session: rows[0]?.session ?? "",
+      start: rows[0]?.time ?? null,
+      end: null,
       independent,
       repeated: independent ? 0 : 1,
       rows,
