@@ -17,7 +17,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Columns and string lists to pack, in the order they will be read. */
 export class Packer {
   private readonly parts: (Float64Array | Int32Array | Uint8Array | Buffer)[] = [];
-  private bytes = 0;
 
   /** A Float64Array is packed as it is (not copied until written). */
   f64(values: ArrayLike<number>): void {
@@ -45,24 +44,19 @@ export class Packer {
     return { bytes: bytes.length, encoding };
   }
 
-  /** Bytes the packed columns take (each padded to 8). */
-  get size(): number {
-    return this.bytes;
-  }
-
-  /** Writes the columns into `out` from `at` (8-aligned in its memory). */
-  writeInto(out: Buffer, at: number): void {
-    let offset = at;
+  /** The columns' bytes, each followed by the zeros that pad it to 8 (what `Unpacker` reads, in order). */
+  chunks(): Uint8Array[] {
+    const out: Uint8Array[] = [];
     for (const part of this.parts) {
-      out.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), offset);
-      out.fill(0, offset + part.byteLength, offset + align(part.byteLength));
-      offset += align(part.byteLength);
+      out.push(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
+      const pad = align(part.byteLength) - part.byteLength;
+      if (pad > 0) out.push(new Uint8Array(pad));
     }
+    return out;
   }
 
   private add(part: Float64Array | Int32Array | Uint8Array | Buffer): void {
     this.parts.push(part);
-    this.bytes += align(part.byteLength);
   }
 }
 

@@ -12,7 +12,7 @@
  * uses and no others.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writevSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
@@ -52,12 +52,18 @@ export interface LastResult {
 
 /**
  * What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the
- * time zone of its days. The file list is hashed with SHA-256 (native: the list of thousands of files is hashed
- * on every run, before anything else can be skipped).
+ * time zone of its days. The files are hashed in the order they were found (the walk goes in name order, so
+ * the same files named the same way hash the same), with SHA-256: the paths as one text, the sizes and mtimes
+ * as their bytes. Formatting thousands of mtimes as text cost more than the hash.
  */
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
-  const listed = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtimeMs}`).sort();
-  const filesHash = createHash("sha256").update(listed.join("\n")).digest("base64url");
+  const numbers = new Float64Array(files.length * 2);
+  files.forEach((file, i) => {
+    numbers[2 * i] = file.size;
+    numbers[2 * i + 1] = file.mtimeMs;
+  });
+  const hash = createHash("sha256").update(files.map((file) => file.path).join("\u0000"));
+  const filesHash = hash.update(new Uint8Array(numbers.buffer)).digest("base64url");
   return `${filesHash}:${pricer.fingerprint}:${textHash(timeZone)}`;
 }
 
@@ -167,6 +173,19 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
   return sessions;
 }
 
+/** Writes every chunk (a short write goes on from where it stopped). */
+function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
+  let left = chunks.filter((chunk) => chunk.length > 0);
+  while (left.length > 0) {
+    let written = writevSync(fd, left);
+    while (left.length > 0 && written >= (left[0]?.length ?? 0)) {
+      written -= left[0]?.length ?? 0;
+      left = left.slice(1);
+    }
+    if (written > 0 && left[0] !== undefined) left = [left[0].subarray(written), ...left.slice(1)];
+  }
+}
+
 function timeOrNull(time: number): number | null {
   return Number.isNaN(time) ? null : time;
 }
@@ -274,24 +293,26 @@ function packedSessions(sessions: readonly LedgerSession[], files: readonly Cond
   };
 }
 
-/** The key line, the header's length and JSON, then the columns 8-aligned: one buffer, renamed into place. */
+/** The key line, the header's length and JSON, then the columns 8-aligned, written in one call and renamed into place. */
 function write(dir: string, fingerprint: string, header: StoredHeader, columns: Packer): void {
   const key = `${MAGIC}${fingerprint}\n`;
   const json = JSON.stringify(header);
   const jsonAt = Buffer.byteLength(key) + 4;
   const jsonBytes = Buffer.byteLength(json);
-  const body = Math.ceil((jsonAt + jsonBytes) / 8) * 8;
-  // Not from the pool: its own memory, so the columns' views are aligned when it is read back.
-  const out = Buffer.allocUnsafeSlow(body + columns.size);
-  out.write(key, 0, "utf8");
-  out.writeUInt32LE(jsonBytes, jsonAt - 4);
-  out.write(json, jsonAt, "utf8");
-  out.fill(0, jsonAt + jsonBytes, body);
-  columns.writeInto(out, body);
+  const head = Buffer.alloc(Math.ceil((jsonAt + jsonBytes) / 8) * 8);
+  head.write(key, 0, "utf8");
+  head.writeUInt32LE(jsonBytes, jsonAt - 4);
+  head.write(json, jsonAt, "utf8");
   try {
     const target = resultFile(dir);
     const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, out, { mode: 0o600 });
+    const fd = openSync(temporary, "w", 0o600);
+    try {
+      // The columns as they are, not copied into one buffer first (2 MB of fresh memory to fill).
+      writeAll(fd, [head, ...columns.chunks()]);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, target);
     for (let old = 1; old < VERSION; old++) {
       rmSync(join(dir, `usage-result-v${old}.json`), { force: true });
