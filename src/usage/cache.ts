@@ -10,21 +10,23 @@
  * path's length in UTF-16 code units (decoded once and sliced: no separator, a path may hold any character),
  * and each file's other fields (agent, offset, seam, bad lines, facts, scanner state, models, threads) as a JSON
  * text of its own, parsed when first used (stored-scan.ts: a run after a few files changed uses them for those
- * files only). Then the files' records as the typed columns they are held in (types.ts `RecordColumns`): the
- * two key columns of every record, then each file's other columns as one block.
- * Loading reads the headers, the tables and the request keys; a file's other columns are read when first used
- * (stored-columns.ts): nothing is decoded or copied per record, and a run that updates the last result from a few
- * changed files reads little more than the keys. A run that read a few files appends one frame with them (a
- * journal); the file is written whole again, compacted to one frame, when the appended frames have grown it by
- * a quarter (an entry never parsed is copied as it was stored).
+ * files only). Then a filter of the frame's request keys (key-filter.ts: whether a key may be in the frame,
+ * so a run can tell that the requests a file gained are in no other file without reading any key), then the
+ * files' records as the typed columns they are held in (types.ts `RecordColumns`): the two key columns of
+ * every record, then each file's other columns as one block.
+ * Loading reads the headers, the tables and the filters; a file's keys and other columns are read when first
+ * used (stored-columns.ts): nothing is decoded or copied per record. A run that read a few files appends one
+ * frame with them (a journal); the file is written whole again, compacted to one frame, when the appended
+ * frames have grown it by a quarter (an entry never parsed is copied as it was stored).
  */
 import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes } from "./stored-columns.ts";
+import { KeyFilter } from "./key-filter.ts";
 import { CachedScan, entryText } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
 
-const VERSION = 6;
+const VERSION = 7;
 const MAGIC = "AGSUSAGE";
 /** A frame starts with the magic, its header's length and its own length in bytes (uint32 LE). */
 const PREFIX_BYTES = 16;
@@ -41,6 +43,8 @@ interface Header {
   /** Bytes of the paths (UTF-8, one after the other) and of the entries (stored-scan.ts). */
   readonly pathBytes: number;
   readonly entryBytes: number;
+  /** Bits of the filter of the frame's request keys (key-filter.ts). */
+  readonly filterBits: number;
   /** Paths that an earlier frame holds and that are gone. */
   readonly forget?: readonly string[];
 }
@@ -74,10 +78,11 @@ function layout(start: number, headerBytes: number, header: Header) {
   const entryEnd = pathLength + 4 * n;
   const paths = entryEnd + 4 * n;
   const entries = paths + header.pathBytes;
-  const keyHi = align8(entries + header.entryBytes);
+  const filter = align8(entries + header.entryBytes);
+  const keyHi = align8(filter + header.filterBits / 8);
   const keyLo = keyHi + 8 * header.length;
   const blocks = keyLo + 8 * header.length;
-  return { table, size, mtimeMs, first, length, pathLength, entryEnd, paths, entries, keyHi, keyLo, blocks };
+  return { table, size, mtimeMs, first, length, pathLength, entryEnd, paths, entries, filter, keyHi, keyLo, blocks };
 }
 
 type Layout = ReturnType<typeof layout>;
@@ -89,12 +94,14 @@ function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buf
   const entryBytes = entries.map((entry) => (typeof entry === "string" ? Buffer.byteLength(entry) : entry.length));
   // One string and one encoding for every path, not one per path.
   const paths = files.map((file) => file.path).join("");
+  const length = files.reduce((sum, file) => sum + file.records.length, 0);
   const header: Header = {
     version: VERSION,
     files: files.length,
-    length: files.reduce((sum, file) => sum + file.records.length, 0),
+    length,
     pathBytes: Buffer.byteLength(paths),
     entryBytes: entryBytes.reduce((sum, n) => sum + n, 0),
+    filterBits: KeyFilter.bitsFor(length),
     ...(forget.length === 0 ? {} : { forget }),
   };
   const json = Buffer.from(JSON.stringify(header), "utf8");
@@ -114,7 +121,17 @@ function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buf
     entryAt += entryBytes[k] ?? 0;
   });
   writeRecords(out, at, files);
+  writeFilter(out, at, header, files);
   return out;
+}
+
+/** The filter of every key of the frame (key-filter.ts), in its place. */
+function writeFilter(out: Buffer, at: Layout, header: Header, files: readonly FileScan[]): void {
+  const filter = new KeyFilter(header.length, new Uint32Array(out.buffer, out.byteOffset + at.filter, header.filterBits / 32));
+  for (const { records } of files) {
+    const { keyHi, keyLo, length } = records;
+    for (let row = 0; row < length; row++) filter.add(keyHi[row] ?? 0, keyLo[row] ?? 0);
+  }
 }
 
 /** The files' table: a column per number (`layout`). */
@@ -163,9 +180,10 @@ function writeRecords(out: Buffer, at: Layout, files: readonly FileScan[]): void
   }
 }
 
-/** A frame of the cache file read: its files, the paths it forgets, and where the next frame starts. */
+/** A frame of the cache file read: its files, the filter of their keys, the paths it forgets, and where the next frame starts. */
 interface Frame {
   readonly files: readonly CachedScan[];
+  readonly filter: KeyFilter;
   readonly forget: readonly string[];
   readonly end: number;
 }
@@ -173,6 +191,11 @@ interface Frame {
 /** The cache as loaded: each file's last scan by path, its columns read from the file as they are used. */
 export interface LoadedCache {
   readonly scans: Map<string, FileScan>;
+  /**
+   * False when no file of the cache holds the request key; true when one may (key-filter.ts: a few keys in a
+   * thousand that none holds answer true too), and when there is no cache.
+   */
+  mayHold(hi: number, lo: number): boolean;
   /**
    * Closes the cache file: call it once every column needed has been read (a column read later throws). A
    * scan's other fields (its entry: facts, state, offset...) are in memory and stay readable.
@@ -183,22 +206,24 @@ export interface LoadedCache {
 /**
  * The cache: every frame of the file in order, a later frame's files replacing the same paths and its `forget`
  * list dropping paths. A frame cut short (a crash while appending) ends the reading: what came before stands.
- * Only the frames' headers, tables and request keys are read here (stored-columns.ts, stored-scan.ts).
+ * Only the frames' headers, tables and key filters are read here (stored-columns.ts, stored-scan.ts).
  */
 export function loadCache(dir: string | undefined): LoadedCache {
   const scans = new Map<string, FileScan>();
-  if (dir === undefined) return { scans, close: () => {} };
+  const none = { scans, mayHold: () => true, close: () => {} };
+  if (dir === undefined) return none;
   let file: CacheFd;
   try {
     file = { fd: openSync(cacheFile(dir), "r"), closed: false };
   } catch {
     // No cache yet: everything is read.
-    return { scans, close: () => {} };
+    return none;
   }
   const close = (): void => {
     if (!file.closed) closeSync(file.fd);
     file.closed = true;
   };
+  const filters: KeyFilter[] = [];
   try {
     const size = fstatSync(file.fd).size;
     for (let at = 0; at < size; ) {
@@ -206,15 +231,17 @@ export function loadCache(dir: string | undefined): LoadedCache {
       if (frame === undefined) break;
       for (const path of frame.forget) scans.delete(path);
       for (const scan of frame.files) scans.set(scan.path, scan);
+      filters.push(frame.filter);
       at = frame.end;
     }
   } catch {
     // A cache that cannot be read: what was read stands.
   }
-  return { scans, close };
+  // A frame's filter holds the keys of every file it has, those a later frame replaced too (a false "may").
+  return { scans, mayHold: (hi, lo) => filters.some((filter) => filter.mayHold(hi, lo)), close };
 }
 
-/** The frame at `start`: its header read, then its table, paths, entries and keys in one read. */
+/** The frame at `start`: its header read, then its table, paths, entries and key filter in one read. */
 function readFrame(file: CacheFd, start: number, size: number): Frame | undefined {
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if (start + PREFIX_BYTES > size || readSync(file.fd, prefix, 0, PREFIX_BYTES, start) !== PREFIX_BYTES) return undefined;
@@ -229,12 +256,15 @@ function readFrame(file: CacheFd, start: number, size: number): Frame | undefine
   if (header.version !== VERSION) return undefined;
   const at = layout(start, headerBytes, header);
   if (at.blocks > end) return undefined;
-  const files = scansOf(file, header, at, end, readBytes(file, at.table, at.blocks));
-  return files === undefined ? undefined : { files, forget: header.forget ?? [], end };
+  if (!Number.isInteger(Math.log2(header.filterBits)) || header.filterBits < 32) return undefined;
+  const table = readBytes(file, at.table, at.keyHi);
+  const files = scansOf(file, header, at, end, table);
+  const filter = new KeyFilter(header.length, new Uint32Array(table, at.filter - at.table, header.filterBits / 32));
+  return files === undefined ? undefined : { files, filter, forget: header.forget ?? [], end };
 }
 
 /**
- * The frame's scans, from its table (`bytes`: the frame from `at.table` to its blocks); undefined when the table
+ * The frame's scans, from its table (`bytes`: the frame from `at.table` to its keys); undefined when the table
  * does not add up (the records, the blocks' end, the paths' and entries' lengths): a frame not written whole.
  */
 function scansOf(file: CacheFd, header: Header, at: Layout, end: number, bytes: ArrayBuffer): CachedScan[] | undefined {
@@ -249,8 +279,7 @@ function scansOf(file: CacheFd, header: Header, at: Layout, end: number, bytes: 
   const entries = { bytes: Buffer.from(bytes, at.entries - at.table, header.entryBytes), ends: column(Int32Array, at.entryEnd) };
   // Decoded once, then sliced: a path is never searched for a separator (any character may be in one).
   const paths = Buffer.from(bytes, at.paths - at.table, header.pathBytes).toString("utf8");
-  const keys = { keyHi: column(Float64Array, at.keyHi, header.length), keyLo: column(Float64Array, at.keyLo, header.length) };
-  const store = new FrameStore(file, { keyHi: at.keyHi, keyLo: at.keyLo, blocks: at.blocks, end, length: header.length }, keys);
+  const store = new FrameStore(file, { keyHi: at.keyHi, keyLo: at.keyLo, blocks: at.blocks, end, length: header.length });
   const scans: CachedScan[] = new Array(n);
   let record = 0;
   let block = at.blocks;

@@ -10,7 +10,7 @@ import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
 import { type LastResult, loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
-import { type Grown, updateCondensed } from "./update.ts";
+import { type Elsewhere, type Grown, updateCondensed } from "./update.ts";
 import { appendedTo } from "./scan-file.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
@@ -62,7 +62,7 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   }
   const cache = loadCache(dir);
   try {
-    return await collectWith(cache.scans, files, { ...options, dir, roots, fingerprint, last, missing });
+    return await collectWith(cache.scans, files, { ...options, dir, roots, fingerprint, last, missing, mayHold: cache.mayHold });
   } finally {
     cache.close();
   }
@@ -78,9 +78,10 @@ async function collectWith(
     fingerprint: string | undefined;
     last: LastResult | undefined;
     missing: string[];
+    mayHold: Elsewhere;
   },
 ): Promise<Collected> {
-  const { dir, roots, fingerprint, last, missing, condensed } = context;
+  const { dir, roots, fingerprint, last, missing, condensed, mayHold } = context;
   const scans: FileScan[] = [];
   const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
   for (const file of files) {
@@ -105,7 +106,10 @@ async function collectWith(
   const common = { files: files.length, read: toRead.length, missing, unreadable };
   if (condensed === undefined) return { ledger: buildLedger(scans), ...common, made: "merged" };
   const { pricer, timeZone } = condensed;
-  const updated = last === undefined ? undefined : updateCondensed(last.condensed, scans, grownFrom(toRead), pricer, timeZone);
+  const updated =
+    last === undefined
+      ? undefined
+      : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead), elsewhere: mayHold }, pricer, timeZone);
   const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
   if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, result, unreadable);
   return { ledger: result.ledger, ...common, made: updated === undefined ? "merged" : "updated" };
@@ -113,8 +117,8 @@ async function collectWith(
 
 /** The files read on from where they were left, with the version they grew from. */
 function grownFrom(toRead: readonly { path: string; previous: FileScan | undefined }[]): Grown {
-  const grown = new Map<string, { size: number; mtimeMs: number }>();
-  for (const { path, previous } of toRead) if (previous !== undefined) grown.set(path, { size: previous.size, mtimeMs: previous.mtimeMs });
+  const grown = new Map<string, FileScan>();
+  for (const { path, previous } of toRead) if (previous !== undefined) grown.set(path, previous);
   return grown;
 }
 

@@ -50,6 +50,11 @@ export interface CondensedFile {
   /** Its place in merge order (ledger.ts `mergeOrder`, with `path`): its first and last record's times. */
   readonly start: number | null;
   readonly end: number | null;
+  /**
+   * The path of the first file (in merge order) of its group: the files linked to it by shared requests,
+   * directly or through others. Its own path when it shares none.
+   */
+  readonly group: string;
   /** No request of the file is in another file, and none is a Codex running total: its rows are its own. */
   readonly independent: boolean;
   /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
@@ -96,6 +101,7 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     session: (merged.sessionOfScan[s] as LedgerSession).key,
     start: scan.facts.start,
     end: scan.facts.end,
+    group: (merged.scans[merged.group[s] ?? s] as FileScan).path,
     independent: merged.shared[s] === 0 && scan.records.threads === undefined,
     repeated: merged.repeated[s] ?? 0,
     rows: rows.rowsOf(s),

@@ -78,6 +78,11 @@ export interface Merged {
   readonly duplicates: number;
   /** Per scan: 1 when a request of it is in another scan too. */
   readonly shared: Uint8Array;
+  /**
+   * Per scan: the first scan (in merge order) of its group, the scans linked to it by shared requests, directly
+   * or through others (its own index when it shares none).
+   */
+  readonly group: Int32Array;
   /** Per scan: its records whose request an earlier scan holds (they add up to `duplicates`). */
   readonly repeated: Int32Array;
 }
@@ -97,6 +102,7 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
   const requests = new RequestTable(ordered, total);
   for (let s = 0; s < ordered.length; s++) requests.addFile(s, (ordered[s] as FileScan).records);
   const { chosenScan, chosenRow, ownerScan, duplicates, shared, repeated } = requests;
+  const group = requests.groups();
   return {
     scans: ordered,
     ...sessionsOf(ordered),
@@ -106,6 +112,7 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
     ownerScan,
     duplicates,
     shared,
+    group,
     repeated,
   };
 }
@@ -139,6 +146,8 @@ class RequestTable {
   readonly ownerScan: Int32Array;
   readonly shared: Uint8Array;
   readonly repeated: Int32Array;
+  /** A union-find forest of the scans, linked where they share a request: each root is its group's first scan. */
+  private readonly parent: Int32Array;
   count = 0;
   duplicates = 0;
   private readonly table: KeyTable;
@@ -149,6 +158,7 @@ class RequestTable {
     this.table = new KeyTable(total);
     this.shared = new Uint8Array(ordered.length);
     this.repeated = new Int32Array(ordered.length);
+    this.parent = Int32Array.from(ordered, (_, i) => i);
     this.chosenScan = new Int32Array(total);
     this.chosenRow = new Int32Array(total);
     this.ownerScan = new Int32Array(total);
@@ -172,6 +182,7 @@ class RequestTable {
       if ((ownerScan[request] ?? 0) !== s) {
         this.shared[s] = 1;
         this.shared[ownerScan[request] ?? 0] = 1;
+        this.link(s, ownerScan[request] ?? 0);
       }
       // Across files the copy with the final figures wins: a response's output count only grows.
       const known = this.ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
@@ -180,6 +191,29 @@ class RequestTable {
         chosenRow[request] = row;
       }
     }
+  }
+  /** Each scan's group: the first scan of its linked ones (`Merged.group`). */
+  groups(): Int32Array {
+    return Int32Array.from(this.parent, (_, s) => this.root(s));
+  }
+
+  private root(s: number): number {
+    const parent = this.parent;
+    let root = s;
+    // Path halving: each step hangs a scan under its grandparent, so chains of linked files stay short.
+    while (parent[root] !== root) {
+      parent[root] = parent[parent[root] ?? root] ?? root;
+      root = parent[root] ?? root;
+    }
+    return root;
+  }
+
+  /** Joins two scans' groups under the earlier root (so every root is its group's first scan). */
+  private link(a: number, b: number): void {
+    const x = this.root(a);
+    const y = this.root(b);
+    if (x < y) this.parent[y] = x;
+    else if (y < x) this.parent[x] = y;
   }
 }
 

@@ -7,7 +7,7 @@
  *
  * Stored in binary: the key line first, a short JSON header (counts, models, unreadable paths), then packed
  * columns (packed.ts): the strings (paths, session keys, ids and projects); each file's path, size, mtime, flags,
- * number of rows, session and place (start and end) in merge order; each session's facts and files; then the
+ * number of rows, session, place (start and end) and group in merge order; each session's facts and files; then the
  * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
  * uses and no others.
  */
@@ -22,8 +22,8 @@ import { Packer, type TextEncoding, Unpacker } from "./packed.ts";
 import { textHash } from "./scanner.ts";
 import type { SessionStatus, UsageAgent } from "./types.ts";
 
-const VERSION = 4;
-const MAGIC = "AGSURES4";
+const VERSION = 5;
+const MAGIC = "AGSURES5";
 /** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none). */
 const ROW = 15;
 
@@ -100,7 +100,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
   const text = (index: number): string => strings[index] ?? "";
   const count = header.files;
-  const [path, size, mtime, repeated, rowCounts, independent, session, start, end] = [
+  const [path, size, mtime, repeated, rowCounts, independent, session, start, end, group] = [
     columns.i32(count),
     columns.f64(count),
     columns.f64(count),
@@ -110,6 +110,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
     columns.i32(count),
     columns.f64(count),
     columns.f64(count),
+    columns.i32(count),
   ];
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
@@ -124,6 +125,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
       session: sessionList[session[f] ?? 0]?.key ?? "",
       start: timeOrNull(start[f] ?? Number.NaN),
       end: timeOrNull(end[f] ?? Number.NaN),
+      group: paths[group[f] ?? f] ?? "",
       independent: independent[f] === 1,
       repeated: repeated[f] ?? 0,
       rows: charges.slice(first, first + rows),
@@ -247,6 +249,8 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   columns.i32(files.map((file) => sessionIndex.get(file.session) ?? -1));
   columns.f64(files.map((file) => file.start ?? Number.NaN));
   columns.f64(files.map((file) => file.end ?? Number.NaN));
+  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
+  columns.i32(files.map((file, i) => fileIndex.get(file.group) ?? i));
   sessionColumns.pack(columns);
   columns.f64(rows);
   const header: StoredHeader = {

@@ -1,11 +1,11 @@
 /**
- * A cache frame's columns, read from the open cache file as they are needed. The request keys of every file are
- * read when the frame is loaded, with the files' table (cache.ts; a run after a few files changed looks every key
- * up to find the files the change reaches); a file's other columns are one block of the frame (`blockBytes`),
- * read with one positioned read when first used, so such a run reads about a fifth of the cache. Once the files
- * read one by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the
- * rest of the frame is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed
- * when first used.
+ * A cache frame's columns, read from the open cache file as they are needed. A file's request keys are read when
+ * first used (a run after a few files changed may need no key at all: cache.ts keeps a filter of them), with two
+ * positioned reads, and past a few dozen files every key of the frame in one read; a file's other columns are
+ * one block of the frame (`blockBytes`), read with one positioned read when first used. Once the files read one
+ * by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of
+ * the frame is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed when first
+ * used.
  */
 import { readSync } from "node:fs";
 import { type RecordColumns, TOKEN_FIELDS } from "./types.ts";
@@ -52,23 +52,56 @@ export function blockViews(buffer: ArrayBuffer, offset: number, length: number):
 
 /** Past this share of a frame's records read file by file, the rest of the frame is read whole. */
 const WHOLE_FRAME_SHARE = 0.125;
+/**
+ * Past this many files' keys read file by file, the frame's key columns are read whole: two positioned reads
+ * per file cost more than reading every key once a few dozen files are looked at (a run after 93 files grew
+ * looks at the keys of the 322 files that shared a request).
+ */
+const FILES_READ_ALONE = 16;
 
-/** A frame's request keys and the file its blocks are read from. */
-export class FrameStore {
+/** A file's two key columns. */
+export interface Keys {
   readonly keyHi: Float64Array;
   readonly keyLo: Float64Array;
+}
+
+/**
+ * A frame's request keys and blocks, read from the file as they are used: a file's keys with two positioned
+ * reads (past `FILES_READ_ALONE` files, every key of the frame in one read), its block with one (once the files
+ * read that way hold `WHOLE_FRAME_SHARE` of the frame's records, the rest of the blocks in one read).
+ */
+export class FrameStore {
   private readonly file: CacheFd;
   private readonly at: FrameLayout;
+  /** The frame's key columns, once read whole. */
+  private keys: Keys | undefined;
+  private keysReadByFile = 0;
   /** Every block of the frame, once read whole. */
   private blocks: ArrayBuffer | undefined;
   private readByFile = 0;
 
-  /** `keys`: the frame's two key columns, read by the caller with the rest of the frame's table. */
-  constructor(file: CacheFd, at: FrameLayout, keys: { readonly keyHi: Float64Array; readonly keyLo: Float64Array }) {
+  constructor(file: CacheFd, at: FrameLayout) {
     this.file = file;
     this.at = at;
-    this.keyHi = keys.keyHi;
-    this.keyLo = keys.keyLo;
+  }
+
+  /** The keys of the `length` records from record `first`. */
+  keysOf(first: number, length: number): Keys {
+    if (this.keys === undefined) {
+      this.keysReadByFile += 1;
+      if (this.keysReadByFile > FILES_READ_ALONE) {
+        const both = readBytes(this.file, this.at.keyHi, this.at.blocks);
+        this.keys = {
+          keyHi: new Float64Array(both, 0, this.at.length),
+          keyLo: new Float64Array(both, this.at.keyLo - this.at.keyHi, this.at.length),
+        };
+      }
+    }
+    if (this.keys !== undefined) {
+      return { keyHi: this.keys.keyHi.subarray(first, first + length), keyLo: this.keys.keyLo.subarray(first, first + length) };
+    }
+    const column = (at: number): Float64Array => new Float64Array(readBytes(this.file, at + 8 * first, at + 8 * (first + length)));
+    return { keyHi: column(this.at.keyHi), keyLo: column(this.at.keyLo) };
   }
 
   /** The block of `length` records at byte `block` of the file. */
@@ -110,22 +143,30 @@ export interface ColumnsEntry {
  */
 export class StoredColumns implements RecordColumns {
   readonly length: number;
-  readonly keyHi: Float64Array;
-  readonly keyLo: Float64Array;
   private readonly frame: FrameStore;
+  private readonly first: number;
   /** Byte offset of the file's block. */
   private readonly blockAt: number;
   private readonly owner: { readonly entry: ColumnsEntry };
+  private keys: Keys | undefined;
   private loaded: Block | undefined;
 
   /** `owner`: the scan whose entry holds the models and threads (one object per file, not two). */
   constructor(frame: FrameStore, first: number, length: number, blockAt: number, owner: { readonly entry: ColumnsEntry }) {
     this.frame = frame;
+    this.first = first;
     this.blockAt = blockAt;
     this.owner = owner;
     this.length = length;
-    this.keyHi = frame.keyHi.subarray(first, first + length);
-    this.keyLo = frame.keyLo.subarray(first, first + length);
+  }
+
+  get keyHi(): Float64Array {
+    this.keys ??= this.frame.keysOf(this.first, this.length);
+    return this.keys.keyHi;
+  }
+  get keyLo(): Float64Array {
+    this.keys ??= this.frame.keysOf(this.first, this.length);
+    return this.keys.keyLo;
   }
 
   get models(): readonly string[] {

@@ -21,8 +21,11 @@ import { KeyTable, type LedgerSession, mergeOrder, mergeScans, type OrderKey, or
 import type { Pricer } from "./prices.ts";
 import type { FileScan } from "./types.ts";
 
-/** Where an appended file was read on from: the size and mtime of the version it grew from. */
-export type Grown = ReadonlyMap<string, { readonly size: number; readonly mtimeMs: number }>;
+/** The files read on from where they were left (appended), by path: the scan of the version each grew from. */
+export type Grown = ReadonlyMap<string, FileScan>;
+
+/** Whether a file of the scan cache may hold a request key (cache.ts `LoadedCache.mayHold`: no false "no"). */
+export type Elsewhere = (hi: number, lo: number) => boolean;
 
 /** A change reaching more files than this share of them (and than `FEW_FILES`) is merged whole: the passes would cost more. */
 const MAX_REACHED = 0.25;
@@ -31,22 +34,20 @@ const FEW_FILES = 64;
 export function updateCondensed(
   last: Condensed,
   scans: readonly FileScan[],
-  grown: Grown,
+  since: { readonly grown: Grown; readonly elsewhere: Elsewhere },
   pricer: Pricer,
   timeZone: string,
 ): Condensed | undefined {
-  const change = changeSince(last, scans, grown);
+  const change = changeSince(last, scans, since.grown);
   if (change === undefined) return undefined;
-  const { changed, present, before } = change;
-  const linkable = last.files.filter((file) => !file.independent && present.has(file.path));
+  const { changed, present, before, appended } = change;
   const limit = Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED));
-  const reached = reach(
-    scans,
-    changed,
-    linkable.map((file) => present.get(file.path) as FileScan),
-    limit,
-  );
-  if (reached === undefined || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
+  // A request new to the cache is in no file the last result had, and one a changed file held before is in
+  // the files of its group then, if in any: the groups are what the change reaches, and no key is looked up.
+  const reached = anyNewKeyElsewhere(changed, appended, since.elsewhere)
+    ? reach(scans, linkableOf(last.files, present), changed, limit)
+    : groupsOf(changed, last.files, present, before);
+  if (reached === undefined || reached.size > limit || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
   const again = new Map(condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]));
   const ordered = orderAfter(last.files, present, changed);
   const files: CondensedFile[] = [];
@@ -67,25 +68,91 @@ export function updateCondensed(
  * applied to it: a file found twice (folders named that overlap), or a file that shared a request replaced or
  * removed (what it held before is not known any more).
  */
-function changeSince(
-  last: Condensed,
-  scans: readonly FileScan[],
-  grown: Grown,
-): { changed: Set<FileScan>; present: Map<string, FileScan>; before: Map<string, CondensedFile> } | undefined {
+function changeSince(last: Condensed, scans: readonly FileScan[], grown: Grown): Change | undefined {
   const before = new Map(last.files.map((file) => [file.path, file]));
   const present = new Map(scans.map((scan) => [scan.path, scan]));
   if (before.size !== last.files.length || present.size !== scans.length) return undefined;
   const changed = new Set<FileScan>();
+  const appended = new Map<FileScan, FileScan>();
   for (const scan of scans) {
     const kept = before.get(scan.path);
     if (kept !== undefined && kept.size === scan.size && kept.mtimeMs === scan.mtimeMs) continue;
     const from = grown.get(scan.path);
-    const appended = kept !== undefined && from !== undefined && from.size === kept.size && from.mtimeMs === kept.mtimeMs;
-    if (kept !== undefined && !kept.independent && !appended) return undefined;
+    const grewFromKept = kept !== undefined && from !== undefined && from.size === kept.size && from.mtimeMs === kept.mtimeMs;
+    if (kept !== undefined && !kept.independent && !grewFromKept) return undefined;
     changed.add(scan);
+    if (grewFromKept) appended.set(scan, from);
   }
   for (const file of last.files) if (!present.has(file.path) && !file.independent) return undefined;
-  return { changed, present, before };
+  return { changed, present, before, appended };
+}
+
+/** What changed since the last result: the changed scans (and each appended one's earlier version), every scan by path, the last result's files by path. */
+interface Change {
+  readonly changed: Set<FileScan>;
+  readonly appended: Map<FileScan, FileScan>;
+  readonly present: Map<string, FileScan>;
+  readonly before: Map<string, CondensedFile>;
+}
+
+/**
+ * Whether a changed file holds a request key that a file of the cache may hold too and that it did not hold
+ * before (an appended file's earlier keys were its own, or the last result says whom it shared them with).
+ */
+function anyNewKeyElsewhere(changed: ReadonlySet<FileScan>, appended: ReadonlyMap<FileScan, FileScan>, elsewhere: Elsewhere): boolean {
+  for (const scan of changed) {
+    const earlier = appended.get(scan);
+    const held = earlier === undefined ? undefined : keysOf(earlier);
+    const { keyHi, keyLo, length } = scan.records;
+    for (let row = 0; row < length; row++) {
+      const hi = keyHi[row] ?? 0;
+      const lo = keyLo[row] ?? 0;
+      if (held?.has(hi, lo) !== true && elsewhere(hi, lo)) return true;
+    }
+  }
+  return false;
+}
+
+/** A table of the scan's request keys. */
+function keysOf(scan: FileScan): KeyTable {
+  const { keyHi, keyLo, length } = scan.records;
+  const table = new KeyTable(length);
+  for (let row = 0; row < length; row++) table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, 0);
+  return table;
+}
+
+/** The present scans of the files that shared a request in the last result. */
+function linkableOf(lastFiles: readonly CondensedFile[], present: ReadonlyMap<string, FileScan>): FileScan[] {
+  const linkable: FileScan[] = [];
+  for (const file of lastFiles) {
+    const scan = file.independent ? undefined : present.get(file.path);
+    if (scan !== undefined) linkable.push(scan);
+  }
+  return linkable;
+}
+
+/**
+ * The changed files and the files of their groups in the last result (condense.ts `CondensedFile.group`): when
+ * no changed file gained a request another file may hold, what a change can reach is what it was linked to.
+ */
+function groupsOf(
+  changed: ReadonlySet<FileScan>,
+  lastFiles: readonly CondensedFile[],
+  present: ReadonlyMap<string, FileScan>,
+  before: ReadonlyMap<string, CondensedFile>,
+): Set<FileScan> {
+  const found = new Set(changed);
+  const groups = new Set<string>();
+  for (const scan of changed) {
+    const file = before.get(scan.path);
+    if (file !== undefined && !file.independent) groups.add(file.group);
+  }
+  if (groups.size === 0) return found;
+  for (const file of lastFiles) {
+    const scan = groups.has(file.group) ? present.get(file.path) : undefined;
+    if (scan !== undefined) found.add(scan);
+  }
+  return found;
 }
 
 /**
@@ -96,8 +163,8 @@ function changeSince(
  */
 function reach(
   scans: readonly FileScan[],
-  changed: ReadonlySet<FileScan>,
   linkable: readonly FileScan[],
+  changed: ReadonlySet<FileScan>,
   limit: number,
 ): Set<FileScan> | undefined {
   const found = new Set(changed);

@@ -1,5 +1,5 @@
 /**
- * The scan cache's v6 layout: paths as one string table, each file's other fields as an entry parsed when first
+ * The scan cache's layout: paths as one string table, each file's other fields as an entry parsed when first
  * used, and written back as stored by a compaction.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -121,7 +121,7 @@ describe("usage cache entries", () => {
     // Two more frames (a journal): c added and a forgotten, then a again with other facts.
     saveCache(dir, [], { changed: [c], forgotten: [a.path] });
     saveCache(dir, [], { changed: [{ ...a, offset: a.offset - 1, facts: { ...a.facts, project: "elsewhere" } }], forgotten: [] });
-    expect(framesIn(join(dir, "usage-v6.bin"))).toBe(3);
+    expect(framesIn(join(dir, "usage-v7.bin"))).toBe(3);
     const journal = loadCache(dir);
     const compacted = tempDir("usage-cache");
     saveCache(compacted, journal.scans.values());
@@ -131,7 +131,7 @@ describe("usage cache entries", () => {
     expect(fieldsOfAll(rewritten)).toEqual(fieldsOfAll(original));
     expect(rewritten.scans.get(a.path)?.facts.project).toBe("elsewhere");
     expect([...rewritten.scans.keys()]).toEqual([big.path, b.path, c.path, a.path]);
-    expect(framesIn(join(compacted, "usage-v6.bin"))).toBe(1);
+    expect(framesIn(join(compacted, "usage-v7.bin"))).toBe(1);
     original.close();
     rewritten.close();
   });
@@ -154,7 +154,7 @@ describe("usage cache scans posted to a worker", () => {
 });
 
 describe("usage cache of an older version", () => {
-  it("a v5 cache is ignored: every file is read again, and the old file removed", async () => {
+  it("a cache of an older version is ignored: every file is read again, and the old file removed", async () => {
     const tree = tempTree();
     const cacheHome = join(tree.root, "cache");
     const dir = join(cacheHome, "agentstream");
@@ -162,14 +162,14 @@ describe("usage cache of an older version", () => {
     tree.write("logs/projects/q/b.jsonl", [claudeLine({ message: "m2", request: "r2", session: "s-2" })]);
     const run = () => collectUsage({ paths: [join(tree.root, "logs")], env: { XDG_CACHE_HOME: cacheHome }, cache: true });
     expect((await run()).read).toBe(2);
-    // The same bytes under the old name, and a frame saying it is of version 5 under the new one.
-    const current = join(dir, "usage-v6.bin");
+    // The same bytes under the old name, and a frame saying it is of version 6 under the new one.
+    const current = join(dir, "usage-v7.bin");
     const bytes = readFileSync(current);
-    renameSync(current, join(dir, "usage-v5.bin"));
+    renameSync(current, join(dir, "usage-v6.bin"));
     expect((await run()).read).toBe(2);
-    expect(() => readFileSync(join(dir, "usage-v5.bin"))).toThrow(/ENOENT/);
+    expect(() => readFileSync(join(dir, "usage-v6.bin"))).toThrow(/ENOENT/);
     const text = bytes.toString("latin1");
-    writeFileSync(current, Buffer.from(text.replace('{"version":6,', '{"version":5,'), "latin1"));
+    writeFileSync(current, Buffer.from(text.replace('{"version":7,', '{"version":6,'), "latin1"));
     const old = loadCache(dir);
     expect(old.scans.size).toBe(0);
     old.close();

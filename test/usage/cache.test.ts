@@ -111,7 +111,7 @@ describe("usage cache housekeeping", () => {
 
 describe("usage cache journal", () => {
   const frames = (cacheHome: string): number => {
-    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v6.bin"));
+    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v7.bin"));
     let count = 0;
     for (let at = bytes.indexOf("AGSUSAGE"); at !== -1; at = bytes.indexOf("AGSUSAGE", at + 1)) count++;
     return count;
@@ -134,7 +134,7 @@ describe("usage cache journal", () => {
     expect(journaled.scans.get(small)?.records.length).toBe(2);
     journaled.close();
     // A crash while appending: the torn frame is dropped, the frame before it stands.
-    const file = join(dir, "usage-v6.bin");
+    const file = join(dir, "usage-v7.bin");
     const whole = readFileSync(file);
     writeFileSync(file, whole.subarray(0, whole.length - 8));
     const torn = loadCache(dir);

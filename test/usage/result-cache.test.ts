@@ -104,6 +104,7 @@ describe("the result cache", () => {
       session: rows[0]?.session ?? "",
       start: rows[0]?.time ?? null,
       end: null,
+      group: independent ? path : "/a.jsonl",
       independent,
       repeated: independent ? 0 : 1,
       rows,

@@ -1,0 +1,46 @@
+/**
+ * A Bloom filter of request keys (types.ts `RequestKey`: two 53-bit hashes), 32 bits per key and three bits set
+ * per key: it answers "no such key here" for all but about one key in 1,500 that is not there, with no false
+ * "no". Each cache frame keeps one of its keys (cache.ts), so a run after a few files grew can tell that the
+ * requests they gained are in no other file without reading every file's keys (update.ts).
+ */
+
+/** Bits per key, and the filter's bounds (a power of two between them). */
+const BITS_PER_KEY = 32;
+const MIN_BITS = 1 << 10;
+const MAX_BITS = 1 << 28;
+
+export class KeyFilter {
+  readonly words: Uint32Array;
+  private readonly mask: number;
+
+  /** An empty filter for `keys` keys, or (with `words`) a stored one. */
+  constructor(keys: number, words?: Uint32Array) {
+    this.words = words ?? new Uint32Array(KeyFilter.bitsFor(keys) / 32);
+    this.mask = this.words.length * 32 - 1;
+  }
+
+  /** The bits a filter of `keys` keys has (a multiple of 32, so its words fill them). */
+  static bitsFor(keys: number): number {
+    let bits = MIN_BITS;
+    while (bits < keys * BITS_PER_KEY && bits < MAX_BITS) bits *= 2;
+    return bits;
+  }
+
+  add(hi: number, lo: number): void {
+    for (const bit of this.bitsOf(hi, lo)) this.words[bit >>> 5] = (this.words[bit >>> 5] ?? 0) | (1 << (bit & 31));
+  }
+
+  /** False when the key was never added; true when it was, or (rarely) when another key set its bits. */
+  mayHold(hi: number, lo: number): boolean {
+    for (const bit of this.bitsOf(hi, lo)) if (((this.words[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0) return false;
+    return true;
+  }
+
+  /** Three bits from the two hashes' low 32 bits, and a mix of both. */
+  private bitsOf(hi: number, lo: number): [number, number, number] {
+    const a = lo >>> 0;
+    const b = hi >>> 0;
+    return [a & this.mask, b & this.mask, (Math.imul(a ^ b, 0x9e3779b1) >>> 0) & this.mask];
+  }
+}
