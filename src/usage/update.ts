@@ -4,12 +4,14 @@
  * Its cost follows the change, not the number of files: the files that did not change keep their rows, their
  * place in merge order and their sessions as the last result has them.
  *
- * A file's rows depend on the files it shares a request with, and on theirs in turn: its group. The files the
- * change reaches are the changed files and every file linked to them by a shared request key, found by looking
- * their keys up in the others' (no merge). A file the last result found sharing no request (`independent`) can
- * only be linked through a changed file's keys: after the first pass, only the other files are looked at. What a
- * changed file held before must be reached too: an appended file still holds every request it held (it was read
- * on from where it was left); a file replaced, shrunk or removed is taken only when it shared no request before.
+ * A file's rows depend on the files it shares a request with, and on theirs in turn: its group, which the last
+ * result keeps (condense.ts `CondensedFile.group`). What a changed file held before must be reached too: an
+ * appended file still holds every request it held (it was read on from where it was left); a file replaced,
+ * shrunk or removed is taken only when it shared no request before (`independent`). When no request a changed
+ * file gained may be in another file (the scan cache's key filters say so), the change reaches the changed
+ * files and their groups, and no key is looked up. Otherwise the files it reaches are found by looking keys up:
+ * the changed files' in every other file's, then those of the files found in the files that shared a request
+ * in the last result (the others can only be linked through a changed file), until no file is added.
  * Those files are merged and condensed by themselves: the requests of a group are owned and chosen as in a full
  * merge (no file outside it holds them), each file's rows summed in the same order. Files are put in merge order
  * (a file that grew may move), so the report sums the rows in the order a full run does. Codex running totals
