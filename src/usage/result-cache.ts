@@ -115,25 +115,36 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
   const charges = chargesOf(header, columns.f64(header.rows * ROW), sessionList);
-  const files: CondensedFile[] = new Array(count);
-  for (let f = 0, first = 0; f < count; f++) {
-    const rows = rowCounts[f] ?? 0;
-    files[f] = {
-      path: paths[f] ?? "",
-      size: size[f] ?? 0,
-      mtimeMs: mtime[f] ?? 0,
-      session: sessionList[session[f] ?? 0]?.key ?? "",
-      start: timeOrNull(start[f] ?? Number.NaN),
-      end: timeOrNull(end[f] ?? Number.NaN),
-      group: paths[group[f] ?? f] ?? "",
-      independent: independent[f] === 1,
-      repeated: repeated[f] ?? 0,
-      rows: charges.slice(first, first + rows),
-    };
-    first += rows;
-  }
+  const filesOf = (): CondensedFile[] => {
+    const files: CondensedFile[] = new Array(count);
+    for (let f = 0, first = 0; f < count; f++) {
+      const rows = rowCounts[f] ?? 0;
+      files[f] = {
+        path: paths[f] ?? "",
+        size: size[f] ?? 0,
+        mtimeMs: mtime[f] ?? 0,
+        session: sessionList[session[f] ?? 0]?.key ?? "",
+        start: timeOrNull(start[f] ?? Number.NaN),
+        end: timeOrNull(end[f] ?? Number.NaN),
+        group: paths[group[f] ?? f] ?? "",
+        independent: independent[f] === 1,
+        repeated: repeated[f] ?? 0,
+        rows: charges.slice(first, first + rows),
+      };
+      first += rows;
+    }
+    return files;
+  };
   const sessions = new Map(sessionList.map((session) => [session.key, session]));
-  return { ledger: { charges, sessions, duplicates: header.duplicates, timeZone }, files };
+  let files: CondensedFile[] | undefined;
+  return {
+    ledger: { charges, sessions, duplicates: header.duplicates, timeZone },
+    // Made when first used: a run over unchanged files reports from the ledger alone (an update needs them).
+    get files(): CondensedFile[] {
+      files ??= filesOf();
+      return files;
+    },
+  };
 }
 
 /** The sessions, in order; a session's file is an index in `paths`, or (negative) a string of its own. */
