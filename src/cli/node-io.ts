@@ -55,7 +55,11 @@ async function* readRegularFile(path: string): AsyncGenerator<Uint8Array> {
 
 export function processIo(): CliIo {
   return {
-    stdin: process.stdin,
+    // Made when a command first reads it: opening standard input (a stream over a pipe, a file or a terminal)
+    // costs a few milliseconds that `usage`, `sessions` and the others that name their files never need.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: output(process.stdout),
     stderr: output(process.stderr),
     env: process.env,

@@ -5,7 +5,6 @@
  * so memory does not grow with the number of files.
  */
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import { scanFile, type ScanRequest } from "./scan-file.ts";
 import { compactColumns } from "./columns.ts";
 import { plainScan } from "./stored-scan.ts";
@@ -39,6 +38,8 @@ async function runPool(
   threads: number,
   url: URL,
 ): Promise<(FileScan | undefined)[]> {
+  // Imported here, not at the top: a run that scans on this thread (the re-runs) does not load worker threads.
+  const { Worker } = await import("node:worker_threads");
   const results: (FileScan | undefined)[] = new Array(requests.length);
   const order = requests.map((_, i) => i).sort((a, b) => (requests[b]?.size ?? 0) - (requests[a]?.size ?? 0));
   let next = 0;
