@@ -119,14 +119,11 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
 
 /** The scans in the order they are merged: start, then end, then path. */
 export function orderScans(scans: readonly FileScan[]): FileScan[] {
-  // The keys taken out once: a sort compares each scan about log2(n) times.
-  const start = Float64Array.from(scans, (scan) => scan.facts.start ?? Number.POSITIVE_INFINITY);
-  const end = Float64Array.from(scans, (scan) => scan.facts.end ?? Number.POSITIVE_INFINITY);
-  const order = Array.from(scans, (_, i) => i);
-  order.sort(
-    (a, b) => (start[a] ?? 0) - (start[b] ?? 0) || (end[a] ?? 0) - (end[b] ?? 0) || compare(scans[a]?.path ?? "", scans[b]?.path ?? ""),
-  );
-  return order.map((i) => scans[i] as FileScan);
+  // The keys taken out once (a sort compares each scan about log2(n) times), and ordered by `mergeOrder`: the
+  // update (update.ts) places changed files among kept ones by the same rule.
+  const keys = scans.map((scan, i) => ({ start: scan.facts.start, end: scan.facts.end, path: scan.path, i }));
+  keys.sort(mergeOrder);
+  return keys.map((key) => scans[key.i] as FileScan);
 }
 
 /** The sessions of scans in merge order, and the session of each. */

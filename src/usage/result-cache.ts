@@ -244,12 +244,14 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   const columns = new Packer();
   const sessionList = [...ledger.sessions.values()];
   const filePaths = files.map((file) => stringOf(file.path));
-  const sessionColumns = packedSessions(sessionList, files, stringOf);
-  const models = new Set<string>();
-  for (const { model } of ledger.charges) if (model !== null) models.add(model);
+  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
+  const sessionColumns = packedSessions(sessionList, fileIndex, stringOf);
+  const modelSet = new Set<string>();
+  for (const { model } of ledger.charges) if (model !== null) modelSet.add(model);
+  const models = [...modelSet];
   const rows = new Float64Array(ledger.charges.length * ROW);
   const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
-  fillRows(rows, ledger.charges, sessionIndex, [...models]);
+  fillRows(rows, ledger.charges, sessionIndex, models);
   const text = columns.strings(strings);
   columns.i32(filePaths);
   columns.f64(files.map((file) => file.size));
@@ -260,14 +262,13 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   columns.i32(files.map((file) => sessionIndex.get(file.session) ?? -1));
   columns.f64(files.map((file) => file.start ?? Number.NaN));
   columns.f64(files.map((file) => file.end ?? Number.NaN));
-  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
   columns.i32(files.map((file, i) => fileIndex.get(file.group) ?? i));
   sessionColumns.pack(columns);
   columns.f64(rows);
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: [...unreadable],
-    models: [...models],
+    models,
     agents: AGENTS,
     statuses: STATUSES,
     files: files.length,
@@ -284,8 +285,7 @@ const AGENTS: UsageAgent[] = ["claude", "codex", "gemini"];
 const STATUSES: SessionStatus[] = ["completed", "error", "open", "unknown"];
 
 /** Each session's facts as columns (`sessionsOf` reads them): its strings added with `stringOf`. */
-function packedSessions(sessions: readonly LedgerSession[], files: readonly CondensedFile[], stringOf: (value: string) => number) {
-  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
+function packedSessions(sessions: readonly LedgerSession[], fileIndex: ReadonlyMap<string, number>, stringOf: (value: string) => number) {
   const orNone = (value: string | null): number => (value === null ? -1 : stringOf(value));
   const key = sessions.map((session) => stringOf(session.key));
   const sessionId = sessions.map((session) => orNone(session.sessionId));
