@@ -37,6 +37,9 @@ type Row = Omit<Charge, "costUsd" | "estimated" | "requests" | "tokens"> & {
   readonly estimated: { usd: number; unpriced: boolean };
 };
 
+/** What a row says of its session. */
+type Session = Pick<LedgerSession, "key" | "agent">;
+
 /** The slot of a request without a time (a day's slot is `day * 8 + kind`; days before 1970 are negative). */
 const NO_TIME = -(2 ** 40);
 
@@ -112,6 +115,20 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
   };
 }
 
+/**
+ * An independent file's part after it grew by rows `from…` of its columns (requests no other file holds): its
+ * last rows, with the new requests summed into them or added after them. A full merge gives the same rows: the
+ * file owns every request it holds, its earlier requests come first, and each row's sums are made in the same
+ * order (update.ts takes this way only when all of that holds).
+ */
+export function condenseGrown(file: CondensedFile, scan: FileScan, from: number, pricer: Pricer, timeZone: string): CondensedFile {
+  const rows = new RowTable(pricer, localDays(timeZone), 1);
+  rows.seed(0, file.rows);
+  rows.enterFile(0, { key: file.session, agent: scan.agent }, scan.records);
+  for (let row = from; row < scan.records.length; row++) rows.addOwn(row);
+  return { ...file, size: scan.size, mtimeMs: scan.mtimeMs, start: scan.facts.start, end: scan.facts.end, rows: rows.rowsOf(0) };
+}
+
 const NO_COLUMNS = {
   time: new Float64Array(0),
   cost: new Float64Array(0),
@@ -127,7 +144,7 @@ class RowTable {
   private readonly byOwner: Map<string | null, Map<number, Row>>[];
   /** The file being condensed: its index, session, columns, and per model index (-1 last) its prices and rows. */
   private owner = 0;
-  private session: LedgerSession | undefined;
+  private session: Session | undefined;
   /** The entered file's columns, taken out of it once (a cached file's are getters): `addOwn` reads plain arrays. */
   private columns: Pick<RecordColumns, "time" | "cost" | "tokens" | "model" | "models" | "flags"> = NO_COLUMNS;
   private prices: (ModelPrice | null | undefined)[] = [];
@@ -147,7 +164,23 @@ class RowTable {
     return this.rows[owner] ?? [];
   }
 
-  enterFile(owner: number, session: LedgerSession, columns: RecordColumns): void {
+  /** Takes a file's rows as they were (copied: they are summed into), each in the slot `add` keeps it in. */
+  seed(owner: number, rows: readonly Charge[]): void {
+    for (const charge of rows) {
+      const reported = charge.costUsd !== null;
+      const kind = (reported ? 0 : charge.estimated?.unpriced === true ? 2 : 4) + (charge.sidechain ? 1 : 0);
+      const row: Row = {
+        ...charge,
+        tokens: { ...charge.tokens },
+        requests: charge.requests ?? 1,
+        estimated: { usd: charge.estimated?.usd ?? 0, unpriced: charge.estimated?.unpriced === true },
+      };
+      this.slotsOf(owner, charge.model).set((charge.day === undefined ? NO_TIME : charge.day * 8) + kind, row);
+      this.rows[owner]?.push(row);
+    }
+  }
+
+  enterFile(owner: number, session: Session, columns: RecordColumns): void {
     this.owner = owner;
     this.session = session;
     const { time, cost, tokens, model, models, flags } = columns;
@@ -181,7 +214,7 @@ class RowTable {
       this.slots[index] = slots;
     }
     const time = c.time[row] ?? Number.NaN;
-    const session = this.session as LedgerSession;
+    const session = this.session as Session;
     this.add(this.owner, slots, session, model, Number.isNaN(time) ? null : time, reported, estimated, (flags & SIDECHAIN) !== 0);
   }
 
@@ -200,7 +233,7 @@ class RowTable {
   private add(
     owner: number,
     slots: Map<number, Row>,
-    session: Pick<LedgerSession, "key" | "agent">,
+    session: Session,
     model: string | null,
     time: number | null,
     reported: number | null,

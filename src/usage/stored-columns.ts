@@ -1,10 +1,9 @@
 /**
  * A cache frame's columns, read from the open cache file as they are needed. A file's request keys are read when
  * first used (a run after a few files changed may need no key at all: cache.ts keeps a filter of them), with two
- * positioned reads, and past a few dozen files every key of the frame in one read; a file's other columns are
- * one block of the frame (`blockBytes`), read with one positioned read when first used. Once the files read one
- * by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`: a run that merges everything), the rest of
- * the frame is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed when first
+ * positioned reads; a file's other columns are one block of the frame (`blockBytes`), read with one positioned
+ * read when first used. Once the files read one by one hold a share of the frame's records (`WHOLE_FRAME_SHARE`:
+ * a run that merges everything, or looks every key up), the rest of the frame's keys or blocks is read in one go. A file's models and threads are in its entry (stored-scan.ts), parsed when first
  * used.
  */
 import { readSync } from "node:fs";
@@ -50,14 +49,12 @@ export function blockViews(buffer: ArrayBuffer, offset: number, length: number):
   };
 }
 
-/** Past this share of a frame's records read file by file, the rest of the frame is read whole. */
-const WHOLE_FRAME_SHARE = 0.125;
 /**
- * Past this many files' keys read file by file, the frame's key columns are read whole: two positioned reads
- * per file cost more than reading every key once a few dozen files are looked at (a run after 93 files grew
- * looks at the keys of the 322 files that shared a request).
+ * Past this share of a frame's records read file by file, the rest of the frame (its keys, or its blocks) is read
+ * in one go: a run that merges everything, or looks every key up, reads them all anyway, and one read of a few MB
+ * costs less than thousands of small ones. A run after some files grew reads theirs alone.
  */
-const FILES_READ_ALONE = 16;
+const WHOLE_FRAME_SHARE = 0.125;
 
 /** A file's two key columns. */
 export interface Keys {
@@ -67,8 +64,8 @@ export interface Keys {
 
 /**
  * A frame's request keys and blocks, read from the file as they are used: a file's keys with two positioned
- * reads (past `FILES_READ_ALONE` files, every key of the frame in one read), its block with one (once the files
- * read that way hold `WHOLE_FRAME_SHARE` of the frame's records, the rest of the blocks in one read).
+ * reads, its block with one; once the files read that way hold `WHOLE_FRAME_SHARE` of the frame's records, the
+ * rest of the keys (or of the blocks) in one read.
  */
 export class FrameStore {
   private readonly file: CacheFd;
@@ -88,8 +85,8 @@ export class FrameStore {
   /** The keys of the `length` records from record `first`. */
   keysOf(first: number, length: number): Keys {
     if (this.keys === undefined) {
-      this.keysReadByFile += 1;
-      if (this.keysReadByFile > FILES_READ_ALONE) {
+      this.keysReadByFile += length;
+      if (this.keysReadByFile > WHOLE_FRAME_SHARE * this.at.length) {
         const both = readBytes(this.file, this.at.keyHi, this.at.blocks);
         this.keys = {
           keyHi: new Float64Array(both, 0, this.at.length),

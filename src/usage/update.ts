@@ -4,6 +4,10 @@
  * Its cost follows the change, not the number of files: the files that did not change keep their rows, their
  * place in merge order and their sessions as the last result has them.
  *
+ * The common change, a session log appended with requests of its own, costs what was appended: a file that shared
+ * no request, whose earlier records are unchanged and whose new requests are in no other file (the key filters
+ * and the other changed files say so), keeps its rows and has the new requests summed into them (`grownAlone`).
+ *
  * A file's rows depend on the files it shares a request with, and on theirs in turn: its group, which the last
  * result keeps (condense.ts `CondensedFile.group`). What a changed file held before must be reached too: an
  * appended file still holds every request it held (it was read on from where it was left); a file replaced,
@@ -18,10 +22,10 @@
  * link files through their thread, not their keys: a group holding any is merged with everything instead
  * (undefined here), as is a change reaching more than a quarter of the files (and more than a few).
  */
-import { type Condensed, type CondensedFile, condense } from "./condense.ts";
+import { type Condensed, type CondensedFile, condense, condenseGrown } from "./condense.ts";
 import { KeyTable, type LedgerSession, mergeOrder, mergeScans, type OrderKey, orderScans, sessionKey, sessionOf } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import type { FileScan } from "./types.ts";
+import { TOKEN_FIELDS, type FileScan, type RecordColumns } from "./types.ts";
 
 /** The files read on from where they were left (appended), by path: the scan of the version each grew from. */
 export type Grown = ReadonlyMap<string, FileScan>;
@@ -44,13 +48,22 @@ export function updateCondensed(
   if (change === undefined) return undefined;
   const { changed, present, before, appended } = change;
   const limit = Math.max(FEW_FILES, Math.ceil(scans.length * MAX_REACHED));
+  const alone = grownAlone(change, since.elsewhere);
+  const rest = new Set([...changed].filter((scan) => !alone.has(scan)));
   // A request new to the cache is in no file the last result had, and one a changed file held before is in
   // the files of its group then, if in any: the groups are what the change reaches, and no key is looked up.
-  const reached = anyNewKeyElsewhere(changed, appended, since.elsewhere)
-    ? reach(scans, linkableOf(last.files, present), changed, limit)
-    : groupsOf(changed, last.files, present, before);
+  const reached = anyNewKeyElsewhere(rest, appended, since.elsewhere)
+    ? reach(scans, linkableOf(last.files, present), rest, limit)
+    : groupsOf(rest, last.files, present, before);
   if (reached === undefined || reached.size > limit || [...reached].some((scan) => scan.records.threads !== undefined)) return undefined;
-  const again = new Map(condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]));
+  // A file that grew alone and that the rest of the change reaches anyway is merged with what reached it.
+  for (const scan of reached) alone.delete(scan);
+  const again = new Map(
+    reached.size === 0 ? [] : condense(mergeScans([...reached]), pricer, timeZone).files.map((file) => [file.path, file]),
+  );
+  for (const [scan, from] of alone) {
+    again.set(scan.path, condenseGrown(before.get(scan.path) as CondensedFile, scan, from, pricer, timeZone));
+  }
   const ordered = orderAfter(last.files, present, changed);
   const files: CondensedFile[] = [];
   for (const scan of ordered) {
@@ -95,6 +108,72 @@ interface Change {
   readonly appended: Map<FileScan, FileScan>;
   readonly present: Map<string, FileScan>;
   readonly before: Map<string, CondensedFile>;
+}
+
+/**
+ * The appended files whose rows can be brought up to date by themselves (condense.ts `condenseGrown`), each
+ * with the row its new records start at: a file that shared no request in the last result, in the same session,
+ * whose earlier records are still its first rows as they were, and whose new records are of requests that no
+ * file of the cache may hold (its own earlier version included) and no other changed file holds.
+ */
+function grownAlone(change: Change, elsewhere: Elsewhere): Map<FileScan, number> {
+  const alone = new Map<FileScan, number>();
+  for (const [scan, earlier] of change.appended) {
+    const file = change.before.get(scan.path);
+    if (file === undefined || !file.independent || file.session !== sessionKey(scan) || scan.records.threads !== undefined) continue;
+    if (!samePrefix(earlier.records, scan.records)) continue;
+    const { keyHi, keyLo, length } = scan.records;
+    let fresh = true;
+    for (let row = earlier.records.length; row < length && fresh; row++) fresh = !elsewhere(keyHi[row] ?? 0, keyLo[row] ?? 0);
+    if (fresh) alone.set(scan, earlier.records.length);
+  }
+  if (alone.size > 0) dropShared(alone, change.changed);
+  return alone;
+}
+
+/** Drops from `alone` the files a new request of which another changed file holds too. */
+function dropShared(alone: Map<FileScan, number>, changed: ReadonlySet<FileScan>): void {
+  const newRows = [...alone].reduce((sum, [scan, from]) => sum + scan.records.length - from, 0);
+  const table = new KeyTable(newRows);
+  const holder: FileScan[] = [];
+  const shared = new Set<FileScan>();
+  for (const [scan, from] of alone) {
+    const { keyHi, keyLo, length } = scan.records;
+    for (let row = from; row < length; row++) {
+      const request = table.find(keyHi[row] ?? 0, keyLo[row] ?? 0, holder.length);
+      if (request === holder.length) holder.push(scan);
+      else if (holder[request] !== scan) shared.add(scan).add(holder[request] as FileScan);
+    }
+  }
+  for (const scan of changed) {
+    if (alone.has(scan)) continue;
+    const { keyHi, keyLo, length } = scan.records;
+    for (let row = 0; row < length; row++) {
+      const hi = keyHi[row] ?? 0;
+      const lo = keyLo[row] ?? 0;
+      if (table.has(hi, lo)) shared.add(holder[table.find(hi, lo, -1)] as FileScan);
+    }
+  }
+  for (const scan of shared) alone.delete(scan);
+}
+
+/** Whether every row of `earlier` is the same row of `now` (no earlier record replaced, moved or dropped). */
+function samePrefix(earlier: RecordColumns, now: RecordColumns): boolean {
+  const n = earlier.length;
+  if (now.length < n || earlier.models.some((model, i) => now.models[i] !== model)) return false;
+  const same = <T extends Float64Array | Int32Array | Uint8Array>(a: T, b: T, count: number): boolean => {
+    for (let i = 0; i < count; i++) if (!Object.is(a[i], b[i])) return false;
+    return true;
+  };
+  return (
+    same(earlier.keyHi, now.keyHi, n) &&
+    same(earlier.keyLo, now.keyLo, n) &&
+    same(earlier.time, now.time, n) &&
+    same(earlier.cost, now.cost, n) &&
+    same(earlier.tokens, now.tokens, n * TOKEN_FIELDS) &&
+    same(earlier.model, now.model, n) &&
+    same(earlier.flags, now.flags, n)
+  );
 }
 
 /**

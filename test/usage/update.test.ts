@@ -10,12 +10,15 @@ import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { groupUsage } from "../../src/usage/aggregate.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
+import { condense, condenseGrown } from "../../src/usage/condense.ts";
+import { mergeScans } from "../../src/usage/ledger.ts";
 import { createPricer } from "../../src/usage/prices.ts";
+import { scanFile } from "../../src/usage/scan-file.ts";
 import { claudeLine, tempTree } from "./trees.ts";
 
-/** A line: which request (a small pool, so files share some), its session, day, output and whether a subagent's. */
+/** A line: which request (a small pool, so files share some, or one of a larger pool, mostly new), its session, day, output and whether a subagent's. */
 const lineArb = fc.record({
-  request: fc.integer({ min: 0, max: 11 }),
+  request: fc.oneof(fc.integer({ min: 0, max: 11 }), fc.integer({ min: 12, max: 99 })),
   session: fc.integer({ min: 0, max: 3 }),
   day: fc.integer({ min: 1, max: 4 }),
   hour: fc.integer({ min: 10, max: 19 }),
@@ -46,6 +49,12 @@ const stepArb = fc.oneof(
     lines: fc.array(lineArb, { minLength: 1, maxLength: 4 }),
   }),
   fc.record({ kind: fc.constant("remove" as const), place: fc.nat(PLACES.length - 1) }),
+  // The same lines appended to the first file too (a resumed session copies its requests).
+  fc.record({
+    kind: fc.constant("copy" as const),
+    place: fc.integer({ min: 1, max: PLACES.length - 1 }),
+    lines: fc.array(lineArb, { minLength: 1, maxLength: 2 }),
+  }),
 );
 
 const text = (l: Line, place: string) =>
@@ -67,8 +76,9 @@ describe("usage update against a cold run", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(lineArb, { minLength: 1, maxLength: 4 }),
-        fc.array(stepArb, { minLength: 1, maxLength: 6 }),
-        async (first, steps) => {
+        // Each batch of changes is made before the next report: a report sees one to three files changed.
+        fc.array(fc.array(stepArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }),
+        async (first, batches) => {
           const tree = tempTree();
           const logs = join(tree.root, "logs");
           const cacheHome = join(tree.root, "cache");
@@ -77,18 +87,24 @@ describe("usage update against a cold run", () => {
           writeFileSync(path(0), first.map((l) => text(l, PLACES[0] ?? "")).join(""));
           let clock = Date.now() / 1000 + 1000;
           await report(logs, cacheHome, true);
-          for (const step of steps) {
-            const file = path(step.place);
-            const place = PLACES[step.place] ?? "";
-            if (step.kind === "remove") {
-              if (existsSync(file) && step.place !== 0) rmSync(file);
-            } else if (step.kind === "append" && existsSync(file)) appendFileSync(file, step.lines.map((l) => text(l, place)).join(""));
-            else {
-              tree.write(`logs/${place}`, []);
-              writeFileSync(file, step.lines.map((l) => text(l, place)).join(""));
-              // An mtime no earlier run saw: a rewrite of the same size is a change.
-              clock += 10;
-              utimesSync(file, clock, clock);
+          for (const steps of batches) {
+            for (const step of steps) {
+              const file = path(step.place);
+              const place = PLACES[step.place] ?? "";
+              if (step.kind === "remove") {
+                if (existsSync(file) && step.place !== 0) rmSync(file);
+              } else if (step.kind === "copy") {
+                for (const at of [0, step.place]) {
+                  if (existsSync(path(at))) appendFileSync(path(at), step.lines.map((l) => text(l, PLACES[at] ?? "")).join(""));
+                }
+              } else if (step.kind === "append" && existsSync(file)) appendFileSync(file, step.lines.map((l) => text(l, place)).join(""));
+              else {
+                tree.write(`logs/${place}`, []);
+                writeFileSync(file, step.lines.map((l) => text(l, place)).join(""));
+                // An mtime no earlier run saw: a rewrite of the same size is a change.
+                clock += 10;
+                utimesSync(file, clock, clock);
+              }
             }
             const cached = await report(logs, cacheHome, true);
             const cold = await report(logs, cacheHome, false);
@@ -105,7 +121,64 @@ describe("usage update against a cold run", () => {
   }, 120_000);
 });
 
-/** The report `usage --by day --by model --breakdown` and the sessions (their files in order) are made of. */
+describe("a file that grew alone", () => {
+  it("has the rows a full merge gives it: its last rows, with the new requests summed in", () => {
+    const pricer = createPricer();
+    fc.assert(
+      fc.property(fc.array(lineArb, { minLength: 1, maxLength: 6 }), fc.array(lineArb, { minLength: 1, maxLength: 6 }), (head, tail) => {
+        const place = PLACES[4] ?? "";
+        const tree = tempTree();
+        const file = tree.write(place, []);
+        writeFileSync(file, head.map((l) => text(l, place)).join(""));
+        const before = scanFile({ path: file, agent: "claude" });
+        // The tail's requests are new to the file: the rows it owns grow, none is replaced.
+        appendFileSync(file, tail.map((l, i) => text({ ...l, request: 1000 + i }, place)).join(""));
+        const after = scanFile({ path: file, agent: "claude", previous: before });
+        if (before === undefined || after === undefined) throw new Error("the test file was not read");
+        const last = condense(mergeScans([before]), pricer, "UTC").files[0];
+        const full = condense(mergeScans([after]), pricer, "UTC").files[0];
+        if (last === undefined) throw new Error("no file condensed");
+        expect(condenseGrown(last, after, before.records.length, pricer, "UTC")).toEqual(full);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("is merged again with the files it shared a request with: growing may change which of them owns it", async () => {
+    const tree = tempTree();
+    const logs = join(tree.root, "logs");
+    const cacheHome = join(tree.root, "cache");
+    const at = (hour: number) => `2026-03-01T${hour}:00:00.000Z`;
+    const shared = { message: "m1", request: "r1", time: at(10) };
+    // Both start at 10:00; a.jsonl ends first, so it is merged first and owns the request they share.
+    const a = tree.write("logs/projects/p/a.jsonl", [claudeLine({ ...shared, session: "s-1" })]);
+    tree.write("logs/projects/p/b.jsonl", [
+      claudeLine({ ...shared, session: "s-2" }),
+      claudeLine({ message: "m2", request: "r2", session: "s-2", time: at(12) }),
+    ]);
+    await report(logs, cacheHome, true);
+    // A request of its own at 15:00: a.jsonl now ends last, and b.jsonl owns the shared one.
+    appendFileSync(a, `${JSON.stringify(claudeLine({ message: "m3", request: "r3", session: "s-1", time: at(15) }))}\n`);
+    const cached = await report(logs, cacheHome, true);
+    expect(cached.made).toBe("updated");
+    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+  });
+
+  it("is merged again when its new lines first name its session", async () => {
+    const tree = tempTree();
+    const logs = join(tree.root, "logs");
+    const cacheHome = join(tree.root, "cache");
+    const { sessionId: _unnamed, ...line } = claudeLine({ message: "m1", request: "r1" }) as { sessionId: string };
+    const file = tree.write("logs/projects/p/a.jsonl", [line]);
+    await report(logs, cacheHome, true);
+    appendFileSync(file, `${JSON.stringify(claudeLine({ message: "m2", request: "r2", session: "s-9" }))}\n`);
+    const cached = await report(logs, cacheHome, true);
+    expect(cached.made).toBe("updated");
+    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+  });
+});
+
+/** The report `usage --by day --by session --breakdown` (by model in each) and the sessions (their files in order) are made of. */
 async function report(root: string, cacheHome: string, cache: boolean) {
   const pricer = createPricer();
   const { ledger, made } = await collectUsage({
@@ -114,7 +187,7 @@ async function report(root: string, cacheHome: string, cache: boolean) {
     cache,
     condensed: { pricer, timeZone: "UTC" },
   });
-  const usage = groupUsage(ledger.charges, { by: ["day", "model"], timeZone: "UTC", breakdown: true, pricer, ledger });
+  const usage = groupUsage(ledger.charges, { by: ["day", "session"], timeZone: "UTC", breakdown: true, pricer, ledger });
   const sessions = [...ledger.sessions.values()];
   const json = JSON.stringify({ usage, sessions, duplicates: ledger.duplicates }, (_key, value: unknown) =>
     value instanceof Set ? [...value].sort() : value,
