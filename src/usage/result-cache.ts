@@ -11,7 +11,6 @@
  * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
  * uses and no others.
  */
-import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writevSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
@@ -53,8 +52,9 @@ export interface LastResult {
 /**
  * What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the
  * time zone of its days. The files are hashed in the order they were found (the walk goes in name order, so
- * the same files named the same way hash the same), with SHA-256: the paths as one text, the sizes and mtimes
- * as their bytes. Formatting thousands of mtimes as text cost more than the hash.
+ * the same files named the same way hash the same): the paths as one text, the sizes and mtimes as their bytes
+ * (formatting thousands of mtimes as text cost more than the hash). Not a cryptographic hash: nobody chooses
+ * these files to collide, and loading node:crypto cost a run more than hashing them.
  */
 export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
   const numbers = new Float64Array(files.length * 2);
@@ -62,8 +62,7 @@ export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, t
     numbers[2 * i] = file.size;
     numbers[2 * i + 1] = file.mtimeMs;
   });
-  const hash = createHash("sha256").update(files.map((file) => file.path).join("\u0000"));
-  const filesHash = hash.update(new Uint8Array(numbers.buffer)).digest("base64url");
+  const filesHash = textHash(files.map((file) => file.path).join("\u0000"), numbers);
   return `${filesHash}:${pricer.fingerprint}:${textHash(timeZone)}`;
 }
 

@@ -106,18 +106,28 @@ export function requestKey(text: string): RequestKey {
   return { id: `${hi}.${lo}`, hi, lo };
 }
 
-/** A short text hash (the same two hashes in base 36): what caches are keyed by. */
-export function textHash(text: string): string {
-  return `${cyrb53(text, 0x9e3779b9).toString(36)}.${cyrb53(text, 0x85ebca6b).toString(36)}`;
+/**
+ * A short hash of a text, and of some numbers after it as their bytes (the same two hashes in base 36): what
+ * caches are keyed by. 106 bits: two different keys agree by accident with odds below 10^-30.
+ */
+export function textHash(text: string, numbers?: Float64Array): string {
+  const words = numbers === undefined ? undefined : new Uint16Array(numbers.buffer, numbers.byteOffset, numbers.length * 4);
+  return `${cyrb53(text, 0x9e3779b9, words).toString(36)}.${cyrb53(text, 0x85ebca6b, words).toString(36)}`;
 }
 
-function cyrb53(text: string, seed: number): number {
+/** cyrb53 of the text's UTF-16 code units, then of `words` when given. */
+function cyrb53(text: string, seed: number, words?: Uint16Array): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  for (let i = 0; words !== undefined && i < words.length; i++) {
+    const word = words[i] ?? 0;
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
