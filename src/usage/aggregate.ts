@@ -3,6 +3,7 @@
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
 import { AgentStreamError } from "../errors.ts";
+import type { ChargeList } from "./charge-list.ts";
 import type { Charge, Ledger } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
@@ -191,7 +192,7 @@ export interface GroupOptions {
   readonly include?: (charge: Charge) => boolean;
 }
 
-export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
+export function groupUsage(charges: ChargeList, options: GroupOptions): UsageReport {
   const { by, pricer, ledger } = options;
   checkZone(ledger, options.timeZone);
   const when = calendar(options.timeZone);
@@ -199,8 +200,8 @@ export function groupUsage(charges: readonly Charge[], options: GroupOptions): U
   const bySession = by.some((d) => d === "session" || d === "project");
   const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
   const totals = emptyFigures();
-  for (const charge of charges) {
-    if (options.include !== undefined && !options.include(charge)) continue;
+  charges.forEach((charge) => {
+    if (options.include !== undefined && !options.include(charge)) return;
     const parts = charge.time === null || !byTime ? undefined : when(charge.time, charge.day);
     const session = bySession ? ledger.sessions.get(charge.session) : undefined;
     const value = (dimension: GroupDimension): string => {
@@ -240,7 +241,7 @@ export function groupUsage(charges: readonly Charge[], options: GroupOptions): U
       }
       addCharge(figures, charge, pricer);
     }
-  }
+  });
   const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
   return {
     by,

@@ -9,7 +9,7 @@ import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./
 import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
-import { type LastResult, loadLastResult, resultFingerprint, saveResult } from "./result-cache.ts";
+import { type LastResult, loadLastResult, resultKey, saveResult } from "./result-cache.ts";
 import { type Elsewhere, type Grown, updateCondensed } from "./update.ts";
 import { appendedTo } from "./scan-file.ts";
 import { scanFiles } from "./scan-pool.ts";
@@ -52,17 +52,15 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
   const dir = options.cache ? cacheDir(options.env) : undefined;
   const condensed = options.condensed;
-  const fingerprint = condensed === undefined ? undefined : resultFingerprint(files, condensed.pricer, condensed.timeZone);
+  const key = condensed === undefined ? undefined : resultKey(condensed.pricer, condensed.timeZone);
   const last =
-    dir !== undefined && fingerprint !== undefined && condensed !== undefined
-      ? loadLastResult(dir, fingerprint, condensed.timeZone)
-      : undefined;
+    dir !== undefined && key !== undefined && condensed !== undefined ? loadLastResult(dir, files, key, condensed.timeZone) : undefined;
   if (last?.exact === true) {
     return { ledger: last.condensed.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable, made: "kept" };
   }
   const cache = loadCache(dir);
   try {
-    return await collectWith(cache.scans, files, { ...options, dir, roots, fingerprint, last, missing, mayHold: cache.mayHold });
+    return await collectWith(cache.scans, files, { ...options, dir, roots, key, last, missing, mayHold: cache.mayHold });
   } finally {
     cache.close();
   }
@@ -75,13 +73,13 @@ async function collectWith(
   context: CollectOptions & {
     dir: string | undefined;
     roots: readonly string[];
-    fingerprint: string | undefined;
+    key: string | undefined;
     last: LastResult | undefined;
     missing: string[];
     mayHold: Elsewhere;
   },
 ): Promise<Collected> {
-  const { dir, roots, fingerprint, last, missing, condensed, mayHold } = context;
+  const { dir, roots, key, last, missing, condensed, mayHold } = context;
   const scans: FileScan[] = [];
   const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
   for (const file of files) {
@@ -91,11 +89,13 @@ async function collectWith(
       toRead.push({ ...file, previous: known !== undefined && known.size < file.size && appendedTo(file.path, known) ? known : undefined });
   }
   const fresh = await scanFiles(toRead, context.threads === undefined ? {} : { threads: context.threads });
-  const unreadable: string[] = [];
+  const unreadable: FoundFile[] = [];
   const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {
-    if (scan === undefined) unreadable.push(toRead[i]?.path ?? "");
-    else {
+    const file = toRead[i];
+    if (scan === undefined) {
+      if (file !== undefined) unreadable.push(file);
+    } else {
       scans.push(scan);
       changed.push(scan);
       cached.set(scan.path, scan);
@@ -103,7 +103,7 @@ async function collectWith(
   });
   const gone = forgotten(cached, files, roots);
   if (dir !== undefined && (changed.length > 0 || gone.length > 0)) saveCache(dir, cached.values(), { changed, forgotten: gone });
-  const common = { files: files.length, read: toRead.length, missing, unreadable };
+  const common = { files: files.length, read: toRead.length, missing, unreadable: unreadable.map((file) => file.path) };
   if (condensed === undefined) return { ledger: buildLedger(scans), ...common, made: "merged" };
   const { pricer, timeZone } = condensed;
   const updated =
@@ -111,7 +111,7 @@ async function collectWith(
       ? undefined
       : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead), elsewhere: mayHold }, pricer, timeZone);
   const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
-  if (dir !== undefined && fingerprint !== undefined) saveResult(dir, fingerprint, result, unreadable);
+  if (dir !== undefined && key !== undefined) saveResult(dir, key, result, unreadable);
   return { ledger: result.ledger, ...common, made: updated === undefined ? "merged" : "updated" };
 }
 

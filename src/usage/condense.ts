@@ -13,6 +13,7 @@
  * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
  * the charge view.
  */
+import type { ChargeList } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import { localDays } from "./aggregate.ts";
 import {
@@ -63,7 +64,7 @@ export interface CondensedFile {
   /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
   readonly repeated: number;
   /** The rows of the requests it owns, in the order of their first request. */
-  readonly rows: readonly Charge[];
+  readonly rows: ChargeList;
 }
 
 /** A condensed ledger (its charges: every file's rows, file after file) and each file's part, in merge order. */
@@ -110,7 +111,7 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     rows: rows.rowsOf(s),
   }));
   return {
-    ledger: { charges: files.flatMap((file) => file.rows), sessions: merged.sessions, duplicates: merged.duplicates, timeZone },
+    ledger: { charges: files.flatMap((_, s) => rows.rowsOf(s)), sessions: merged.sessions, duplicates: merged.duplicates, timeZone },
     files,
   };
 }
@@ -165,8 +166,8 @@ class RowTable {
   }
 
   /** Takes a file's rows as they were (copied: they are summed into), each in the slot `add` keeps it in. */
-  seed(owner: number, rows: readonly Charge[]): void {
-    for (const charge of rows) {
+  seed(owner: number, rows: ChargeList): void {
+    rows.forEach((charge) => {
       const reported = charge.costUsd !== null;
       const kind = (reported ? 0 : charge.estimated?.unpriced === true ? 2 : 4) + (charge.sidechain ? 1 : 0);
       const row: Row = {
@@ -177,7 +178,7 @@ class RowTable {
       };
       this.slotsOf(owner, charge.model).set((charge.day === undefined ? NO_TIME : charge.day * 8) + kind, row);
       this.rows[owner]?.push(row);
-    }
+    });
   }
 
   enterFile(owner: number, session: Session, columns: RecordColumns): void {

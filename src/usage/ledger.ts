@@ -3,6 +3,7 @@
  * copies its history, a worktree or a backup holds a copy) are merged by their key, and Codex running totals
  * become per-request figures. The rules and the cases behind them: docs/usage.md.
  */
+import type { ChargeList } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import {
   CUMULATIVE,
@@ -25,7 +26,7 @@ export interface Charge {
   readonly session: string;
   readonly time: number | null;
   /** A condensed charge's day in `Ledger.timeZone` (days since 1970-01-01 there), when it has a time. */
-  readonly day?: number;
+  readonly day?: number | undefined;
   readonly model: string | null;
   readonly tokens: TokenCounts;
   /** What the agent reported it cost; null: to be estimated from the price table. */
@@ -51,7 +52,8 @@ export interface LedgerSession {
 }
 
 export interface Ledger {
-  readonly charges: Charge[];
+  /** Every charge, in the order the requests were first seen (condensed: file by file, in merge order). */
+  readonly charges: ChargeList;
   readonly sessions: Map<string, LedgerSession>;
   /** Records read that repeated one already counted (the same request in another file or line). */
   readonly duplicates: number;
@@ -260,7 +262,7 @@ export class KeyTable {
 }
 
 /** The ledger with one charge per request (`collect.ts` condenses it instead when it prices). */
-export function buildLedger(scans: readonly FileScan[]): Ledger {
+export function buildLedger(scans: readonly FileScan[]): Ledger & { readonly charges: readonly Charge[] } {
   const merged = mergeScans(scans);
   const charges: Charge[] = [];
   forEachCharge(merged, (charge) => charges.push({ ...charge, tokens: { ...charge.tokens } }));

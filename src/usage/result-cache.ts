@@ -15,21 +15,21 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writevSync } fro
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
-import type { Charge, LedgerSession } from "./ledger.ts";
+import { PACKED_ROW, PackedCharges, packCharges } from "./charge-list.ts";
+import type { LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { Packer, type TextEncoding, Unpacker } from "./packed.ts";
 import { textHash } from "./scanner.ts";
 import type { SessionStatus, UsageAgent } from "./types.ts";
 
-const VERSION = 5;
-const MAGIC = "AGSURES5";
-/** Numbers per row: session index, model index (-1: none), sidechain, time (NaN: none), six counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none). */
-const ROW = 15;
+const VERSION = 6;
+const MAGIC = "AGSURES6";
 
 /** The JSON part of the header: what sizes the packed columns, and the short lists. */
 interface StoredHeader {
   readonly duplicates: number;
-  readonly unreadable: string[];
+  /** The files found that could not be read: they are among the files the result is for. */
+  readonly unreadable: FoundFile[];
   readonly models: string[];
   readonly agents: UsageAgent[];
   readonly statuses: SessionStatus[];
@@ -50,20 +50,11 @@ export interface LastResult {
 }
 
 /**
- * What the result is keyed by: each file's path, size and mtime, then (after the first colon) the prices and the
- * time zone of its days. The files are hashed in the order they were found (the walk goes in name order, so
- * the same files named the same way hash the same): the paths as one text, the sizes and mtimes as their bytes
- * (formatting thousands of mtimes as text cost more than the hash). Not a cryptographic hash: nobody chooses
- * these files to collide, and loading node:crypto cost a run more than hashing them.
+ * What a result is kept for besides its files: the price table and the time zone of its days. A result of other
+ * prices or another zone is of no use (each request is priced, and put on its day, when it is condensed).
  */
-export function resultFingerprint(files: readonly FoundFile[], pricer: Pricer, timeZone: string): string {
-  const numbers = new Float64Array(files.length * 2);
-  files.forEach((file, i) => {
-    numbers[2 * i] = file.size;
-    numbers[2 * i + 1] = file.mtimeMs;
-  });
-  const filesHash = textHash(files.map((file) => file.path).join("\u0000"), numbers);
-  return `${filesHash}:${pricer.fingerprint}:${textHash(timeZone)}`;
+export function resultKey(pricer: Pricer, timeZone: string): string {
+  return `${pricer.fingerprint}:${textHash(timeZone)}`;
 }
 
 function resultFile(dir: string): string {
@@ -71,31 +62,35 @@ function resultFile(dir: string): string {
 }
 
 /**
- * The last result kept, when it was made at the same prices and in the same zone (the fingerprint's part after
- * its first colon); `exact` when its files are these too. A result of other prices, another zone, another
- * version, or one that cannot be read is undefined.
+ * The last result kept, when it was made at the same prices and in the same zone (`resultKey`); `exact` when it
+ * is for these very files: each found file's path, size and mtime is one of the result's (its files and the
+ * ones it could not read), and there are as many. A result of another key or version, or one that cannot be
+ * read, is undefined. Compared as they are, not by a hash of them: no two lists of files can pass for each other.
  */
-export function loadLastResult(dir: string, fingerprint: string, timeZone: string): LastResult | undefined {
+export function loadLastResult(dir: string, files: readonly FoundFile[], key: string, timeZone: string): LastResult | undefined {
   try {
     let bytes: Uint8Array = readFileSync(resultFile(dir));
     if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const keyEnd = buffer.indexOf(0x0a);
-    const key = buffer.toString("utf8", 0, keyEnd);
-    const same = (k: string): string => k.slice(k.indexOf(":"));
-    if (keyEnd === -1 || !key.startsWith(MAGIC) || same(key) !== same(fingerprint)) return undefined;
+    if (keyEnd === -1 || buffer.toString("utf8", 0, keyEnd) !== `${MAGIC}${key}`) return undefined;
     const headerAt = keyEnd + 1 + 4;
     const headerBytes = buffer.readUInt32LE(headerAt - 4);
     const header = JSON.parse(buffer.toString("utf8", headerAt, headerAt + headerBytes)) as StoredHeader;
     const columns = new Unpacker(buffer, Math.ceil((headerAt + headerBytes) / 8) * 8);
-    return { condensed: condensedOf(header, columns, timeZone), unreadable: header.unreadable, exact: key === `${MAGIC}${fingerprint}` };
+    const loaded = condensedOf(header, columns, timeZone);
+    const unreadable = header.unreadable.map((file) => file.path);
+    return { condensed: loaded.condensed, unreadable, exact: loaded.sameFiles(files, header.unreadable) };
   } catch {
     return undefined;
   }
 }
 
-/** The condensed result from the packed columns, read in the order `saveResult` packed them. */
-function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string): Condensed {
+/**
+ * The condensed result from the packed columns, read in the order `saveResult` packed them, and whether it is for
+ * the files found.
+ */
+function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) {
   const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
   const text = (index: number): string => strings[index] ?? "";
   const count = header.files;
@@ -113,7 +108,8 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   ];
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
-  const charges = chargesOf(header, columns.f64(header.rows * ROW), sessionList);
+  // The rows stay numbers: a report reads them through one object (charge-list.ts), an update slices them by file.
+  const charges = new PackedCharges(columns.f64(header.rows * PACKED_ROW), sessionList, header.models);
   const filesOf = (): CondensedFile[] => {
     const files: CondensedFile[] = new Array(count);
     for (let f = 0, first = 0; f < count; f++) {
@@ -128,7 +124,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
         group: paths[group[f] ?? f] ?? "",
         independent: independent[f] === 1,
         repeated: repeated[f] ?? 0,
-        rows: charges.slice(first, first + rows),
+        rows: charges.slice(first, rows),
       };
       first += rows;
     }
@@ -136,7 +132,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
   };
   const sessions = new Map(sessionList.map((session) => [session.key, session]));
   let files: CondensedFile[] | undefined;
-  return {
+  const condensed: Condensed = {
     ledger: { charges, sessions, duplicates: header.duplicates, timeZone },
     // Made when first used: a run over unchanged files reports from the ledger alone (an update needs them).
     get files(): CondensedFile[] {
@@ -144,6 +140,29 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string):
       return files;
     },
   };
+  /** Whether the files found are the result's files and unreadable ones, as many of each path (a folder named twice finds its files twice). */
+  const sameFiles = (found: readonly FoundFile[], unreadable: readonly FoundFile[]): boolean => {
+    if (found.length !== count + unreadable.length) return false;
+    const index = new Map<string, number>();
+    const left = new Int32Array(count + unreadable.length);
+    const note = (path: string, at: number): void => {
+      const first = index.get(path) ?? at;
+      index.set(path, first);
+      left[first] = (left[first] ?? 0) + 1;
+    };
+    paths.forEach(note);
+    for (const [u, file] of unreadable.entries()) note(file.path, count + u);
+    return found.every((file) => {
+      const at = index.get(file.path);
+      if (at === undefined || (left[at] ?? 0) === 0) return false;
+      left[at] = (left[at] ?? 0) - 1;
+      const other = unreadable[at - count];
+      return at < count
+        ? size[at] === file.size && mtime[at] === file.mtimeMs
+        : other?.size === file.size && other?.mtimeMs === file.mtimeMs;
+    });
+  };
+  return { condensed, sameFiles };
 }
 
 /** The sessions, in order; a session's file is an index in `paths`, or (negative) a string of its own. */
@@ -202,41 +221,8 @@ function timeOrNull(time: number): number | null {
   return Number.isNaN(time) ? null : time;
 }
 
-function chargesOf(header: StoredHeader, rows: Float64Array, sessions: readonly LedgerSession[]): Charge[] {
-  const charges: Charge[] = new Array(header.rows);
-  const at = (i: number): number => rows[i] ?? 0;
-  for (let r = 0, c = 0; r < rows.length; r += ROW, c++) {
-    const session = sessions[at(r)] as LedgerSession;
-    const time = at(r + 3);
-    const reported = at(r + 10);
-    const day = at(r + 14);
-    // An object literal, not spreads: a spread builds each charge by a generic copy, thousands of times a run.
-    const charge: { -readonly [K in keyof Charge]: Charge[K] } = {
-      agent: session.agent,
-      session: session.key,
-      model: header.models[at(r + 1)] ?? null,
-      sidechain: at(r + 2) === 1,
-      time: Number.isNaN(time) ? null : time,
-      tokens: {
-        input: at(r + 4),
-        output: at(r + 5),
-        cacheRead: at(r + 6),
-        cacheWrite: at(r + 7),
-        cacheWrite1h: at(r + 8),
-        reasoning: at(r + 9),
-      },
-      costUsd: Number.isNaN(reported) ? null : reported,
-      estimated: { usd: at(r + 11), unpriced: at(r + 12) === 1 },
-      requests: at(r + 13),
-    };
-    if (!Number.isNaN(day)) charge.day = day;
-    charges[c] = charge;
-  }
-  return charges;
-}
-
 /** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
-export function saveResult(dir: string, fingerprint: string, condensed: Condensed, unreadable: readonly string[]): void {
+export function saveResult(dir: string, key: string, condensed: Condensed, unreadable: readonly FoundFile[]): void {
   const { ledger, files } = condensed;
   const strings: string[] = [];
   const stringOf = (value: string): number => strings.push(value) - 1;
@@ -246,11 +232,12 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   const fileIndex = new Map(files.map((file, i) => [file.path, i]));
   const sessionColumns = packedSessions(sessionList, fileIndex, stringOf);
   const modelSet = new Set<string>();
-  for (const { model } of ledger.charges) if (model !== null) modelSet.add(model);
+  ledger.charges.forEach(({ model }) => {
+    if (model !== null) modelSet.add(model);
+  });
   const models = [...modelSet];
-  const rows = new Float64Array(ledger.charges.length * ROW);
   const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
-  fillRows(rows, ledger.charges, sessionIndex, models);
+  const rows = packCharges(ledger.charges, sessionIndex, models);
   const text = columns.strings(strings);
   columns.i32(filePaths);
   columns.f64(files.map((file) => file.size));
@@ -266,7 +253,7 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
   columns.f64(rows);
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
-    unreadable: [...unreadable],
+    unreadable: unreadable.map(({ path, size, mtimeMs }) => ({ path, agent: undefined, size, mtimeMs })),
     models,
     agents: AGENTS,
     statuses: STATUSES,
@@ -277,7 +264,7 @@ export function saveResult(dir: string, fingerprint: string, condensed: Condense
     strings: strings.length,
     text,
   };
-  write(dir, fingerprint, header, columns);
+  write(dir, key, header, columns);
 }
 
 const AGENTS: UsageAgent[] = ["claude", "codex", "gemini"];
@@ -308,13 +295,13 @@ function packedSessions(sessions: readonly LedgerSession[], fileIndex: ReadonlyM
 }
 
 /** The key line, the header's length and JSON, then the columns 8-aligned, written in one call and renamed into place. */
-function write(dir: string, fingerprint: string, header: StoredHeader, columns: Packer): void {
-  const key = `${MAGIC}${fingerprint}\n`;
+function write(dir: string, key: string, header: StoredHeader, columns: Packer): void {
+  const keyLine = `${MAGIC}${key}\n`;
   const json = JSON.stringify(header);
-  const jsonAt = Buffer.byteLength(key) + 4;
+  const jsonAt = Buffer.byteLength(keyLine) + 4;
   const jsonBytes = Buffer.byteLength(json);
   const head = Buffer.alloc(Math.ceil((jsonAt + jsonBytes) / 8) * 8);
-  head.write(key, 0, "utf8");
+  head.write(keyLine, 0, "utf8");
   head.writeUInt32LE(jsonBytes, jsonAt - 4);
   head.write(json, jsonAt, "utf8");
   try {
@@ -335,33 +322,4 @@ function write(dir: string, fingerprint: string, header: StoredHeader, columns: 
   } catch {
     // Not kept: the next run uses the per-file cache.
   }
-}
-
-/** Each charge as a row of `ROW` numbers (the layout `chargesOf` reads). */
-function fillRows(
-  rows: Float64Array,
-  charges: readonly Charge[],
-  sessionIndex: ReadonlyMap<string, number>,
-  models: readonly string[],
-): void {
-  const modelIndex = new Map(models.map((model, i) => [model, i]));
-  charges.forEach((c, i) => {
-    const t = c.tokens;
-    const r = i * ROW;
-    rows[r] = sessionIndex.get(c.session) ?? -1;
-    rows[r + 1] = c.model === null ? -1 : (modelIndex.get(c.model) ?? -1);
-    rows[r + 2] = c.sidechain ? 1 : 0;
-    rows[r + 3] = c.time ?? Number.NaN;
-    rows[r + 4] = t.input;
-    rows[r + 5] = t.output;
-    rows[r + 6] = t.cacheRead;
-    rows[r + 7] = t.cacheWrite;
-    rows[r + 8] = t.cacheWrite1h;
-    rows[r + 9] = t.reasoning;
-    rows[r + 10] = c.costUsd ?? Number.NaN;
-    rows[r + 11] = c.estimated?.usd ?? 0;
-    rows[r + 12] = c.estimated?.unpriced === true ? 1 : 0;
-    rows[r + 13] = c.requests ?? 1;
-    rows[r + 14] = c.day ?? Number.NaN;
-  });
 }

@@ -20,14 +20,14 @@ export type SessionSort = (typeof SESSION_SORTS)[number];
 
 export function sessionRows(ledger: Ledger, pricer: Pricer, keep: (session: LedgerSession) => boolean): SessionRow[] {
   const figures = new Map<string, UsageFigures>();
-  for (const charge of ledger.charges) {
+  ledger.charges.forEach((charge) => {
     let f = figures.get(charge.session);
     if (f === undefined) {
       f = emptyFigures();
       figures.set(charge.session, f);
     }
     addCharge(f, charge, pricer);
-  }
+  });
   const rows: SessionRow[] = [];
   for (const session of ledger.sessions.values()) {
     if (!keep(session)) continue;

@@ -22,6 +22,7 @@
  * link files through their thread, not their keys: a group holding any is merged with everything instead
  * (undefined here), as is a change reaching more than a quarter of the files (and more than a few).
  */
+import { joinCharges } from "./charge-list.ts";
 import { type Condensed, type CondensedFile, condense, condenseGrown } from "./condense.ts";
 import { KeyTable, type LedgerSession, mergeOrder, mergeScans, type OrderKey, orderScans, sessionKey, sessionOf } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
@@ -73,7 +74,7 @@ export function updateCondensed(
   }
   const sessions = sessionsAfter(last, before, ordered, changed);
   if (sessions === undefined) return undefined;
-  const charges = files.flatMap((file) => file.rows);
+  const charges = joinCharges(files.map((file) => file.rows));
   const duplicates = files.reduce((sum, file) => sum + file.repeated, 0);
   return { ledger: { charges, sessions, duplicates, timeZone }, files };
 }

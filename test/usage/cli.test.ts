@@ -193,7 +193,7 @@ describe("the result of the last run", () => {
     const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
     const first = (await cli(args, env)).out;
     const { readdirSync } = await import("node:fs");
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v5.bin", "usage-v7.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v6.bin", "usage-v7.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
     // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.

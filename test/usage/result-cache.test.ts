@@ -1,11 +1,12 @@
 /** The last result kept between runs (result-cache.ts) and the packed columns it is stored in (packed.ts). */
 import { describe, expect, it } from "vitest";
 import { fc } from "@fast-check/vitest";
-import type { Condensed } from "../../src/usage/condense.ts";
+import { chargeArray } from "../../src/usage/charge-list.ts";
+import type { Condensed, CondensedFile } from "../../src/usage/condense.ts";
 import type { Charge, LedgerSession } from "../../src/usage/ledger.ts";
 import { Packer, Unpacker } from "../../src/usage/packed.ts";
 import { createPricer } from "../../src/usage/prices.ts";
-import { loadLastResult, resultFingerprint, saveResult } from "../../src/usage/result-cache.ts";
+import { loadLastResult, resultKey, saveResult } from "../../src/usage/result-cache.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 /** Packs the strings and a column on each side of them, and reads them back. */
@@ -119,15 +120,31 @@ describe("the result cache", () => {
     };
     const dir = tempDir("result-cache");
     const pricer = createPricer();
-    const fingerprint = resultFingerprint([], pricer, "UTC");
-    saveResult(dir, fingerprint, condensed, ["/unreadable.jsonl"]);
-    const loaded = loadLastResult(dir, fingerprint, "UTC");
+    const key = resultKey(pricer, "UTC");
+    const unreadable = { path: "/unreadable.jsonl", agent: undefined, size: 5, mtimeMs: 2 };
+    saveResult(dir, key, condensed, [unreadable]);
+    // The files found, in another order than the result's (merge order): the same files.
+    const found = [unreadable, ...condensed.files.map(({ path, size, mtimeMs }) => ({ path, agent: undefined, size, mtimeMs }))].reverse();
+    const loaded = loadLastResult(dir, found, key, "UTC");
     expect(loaded?.exact).toBe(true);
     expect(loaded?.unreadable).toEqual(["/unreadable.jsonl"]);
-    expect(loaded?.condensed.files).toEqual(condensed.files);
+    // The rows come back packed (charge-list.ts): compared as the charges they stand for.
+    const rowsOf = (files: readonly CondensedFile[] | undefined) => files?.map((f) => ({ ...f, rows: chargeArray(f.rows) }));
+    expect(rowsOf(loaded?.condensed.files)).toEqual(rowsOf(condensed.files));
     expect([...(loaded?.condensed.ledger.sessions.values() ?? [])]).toEqual(sessions);
-    expect(loaded?.condensed.ledger).toEqual(condensed.ledger);
-    expect(loadLastResult(dir, `other${fingerprint.slice(fingerprint.indexOf(":"))}`, "UTC")?.exact).toBe(false);
-    expect(loadLastResult(dir, resultFingerprint([], pricer, "Asia/Kolkata"), "Asia/Kolkata")).toBeUndefined();
+    const ledger = loaded?.condensed.ledger;
+    expect(ledger === undefined ? undefined : { ...ledger, charges: chargeArray(ledger.charges) }).toEqual(condensed.ledger);
+    // Not exact: a file grown, one missing, one twice instead of another, the unreadable one changed.
+    const [first, second] = found;
+    if (first === undefined || second === undefined) throw new Error("no files");
+    for (const other of [
+      [{ ...first, size: 6 }, ...found.slice(1)],
+      found.slice(1),
+      [first, first, ...found.slice(2)],
+      found.map((file) => (file.path === unreadable.path ? { ...file, mtimeMs: 3 } : file)),
+    ]) {
+      expect(loadLastResult(dir, other, key, "UTC")?.exact).toBe(false);
+    }
+    expect(loadLastResult(dir, found, resultKey(pricer, "Asia/Kolkata"), "Asia/Kolkata")).toBeUndefined();
   });
 });
