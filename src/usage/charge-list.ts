@@ -22,32 +22,61 @@ export const PACKED_ROW = 15;
 
 /**
  * The charges as rows of `PACKED_ROW` numbers: session index, model index (-1: none), sidechain, time (NaN: none),
- * six token counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none).
+ * six token counts, reported USD (NaN: none), estimated USD, unpriced, requests, day (NaN: none); and the models
+ * the indices are of. Packed rows (a kept file's, in an update) are copied as they are, their session and model
+ * indices translated: only the changed files' charges are read one by one.
  */
-export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<string, number>, models: readonly string[]): Float64Array {
-  const modelIndex = new Map(models.map((model, i) => [model, i]));
+export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<string, number>): { rows: Float64Array; models: string[] } {
+  const models: string[] = [];
+  const modelIndex = new Map<string, number>();
+  const indexOf = (model: string | null): number => {
+    if (model === null) return -1;
+    let index = modelIndex.get(model);
+    if (index === undefined) {
+      index = models.push(model) - 1;
+      modelIndex.set(model, index);
+    }
+    return index;
+  };
   const rows = new Float64Array(charges.length * PACKED_ROW);
-  let r = 0;
-  charges.forEach((c) => {
-    const t = c.tokens;
-    rows[r] = sessionIndex.get(c.session) ?? -1;
-    rows[r + 1] = c.model === null ? -1 : (modelIndex.get(c.model) ?? -1);
-    rows[r + 2] = c.sidechain ? 1 : 0;
-    rows[r + 3] = c.time ?? Number.NaN;
-    rows[r + 4] = t.input;
-    rows[r + 5] = t.output;
-    rows[r + 6] = t.cacheRead;
-    rows[r + 7] = t.cacheWrite;
-    rows[r + 8] = t.cacheWrite1h;
-    rows[r + 9] = t.reasoning;
-    rows[r + 10] = c.costUsd ?? Number.NaN;
-    rows[r + 11] = c.estimated?.usd ?? 0;
-    rows[r + 12] = c.estimated?.unpriced === true ? 1 : 0;
-    rows[r + 13] = c.requests ?? 1;
-    rows[r + 14] = c.day ?? Number.NaN;
-    r += PACKED_ROW;
-  });
-  return rows;
+  let at = 0;
+  const translations = new Map<PackedCharges["source"], { sessions: Int32Array; models: Int32Array }>();
+  for (const run of runsOf(charges)) {
+    if (run instanceof PackedCharges) {
+      let translation = translations.get(run.source);
+      if (translation === undefined) {
+        const { sessions, models: runModels } = run.source;
+        translation = {
+          sessions: Int32Array.from(sessions, (session) => sessionIndex.get(session.key) ?? -1),
+          models: Int32Array.from(runModels, indexOf),
+        };
+        translations.set(run.source, translation);
+      }
+      run.copyInto(rows, at, translation);
+      at += run.length * PACKED_ROW;
+      continue;
+    }
+    run.forEach((c) => {
+      const t = c.tokens;
+      rows[at] = sessionIndex.get(c.session) ?? -1;
+      rows[at + 1] = indexOf(c.model);
+      rows[at + 2] = c.sidechain ? 1 : 0;
+      rows[at + 3] = c.time ?? Number.NaN;
+      rows[at + 4] = t.input;
+      rows[at + 5] = t.output;
+      rows[at + 6] = t.cacheRead;
+      rows[at + 7] = t.cacheWrite;
+      rows[at + 8] = t.cacheWrite1h;
+      rows[at + 9] = t.reasoning;
+      rows[at + 10] = c.costUsd ?? Number.NaN;
+      rows[at + 11] = c.estimated?.usd ?? 0;
+      rows[at + 12] = c.estimated?.unpriced === true ? 1 : 0;
+      rows[at + 13] = c.requests ?? 1;
+      rows[at + 14] = c.day ?? Number.NaN;
+      at += PACKED_ROW;
+    });
+  }
+  return { rows, models };
 }
 
 /** A charge as `PackedCharges` refills it. */
@@ -56,41 +85,50 @@ type Refilled = { -readonly [K in keyof Charge]-?: Charge[K] } & {
   estimated: { usd: number; unpriced: boolean };
 };
 
-/** Rows `first…first + length` of packed charges (`packCharges`), their sessions and models by index. */
+/** Packed rows (`packCharges`) and the sessions and models their indices are of. */
+interface PackedSource {
+  readonly rows: Float64Array;
+  readonly sessions: readonly Pick<LedgerSession, "key" | "agent">[];
+  readonly models: readonly string[];
+}
+
+/** Rows `first…first + length` of packed charges. */
 export class PackedCharges implements ChargeList {
   readonly length: number;
-  private readonly rows: Float64Array;
+  readonly source: PackedSource;
   private readonly first: number;
-  private readonly sessions: readonly Pick<LedgerSession, "key" | "agent">[];
-  private readonly models: readonly string[];
 
-  constructor(
-    rows: Float64Array,
-    sessions: readonly Pick<LedgerSession, "key" | "agent">[],
-    models: readonly string[],
-    first = 0,
-    length = rows.length / PACKED_ROW,
-  ) {
-    this.rows = rows;
-    this.sessions = sessions;
-    this.models = models;
+  constructor(source: PackedSource, first = 0, length = source.rows.length / PACKED_ROW) {
+    this.source = source;
     this.first = first;
     this.length = length;
   }
 
   /** Rows `from…from + length` of this list. */
   slice(from: number, length: number): PackedCharges {
-    return new PackedCharges(this.rows, this.sessions, this.models, this.first + from, length);
+    return new PackedCharges(this.source, this.first + from, length);
   }
 
   /** This list and `next` as one, when `next` is the rows right after these (kept files one after the other). */
   joinedWith(next: ChargeList): PackedCharges | undefined {
-    if (!(next instanceof PackedCharges) || next.rows !== this.rows || next.first !== this.first + this.length) return undefined;
-    return next.sessions === this.sessions && next.models === this.models ? this.slice(0, this.length + next.length) : undefined;
+    if (!(next instanceof PackedCharges) || next.source !== this.source || next.first !== this.first + this.length) return undefined;
+    return this.slice(0, this.length + next.length);
+  }
+
+  /** The rows as they are into `out` at `at`, their session and model indices translated. */
+  copyInto(out: Float64Array, at: number, translate: { readonly sessions: Int32Array; readonly models: Int32Array }): void {
+    const from = this.first * PACKED_ROW;
+    out.set(this.source.rows.subarray(from, from + this.length * PACKED_ROW), at);
+    const end = at + this.length * PACKED_ROW;
+    for (let r = at; r < end; r += PACKED_ROW) {
+      out[r] = translate.sessions[(out[r] ?? 0) | 0] ?? -1;
+      const model = (out[r + 1] ?? -1) | 0;
+      if (model >= 0) out[r + 1] = translate.models[model] ?? -1;
+    }
   }
 
   forEach(visit: (charge: Charge) => void): void {
-    const rows = this.rows;
+    const { rows, sessions, models } = this.source;
     const charge: Refilled = {
       agent: "claude",
       session: "",
@@ -105,13 +143,15 @@ export class PackedCharges implements ChargeList {
     };
     const end = (this.first + this.length) * PACKED_ROW;
     for (let r = this.first * PACKED_ROW; r < end; r += PACKED_ROW) {
-      const session = this.sessions[rows[r] ?? 0];
+      // Indices read as small integers (`| 0`): a model index of -1 is no model, not an array read out of bounds.
+      const session = sessions[(rows[r] ?? 0) | 0];
+      const model = (rows[r + 1] ?? -1) | 0;
       const time = rows[r + 3] ?? Number.NaN;
       const reported = rows[r + 10] ?? Number.NaN;
       const day = rows[r + 14] ?? Number.NaN;
       charge.agent = session?.agent ?? "claude";
       charge.session = session?.key ?? "";
-      charge.model = this.models[rows[r + 1] ?? -1] ?? null;
+      charge.model = model < 0 ? null : (models[model] ?? null);
       charge.sidechain = rows[r + 2] === 1;
       charge.time = Number.isNaN(time) ? null : time;
       charge.day = Number.isNaN(day) ? undefined : day;
@@ -134,18 +174,33 @@ export class PackedCharges implements ChargeList {
 /** Lists one after the other, as one (packed rows that follow each other, as one run). */
 export function joinCharges(lists: readonly ChargeList[]): ChargeList {
   const runs: ChargeList[] = [];
-  for (const list of lists) {
+  for (const list of runsOf({ runs: lists })) {
     const last = runs.at(-1);
     const joined = last instanceof PackedCharges ? last.joinedWith(list) : undefined;
     if (joined === undefined) runs.push(list);
     else runs[runs.length - 1] = joined;
   }
-  return {
-    length: runs.reduce((sum, list) => sum + list.length, 0),
-    forEach(visit) {
-      for (const list of runs) list.forEach(visit);
-    },
-  };
+  return new JoinedCharges(runs);
+}
+
+class JoinedCharges implements ChargeList {
+  readonly length: number;
+  readonly runs: readonly ChargeList[];
+
+  constructor(runs: readonly ChargeList[]) {
+    this.runs = runs;
+    this.length = runs.reduce((sum, list) => sum + list.length, 0);
+  }
+
+  forEach(visit: (charge: Charge) => void): void {
+    for (const list of this.runs) list.forEach(visit);
+  }
+}
+
+/** The lists a list is made of (itself, when it is not a join). */
+function runsOf(list: ChargeList | { readonly runs: readonly ChargeList[] }): ChargeList[] {
+  if (!("runs" in list)) return [list];
+  return list.runs.flatMap((run) => runsOf(run));
 }
 
 /** Each charge of the list as an object of its own (tests, and callers that keep charges). */

@@ -109,7 +109,7 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) 
   const paths = Array.from(path, text);
   const sessionList = sessionsOf(header, columns, text, paths);
   // The rows stay numbers: a report reads them through one object (charge-list.ts), an update slices them by file.
-  const charges = new PackedCharges(columns.f64(header.rows * PACKED_ROW), sessionList, header.models);
+  const charges = new PackedCharges({ rows: columns.f64(header.rows * PACKED_ROW), sessions: sessionList, models: header.models });
   const filesOf = (): CondensedFile[] => {
     const files: CondensedFile[] = new Array(count);
     for (let f = 0, first = 0; f < count; f++) {
@@ -231,13 +231,8 @@ export function saveResult(dir: string, key: string, condensed: Condensed, unrea
   const filePaths = files.map((file) => stringOf(file.path));
   const fileIndex = new Map(files.map((file, i) => [file.path, i]));
   const sessionColumns = packedSessions(sessionList, fileIndex, stringOf);
-  const modelSet = new Set<string>();
-  ledger.charges.forEach(({ model }) => {
-    if (model !== null) modelSet.add(model);
-  });
-  const models = [...modelSet];
   const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
-  const rows = packCharges(ledger.charges, sessionIndex, models);
+  const { rows, models } = packCharges(ledger.charges, sessionIndex);
   const text = columns.strings(strings);
   columns.i32(filePaths);
   columns.f64(files.map((file) => file.size));
