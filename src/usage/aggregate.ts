@@ -4,7 +4,7 @@
  */
 import { AgentStreamError } from "../errors.ts";
 import type { ChargeList } from "./charge-list.ts";
-import type { Charge, Ledger } from "./ledger.ts";
+import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
 
@@ -68,6 +68,34 @@ export function addCharge(figures: UsageFigures, charge: Charge, pricer: Pricer)
   }
   figures.costUsd += estimated;
   figures.estimatedUsd += estimated;
+}
+
+/** Adds the figures of a group into `into`. */
+function addFigures(into: UsageFigures, add: UsageFigures): void {
+  addTokens(into.tokens, add.tokens);
+  into.costUsd += add.costUsd;
+  into.estimatedUsd += add.estimatedUsd;
+  into.requests += add.requests;
+  for (const model of add.models) into.models.add(model);
+  for (const model of add.unpricedModels) into.unpricedModels.add(model);
+}
+
+/** A charge's value for one dimension of `--by`. */
+function valueOf(dimension: GroupDimension, charge: Charge, parts: CalendarParts | undefined, session: LedgerSession | undefined): string {
+  switch (dimension) {
+    case "day":
+    case "week":
+    case "month":
+      return parts?.[dimension] ?? "(no time)";
+    case "session":
+      return session?.sessionId ?? charge.session;
+    case "model":
+      return modelName(charge);
+    case "project":
+      return session?.project ?? "(unknown project)";
+    case "agent":
+      return charge.agent;
+  }
 }
 
 /** Calendar parts of a time. */
@@ -199,39 +227,21 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
   const byTime = by.some((d) => d === "day" || d === "week" || d === "month");
   const bySession = by.some((d) => d === "session" || d === "project");
   const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
-  const totals = emptyFigures();
   charges.forEach((charge) => {
     if (options.include !== undefined && !options.include(charge)) return;
     const parts = charge.time === null || !byTime ? undefined : when(charge.time, charge.day);
     const session = bySession ? ledger.sessions.get(charge.session) : undefined;
-    const value = (dimension: GroupDimension): string => {
-      switch (dimension) {
-        case "day":
-        case "week":
-        case "month":
-          return parts?.[dimension] ?? "(no time)";
-        case "session":
-          return session?.sessionId ?? charge.session;
-        case "model":
-          return modelName(charge);
-        case "project":
-          return session?.project ?? "(unknown project)";
-        case "agent":
-          return charge.agent;
-      }
-    };
     // The group's id: its values joined by a separator no log value holds.
-    let id = value(by[0] ?? "agent");
-    for (let i = 1; i < by.length; i++) id += `\u0000${value(by[i] ?? "agent")}`;
+    let id = valueOf(by[0] ?? "agent", charge, parts, session);
+    for (let i = 1; i < by.length; i++) id += `\u0000${valueOf(by[i] ?? "agent", charge, parts, session)}`;
     let group = groups.get(id);
     if (group === undefined) {
       const key: Record<string, string> = {};
-      for (const dimension of by) key[dimension] = value(dimension);
+      for (const dimension of by) key[dimension] = valueOf(dimension, charge, parts, session);
       group = { key, figures: emptyFigures(), models: new Map() };
       groups.set(id, group);
     }
     addCharge(group.figures, charge, pricer);
-    addCharge(totals, charge, pricer);
     if (options.breakdown) {
       const model = modelName(charge);
       let figures = group.models.get(model);
@@ -243,6 +253,9 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
     }
   });
   const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
+  // The totals are the groups' sums, in the groups' order (each charge is in one group).
+  const totals = emptyFigures();
+  for (const { figures } of sorted) addFigures(totals, figures);
   return {
     by,
     totals,
