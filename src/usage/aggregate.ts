@@ -81,7 +81,7 @@ function addFigures(into: UsageFigures, add: UsageFigures): void {
 }
 
 /** A charge's value for one dimension of `--by`. */
-function valueOf(dimension: GroupDimension, charge: Charge, parts: CalendarParts | undefined, session: LedgerSession | undefined): string {
+function dimensionValue(dimension: GroupDimension, charge: Charge, parts: CalendarParts | undefined, session: LedgerSession | undefined): string {
   switch (dimension) {
     case "day":
     case "week":
@@ -232,12 +232,12 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
     const parts = charge.time === null || !byTime ? undefined : when(charge.time, charge.day);
     const session = bySession ? ledger.sessions.get(charge.session) : undefined;
     // The group's id: its values joined by a separator no log value holds.
-    let id = valueOf(by[0] ?? "agent", charge, parts, session);
-    for (let i = 1; i < by.length; i++) id += `\u0000${valueOf(by[i] ?? "agent", charge, parts, session)}`;
+    let id = dimensionValue(by[0] ?? "agent", charge, parts, session);
+    for (let i = 1; i < by.length; i++) id += `\u0000${dimensionValue(by[i] ?? "agent", charge, parts, session)}`;
     let group = groups.get(id);
     if (group === undefined) {
       const key: Record<string, string> = {};
-      for (const dimension of by) key[dimension] = valueOf(dimension, charge, parts, session);
+      for (const dimension of by) key[dimension] = dimensionValue(dimension, charge, parts, session);
       group = { key, figures: emptyFigures(), models: new Map() };
       groups.set(id, group);
     }
