@@ -81,7 +81,12 @@ function addFigures(into: UsageFigures, add: UsageFigures): void {
 }
 
 /** A charge's value for one dimension of `--by`. */
-function dimensionValue(dimension: GroupDimension, charge: Charge, parts: CalendarParts | undefined, session: LedgerSession | undefined): string {
+function dimensionValue(
+  dimension: GroupDimension,
+  charge: Charge,
+  parts: CalendarParts | undefined,
+  session: LedgerSession | undefined,
+): string {
   switch (dimension) {
     case "day":
     case "week":
