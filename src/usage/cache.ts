@@ -238,7 +238,11 @@ export function loadCache(dir: string | undefined): LoadedCache {
     // A cache that cannot be read: what was read stands.
   }
   // A frame's filter holds the keys of every file it has, those a later frame replaced too (a false "may").
-  return { scans, mayHold: (hi, lo) => filters.some((filter) => filter.mayHold(hi, lo)), close };
+  const mayHold = (hi: number, lo: number): boolean => {
+    for (const filter of filters) if (filter.mayHold(hi, lo)) return true;
+    return false;
+  };
+  return { scans, mayHold, close };
 }
 
 /** The frame at `start`: its header read, then its table, paths, entries and key filter in one read. */

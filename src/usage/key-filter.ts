@@ -28,19 +28,29 @@ export class KeyFilter {
   }
 
   add(hi: number, lo: number): void {
-    for (const bit of this.bitsOf(hi, lo)) this.words[bit >>> 5] = (this.words[bit >>> 5] ?? 0) | (1 << (bit & 31));
-  }
-
-  /** False when the key was never added; true when it was, or (rarely) when another key set its bits. */
-  mayHold(hi: number, lo: number): boolean {
-    for (const bit of this.bitsOf(hi, lo)) if (((this.words[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0) return false;
-    return true;
-  }
-
-  /** Three bits from the two hashes' low 32 bits, and a mix of both. */
-  private bitsOf(hi: number, lo: number): [number, number, number] {
+    const { words, mask } = this;
     const a = lo >>> 0;
     const b = hi >>> 0;
-    return [a & this.mask, b & this.mask, (Math.imul(a ^ b, 0x9e3779b1) >>> 0) & this.mask];
+    const c = Math.imul(a ^ b, 0x9e3779b1) >>> 0;
+    // The three bits written out, not looped over: a run adds thousands of keys in code not yet optimised.
+    words[(a & mask) >>> 5] = (words[(a & mask) >>> 5] ?? 0) | (1 << (a & 31));
+    words[(b & mask) >>> 5] = (words[(b & mask) >>> 5] ?? 0) | (1 << (b & 31));
+    words[(c & mask) >>> 5] = (words[(c & mask) >>> 5] ?? 0) | (1 << (c & 31));
+  }
+
+  /**
+   * False when the key was never added; true when it was, or (rarely) when another key set its bits. The bits:
+   * the two hashes' low 32 bits, and a mix of both.
+   */
+  mayHold(hi: number, lo: number): boolean {
+    const { words, mask } = this;
+    const a = lo >>> 0;
+    const b = hi >>> 0;
+    const c = Math.imul(a ^ b, 0x9e3779b1) >>> 0;
+    return (
+      ((words[(a & mask) >>> 5] ?? 0) & (1 << (a & 31))) !== 0 &&
+      ((words[(b & mask) >>> 5] ?? 0) & (1 << (b & 31))) !== 0 &&
+      ((words[(c & mask) >>> 5] ?? 0) & (1 << (c & 31))) !== 0
+    );
   }
 }

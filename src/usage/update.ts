@@ -162,9 +162,10 @@ function dropShared(alone: Map<FileScan, number>, changed: ReadonlySet<FileScan>
 function samePrefix(earlier: RecordColumns, now: RecordColumns): boolean {
   const n = earlier.length;
   if (now.length < n || earlier.models.some((model, i) => now.models[i] !== model)) return false;
-  const same = <T extends Float64Array | Int32Array | Uint8Array>(a: T, b: T, count: number): boolean => {
-    for (let i = 0; i < count; i++) if (!Object.is(a[i], b[i])) return false;
-    return true;
+  // Compared as bytes (memcmp), not number by number: a few thousand rows, in code not yet optimised.
+  const same = (a: Float64Array | Int32Array | Uint8Array, b: Float64Array | Int32Array | Uint8Array, count: number): boolean => {
+    const bytes = count * a.BYTES_PER_ELEMENT;
+    return Buffer.from(a.buffer, a.byteOffset, bytes).equals(Buffer.from(b.buffer, b.byteOffset, bytes));
   };
   return (
     same(earlier.keyHi, now.keyHi, n) &&

@@ -14,7 +14,7 @@ import { condense, condenseGrown } from "../../src/usage/condense.ts";
 import { mergeScans } from "../../src/usage/ledger.ts";
 import { createPricer } from "../../src/usage/prices.ts";
 import { scanFile } from "../../src/usage/scan-file.ts";
-import { claudeLine, tempTree } from "./trees.ts";
+import { claudeLine, codexMeta, tempTree } from "./trees.ts";
 
 /** A line: which request (a small pool, so files share some, or one of a larger pool, mostly new), its session, day, output and whether a subagent's. */
 const lineArb = fc.record({
@@ -159,6 +159,25 @@ describe("a file that grew alone", () => {
     await report(logs, cacheHome, true);
     // A request of its own at 15:00: a.jsonl now ends last, and b.jsonl owns the shared one.
     appendFileSync(a, `${JSON.stringify(claudeLine({ message: "m3", request: "r3", session: "s-1", time: at(15) }))}\n`);
+    const cached = await report(logs, cacheHome, true);
+    expect(cached.made).toBe("updated");
+    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+  });
+
+  it("is merged again when a new line replaced one of its records in place (a Codex request counted again)", async () => {
+    const tree = tempTree();
+    const logs = join(tree.root, "logs");
+    const cacheHome = join(tree.root, "cache");
+    const time = "2026-03-01T10:00:00.000Z";
+    // The older flat token_count: keyed by its time and total, so a line of the same time and total is the same request.
+    const flat = (input: number, output: number) => ({
+      timestamp: time,
+      type: "event_msg",
+      payload: { type: "token_count", input_tokens: input, output_tokens: output },
+    });
+    const file = tree.write("logs/sessions/rollout-2026-03-01T10-00-00-x.jsonl", [...codexMeta("x", time), flat(100, 50)]);
+    await report(logs, cacheHome, true);
+    appendFileSync(file, `${JSON.stringify(flat(50, 100))}\n`);
     const cached = await report(logs, cacheHome, true);
     expect(cached.made).toBe("updated");
     expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
