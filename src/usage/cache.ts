@@ -14,15 +14,16 @@
  * so a run can tell that the requests a file gained are in no other file without reading any key), then the
  * files' records as the typed columns they are held in (types.ts `RecordColumns`): the two key columns of
  * every record, then each file's other columns as one block.
- * Loading reads the headers, the tables and the filters; a file's keys and other columns are read when first
- * used (stored-columns.ts): nothing is decoded or copied per record. A run that read a few files appends one
+ * Loading reads the headers, the tables and the paths; a file's entry, keys and other columns, and the pages of
+ * a filter, are read when first used (stored-columns.ts, key-filter.ts): nothing is decoded or copied per record,
+ * and a run after a few files grew reads little more than the table. A run that read a few files appends one
  * frame with them (a journal); the file is written whole again, compacted to one frame, when the appended
  * frames have grown it by a quarter (an entry never parsed is copied as it was stored).
  */
 import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes } from "./stored-columns.ts";
-import { KeyFilter } from "./key-filter.ts";
+import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes, StoredRegion } from "./stored-columns.ts";
+import { KeyFilter, StoredKeyFilter } from "./key-filter.ts";
 import { CachedScan, entryText } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
 
@@ -183,7 +184,7 @@ function writeRecords(out: Buffer, at: Layout, files: readonly FileScan[]): void
 /** A frame of the cache file read: its files, the filter of their keys, the paths it forgets, and where the next frame starts. */
 interface Frame {
   readonly files: readonly CachedScan[];
-  readonly filter: KeyFilter;
+  readonly filter: StoredKeyFilter;
   readonly forget: readonly string[];
   readonly end: number;
 }
@@ -197,8 +198,8 @@ export interface LoadedCache {
    */
   mayHold(hi: number, lo: number): boolean;
   /**
-   * Closes the cache file: call it once every column needed has been read (a column read later throws). A
-   * scan's other fields (its entry: facts, state, offset...) are in memory and stay readable.
+   * Closes the cache file: call it once every column and entry needed has been read (a scan's fields, and its
+   * columns, read later throw).
    */
   close(): void;
 }
@@ -206,7 +207,7 @@ export interface LoadedCache {
 /**
  * The cache: every frame of the file in order, a later frame's files replacing the same paths and its `forget`
  * list dropping paths. A frame cut short (a crash while appending) ends the reading: what came before stands.
- * Only the frames' headers, tables and key filters are read here (stored-columns.ts, stored-scan.ts).
+ * Only the frames' headers, tables and paths are read here (stored-columns.ts, stored-scan.ts, key-filter.ts).
  */
 export function loadCache(dir: string | undefined): LoadedCache {
   const scans = new Map<string, FileScan>();
@@ -223,7 +224,7 @@ export function loadCache(dir: string | undefined): LoadedCache {
     if (!file.closed) closeSync(file.fd);
     file.closed = true;
   };
-  const filters: KeyFilter[] = [];
+  const filters: StoredKeyFilter[] = [];
   try {
     const size = fstatSync(file.fd).size;
     for (let at = 0; at < size; ) {
@@ -245,7 +246,10 @@ export function loadCache(dir: string | undefined): LoadedCache {
   return { scans, mayHold, close };
 }
 
-/** The frame at `start`: its header read, then its table, paths, entries and key filter in one read. */
+/**
+ * The frame at `start`: its header read, then its table and paths in one read; its entries and key filter are
+ * read as they are used.
+ */
 function readFrame(file: CacheFd, start: number, size: number): Frame | undefined {
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if (start + PREFIX_BYTES > size || readSync(file.fd, prefix, 0, PREFIX_BYTES, start) !== PREFIX_BYTES) return undefined;
@@ -261,14 +265,15 @@ function readFrame(file: CacheFd, start: number, size: number): Frame | undefine
   const at = layout(start, headerBytes, header);
   if (at.blocks > end) return undefined;
   if (!Number.isInteger(Math.log2(header.filterBits)) || header.filterBits < 32) return undefined;
-  const table = readBytes(file, at.table, at.keyHi);
+  const table = readBytes(file, at.table, at.entries);
   const files = scansOf(file, header, at, end, table);
-  const filter = new KeyFilter(header.length, new Uint32Array(table, at.filter - at.table, header.filterBits / 32));
+  // Read whole past 1/32 of it by pieces (of 64 bytes: thousands of reads cost more than one of the megabytes).
+  const filter = new StoredKeyFilter(header.filterBits, new StoredRegion(file, at.filter, at.filter + header.filterBits / 8, 1 / 32));
   return files === undefined ? undefined : { files, filter, forget: header.forget ?? [], end };
 }
 
 /**
- * The frame's scans, from its table (`bytes`: the frame from `at.table` to its keys); undefined when the table
+ * The frame's scans, from its table (`bytes`: the frame from `at.table` to its entries); undefined when the table
  * does not add up (the records, the blocks' end, the paths' and entries' lengths): a frame not written whole.
  */
 function scansOf(file: CacheFd, header: Header, at: Layout, end: number, bytes: ArrayBuffer): CachedScan[] | undefined {
@@ -280,7 +285,7 @@ function scansOf(file: CacheFd, header: Header, at: Layout, end: number, bytes: 
   const first = column(Int32Array, at.first);
   const length = column(Int32Array, at.length);
   const pathLength = column(Int32Array, at.pathLength);
-  const entries = { bytes: Buffer.from(bytes, at.entries - at.table, header.entryBytes), ends: column(Int32Array, at.entryEnd) };
+  const entries = { region: new StoredRegion(file, at.entries, at.entries + header.entryBytes), ends: column(Int32Array, at.entryEnd) };
   // Decoded once, then sliced: a path is never searched for a separator (any character may be in one).
   const paths = Buffer.from(bytes, at.paths - at.table, header.pathBytes).toString("utf8");
   const store = new FrameStore(file, { keyHi: at.keyHi, keyLo: at.keyLo, blocks: at.blocks, end, length: header.length });

@@ -5,6 +5,8 @@
  * requests they gained are in no other file without reading every file's keys (update.ts).
  */
 
+import type { StoredRegion } from "./stored-columns.ts";
+
 /** Bits per key, and the filter's bounds (a power of two between them). */
 const BITS_PER_KEY = 32;
 const MIN_BITS = 1 << 10;
@@ -52,5 +54,50 @@ export class KeyFilter {
       ((words[(b & mask) >>> 5] ?? 0) & (1 << (b & 31))) !== 0 &&
       ((words[(c & mask) >>> 5] ?? 0) & (1 << (c & 31))) !== 0
     );
+  }
+}
+
+/**
+ * Words per piece of a stored filter read at a time: 64 bytes. A key's three bits fall in three random places, so
+ * a larger piece reads more bytes for the same one bit; what a read costs is the call, not its few bytes.
+ */
+const PAGE_WORDS = 16;
+
+/**
+ * A filter as a cache frame stores it, read a piece at a time as keys are looked up (a run after a few files grew
+ * looks up a few hundred keys: a few hundred small reads instead of the megabytes a filter of every key takes).
+ */
+export class StoredKeyFilter {
+  private readonly region: Pick<StoredRegion, "bytes">;
+  private readonly mask: number;
+  private readonly pages: (Uint32Array | undefined)[];
+
+  /** `region`: the filter's `bits / 8` bytes. */
+  constructor(bits: number, region: Pick<StoredRegion, "bytes">) {
+    this.region = region;
+    this.mask = bits - 1;
+    this.pages = new Array(Math.ceil(bits / 32 / PAGE_WORDS));
+  }
+
+  /** As `KeyFilter.mayHold`. */
+  mayHold(hi: number, lo: number): boolean {
+    const mask = this.mask;
+    const a = lo >>> 0;
+    const b = hi >>> 0;
+    const c = Math.imul(a ^ b, 0x9e3779b1) >>> 0;
+    return this.has(a & mask) && this.has(b & mask) && this.has(c & mask);
+  }
+
+  private has(bit: number): boolean {
+    const word = bit >>> 5;
+    const index = Math.floor(word / PAGE_WORDS);
+    let page = this.pages[index];
+    if (page === undefined) {
+      const bytes = this.region.bytes(index * PAGE_WORDS * 4, Math.min((index + 1) * PAGE_WORDS, (this.mask + 1) / 32) * 4);
+      // Copied: a piece may start anywhere in the buffer it was read into (a Uint32Array must start 4-aligned).
+      page = new Uint32Array(new Uint8Array(bytes).buffer);
+      this.pages[index] = page;
+    }
+    return ((page[word - index * PAGE_WORDS] ?? 0) & (1 << (bit & 31))) !== 0;
   }
 }

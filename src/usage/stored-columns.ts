@@ -112,6 +112,42 @@ export class FrameStore {
   }
 }
 
+/**
+ * A part of a frame other than its columns (its entries, its key filter), read piece by piece as it is used, and
+ * whole once the pieces read add up to `WHOLE_FRAME_SHARE` of it: a run after a few files grew reads the entries
+ * of those files and a few pages of the filter, not the megabytes of either.
+ */
+export class StoredRegion {
+  private readonly file: CacheFd;
+  private readonly start: number;
+  private readonly end: number;
+  private readonly share: number;
+  private whole: Buffer | undefined;
+  private readByPiece = 0;
+
+  /** `share`: the part of the region read by pieces past which the rest is read whole. */
+  constructor(file: CacheFd, start: number, end: number, share = WHOLE_FRAME_SHARE) {
+    this.file = file;
+    this.start = start;
+    this.end = end;
+    this.share = share;
+  }
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  /** Bytes `from…to` of the region. */
+  bytes(from: number, to: number): Buffer {
+    if (this.whole === undefined) {
+      this.readByPiece += to - from;
+      if (this.readByPiece > this.share * this.length) this.whole = Buffer.from(readBytes(this.file, this.start, this.end));
+    }
+    if (this.whole !== undefined) return this.whole.subarray(from, to);
+    return Buffer.from(readBytes(this.file, this.start + from, this.start + to));
+  }
+}
+
 /** The cache file's bytes from `start` to `end`, in a buffer of their own (aligned for any typed view). */
 export function readBytes(file: CacheFd, start: number, end: number): ArrayBuffer {
   if (file.closed) throw new Error("usage cache: a column was read after the cache was closed (collect.ts closes it when done)");

@@ -2,13 +2,11 @@
  * A file's scan as a loaded cache frame holds it (cache.ts). Every run uses every file's path, size and mtime (to
  * match the files found) and its request keys (to find the files a change reaches); the rest of a scan (its
  * agent, offset, seam, facts, scanner state, models, threads) only for the few files that changed or are linked
- * to one. So each file's rest is stored as a JSON text of its own (its entry), kept as bytes and parsed when one
- * of those fields is first used: loading costs the numbers and the keys, not a parse of every file's facts.
- *
- * An entry is in memory (the frame's table is read whole when the frame is loaded), so it stays readable after
- * the cache is closed; only the columns read from the file (stored-columns.ts) are not.
+ * to one. So each file's rest is stored as a JSON text of its own (its entry), read from the cache file and
+ * parsed when one of those fields is first used: loading costs the numbers, not a read and a parse of every
+ * file's facts. Like the columns (stored-columns.ts), an entry not read before the cache is closed cannot be.
  */
-import { type ColumnsEntry, type FrameStore, StoredColumns } from "./stored-columns.ts";
+import { type ColumnsEntry, type FrameStore, StoredColumns, type StoredRegion } from "./stored-columns.ts";
 import type { FileScan, ScannerState, SessionFacts, UsageAgent } from "./types.ts";
 
 /** A file's entry: its scan without what the frame's columns hold (path, size, mtime, records). */
@@ -33,9 +31,12 @@ export function entryText(scan: FileScan): string | Uint8Array {
   return JSON.stringify(entry);
 }
 
-/** A frame's entries: one block of UTF-8 JSON texts, entry `i` ending at byte `ends[i]` (starting at the end of `i - 1`). */
+/**
+ * A frame's entries: one block of UTF-8 JSON texts, entry `i` ending at byte `ends[i]` (starting at the end of
+ * `i - 1`), read from the cache file as they are used (stored-columns.ts `StoredRegion`).
+ */
 export interface FrameEntries {
-  readonly bytes: Buffer;
+  readonly region: Pick<StoredRegion, "bytes">;
   readonly ends: Int32Array;
 }
 
@@ -67,13 +68,13 @@ export class CachedScan implements FileScan {
 
   /** The entry, parsed on first use (the same object after: nothing in it is changed by a reader). */
   get entry(): StoredEntry {
-    this.parsed ??= JSON.parse(this.entries.bytes.toString("utf8", this.start(), this.entries.ends[this.index])) as StoredEntry;
+    this.parsed ??= JSON.parse(this.storedEntry().toString("utf8")) as StoredEntry;
     return this.parsed;
   }
 
   /** The entry's bytes as they were stored. */
-  storedEntry(): Uint8Array {
-    return this.entries.bytes.subarray(this.start(), this.entries.ends[this.index]);
+  storedEntry(): Buffer {
+    return this.entries.region.bytes(this.start(), this.entries.ends[this.index] ?? 0);
   }
 
   private start(): number {

@@ -91,7 +91,7 @@ describe("usage cache paths", () => {
 });
 
 describe("usage cache entries", () => {
-  it("a loaded scan's every field is what was stored, its entry parsed when first used, still readable once closed", () => {
+  it("a loaded scan's every field is what was stored, its entry read and parsed when first used, and kept", () => {
     const scans = sampleScans();
     const dir = tempDir("usage-cache");
     saveCache(dir, scans);
@@ -103,13 +103,29 @@ describe("usage cache entries", () => {
     expect(loaded[1]?.threads?.length).toBe(2);
     expect(loaded[3]?.seam).toBeUndefined();
     expect(loaded[3]?.badLines).toBe(3);
-    // The entry is in memory: readable after close, the same object as before.
+    // An entry read before the cache is closed is kept, parsed once; a column not read cannot be read after.
     const again = loadCache(dir);
-    const scan = again.scans.get(scans[1]?.path ?? "");
+    const read = again.scans.get(scans[1]?.path ?? "");
+    const readFacts = read?.facts;
     again.close();
-    expect(scan?.facts).toEqual(facts);
-    expect(scan?.state).toEqual(scans[1]?.state);
-    expect(() => scan?.records.time).toThrow(/after the cache was closed/);
+    expect(read?.facts).toBe(readFacts);
+    expect(read?.facts).toEqual(facts);
+    expect(read?.state).toEqual(scans[1]?.state);
+    expect(() => read?.records.time).toThrow(/after the cache was closed/);
+  });
+
+  it("a frame of many files gives one file's entry, read alone, as it was stored", () => {
+    const [claude] = sampleScans();
+    if (claude === undefined) throw new Error("no scan");
+    // Forty files: one entry is far less than the share of the entries past which they are read whole.
+    const scans = Array.from({ length: 40 }, (_, i) => ({ ...plainScan(claude), path: `${claude.path}.${i}`, badLines: i }));
+    const dir = tempDir("usage-cache");
+    saveCache(dir, scans);
+    const cache = loadCache(dir);
+    const [one, other] = [cache.scans.get(scans[17]?.path ?? ""), cache.scans.get(scans[33]?.path ?? "")];
+    expect([one?.badLines, other?.badLines]).toEqual([17, 33]);
+    expect(fieldsOf(one)).toEqual(fieldsOf(scans[17]));
+    cache.close();
   });
 
   it("a compaction of scans loaded from several frames, none of their entries parsed, writes back every field exactly", () => {
