@@ -129,10 +129,7 @@ function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buf
 /** The filter of every key of the frame (key-filter.ts), in its place. */
 function writeFilter(out: Buffer, at: Layout, header: Header, files: readonly FileScan[]): void {
   const filter = new KeyFilter(header.length, new Uint32Array(out.buffer, out.byteOffset + at.filter, header.filterBits / 32));
-  for (const { records } of files) {
-    const { keyHi, keyLo, length } = records;
-    for (let row = 0; row < length; row++) filter.add(keyHi[row] ?? 0, keyLo[row] ?? 0);
-  }
+  for (const { records } of files) filter.addAll(records.keyHi, records.keyLo, records.length);
 }
 
 /** The files' table: a column per number (`layout`). */

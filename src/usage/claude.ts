@@ -58,7 +58,7 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
   const previous = start.previous;
   const subagent = /subagents[\\/]agent-[^\\/]*\.jsonl$/.test(start.path);
   const facts = previous?.facts === undefined ? freshFacts("claude", subagent) : { ...previous.facts };
-  const records = recordMap(previous);
+  const records = recordMap(start);
   const state = copyState(previous);
   let badLines = previous?.badLines ?? 0;
   let factsKnown = facts.sessionId !== null && facts.project !== null;

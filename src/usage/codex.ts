@@ -72,7 +72,7 @@ function wanted(bytes: Buffer, from: number, to: number): boolean {
 export function createCodexScanner(start: ScannerStart): LineScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? freshFacts("codex") : { ...previous.facts };
-  const records = recordMap(previous);
+  const records = recordMap(start);
   const state = copyState(previous);
   let badLines = previous?.badLines ?? 0;
 

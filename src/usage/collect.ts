@@ -81,12 +81,16 @@ async function collectWith(
 ): Promise<Collected> {
   const { dir, roots, key, last, missing, condensed, mayHold } = context;
   const scans: FileScan[] = [];
-  const toRead: (FoundFile & { previous: FileScan | undefined })[] = [];
+  const toRead: (FoundFile & { previous: FileScan | undefined; previousMayHold: Elsewhere })[] = [];
   for (const file of files) {
     const known = cached.get(file.path);
     if (known !== undefined && known.size === file.size && known.mtimeMs === file.mtimeMs) scans.push(known);
     else
-      toRead.push({ ...file, previous: known !== undefined && known.size < file.size && appendedTo(file.path, known) ? known : undefined });
+      toRead.push({
+        ...file,
+        previous: known !== undefined && known.size < file.size && appendedTo(file.path, known) ? known : undefined,
+        previousMayHold: mayHold,
+      });
   }
   const fresh = await scanFiles(toRead, context.threads === undefined ? {} : { threads: context.threads });
   const unreadable: FoundFile[] = [];

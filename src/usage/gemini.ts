@@ -61,7 +61,7 @@ export interface GeminiScanner extends LineScanner {
 export function createGeminiScanner(start: ScannerStart): GeminiScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? { ...freshFacts("gemini"), project: projectOf(start.path) } : { ...previous.facts };
-  const records = recordMap(previous);
+  const records = recordMap(start);
   const state = copyState(previous);
   let badLines = previous?.badLines ?? 0;
   let sidechain = false;

@@ -30,14 +30,23 @@ export class KeyFilter {
   }
 
   add(hi: number, lo: number): void {
+    this.addAll(Float64Array.of(hi), Float64Array.of(lo), 1);
+  }
+
+  /**
+   * Adds the first `length` keys of two key columns. One loop over them, not a call per key, and the three bits
+   * written out: a run adds thousands of keys in code not yet optimised, and the loop is what gets optimised.
+   */
+  addAll(keyHi: Float64Array, keyLo: Float64Array, length: number): void {
     const { words, mask } = this;
-    const a = lo >>> 0;
-    const b = hi >>> 0;
-    const c = Math.imul(a ^ b, 0x9e3779b1) >>> 0;
-    // The three bits written out, not looped over: a run adds thousands of keys in code not yet optimised.
-    words[(a & mask) >>> 5] = (words[(a & mask) >>> 5] ?? 0) | (1 << (a & 31));
-    words[(b & mask) >>> 5] = (words[(b & mask) >>> 5] ?? 0) | (1 << (b & 31));
-    words[(c & mask) >>> 5] = (words[(c & mask) >>> 5] ?? 0) | (1 << (c & 31));
+    for (let row = 0; row < length; row++) {
+      const a = (keyLo[row] ?? 0) >>> 0;
+      const b = (keyHi[row] ?? 0) >>> 0;
+      const c = Math.imul(a ^ b, 0x9e3779b1) >>> 0;
+      words[(a & mask) >>> 5] = (words[(a & mask) >>> 5] ?? 0) | (1 << (a & 31));
+      words[(b & mask) >>> 5] = (words[(b & mask) >>> 5] ?? 0) | (1 << (b & 31));
+      words[(c & mask) >>> 5] = (words[(c & mask) >>> 5] ?? 0) | (1 << (c & 31));
+    }
   }
 
   /**

@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs"
 import { createClaudeScanner } from "./claude.ts";
 import { createCodexScanner } from "./codex.ts";
 import { createGeminiScanner, scanGeminiDocument } from "./gemini.ts";
-import type { LineScanner, ScanResult } from "./scanner.ts";
+import type { LineScanner, ScannerStart, ScanResult } from "./scanner.ts";
 import type { FileScan, UsageAgent } from "./types.ts";
 
 const CHUNK_BYTES = 1 << 20;
@@ -17,6 +17,8 @@ export interface ScanRequest {
   readonly path: string;
   readonly agent?: UsageAgent | undefined;
   readonly previous?: FileScan | undefined;
+  /** Whether `previous` may hold a request key (scanner.ts `ScannerStart.previousMayHold`): this thread only. */
+  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 /** Scans one file; an unreadable file is reported as undefined (the caller counts it), never thrown. */
@@ -35,7 +37,7 @@ export function scanFile(request: ScanRequest): FileScan | undefined {
     const previous = request.previous !== undefined && request.previous.agent === agent ? request.previous : undefined;
     const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
-    const scanner = createScanner(agent, request.path, previous);
+    const scanner = createScanner({ agent, path: request.path, previous, previousMayHold: request.previousMayHold });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
     return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result() };
   } catch {
@@ -78,10 +80,9 @@ export function appendedTo(path: string, previous: FileScan): boolean {
   }
 }
 
-function createScanner(agent: UsageAgent, path: string, previous: ScanResult | undefined): LineScanner {
-  const start = { agent, path, previous };
-  if (agent === "claude") return createClaudeScanner(start);
-  if (agent === "codex") return createCodexScanner(start);
+function createScanner(start: ScannerStart): LineScanner {
+  if (start.agent === "claude") return createClaudeScanner(start);
+  if (start.agent === "codex") return createCodexScanner(start);
   return createGeminiScanner(start);
 }
 

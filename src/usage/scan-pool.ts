@@ -78,6 +78,7 @@ async function runPool(
  * clone skips), its columns (views of the loaded cache) in arrays of their own, so that only they are copied.
  */
 function forWorker(request: ScanRequest): ScanRequest {
-  const previous = request.previous;
-  return previous === undefined ? request : { ...request, previous: plainScan(previous, compactColumns(previous.records)) };
+  // A function cannot be posted: a worker looks every key up among the previous records.
+  const { previous, previousMayHold: _here, ...rest } = request;
+  return previous === undefined ? rest : { ...rest, previous: plainScan(previous, compactColumns(previous.records)) };
 }

@@ -25,6 +25,11 @@ export interface ScannerStart {
   readonly agent: UsageAgent;
   readonly path: string;
   readonly previous?: ScanResult | undefined;
+  /**
+   * False when the previous read cannot hold a request key (the scan cache's key filters: no false "no"), so a
+   * key new to it is not looked up among its records. Absent: every key is looked up.
+   */
+  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
@@ -32,8 +37,8 @@ export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
 }
 
 /** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
-export function recordMap(previous: ScanResult | undefined): RecordMap {
-  return new RecordMap(previous?.records);
+export function recordMap(start: ScannerStart): RecordMap {
+  return new RecordMap(start.previous?.records, start.previousMayHold);
 }
 
 export function copyState(previous: ScanResult | undefined): ScannerState {
