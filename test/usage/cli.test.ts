@@ -247,5 +247,19 @@ describe("the worker pool (built binary: workers run the compiled scanner)", () 
     const one = JSON.parse(usage("1"));
     expect(one.totals.requests).toBe(40 * 20);
     expect(JSON.parse(usage("2"))).toEqual(one);
+    // Appended files read on by workers (each from its cached scan) give what reading them whole gives.
+    const cached = (...extra: string[]) =>
+      JSON.parse(
+        execFileSync(process.execPath, [bin, "usage", tree.root, "--json", "--tz", "UTC", "--by", "day,session", ...extra], {
+          encoding: "utf8",
+          env: { ...process.env, XDG_CACHE_HOME: join(tree.root, "cache") },
+        }),
+      );
+    cached("--threads", "2");
+    for (let f = 0; f < 12; f++) {
+      const line = claudeLine({ session: `s${f}`, message: `new${f}`, request: `rn${f}`, output: 7, time: "2026-03-02T11:00:00Z" });
+      appendFileSync(join(tree.root, `projects/p${f % 3}/s${f}.jsonl`), `${JSON.stringify(line)}\n`);
+    }
+    expect(cached("--threads", "2")).toEqual(cached("--no-cache"));
   });
 });
