@@ -3,8 +3,7 @@
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
 import { AgentStreamError } from "../errors.ts";
-import type { ChargeList } from "./charge-list.ts";
-import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
+import type { Charge, ChargeList, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
 

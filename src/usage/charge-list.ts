@@ -5,17 +5,8 @@
  * unchanged files reads the packed rows through one object refilled per row: loading thousands of charges as
  * objects cost a re-run more than all its other work, in making them and in the garbage collector copying them.
  */
-import type { Charge, LedgerSession } from "./ledger.ts";
+import type { Charge, ChargeList, LedgerSession } from "./ledger.ts";
 import { zeroTokens } from "./types.ts";
-
-export interface ChargeList {
-  readonly length: number;
-  /**
-   * Each charge in order. A packed list hands over one object, refilled for each row: read it, do not keep it
-   * (copy what must be kept).
-   */
-  forEach(visit: (charge: Charge) => void): void;
-}
 
 /** Numbers per packed charge (`packCharges`, `PackedCharges`). */
 export const PACKED_ROW = 15;

@@ -13,11 +13,11 @@
  * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
  * the charge view.
  */
-import type { ChargeList } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import { localDays } from "./aggregate.ts";
 import {
   type Charge,
+  type ChargeList,
   type ChargeView,
   emptyView,
   fillView,

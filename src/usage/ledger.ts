@@ -3,7 +3,6 @@
  * copies its history, a worktree or a backup holds a copy) are merged by their key, and Codex running totals
  * become per-request figures. The rules and the cases behind them: docs/usage.md.
  */
-import type { ChargeList } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import {
   CUMULATIVE,
@@ -49,6 +48,15 @@ export interface LedgerSession {
   status: SessionStatus;
   readonly files: string[];
   badLines: number;
+}
+
+/**
+ * Charges one after the other (charge-list.ts): an array, or the last result's packed rows. A packed list hands
+ * over one object, refilled for each row: read it, do not keep it (copy what must be kept).
+ */
+export interface ChargeList {
+  readonly length: number;
+  forEach(visit: (charge: Charge) => void): void;
 }
 
 export interface Ledger {
