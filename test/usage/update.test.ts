@@ -145,29 +145,21 @@ describe("a file that grew alone", () => {
   });
 
   it("is merged again with the files it shared a request with: growing may change which of them owns it", async () => {
-    const tree = tempTree();
-    const logs = join(tree.root, "logs");
-    const cacheHome = join(tree.root, "cache");
     const at = (hour: number) => `2026-03-01T${hour}:00:00.000Z`;
     const shared = { message: "m1", request: "r1", time: at(10) };
-    // Both start at 10:00; a.jsonl ends first, so it is merged first and owns the request they share.
-    const a = tree.write("logs/projects/p/a.jsonl", [claudeLine({ ...shared, session: "s-1" })]);
-    tree.write("logs/projects/p/b.jsonl", [
-      claudeLine({ ...shared, session: "s-2" }),
-      claudeLine({ message: "m2", request: "r2", session: "s-2", time: at(12) }),
-    ]);
-    await report(logs, cacheHome, true);
-    // A request of its own at 15:00: a.jsonl now ends last, and b.jsonl owns the shared one.
-    appendFileSync(a, `${JSON.stringify(claudeLine({ message: "m3", request: "r3", session: "s-1", time: at(15) }))}\n`);
-    const cached = await report(logs, cacheHome, true);
-    expect(cached.made).toBe("updated");
-    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+    await expectUpdatedAsCold((tree) => {
+      // Both start at 10:00; a.jsonl ends first, so it is merged first and owns the request they share.
+      const a = tree.write("logs/projects/p/a.jsonl", [claudeLine({ ...shared, session: "s-1" })]);
+      tree.write("logs/projects/p/b.jsonl", [
+        claudeLine({ ...shared, session: "s-2" }),
+        claudeLine({ message: "m2", request: "r2", session: "s-2", time: at(12) }),
+      ]);
+      // A request of its own at 15:00: a.jsonl now ends last, and b.jsonl owns the shared one.
+      return [a, claudeLine({ message: "m3", request: "r3", session: "s-1", time: at(15) })];
+    });
   });
 
   it("is merged again when a new line replaced one of its records in place (a Codex request counted again)", async () => {
-    const tree = tempTree();
-    const logs = join(tree.root, "logs");
-    const cacheHome = join(tree.root, "cache");
     const time = "2026-03-01T10:00:00.000Z";
     // The older flat token_count: keyed by its time and total, so a line of the same time and total is the same request.
     const flat = (input: number, output: number) => ({
@@ -175,27 +167,36 @@ describe("a file that grew alone", () => {
       type: "event_msg",
       payload: { type: "token_count", input_tokens: input, output_tokens: output },
     });
-    const file = tree.write("logs/sessions/rollout-2026-03-01T10-00-00-x.jsonl", [...codexMeta("x", time), flat(100, 50)]);
-    await report(logs, cacheHome, true);
-    appendFileSync(file, `${JSON.stringify(flat(50, 100))}\n`);
-    const cached = await report(logs, cacheHome, true);
-    expect(cached.made).toBe("updated");
-    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+    await expectUpdatedAsCold((tree) => [
+      tree.write("logs/sessions/rollout-2026-03-01T10-00-00-x.jsonl", [...codexMeta("x", time), flat(100, 50)]),
+      flat(50, 100),
+    ]);
   });
 
   it("is merged again when its new lines first name its session", async () => {
-    const tree = tempTree();
-    const logs = join(tree.root, "logs");
-    const cacheHome = join(tree.root, "cache");
     const { sessionId: _unnamed, ...line } = claudeLine({ message: "m1", request: "r1" }) as { sessionId: string };
-    const file = tree.write("logs/projects/p/a.jsonl", [line]);
-    await report(logs, cacheHome, true);
-    appendFileSync(file, `${JSON.stringify(claudeLine({ message: "m2", request: "r2", session: "s-9" }))}\n`);
-    const cached = await report(logs, cacheHome, true);
-    expect(cached.made).toBe("updated");
-    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+    await expectUpdatedAsCold((tree) => [
+      tree.write("logs/projects/p/a.jsonl", [line]),
+      claudeLine({ message: "m2", request: "r2", session: "s-9" }),
+    ]);
   });
 });
+
+/**
+ * Writes the logs under `logs/` of a fresh tree (`write` returns a file and a line), reports, appends the line to
+ * the file, and checks that the cached report is an update equal to a cold run's.
+ */
+async function expectUpdatedAsCold(write: (tree: ReturnType<typeof tempTree>) => [file: string, line: object]) {
+  const tree = tempTree();
+  const logs = join(tree.root, "logs");
+  const cacheHome = join(tree.root, "cache");
+  const [file, line] = write(tree);
+  await report(logs, cacheHome, true);
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+  const cached = await report(logs, cacheHome, true);
+  expect(cached.made).toBe("updated");
+  expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+}
 
 /** The report `usage --by day --by session --breakdown` (by model in each) and the sessions (their files in order) are made of. */
 async function report(root: string, cacheHome: string, cache: boolean) {
