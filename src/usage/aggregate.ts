@@ -3,6 +3,7 @@
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
 import { AgentStreamError } from "../errors.ts";
+import { chargeRuns, PackedCharges, UNKNOWN_MODEL } from "./charge-list.ts";
 import type { Charge, ChargeList, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
@@ -43,7 +44,7 @@ export function emptyFigures(): UsageFigures {
 
 /** The model name a request is listed under. */
 function modelName(charge: Charge): string {
-  return charge.model ?? "(unknown model)";
+  return charge.model ?? UNKNOWN_MODEL;
 }
 
 /** Adds one request to `figures`, pricing it when the agent did not. */
@@ -231,8 +232,9 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
   const byTime = by.some((d) => d === "day" || d === "week" || d === "month");
   const bySession = by.some((d) => d === "session" || d === "project");
   const groups = new Map<string, { key: Record<string, string>; figures: UsageFigures; models: Map<string, UsageFigures> }>();
-  charges.forEach((charge) => {
-    if (options.include !== undefined && !options.include(charge)) return;
+  /** The figures a charge is added to: its group's, and its model's in the group (`--breakdown`); none when left out. */
+  const figuresOf = (charge: Charge): UsageFigures[] => {
+    if (options.include !== undefined && !options.include(charge)) return [];
     const parts = charge.time === null || !byTime ? undefined : when(charge.time, charge.day);
     const session = bySession ? ledger.sessions.get(charge.session) : undefined;
     // The group's id: its values joined by a separator no log value holds.
@@ -245,17 +247,31 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
       group = { key, figures: emptyFigures(), models: new Map() };
       groups.set(id, group);
     }
-    addCharge(group.figures, charge, pricer);
-    if (options.breakdown) {
-      const model = modelName(charge);
-      let figures = group.models.get(model);
-      if (figures === undefined) {
-        figures = emptyFigures();
-        group.models.set(model, figures);
-      }
-      addCharge(figures, charge, pricer);
+    if (!options.breakdown) return [group.figures];
+    const model = modelName(charge);
+    let figures = group.models.get(model);
+    if (figures === undefined) {
+      figures = emptyFigures();
+      group.models.set(model, figures);
     }
-  });
+    return [group.figures, figures];
+  };
+  // Packed rows (the last result's) are summed by cell: a charge's figures depend only on its session, model
+  // and day (those of them the report groups or filters by), so they are looked up once per cell, and each
+  // row is added from its numbers (charge-list.ts).
+  // What a charge's figures depend on: a filter may read anything of it.
+  const cell = {
+    session: bySession || by.includes("agent") || options.include !== undefined,
+    model: by.includes("model") || options.breakdown || options.include !== undefined,
+    day: byTime || options.include !== undefined,
+  };
+  for (const run of chargeRuns(charges)) {
+    if (run instanceof PackedCharges) run.sumByCell(figuresOf, cell);
+    else
+      run.forEach((charge) => {
+        for (const figures of figuresOf(charge)) addCharge(figures, charge, pricer);
+      });
+  }
   const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
   // The totals are the groups' sums, in the groups' order (each charge is in one group).
   const totals = emptyFigures();

@@ -6,7 +6,7 @@
  * objects cost a re-run more than all its other work, in making them and in the garbage collector copying them.
  */
 import type { Charge, ChargeList, LedgerSession } from "./ledger.ts";
-import { zeroTokens } from "./types.ts";
+import { type TokenCounts, zeroTokens } from "./types.ts";
 
 /** Numbers per packed charge (`packCharges`, `PackedCharges`). */
 export const PACKED_ROW = 15;
@@ -70,6 +70,38 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
   return { rows, models };
 }
 
+/** What a report sums a charge into (aggregate.ts `UsageFigures`). */
+interface Sums {
+  readonly tokens: TokenCounts;
+  costUsd: number;
+  estimatedUsd: number;
+  requests: number;
+  readonly unpricedModels: Set<string>;
+  readonly models: Set<string>;
+}
+
+/** The name a charge without a model is listed under in a report. */
+export const UNKNOWN_MODEL = "(unknown model)";
+
+/** Row `r` of packed charges added to `into`, as `addCharge` adds a condensed charge (costs in the same order). */
+function addRow(into: Sums, rows: Float64Array, r: number, model: string): void {
+  const t = into.tokens;
+  t.input += rows[r + 4] ?? 0;
+  t.output += rows[r + 5] ?? 0;
+  t.cacheRead += rows[r + 6] ?? 0;
+  t.cacheWrite += rows[r + 7] ?? 0;
+  t.cacheWrite1h += rows[r + 8] ?? 0;
+  t.reasoning += rows[r + 9] ?? 0;
+  into.requests += rows[r + 13] ?? 1;
+  into.models.add(model);
+  const reported = rows[r + 10] ?? Number.NaN;
+  if (!Number.isNaN(reported)) into.costUsd += reported;
+  if (rows[r + 12] === 1) into.unpricedModels.add(model);
+  const estimated = rows[r + 11] ?? 0;
+  into.costUsd += estimated;
+  into.estimatedUsd += estimated;
+}
+
 /** A charge as `PackedCharges` refills it. */
 type Refilled = { -readonly [K in keyof Charge]-?: Charge[K] } & {
   tokens: ReturnType<typeof zeroTokens>;
@@ -118,6 +150,42 @@ export class PackedCharges implements ChargeList {
     }
   }
 
+  /**
+   * Adds each row to the figures `figuresOf` gives for it, as `addCharge` (aggregate.ts) adds a condensed charge,
+   * without a charge per row: the figures depend only on those of the row's session, model and day that `cell`
+   * names (its cell), so `figuresOf` is asked once per cell, with that cell's first row as a charge of its own.
+   */
+  sumByCell(figuresOf: (charge: Charge) => readonly Sums[], cell: { session: boolean; model: boolean; day: boolean }): void {
+    const { rows, models } = this.source;
+    const cells = new Map<number, readonly Sums[]>();
+    const end = (this.first + this.length) * PACKED_ROW;
+    for (let r = this.first * PACKED_ROW, i = 0; r < end; r += PACKED_ROW, i++) {
+      const model = (rows[r + 1] ?? -1) | 0;
+      const day = rows[r + 14] ?? Number.NaN;
+      const session = cell.session ? (rows[r] ?? 0) | 0 : 0;
+      // Session, model and day as one number: under 2^53 for a million sessions, a thousand models and any day.
+      const key =
+        (session * (models.length + 1) + (cell.model ? model + 1 : 0)) * 2 ** 22 + (cell.day && !Number.isNaN(day) ? day + 2 ** 21 : 0);
+      let sums = cells.get(key);
+      if (sums === undefined) {
+        sums = figuresOf(this.chargeAt(i));
+        cells.set(key, sums);
+      }
+      const name = model < 0 ? UNKNOWN_MODEL : (models[model] ?? UNKNOWN_MODEL);
+      // Indexed, not for-of: no iterator per row in code not yet optimised.
+      for (let k = 0; k < sums.length; k++) addRow(sums[k] as Sums, rows, r, name);
+    }
+  }
+
+  /** Row `i` of the list as a charge of its own. */
+  private chargeAt(i: number): Charge {
+    let charge: Charge | undefined;
+    this.slice(i, 1).forEach((c) => {
+      charge = { ...c, tokens: { ...c.tokens }, estimated: { ...(c.estimated ?? { usd: 0, unpriced: false }) } };
+    });
+    return charge as Charge;
+  }
+
   forEach(visit: (charge: Charge) => void): void {
     const { rows, sessions, models } = this.source;
     const charge: Refilled = {
@@ -160,6 +228,11 @@ export class PackedCharges implements ChargeList {
       visit(charge);
     }
   }
+}
+
+/** The lists a list is made of, in order (itself, when it is not a join). */
+export function chargeRuns(list: ChargeList): ChargeList[] {
+  return runsOf(list);
 }
 
 /** Lists one after the other, as one (packed rows that follow each other, as one run). */

@@ -66,9 +66,15 @@ export function sessionMatches(filter: UsageFilter, session: LedgerSession | und
   return true;
 }
 
-/** The test each charge must pass for `usage`: its own day inside the range, its session matching. */
-export function chargeFilter(filter: UsageFilter, ledger: Ledger): (charge: Charge) => boolean {
+/**
+ * The test each charge must pass for `usage`: its own day inside the range, its session matching; undefined when
+ * nothing is filtered (a report of every charge reads no charge's session or day for it).
+ */
+export function chargeFilter(filter: UsageFilter, ledger: Ledger): ((charge: Charge) => boolean) | undefined {
   checkZone(ledger, filter.timeZone);
+  if (filter.since === undefined && filter.until === undefined && filter.agents === undefined && filter.project === undefined) {
+    return undefined;
+  }
   const when = calendar(filter.timeZone);
   const bySession = filter.agents !== undefined || filter.project !== undefined;
   return (charge) => {

@@ -1,7 +1,9 @@
 /** The last result kept between runs (result-cache.ts) and the packed columns it is stored in (packed.ts). */
 import { describe, expect, it } from "vitest";
 import { fc } from "@fast-check/vitest";
-import { chargeArray } from "../../src/usage/charge-list.ts";
+import { GROUP_DIMENSIONS, groupUsage } from "../../src/usage/aggregate.ts";
+import { chargeArray, PackedCharges, packCharges } from "../../src/usage/charge-list.ts";
+import { chargeFilter, parseFilter } from "../../src/usage/filters.ts";
 import type { Condensed, CondensedFile } from "../../src/usage/condense.ts";
 import type { Charge, LedgerSession } from "../../src/usage/ledger.ts";
 import { Packer, Unpacker } from "../../src/usage/packed.ts";
@@ -146,5 +148,57 @@ describe("the result cache", () => {
       expect(loadLastResult(dir, other, key, "UTC")?.exact).toBe(false);
     }
     expect(loadLastResult(dir, found, resultKey(pricer, "Asia/Kolkata"), "Asia/Kolkata")).toBeUndefined();
+  });
+
+  it("a report sums the loaded rows as it sums the same charges one by one, for any grouping, breakdown and filter", () => {
+    const DAY = 86_400_000;
+    const sessions = [
+      session({ key: "claude:s-1", sessionId: "s-1", project: "/work/a", files: ["/a.jsonl"] }),
+      session({ key: "codex:/b.jsonl", agent: "codex", files: ["/b.jsonl"] }),
+      session({ key: "claude:s-3", sessionId: "s-3", project: "/work/b", files: ["/c.jsonl"] }),
+    ];
+    const chargeArb = fc
+      .record({
+        session: fc.nat(2),
+        model: fc.constantFrom("claude-sonnet-4-20250514", "gpt-5", null),
+        time: fc.option(fc.integer({ min: 20_000 * DAY, max: 20_040 * DAY })),
+        counts: fc.array(fc.nat(5_000_000), { minLength: 6, maxLength: 6 }),
+        costUsd: fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
+        usd: fc.double({ min: 0, max: 10, noNaN: true }),
+        unpriced: fc.boolean(),
+        requests: fc.integer({ min: 1, max: 5 }),
+        sidechain: fc.boolean(),
+      })
+      .map(({ session: s, counts, time, usd, unpriced, ...rest }): Charge => {
+        const [input = 0, output = 0, cacheRead = 0, cacheWrite = 0, cacheWrite1h = 0, reasoning = 0] = counts;
+        const owner = sessions[s] ?? sessions[0];
+        return {
+          ...rest,
+          agent: owner?.agent ?? "claude",
+          session: owner?.key ?? "",
+          time,
+          ...(time === null ? {} : { day: Math.floor(time / DAY) }),
+          tokens: { input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning },
+          estimated: { usd, unpriced },
+        };
+      });
+    const pricer = createPricer();
+    fc.assert(
+      fc.property(
+        fc.array(chargeArb, { maxLength: 80 }),
+        fc.subarray([...GROUP_DIMENSIONS], { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.option(fc.record({ since: fc.constantFrom("2024-10-05", "2024-10-20"), project: fc.constantFrom("/work/a", "/work") })),
+        (charges, by, breakdown, filter) => {
+          const { rows, models } = packCharges(charges, new Map(sessions.map((s, i) => [s.key, i])));
+          const packed = new PackedCharges({ rows, sessions, models });
+          const ledger = { charges: packed, sessions: new Map(sessions.map((s) => [s.key, s])), duplicates: 0, timeZone: "UTC" };
+          const include = filter === null ? undefined : chargeFilter(parseFilter({ ...filter, tz: "UTC" }), ledger);
+          const options = { by, timeZone: "UTC", breakdown, pricer, ledger, ...(include === undefined ? {} : { include }) };
+          expect(groupUsage(packed, options)).toEqual(groupUsage(chargeArray(packed), options));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -36,13 +36,14 @@ Days, weeks (from Monday) and months are those of each request's own time.`,
   async run({ values, positionals, io }) {
     const by = parseGroups(values.by);
     const { collected, filter, pricer } = await readUsage(values, positionals, io);
+    const include = chargeFilter(filter, collected.ledger);
     const report = groupUsage(collected.ledger.charges, {
       by,
       timeZone: filter.timeZone,
       breakdown: values.breakdown,
       pricer,
       ledger: collected.ledger,
-      include: chargeFilter(filter, collected.ledger),
+      ...(include === undefined ? {} : { include }),
     });
     if (values.json) {
       const groups = report.groups.map((g) => ({
