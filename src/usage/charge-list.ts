@@ -1,9 +1,10 @@
 /**
  * Charges as a report reads them: one after the other. A list is an array of charges (a run that merged its
  * requests), the rows of the last result as they were loaded (`PackedCharges`: numbers, never made into objects),
- * or lists joined (an update: the kept files' packed rows and the changed files' new ones). A report over
- * unchanged files reads the packed rows through one object refilled per row: loading thousands of charges as
- * objects cost a re-run more than all its other work, in making them and in the garbage collector copying them.
+ * or lists joined (an update: the kept files' packed rows and the changed files' new ones). A report sums the
+ * packed rows by cell, from their numbers (`sumByCell`); other readers get one object refilled per row. Loading
+ * thousands of charges as objects cost a re-run more than all its other work, in making them and in the garbage
+ * collector copying them.
  */
 import type { Charge, ChargeList, LedgerSession } from "./ledger.ts";
 import { type TokenCounts, zeroTokens } from "./types.ts";
@@ -31,43 +32,53 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
   };
   const rows = new Float64Array(charges.length * PACKED_ROW);
   let at = 0;
-  const translations = new Map<PackedCharges["source"], { sessions: Int32Array; models: Int32Array }>();
+  const translations = new Map<PackedSource, Translation>();
   for (const run of runsOf(charges)) {
     if (run instanceof PackedCharges) {
       let translation = translations.get(run.source);
       if (translation === undefined) {
-        const { sessions, models: runModels } = run.source;
         translation = {
-          sessions: Int32Array.from(sessions, (session) => sessionIndex.get(session.key) ?? -1),
-          models: Int32Array.from(runModels, indexOf),
+          sessions: Int32Array.from(run.source.sessions, (session) => sessionIndex.get(session.key) ?? -1),
+          models: Int32Array.from(run.source.models, indexOf),
         };
         translations.set(run.source, translation);
       }
       run.copyInto(rows, at, translation);
       at += run.length * PACKED_ROW;
-      continue;
+    } else {
+      run.forEach((charge) => {
+        packRow(rows, at, charge, sessionIndex.get(charge.session) ?? -1, indexOf(charge.model));
+        at += PACKED_ROW;
+      });
     }
-    run.forEach((c) => {
-      const t = c.tokens;
-      rows[at] = sessionIndex.get(c.session) ?? -1;
-      rows[at + 1] = indexOf(c.model);
-      rows[at + 2] = c.sidechain ? 1 : 0;
-      rows[at + 3] = c.time ?? Number.NaN;
-      rows[at + 4] = t.input;
-      rows[at + 5] = t.output;
-      rows[at + 6] = t.cacheRead;
-      rows[at + 7] = t.cacheWrite;
-      rows[at + 8] = t.cacheWrite1h;
-      rows[at + 9] = t.reasoning;
-      rows[at + 10] = c.costUsd ?? Number.NaN;
-      rows[at + 11] = c.estimated?.usd ?? 0;
-      rows[at + 12] = c.estimated?.unpriced === true ? 1 : 0;
-      rows[at + 13] = c.requests ?? 1;
-      rows[at + 14] = c.day ?? Number.NaN;
-      at += PACKED_ROW;
-    });
   }
   return { rows, models };
+}
+
+/** Each index of a packed source's sessions and models, in the list being packed. */
+interface Translation {
+  readonly sessions: Int32Array;
+  readonly models: Int32Array;
+}
+
+/** A charge as row `at` of `rows` (the layout `packCharges` gives). */
+function packRow(rows: Float64Array, at: number, c: Charge, session: number, model: number): void {
+  const t = c.tokens;
+  rows[at] = session;
+  rows[at + 1] = model;
+  rows[at + 2] = c.sidechain ? 1 : 0;
+  rows[at + 3] = c.time ?? Number.NaN;
+  rows[at + 4] = t.input;
+  rows[at + 5] = t.output;
+  rows[at + 6] = t.cacheRead;
+  rows[at + 7] = t.cacheWrite;
+  rows[at + 8] = t.cacheWrite1h;
+  rows[at + 9] = t.reasoning;
+  rows[at + 10] = c.costUsd ?? Number.NaN;
+  rows[at + 11] = c.estimated?.usd ?? 0;
+  rows[at + 12] = c.estimated?.unpriced === true ? 1 : 0;
+  rows[at + 13] = c.requests ?? 1;
+  rows[at + 14] = c.day ?? Number.NaN;
 }
 
 /** What a report sums a charge into (aggregate.ts `UsageFigures`). */
@@ -139,7 +150,7 @@ export class PackedCharges implements ChargeList {
   }
 
   /** The rows as they are into `out` at `at`, their session and model indices translated. */
-  copyInto(out: Float64Array, at: number, translate: { readonly sessions: Int32Array; readonly models: Int32Array }): void {
+  copyInto(out: Float64Array, at: number, translate: Translation): void {
     const from = this.first * PACKED_ROW;
     out.set(this.source.rows.subarray(from, from + this.length * PACKED_ROW), at);
     const end = at + this.length * PACKED_ROW;
