@@ -140,29 +140,40 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) 
       return files;
     },
   };
-  /** Whether the files found are the result's files and unreadable ones, as many of each path (a folder named twice finds its files twice). */
-  const sameFiles = (found: readonly FoundFile[], unreadable: readonly FoundFile[]): boolean => {
-    if (found.length !== count + unreadable.length) return false;
-    const index = new Map<string, number>();
-    const left = new Int32Array(count + unreadable.length);
-    const note = (path: string, at: number): void => {
-      const first = index.get(path) ?? at;
-      index.set(path, first);
-      left[first] = (left[first] ?? 0) + 1;
-    };
-    paths.forEach(note);
-    for (const [u, file] of unreadable.entries()) note(file.path, count + u);
-    return found.every((file) => {
-      const at = index.get(file.path);
-      if (at === undefined || (left[at] ?? 0) === 0) return false;
-      left[at] = (left[at] ?? 0) - 1;
-      const other = unreadable[at - count];
-      return at < count
-        ? size[at] === file.size && mtime[at] === file.mtimeMs
-        : other?.size === file.size && other?.mtimeMs === file.mtimeMs;
-    });
-  };
+  const sameFiles = (found: readonly FoundFile[], unreadable: readonly FoundFile[]): boolean =>
+    sameFileList(found, { paths, size, mtime }, unreadable);
   return { condensed, sameFiles };
+}
+
+/**
+ * Whether the files found are the result's files (`kept`, by column) and its unreadable ones, as many of each path
+ * (a folder named twice finds its files twice), each with the same size and mtime.
+ */
+function sameFileList(
+  found: readonly FoundFile[],
+  kept: { readonly paths: readonly string[]; readonly size: Float64Array; readonly mtime: Float64Array },
+  unreadable: readonly FoundFile[],
+): boolean {
+  const count = kept.paths.length;
+  if (found.length !== count + unreadable.length) return false;
+  const index = new Map<string, number>();
+  const left = new Int32Array(count + unreadable.length);
+  const note = (path: string, at: number): void => {
+    const first = index.get(path) ?? at;
+    index.set(path, first);
+    left[first] = (left[first] ?? 0) + 1;
+  };
+  kept.paths.forEach(note);
+  for (const [u, file] of unreadable.entries()) note(file.path, count + u);
+  return found.every((file) => {
+    const at = index.get(file.path);
+    if (at === undefined || (left[at] ?? 0) === 0) return false;
+    left[at] = (left[at] ?? 0) - 1;
+    const other = unreadable[at - count];
+    return at < count
+      ? kept.size[at] === file.size && kept.mtime[at] === file.mtimeMs
+      : other?.size === file.size && other?.mtimeMs === file.mtimeMs;
+  });
 }
 
 /** The sessions, in order; a session's file is an index in `paths`, or (negative) a string of its own. */
