@@ -6,23 +6,10 @@ import { AgentStreamError } from "../errors.ts";
 import { chargeRuns, PackedCharges, UNKNOWN_MODEL } from "./charge-list.ts";
 import type { Charge, ChargeList, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { addTokens, type TokenCounts, totalTokens, zeroTokens } from "./types.ts";
+import { addTokens, totalTokens, type UsageFigures, zeroTokens } from "./types.ts";
 
 export const GROUP_DIMENSIONS = ["day", "week", "month", "session", "model", "project", "agent"] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
-
-/** Tokens and cost of a set of requests. */
-export interface UsageFigures {
-  readonly tokens: TokenCounts;
-  /** Reported plus estimated cost of the priced requests. */
-  costUsd: number;
-  /** USD computed from the price table (the rest was reported by the agent). */
-  estimatedUsd: number;
-  requests: number;
-  /** Models whose requests have no price: their tokens are counted, their cost is not (and is not zero). */
-  readonly unpricedModels: Set<string>;
-  readonly models: Set<string>;
-}
 
 interface UsageGroup {
   /** The group's value for each dimension, in the order asked. */

@@ -7,7 +7,7 @@
  * collector copying them.
  */
 import type { Charge, ChargeList, LedgerSession } from "./ledger.ts";
-import { type TokenCounts, zeroTokens } from "./types.ts";
+import { type UsageFigures, zeroTokens } from "./types.ts";
 
 /** Numbers per packed charge (`packCharges`, `PackedCharges`). */
 export const PACKED_ROW = 15;
@@ -81,21 +81,11 @@ function packRow(rows: Float64Array, at: number, c: Charge, session: number, mod
   rows[at + 14] = c.day ?? Number.NaN;
 }
 
-/** What a report sums a charge into (aggregate.ts `UsageFigures`). */
-interface Sums {
-  readonly tokens: TokenCounts;
-  costUsd: number;
-  estimatedUsd: number;
-  requests: number;
-  readonly unpricedModels: Set<string>;
-  readonly models: Set<string>;
-}
-
 /** The name a charge without a model is listed under in a report. */
 export const UNKNOWN_MODEL = "(unknown model)";
 
 /** Row `r` of packed charges added to `into`, as `addCharge` adds a condensed charge (costs in the same order). */
-function addRow(into: Sums, rows: Float64Array, r: number, model: string): void {
+function addRow(into: UsageFigures, rows: Float64Array, r: number, model: string): void {
   const t = into.tokens;
   t.input += rows[r + 4] ?? 0;
   t.output += rows[r + 5] ?? 0;
@@ -166,9 +156,9 @@ export class PackedCharges implements ChargeList {
    * without a charge per row: the figures depend only on those of the row's session, model and day that `cell`
    * names (its cell), so `figuresOf` is asked once per cell, with that cell's first row as a charge of its own.
    */
-  sumByCell(figuresOf: (charge: Charge) => readonly Sums[], cell: { session: boolean; model: boolean; day: boolean }): void {
+  sumByCell(figuresOf: (charge: Charge) => readonly UsageFigures[], cell: { session: boolean; model: boolean; day: boolean }): void {
     const { rows, models } = this.source;
-    const cells = new Map<number, readonly Sums[]>();
+    const cells = new Map<number, readonly UsageFigures[]>();
     const end = (this.first + this.length) * PACKED_ROW;
     for (let r = this.first * PACKED_ROW, i = 0; r < end; r += PACKED_ROW, i++) {
       const model = (rows[r + 1] ?? -1) | 0;
@@ -184,7 +174,7 @@ export class PackedCharges implements ChargeList {
       }
       const name = model < 0 ? UNKNOWN_MODEL : (models[model] ?? UNKNOWN_MODEL);
       // Indexed, not for-of: no iterator per row in code not yet optimised.
-      for (let k = 0; k < sums.length; k++) addRow(sums[k] as Sums, rows, r, name);
+      for (let k = 0; k < sums.length; k++) addRow(sums[k] as UsageFigures, rows, r, name);
     }
   }
 

@@ -44,6 +44,12 @@ type Session = Pick<LedgerSession, "key" | "agent">;
 /** The slot of a request without a time (a day's slot is `day * 8 + kind`; days before 1970 are negative). */
 const NO_TIME = -(2 ** 40);
 
+/** A row's slot among its file's rows of one model: its day, and its kind of cost and subagent flag. */
+function slotOf(day: number | undefined, reported: boolean, unpriced: boolean, sidechain: boolean): number {
+  const kind = (reported ? 0 : unpriced ? 2 : 4) + (sidechain ? 1 : 0);
+  return (day === undefined ? NO_TIME : day * 8) + kind;
+}
+
 /** A file's part of a condensed result. */
 export interface CondensedFile {
   readonly path: string;
@@ -168,15 +174,14 @@ class RowTable {
   /** Takes a file's rows as they were (copied: they are summed into), each in the slot `add` keeps it in. */
   seed(owner: number, rows: ChargeList): void {
     rows.forEach((charge) => {
-      const reported = charge.costUsd !== null;
-      const kind = (reported ? 0 : charge.estimated?.unpriced === true ? 2 : 4) + (charge.sidechain ? 1 : 0);
       const row: Row = {
         ...charge,
         tokens: { ...charge.tokens },
         requests: charge.requests ?? 1,
         estimated: { usd: charge.estimated?.usd ?? 0, unpriced: charge.estimated?.unpriced === true },
       };
-      this.slotsOf(owner, charge.model).set((charge.day === undefined ? NO_TIME : charge.day * 8) + kind, row);
+      const slot = slotOf(charge.day, charge.costUsd !== null, row.estimated.unpriced, charge.sidechain);
+      this.slotsOf(owner, charge.model).set(slot, row);
       this.rows[owner]?.push(row);
     });
   }
@@ -243,9 +248,8 @@ class RowTable {
   ): void {
     const t = this.tokens;
     const unpriced = estimated === undefined && totalTokens(t) > 0;
-    const kind = (reported !== null ? 0 : unpriced ? 2 : 4) + (sidechain ? 1 : 0);
     const day = time === null ? undefined : this.dayOf(time);
-    const slot = (day === undefined ? NO_TIME : day * 8) + kind;
+    const slot = slotOf(day, reported !== null, unpriced, sidechain);
     let row = slots.get(slot);
     if (row === undefined) {
       row = {

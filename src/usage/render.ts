@@ -3,10 +3,10 @@
  * with a note saying which costs are estimated and which models have no price.
  */
 import { formatCost, formatCount, formatDuration } from "../views/shared/format.ts";
-import type { UsageFigures, UsageReport } from "./aggregate.ts";
+import type { UsageReport } from "./aggregate.ts";
 import { durationOf, type SessionRow } from "./session-rows.ts";
 import { renderTable, safeCell, type TableColumn } from "./table.ts";
-import { totalTokens, type TokenCounts } from "./types.ts";
+import { totalTokens, type TokenCounts, type UsageFigures } from "./types.ts";
 
 interface TokensJson {
   input: number;

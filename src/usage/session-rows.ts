@@ -1,8 +1,8 @@
 /** One row per session for `agentstream sessions`: its facts, with the tokens and cost charged to it. */
-import { addCharge, emptyFigures, type UsageFigures } from "./aggregate.ts";
+import { addCharge, emptyFigures } from "./aggregate.ts";
 import type { Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { totalTokens, type UsageAgent } from "./types.ts";
+import { totalTokens, type UsageAgent, type UsageFigures } from "./types.ts";
 
 export interface SessionRow {
   readonly agent: UsageAgent;

@@ -35,6 +35,19 @@ export function addTokens(into: TokenCounts, add: TokenCounts): void {
   into.reasoning += add.reasoning;
 }
 
+/** Tokens and cost of a set of requests. */
+export interface UsageFigures {
+  readonly tokens: TokenCounts;
+  /** Reported plus estimated cost of the priced requests. */
+  costUsd: number;
+  /** USD computed from the price table (the rest was reported by the agent). */
+  estimatedUsd: number;
+  requests: number;
+  /** Models whose requests have no price: their tokens are counted, their cost is not (and is not zero). */
+  readonly unpricedModels: Set<string>;
+  readonly models: Set<string>;
+}
+
 /** Every token billed: input, output (reasoning included), cache reads and writes. */
 export function totalTokens(t: TokenCounts): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite;
