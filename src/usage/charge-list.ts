@@ -37,10 +37,9 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
     if (run instanceof PackedCharges) {
       let translation = translations.get(run.source);
       if (translation === undefined) {
-        translation = {
-          sessions: Int32Array.from(run.source.sessions, (session) => sessionIndex.get(session.key) ?? -1),
-          models: Int32Array.from(run.source.models, indexOf),
-        };
+        const sessions = Int32Array.from(run.source.sessions, (session) => sessionIndex.get(session.key) ?? -1);
+        const models = Int32Array.from(run.source.models, indexOf);
+        translation = { sessions, models, same: sessions.every((s, i) => s === i) && models.every((m, i) => m === i) };
         translations.set(run.source, translation);
       }
       run.copyInto(rows, at, translation);
@@ -59,6 +58,8 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
 interface Translation {
   readonly sessions: Int32Array;
   readonly models: Int32Array;
+  /** Every index is the same in both (an update that kept every session in its place): rows are copied as they are. */
+  readonly same: boolean;
 }
 
 /** A charge as row `at` of `rows` (the layout `packCharges` gives). */
@@ -116,6 +117,9 @@ interface PackedSource {
   readonly models: readonly string[];
 }
 
+/** The figures of each cell `sumByCell` has seen, by the cell's number: shared by the lists of one source. */
+export type CellFigures = Map<number, readonly UsageFigures[]>;
+
 /** Rows `first…first + length` of packed charges. */
 export class PackedCharges implements ChargeList {
   readonly length: number;
@@ -143,6 +147,7 @@ export class PackedCharges implements ChargeList {
   copyInto(out: Float64Array, at: number, translate: Translation): void {
     const from = this.first * PACKED_ROW;
     out.set(this.source.rows.subarray(from, from + this.length * PACKED_ROW), at);
+    if (translate.same) return;
     const end = at + this.length * PACKED_ROW;
     for (let r = at; r < end; r += PACKED_ROW) {
       out[r] = translate.sessions[(out[r] ?? 0) | 0] ?? -1;
@@ -155,10 +160,14 @@ export class PackedCharges implements ChargeList {
    * Adds each row to the figures `figuresOf` gives for it, as `addCharge` (aggregate.ts) adds a condensed charge,
    * without a charge per row: the figures depend only on those of the row's session, model and day that `cell`
    * names (its cell), so `figuresOf` is asked once per cell, with that cell's first row as a charge of its own.
+   * `cells`: the cells of the source's other lists seen so far (the same numbers are the same cells).
    */
-  sumByCell(figuresOf: (charge: Charge) => readonly UsageFigures[], cell: { session: boolean; model: boolean; day: boolean }): void {
+  sumByCell(
+    figuresOf: (charge: Charge) => readonly UsageFigures[],
+    cell: { session: boolean; model: boolean; day: boolean },
+    cells: CellFigures = new Map(),
+  ): void {
     const { rows, models } = this.source;
-    const cells = new Map<number, readonly UsageFigures[]>();
     const end = (this.first + this.length) * PACKED_ROW;
     for (let r = this.first * PACKED_ROW, i = 0; r < end; r += PACKED_ROW, i++) {
       const model = (rows[r + 1] ?? -1) | 0;

@@ -115,7 +115,8 @@ async function collectWith(
       ? undefined
       : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead), elsewhere: mayHold }, pricer, timeZone);
   const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
-  if (dir !== undefined && key !== undefined) saveResult(dir, key, result, unreadable);
+  // An update is saved from the columns of the result it updates (what it kept is copied as it was stored).
+  if (dir !== undefined && key !== undefined) saveResult(dir, key, result, unreadable, updated === undefined ? undefined : last);
   return { ledger: result.ledger, ...common, made: updated === undefined ? "merged" : "updated" };
 }
 

@@ -11,6 +11,14 @@ export type TextEncoding = "utf8" | "utf16le";
 
 const align = (n: number): number => Math.ceil(n / 8) * 8;
 
+/** Strings as `Unpacker.strings` read them: their values, and their lengths and text as they were packed. */
+export interface PackedStrings {
+  readonly values: readonly string[];
+  readonly lengths: Int32Array;
+  readonly bytes: Buffer;
+  readonly encoding: TextEncoding;
+}
+
 /** A surrogate without its other half (one linear scan: each alternative looks one code unit around). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -36,12 +44,31 @@ export class Packer {
    * replace it). Returns what `Unpacker.strings` needs besides the count.
    */
   strings(values: readonly string[]): { bytes: number; encoding: TextEncoding } {
-    this.i32(values.map((value) => value.length));
     const text = values.join("");
-    const encoding: TextEncoding = LONE_SURROGATE.test(text) ? "utf16le" : "utf8";
+    return this.packText(undefined, values, LONE_SURROGATE.test(text) ? "utf16le" : "utf8", text);
+  }
+
+  /**
+   * Strings loaded (`Unpacker.strings`) and more after them, the loaded ones packed as they were read (not
+   * encoded again), or undefined when `more` cannot be stored in the loaded text's encoding (a lone surrogate
+   * after UTF-8 text): then pack them all with `strings`.
+   */
+  stringsAfter(loaded: PackedStrings, more: readonly string[]): { bytes: number; encoding: TextEncoding } | undefined {
+    const text = more.join("");
+    if (loaded.encoding === "utf8" && LONE_SURROGATE.test(text)) return undefined;
+    return this.packText(loaded, more, loaded.encoding, text);
+  }
+
+  /** The lengths, then the text: `loaded`'s bytes as they are, then `text` (`more` joined) encoded. */
+  private packText(loaded: PackedStrings | undefined, more: readonly string[], encoding: TextEncoding, text: string) {
+    const lengths = new Int32Array((loaded?.lengths.length ?? 0) + more.length);
+    if (loaded !== undefined) lengths.set(loaded.lengths);
+    for (let i = 0, at = loaded?.lengths.length ?? 0; i < more.length; i++) lengths[at + i] = (more[i] as string).length;
+    this.add(lengths);
     const bytes = Buffer.from(text, encoding);
-    this.add(bytes);
-    return { bytes: bytes.length, encoding };
+    if (loaded === undefined) this.add(bytes);
+    else this.add(Buffer.concat([loaded.bytes, bytes]));
+    return { bytes: (loaded?.bytes.length ?? 0) + bytes.length, encoding };
   }
 
   /** The columns' bytes, each followed by the zeros that pad it to 8 (what `Unpacker` reads, in order). */
@@ -55,7 +82,8 @@ export class Packer {
     return out;
   }
 
-  private add(part: Float64Array | Int32Array | Uint8Array | Buffer): void {
+  /** A typed column as it is (not copied until written). */
+  add(part: Float64Array | Int32Array | Uint8Array | Buffer): void {
     this.parts.push(part);
   }
 }
@@ -84,19 +112,19 @@ export class Unpacker {
   }
 
   /** `count` strings whose text takes `bytes` bytes. */
-  strings(count: number, bytes: number, encoding: TextEncoding): string[] {
+  strings(count: number, bytes: number, encoding: TextEncoding): PackedStrings {
     const lengths = this.i32(count);
     const start = this.take(bytes) - this.buffer.byteOffset;
     const text = this.buffer.toString(encoding, start, start + bytes);
-    const out: string[] = new Array(count);
+    const values: string[] = new Array(count);
     let at = 0;
     for (let i = 0; i < count; i++) {
       const length = lengths[i] ?? 0;
-      out[i] = text.slice(at, at + length);
+      values[i] = text.slice(at, at + length);
       at += length;
     }
     if (at !== text.length) throw new Error("packed strings: the lengths do not add up to the text");
-    return out;
+    return { values, lengths, bytes: this.buffer.subarray(start, start + bytes), encoding };
   }
 
   /** The byte offset (in the buffer's memory) of the next `bytes` bytes, then moves past them. */

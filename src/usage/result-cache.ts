@@ -18,7 +18,7 @@ import type { Condensed, CondensedFile } from "./condense.ts";
 import { PACKED_ROW, PackedCharges, packCharges } from "./charge-list.ts";
 import type { LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { Packer, type TextEncoding, Unpacker } from "./packed.ts";
+import { type PackedStrings, Packer, type TextEncoding, Unpacker } from "./packed.ts";
 import { textHash } from "./scanner.ts";
 import type { SessionStatus, UsageAgent } from "./types.ts";
 
@@ -47,6 +47,51 @@ export interface LastResult {
   readonly condensed: Condensed;
   readonly unreadable: string[];
   readonly exact: boolean;
+  /** The columns it was read from: an update of it is saved by copying its kept files and sessions from them. */
+  readonly stored: StoredResult;
+}
+
+/**
+ * A loaded result's columns as they were read (views of the file's bytes), and which of its files and sessions a
+ * loaded object is. The objects are never changed once loaded (an update makes new ones for what changed).
+ */
+interface StoredResult {
+  readonly agents: readonly UsageAgent[];
+  readonly statuses: readonly SessionStatus[];
+  readonly strings: PackedStrings;
+  readonly files: FileColumns;
+  readonly sessions: SessionColumns;
+  /** The place of each loaded file (made when the files are). */
+  readonly fileAt: Map<CondensedFile, number>;
+}
+
+interface FileColumns {
+  readonly path: Int32Array;
+  readonly size: Float64Array;
+  readonly mtime: Float64Array;
+  readonly repeated: Int32Array;
+  readonly rowCounts: Int32Array;
+  readonly independent: Uint8Array;
+  readonly session: Int32Array;
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  readonly group: Int32Array;
+}
+
+interface SessionColumns {
+  readonly key: Int32Array;
+  readonly sessionId: Int32Array;
+  readonly project: Int32Array;
+  readonly agent: Uint8Array;
+  readonly status: Uint8Array;
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  readonly badLines: Int32Array;
+  readonly fileCounts: Int32Array;
+  /** Each session's files, one after the other: a file's place, or (negative) a string of its own. */
+  readonly files: Int32Array;
+  /** Where each session's files start in `files` (not stored: summed when loaded). */
+  readonly firstFile: Int32Array;
 }
 
 /**
@@ -80,7 +125,7 @@ export function loadLastResult(dir: string, files: readonly FoundFile[], key: st
     const columns = new Unpacker(buffer, Math.ceil((headerAt + headerBytes) / 8) * 8);
     const loaded = condensedOf(header, columns, timeZone);
     const unreadable = header.unreadable.map((file) => file.path);
-    return { condensed: loaded.condensed, unreadable, exact: loaded.sameFiles(files, header.unreadable) };
+    return { condensed: loaded.condensed, unreadable, exact: loaded.sameFiles(files, header.unreadable), stored: loaded.stored };
   } catch {
     return undefined;
   }
@@ -92,7 +137,7 @@ export function loadLastResult(dir: string, files: readonly FoundFile[], key: st
  */
 function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) {
   const strings = columns.strings(header.strings, header.text.bytes, header.text.encoding);
-  const text = (index: number): string => strings[index] ?? "";
+  const text = (index: number): string => strings.values[index] ?? "";
   const count = header.files;
   const [path, size, mtime, repeated, rowCounts, independent, session, start, end, group] = [
     columns.i32(count),
@@ -106,15 +151,17 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) 
     columns.f64(count),
     columns.i32(count),
   ];
+  const stored = { path, size, mtime, repeated, rowCounts, independent, session, start, end, group };
   const paths = Array.from(path, text);
-  const sessionList = sessionsOf(header, columns, text, paths);
+  const { sessions: sessionList, columns: sessionColumns } = sessionsOf(header, columns, text, paths);
   // The rows stay numbers: a report reads them through one object (charge-list.ts), an update slices them by file.
   const charges = new PackedCharges({ rows: columns.f64(header.rows * PACKED_ROW), sessions: sessionList, models: header.models });
+  const fileAt = new Map<CondensedFile, number>();
   const filesOf = (): CondensedFile[] => {
     const files: CondensedFile[] = new Array(count);
     for (let f = 0, first = 0; f < count; f++) {
       const rows = rowCounts[f] ?? 0;
-      files[f] = {
+      const file: CondensedFile = {
         path: paths[f] ?? "",
         size: size[f] ?? 0,
         mtimeMs: mtime[f] ?? 0,
@@ -126,6 +173,8 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) 
         repeated: repeated[f] ?? 0,
         rows: charges.slice(first, rows),
       };
+      files[f] = file;
+      fileAt.set(file, f);
       first += rows;
     }
     return files;
@@ -140,9 +189,17 @@ function condensedOf(header: StoredHeader, columns: Unpacker, timeZone: string) 
       return files;
     },
   };
+  const result: StoredResult = {
+    agents: header.agents,
+    statuses: header.statuses,
+    strings,
+    files: stored,
+    sessions: sessionColumns,
+    fileAt,
+  };
   const sameFiles = (found: readonly FoundFile[], unreadable: readonly FoundFile[]): boolean =>
     sameFileList(found, { paths, size, mtime }, unreadable);
-  return { condensed, sameFiles };
+  return { condensed, sameFiles, stored: result };
 }
 
 /**
@@ -177,7 +234,7 @@ function sameFileList(
 }
 
 /** The sessions, in order; a session's file is an index in `paths`, or (negative) a string of its own. */
-function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: number) => string, paths: readonly string[]): LedgerSession[] {
+function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: number) => string, paths: readonly string[]) {
   const count = header.sessions;
   const [key, sessionId, project, agent, status, start, end, badLines, fileCounts] = [
     columns.i32(count),
@@ -191,6 +248,7 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
     columns.i32(count),
   ];
   const sessionFiles = columns.i32(header.sessionFiles);
+  const firstFile = new Int32Array(count);
   const orNull = (index: number): string | null => (index < 0 ? null : text(index));
   const sessions: LedgerSession[] = new Array(count);
   for (let s = 0, first = 0; s < count; s++) {
@@ -199,6 +257,7 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
       const file = sessionFiles[first + i] ?? 0;
       files[i] = file >= 0 ? (paths[file] ?? "") : text(-file - 1);
     }
+    firstFile[s] = first;
     first += files.length;
     sessions[s] = {
       key: text(key[s] ?? 0),
@@ -212,7 +271,20 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
       badLines: badLines[s] ?? 0,
     };
   }
-  return sessions;
+  const stored: SessionColumns = {
+    key,
+    sessionId,
+    project,
+    agent,
+    status,
+    start,
+    end,
+    badLines,
+    fileCounts,
+    files: sessionFiles,
+    firstFile,
+  };
+  return { sessions, columns: stored };
 }
 
 /** Writes every chunk (a short write goes on from where it stopped). */
@@ -232,29 +304,29 @@ function timeOrNull(time: number): number | null {
   return Number.isNaN(time) ? null : time;
 }
 
-/** Keeps a condensed result for the next run (atomically; a failure to write changes nothing). */
-export function saveResult(dir: string, key: string, condensed: Condensed, unreadable: readonly FoundFile[]): void {
+/**
+ * Keeps a condensed result for the next run (atomically; a failure to write changes nothing). `from`: the loaded
+ * result this one is an update of. Its files and sessions that are still the loaded objects are copied from the
+ * columns they were read from, and its strings are kept as they were, at the same places, the new ones after them:
+ * an update is saved without packing again what it kept. A result whose strings are mostly no longer used (many
+ * files gone) is packed afresh.
+ */
+export function saveResult(dir: string, key: string, condensed: Condensed, unreadable: readonly FoundFile[], from?: LastResult): void {
   const { ledger, files } = condensed;
-  const strings: string[] = [];
-  const stringOf = (value: string): number => strings.push(value) - 1;
-  const columns = new Packer();
   const sessionList = [...ledger.sessions.values()];
-  const filePaths = files.map((file) => stringOf(file.path));
-  const fileIndex = new Map(files.map((file, i) => [file.path, i]));
-  const sessionColumns = packedSessions(sessionList, fileIndex, stringOf);
+  const stored = from === undefined || !worthKeeping(from.stored, files.length, sessionList.length) ? undefined : from.stored;
+  const strings = new StringList(stored?.strings);
+  const columns = new Packer();
   const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
+  const fileColumns = packedFiles(files, sessionIndex, strings, stored);
+  const loadedSessions = stored === undefined ? undefined : from?.condensed.ledger.sessions;
+  const sessionColumns = packedSessions(sessionList, fileColumns, strings, stored && loadedSessions && { stored, loadedSessions });
   const { rows, models } = packCharges(ledger.charges, sessionIndex);
-  const text = columns.strings(strings);
-  columns.i32(filePaths);
-  columns.f64(files.map((file) => file.size));
-  columns.f64(files.map((file) => file.mtimeMs));
-  columns.i32(files.map((file) => file.repeated));
-  columns.i32(files.map((file) => file.rows.length));
-  columns.u8(files.map((file) => (file.independent ? 1 : 0)));
-  columns.i32(files.map((file) => sessionIndex.get(file.session) ?? -1));
-  columns.f64(files.map((file) => file.start ?? Number.NaN));
-  columns.f64(files.map((file) => file.end ?? Number.NaN));
-  columns.i32(files.map((file, i) => fileIndex.get(file.group) ?? i));
+  const text = strings.pack(columns);
+  const f = fileColumns.columns;
+  for (const column of [f.path, f.size, f.mtime, f.repeated, f.rowCounts, f.independent, f.session, f.start, f.end, f.group]) {
+    columns.add(column);
+  }
   sessionColumns.pack(columns);
   columns.f64(rows);
   const header: StoredHeader = {
@@ -276,25 +348,180 @@ export function saveResult(dir: string, key: string, condensed: Condensed, unrea
 const AGENTS: UsageAgent[] = ["claude", "codex", "gemini"];
 const STATUSES: SessionStatus[] = ["completed", "error", "open", "unknown"];
 
-/** Each session's facts as columns (`sessionsOf` reads them): its strings added with `stringOf`. */
-function packedSessions(sessions: readonly LedgerSession[], fileIndex: ReadonlyMap<string, number>, stringOf: (value: string) => number) {
-  const orNone = (value: string | null): number => (value === null ? -1 : stringOf(value));
-  const key = sessions.map((session) => stringOf(session.key));
-  const sessionId = sessions.map((session) => orNone(session.sessionId));
-  const project = sessions.map((session) => orNone(session.project));
-  const sessionFiles = sessions.flatMap((session) => session.files.map((path) => fileIndex.get(path) ?? -stringOf(path) - 1));
+/**
+ * Whether an update is saved from the loaded result's columns: its agents and statuses are listed as this version
+ * lists them, and at most about half its strings are no longer used (a file or session gone leaves its strings).
+ */
+function worthKeeping(stored: StoredResult, files: number, sessions: number): boolean {
+  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+  return (
+    same(stored.agents, AGENTS) && same(stored.statuses, STATUSES) && stored.strings.values.length <= 2 * (files + 3 * sessions) + 1024
+  );
+}
+
+/** The strings a result refers to by place: a loaded result's, at their places, then the ones added. */
+class StringList {
+  private readonly loaded: PackedStrings | undefined;
+  private readonly added: string[] = [];
+
+  constructor(loaded: PackedStrings | undefined) {
+    this.loaded = loaded;
+  }
+
+  get length(): number {
+    return (this.loaded?.values.length ?? 0) + this.added.length;
+  }
+
+  add(value: string): number {
+    return (this.loaded?.values.length ?? 0) + this.added.push(value) - 1;
+  }
+
+  /** The loaded string at `place` when it is `value`, else `value` added. */
+  addOr(place: number | undefined, value: string): number {
+    return place !== undefined && place >= 0 && this.loaded?.values[place] === value ? place : this.add(value);
+  }
+
+  /** The loaded strings' text as it was read, then the added ones (all encoded again when theirs cannot follow it). */
+  pack(columns: Packer): { bytes: number; encoding: TextEncoding } {
+    const loaded = this.loaded;
+    if (loaded === undefined) return columns.strings(this.added);
+    return columns.stringsAfter(loaded, this.added) ?? columns.strings([...loaded.values, ...this.added]);
+  }
+}
+
+/** Each file's columns (`condensedOf` reads them): a loaded file's copied from where it was stored. */
+function packedFiles(
+  files: readonly CondensedFile[],
+  sessionIndex: ReadonlyMap<string, number>,
+  strings: StringList,
+  stored: StoredResult | undefined,
+) {
+  const n = files.length;
+  const out: FileColumns = {
+    path: new Int32Array(n),
+    size: new Float64Array(n),
+    mtime: new Float64Array(n),
+    repeated: new Int32Array(n),
+    rowCounts: new Int32Array(n),
+    independent: new Uint8Array(n),
+    session: new Int32Array(n),
+    start: new Float64Array(n),
+    end: new Float64Array(n),
+    group: new Int32Array(n),
+  };
+  // Where each loaded file is now, and where each session was (-1: not kept as it was; no file of it kept).
+  const placeOfStored = new Int32Array(stored?.files.path.length ?? 0).fill(-1);
+  const sessionWas = new Int32Array(stored === undefined ? 0 : sessionIndex.size).fill(-1);
+  let byPath: Map<string, number> | undefined;
+  const placeOf = (path: string): number => {
+    byPath ??= new Map(files.map((file, i) => [file.path, i]));
+    return byPath.get(path) ?? -1;
+  };
+  for (let i = 0; i < n; i++) {
+    const file = files[i] as CondensedFile;
+    const at = stored?.fileAt.get(file);
+    out.session[i] = sessionIndex.get(file.session) ?? -1;
+    let group = -1;
+    if (stored !== undefined && at !== undefined) {
+      const c = stored.files;
+      placeOfStored[at] = i;
+      sessionWas[out.session[i] ?? 0] = c.session[at] ?? -1;
+      out.path[i] = c.path[at] ?? 0;
+      out.size[i] = c.size[at] ?? 0;
+      out.mtime[i] = c.mtime[at] ?? 0;
+      out.repeated[i] = c.repeated[at] ?? 0;
+      out.rowCounts[i] = c.rowCounts[at] ?? 0;
+      out.independent[i] = c.independent[at] ?? 0;
+      out.start[i] = c.start[at] ?? Number.NaN;
+      out.end[i] = c.end[at] ?? Number.NaN;
+      group = placeOfStored[c.group[at] ?? at] ?? -1;
+    } else {
+      // Added again even when the loaded strings hold it (no lookup by path): `worthKeeping` bounds what is left unused.
+      out.path[i] = strings.add(file.path);
+      out.size[i] = file.size;
+      out.mtime[i] = file.mtimeMs;
+      out.repeated[i] = file.repeated;
+      out.rowCounts[i] = file.rows.length;
+      out.independent[i] = file.independent ? 1 : 0;
+      out.start[i] = file.start ?? Number.NaN;
+      out.end[i] = file.end ?? Number.NaN;
+      // An update's paths are all different (update.ts): a file of its own group is its own place.
+      if (stored !== undefined && file.group === file.path) group = i;
+    }
+    if (group < 0) group = placeOf(file.group);
+    out.group[i] = group < 0 ? i : group;
+  }
+  return { columns: out, placeOfStored, sessionWas, placeOf };
+}
+
+/**
+ * Each session's facts as columns (`sessionsOf` reads them): a loaded session's copied from where it was stored,
+ * a session made again reusing the strings of the loaded one of the same key where they are the same.
+ */
+function packedSessions(
+  sessions: readonly LedgerSession[],
+  files: { readonly placeOfStored: Int32Array; readonly sessionWas: Int32Array; readonly placeOf: (path: string) => number },
+  strings: StringList,
+  from: { readonly stored: StoredResult; readonly loadedSessions: ReadonlyMap<string, LedgerSession> } | undefined,
+) {
+  const n = sessions.length;
+  const out = {
+    key: new Int32Array(n),
+    sessionId: new Int32Array(n),
+    project: new Int32Array(n),
+    agent: new Uint8Array(n),
+    status: new Uint8Array(n),
+    start: new Float64Array(n),
+    end: new Float64Array(n),
+    badLines: new Int32Array(n),
+    fileCounts: new Int32Array(n),
+  };
+  const sessionFiles: number[] = [];
+  const fileOf = (path: string): number => {
+    const place = files.placeOf(path);
+    return place >= 0 ? place : -strings.add(path) - 1;
+  };
+  for (let s = 0; s < n; s++) {
+    const session = sessions[s] as LedgerSession;
+    // Its place in the loaded result, when a file of it was kept (its strings are there); copied when it is the loaded session.
+    const was = from === undefined ? -1 : (files.sessionWas[s] ?? -1);
+    const c = from?.stored.sessions;
+    if (c !== undefined && was >= 0 && from?.loadedSessions.get(session.key) === session) {
+      out.key[s] = c.key[was] ?? 0;
+      out.sessionId[s] = c.sessionId[was] ?? -1;
+      out.project[s] = c.project[was] ?? -1;
+      out.agent[s] = c.agent[was] ?? 0;
+      out.status[s] = c.status[was] ?? 0;
+      out.start[s] = c.start[was] ?? Number.NaN;
+      out.end[s] = c.end[was] ?? Number.NaN;
+      out.badLines[s] = c.badLines[was] ?? 0;
+      out.fileCounts[s] = c.fileCounts[was] ?? 0;
+      const first = c.firstFile[was] ?? 0;
+      for (let k = 0; k < (c.fileCounts[was] ?? 0); k++) {
+        const file = c.files[first + k] ?? 0;
+        const now = file >= 0 ? (files.placeOfStored[file] ?? -1) : file;
+        sessionFiles.push(file >= 0 && now < 0 ? fileOf(session.files[k] ?? "") : now);
+      }
+      continue;
+    }
+    const orNone = (value: string | null, place: number | undefined): number => (value === null ? -1 : strings.addOr(place, value));
+    out.key[s] = strings.addOr(was < 0 ? undefined : c?.key[was], session.key);
+    out.sessionId[s] = orNone(session.sessionId, was < 0 ? undefined : c?.sessionId[was]);
+    out.project[s] = orNone(session.project, was < 0 ? undefined : c?.project[was]);
+    out.agent[s] = AGENTS.indexOf(session.agent);
+    out.status[s] = STATUSES.indexOf(session.status);
+    out.start[s] = session.start ?? Number.NaN;
+    out.end[s] = session.end ?? Number.NaN;
+    out.badLines[s] = session.badLines;
+    out.fileCounts[s] = session.files.length;
+    for (const path of session.files) sessionFiles.push(fileOf(path));
+  }
   return {
     files: sessionFiles.length,
     pack(columns: Packer): void {
-      columns.i32(key);
-      columns.i32(sessionId);
-      columns.i32(project);
-      columns.u8(sessions.map((session) => AGENTS.indexOf(session.agent)));
-      columns.u8(sessions.map((session) => STATUSES.indexOf(session.status)));
-      columns.f64(sessions.map((session) => session.start ?? Number.NaN));
-      columns.f64(sessions.map((session) => session.end ?? Number.NaN));
-      columns.i32(sessions.map((session) => session.badLines));
-      columns.i32(sessions.map((session) => session.files.length));
+      for (const column of [out.key, out.sessionId, out.project, out.agent, out.status, out.start, out.end, out.badLines, out.fileCounts]) {
+        columns.add(column);
+      }
       columns.i32(sessionFiles);
     },
   };

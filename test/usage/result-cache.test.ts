@@ -12,7 +12,7 @@ import { loadLastResult, resultKey, saveResult } from "../../src/usage/result-ca
 import { tempDir } from "../helpers/temp.ts";
 
 /** Packs the strings and a column on each side of them, and reads them back. */
-function roundTrip(strings: readonly string[]): { strings: string[]; before: number[]; after: number[] } {
+function roundTrip(strings: readonly string[]): { strings: readonly string[]; before: number[]; after: number[] } {
   const packer = new Packer();
   packer.u8([7, 8, 9]);
   const text = packer.strings(strings);
@@ -20,7 +20,7 @@ function roundTrip(strings: readonly string[]): { strings: string[]; before: num
   const out = Buffer.concat(packer.chunks());
   const unpacker = new Unpacker(out, 0);
   const before = [...unpacker.u8(3)];
-  const read = unpacker.strings(strings.length, text.bytes, text.encoding);
+  const read = unpacker.strings(strings.length, text.bytes, text.encoding).values;
   return { strings: read, before, after: [...unpacker.f64(2)] };
 }
 
@@ -74,6 +74,85 @@ describe("the result cache", () => {
     ...over,
   });
 
+  const file = (path: string, rows: Charge[], independent: boolean): CondensedFile => ({
+    path,
+    size: 10,
+    mtimeMs: 1.5,
+    session: rows[0]?.session ?? "",
+    start: rows[0]?.time ?? null,
+    end: null,
+    group: independent ? path : "/a.jsonl",
+    independent,
+    repeated: independent ? 0 : 1,
+    rows,
+  });
+  /** A result's files (rows as charges), sessions and ledger, to compare. */
+  const contents = (condensed: Condensed | undefined) =>
+    condensed && {
+      files: condensed.files.map((f) => ({ ...f, rows: chargeArray(f.rows) })),
+      sessions: [...condensed.ledger.sessions.values()],
+      ledger: { ...condensed.ledger, charges: chargeArray(condensed.ledger.charges) },
+    };
+
+  it("saves an update from the columns of the result it updates as it saves it whole, whatever was kept, moved or added", () => {
+    const sessions = [
+      session({ key: "claude:s-1", sessionId: "s-1", project: "/p", start: 1, end: 5, files: ["/a.jsonl", "/own-string.jsonl"] }),
+      session({ key: "claude:s-2", sessionId: "s-2", project: "/q", files: ["/b.jsonl"] }),
+      session({ key: "claude:s-3", sessionId: "s-3", files: ["/c.jsonl"] }),
+    ];
+    const charges = [
+      charge({ session: "claude:s-1", model: "m-1", time: 1_000, day: 0 }),
+      charge({ session: "claude:s-2", model: "m-2", time: 2_000, day: 0 }),
+      charge({ session: "claude:s-3", time: 3_000, day: 0, costUsd: 0.5 }),
+    ];
+    const files = [
+      file("/a.jsonl", charges.slice(0, 1), true),
+      file("/b.jsonl", charges.slice(1, 2), true),
+      file("/c.jsonl", charges.slice(2), true),
+    ];
+    const dir = tempDir("result-update");
+    const key = resultKey(createPricer(), "UTC");
+    const found = files.map(({ path, size, mtimeMs }) => ({ path, agent: undefined, size, mtimeMs }));
+    saveResult(
+      dir,
+      key,
+      { ledger: { charges, sessions: new Map(sessions.map((x) => [x.key, x])), duplicates: 0, timeZone: "UTC" }, files },
+      [],
+    );
+    // New paths: one UTF-8 text can follow, one with a lone surrogate it cannot (everything is packed afresh).
+    for (const newPath of ["/d-é.jsonl", "/d-\ud800.jsonl"]) {
+      const last = loadLastResult(dir, found, key, "UTC");
+      if (last === undefined) throw new Error("not loaded");
+      const fileAt = (path: string) => last.condensed.files.find((f) => f.path === path) as CondensedFile;
+      const sessionOf = (key: string) => last.condensed.ledger.sessions.get(key) as LedgerSession;
+      const [a, b] = [fileAt("/a.jsonl"), fileAt("/b.jsonl")];
+      // Kept: file a and session s-1; b grew (a new object, the same strings); the rest gone; a new file and session first.
+      const d = charge({ session: "claude:s-4", model: "m-3", time: 500, day: 0 });
+      const grown = { ...b, size: 20, rows: [charge({ session: "claude:s-2", model: "m-2", time: 2_000, day: 0, requests: 2 })] };
+      const update: Condensed = {
+        ledger: {
+          charges: [d, ...chargeArray(a.rows), ...chargeArray(grown.rows)],
+          sessions: new Map([
+            ["claude:s-4", session({ key: "claude:s-4", sessionId: "s-4", files: [newPath] })],
+            ["claude:s-1", sessionOf("claude:s-1")],
+            ["claude:s-2", { ...sessionOf("claude:s-2"), end: 9, project: "/other" }],
+          ]),
+          duplicates: 0,
+          timeZone: "UTC",
+        },
+        files: [file(newPath, [d], true), a, grown],
+      };
+      const whole = tempDir("result-whole");
+      saveResult(whole, key, update, []);
+      saveResult(dir, key, update, [], last);
+      const now = update.files.map(({ path, size, mtimeMs }) => ({ path, agent: undefined, size, mtimeMs }));
+      const fromColumns = loadLastResult(dir, now, key, "UTC");
+      expect(fromColumns?.exact).toBe(true);
+      expect(contents(fromColumns?.condensed)).toEqual(contents(loadLastResult(whole, now, key, "UTC")?.condensed));
+      expect(contents(fromColumns?.condensed)?.sessions[0]?.files).toEqual([newPath]);
+    }
+  });
+
   it("loads what was saved: every file, session and row, odd strings and nulls included", () => {
     const sessions = [
       session({
@@ -100,18 +179,6 @@ describe("the result cache", () => {
       }),
       charge({ session: "codex:/b\nnewline.jsonl", agent: "codex", model: "gpt-5", time: 2_000, day: 0 }),
     ];
-    const file = (path: string, rows: Charge[], independent: boolean) => ({
-      path,
-      size: 10,
-      mtimeMs: 1.5,
-      session: rows[0]?.session ?? "",
-      start: rows[0]?.time ?? null,
-      end: null,
-      group: independent ? path : "/a.jsonl",
-      independent,
-      repeated: independent ? 0 : 1,
-      rows,
-    });
     const condensed: Condensed = {
       ledger: { charges, sessions: new Map(sessions.map((s) => [s.key, s])), duplicates: 1, timeZone: "UTC" },
       files: [
