@@ -11,7 +11,6 @@ import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
 import { type LastResult, loadLastResult, resultKey, saveResult } from "./result-cache.ts";
 import { type Elsewhere, type Grown, updateCondensed } from "./update.ts";
-import { appendedTo } from "./scan-file.ts";
 import { scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
@@ -88,7 +87,8 @@ async function collectWith(
     else
       toRead.push({
         ...file,
-        previous: known !== undefined && known.size < file.size && appendedTo(file.path, known) ? known : undefined,
+        // Read on from where it was left if it was appended to (scanFile checks in the same open).
+        previous: known !== undefined && known.size < file.size ? known : undefined,
         previousMayHold: mayHold,
       });
   }
@@ -113,7 +113,7 @@ async function collectWith(
   const updated =
     last === undefined
       ? undefined
-      : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead), elsewhere: mayHold }, pricer, timeZone);
+      : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead, fresh), elsewhere: mayHold }, pricer, timeZone);
   const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
   // An update is saved from the columns of the result it updates (what it kept is copied as it was stored).
   if (dir !== undefined && key !== undefined) saveResult(dir, key, result, unreadable, updated === undefined ? undefined : last);
@@ -121,9 +121,11 @@ async function collectWith(
 }
 
 /** The files read on from where they were left, with the version they grew from. */
-function grownFrom(toRead: readonly { path: string; previous: FileScan | undefined }[]): Grown {
+function grownFrom(toRead: readonly { path: string; previous: FileScan | undefined }[], fresh: readonly (FileScan | undefined)[]): Grown {
   const grown = new Map<string, FileScan>();
-  for (const { path, previous } of toRead) if (previous !== undefined) grown.set(path, previous);
+  toRead.forEach(({ path, previous }, i) => {
+    if (previous !== undefined && fresh[i]?.readOn === true) grown.set(path, previous);
+  });
   return grown;
 }
 

@@ -12,10 +12,15 @@ import type { FileScan, UsageAgent } from "./types.ts";
 const CHUNK_BYTES = 1 << 20;
 const MIN_CHUNK_BYTES = 4096;
 
-/** What to read: a file, its agent when the caller knows it, and the scan to go on from (an appended file). */
+/** What to read: a file, its agent when the caller knows it, and an earlier scan of it to go on from. */
 export interface ScanRequest {
   readonly path: string;
   readonly agent?: UsageAgent | undefined;
+  /**
+   * A scan of an earlier, shorter version of the file: read on from its offset when the file was appended to
+   * (the bytes before the offset are the ones it read: `FileScan.seam`), checked in the same open as the read.
+   * Otherwise (the file was rewritten) it is read whole. The scan says which (`FileScan.readOn`).
+   */
   readonly previous?: FileScan | undefined;
   /** Whether `previous` may hold a request key (scanner.ts `ScannerStart.previousMayHold`): this thread only. */
   readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
@@ -34,12 +39,13 @@ export function scanFile(request: ScanRequest): FileScan | undefined {
     if (!stats.isFile()) return undefined;
     const agent = request.agent ?? sniffAgent(fd);
     if (agent === undefined) return undefined;
-    const previous = request.previous !== undefined && request.previous.agent === agent ? request.previous : undefined;
+    const earlier = request.previous;
+    const previous = earlier !== undefined && earlier.agent === agent && appendedTo(fd, earlier, stats.size) ? earlier : undefined;
     const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
     const scanner = createScanner({ agent, path: request.path, previous, previousMayHold: request.previousMayHold });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
-    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result() };
+    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result(), ...(previous === undefined ? {} : { readOn: true }) };
   } catch {
     return undefined;
   } finally {
@@ -60,24 +66,11 @@ function seamAt(fd: number, offset: number): number {
 }
 
 /**
- * Whether a file that grew since `previous` was appended to: the bytes before where the last read stopped are
- * the ones it read. Otherwise (the file was rewritten longer, or the scan has no seam) it is read whole.
+ * Whether the file open as `fd`, now `size` bytes, was appended to since `previous`: the bytes before where the
+ * last read stopped are the ones it read. Otherwise (the file was rewritten, or the scan has no seam) it is read whole.
  */
-export function appendedTo(path: string, previous: FileScan): boolean {
-  if (previous.seam === undefined) return false;
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return false;
-  }
-  try {
-    return seamAt(fd, previous.offset) === previous.seam;
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
+function appendedTo(fd: number, previous: FileScan, size: number): boolean {
+  return previous.seam !== undefined && previous.offset <= size && seamAt(fd, previous.offset) === previous.seam;
 }
 
 function createScanner(start: ScannerStart): LineScanner {

@@ -159,6 +159,31 @@ describe("a file that grew alone", () => {
     });
   });
 
+  it("is not taken for appended when it was rewritten longer: the request it dropped goes to the file that shares it", async () => {
+    const tree = tempTree();
+    const logs = join(tree.root, "logs");
+    const cacheHome = join(tree.root, "cache");
+    const at = (hour: number) => `2026-03-01T${String(hour).padStart(2, "0")}:00:00.000Z`;
+    const shared = { message: "m1", request: "r1", time: at(10) };
+    // a.jsonl ends first, so it owns the request it shares with b.jsonl; c.jsonl holds a request a.jsonl will gain.
+    const a = tree.write("logs/projects/p/a.jsonl", [claudeLine({ ...shared, session: "s-1" })]);
+    tree.write("logs/projects/p/b.jsonl", [
+      claudeLine({ ...shared, session: "s-2" }),
+      claudeLine({ message: "m2", request: "r2", session: "s-2", time: at(12) }),
+    ]);
+    tree.write("logs/projects/q/c.jsonl", [claudeLine({ message: "m9", request: "r9", session: "s-3", time: at(9) })]);
+    await report(logs, cacheHome, true);
+    // Rewritten longer, without the shared request: b.jsonl owns it now, and only a key lookup from a.jsonl's
+    // earlier keys (not its new ones, which lead to c.jsonl) finds b.jsonl.
+    tree.write("logs/projects/p/a.jsonl", [
+      claudeLine({ message: "m9", request: "r9", session: "s-1", time: at(10) }),
+      claudeLine({ message: "m8", request: "r8", session: "s-1", time: at(11) }),
+    ]);
+    utimesSync(a, new Date(), new Date(Date.now() + 5_000));
+    const cached = await report(logs, cacheHome, true);
+    expect(cached.text).toBe((await report(logs, cacheHome, false)).text);
+  });
+
   it("is merged again when a new line replaced one of its records in place (a Codex request counted again)", async () => {
     const time = "2026-03-01T10:00:00.000Z";
     // The older flat token_count: keyed by its time and total, so a line of the same time and total is the same request.
