@@ -198,26 +198,33 @@ describe("agentstream CLI (built binary)", () => {
   // scripts/build-cli.mjs: the binary is a bundle whose commands are loaded when they run, so what
   // every start pays (--help, --version, before any command) holds none of them, nor ajv.
   const bundle = join(repoRoot, "dist/cli/bundle/bin.js");
-  it.skipIf(!existsSync(bundle))("is bundled: a start loads no command, and each command is a chunk of its own", () => {
-    expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.js"');
-    const loadedAtStart = new Set<string>();
-    const visit = (file: string): void => {
-      if (loadedAtStart.has(file)) return;
-      loadedAtStart.add(file);
-      const code = readFileSync(file, "utf8");
-      for (const [, path] of code.matchAll(/^\s*(?:import|export)\b[^;"']*?from\s*"(\.\/[^"]+)"|^import\s*"(\.\/[^"]+)"/gm)) {
-        if (path !== undefined) visit(join(dirname(file), path));
+  it.skipIf(!existsSync(bundle))(
+    "is bundled: a start loads no command, each command is a chunk of its own, usage and sessions one file each",
+    () => {
+      expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.js"');
+      const loadedAtStart = new Set<string>();
+      const visit = (file: string): void => {
+        if (loadedAtStart.has(file)) return;
+        loadedAtStart.add(file);
+        const code = readFileSync(file, "utf8");
+        for (const [, path] of code.matchAll(/^\s*(?:import|export)\b[^;"']*?from\s*"(\.\/[^"]+)"|^import\s*"(\.\/[^"]+)"/gm)) {
+          if (path !== undefined) visit(join(dirname(file), path));
+        }
+      };
+      visit(bundle);
+      const startCode = [...loadedAtStart].map((file) => readFileSync(file, "utf8")).join("\n");
+      expect(startCode).toContain("function mainHelp");
+      for (const loadedLater of ["ajv/dist/compile", "createTerminalRenderer", "createServer", "@nats-io", "function summarize"])
+        expect(startCode).not.toContain(loadedLater);
+      const commandImport = /import\("\.\/([a-z]+)(?:-[A-Z0-9]+)?\.js"\)/g;
+      const dynamicImports = [...readFileSync(bundle, "utf8").matchAll(commandImport)].map((m) => m[1]);
+      const all = [...loadedAtStart].map((file) => [...readFileSync(file, "utf8").matchAll(commandImport)].map((m) => m[1]));
+      expect(new Set([...dynamicImports, ...all.flat()])).toEqual(new Set(commands.map((c) => c.name)));
+      // The short runs over the caches load one file (scripts/build-cli.mjs `SELF_CONTAINED`), no shared chunk.
+      for (const name of ["usage", "sessions"]) {
+        const code = readFileSync(join(dirname(bundle), `${name}.js`), "utf8");
+        expect(code).not.toMatch(/\bfrom\s*"\.\/|import\s*\(?"\.\//);
       }
-    };
-    visit(bundle);
-    const startCode = [...loadedAtStart].map((file) => readFileSync(file, "utf8")).join("\n");
-    expect(startCode).toContain("function mainHelp");
-    for (const loadedLater of ["ajv/dist/compile", "createTerminalRenderer", "createServer", "@nats-io", "function summarize"])
-      expect(startCode).not.toContain(loadedLater);
-    const dynamicImports = [...readFileSync(bundle, "utf8").matchAll(/import\("\.\/([a-z]+)-[A-Z0-9]+\.js"\)/g)].map((m) => m[1]);
-    const all = [...loadedAtStart].map((file) =>
-      [...readFileSync(file, "utf8").matchAll(/import\("\.\/([a-z]+)-[A-Z0-9]+\.js"\)/g)].map((m) => m[1]),
-    );
-    expect(new Set([...dynamicImports, ...all.flat()])).toEqual(new Set(commands.map((c) => c.name)));
-  });
+    },
+  );
 });
