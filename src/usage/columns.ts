@@ -4,17 +4,23 @@
  */
 import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type TokenCounts, type UsageRecord } from "./types.ts";
 
+/**
+ * Columns of `length` rows, views of one buffer: one allocation per file, not seven (a profile of a run after 93
+ * files grew put 6 ms in allocating their columns). The Float64 columns come first, so every view is aligned.
+ */
 function columnsOfLength(length: number, models: string[]): RecordColumns {
+  const f64 = 8 * length;
+  const buffer = new ArrayBuffer((4 + TOKEN_FIELDS) * f64 + 4 * length + length);
   return {
     length,
-    keyHi: new Float64Array(length),
-    keyLo: new Float64Array(length),
-    time: new Float64Array(length),
-    cost: new Float64Array(length),
-    tokens: new Float64Array(length * TOKEN_FIELDS),
-    model: new Int32Array(length),
+    keyHi: new Float64Array(buffer, 0, length),
+    keyLo: new Float64Array(buffer, f64, length),
+    time: new Float64Array(buffer, 2 * f64, length),
+    cost: new Float64Array(buffer, 3 * f64, length),
+    tokens: new Float64Array(buffer, 4 * f64, length * TOKEN_FIELDS),
+    model: new Int32Array(buffer, (4 + TOKEN_FIELDS) * f64, length),
     models,
-    flags: new Uint8Array(length),
+    flags: new Uint8Array(buffer, (4 + TOKEN_FIELDS) * f64 + 4 * length, length),
   };
 }
 
