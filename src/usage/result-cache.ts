@@ -319,8 +319,8 @@ export function saveResult(dir: string, key: string, condensed: Condensed, unrea
   const columns = new Packer();
   const sessionIndex = new Map(sessionList.map((session, i) => [session.key, i]));
   const fileColumns = packedFiles(files, sessionIndex, strings, stored);
-  const loadedSessions = stored === undefined ? undefined : from?.condensed.ledger.sessions;
-  const sessionColumns = packedSessions(sessionList, fileColumns, strings, stored && loadedSessions && { stored, loadedSessions });
+  const loaded = stored === undefined || from === undefined ? undefined : { stored, sessions: from.condensed.ledger.sessions };
+  const sessionColumns = packedSessions(sessionList, fileColumns, strings, loaded);
   const { rows, models } = packCharges(ledger.charges, sessionIndex);
   const text = strings.pack(columns);
   const f = fileColumns.columns;
@@ -423,18 +423,10 @@ function packedFiles(
     out.session[i] = sessionIndex.get(file.session) ?? -1;
     let group = -1;
     if (stored !== undefined && at !== undefined) {
-      const c = stored.files;
+      copyFile(out, i, stored.files, at);
       placeOfStored[at] = i;
-      sessionWas[out.session[i] ?? 0] = c.session[at] ?? -1;
-      out.path[i] = c.path[at] ?? 0;
-      out.size[i] = c.size[at] ?? 0;
-      out.mtime[i] = c.mtime[at] ?? 0;
-      out.repeated[i] = c.repeated[at] ?? 0;
-      out.rowCounts[i] = c.rowCounts[at] ?? 0;
-      out.independent[i] = c.independent[at] ?? 0;
-      out.start[i] = c.start[at] ?? Number.NaN;
-      out.end[i] = c.end[at] ?? Number.NaN;
-      group = placeOfStored[c.group[at] ?? at] ?? -1;
+      sessionWas[out.session[i] ?? 0] = stored.files.session[at] ?? -1;
+      group = placeOfStored[stored.files.group[at] ?? at] ?? -1;
     } else {
       // Added again even when the loaded strings hold it (no lookup by path): `worthKeeping` bounds what is left unused.
       out.path[i] = strings.add(file.path);
@@ -454,6 +446,34 @@ function packedFiles(
   return { columns: out, placeOfStored, sessionWas, placeOf };
 }
 
+/** Row `from` of the loaded file columns `c` into row `at` of `out` (its session and group are places: set apart). */
+function copyFile(out: FileColumns, at: number, c: FileColumns, from: number): void {
+  out.path[at] = c.path[from] ?? 0;
+  out.size[at] = c.size[from] ?? 0;
+  out.mtime[at] = c.mtime[from] ?? 0;
+  out.repeated[at] = c.repeated[from] ?? 0;
+  out.rowCounts[at] = c.rowCounts[from] ?? 0;
+  out.independent[at] = c.independent[from] ?? 0;
+  out.start[at] = c.start[from] ?? Number.NaN;
+  out.end[at] = c.end[from] ?? Number.NaN;
+}
+
+/** Row `from` of the loaded session columns `c` into row `at` of `out` (its files are a list apart). */
+function copySession(out: SessionRow, at: number, c: SessionColumns, from: number): void {
+  out.key[at] = c.key[from] ?? 0;
+  out.sessionId[at] = c.sessionId[from] ?? -1;
+  out.project[at] = c.project[from] ?? -1;
+  out.agent[at] = c.agent[from] ?? 0;
+  out.status[at] = c.status[from] ?? 0;
+  out.start[at] = c.start[from] ?? Number.NaN;
+  out.end[at] = c.end[from] ?? Number.NaN;
+  out.badLines[at] = c.badLines[from] ?? 0;
+  out.fileCounts[at] = c.fileCounts[from] ?? 0;
+}
+
+/** A session's columns but its list of files. */
+type SessionRow = Omit<SessionColumns, "files" | "firstFile">;
+
 /**
  * Each session's facts as columns (`sessionsOf` reads them): a loaded session's copied from where it was stored,
  * a session made again reusing the strings of the loaded one of the same key where they are the same.
@@ -462,10 +482,10 @@ function packedSessions(
   sessions: readonly LedgerSession[],
   files: { readonly placeOfStored: Int32Array; readonly sessionWas: Int32Array; readonly placeOf: (path: string) => number },
   strings: StringList,
-  from: { readonly stored: StoredResult; readonly loadedSessions: ReadonlyMap<string, LedgerSession> } | undefined,
+  from: { readonly stored: StoredResult; readonly sessions: ReadonlyMap<string, LedgerSession> } | undefined,
 ) {
   const n = sessions.length;
-  const out = {
+  const out: SessionRow = {
     key: new Int32Array(n),
     sessionId: new Int32Array(n),
     project: new Int32Array(n),
@@ -486,16 +506,8 @@ function packedSessions(
     // Its place in the loaded result, when a file of it was kept (its strings are there); copied when it is the loaded session.
     const was = from === undefined ? -1 : (files.sessionWas[s] ?? -1);
     const c = from?.stored.sessions;
-    if (c !== undefined && was >= 0 && from?.loadedSessions.get(session.key) === session) {
-      out.key[s] = c.key[was] ?? 0;
-      out.sessionId[s] = c.sessionId[was] ?? -1;
-      out.project[s] = c.project[was] ?? -1;
-      out.agent[s] = c.agent[was] ?? 0;
-      out.status[s] = c.status[was] ?? 0;
-      out.start[s] = c.start[was] ?? Number.NaN;
-      out.end[s] = c.end[was] ?? Number.NaN;
-      out.badLines[s] = c.badLines[was] ?? 0;
-      out.fileCounts[s] = c.fileCounts[was] ?? 0;
+    if (c !== undefined && was >= 0 && from?.sessions.get(session.key) === session) {
+      copySession(out, s, c, was);
       const first = c.firstFile[was] ?? 0;
       for (let k = 0; k < (c.fileCounts[was] ?? 0); k++) {
         const file = c.files[first + k] ?? 0;
