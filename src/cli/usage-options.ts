@@ -1,5 +1,4 @@
 /** The options `sessions` and `usage` share, and the one place they turn into a ledger and a filter. */
-import { setFlagsFromString } from "node:v8";
 import { collectUsage, type Collected } from "../usage/collect.ts";
 import { DEFAULT_LOCATIONS_HELP } from "../usage/discover.ts";
 import { parseFilter, type UsageFilter } from "../usage/filters.ts";
@@ -48,7 +47,6 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) {
     throw new AgentStreamError("usage", `--threads takes a whole number of threads (1 or more), not "${values.threads}"`);
   }
-  keepYoungGenerationSmall();
   const collected = await collectUsage({
     paths,
     env: io.env,
@@ -65,18 +63,6 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
     );
   }
   return { collected, filter, pricer };
-}
-
-/**
- * Keeps this thread's young generation at its first size for `usage` and `sessions`. What they keep (the files
- * found, the loaded result, the cached scans) lives to the end of the run, so a young generation grown larger only
- * copies it more, into fresh pages, each a page fault (about 12 µs on the VM of docs/usage.md): the re-run after
- * 93 files grew took 8 % less wall and CPU (12 pairs; the first run no different). V8 reads the factor when it
- * would grow the space, so setting it now is safe; the scan workers get a small young generation through
- * `resourceLimits` (scan-pool.ts), which a running thread cannot.
- */
-function keepYoungGenerationSmall(): void {
-  setFlagsFromString("--semi-space-growth-factor=1");
 }
 
 /** The width a table may take: the terminal's, else $COLUMNS; unbounded when piped. */
