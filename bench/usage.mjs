@@ -34,19 +34,29 @@ console.log(
 );
 const projects = join(out, "projects");
 
-/** Wall seconds, CPU seconds (user + system), peak RSS (MB) and stdout of one command in a fresh process. */
+/**
+ * Wall seconds, CPU seconds (user + system), peak RSS (MB), minor page faults and stdout of one command in a fresh
+ * process. The faults are printed because on a VM each costs ~12 µs (docs/usage.md): a short run's fresh memory is
+ * part of its time.
+ */
 function measure(command, commandArgs, env = {}) {
   const timed = existsSync("/usr/bin/time");
   const t0 = performance.now();
-  const result = spawnSync(timed ? "/usr/bin/time" : command, timed ? ["-f", "%U %S %M", command, ...commandArgs] : commandArgs, {
+  const result = spawnSync(timed ? "/usr/bin/time" : command, timed ? ["-f", "%U %S %M %R", command, ...commandArgs] : commandArgs, {
     env: { ...process.env, TZ: "UTC", NO_COLOR: "1", ...env },
     encoding: "utf8",
     maxBuffer: 1 << 28,
   });
   const seconds = (performance.now() - t0) / 1000;
   if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(" ")}: exit ${result.status}\n${result.stderr}`);
-  const [user, system, rssKb] = timed ? (result.stderr.trim().split("\n").at(-1) ?? "").split(" ").map(Number) : [];
-  return { seconds, cpu: timed ? user + system : Number.NaN, rssMb: timed ? rssKb / 1024 : Number.NaN, stdout: result.stdout };
+  const [user, system, rssKb, faults] = timed ? (result.stderr.trim().split("\n").at(-1) ?? "").split(" ").map(Number) : [];
+  return {
+    seconds,
+    cpu: timed ? user + system : Number.NaN,
+    rssMb: timed ? rssKb / 1024 : Number.NaN,
+    faults: timed ? faults : Number.NaN,
+    stdout: result.stdout,
+  };
 }
 
 const ours = (paths, extra = [], env = {}) =>
@@ -145,11 +155,11 @@ const theirs =
 
 const row = (label, r, note = "") =>
   console.log(
-    `  ${label.padEnd(46)}${r.seconds.toFixed(2).padStart(8)} s${r.cpu.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB  ${note}`,
+    `  ${label.padEnd(46)}${r.seconds.toFixed(2).padStart(8)} s${r.cpu.toFixed(2).padStart(8)} s${r.rssMb.toFixed(0).padStart(8)} MB${String(r.faults).padStart(9)}  ${note}`,
   );
 const share = (r) =>
   `${((100 * r.seconds) / first.seconds).toFixed(1)} % of the first run's wall, ${((100 * r.cpu) / first.cpu).toFixed(1)} % of its CPU`;
-console.log(`  ${"run".padEnd(46)}${"wall".padStart(10)}${"CPU".padStart(10)}${"peak RSS".padStart(11)}`);
+console.log(`  ${"run".padEnd(46)}${"wall".padStart(10)}${"CPU".padStart(10)}${"peak RSS".padStart(11)}${"faults".padStart(9)}`);
 row("agentstream usage --no-cache (all cores)", noCache);
 row("agentstream usage --no-cache --threads 1", oneThread);
 row(
