@@ -11,7 +11,7 @@ import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
 import { type LastResult, loadLastResult, resultKey, saveResult } from "./result-cache.ts";
 import { type Elsewhere, type Grown, updateCondensed } from "./update.ts";
-import { scanFiles } from "./scan-pool.ts";
+import { type ScanPlan, scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
 export interface CollectOptions {
@@ -22,6 +22,8 @@ export interface CollectOptions {
   readonly cache: boolean;
   /** Worker threads (default: the cores available, for large inputs). */
   readonly threads?: number | undefined;
+  /** Told how the files that changed will be scanned, before they are (scan-pool.ts `ScanPlan`). */
+  readonly onScan?: ((plan: ScanPlan) => void) | undefined;
   /**
    * With prices and a time zone, the ledger comes back condensed (result-cache.ts: each request priced on its own,
    * then summed by session, model and day in the zone), and a run over the same unchanged files reuses the last
@@ -92,7 +94,7 @@ async function collectWith(
         previousMayHold: mayHold,
       });
   }
-  const fresh = await scanFiles(toRead, context.threads === undefined ? {} : { threads: context.threads });
+  const fresh = await scanFiles(toRead, { ...(context.threads === undefined ? {} : { threads: context.threads }), onPlan: context.onScan });
   const unreadable: FoundFile[] = [];
   const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {

@@ -26,6 +26,14 @@ const WORKER_YOUNG_MB = 2;
 export interface PoolOptions {
   /** Worker threads to use; 1 scans on this thread. Default: the cores available. */
   readonly threads?: number;
+  /** Told how the scan will run, before it starts. */
+  readonly onPlan?: ((plan: ScanPlan) => void) | undefined;
+}
+
+/** How a scan runs: the bytes it reads (appended files from where they were left), and on how many workers (0: this thread). */
+export interface ScanPlan {
+  readonly bytes: number;
+  readonly workers: number;
 }
 
 /** Every request's scan, in the order given (undefined where a file could not be read). */
@@ -38,7 +46,9 @@ export async function scanFiles(
   const workerUrl = new URL("./scan-worker.js", import.meta.url);
   // Under the TypeScript sources (tests) there is no compiled worker: scan here.
   const compiled = import.meta.url.endsWith(".js");
-  if (threads < 2 || !compiled || (options.threads === undefined && bytes < WORKER_MIN_BYTES)) return requests.map((r) => scanFile(r));
+  const here = threads < 2 || !compiled || (options.threads === undefined && bytes < WORKER_MIN_BYTES);
+  options.onPlan?.({ bytes, workers: here ? 0 : threads });
+  if (here) return requests.map((r) => scanFile(r));
   return runPool(requests, threads, workerUrl);
 }
 

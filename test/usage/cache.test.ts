@@ -32,6 +32,27 @@ describe("usage cache", () => {
     expect(await outputs(logs, cacheHome)).toEqual({ read: 0, outputs: [11, 22] });
   });
 
+  it("tells the caller how the changed files will be scanned, before they are: the bytes to read, on this thread", async () => {
+    const tree = tempTree();
+    const cacheHome = join(tree.root, "cache");
+    const file = tree.write("logs/projects/p/a.jsonl", [claudeLine({ message: "m1", request: "r1", output: 11 })]);
+    const logs = join(tree.root, "logs");
+    const plans: unknown[] = [];
+    const collect = () =>
+      collectUsage({ paths: [logs], env: { XDG_CACHE_HOME: cacheHome }, cache: true, onScan: (plan) => plans.push(plan) });
+    await collect();
+    const line = `${JSON.stringify(claudeLine({ message: "m2", request: "r2", output: 33 }))}\n`;
+    appendFileSync(file, line);
+    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    await collect();
+    // The first run reads the whole file, the second what was appended; both on this thread (small, and no
+    // compiled worker under the sources).
+    expect(plans).toEqual([
+      { bytes: readFileSync(file).length - Buffer.byteLength(line), workers: 0 },
+      { bytes: Buffer.byteLength(line), workers: 0 },
+    ]);
+  });
+
   it("an appended file is read from its last offset: the bytes before it are not read again", async () => {
     const tree = tempTree();
     const cacheHome = join(tree.root, "cache");
