@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { stripSgr } from "../../src/views/shared/sanitize.ts";
@@ -262,4 +263,22 @@ describe("the worker pool (built binary: workers run the compiled scanner)", () 
     }
     expect(cached("--threads", "2")).toEqual(cached("--no-cache"));
   });
+
+  it.skipIf(!existsSync(join(repoRoot, "dist/usage/collect.js")))(
+    "tells the caller, before scanning, that the scan runs on the workers",
+    async () => {
+      const tree = tempTree();
+      for (let f = 0; f < 8; f++)
+        tree.write(`projects/p/s${f}.jsonl`, [claudeLine({ session: `s${f}`, message: `m${f}`, request: `r${f}` })]);
+      const compiled: typeof import("../../src/usage/collect.ts") = await import(
+        pathToFileURL(join(repoRoot, "dist/usage/collect.js")).href
+      );
+      const plans: unknown[] = [];
+      const collect = (threads: number) =>
+        compiled.collectUsage({ paths: [tree.root], env: {}, cache: false, threads, onScan: (plan) => plans.push(plan.workers) });
+      await collect(2);
+      await collect(1);
+      expect(plans).toEqual([2, 0]);
+    },
+  );
 });
