@@ -94,7 +94,7 @@ async function collectWith(
         previousMayHold: mayHold,
       });
   }
-  const fresh = await scanFiles(toRead, { ...(context.threads === undefined ? {} : { threads: context.threads }), onPlan: context.onScan });
+  const fresh = await scanFiles(toRead, { threads: context.threads, onPlan: context.onScan });
   const unreadable: FoundFile[] = [];
   const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {

@@ -25,7 +25,7 @@ const WORKER_YOUNG_MB = 2;
 
 export interface PoolOptions {
   /** Worker threads to use; 1 scans on this thread. Default: the cores available. */
-  readonly threads?: number;
+  readonly threads?: number | undefined;
   /** Told how the scan will run, before it starts. */
   readonly onPlan?: ((plan: ScanPlan) => void) | undefined;
 }
