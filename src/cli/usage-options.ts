@@ -99,7 +99,7 @@ async function holdingYoungGeneration<T>(collect: (release: () => void) => Promi
  * V8's interrupt budget, four times Node 20's (66 KB of bytecode; a function is optimized after running through it
  * three times). Most of what a run over cached logs calls runs a few thousand times and is done before optimized
  * code would repay its compiling, which the compiler threads did on the second core beside the run's own work: the
- * re-runs took 7 % less wall (nothing changed, 93 files appended; 9 pairs each) and 15–20 % less CPU. A hot loop (a
+ * re-runs took 7 % less wall (nothing changed, 93 files appended; 9 pairs each) and 12–19 % less CPU. A hot loop (a
  * first run's scan, a merge of every request) runs through four budgets in milliseconds: the first run took as
  * long (7 pairs).
  */
