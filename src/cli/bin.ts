@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { processIo } from "./node-io.ts";
-import { run } from "./run.ts";
+import { endsOnReturn, run } from "./run.ts";
 
 // A closed pipe (`agentstream convert big.jsonl | head`) ends the program quietly.
 for (const stream of [process.stdout, process.stderr]) {
@@ -9,4 +9,9 @@ for (const stream of [process.stdout, process.stderr]) {
     throw error;
   });
 }
-process.exitCode = await run(process.argv.slice(2), processIo());
+const argv = process.argv.slice(2);
+process.exitCode = await run(argv, processIo());
+// A command that is over when it returns (`usage`, `sessions`) exits once what it printed is written: left to end
+// by itself, Node first waits for V8's background work (optimizing compiles, sweeping), which nothing needs any
+// more (7–8 ms after a `usage` over 3,000 files, a re-run of 0.24–0.35 s: 11 pairs each).
+if (endsOnReturn(argv) && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();

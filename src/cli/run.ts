@@ -17,6 +17,11 @@ import { VERSION } from "../version.ts";
 interface CommandEntry {
   readonly name: string;
   readonly summary: string;
+  /**
+   * The command is over when it returns: it reads and writes its files synchronously and leaves no handle, timer
+   * or stream behind, so bin.ts may exit at once (`endsOnReturn`).
+   */
+  readonly endsOnReturn?: true;
   load(): Promise<Command>;
 }
 
@@ -55,11 +60,13 @@ export const commands: readonly CommandEntry[] = [
   {
     name: "sessions",
     summary: "one row per agent session found: agent, project, start, duration, models, status, tokens, cost",
+    endsOnReturn: true,
     load: async () => (await import("./commands/sessions.ts")).sessions,
   },
   {
     name: "usage",
     summary: "tokens and cost of every session on the machine, by day, week, month, session, model, project or agent",
+    endsOnReturn: true,
     load: async () => (await import("./commands/usage.ts")).usage,
   },
   {
@@ -88,6 +95,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./commands/formats.ts")).formats,
   },
 ];
+
+/** Whether `argv` names a command that is over when `run` returns (`CommandEntry.endsOnReturn`). */
+export function endsOnReturn(argv: readonly string[]): boolean {
+  return commands.find((c) => c.name === argv[0])?.endsOnReturn === true;
+}
 
 /** `render` on a terminal, else `convert`: what a bare `agentstream` (or `agentstream file.jsonl`) does. */
 function defaultCommand(io: CliIo): CommandEntry {

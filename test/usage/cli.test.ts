@@ -1,5 +1,5 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -262,6 +262,26 @@ describe("the worker pool (built binary: workers run the compiled scanner)", () 
       appendFileSync(join(tree.root, `projects/p${f % 3}/s${f}.jsonl`), `${JSON.stringify(line)}\n`);
     }
     expect(cached("--threads", "2")).toEqual(cached("--no-cache"));
+  });
+
+  it.skipIf(!existsSync(bin))("prints all of a long output to a reader that takes it slowly, then exits at once (bin.ts)", async () => {
+    const tree = tempTree();
+    for (let f = 0; f < 400; f++)
+      tree.write(`projects/p${f % 7}/s${f}.jsonl`, [claudeLine({ session: `s${f}`, message: `m${f}`, request: `r${f}` })]);
+    const child = spawn(process.execPath, [bin, "sessions", tree.root, "--json", "--no-cache", "--tz", "UTC"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    // Nothing is read for a while: the output (far more than a pipe holds) waits in the pipe and in the writer.
+    child.stdout.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stdout.resume();
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    const out = Buffer.concat(chunks);
+    expect(out.length).toBeGreaterThan(128 * 1024);
+    expect(code).toBe(0);
+    expect(JSON.parse(out.toString("utf8"))).toHaveLength(400);
   });
 
   it.skipIf(!existsSync(join(repoRoot, "dist/usage/collect.js")))(
