@@ -3,7 +3,7 @@
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
 import { AgentStreamError } from "../errors.ts";
-import { type CellFigures, chargeRuns, PackedCharges, UNKNOWN_MODEL } from "./charge-list.ts";
+import { type CellFigures, chargeRuns, PackedCharges, PerIndexSpace, UNKNOWN_MODEL } from "./charge-list.ts";
 import type { Charge, ChargeList, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, totalTokens, type UsageFigures, zeroTokens } from "./types.ts";
@@ -252,16 +252,16 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
     model: by.includes("model") || options.breakdown || options.include !== undefined,
     day: byTime || options.include !== undefined,
   };
-  // The cells of each packed source, shared by its runs (an update's kept files are runs between the changed ones).
-  const cells = new Map<PackedCharges["source"], CellFigures>();
+  // The cells of each index space, shared by its runs (an update's kept files are runs between the changed ones,
+  // whose rows are in the same terms).
+  const cells = new PerIndexSpace<CellFigures>();
   for (const run of chargeRuns(charges)) {
     if (run instanceof PackedCharges) {
-      let known = cells.get(run.source);
-      if (known === undefined) {
-        known = new Map();
-        cells.set(run.source, known);
-      }
-      run.sumByCell(figuresOf, cell, known);
+      run.sumByCell(
+        figuresOf,
+        cell,
+        cells.get(run.source, () => new Map()),
+      );
     } else
       run.forEach((charge) => {
         for (const figures of figuresOf(charge)) addCharge(figures, charge, pricer);

@@ -32,16 +32,14 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
   };
   const rows = new Float64Array(charges.length * PACKED_ROW);
   let at = 0;
-  const translations = new Map<PackedSource, Translation>();
+  const translations = new PerIndexSpace<Translation>();
   for (const run of runsOf(charges)) {
     if (run instanceof PackedCharges) {
-      let translation = translations.get(run.source);
-      if (translation === undefined) {
+      const translation = translations.get(run.source, () => {
         const sessions = Int32Array.from(run.source.sessions, (session) => sessionIndex.get(session.key) ?? -1);
         const models = Int32Array.from(run.source.models, indexOf);
-        translation = { sessions, models, same: sessions.every((s, i) => s === i) && models.every((m, i) => m === i) };
-        translations.set(run.source, translation);
-      }
+        return { sessions, models, same: sessions.every((s, i) => s === i) && models.every((m, i) => m === i) };
+      });
       run.copyInto(rows, at, translation);
       at += run.length * PACKED_ROW;
     } else {
@@ -117,8 +115,30 @@ interface PackedSource {
   readonly models: readonly string[];
 }
 
-/** The figures of each cell `sumByCell` has seen, by the cell's number: shared by the lists of one source. */
+/** The figures of each cell `sumByCell` has seen, by the cell's number: shared by the lists of one index space. */
 export type CellFigures = Map<number, readonly UsageFigures[]>;
+
+/**
+ * A value per index space: the sources whose rows index the same sessions and models lists share one (a loaded
+ * result's rows, and those of its files brought up to date in its terms, `PackedCharges.alike`).
+ */
+export class PerIndexSpace<T> {
+  private readonly spaces = new Map<PackedSource["sessions"], Map<PackedSource["models"], T>>();
+
+  get(source: PackedSource, make: () => T): T {
+    let byModels = this.spaces.get(source.sessions);
+    if (byModels === undefined) {
+      byModels = new Map();
+      this.spaces.set(source.sessions, byModels);
+    }
+    let value = byModels.get(source.models);
+    if (value === undefined) {
+      value = make();
+      byModels.set(source.models, value);
+    }
+    return value;
+  }
+}
 
 /** Rows `first…first + length` of packed charges. */
 export class PackedCharges implements ChargeList {
@@ -141,6 +161,27 @@ export class PackedCharges implements ChargeList {
   joinedWith(next: ChargeList): PackedCharges | undefined {
     if (!(next instanceof PackedCharges) || next.source !== this.source || next.first !== this.first + this.length) return undefined;
     return this.slice(0, this.length + next.length);
+  }
+
+  /**
+   * Charges of this list's session as rows in this list's terms (its source's session and model indices), so that
+   * a report sums them in the cells it has for the rest (an appended file's rows brought up to date). Undefined
+   * when this list has no row to take the session's index from, or a charge is of another session or a model
+   * the source does not list.
+   */
+  alike(charges: readonly Charge[]): PackedCharges | undefined {
+    const { rows, sessions, models } = this.source;
+    const session = this.length === 0 ? -1 : (rows[this.first * PACKED_ROW] ?? -1);
+    const key = sessions[session]?.key;
+    if (key === undefined) return undefined;
+    const out = new Float64Array(charges.length * PACKED_ROW);
+    for (let i = 0; i < charges.length; i++) {
+      const charge = charges[i] as Charge;
+      const model = charge.model === null ? -1 : models.indexOf(charge.model);
+      if (charge.session !== key || (model === -1 && charge.model !== null)) return undefined;
+      packRow(out, i * PACKED_ROW, charge, session, model);
+    }
+    return new PackedCharges({ rows: out, sessions, models });
   }
 
   /** The rows as they are into `out` at `at`, their session and model indices translated. */

@@ -13,6 +13,7 @@
  * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
  * the charge view.
  */
+import { PackedCharges } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import { localDays } from "./aggregate.ts";
 import {
@@ -133,7 +134,10 @@ export function condenseGrown(file: CondensedFile, scan: FileScan, from: number,
   rows.seed(0, file.rows);
   rows.enterFile(0, { key: file.session, agent: scan.agent }, scan.records);
   for (let row = from; row < scan.records.length; row++) rows.addOwn(row);
-  return { ...file, size: scan.size, mtimeMs: scan.mtimeMs, start: scan.facts.start, end: scan.facts.end, rows: rows.rowsOf(0) };
+  const grown = rows.rowsOf(0);
+  // In the loaded result's terms where they can be: a report sums them in the cells it has for the other files.
+  const packed = file.rows instanceof PackedCharges ? file.rows.alike(grown) : undefined;
+  return { ...file, size: scan.size, mtimeMs: scan.mtimeMs, start: scan.facts.start, end: scan.facts.end, rows: packed ?? grown };
 }
 
 const NO_COLUMNS = {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { fc } from "@fast-check/vitest";
 import { GROUP_DIMENSIONS, groupUsage } from "../../src/usage/aggregate.ts";
-import { chargeArray, PackedCharges, packCharges } from "../../src/usage/charge-list.ts";
+import { chargeArray, joinCharges, PackedCharges, packCharges } from "../../src/usage/charge-list.ts";
 import { chargeFilter, parseFilter } from "../../src/usage/filters.ts";
 import type { Condensed, CondensedFile } from "../../src/usage/condense.ts";
 import type { Charge, LedgerSession } from "../../src/usage/ledger.ts";
@@ -263,9 +263,43 @@ describe("the result cache", () => {
           const include = filter === null ? undefined : chargeFilter(parseFilter({ ...filter, tz: "UTC" }), ledger);
           const options = { by, timeZone: "UTC", breakdown, pricer, ledger, ...(include === undefined ? {} : { include }) };
           expect(groupUsage(packed, options)).toEqual(groupUsage(chargeArray(packed), options));
+          // One session's charges put in the list's terms (an appended file's rows brought up to date) are the
+          // same charges, and a report over both lists sums them in the cells it made for the first.
+          const key = sessions[0]?.key;
+          const own = charges.findIndex((charge) => charge.session === key);
+          if (own === -1) return;
+          const mine = chargeArray(packed).filter((charge) => charge.session === key);
+          const alike = packed.slice(own, 1).alike(mine);
+          expect(alike === undefined ? undefined : chargeArray(alike)).toEqual(mine);
+          const both = joinCharges([packed, alike ?? []]);
+          expect(groupUsage(both, options)).toEqual(groupUsage(chargeArray(both), options));
         },
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("puts charges in a packed list's terms only when their session is the list's and their models are listed", () => {
+    const sessions = [session({ key: "claude:s-1", files: ["/a.jsonl"] }), session({ key: "claude:s-2", files: ["/b.jsonl"] })];
+    const charge = (over: Partial<Charge>): Charge => ({
+      agent: "claude",
+      session: "claude:s-1",
+      time: 0,
+      day: 0,
+      model: "claude-sonnet-4-20250514",
+      tokens: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cacheWrite1h: 0, reasoning: 0 },
+      costUsd: null,
+      sidechain: false,
+      requests: 1,
+      estimated: { usd: 0.5, unpriced: false },
+      ...over,
+    });
+    const charges = [charge({}), charge({ session: "claude:s-2" })];
+    const { rows, models } = packCharges(charges, new Map(sessions.map((s, i) => [s.key, i])));
+    const packed = new PackedCharges({ rows, sessions, models });
+    expect(packed.slice(0, 1).alike([charge({ output: 9 })])?.source.sessions).toBe(sessions);
+    expect(packed.slice(1, 1).alike([charge({})])).toBeUndefined();
+    expect(packed.slice(0, 1).alike([charge({ model: "gpt-5" })])).toBeUndefined();
+    expect(packed.slice(0, 0).alike([charge({})])).toBeUndefined();
   });
 });
