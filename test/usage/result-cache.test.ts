@@ -297,7 +297,7 @@ describe("the result cache", () => {
     const charges = [charge({}), charge({ session: "claude:s-2" })];
     const { rows, models } = packCharges(charges, new Map(sessions.map((s, i) => [s.key, i])));
     const packed = new PackedCharges({ rows, sessions, models });
-    expect(packed.slice(0, 1).alike([charge({ output: 9 })])?.source.sessions).toBe(sessions);
+    expect(packed.slice(0, 1).alike([charge({ time: 5, day: 0 })])?.source.sessions).toBe(sessions);
     expect(packed.slice(1, 1).alike([charge({})])).toBeUndefined();
     expect(packed.slice(0, 1).alike([charge({ model: "gpt-5" })])).toBeUndefined();
     expect(packed.slice(0, 0).alike([charge({})])).toBeUndefined();
