@@ -19,6 +19,24 @@ export const PACKED_ROW = 15;
  * indices translated: only the changed files' charges are read one by one.
  */
 export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<string, number>): { rows: Float64Array; models: string[] } {
+  const { chunks, models } = packChargeChunks(charges, sessionIndex);
+  const rows = new Float64Array(charges.length * PACKED_ROW);
+  let at = 0;
+  for (const chunk of chunks) {
+    rows.set(chunk, at);
+    at += chunk.length;
+  }
+  return { rows, models };
+}
+
+/**
+ * `packCharges`' rows as the chunks they are made of, one after the other: packed rows whose indices stay the
+ * same (an update that kept every session in its place) are views of the rows they were loaded in, not copies.
+ */
+export function packChargeChunks(
+  charges: ChargeList,
+  sessionIndex: ReadonlyMap<string, number>,
+): { chunks: Float64Array[]; models: string[] } {
   const models: string[] = [];
   const modelIndex = new Map<string, number>();
   const indexOf = (model: string | null): number => {
@@ -30,8 +48,7 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
     }
     return index;
   };
-  const rows = new Float64Array(charges.length * PACKED_ROW);
-  let at = 0;
+  const chunks: Float64Array[] = [];
   const translations = new PerIndexSpace<Translation>();
   for (const run of runsOf(charges)) {
     if (run instanceof PackedCharges) {
@@ -40,16 +57,18 @@ export function packCharges(charges: ChargeList, sessionIndex: ReadonlyMap<strin
         const models = Int32Array.from(run.source.models, indexOf);
         return { sessions, models, same: sessions.every((s, i) => s === i) && models.every((m, i) => m === i) };
       });
-      run.copyInto(rows, at, translation);
-      at += run.length * PACKED_ROW;
+      chunks.push(run.packed(translation));
     } else {
+      const rows = new Float64Array(run.length * PACKED_ROW);
+      let at = 0;
       run.forEach((charge) => {
         packRow(rows, at, charge, sessionIndex.get(charge.session) ?? -1, indexOf(charge.model));
         at += PACKED_ROW;
       });
+      chunks.push(rows);
     }
   }
-  return { rows, models };
+  return { chunks, models };
 }
 
 /** Each index of a packed source's sessions and models, in the list being packed. */
@@ -184,17 +203,19 @@ export class PackedCharges implements ChargeList {
     return new PackedCharges({ rows: out, sessions, models });
   }
 
-  /** The rows as they are into `out` at `at`, their session and model indices translated. */
-  copyInto(out: Float64Array, at: number, translate: Translation): void {
+  /** The rows with their session and model indices translated: a view of them when the indices stay the same. */
+  packed(translate: Translation): Float64Array {
     const from = this.first * PACKED_ROW;
-    out.set(this.source.rows.subarray(from, from + this.length * PACKED_ROW), at);
-    if (translate.same) return;
-    const end = at + this.length * PACKED_ROW;
-    for (let r = at; r < end; r += PACKED_ROW) {
+    const rows = this.source.rows.subarray(from, from + this.length * PACKED_ROW);
+    if (translate.same) return rows;
+    const out = rows.slice();
+    const end = this.length * PACKED_ROW;
+    for (let r = 0; r < end; r += PACKED_ROW) {
       out[r] = translate.sessions[(out[r] ?? 0) | 0] ?? -1;
       const model = (out[r + 1] ?? -1) | 0;
       if (model >= 0) out[r + 1] = translate.models[model] ?? -1;
     }
+    return out;
   }
 
   /**

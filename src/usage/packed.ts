@@ -24,7 +24,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Columns and string lists to pack, in the order they will be read. */
 export class Packer {
-  private readonly parts: (Float64Array | Int32Array | Uint8Array | Buffer)[] = [];
+  /** Each column: one typed array, or the arrays it is made of, written one after the other (`run`). */
+  private readonly parts: (Column | readonly Column[])[] = [];
 
   /** A Float64Array is packed as it is (not copied until written). */
   f64(values: ArrayLike<number>): void {
@@ -67,7 +68,7 @@ export class Packer {
     this.add(lengths);
     const bytes = Buffer.from(text, encoding);
     if (loaded === undefined) this.add(bytes);
-    else this.add(Buffer.concat([loaded.bytes, bytes]));
+    else this.run([loaded.bytes, bytes]);
     return { bytes: (loaded?.bytes.length ?? 0) + bytes.length, encoding };
   }
 
@@ -75,18 +76,32 @@ export class Packer {
   chunks(): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (const part of this.parts) {
-      out.push(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
-      const pad = align(part.byteLength) - part.byteLength;
+      let length = 0;
+      for (const chunk of Array.isArray(part) ? part : [part]) {
+        out.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        length += chunk.byteLength;
+      }
+      const pad = align(length) - length;
       if (pad > 0) out.push(new Uint8Array(pad));
     }
     return out;
   }
 
   /** A typed column as it is (not copied until written). */
-  add(part: Float64Array | Int32Array | Uint8Array | Buffer): void {
+  add(part: Column): void {
     this.parts.push(part);
   }
+
+  /**
+   * One column made of `chunks`, written one after the other as they are (the loaded rows or text an update
+   * kept, and what it added: not copied into one buffer first, a megabyte or two of fresh memory to fill).
+   */
+  run(chunks: readonly Column[]): void {
+    this.parts.push(chunks);
+  }
 }
+
+type Column = Float64Array | Int32Array | Uint8Array | Buffer;
 
 /** Reads what a `Packer` wrote, in the same order; a column past the end of the buffer throws. */
 export class Unpacker {

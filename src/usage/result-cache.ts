@@ -15,7 +15,7 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writevSync } fro
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
-import { PACKED_ROW, PackedCharges, packCharges } from "./charge-list.ts";
+import { PACKED_ROW, PackedCharges, packChargeChunks } from "./charge-list.ts";
 import type { LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { type PackedStrings, Packer, type TextEncoding, Unpacker } from "./packed.ts";
@@ -321,14 +321,14 @@ export function saveResult(dir: string, key: string, condensed: Condensed, unrea
   const fileColumns = packedFiles(files, sessionIndex, strings, stored);
   const loaded = stored === undefined || from === undefined ? undefined : { stored, sessions: from.condensed.ledger.sessions };
   const sessionColumns = packedSessions(sessionList, fileColumns, strings, loaded);
-  const { rows, models } = packCharges(ledger.charges, sessionIndex);
+  const { chunks: rows, models } = packChargeChunks(ledger.charges, sessionIndex);
   const text = strings.pack(columns);
   const f = fileColumns.columns;
   for (const column of [f.path, f.size, f.mtime, f.repeated, f.rowCounts, f.independent, f.session, f.start, f.end, f.group]) {
     columns.add(column);
   }
   sessionColumns.pack(columns);
-  columns.f64(rows);
+  columns.run(rows);
   const header: StoredHeader = {
     duplicates: ledger.duplicates,
     unreadable: unreadable.map(({ path, size, mtimeMs }) => ({ path, agent: undefined, size, mtimeMs })),

@@ -44,6 +44,30 @@ describe("packed columns", () => {
     expect(roundTrip(["x\ud83d", "\ude42y"]).strings).toEqual(["x\ud83d", "\ude42y"]);
   });
 
+  it("write a column made of chunks one after the other, padded once, and loaded strings with more after them", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 13 }), { maxLength: 5 }),
+        fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 }),
+        fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 }),
+        (chunks, loaded, more) => {
+          const first = new Packer();
+          const text = first.strings(loaded);
+          const read = new Unpacker(Buffer.concat(first.chunks()), 0).strings(loaded.length, text.bytes, text.encoding);
+          const packer = new Packer();
+          packer.run(chunks.map((chunk) => Uint8Array.from(chunk)));
+          const after = packer.stringsAfter(read, more);
+          packer.f64([2.5]);
+          const unpacker = new Unpacker(Buffer.concat(packer.chunks()), 0);
+          expect([...unpacker.u8(chunks.flat().length)]).toEqual(chunks.flat());
+          expect(after && unpacker.strings(loaded.length + more.length, after.bytes, after.encoding).values).toEqual([...loaded, ...more]);
+          expect([...unpacker.f64(1)]).toEqual([2.5]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("says so when the columns run past the end of the buffer", () => {
     const unpacker = new Unpacker(Buffer.alloc(16), 0);
     unpacker.f64(2);
