@@ -20,12 +20,13 @@
  * frame with them (a journal); the file is written whole again, compacted to one frame, when the appended
  * frames have grown it by a quarter (an entry never parsed is copied as it was stored).
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes, StoredRegion } from "./stored-columns.ts";
+import { writeChunks } from "./packed.ts";
 import { KeyFilter, StoredKeyFilter } from "./key-filter.ts";
 import { CachedScan, entryText } from "./stored-scan.ts";
-import type { FileScan } from "./types.ts";
+import { type FileScan, type RecordColumns, TOKEN_FIELDS } from "./types.ts";
 
 const VERSION = 7;
 const MAGIC = "AGSUSAGE";
@@ -88,8 +89,11 @@ function layout(start: number, headerBytes: number, header: Header) {
 
 type Layout = ReturnType<typeof layout>;
 
-/** One frame: the header, the files' table, paths and entries, then their records (`layout`). */
-function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buffer {
+/**
+ * One frame: the header, the files' table, paths, entries and key filter in one buffer, then the files' records as
+ * the chunks they are held in (`recordChunks`), to be written one after the other (`layout`).
+ */
+function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Uint8Array[] {
   const files = [...scans];
   const entries = files.map(entryText);
   const entryBytes = entries.map((entry) => (typeof entry === "string" ? Buffer.byteLength(entry) : entry.length));
@@ -108,22 +112,67 @@ function frameOf(scans: Iterable<FileScan>, forget: readonly string[] = []): Buf
   const json = Buffer.from(JSON.stringify(header), "utf8");
   const at = layout(0, json.length, header);
   const end = files.reduce((block, file) => block + blockBytes(file.records.length), at.blocks);
-  const out = Buffer.alloc(end);
-  out.write(MAGIC, 0, "latin1");
-  out.writeUInt32LE(json.length, MAGIC.length);
-  out.writeUInt32LE(end, MAGIC.length + 4);
-  json.copy(out, PREFIX_BYTES);
-  writeTable(out, at, files, entryBytes);
-  out.write(paths, at.paths, "utf8");
+  const head = Buffer.alloc(at.keyHi);
+  head.write(MAGIC, 0, "latin1");
+  head.writeUInt32LE(json.length, MAGIC.length);
+  head.writeUInt32LE(end, MAGIC.length + 4);
+  json.copy(head, PREFIX_BYTES);
+  writeTable(head, at, files, entryBytes);
+  head.write(paths, at.paths, "utf8");
   let entryAt = at.entries;
   entries.forEach((entry, k) => {
-    if (typeof entry === "string") out.write(entry, entryAt, "utf8");
-    else out.set(entry, entryAt);
+    if (typeof entry === "string") head.write(entry, entryAt, "utf8");
+    else head.set(entry, entryAt);
     entryAt += entryBytes[k] ?? 0;
   });
-  writeRecords(out, at, files);
-  writeFilter(out, at, header, files);
-  return out;
+  writeFilter(head, at, header, files);
+  return [head, ...recordChunks(files)];
+}
+
+const bytesOf = (column: Float64Array | Int32Array | Uint8Array): Uint8Array =>
+  new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+
+/** Whether the columns other than the keys are one run of memory laid out as a block is (`blockViews`). */
+function laidOutAsBlock(c: RecordColumns): boolean {
+  const at = c.time.byteOffset;
+  const f64 = 8 * c.length;
+  const sameMemory = [c.cost, c.tokens, c.model, c.flags].every((column) => column.buffer === c.time.buffer);
+  return (
+    sameMemory &&
+    c.cost.byteOffset === at + f64 &&
+    c.tokens.byteOffset === at + 2 * f64 &&
+    c.model.byteOffset === at + (2 + TOKEN_FIELDS) * f64 &&
+    c.flags.byteOffset === c.model.byteOffset + 4 * c.length
+  );
+}
+
+/**
+ * Every file's keys (the frame's two key columns, file after file), then each file's other columns as its block:
+ * the columns as they are held (a scan's columns are laid out as a block is, after its keys: types.ts), copied
+ * into a block of their own only when they are not.
+ */
+function recordChunks(files: readonly FileScan[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (const { records } of files) chunks.push(bytesOf(records.keyHi.subarray(0, records.length)));
+  for (const { records } of files) chunks.push(bytesOf(records.keyLo.subarray(0, records.length)));
+  for (const { records: c } of files) {
+    const bytes = blockBytes(c.length);
+    if (laidOutAsBlock(c)) {
+      const start = c.time.byteOffset;
+      const end = c.flags.byteOffset + c.length;
+      chunks.push(new Uint8Array(c.time.buffer, start, end - start), new Uint8Array(bytes - (end - start)));
+      continue;
+    }
+    const block = new ArrayBuffer(bytes);
+    const out = blockViews(block, 0, c.length);
+    out.time.set(c.time.subarray(0, c.length));
+    out.cost.set(c.cost.subarray(0, c.length));
+    out.tokens.set(c.tokens.subarray(0, c.length * TOKEN_FIELDS));
+    out.model.set(c.model.subarray(0, c.length));
+    out.flags.set(c.flags.subarray(0, c.length));
+    chunks.push(new Uint8Array(block));
+  }
+  return chunks;
 }
 
 /** The filter of every key of the frame (key-filter.ts), in its place. */
@@ -154,28 +203,6 @@ function writeTable(out: Buffer, at: Layout, files: readonly FileScan[], entryBy
     entryEnd[k] = entry;
     record += file.records.length;
   });
-}
-
-/** Every file's keys into the frame's key columns, and its other columns as its block. */
-function writeRecords(out: Buffer, at: Layout, files: readonly FileScan[]): void {
-  const buffer = out.buffer as ArrayBuffer;
-  const length = (at.keyLo - at.keyHi) / 8;
-  const keyHi = new Float64Array(buffer, out.byteOffset + at.keyHi, length);
-  const keyLo = new Float64Array(buffer, out.byteOffset + at.keyLo, length);
-  let first = 0;
-  let block = at.blocks;
-  for (const { records: c } of files) {
-    keyHi.set(c.keyHi, first);
-    keyLo.set(c.keyLo, first);
-    const views = blockViews(buffer, out.byteOffset + block, c.length);
-    views.time.set(c.time);
-    views.cost.set(c.cost);
-    views.tokens.set(c.tokens);
-    views.model.set(c.model);
-    views.flags.set(c.flags);
-    first += c.length;
-    block += blockBytes(c.length);
-  }
 }
 
 /** A frame of the cache file read: its files, the filter of their keys, the paths it forgets, and where the next frame starts. */
@@ -325,7 +352,12 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>, ch
     const target = cacheFile(dir);
     if (changes !== undefined && appendFrame(target, changes)) return;
     const temporary = `${target}.${process.pid}.tmp`;
-    writeFileSync(temporary, frameOf(scans), { mode: 0o600 });
+    const fd = openSync(temporary, "w", 0o600);
+    try {
+      writeChunks(fd, frameOf(scans));
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, target);
     // A cache of an older layout is of no use any more.
     for (let old = 1; old < VERSION; old++) {
@@ -355,8 +387,14 @@ function appendFrame(target: string, changes: CacheChanges): boolean {
     return false;
   }
   const frame = frameOf(changes.changed, changes.forgotten);
+  const length = frame.reduce((sum, chunk) => sum + chunk.length, 0);
   // Frames start 8-aligned: the file's length is a multiple of 8 after every write.
-  if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC || size % 8 !== 0 || size + frame.length > MAX_GROWTH * first) return false;
-  appendFileSync(target, frame);
+  if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC || size % 8 !== 0 || size + length > MAX_GROWTH * first) return false;
+  const fd = openSync(target, "a");
+  try {
+    writeChunks(fd, frame);
+  } finally {
+    closeSync(fd);
+  }
   return true;
 }

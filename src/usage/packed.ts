@@ -5,6 +5,7 @@
  * thousands of objects that live to the end of the run, and copying them between the young generation's
  * spaces was a large part of a short run's time.
  */
+import { writevSync } from "node:fs";
 
 /** How the strings' text is stored: UTF-8, or UTF-16 when a string holds a lone surrogate (UTF-8 cannot). */
 export type TextEncoding = "utf8" | "utf16le";
@@ -102,6 +103,18 @@ export class Packer {
 }
 
 type Column = Float64Array | Int32Array | Uint8Array | Buffer;
+
+/** Writes the chunks one after the other (a short write goes on from where it stopped). */
+export function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
+  let left = chunks.filter((chunk) => chunk.length > 0);
+  while (left.length > 0) {
+    let written = writevSync(fd, left);
+    let done = 0;
+    while (done < left.length && written >= (left[done] as Uint8Array).length) written -= (left[done++] as Uint8Array).length;
+    left = left.slice(done);
+    if (written > 0 && left[0] !== undefined) left[0] = left[0].subarray(written);
+  }
+}
 
 /** Reads what a `Packer` wrote, in the same order; a column past the end of the buffer throws. */
 export class Unpacker {

@@ -11,14 +11,14 @@
  * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
  * uses and no others.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writevSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
 import { PACKED_ROW, PackedCharges, packChargeChunks } from "./charge-list.ts";
 import type { LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
-import { type PackedStrings, Packer, type TextEncoding, Unpacker } from "./packed.ts";
+import { type PackedStrings, Packer, type TextEncoding, Unpacker, writeChunks } from "./packed.ts";
 import { textHash } from "./scanner.ts";
 import type { SessionStatus, UsageAgent } from "./types.ts";
 
@@ -287,19 +287,6 @@ function sessionsOf(header: StoredHeader, columns: Unpacker, text: (index: numbe
   return { sessions, columns: stored };
 }
 
-/** Writes every chunk (a short write goes on from where it stopped). */
-function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
-  let left = chunks.filter((chunk) => chunk.length > 0);
-  while (left.length > 0) {
-    let written = writevSync(fd, left);
-    while (left.length > 0 && written >= (left[0]?.length ?? 0)) {
-      written -= left[0]?.length ?? 0;
-      left = left.slice(1);
-    }
-    if (written > 0 && left[0] !== undefined) left = [left[0].subarray(written), ...left.slice(1)];
-  }
-}
-
 function timeOrNull(time: number): number | null {
   return Number.isNaN(time) ? null : time;
 }
@@ -555,7 +542,7 @@ function write(dir: string, key: string, header: StoredHeader, columns: Packer):
     const fd = openSync(temporary, "w", 0o600);
     try {
       // The columns as they are, not copied into one buffer first (2 MB of fresh memory to fill).
-      writeAll(fd, [head, ...columns.chunks()]);
+      writeChunks(fd, [head, ...columns.chunks()]);
     } finally {
       closeSync(fd);
     }

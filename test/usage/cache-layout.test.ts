@@ -61,7 +61,12 @@ const sampleScans = (): FileScan[] => {
   ].filter((scan): scan is FileScan => scan !== undefined);
   const [first] = scans;
   if (first === undefined) throw new Error("no scan");
-  return [...scans, { ...first, path: `${first.path}.copy`, seam: undefined, badLines: 3 }];
+  return [
+    ...scans,
+    { ...first, path: `${first.path}.copy`, seam: undefined, badLines: 3 },
+    // Columns in arrays of their own (as a worker gets an earlier scan's): written as a block of their own.
+    { ...first, path: `${first.path}.compact`, records: compactColumns(first.records) },
+  ];
 };
 
 const framesIn = (file: string): number => {
