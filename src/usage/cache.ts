@@ -148,7 +148,7 @@ function laidOutAsBlock(c: RecordColumns): boolean {
 
 /**
  * Every file's keys (the frame's two key columns, file after file), then each file's other columns as its block:
- * the columns as they are held (a scan's columns are laid out as a block is, after its keys: types.ts), copied
+ * the columns as they are held (a scan's columns are laid out as a block is, after its keys: columns.ts), copied
  * into a block of their own only when they are not.
  */
 function recordChunks(files: readonly FileScan[]): Uint8Array[] {
