@@ -352,12 +352,7 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>, ch
     const target = cacheFile(dir);
     if (changes !== undefined && appendFrame(target, changes)) return;
     const temporary = `${target}.${process.pid}.tmp`;
-    const fd = openSync(temporary, "w", 0o600);
-    try {
-      writeChunks(fd, frameOf(scans));
-    } finally {
-      closeSync(fd);
-    }
+    writeChunks(temporary, "w", frameOf(scans));
     renameSync(temporary, target);
     // A cache of an older layout is of no use any more.
     for (let old = 1; old < VERSION; old++) {
@@ -390,11 +385,6 @@ function appendFrame(target: string, changes: CacheChanges): boolean {
   const length = frame.reduce((sum, chunk) => sum + chunk.length, 0);
   // Frames start 8-aligned: the file's length is a multiple of 8 after every write.
   if (prefix.toString("latin1", 0, MAGIC.length) !== MAGIC || size % 8 !== 0 || size + length > MAX_GROWTH * first) return false;
-  const fd = openSync(target, "a");
-  try {
-    writeChunks(fd, frame);
-  } finally {
-    closeSync(fd);
-  }
+  writeChunks(target, "a", frame);
   return true;
 }

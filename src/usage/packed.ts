@@ -5,7 +5,7 @@
  * thousands of objects that live to the end of the run, and copying them between the young generation's
  * spaces was a large part of a short run's time.
  */
-import { writevSync } from "node:fs";
+import { closeSync, openSync, writevSync } from "node:fs";
 
 /** How the strings' text is stored: UTF-8, or UTF-16 when a string holds a lone surrogate (UTF-8 cannot). */
 export type TextEncoding = "utf8" | "utf16le";
@@ -104,8 +104,20 @@ export class Packer {
 
 type Column = Float64Array | Int32Array | Uint8Array | Buffer;
 
-/** Writes the chunks one after the other (a short write goes on from where it stopped). */
-export function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
+/**
+ * Writes the chunks one after the other to `path`, opened with `flags` ("w": made anew, mode 0600; "a": appended
+ * to), in as few calls as it takes (a short write goes on from where it stopped).
+ */
+export function writeChunks(path: string, flags: "w" | "a", chunks: readonly Uint8Array[]): void {
+  const fd = openSync(path, flags, 0o600);
+  try {
+    writeAll(fd, chunks);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
   let left = chunks.filter((chunk) => chunk.length > 0);
   while (left.length > 0) {
     let written = writevSync(fd, left);

@@ -11,7 +11,7 @@
  * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
  * uses and no others.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
@@ -539,13 +539,8 @@ function write(dir: string, key: string, header: StoredHeader, columns: Packer):
   try {
     const target = resultFile(dir);
     const temporary = `${target}.${process.pid}.tmp`;
-    const fd = openSync(temporary, "w", 0o600);
-    try {
-      // The columns as they are, not copied into one buffer first (2 MB of fresh memory to fill).
-      writeChunks(fd, [head, ...columns.chunks()]);
-    } finally {
-      closeSync(fd);
-    }
+    // The columns as they are, not copied into one buffer first (2 MB of fresh memory to fill).
+    writeChunks(temporary, "w", [head, ...columns.chunks()]);
     renameSync(temporary, target);
     for (let old = 1; old < VERSION; old++) {
       rmSync(join(dir, `usage-result-v${old}.json`), { force: true });
