@@ -305,25 +305,14 @@ describe("the result cache", () => {
 
   it("puts charges in a packed list's terms only when their session is the list's and their models are listed", () => {
     const sessions = [session({ key: "claude:s-1", files: ["/a.jsonl"] }), session({ key: "claude:s-2", files: ["/b.jsonl"] })];
-    const charge = (over: Partial<Charge>): Charge => ({
-      agent: "claude",
-      session: "claude:s-1",
-      time: 0,
-      day: 0,
-      model: "claude-sonnet-4-20250514",
-      tokens: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cacheWrite1h: 0, reasoning: 0 },
-      costUsd: null,
-      sidechain: false,
-      requests: 1,
-      estimated: { usd: 0.5, unpriced: false },
-      ...over,
-    });
-    const charges = [charge({}), charge({ session: "claude:s-2" })];
+    const mine = (over: Partial<Charge> = {}): Charge =>
+      charge({ session: "claude:s-1", time: 0, day: 0, model: "claude-sonnet-4-20250514", ...over });
+    const charges = [mine(), mine({ session: "claude:s-2" })];
     const { rows, models } = packCharges(charges, new Map(sessions.map((s, i) => [s.key, i])));
     const packed = new PackedCharges({ rows, sessions, models });
-    expect(packed.slice(0, 1).alike([charge({ time: 5, day: 0 })])?.source.sessions).toBe(sessions);
-    expect(packed.slice(1, 1).alike([charge({})])).toBeUndefined();
-    expect(packed.slice(0, 1).alike([charge({ model: "gpt-5" })])).toBeUndefined();
-    expect(packed.slice(0, 0).alike([charge({})])).toBeUndefined();
+    expect(packed.slice(0, 1).alike([mine({ time: 5 })])?.source.sessions).toBe(sessions);
+    expect(packed.slice(1, 1).alike([mine()])).toBeUndefined();
+    expect(packed.slice(0, 1).alike([mine({ model: "gpt-5" })])).toBeUndefined();
+    expect(packed.slice(0, 0).alike([mine()])).toBeUndefined();
   });
 });
