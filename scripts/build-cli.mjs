@@ -3,6 +3,7 @@
 // files instead of ~180 modules (and ajv's CommonJS files). dist/cli/bin.js, the package's `bin`, is
 // then a one-line stub importing the bundle. The library (dist/index.js, agentstream/run, ...) stays
 // tsc's output. Called by `npm run build`; docs/benchmarks.md says what it saves.
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,9 +17,10 @@ rmSync(outdir, { recursive: true, force: true });
 /**
  * A module that finds a file beside itself (`new URL("./scan-worker.js", import.meta.url)`: the usage
  * and log workers, the web app's files) is bundled into dist/cli/bundle/, where those files are not:
- * its `import.meta.url` is replaced by the URL of its tsc-compiled copy, whose neighbours are there.
+ * its `import.meta.url` is replaced by the URL of its tsc-compiled copy, whose neighbours are there,
+ * made from `bundleUrl`, the expression of the bundle's own URL.
  */
-const moduleUrlOfCompiledCopy = {
+const moduleUrlOfCompiledCopy = (bundleUrl) => ({
   name: "module-url-of-compiled-copy",
   setup(esbuild) {
     esbuild.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
@@ -27,27 +29,12 @@ const moduleUrlOfCompiledCopy = {
       const compiled = join(dist, relative(join(root, "src"), args.path)).replace(/\.ts$/, ".js");
       const fromBundle = relative(outdir, compiled).split("\\").join("/");
       return {
-        contents: source.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`),
+        contents: source.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromBundle)}, ${bundleUrl}).href`),
         loader: "ts",
       };
     });
   },
-};
-
-/**
- * The commands whose runs are short by design (`usage` and `sessions` over the caches: a few hundred ms, a third
- * of it starting up) are one file each, not the ten chunks they share with the others: Node 20 loads an ES
- * module in about a millisecond besides compiling it (one file: 16 ms, the chunks: 25 ms). What they share with
- * `bin` is then in both (stateless code; errors are recognised by a brand, not by class: errors.ts).
- */
-const SELF_CONTAINED = ["usage", "sessions"];
-const selfContainedCommands = {
-  name: "self-contained-commands",
-  setup(esbuild) {
-    const filter = new RegExp(`^\\./commands/(${SELF_CONTAINED.join("|")})\\.ts$`);
-    esbuild.onResolve({ filter }, (args) => ({ path: `./${filter.exec(args.path)?.[1]}.js`, external: true }));
-  },
-};
+});
 
 const common = {
   outdir,
@@ -68,13 +55,27 @@ await build({
   entryPoints: { bin: join(root, "src/cli/bin.ts"), run: join(root, "src/cli/run.ts") },
   chunkNames: "[name]-[hash]",
   splitting: true,
-  plugins: [moduleUrlOfCompiledCopy, selfContainedCommands],
+  plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
 });
-await build({
+/**
+ * `usage` and `sessions`, short runs over their caches, are also one CommonJS script, which bin.ts compiles with
+ * V8's code cache (src/cli/short-commands.ts; Node 20 caches no ES module's code). Its first line names its build, a
+ * hash of the rest: the code cache is keyed by it. Dynamic imports become `require` (a script has no module loader).
+ */
+const SHORT_SCRIPT = join(outdir, "short.cjs");
+const short = await build({
   ...common,
-  entryPoints: Object.fromEntries(SELF_CONTAINED.map((name) => [name, join(root, `src/cli/commands/${name}.ts`)])),
-  plugins: [moduleUrlOfCompiledCopy],
+  outdir: undefined,
+  write: false,
+  outfile: SHORT_SCRIPT,
+  entryPoints: [join(root, "src/cli/short-entry.ts")],
+  format: "cjs",
+  supported: { "dynamic-import": false },
+  plugins: [moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
 });
+const shortText = short.outputFiles[0].text;
+const shortBuild = createHash("sha256").update(shortText).digest("hex").slice(0, 16);
+writeFileSync(SHORT_SCRIPT, `// agentstream short commands, build ${shortBuild}\n${shortText}`);
 
 writeFileSync(join(dist, "cli/bin.js"), '#!/usr/bin/env node\n// The CLI is bundled (scripts/build-cli.mjs).\nimport "./bundle/bin.js";\n');
 // tsc's source map of the file the stub replaced would map nothing.

@@ -2,8 +2,8 @@
  * `agentstream <command> [options] [file ...]`: finds the command and runs it (each command parses
  * its own options, args.ts). Returns the exit code; never touches `process` (bin.ts does).
  */
-import { AgentStreamError } from "../errors.ts";
 import { fitHelp, type Command } from "./args.ts";
+import { executeCommand } from "./execute.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
@@ -17,11 +17,6 @@ import { VERSION } from "../version.ts";
 interface CommandEntry {
   readonly name: string;
   readonly summary: string;
-  /**
-   * The command is over when it returns: it reads and writes its files synchronously and leaves no handle, timer
-   * or stream behind, so bin.ts may exit at once (`endsOnReturn`).
-   */
-  readonly endsOnReturn?: true;
   load(): Promise<Command>;
 }
 
@@ -60,13 +55,11 @@ export const commands: readonly CommandEntry[] = [
   {
     name: "sessions",
     summary: "one row per agent session found: agent, project, start, duration, models, status, tokens, cost",
-    endsOnReturn: true,
     load: async () => (await import("./commands/sessions.ts")).sessions,
   },
   {
     name: "usage",
     summary: "tokens and cost of every session on the machine, by day, week, month, session, model, project or agent",
-    endsOnReturn: true,
     load: async () => (await import("./commands/usage.ts")).usage,
   },
   {
@@ -95,11 +88,6 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./commands/formats.ts")).formats,
   },
 ];
-
-/** Whether `argv` names a command that is over when `run` returns (`CommandEntry.endsOnReturn`). */
-export function endsOnReturn(argv: readonly string[]): boolean {
-  return commands.find((c) => c.name === argv[0])?.endsOnReturn === true;
-}
 
 /** `render` on a terminal, else `convert`: what a bare `agentstream` (or `agentstream file.jsonl`) does. */
 function defaultCommand(io: CliIo): CommandEntry {
@@ -176,28 +164,5 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function runCommand(entry: CommandEntry, args: readonly string[], io: CliIo): Promise<number> {
-  const command = await entry.load();
-  // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
-  const end = args.indexOf("--");
-  const ours = end === -1 ? args : args.slice(0, end);
-  if (ours.includes("--help") || ours.includes("-h")) {
-    await io.stdout.write(`${fitHelp(command.help, io)}\n`);
-    return EXIT.ok;
-  }
-  try {
-    return await command.execute(args, io);
-  } catch (error) {
-    if (!AgentStreamError.is(error)) throw error;
-    if (error.code === "io" || error.code === "strict-issue") {
-      await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
-      return error.code === "io" ? EXIT.io : EXIT.issues;
-    }
-    await io.stderr.write(`${usageLine(command, error.message)}\n`);
-    return EXIT.usage;
-  }
-}
-
-/** A usage error as one line in our words, with where to look: `agentstream render: unknown option --foo (see ...)`. */
-function usageLine(command: Command, reason: string): string {
-  return `agentstream ${command.name}: ${reason} (see agentstream ${command.name} --help)`;
+  return executeCommand(await entry.load(), args, io);
 }

@@ -48,7 +48,6 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) {
     throw new AgentStreamError("usage", `--threads takes a whole number of threads (1 or more), not "${values.threads}"`);
   }
-  delayOptimization();
   const collected = await holdingYoungGeneration((release) =>
     collectUsage({
       paths,
@@ -93,21 +92,6 @@ async function holdingYoungGeneration<T>(collect: (release: () => void) => Promi
   } finally {
     release();
   }
-}
-
-/**
- * V8's interrupt budget, four times Node 20's (66 KB of bytecode; a function is optimized after running through it
- * three times). Most of what a run over cached logs calls runs a few thousand times and is done before optimized
- * code would repay its compiling, which the compiler threads did on the second core beside the run's own work: the
- * re-runs took 7 % less wall (nothing changed, 93 files appended; 9 pairs each) and 12–19 % less CPU. A hot loop (a
- * first run's scan, a merge of every request) runs through four budgets in milliseconds: the first run took as
- * long (7 pairs).
- */
-const INTERRUPT_BUDGET = 4 * 66 * 1024;
-
-/** Raises V8's interrupt budget for the rest of the run (`INTERRUPT_BUDGET`); V8 reads it each time it resets a function's. */
-function delayOptimization(): void {
-  setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
 }
 
 /** The width a table may take: the terminal's, else $COLUMNS; unbounded when piped. */

@@ -51,11 +51,6 @@ interface Header {
   readonly forget?: readonly string[];
 }
 
-export function cacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const base = env.XDG_CACHE_HOME ?? (env.HOME === undefined ? undefined : join(env.HOME, ".cache"));
-  return base === undefined ? undefined : join(base, "agentstream");
-}
-
 function cacheFile(dir: string): string {
   return join(dir, `usage-v${VERSION}.bin`);
 }

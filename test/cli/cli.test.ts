@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -199,7 +200,7 @@ describe("agentstream CLI (built binary)", () => {
   // every start pays (--help, --version, before any command) holds none of them, nor ajv.
   const bundle = join(repoRoot, "dist/cli/bundle/bin.js");
   it.skipIf(!existsSync(bundle))(
-    "is bundled: a start loads no command, each command is a chunk of its own, usage and sessions one file each",
+    "is bundled: a start loads no command, each command is a chunk of its own, usage and sessions a script of their own",
     () => {
       expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.js"');
       const loadedAtStart = new Set<string>();
@@ -211,20 +212,27 @@ describe("agentstream CLI (built binary)", () => {
           if (path !== undefined) visit(join(dirname(file), path));
         }
       };
+      // Every command but the short ones imports the list of commands (run.js) first.
+      expect(readFileSync(bundle, "utf8")).toMatch(/import\("\.\/run\.js"\)/);
       visit(bundle);
+      visit(join(dirname(bundle), "run.js"));
       const startCode = [...loadedAtStart].map((file) => readFileSync(file, "utf8")).join("\n");
       expect(startCode).toContain("function mainHelp");
       for (const loadedLater of ["ajv/dist/compile", "createTerminalRenderer", "createServer", "@nats-io", "function summarize"])
         expect(startCode).not.toContain(loadedLater);
       const commandImport = /import\("\.\/([a-z]+)(?:-[A-Z0-9]+)?\.js"\)/g;
-      const dynamicImports = [...readFileSync(bundle, "utf8").matchAll(commandImport)].map((m) => m[1]);
-      const all = [...loadedAtStart].map((file) => [...readFileSync(file, "utf8").matchAll(commandImport)].map((m) => m[1]));
-      expect(new Set([...dynamicImports, ...all.flat()])).toEqual(new Set(commands.map((c) => c.name)));
-      // The short runs over the caches load one file (scripts/build-cli.mjs `SELF_CONTAINED`), no shared chunk.
-      for (const name of ["usage", "sessions"]) {
-        const code = readFileSync(join(dirname(bundle), `${name}.js`), "utf8");
-        expect(code).not.toMatch(/\bfrom\s*"\.\/|import\s*\(?"\.\//);
-      }
+      const imported = [...loadedAtStart].flatMap((file) => [...readFileSync(file, "utf8").matchAll(commandImport)].map((m) => m[1]));
+      expect(new Set(imported)).toEqual(new Set([...commands.map((c) => c.name), "run"]));
+      // The short runs over the caches are one CommonJS script (src/cli/short-commands.ts), its build on its first
+      // line (the key of its code cache): requiring only Node's own modules, importing nothing.
+      const [firstLine = "", ...rest] = readFileSync(join(dirname(bundle), "short.cjs"), "utf8").split("\n");
+      const build = /^\/\/ agentstream short commands, build ([0-9a-f]{16})$/.exec(firstLine)?.[1];
+      expect(build).toBe(createHash("sha256").update(rest.join("\n")).digest("hex").slice(0, 16));
+      const script = rest.join("\n");
+      expect(script).not.toMatch(/\bimport\s*\(/);
+      expect([...script.matchAll(/\brequire\("([^"]+)"\)/g)].every((m) => m[1]?.startsWith("node:"))).toBe(true);
+      for (const name of ["usage", "sessions"]) expect(script).toContain(`name: "${name}"`);
+      expect(script).not.toContain('name: "render"');
     },
   );
 });

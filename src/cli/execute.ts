@@ -1,0 +1,35 @@
+/**
+ * Runs one loaded command: its `--help`, its run, and its errors turned into exit codes and one line on stderr.
+ * Shared by `run` (run.ts: finds the command among all of them) and the short commands' script
+ * (short-commands.ts), which holds only its own commands.
+ */
+import { AgentStreamError } from "../errors.ts";
+import { fitHelp, type Command } from "./args.ts";
+import { EXIT } from "./exit.ts";
+import type { CliIo } from "./io.ts";
+
+export async function executeCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
+  // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
+  const end = args.indexOf("--");
+  const ours = end === -1 ? args : args.slice(0, end);
+  if (ours.includes("--help") || ours.includes("-h")) {
+    await io.stdout.write(`${fitHelp(command.help, io)}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await command.execute(args, io);
+  } catch (error) {
+    if (!AgentStreamError.is(error)) throw error;
+    if (error.code === "io" || error.code === "strict-issue") {
+      await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
+      return error.code === "io" ? EXIT.io : EXIT.issues;
+    }
+    await io.stderr.write(`${usageLine(command, error.message)}\n`);
+    return EXIT.usage;
+  }
+}
+
+/** A usage error as one line in our words, with where to look: `agentstream render: unknown option --foo (see ...)`. */
+function usageLine(command: Command, reason: string): string {
+  return `agentstream ${command.name}: ${reason} (see agentstream ${command.name} --help)`;
+}
