@@ -10,13 +10,13 @@
  * script never meets an old cache; a cache V8 turns down all the same is made again. The cache is only time: one
  * that cannot be read or written is left alone, and `--no-cache` neither reads nor writes it.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
-import { cacheDir } from "../cache-dir.ts";
+import { cacheDir, removeStale } from "../cache-dir.ts";
 
 export const SHORT_COMMANDS = ["sessions", "usage"] as const;
 export type ShortCommand = (typeof SHORT_COMMANDS)[number];
@@ -103,15 +103,9 @@ function saveCodeCache(file: string, code: Buffer): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(temporary, code, { mode: 0o600 });
     renameSync(temporary, file);
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith(CODE_CACHE_PREFIX) && name.endsWith(".bin") && join(dir, name) !== file) rmSync(join(dir, name), { force: true });
-    }
+    removeStale(dir, (name) => name.startsWith(CODE_CACHE_PREFIX) && name.endsWith(".bin") && join(dir, name) !== file);
   } catch {
-    try {
-      rmSync(temporary, { force: true });
-    } catch {
-      // No folder to write in: nothing was left either.
-    }
+    removeStale(dir, (name) => join(dir, name) === temporary);
   }
 }
 

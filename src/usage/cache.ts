@@ -20,8 +20,9 @@
  * frame with them (a journal); the file is written whole again, compacted to one frame, when the appended
  * frames have grown it by a quarter (an entry never parsed is copied as it was stored).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { olderVersion, removeStale } from "../cache-dir.ts";
 import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes, StoredRegion } from "./stored-columns.ts";
 import { writeChunks } from "./packed.ts";
 import { KeyFilter, StoredKeyFilter } from "./key-filter.ts";
@@ -350,10 +351,7 @@ export function saveCache(dir: string | undefined, scans: Iterable<FileScan>, ch
     writeChunks(temporary, "w", frameOf(scans));
     renameSync(temporary, target);
     // A cache of an older layout is of no use any more.
-    for (let old = 1; old < VERSION; old++) {
-      rmSync(join(dir, `usage-v${old}.json`), { force: true });
-      rmSync(join(dir, `usage-v${old}.bin`), { force: true });
-    }
+    removeStale(dir, (name) => olderVersion(name, "usage-v", VERSION));
   } catch {
     // A read-only home: the next run reads everything again, nothing else changes.
   }

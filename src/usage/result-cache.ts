@@ -11,8 +11,9 @@
  * rows as one Float64Array. Nothing is parsed per file or per session: loading makes the objects the report
  * uses and no others.
  */
-import { readFileSync, renameSync, rmSync } from "node:fs";
+import { readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { olderVersion, removeStale } from "../cache-dir.ts";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
 import { PACKED_ROW, PackedCharges, packChargeChunks } from "./charge-list.ts";
@@ -542,10 +543,7 @@ function write(dir: string, key: string, header: StoredHeader, columns: Packer):
     // The columns as they are, not copied into one buffer first (2 MB of fresh memory to fill).
     writeChunks(temporary, "w", [head, ...columns.chunks()]);
     renameSync(temporary, target);
-    for (let old = 1; old < VERSION; old++) {
-      rmSync(join(dir, `usage-result-v${old}.json`), { force: true });
-      rmSync(join(dir, `usage-result-v${old}.bin`), { force: true });
-    }
+    removeStale(dir, (name) => olderVersion(name, "usage-result-v", VERSION));
   } catch {
     // Not kept: the next run uses the per-file cache.
   }

@@ -192,9 +192,12 @@ describe("the result of the last run", () => {
     const root = home();
     const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
     const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
+    // Files of older layouts go when the new ones are written; anything else stays.
+    mkdirSync(join(root, "cache", "agentstream"), { recursive: true });
+    for (const stale of ["usage-result-v5.bin", "usage-v6.json", "notes.txt"])
+      writeFileSync(join(root, "cache", "agentstream", stale), "x");
     const first = (await cli(args, env)).out;
-    const { readdirSync } = await import("node:fs");
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["usage-result-v6.bin", "usage-v7.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v6.bin", "usage-v7.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
     // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.
