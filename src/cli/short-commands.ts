@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 import { cacheDir, removeStale } from "../cache-dir.ts";
+import { EXIT } from "./exit.ts";
 
 export const SHORT_COMMANDS = ["sessions", "usage"] as const;
 export type ShortCommand = (typeof SHORT_COMMANDS)[number];
@@ -59,7 +60,9 @@ export async function runShortCommand(
   setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   const compiled = compileCached(script, source, args.includes("--no-cache") ? undefined : cacheDir(env));
   const exitCode = await compiled.exports.run(name, args);
-  compiled.saveCode();
+  // Only a run that did the command's work compiled what the next runs need: a cache made by `--help` or by a
+  // mistyped option would be taken as it is and leave the rest to compile on every run.
+  if (exitCode === EXIT.ok && !args.includes("--help") && !args.includes("-h")) compiled.saveCode();
   return exitCode;
 }
 

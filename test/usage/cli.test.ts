@@ -321,6 +321,10 @@ describe("the short commands' script and its code cache (built binary: src/cli/s
         return name === undefined ? undefined : join(dir, name);
       };
       const args = ["usage", "--json", "--tz", "UTC", "--by", "day,agent"];
+      // Runs that do not do the work (help, a mistake) keep no code: a cache made by them would be taken after.
+      expect(agentstream(["usage", "--help"]).status).toBe(0);
+      expect(agentstream(["sessions", "--by", "day"]).status).toBe(2);
+      expect(codeFile()).toBeUndefined();
       const first = agentstream(args);
       expect(first.status).toBe(0);
       expect(first.stderr).toBe("");
