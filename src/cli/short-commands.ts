@@ -10,7 +10,7 @@
  * script never meets an old cache; a cache V8 turns down all the same is made again. The cache is only time: one
  * that cannot be read or written is left alone, and `--no-cache` neither reads nor writes it.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -76,7 +76,7 @@ interface Compiled {
 export function compileCached(file: string, source: string, dir: string | undefined): Compiled {
   const build = BUILD_LINE.exec(source)?.[1];
   const codeFile = dir === undefined || build === undefined ? undefined : join(dir, codeCacheName(build));
-  const cachedData = codeFile === undefined ? undefined : readOrUndefined(codeFile);
+  const cachedData = codeFile === undefined ? undefined : readOwnFile(codeFile);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     cachedData,
@@ -112,12 +112,30 @@ function saveCodeCache(file: string, code: Buffer): void {
   }
 }
 
-function readOrUndefined(file: string): Buffer | undefined;
-function readOrUndefined(file: string, encoding: "utf8"): string | undefined;
-function readOrUndefined(file: string, encoding?: "utf8"): Buffer | string | undefined {
+function readOrUndefined(file: string, encoding: "utf8"): string | undefined {
   try {
     return readFileSync(file, encoding);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The file's bytes if it is ours and no one else may write it, else undefined. A code cache is code: one that
+ * another user could have written (a shared or world-writable $XDG_CACHE_HOME) is not run, but made again.
+ * Checked on the open file, so it cannot be swapped between the check and the read.
+ */
+function readOwnFile(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const stats = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stats.isFile() || (uid !== undefined && (stats.uid !== uid || (stats.mode & 0o022) !== 0))) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

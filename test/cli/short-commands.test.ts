@@ -2,7 +2,7 @@
  * The short commands' loader (src/cli/short-commands.ts) over scripts of our own: compiled with V8's code cache kept
  * in a folder, a cache made once and taken after, one V8 turns down made again, one per build of the script.
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileCached, runShortCommand } from "../../src/cli/short-commands.ts";
@@ -62,6 +62,26 @@ describe("the short commands' code cache", () => {
     expect(await third.run()).toBe(2);
     third.compiled.saveCode();
     expect(statSync(file).ino).toBe(remade);
+  });
+
+  it("is not run when someone else could have written it (another owner, or writable by others): it is made again", async () => {
+    const dir = tempDir("short-code");
+    load(dir, script("00000000000000dd", 1)).compiled.saveCode();
+    const file = join(dir, codeFiles(dir)[0] ?? "");
+    const writableByOthers = statSync(file).ino;
+    chmodSync(file, 0o666);
+    const again = load(dir, script("00000000000000dd", 1));
+    expect(await again.run()).toBe(2);
+    again.compiled.saveCode();
+    expect(statSync(file).ino).not.toBe(writableByOthers);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    if (process.getuid?.() !== 0) return; // only root can give a file away
+    const othersFile = statSync(file).ino;
+    chownSync(file, 4242, 4242);
+    const third = load(dir, script("00000000000000dd", 1));
+    third.compiled.saveCode();
+    expect(statSync(file).ino).not.toBe(othersFile);
+    expect(statSync(file).uid).toBe(0);
   });
 
   it("belongs to one build: a script of the same length built otherwise runs its own code, and the old cache goes", async () => {
