@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
-import { cacheDir, removeStale } from "../cache-dir.ts";
+import { cacheDir, removeStale } from "../usage/cache-dir.ts";
 import { EXIT } from "./exit.ts";
 
 export const SHORT_COMMANDS = ["sessions", "usage"] as const;

@@ -22,7 +22,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { olderVersion, removeStale } from "../cache-dir.ts";
+import { olderVersion, removeStale } from "./cache-dir.ts";
 import { blockBytes, blockViews, type CacheFd, FrameStore, readBytes, StoredRegion } from "./stored-columns.ts";
 import { writeChunks } from "./packed.ts";
 import { KeyFilter, StoredKeyFilter } from "./key-filter.ts";

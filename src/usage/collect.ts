@@ -3,7 +3,7 @@
  * where an appended file was left), merge everything into one ledger (or, when the files that changed hold
  * requests of their own alone, bring the last result up to date with them: update.ts), and refresh the caches.
  */
-import { cacheDir } from "../cache-dir.ts";
+import { cacheDir } from "./cache-dir.ts";
 import { loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
 import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";

@@ -13,7 +13,7 @@
  */
 import { readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { olderVersion, removeStale } from "../cache-dir.ts";
+import { olderVersion, removeStale } from "./cache-dir.ts";
 import type { FoundFile } from "./discover.ts";
 import type { Condensed, CondensedFile } from "./condense.ts";
 import { PACKED_ROW, PackedCharges, packChargeChunks } from "./charge-list.ts";

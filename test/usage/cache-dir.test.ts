@@ -1,9 +1,9 @@
-/** The cache folder (src/cache-dir.ts): where it is, and how files of older layouts and builds leave it. */
+/** The cache folder (src/usage/cache-dir.ts): where it is, and how files of older layouts and builds leave it. */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cacheDir, olderVersion, removeStale } from "../src/cache-dir.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { cacheDir, olderVersion, removeStale } from "../../src/usage/cache-dir.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 describe("the cache folder", () => {
   it("is $XDG_CACHE_HOME/agentstream, else ~/.cache/agentstream, else none", () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 
 /**
  * agentstream's cache directory, $XDG_CACHE_HOME/agentstream (else ~/.cache/agentstream); undefined when neither
- * variable is set. It holds the usage scan cache and last result (src/usage/) and the short commands' compiled
+ * variable is set. It holds the scan cache and last result (cache.ts, result-cache.ts) and the short commands' compiled
  * code (src/cli/short-commands.ts): anything in it may be deleted at any time.
  */
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
