@@ -58,32 +58,55 @@ const withoutSeq = (events: readonly AgentEvent[]) => events.map(({ seq: _seq, .
 const slowToolOnly = (scenario: Scenario): Script =>
   JSON.parse(JSON.stringify(scenario.script.map(({ delayMs: _delay, ...turn }) => turn)).replaceAll("sleep 2;", "sleep 6;")) as Script;
 
+interface Attempt {
+  readonly run: RealCliRun;
+  readonly logs: string;
+  readonly result: RunResult;
+}
+
+/** One run of the scenario through `agentstream run --log`, with the summary it wrote. */
+async function runScenario(cli: Cli, scenario: Scenario, slow: boolean): Promise<Attempt> {
+  const logs = tempDir(`run-real-${cli.name}`, { until: "file" });
+  // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
+  const ours = ["run", "--from", cli.name, "--to", "agentstream", "--log", logs, "--heartbeat", "300ms"];
+  if (slow) ours.push("--idle-timeout", "4s");
+  const run = await cli.run(slow ? slowToolOnly(scenario) : scenario.script, "Follow the scripted scenario.", {
+    through: (file, args) => [process.execPath, [bin, ...ours, "--", file, ...args]],
+  });
+  expect(run.timedOut, `agentstream run ${cli.name} timed out; stderr: ${run.stderr.slice(0, 500)}`).toBe(false);
+  const [summaryFile] = readdirSync(logs).filter((name) => name.endsWith(".summary.json"));
+  return { run, logs, result: JSON.parse(readFileSync(join(logs, summaryFile ?? ""), "utf8")) as RunResult };
+}
+
+/**
+ * Claude Code's native build drops what it has not yet written when it exits with its stdout pipe full
+ * (anthropics/claude-code#77112): with every scenario running at once on 2 cores, `run` may not be scheduled
+ * to read before the CLI writes its last ~230 KB (the large answer twice) and exits. `run` reports it as it should
+ * (incomplete, "its last line was cut off", exit code 0), but the scenario is not what it tests: run it again once.
+ */
+function cutOffByTheAgent(cli: Cli, result: RunResult): boolean {
+  return (
+    cli.name === "claude" &&
+    result.end === "exited" &&
+    result.agentExitCode === 0 &&
+    result.complete === false &&
+    (result.incompleteReason ?? "").includes("its last line was cut off")
+  );
+}
+
 describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
   describe.each(clis)("$name", (cli) => {
     it.concurrent.each(scenarios.map((scenario) => [scenario.name, scenario] as const))("%s", async (_name, scenario) => {
-      const logs = tempDir(`run-real-${cli.name}`, { until: "file" });
       const slow = scenario.name === "slow tool";
-      // The bridge and namespace wrappers hide the CLI's name: say which dialect it speaks.
-      const ours = [
-        "run",
-        "--from",
-        cli.name,
-        "--to",
-        "agentstream",
-        "--log",
-        logs,
-        "--heartbeat",
-        "300ms",
-        ...(slow ? ["--idle-timeout", "4s"] : []),
-      ];
-      const run = await cli.run(slow ? slowToolOnly(scenario) : scenario.script, "Follow the scripted scenario.", {
-        through: (file, args) => [process.execPath, [bin, ...ours, "--", file, ...args]],
-      });
+      let attempt = await runScenario(cli, scenario, slow);
+      if (cutOffByTheAgent(cli, attempt.result)) {
+        console.warn(
+          `[agentstream tests] ${cli.name} "${scenario.name}": the CLI exited with the end of its stdout unwritten (${attempt.result.incompleteReason}); run again once`,
+        );
+        attempt = await runScenario(cli, scenario, slow);
+      }
+      const { run, logs, result } = attempt;
       const context = `agentstream run ${cli.name} exited ${run.exitCode}${run.timedOut ? " (timed out)" : ""}; stderr: ${run.stderr.slice(0, 500)}`;
-      expect(run.timedOut, context).toBe(false);
-
-      const [summaryFile] = readdirSync(logs).filter((name) => name.endsWith(".summary.json"));
-      const result = JSON.parse(readFileSync(join(logs, summaryFile ?? ""), "utf8")) as RunResult;
       // We exit with the agent's code (the bridge passes the CLI's own through).
       expect(run.exitCode, context).toBe(result.agentExitCode);
       expect(result.exitCode).toBe(run.exitCode);
