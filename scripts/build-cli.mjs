@@ -58,24 +58,28 @@ await build({
   plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
 });
 /**
- * `usage` and `sessions`, short runs over their caches, are also one CommonJS script, which bin.ts compiles with
- * V8's code cache (src/cli/short-commands.ts; Node 20 caches no ES module's code). Its first line names its build, a
- * hash of the rest: the code cache is keyed by it. Dynamic imports become `require` (a script has no module loader).
+ * The commands also run from CommonJS scripts, which bin.ts compiles with V8's code cache (src/cli/command-scripts.ts;
+ * Node 20 caches no ES module's code): `usage` and `sessions` from a small one of their own, the others from one
+ * with all of them. Each script's first line names its build, a hash of the rest: the code cache is keyed by it.
+ * Dynamic imports become `require` (a script has no module loader; the NATS packages are CommonJS).
  */
-const SHORT_SCRIPT = join(outdir, "short.cjs");
-const short = await build({
-  ...common,
-  outdir: undefined,
-  write: false,
-  outfile: SHORT_SCRIPT,
-  entryPoints: [join(root, "src/cli/short-entry.ts")],
-  format: "cjs",
-  supported: { "dynamic-import": false },
-  plugins: [moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
-});
-const shortText = short.outputFiles[0].text;
-const shortBuild = createHash("sha256").update(shortText).digest("hex").slice(0, 16);
-writeFileSync(SHORT_SCRIPT, `// agentstream short commands, build ${shortBuild}\n${shortText}`);
+const SCRIPTS = { short: "src/cli/short-entry.ts", commands: "src/cli/commands-entry.ts" };
+for (const [name, entry] of Object.entries(SCRIPTS)) {
+  const file = join(outdir, `${name}.cjs`);
+  const built = await build({
+    ...common,
+    outdir: undefined,
+    write: false,
+    outfile: file,
+    entryPoints: [join(root, entry)],
+    format: "cjs",
+    supported: { "dynamic-import": false },
+    plugins: [moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
+  });
+  const text = built.outputFiles[0].text;
+  const hash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  writeFileSync(file, `// agentstream ${name}.cjs, build ${hash}\n${text}`);
+}
 
 writeFileSync(join(dist, "cli/bin.js"), '#!/usr/bin/env node\n// The CLI is bundled (scripts/build-cli.mjs).\nimport "./bundle/bin.js";\n');
 // tsc's source map of the file the stub replaced would map nothing.

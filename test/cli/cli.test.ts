@@ -200,7 +200,7 @@ describe("agentstream CLI (built binary)", () => {
   // every start pays (--help, --version, before any command) holds none of them, nor ajv.
   const bundle = join(repoRoot, "dist/cli/bundle/bin.js");
   it.skipIf(!existsSync(bundle))(
-    "is bundled: a start loads no command, each command is a chunk of its own, usage and sessions a script of their own",
+    "is bundled: a start loads no command, each command is a chunk of its own, and the commands are in two scripts",
     () => {
       expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.js"');
       const loadedAtStart = new Set<string>();
@@ -223,16 +223,24 @@ describe("agentstream CLI (built binary)", () => {
       const commandImport = /import\("\.\/([a-z]+)(?:-[A-Z0-9]+)?\.js"\)/g;
       const imported = [...loadedAtStart].flatMap((file) => [...readFileSync(file, "utf8").matchAll(commandImport)].map((m) => m[1]));
       expect(new Set(imported)).toEqual(new Set([...commands.map((c) => c.name), "run"]));
-      // The short runs over the caches are one CommonJS script (src/cli/short-commands.ts), its build on its first
-      // line (the key of its code cache): requiring only Node's own modules, importing nothing.
-      const [firstLine = "", ...rest] = readFileSync(join(dirname(bundle), "short.cjs"), "utf8").split("\n");
-      const build = /^\/\/ agentstream short commands, build ([0-9a-f]{16})$/.exec(firstLine)?.[1];
-      expect(build).toBe(createHash("sha256").update(rest.join("\n")).digest("hex").slice(0, 16));
-      const script = rest.join("\n");
-      expect(script).not.toMatch(/\bimport\s*\(/);
-      expect([...script.matchAll(/\brequire\("([^"]+)"\)/g)].every((m) => m[1]?.startsWith("node:"))).toBe(true);
-      for (const name of ["usage", "sessions"]) expect(script).toContain(`name: "${name}"`);
-      expect(script).not.toContain('name: "render"');
+      // The commands also run from two CommonJS scripts (src/cli/command-scripts.ts), each with its build on its first
+      // line (the key of its code cache), requiring only Node's own modules and the packages it left out, importing
+      // nothing: usage and sessions from a small one, the others from one with all of them.
+      const scriptOf = (file: string) => {
+        const [firstLine = "", ...rest] = readFileSync(join(dirname(bundle), file), "utf8").split("\n");
+        const build = new RegExp(`^// agentstream ${file.replace(".", "\\.")}, build ([0-9a-f]{16})$`).exec(firstLine)?.[1];
+        expect(build).toBe(createHash("sha256").update(rest.join("\n")).digest("hex").slice(0, 16));
+        const script = rest.join("\n");
+        expect(script).not.toMatch(/\bimport\s*\(/);
+        const required = new Set([...script.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1] ?? ""));
+        expect([...required].filter((name) => !/^(node:|@nats-io\/|ajv\/dist\/runtime\/)/.test(name))).toEqual([]);
+        return script;
+      };
+      const short = scriptOf("short.cjs");
+      for (const name of ["usage", "sessions"]) expect(short).toContain(`name: "${name}"`);
+      expect(short).not.toContain('name: "render"');
+      const all = scriptOf("commands.cjs");
+      for (const command of commands) expect(all).toContain(`name: "${command.name}"`);
     },
   );
 });

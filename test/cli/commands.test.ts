@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commands } from "../../src/cli/run.ts";
-import { isShortCommand, SHORT_COMMANDS } from "../../src/cli/short-commands.ts";
+import { COMMAND_SCRIPTS, scriptOf } from "../../src/cli/command-scripts.ts";
 
 describe("the command list", () => {
   it("names and summarises each command as the command itself does (the list is kept apart so commands load on demand)", async () => {
@@ -16,12 +16,11 @@ describe("the command list", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("runs from the short commands' script only commands of the list, each by its own name (bin.ts)", () => {
-    const names = commands.map((c) => c.name);
-    for (const short of SHORT_COMMANDS) expect(names).toContain(short);
-    expect(names.filter(isShortCommand)).toEqual(["sessions", "usage"]);
-    expect(isShortCommand("--help")).toBe(false);
-    expect(isShortCommand(undefined)).toBe(false);
-    expect(isShortCommand("session.jsonl")).toBe(false);
+  it("runs each command from one script (bin.ts), and exits at once after usage and sessions only", () => {
+    const inScripts = COMMAND_SCRIPTS.flatMap((script) => script.commands);
+    expect([...inScripts].sort()).toEqual(commands.map((c) => c.name).sort());
+    expect(new Set(inScripts).size).toBe(inScripts.length);
+    expect(commands.filter((c) => scriptOf(c.name)?.endsOnReturn).map((c) => c.name)).toEqual(["sessions", "usage"]);
+    for (const notACommand of ["--help", "-h", "--version", undefined, "session.jsonl", "-"]) expect(scriptOf(notACommand)).toBeUndefined();
   });
 });

@@ -306,7 +306,7 @@ describe("the worker pool (built binary: workers run the compiled scanner)", () 
   );
 });
 
-describe("the short commands' script and its code cache (built binary: src/cli/short-commands.ts)", () => {
+describe("the short commands' script and its code cache (built binary: src/cli/command-scripts.ts)", () => {
   const bin = join(repoRoot, "dist/cli/bin.js");
   it.skipIf(!existsSync(join(repoRoot, "dist/cli/bundle/short.cjs")))(
     "runs usage and sessions alike with the cache made, taken, turned down and made again, or left alone",
@@ -315,9 +315,9 @@ describe("the short commands' script and its code cache (built binary: src/cli/s
       const cache = join(root, "cache");
       const agentstream = (args: string[], xdg = cache) =>
         spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env: { ...process.env, HOME: root, XDG_CACHE_HOME: xdg } });
-      const codeFile = (xdg = cache): string | undefined => {
+      const codeFile = (xdg = cache, command = "usage"): string | undefined => {
         const dir = join(xdg, "agentstream");
-        const name = existsSync(dir) ? readdirSync(dir).find((n) => n.startsWith("short-code-")) : undefined;
+        const name = existsSync(dir) ? readdirSync(dir).find((n) => n.startsWith(`code-${command}-`)) : undefined;
         return name === undefined ? undefined : join(dir, name);
       };
       const args = ["usage", "--json", "--tz", "UTC", "--by", "day,agent"];
@@ -325,6 +325,7 @@ describe("the short commands' script and its code cache (built binary: src/cli/s
       expect(agentstream(["usage", "--help"]).status).toBe(0);
       expect(agentstream(["sessions", "--by", "day"]).status).toBe(2);
       expect(codeFile()).toBeUndefined();
+      expect(codeFile(cache, "sessions")).toBeUndefined();
       const first = agentstream(args);
       expect(first.status).toBe(0);
       expect(first.stderr).toBe("");
@@ -340,7 +341,8 @@ describe("the short commands' script and its code cache (built binary: src/cli/s
           .map((s: { agent: string }) => s.agent)
           .sort(),
       ).toEqual(["claude", "codex", "gemini"]);
-      // Taken by both commands: not written again.
+      // Each command keeps its own; usage's was taken, not written again.
+      expect(codeFile(cache, "sessions")).toBeDefined();
       expect(statSync(made ?? "").ino).toBe(madeIno);
       writeFileSync(made ?? "", "not V8's code cache");
       expect(agentstream(args).stdout).toBe(first.stdout);
