@@ -51,7 +51,7 @@ const common = {
 
 await build({
   ...common,
-  // `bin`: the program; `run`: its run(argv, io) for the benchmark (bench/method.mjs), sharing the chunks.
+  // `bin`: the program; `run`: the list of commands, which `bin` imports for help, the version and a bare file.
   entryPoints: { bin: join(root, "src/cli/bin.ts"), run: join(root, "src/cli/run.ts") },
   chunkNames: "[name]-[hash]",
   splitting: true,

@@ -13,7 +13,8 @@ const argv = process.argv.slice(2);
 const [name, ...args] = argv;
 // A command runs from its script, compiled with V8's code cache (command-scripts.ts); the rest from run.ts.
 const script = scriptOf(name);
-const fromScript = script === undefined || name === undefined ? undefined : await runCommandScript(script, name, args, process.env);
+const fromScript =
+  script === undefined || name === undefined ? undefined : await runCommandScript(script, name, args, { env: process.env });
 process.exitCode = fromScript ?? (await (await import("./run.ts")).run(argv, processIo()));
 // `usage` and `sessions` exit once what they printed is written: left to end by itself, Node first waits for V8's
 // background work (optimizing compiles, sweeping), which nothing needs any more (7–8 ms after a `usage` over 3,000

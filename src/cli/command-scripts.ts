@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { cacheDir, removeStale } from "../usage/cache-dir.ts";
 import { EXIT } from "./exit.ts";
+import type { CliIo } from "./io.ts";
 
 /**
  * V8's interrupt budget, four times Node 20's (66 KB of bytecode; a function is optimized after running through it
@@ -61,11 +62,21 @@ export function scriptOf(name: string | undefined): CommandScript | undefined {
 
 /** What a built script exports (short-entry.ts, commands-entry.ts). */
 export interface ScriptExports {
-  run(name: string, args: readonly string[]): Promise<number>;
+  /** Runs command `name`; on the process's own streams and files unless given `io` (bench/method.mjs). */
+  run(name: string, args: readonly string[], io?: CliIo): Promise<number>;
 }
 
 /** The first line of a built script: `// agentstream <file>, build <hex>`. */
 const BUILD_LINE = /^\/\/ agentstream [\w.-]+, build ([0-9a-f]{8,64})\n/;
+
+export interface ScriptRunOptions {
+  /** For the cache folder: $XDG_CACHE_HOME, $HOME. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The command's streams and files. @defaultValue the process's own */
+  readonly io?: CliIo;
+  /** The built script. @defaultValue dist/cli/bundle/<script.file> */
+  readonly path?: string;
+}
 
 /**
  * Runs command `name` from its built script and returns its exit code; undefined when the script is not there
@@ -75,8 +86,7 @@ export async function runCommandScript(
   script: CommandScript,
   name: string,
   args: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  path = fileURLToPath(new URL(`./bundle/${script.file}`, import.meta.url)),
+  { env, io, path = fileURLToPath(new URL(`./bundle/${script.file}`, import.meta.url)) }: ScriptRunOptions,
 ): Promise<number | undefined> {
   const source = readOrUndefined(path, "utf8");
   if (source === undefined) return undefined;
@@ -89,7 +99,7 @@ export async function runCommandScript(
   const end = args.indexOf("--");
   const ours = end === -1 ? args : args.slice(0, end);
   const compiled = compileCached(path, source, ours.includes("--no-cache") ? undefined : cacheDir(env), name);
-  const exitCode = await compiled.exports.run(name, args);
+  const exitCode = await compiled.exports.run(name, args, io);
   // Only a run that did the command's work compiled what the next runs need: a cache made by `--help` or by a
   // mistyped option would be taken as it is and leave the rest to compile on every run.
   if (exitCode === EXIT.ok && !ours.includes("--help") && !ours.includes("-h")) compiled.saveCode();

@@ -8,8 +8,8 @@ import { executeCommand } from "./execute.ts";
 import { processIo } from "./node-io.ts";
 import { commands } from "./run.ts";
 
-export const run: ScriptExports["run"] = async (name, args) => {
+export const run: ScriptExports["run"] = async (name, args, io = processIo()) => {
   const entry = commands.find((command) => command.name === name);
   if (entry === undefined) throw new Error(`commands.cjs holds no command ${name}`);
-  return executeCommand(await entry.load(), args, processIo());
+  return executeCommand(await entry.load(), args, io);
 };

@@ -12,8 +12,8 @@ import { processIo } from "./node-io.ts";
 
 const COMMANDS = { sessions, usage } as const;
 
-export const run: ScriptExports["run"] = async (name, args) => {
+export const run: ScriptExports["run"] = async (name, args, io = processIo()) => {
   const command = name === "sessions" || name === "usage" ? COMMANDS[name] : undefined;
   if (command === undefined) throw new Error(`short.cjs holds no command ${name}`);
-  return executeCommand(command, args, processIo());
+  return executeCommand(command, args, io);
 };

@@ -141,6 +141,6 @@ describe("a command script's code cache", () => {
   it("is not there without a built script: the command then runs the ordinary way", async () => {
     const [short] = COMMAND_SCRIPTS;
     if (short === undefined) throw new Error("no script");
-    expect(await runCommandScript(short, "usage", [], {}, join(tempDir("code-cache"), "short.cjs"))).toBeUndefined();
+    expect(await runCommandScript(short, "usage", [], { env: {}, path: join(tempDir("code-cache"), "short.cjs") })).toBeUndefined();
   });
 });
