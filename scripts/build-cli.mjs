@@ -1,8 +1,9 @@
-// Bundles the CLI (after tsc): src/cli/bin.ts → dist/cli/bundle/, one file per command loaded on
-// demand (ESM splitting), so `agentstream --help` loads little and `agentstream convert` loads a few
-// files instead of ~180 modules (and ajv's CommonJS files). dist/cli/bin.js, the package's `bin`, is
-// then a one-line stub importing the bundle. The library (dist/index.js, agentstream/run, ...) stays
-// tsc's output. Called by `npm run build`; docs/benchmarks.md says what it saves.
+// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs), the list of
+// commands for help and a bare file (run.js, ES modules with one chunk per command loaded on demand), and the
+// two scripts the commands run from with V8's code cache (short.cjs, commands.cjs: src/cli/command-scripts.ts),
+// instead of ~180 modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js
+// (for `node dist/cli/bin.js`) are one-line stubs loading the program. The library (dist/index.js,
+// agentstream/run, ...) stays tsc's output. Called by `npm run build`; docs/benchmarks.md says what it saves.
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -49,13 +50,30 @@ const common = {
   logLevel: "warning",
 };
 
+// `run`: the list of commands, which the program imports for help, the version and a bare file.
 await build({
   ...common,
-  // `bin`: the program; `run`: the list of commands, which `bin` imports for help, the version and a bare file.
-  entryPoints: { bin: join(root, "src/cli/bin.ts"), run: join(root, "src/cli/run.ts") },
+  entryPoints: { run: join(root, "src/cli/run.ts") },
   chunkNames: "[name]-[hash]",
   splitting: true,
   plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
+});
+/**
+ * The program itself is CommonJS: Node starts an ES module entry 5–10 ms later (its module loader), and every run
+ * would pay that. It imports the ES module `run.js` only when no command is named.
+ */
+const runOfBundle = {
+  name: "run-of-bundle",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\/run\.ts$/ }, () => ({ path: "./run.js", external: true }));
+  },
+};
+await build({
+  ...common,
+  entryPoints: { bin: join(root, "src/cli/bin.ts") },
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  plugins: [runOfBundle, moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
 });
 /**
  * The commands also run from CommonJS scripts, which bin.ts compiles with V8's code cache (src/cli/command-scripts.ts;
@@ -81,6 +99,15 @@ for (const [name, entry] of Object.entries(SCRIPTS)) {
   writeFileSync(file, `// agentstream ${name}.cjs, build ${hash}\n${text}`);
 }
 
-writeFileSync(join(dist, "cli/bin.js"), '#!/usr/bin/env node\n// The CLI is bundled (scripts/build-cli.mjs).\nimport "./bundle/bin.js";\n');
+// The package's `bin`, and the same program for `node dist/cli/bin.js` (the tests, the docs' examples).
+writeFileSync(
+  join(dist, "cli/bin.cjs"),
+  '#!/usr/bin/env node\n// The CLI is bundled (scripts/build-cli.mjs).\nrequire("./bundle/bin.cjs");\n',
+  { mode: 0o755 },
+);
+writeFileSync(
+  join(dist, "cli/bin.js"),
+  '#!/usr/bin/env node\n// The CLI is bundled (scripts/build-cli.mjs); the package runs bin.cjs.\nimport "./bundle/bin.cjs";\n',
+);
 // tsc's source map of the file the stub replaced would map nothing.
 rmSync(join(dist, "cli/bin.js.map"), { force: true });

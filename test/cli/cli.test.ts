@@ -196,13 +196,26 @@ describe("agentstream CLI (built binary)", () => {
     expect(result.stderr).toBe("");
   });
 
+  // The package's `bin` is CommonJS (an ES module entry starts 5–10 ms later); `node dist/cli/bin.js` runs the same.
+  const packageBin = join(repoRoot, "dist/cli/bin.cjs");
+  it.skipIf(!existsSync(packageBin))("is the package's bin, a CommonJS file that runs as a program", () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(pkg.bin.agentstream).toBe("./dist/cli/bin.cjs");
+    expect(readFileSync(packageBin, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[^]*require\("\.\/bundle\/bin\.cjs"\)/);
+    expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.cjs"');
+    expect(execFileSync(packageBin, ["--version"], { encoding: "utf8" }).trim()).toBe(VERSION);
+    const converted = spawnSync(packageBin, ["convert", "--from", "json"], { input: '{"type":"x"}\n', encoding: "utf8" });
+    expect(converted.stdout).toMatch(/"type":"unknown"/);
+    expect(converted.status).toBe(0);
+  });
+
   // scripts/build-cli.mjs: the binary is a bundle whose commands are loaded when they run, so what
   // every start pays (--help, --version, before any command) holds none of them, nor ajv.
-  const bundle = join(repoRoot, "dist/cli/bundle/bin.js");
+  const bundle = join(repoRoot, "dist/cli/bundle/bin.cjs");
   it.skipIf(!existsSync(bundle))(
     "is bundled: a start loads no command, each command is a chunk of its own, and the commands are in two scripts",
     () => {
-      expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.js"');
+      expect(readFileSync(bundle, "utf8")).not.toMatch(/\brequire\("\.\//);
       const loadedAtStart = new Set<string>();
       const visit = (file: string): void => {
         if (loadedAtStart.has(file)) return;
@@ -212,7 +225,7 @@ describe("agentstream CLI (built binary)", () => {
           if (path !== undefined) visit(join(dirname(file), path));
         }
       };
-      // Every command but the short ones imports the list of commands (run.js) first.
+      // What names no command (help, the version, a bare file) imports the list of commands (run.js).
       expect(readFileSync(bundle, "utf8")).toMatch(/import\("\.\/run\.js"\)/);
       visit(bundle);
       visit(join(dirname(bundle), "run.js"));
