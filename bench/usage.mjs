@@ -60,7 +60,8 @@ function measure(command, commandArgs, env = {}) {
 }
 
 const ours = (paths, extra = [], env = {}) =>
-  measure(process.execPath, ["dist/cli/bin.js", "usage", ...paths, "--json", "--tz", "UTC", ...extra], env);
+  // The package's bin, as `agentstream` runs.
+  measure(process.execPath, ["dist/cli/bin.cjs", "usage", ...paths, "--json", "--tz", "UTC", ...extra], env);
 const totalsOf = (run) => JSON.parse(run.stdout).totals;
 
 function findCcusage() {
