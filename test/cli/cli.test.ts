@@ -201,7 +201,7 @@ describe("agentstream CLI (built binary)", () => {
   it.skipIf(!existsSync(packageBin))("is the package's bin, a CommonJS file that runs as a program", () => {
     const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> };
     expect(pkg.bin.agentstream).toBe("./dist/cli/bin.cjs");
-    expect(readFileSync(packageBin, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[^]*require\("\.\/bundle\/bin\.cjs"\)/);
+    expect(readFileSync(packageBin, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[\s\S]*require\("\.\/bundle\/bin\.cjs"\)/);
     expect(readFileSync(bin, "utf8")).toContain('import "./bundle/bin.cjs"');
     expect(execFileSync(packageBin, ["--version"], { encoding: "utf8" }).trim()).toBe(VERSION);
     const converted = spawnSync(packageBin, ["convert", "--from", "json"], { input: '{"type":"x"}\n', encoding: "utf8" });
