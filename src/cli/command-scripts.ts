@@ -15,12 +15,13 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { cacheDir, removeStale } from "../usage/cache-dir.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
+import { asksForHelp, ownArguments } from "./own-arguments.ts";
 
 /**
  * V8's interrupt budget, four times Node 20's (66 KB of bytecode; a function is optimized after running through it
@@ -95,14 +96,11 @@ export async function runCommandScript(
     const v8: typeof import("node:v8") = createRequire(path)("node:v8");
     for (const flag of script.v8Flags) v8.setFlagsFromString(flag);
   }
-  // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
-  const end = args.indexOf("--");
-  const ours = end === -1 ? args : args.slice(0, end);
-  const compiled = compileCached(path, source, ours.includes("--no-cache") ? undefined : cacheDir(env), name);
+  const compiled = compileCached(path, source, ownArguments(args).includes("--no-cache") ? undefined : cacheDir(env), name);
   const exitCode = await compiled.exports.run(name, args, io);
   // Only a run that did the command's work compiled what the next runs need: a cache made by `--help` or by a
   // mistyped option would be taken as it is and leave the rest to compile on every run.
-  if (exitCode === EXIT.ok && !ours.includes("--help") && !ours.includes("-h")) compiled.saveCode();
+  if (exitCode === EXIT.ok && !asksForHelp(args)) compiled.saveCode();
   return exitCode;
 }
 
@@ -118,7 +116,9 @@ interface Compiled {
  */
 export function compileCached(file: string, source: string, dir: string | undefined, command: string): Compiled {
   const build = BUILD_LINE.exec(source)?.[1];
-  const codeFile = dir === undefined || build === undefined ? undefined : join(dir, codeCacheName(command, build));
+  const prefix = `code-${command}-`;
+  const codeFile =
+    dir === undefined || build === undefined ? undefined : join(dir, `${prefix}${build}-v8-${process.versions.v8}-${process.arch}.bin`);
   const cachedData = codeFile === undefined ? undefined : readOwnFile(codeFile);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -130,26 +130,23 @@ export function compileCached(file: string, source: string, dir: string | undefi
     exports: module.exports,
     saveCode() {
       if (codeFile === undefined || (cachedData !== undefined && !script.cachedDataRejected)) return;
-      saveCodeCache(codeFile, script.createCachedData());
+      saveCodeCache(codeFile, prefix, script.createCachedData());
     },
   };
 }
 
-function codeCacheName(command: string, build: string): string {
-  return `code-${command}-${build}-v8-${process.versions.v8}-${process.arch}.bin`;
-}
-
-/** Writes the cache whole under another name first (a run reading it meanwhile sees the old one), then drops the older ones. */
-function saveCodeCache(file: string, code: Buffer): void {
+/**
+ * Writes the cache whole under another name first (a run reading it meanwhile sees the old one), then drops the
+ * same command's older ones (`prefix`: another build or V8).
+ */
+function saveCodeCache(file: string, prefix: string, code: Buffer): void {
   const dir = dirname(file);
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(temporary, code, { mode: 0o600 });
     renameSync(temporary, file);
-    // The same command's code from another build or V8.
-    const command = /^code-[a-z]+-/.exec(basename(file))?.[0] ?? basename(file);
-    removeStale(dir, (name) => name.startsWith(command) && name.endsWith(".bin") && join(dir, name) !== file);
+    removeStale(dir, (name) => name.startsWith(prefix) && name.endsWith(".bin") && join(dir, name) !== file);
   } catch {
     removeStale(dir, (name) => join(dir, name) === temporary);
   }

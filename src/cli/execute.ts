@@ -6,12 +6,10 @@ import { AgentStreamError } from "../errors.ts";
 import { fitHelp, type Command } from "./args.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
+import { asksForHelp } from "./own-arguments.ts";
 
 export async function executeCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
-  // After "--" the arguments are the agent's (`agentstream run -- claude --help`), not ours.
-  const end = args.indexOf("--");
-  const ours = end === -1 ? args : args.slice(0, end);
-  if (ours.includes("--help") || ours.includes("-h")) {
+  if (asksForHelp(args)) {
     await io.stdout.write(`${fitHelp(command.help, io)}\n`);
     return EXIT.ok;
   }
