@@ -34,6 +34,8 @@ export interface PipelineOptions {
   readonly toolOutputEnds?: EndsOptions;
   /** Long tool outputs as stand-ins for their input bytes (`ReadOptions.rawStrings`): the sink splices them. */
   readonly rawStrings?: boolean;
+  /** For a view: a run of deltas in one chunk as one event (`ReadOptions.joinDeltas`). */
+  readonly joinDeltas?: boolean;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -50,6 +52,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     fields: options.fields ?? "all",
     ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
     rawStrings: options.rawStrings === true,
+    joinDeltas: options.joinDeltas === true,
   };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();

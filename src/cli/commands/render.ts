@@ -85,7 +85,10 @@ sequences and control characters in agent and tool text are shown as visible sym
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     if (toolOutputEnds !== undefined) useNativeScans();
     try {
-      const runs = await readInputs({ sources, io, reading, sink, output, ...(toolOutputEnds === undefined ? {} : { toolOutputEnds }) });
+      // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out.
+      const joinDeltas = !reading["include-raw"];
+      const ends = toolOutputEnds === undefined ? {} : { toolOutputEnds };
+      const runs = await readInputs({ sources, io, reading, sink, output, joinDeltas, ...ends });
       return readingStatus(runs, values);
     } finally {
       release();

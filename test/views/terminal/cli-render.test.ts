@@ -2,6 +2,7 @@
  * `agentstream render` in-process (run(argv, fakeIo)): options, modes, batching of writes, and the
  * GitHub Actions guard.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../../src/cli/run.ts";
@@ -38,6 +39,27 @@ describe("agentstream render", () => {
     expect(io.out()).not.toContain("\x1b");
     expect(io.out()).toContain("→ Bash  npx vitest run tests/date.test.ts");
     expect(io.out()).toMatch(/✓ done · 18\.7s · 4 turns/);
+  });
+
+  it("shows a run of deltas that came in one chunk as one piece of text, and the same text as when they came one by one", async () => {
+    const lines = readFileSync(example, "utf8").split(/(?<=\n)/);
+    const together = fakeIo({ stdoutTTY: true, stdin: lines.join("") });
+    await run(["render"], together);
+    const oneByOne = {
+      ...fakeIo({ stdoutTTY: true }),
+      stdin: Object.assign(
+        (async function* () {
+          for (const line of lines) yield new TextEncoder().encode(line);
+        })(),
+        { isTTY: false },
+      ),
+    };
+    await run(["render"], oneByOne);
+    const plain = (text: string) => text.replace(/\x1b\[[0-9;:]*m/g, "");
+    expect(plain(together.out())).toBe(plain(oneByOne.out()));
+    // Mode full writes a styled piece per event (each write closes its styles): joined deltas are fewer pieces.
+    const styles = (text: string) => text.match(/\x1b\[[0-9;:]*m/g)?.length ?? 0;
+    expect(styles(together.out())).toBeLessThan(styles(oneByOne.out()));
   });
 
   it("FORCE_COLOR on a pipe: basic mode (colour, no dim or italic); a terminal: full", async () => {
