@@ -7,7 +7,7 @@ import { hyperlink } from "../shared/color.ts";
 import { createSanitizer, safeHttpUrl } from "../shared/sanitize.ts";
 import { visibleWidth } from "../shared/width.ts";
 import { closeLine, indentOf, settle, startRow, writeSegment } from "./screen.ts";
-import { depthOf, ensureSession, squeeze } from "./sessions.ts";
+import { answersEndWith, depthOf, ensureSession, squeeze } from "./sessions.ts";
 import { type MessageState, type RenderState, type SessionState, WORD_SLACK } from "./state.ts";
 
 function isShown(r: RenderState, role: MessageRole, kind: MessageKind): boolean {
@@ -131,14 +131,14 @@ export function finishMessage(r: RenderState, m: MessageState): void {
 export function rememberAnswer(r: RenderState, m: MessageState, text: string, event: AgentEvent): void {
   if (m.role !== "assistant" || m.kind !== "text") return;
   const session = ensureSession(r, event);
-  session.answers += squeeze(text);
+  session.answers.push(text);
 }
 
 export function showFinalAnswer(r: RenderState, text: string, session: SessionState | undefined, event: AgentEvent): void {
   const flat = squeeze(text);
   if (flat === "") return;
   // Agents repeat their last answer (or all of them, run together) as the final result: shown once.
-  if (session?.answers.endsWith(flat)) return;
+  if (session !== undefined && answersEndWith(session, flat)) return;
   const m = messageState(r, `final:${event.seq}`, "assistant", "text", event);
   streamText(r, m, text);
   finishMessage(r, m);

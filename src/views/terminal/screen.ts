@@ -201,14 +201,25 @@ export function startRow(r: RenderState, m: MessageState): void {
 
 /** A wrapped row: a line break, the message's indent and the line's own. */
 function wrapRow(r: RenderState, m: MessageState): void {
-  emit(r, `\n${indentOf(m.depth)}  ${m.hang}`);
+  emit(r, wrapText(m));
+}
+
+/** `wrapRow`'s text, its state changed as if it were written. */
+function wrapText(m: MessageState): string {
   m.col = indentOf(m.depth).length + 2 + m.hang.length;
   m.rowHasWord = false;
+  return `\n${indentOf(m.depth)}  ${m.hang}`;
 }
 
 /** Writes part of one line of `m` word by word; spaces wait for the word after them (none end a row). */
 export function writeSegment(r: RenderState, m: MessageState, segment: string): void {
   if (writeFittingSegment(r, m, segment)) return;
+  if (PRINTABLE_ASCII.test(segment)) writeAsciiSegment(r, m, segment);
+  else writeWords(r, m, segment);
+}
+
+/** `writeSegment` word by word, for any text (exported for the test that checks the ASCII path against it). */
+export function writeWords(r: RenderState, m: MessageState, segment: string): void {
   for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
     if (token.charCodeAt(0) === 0x20 || token.charCodeAt(0) === 0x09) {
       m.spaces += token.replace(/\t/g, "    ");
@@ -246,6 +257,61 @@ export function writeSegment(r: RenderState, m: MessageState, segment: string): 
     }
     m.fresh = false;
   }
+}
+
+/** Text whose every character is one column and no tab: spaces and words are found by character codes. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * `writeSegment`'s word loop for printable ASCII (most prose, and a run of joined deltas is a long segment):
+ * each character is one column, so words are measured by their length, and what the loop would emit word by
+ * word is emitted once. The row decisions are the loop's, one by one (`test/views/terminal/screen.test.ts`
+ * checks both give the same output).
+ */
+export function writeAsciiSegment(r: RenderState, m: MessageState, segment: string): void {
+  let out = "";
+  let at = 0;
+  while (at < segment.length) {
+    let end = at;
+    while (end < segment.length && segment.charCodeAt(end) === 0x20) end++;
+    if (end > at) {
+      m.spaces += segment.slice(at, end);
+      at = end;
+      continue;
+    }
+    while (end < segment.length && segment.charCodeAt(end) !== 0x20) end++;
+    let word = segment.slice(at, end);
+    at = end;
+    if (r.current !== m || m.newlines > 0 || (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "")) {
+      emit(r, out);
+      out = "";
+      startRow(r, m);
+    }
+    if (m.lineStart) {
+      const base = indentOf(m.depth).length + 2;
+      m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
+      m.lineStart = false;
+    }
+    const gap = m.spaces.length;
+    if (m.rowHasWord && m.col + gap + word.length > r.width) out += wrapText(m);
+    else if (gap > 0) {
+      out += m.spaces;
+      m.col += gap;
+    }
+    m.spaces = "";
+    while (word !== "" && m.col + word.length > r.width) {
+      const cut = Math.max(r.width - m.col, 1);
+      out += word.slice(0, cut) + wrapText(m);
+      word = word.slice(cut);
+    }
+    if (word !== "") {
+      out += word;
+      m.col += word.length;
+      m.rowHasWord = true;
+    }
+    m.fresh = false;
+  }
+  emit(r, out);
 }
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;

@@ -21,7 +21,7 @@ export function newSession(depth: number, cwd: string | undefined, root: boolean
     root,
     started,
     completed: false,
-    answers: "",
+    answers: [],
     cumulative: undefined,
     deltaUsage: undefined,
     cost: undefined,
@@ -72,4 +72,15 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
 /** Text without white space: answers and errors are compared so (an agent repeats them re-wrapped). */
 export function squeeze(text: string): string {
   return text.replace(/\s+/g, "");
+}
+
+/**
+ * Whether the session's answers, run together without white space, end with `flat` (squeezed). Only the
+ * last answers are squeezed, as many as `flat` needs: squeezing each answer as it completed cost more than
+ * the rest of its message's layout.
+ */
+export function answersEndWith(session: SessionState, flat: string): boolean {
+  let tail = "";
+  for (let i = session.answers.length - 1; i >= 0 && tail.length < flat.length; i--) tail = squeeze(session.answers[i] as string) + tail;
+  return tail.endsWith(flat);
 }

@@ -91,8 +91,8 @@ export interface SessionState {
   /** Its session.started was seen (an unfinished one is reported at the end). */
   readonly started: boolean;
   completed: boolean;
-  /** Every assistant answer shown in the session, without white space: the final answer is not shown again when it ends it. */
-  answers: string;
+  /** Every assistant answer shown in the session, as shown: the final answer is not shown again when they end with it (`answersEndWith`). */
+  readonly answers: string[];
   cumulative: Usage | undefined;
   deltaUsage: Usage | undefined;
   cost: number | undefined;
