@@ -6,7 +6,7 @@
 import { paint, type Role, sgrOf } from "../shared/color.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
 import { formatDuration } from "../shared/format.ts";
-import { cutToWidth, splitAtWidth, visibleWidth } from "../shared/width.ts";
+import { cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../shared/width.ts";
 import { wrapLine } from "../shared/wrap.ts";
 import type { Group, MessageState, RenderState } from "./state.ts";
 
@@ -214,11 +214,11 @@ function wrapText(m: MessageState): string {
 /** Writes part of one line of `m` word by word; spaces wait for the word after them (none end a row). */
 export function writeSegment(r: RenderState, m: MessageState, segment: string): void {
   if (writeFittingSegment(r, m, segment)) return;
-  if (PRINTABLE_ASCII.test(segment)) writeAsciiSegment(r, m, segment);
+  if (!segment.includes("\t") && !segment.includes("\x1b")) writePlainSegment(r, m, segment);
   else writeWords(r, m, segment);
 }
 
-/** `writeSegment` word by word, for any text (exported for the test that checks the ASCII path against it). */
+/** `writeSegment` word by word, for any text (exported for the test that checks the plain path against it). */
 export function writeWords(r: RenderState, m: MessageState, segment: string): void {
   for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
     if (token.charCodeAt(0) === 0x20 || token.charCodeAt(0) === 0x09) {
@@ -259,16 +259,13 @@ export function writeWords(r: RenderState, m: MessageState, segment: string): vo
   }
 }
 
-/** Text whose every character is one column and no tab: spaces and words are found by character codes. */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
 /**
- * `writeSegment`'s word loop for printable ASCII (most prose, and a run of joined deltas is a long segment):
- * each character is one column, so words are measured by their length, and what the loop would emit word by
- * word is emitted once. The row decisions are the loop's, one by one (`test/views/terminal/screen.test.ts`
+ * `writeSegment`'s word loop for text without tabs and escape sequences (most prose; a run of joined deltas
+ * is a long segment): words are found by their spaces and measured once, and what the loop would emit word
+ * by word is emitted at once. The row decisions are `writeWords`', one by one (`test/views/terminal/screen.test.ts`
  * checks both give the same output).
  */
-export function writeAsciiSegment(r: RenderState, m: MessageState, segment: string): void {
+export function writePlainSegment(r: RenderState, m: MessageState, segment: string): void {
   let out = "";
   let at = 0;
   while (at < segment.length) {
@@ -292,21 +289,23 @@ export function writeAsciiSegment(r: RenderState, m: MessageState, segment: stri
       m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
       m.lineStart = false;
     }
+    let width = displayWidth(word);
     const gap = m.spaces.length;
-    if (m.rowHasWord && m.col + gap + word.length > r.width) out += wrapText(m);
+    if (m.rowHasWord && m.col + gap + width > r.width) out += wrapText(m);
     else if (gap > 0) {
       out += m.spaces;
       m.col += gap;
     }
     m.spaces = "";
-    while (word !== "" && m.col + word.length > r.width) {
-      const cut = Math.max(r.width - m.col, 1);
-      out += word.slice(0, cut) + wrapText(m);
-      word = word.slice(cut);
+    while (word !== "" && m.col + width > r.width) {
+      const [head, tail] = splitAtWidth(word, Math.max(r.width - m.col, 1));
+      out += head + wrapText(m);
+      word = tail;
+      width -= displayWidth(head);
     }
     if (word !== "") {
       out += word;
-      m.col += word.length;
+      m.col += width;
       m.rowHasWord = true;
     }
     m.fresh = false;

@@ -1,18 +1,19 @@
 /**
- * The message line's layout (src/views/terminal/screen.ts): the ASCII path of `writeSegment`, which
- * measures words by their length and emits a segment at once, lays text out exactly as the word loop
+ * The message line's layout (src/views/terminal/screen.ts): the plain-text path of `writeSegment`
+ * (no tabs, no escape sequences), which measures each word once and emits a segment at once, lays text out exactly as the word loop
  * (`writeWords`) does, on every row, at every width, indent and mode.
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { messageState } from "../../../src/views/terminal/messages.ts";
-import { flush, writeAsciiSegment, writeWords } from "../../../src/views/terminal/screen.ts";
+import { flush, writePlainSegment, writeWords } from "../../../src/views/terminal/screen.ts";
 import { createRenderState } from "../../../src/views/terminal/state.ts";
 
-/** A segment of printable ASCII: words (some longer than a row) and runs of spaces; or a line break. */
+/** A segment without tabs or escape sequences: words (wide and narrow characters, some longer than a row) and spaces; or a line break. */
 const piece = fc.oneof(
   fc.constantFrom(" ", "  ", "    ", "a", "word", "words,", "x".repeat(30), "y".repeat(130), "(paren)", "~!@#$%^&*"),
+  fc.constantFrom("thế giới", "错误", "配置文件".repeat(12), "🙂", "👩‍💻", "🇻🇳", "e\u0301", "\u200b", "␛[31m"),
   fc.stringMatching(/^[\x20-\x7e]{0,12}$/),
 );
 const segments = fc.array(
@@ -43,13 +44,13 @@ function layOut(write: typeof writeWords, steps: readonly string[], width: numbe
   return `${out}|col=${m.col} hasWord=${m.rowHasWord} spaces=${JSON.stringify(m.spaces)} hang=${JSON.stringify(m.hang)}`;
 }
 
-describe("writeSegment's ASCII path", () => {
+describe("writeSegment's plain-text path", () => {
   test.prop(
     [segments, fc.integer({ min: 8, max: 120 }), fc.integer({ min: 0, max: 3 }), fc.constantFrom("full" as const, "none" as const)],
     {
       numRuns: 1000,
     },
   )("lays text out as the word loop does", (steps, width, depth, mode) => {
-    expect(layOut(writeAsciiSegment, steps, width, depth, mode)).toBe(layOut(writeWords, steps, width, depth, mode));
+    expect(layOut(writePlainSegment, steps, width, depth, mode)).toBe(layOut(writeWords, steps, width, depth, mode));
   });
 });
