@@ -33,6 +33,16 @@ import { asksForHelp, ownArguments } from "./own-arguments.ts";
  */
 const INTERRUPT_BUDGET = 4 * 66 * 1024;
 
+/*
+ * The per-event commands run without TurboFan's inlining. A run over a stream optimizes a hundred functions of the
+ * pipeline within its first half second; with inlining, their compiling took ~0.5 s of the second core (the
+ * sanitizer, display width and the skim's cuts inlined whole, some compiled three times over after deopts), and
+ * the main thread ran on waiting for its reads and in unoptimized code meanwhile. Without it, on the bench's 64 MB
+ * Claude stream: `render --mode full` 0.80–0.92 → 0.72–0.83 s, `summary --json` 0.56–0.63 → 0.53–0.59 s (CPU 10–15 %
+ * less), `convert --to agentstream` the same; four times the stream in one run, the same or faster, so the
+ * optimized code is not slower for it (docs/benchmarks.md). Setting a flag costs loading node:v8, ~2 ms.
+ */
+
 export interface CommandScript {
   /** The script in dist/cli/bundle/. */
   readonly file: string;
@@ -51,7 +61,7 @@ export const COMMAND_SCRIPTS: readonly CommandScript[] = [
   {
     file: "commands.cjs",
     commands: ["run", "render", "serve", "convert", "summary", "html", "validate", "publish", "tail", "schema", "formats"],
-    v8Flags: [],
+    v8Flags: ["--no-turbo-inlining"],
     endsOnReturn: false,
   },
 ];
