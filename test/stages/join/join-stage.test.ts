@@ -105,6 +105,14 @@ describe("joinDeltas on the example and every real capture", () => {
     expect(shown(joined.events)).toBe(shown(each.events));
     if (path.includes("/examples/")) expect(joined.events.length).toBeLessThan(each.events.length);
   });
+
+  it.each(sources)("%s: the same summary facts from joined deltas", (_name, path) => {
+    for (const redact of [true, false]) {
+      const each = readFile(path, { redact, fields: "summary" });
+      const joined = readFile(path, { redact, fields: "summary", joinDeltas: true });
+      expect(joined.summary).toEqual(each.summary);
+    }
+  });
 });
 
 describe("joinDeltas in the reader", () => {
