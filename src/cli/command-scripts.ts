@@ -33,7 +33,7 @@ import { asksForHelp, ownArguments } from "./own-arguments.ts";
  */
 const INTERRUPT_BUDGET = 4 * 66 * 1024;
 
-/*
+/**
  * The per-event commands run without TurboFan's inlining. A run over a stream optimizes a hundred functions of the
  * pipeline within its first half second; with inlining, their compiling took ~0.5 s of the second core (the
  * sanitizer, display width and the skim's cuts inlined whole, some compiled three times over after deopts), and
@@ -42,6 +42,7 @@ const INTERRUPT_BUDGET = 4 * 66 * 1024;
  * less), `convert --to agentstream` the same; four times the stream in one run, the same or faster, so the
  * optimized code is not slower for it (docs/benchmarks.md). Setting a flag costs loading node:v8, ~2 ms.
  */
+const NO_INLINING = "--no-turbo-inlining";
 
 export interface CommandScript {
   /** The script in dist/cli/bundle/. */
@@ -61,7 +62,7 @@ export const COMMAND_SCRIPTS: readonly CommandScript[] = [
   {
     file: "commands.cjs",
     commands: ["run", "render", "serve", "convert", "summary", "html", "validate", "publish", "tail", "schema", "formats"],
-    v8Flags: ["--no-turbo-inlining"],
+    v8Flags: [NO_INLINING],
     endsOnReturn: false,
   },
 ];
