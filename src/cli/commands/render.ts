@@ -85,10 +85,10 @@ sequences and control characters in agent and tool text are shown as visible sym
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     if (toolOutputEnds !== undefined) useNativeScans();
     try {
-      // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out.
-      const joinDeltas = !reading["include-raw"];
+      // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out
+      // (with --debug or --include-raw the reader keeps each event with its record).
       const ends = toolOutputEnds === undefined ? {} : { toolOutputEnds };
-      const runs = await readInputs({ sources, io, reading, sink, output, joinDeltas, ...ends });
+      const runs = await readInputs({ sources, io, reading, sink, output, joinDeltas: true, ...ends });
       return readingStatus(runs, values);
     } finally {
       release();

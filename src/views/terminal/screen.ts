@@ -177,8 +177,14 @@ export function closeLine(r: RenderState, m: MessageState): void {
   r.openSgr = "";
 }
 
+/** Whether `startRow` has anything to write: `m` is not the open line, its style is closed, or it owes line breaks. */
+function needsRowStart(r: RenderState, m: MessageState): boolean {
+  return r.current !== m || m.newlines > 0 || (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "");
+}
+
 /** Puts `m`'s line on screen and writes the line breaks it owes, before its next word. */
 export function startRow(r: RenderState, m: MessageState): void {
+  if (!needsRowStart(r, m)) return;
   if (r.current !== m) enter(r, m);
   else if (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "") enter(r, m);
   if (m.newlines > 0) {
@@ -218,6 +224,14 @@ export function writeSegment(r: RenderState, m: MessageState, segment: string): 
   else writeWords(r, m, segment);
 }
 
+/** At a line's first word: the line's own indent (a nested list, indented code) is kept on its wrapped rows, up to half the row. */
+function takeHang(r: RenderState, m: MessageState): void {
+  if (!m.lineStart) return;
+  const base = indentOf(m.depth).length + 2;
+  m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
+  m.lineStart = false;
+}
+
 /** `writeSegment` word by word, for any text (exported for the test that checks the plain path against it). */
 export function writeWords(r: RenderState, m: MessageState, segment: string): void {
   for (const token of segment.match(/[ \t]+|[^ \t]+/g) ?? []) {
@@ -226,12 +240,7 @@ export function writeWords(r: RenderState, m: MessageState, segment: string): vo
       continue;
     }
     startRow(r, m);
-    if (m.lineStart) {
-      // The line's own indent (a nested list, indented code) is kept on its wrapped rows, up to half the row.
-      const base = indentOf(m.depth).length + 2;
-      m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
-      m.lineStart = false;
-    }
+    takeHang(r, m);
     let word = token;
     let width = visibleWidth(word); // measured once per piece, not at each of the three tests below
     const gap = m.spaces.length;
@@ -279,16 +288,12 @@ export function writePlainSegment(r: RenderState, m: MessageState, segment: stri
     while (end < segment.length && segment.charCodeAt(end) !== 0x20) end++;
     let word = segment.slice(at, end);
     at = end;
-    if (r.current !== m || m.newlines > 0 || (r.mode === "full" && !r.sgrIsOpen && r.openSgr !== "")) {
+    if (needsRowStart(r, m)) {
       emit(r, out);
       out = "";
       startRow(r, m);
     }
-    if (m.lineStart) {
-      const base = indentOf(m.depth).length + 2;
-      m.hang = m.spaces.length < (r.width - base) / 2 ? m.spaces : "";
-      m.lineStart = false;
-    }
+    takeHang(r, m);
     let width = displayWidth(word);
     const gap = m.spaces.length;
     if (m.rowHasWord && m.col + gap + width > r.width) out += wrapText(m);
