@@ -6,12 +6,17 @@
 import { processIo } from "./node-io.ts";
 import { runCommandScript, scriptOf } from "./command-scripts.ts";
 
-// A closed pipe (`agentstream convert big.jsonl | head`) ends the program quietly.
+// A closed pipe (`agentstream convert big.jsonl | head`) ends the program quietly, unless the command listens for
+// it itself (`CliOutput.onClosed`: `run` lets its agent run on to its end and keeps its logs, docs/run.md).
 for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  const onError = (error: NodeJS.ErrnoException): void => {
+    if (error.code === "EPIPE") {
+      if (stream.listeners("error").some((listener) => listener !== onError)) return;
+      process.exit(process.exitCode ?? 0);
+    }
     throw error;
-  });
+  };
+  stream.on("error", onError);
 }
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -10,6 +10,12 @@ export interface CliOutput {
   readonly isTTY: boolean;
   /** Terminal width, when it is a terminal. */
   readonly columns?: number;
+  /**
+   * Calls `listener` once when the reader goes away (a closed pipe: `agentstream run … | head`). While one is
+   * registered, a closed pipe does not end the program (bin.ts), and what is written after it is dropped. Returns
+   * the function that removes it. Absent: the target never says so.
+   */
+  onClosed?(listener: () => void): () => void;
 }
 
 export interface CliIo {

@@ -5,6 +5,8 @@ import type { CliIo, CliOutput } from "./io.ts";
 
 function output(stream: NodeJS.WriteStream): CliOutput {
   const write = (data: string | Uint8Array): void | Promise<void> => {
+    // The reader went away (a command that listens for it runs on): nothing more reaches it.
+    if (stream.destroyed) return;
     if (stream.write(data)) return;
     // Backpressure: wait until the consumer drained what we wrote (or the pipe closed).
     return new Promise<void>((resolve) => {
@@ -25,6 +27,19 @@ function output(stream: NodeJS.WriteStream): CliOutput {
     },
     get columns() {
       return stream.columns;
+    },
+    onClosed(listener) {
+      // bin.ts ends the program at a closed pipe unless another "error" listener, this one, takes it.
+      let said = false;
+      const onError = (error: NodeJS.ErrnoException): void => {
+        if (error.code !== "EPIPE" || said) return;
+        said = true;
+        listener();
+      };
+      stream.on("error", onError);
+      return () => {
+        stream.off("error", onError);
+      };
     },
   };
 }

@@ -69,6 +69,43 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "incomplete", run: { exitCode: 127, end: "not-found" } });
   });
 
+  it("says its errors on stderr when stdout is a pipe, not only in the view", () => {
+    const result = cli(["run", "--", "agentstream-no-such-agent"]);
+    expect(result.code).toBe(127);
+    expect(result.stdout).toMatch(/agentstream-no-such-agent: command not found/);
+    expect(result.stderr).toMatch(/^agentstream run: agentstream-no-such-agent: command not found/m);
+  });
+
+  it("copies the agent's stderr without its escape sequences under --to, --stream-json and --json", () => {
+    const hostile = 'process.stderr.write("warn x\\u001b]52;c;aGk=\\u0007\\u001b[2J done\\n")';
+    for (const mode of [["--to", "agentstream"], ["--stream-json"], ["--json"]]) {
+      const result = cli(["run", ...mode, "--", process.execPath, "-e", hostile]);
+      expect(result.stderr).toMatch(/warn x.*done/);
+      expect(result.stderr).not.toMatch(/[\u001b\u0007]/);
+    }
+  });
+
+  it("shows a non-zero exit after a complete stream, and an incomplete stream once", () => {
+    const failed = cli(["run", "--", process.execPath, fake("numbered.mjs"), "--events=2", "--every-ms=1", "--exit=3"]);
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toMatch(/✓ done.*\n✗ the agent exited with code 3\n/);
+    const cut = cli([
+      "run",
+      "--from",
+      "claude",
+      "--width",
+      "200",
+      "--",
+      process.execPath,
+      "-e",
+      'console.log(JSON.stringify({type:"system",subtype:"init",session_id:"s",model:"m"})); process.exit(3)',
+    ]);
+    expect(cut.code).toBe(3);
+    expect(cut.stdout).toMatch(/^◆ claude-code · m\n/);
+    expect(cut.stdout.match(/the stream ended/g)).toHaveLength(1);
+    expect(cut.stdout.match(/exited with code 3/g)).toHaveLength(1);
+  });
+
   it("rejects a bad duration with a one-line usage error (exit 2)", () => {
     const result = cli(["run", "--idle-timeout", "soon", "--", "claude"]);
     expect(result.code).toBe(2);
@@ -236,6 +273,40 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(result.code).toBe(124);
     expect(result.stdout).toMatch(/✗ error \(idle-timeout\): the agent said nothing for/);
     expect(result.stdout).toMatch(/still working/);
+  });
+
+  it("outlives stdout's reader (run … | head -5): the agent runs to its end, its logs and summary complete, its exit code ours", async () => {
+    const dir = tempDir("run-head", { until: "file" });
+    const events = 300;
+    const args = ["run", "--log", dir, "--", process.execPath, fake("numbered.mjs"), `--events=${events}`, "--every-ms=2", "--exit=3"];
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    // What `head -5` does: read five lines, then close its end of the pipe.
+    let seen = "";
+    await new Promise<void>((resolve) => {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        seen += chunk.toString("utf8");
+        if (seen.split("\n").length > 5) {
+          child.stdout?.destroy();
+          resolve();
+        }
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
+    expect(code).toBe(3);
+    expect(seen).not.toMatch(/message 300/); // the reader went away well before the end
+    expect(stderr).toMatch(/stdout was closed: the agent runs on to its end/);
+    const file = (suffix: string): string => join(dir, readdirSync(dir).find((name) => name.endsWith(suffix)) ?? suffix);
+    const logged = readAll([readFileSync(file(".events.ndjson"))], { dialect: "agentstream" }).events;
+    expect(logged.filter((e) => e.type === "message.completed")).toHaveLength(events);
+    expect(logged.some((e) => e.type === "session.completed")).toBe(true);
+    expect(logged.at(-1)).toMatchObject({ type: "notice", kind: "exit", details: { exitCode: 3 } });
+    const oneshot = readFileSync(file("-oneshot-log.json"), "utf8").trim().split("\n");
+    expect(oneshot.length).toBeGreaterThan(events);
+    expect(JSON.parse(readFileSync(file(".summary.json"), "utf8"))).toMatchObject({ exitCode: 3, complete: true });
   });
 
   it("logs survive a SIGKILL of agentstream itself: every file intact up to its last complete line", async () => {

@@ -21,6 +21,7 @@ import { registerRun, registryDir, type RegisteredRun } from "../../server/regis
 import type { Publisher, PublishReport } from "../../fleet/publisher.ts";
 import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
 import { describePublishReport } from "../sinks/publisher-sink.ts";
+import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -123,7 +124,8 @@ executable, 127 command not found, 2 usage error.`,
       return value === undefined ? undefined : parseDuration(`--${flag}`, value);
     };
     const killAfterMs = duration("kill-after");
-    const sink = createRunSink(values, io);
+    const readers = outliveReaders(values, io);
+    const sink = createRunSink(values, io, readers);
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
     const publishing = await createRunPublisher(values, io, command, () => agent.runId);
@@ -174,6 +176,7 @@ executable, 127 command not found, 2 usage error.`,
       return result.exitCode;
     } finally {
       stopForwarding();
+      readers.release();
       await page?.end();
       // The run failed before the end (its logs could not be written): what waits stays in the spool.
       if (publishing !== undefined && published === undefined) await publishing.publisher.close(0);
@@ -278,8 +281,38 @@ interface RunSink {
   end(report: object): Promise<void>;
 }
 
+/** Whether stdout is still read, and the function that stops listening for its reader going away. */
+interface Readers {
+  stdoutOpen(): boolean;
+  release(): void;
+}
+
+/**
+ * The run outlives its readers: when stdout's reader goes away (`run … | head -5`), nothing more is written there
+ * and the agent runs on to its end, its logs and summary complete, its exit code ours (docs/run.md). A closed
+ * stderr is ignored the same way.
+ */
+function outliveReaders(values: RunValues, io: CliIo): Readers {
+  let open = true;
+  const releaseStdout = io.stdout.onClosed?.(() => {
+    open = false;
+    if (!values.quiet)
+      void io.stderr.write(
+        "agentstream run: stdout was closed: the agent runs on to its end (Ctrl-C ends it); nothing more is written there\n",
+      );
+  });
+  const releaseStderr = io.stderr.onClosed?.(() => {});
+  return {
+    stdoutOpen: () => open,
+    release() {
+      releaseStdout?.();
+      releaseStderr?.();
+    },
+  };
+}
+
 /** The terminal view (the renderer sink), a format (the record sink), or only the report (`--json`). */
-function createRunSink(values: RunValues, io: CliIo): RunSink {
+function createRunSink(values: RunValues, io: CliIo, readers: Readers): RunSink {
   const output = createLiveOutput(io.stdout);
   const printReport = async (report: object): Promise<void> => {
     output.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -292,8 +325,14 @@ function createRunSink(values: RunValues, io: CliIo): RunSink {
     { mode: chooseMode(values.mode, io), width: viewWidth(values.width, io), verbosity: viewVerbosity(values) },
     output,
   );
+  // A person watching the view on the terminal that is also our stderr reads the errors there; anyone else (a
+  // script reading stderr, a view written to a file or a pipe) gets our errors on stderr too.
+  const viewIsWatched = io.stdout.isTTY && io.stderr.isTTY;
   return {
     async event(event) {
+      // Once stdout's reader is gone, what reaches a person goes to stderr, as without the view.
+      if (!readers.stdoutOpen()) await echoToStderr(event, values, io);
+      else if (!viewIsWatched) await echoOurError(event, io);
       sink.event(event, "agent");
       await output.settle();
     },
@@ -363,14 +402,23 @@ function runReport(result: RunResult, published: PublishReport | undefined): obj
   };
 }
 
-/** Without the view, the agent's stderr and our own errors still reach a person: on our stderr. */
+/**
+ * Without the view, the agent's stderr and our own notices and errors still reach a person: on our stderr, through
+ * the terminal sanitizer (an agent's stderr line may hold escape sequences: only colours are kept, on a terminal).
+ * `-q` keeps the errors.
+ */
 async function echoToStderr(event: AgentEvent, values: RunValues, io: CliIo): Promise<void> {
-  if (values.quiet) return;
+  if (values.quiet) return echoOurError(event, io);
   if (event.type === "notice" && (event.kind === "stderr" || event.kind === "incomplete" || event.kind === "leftover-processes")) {
-    await io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${event.text}\n`);
-  } else if (event.type === "error" && event.source?.line === undefined && event.fatal === true) {
-    await io.stderr.write(`agentstream run: ${event.message}\n`);
-  }
+    const text = sanitizeForTerminal(event.text, { sgr: io.stderr.isTTY ? "keep" : "drop", keepNewlines: false });
+    await io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${text}\n`);
+  } else await echoOurError(event, io);
+}
+
+/** Our own fatal errors (the command not found, a timeout: no input line), as one line on stderr. */
+async function echoOurError(event: AgentEvent, io: CliIo): Promise<void> {
+  if (event.type === "error" && event.source?.line === undefined && event.fatal === true)
+    await io.stderr.write(`agentstream run: ${sanitizeForTerminal(event.message, { keepNewlines: false })}\n`);
 }
 
 function logOption(values: RunValues, io: CliIo): { log?: string } {
