@@ -136,6 +136,7 @@ export {
   createTerminalRenderer,
   sanitizeForTerminal,
   type RenderMode,
+  type RendererEndOptions,
   type RendererOptions,
   type SanitizeOptions,
   type TerminalRenderer,

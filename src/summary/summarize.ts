@@ -12,7 +12,7 @@ import type { HealthStats, RecordStats } from "../pipeline/create-event-reader.t
  * span of the timestamps is the session's duration. A live stream's timestamps only cover what was printed
  * (not the start-up or the model's first latency), so its duration comes from its end record or stays null.
  */
-const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set(["claude-session", "codex-session", "gemini-session"]);
+export const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set(["claude-session", "codex-session", "gemini-session"]);
 
 /** How a tool call ended, as far as the stream says. */
 export type ToolCallStatus = "success" | "error" | "incomplete";

@@ -5,7 +5,7 @@
  * stderr, the footer or summary printed at the end, exit 0.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
@@ -90,6 +90,25 @@ describe.skipIf(!existsSync(bin) || !hasShared)("--follow (built binary)", () =>
     expect(await followed.interrupt()).toBe(0);
     expect(followed.out()).toBe(run(["render", "--mode", "none", path]));
     expect(followed.out()).toMatch(/✓ done · 9\.4s · 2 turns/);
+  });
+
+  it("render -f of a saved session log: ended with its totals once its file was left alone a minute, unfinished before", async () => {
+    const saved = readFileSync(sharedPath("fixtures/claude-session/ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl"));
+    const lastLine = (output: string): string => output.trimEnd().split("\n").at(-1) ?? "";
+    const end = async (modifiedAgoMs: number): Promise<string> => {
+      const path = tempFile(saved);
+      const at = new Date(Date.now() - modifiedAgoMs);
+      utimesSync(path, at, at);
+      const followed = followWith(["render", "-f", "--mode", "none", "--width", "200", path]);
+      await followed.until("the last answer", () => followed.out().includes("architecture details."));
+      expect(await followed.interrupt()).toBe(0);
+      return lastLine(followed.out());
+    };
+    const totals = / · 9m 32s · 1 turn · tokens 818 in · 51\.9k out · cache 3\.65M read, 138\.0k write/;
+    expect(await end(5 * 60_000)).toMatch(new RegExp(`^■ ended${totals.source}`));
+    expect(await end(0)).toMatch(new RegExp(`^◌ the stream ended before the session did \\(no result record\\)${totals.source}`));
+    // Not followed, the file is what was written: ended.
+    expect(lastLine(run(["render", "--mode", "none", "--width", "200", tempFile(saved)]))).toMatch(new RegExp(`^■ ended${totals.source}`));
   });
 
   it("summary -f --json: a truncated file is reported and read again from its start; each content gets its summary at Ctrl-C", async () => {

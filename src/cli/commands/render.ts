@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import { useNativeScans } from "../../run/native-scans.ts";
 import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
@@ -74,6 +75,7 @@ sequences and control characters in agent and tool text are shown as visible sym
         keepColors: values["keep-colors"],
       },
       output,
+      values.follow ? { stillWritten: writtenLately } : {},
     );
     const { sources, release } = readingSources(positionals, io, values.follow);
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
@@ -96,6 +98,21 @@ sequences and control characters in agent and tool text are shown as visible sym
     }
   },
 });
+
+/**
+ * A followed file changed this recently is taken to be still written: a saved session log (no result record by
+ * nature) then ends as unfinished, not as ended (docs/render.md). An agent writes its session log at every message
+ * and tool result; a minute without one, it is waiting for a person or done.
+ */
+const STILL_WRITTEN_MS = 60_000;
+
+function writtenLately(file: string): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs < STILL_WRITTEN_MS;
+  } catch {
+    return false; // gone: nothing writes it any more
+  }
+}
 
 function chooseVerbosity(values: ParsedValues<typeof renderOptions>): Verbosity {
   if (values.debug) return "debug";

@@ -7,7 +7,16 @@ import { createTerminalRenderer, type RendererOptions } from "../../views/termin
 import type { BatchedOutput } from "../output.ts";
 import type { Sink } from "./sink.ts";
 
-export function createRendererSink(options: Omit<RendererOptions, "write">, output: BatchedOutput): Sink {
+/** What the renderer sink needs to know besides the view's options. */
+export interface RendererSinkInputs {
+  /**
+   * Whether the input named so may still be written (a followed file changed a moment ago): a saved session log that
+   * ends there is shown as unfinished, not ended (the terminal renderer's `end`). @defaultValue never
+   */
+  readonly stillWritten?: (input: string) => boolean;
+}
+
+export function createRendererSink(options: Omit<RendererOptions, "write">, output: BatchedOutput, inputs: RendererSinkInputs = {}): Sink {
   let wrote = false; // the current session's renderer has written something
   const createRenderer = () =>
     createTerminalRenderer({
@@ -19,8 +28,10 @@ export function createRendererSink(options: Omit<RendererOptions, "write">, outp
     });
   let renderer = createRenderer();
   let currentInput: string | undefined;
+  const endRenderer = (): void =>
+    renderer.end({ stillWritten: currentInput !== undefined && inputs.stillWritten?.(currentInput) === true });
   const nextSession = (): void => {
-    renderer.end();
+    endRenderer();
     if (wrote) output.write("\n"); // a blank line between one session's footer and the next header
     wrote = false;
     renderer = createRenderer();
@@ -35,7 +46,7 @@ export function createRendererSink(options: Omit<RendererOptions, "write">, outp
     // A followed file truncated or replaced: its new text is another stream, with its own header.
     inputRestarted: nextSession,
     end() {
-      renderer.end();
+      endRenderer();
     },
   };
 }

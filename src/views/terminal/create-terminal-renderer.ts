@@ -17,9 +17,22 @@ import type { RenderMode, Verbosity } from "../shared/types.ts";
 import { finishMessage } from "./messages.ts";
 import { onMessageCompleted, onMessageDelta, onMessageStarted } from "./on-message.ts";
 import { onSessionCompleted, onSessionStarted, onTurnCompleted, onTurnStarted } from "./on-session.ts";
-import { onError, onHeartbeat, onMetric, onNotice, onRateLimit, onRepair, onRetry, onText, onUnknown, onUsage } from "./on-status.ts";
+import {
+  onError,
+  onHeartbeat,
+  onMetric,
+  onNotice,
+  onRateLimit,
+  onRepair,
+  onRetry,
+  onText,
+  onUnknown,
+  onUsage,
+  showHeldExit,
+} from "./on-status.ts";
+import { endFooter } from "./footer.ts";
 import { onFileChanged, onPlanUpdated, onToolCompleted, onToolInputDelta, onToolProgress, onToolStarted } from "./on-tool.ts";
-import { begin, clearStatus, emit, emitRows, flush, releaseAfterTool, settle, style } from "./screen.ts";
+import { clearStatus, emit, flush, releaseAfterTool, settle, style } from "./screen.ts";
 import { createRenderState, type RenderState } from "./state.ts";
 import { releaseHeaders } from "./tools.ts";
 
@@ -43,8 +56,19 @@ export interface RendererOptions {
 export interface TerminalRenderer {
   /** Shows one event. */
   render(event: AgentEvent): void;
-  /** Finishes an open line, says whether a session was left unfinished, and writes what is left. Call once. */
-  end(): void;
+  /**
+   * Finishes an open line, ends a session that had no result record (a saved session log: ended, with its totals;
+   * another stream: cut short), and writes what is left. Call once.
+   */
+  end(options?: RendererEndOptions): void;
+}
+
+export interface RendererEndOptions {
+  /**
+   * The input may still be written (a followed file changed a moment ago): a saved session log is then shown as
+   * unfinished, not ended. @defaultValue false
+   */
+  readonly stillWritten?: boolean;
 }
 
 /** One part per event type: what the renderer does with it. */
@@ -92,20 +116,21 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
   });
   return {
     render(event) {
+      // The totals the end shows when no result record does (footer.ts); deltas change none of them.
+      if (event.type !== "message.delta" && event.type !== "tool.input.delta" && event.type !== "tool.progress") r.totals.add(event);
+      r.dialect ??= event.source?.dialect;
       renderEvent(r, event);
       // Mode full shows text as it streams; basic and none write once per block (when no message line is open).
       if (r.mode === "full" || r.current === undefined) flush(r);
     },
-    end() {
+    end(endOptions = {}) {
       releaseHeaders(r);
       for (const m of [...r.messages.values()]) if (m.started || m.length > 0) finishMessage(r, m);
       settle(r);
       releaseAfterTool(r);
+      showHeldExit(r);
       const open = [...r.sessions.values()].filter((s) => s.root && s.started && !s.completed);
-      if (open.length > 0 && r.wroteAnything && r.verbosity !== "debug") {
-        begin(r, "footer", 0, "footer");
-        emitRows(r, `${style(r, "meta", "◌ the stream ended before the session did (no result record)")}\n`);
-      }
+      if (open.length > 0 && r.wroteAnything && r.verbosity !== "debug") endFooter(r, endOptions.stillWritten === true);
       clearStatus(r);
       flush(r);
     },
@@ -117,6 +142,8 @@ function renderEvent(r: RenderState, event: AgentEvent): void {
     debugLine(r, event);
     return;
   }
+  // The agent's exit waits for the incomplete notice that may say it (on-status.ts); any other event shows it.
+  if (r.heldExit !== undefined && !(event.type === "notice" && event.kind === "incomplete")) showHeldExit(r);
   // A tool header waits for its streamed arguments only while they stream: any other event shows it.
   if (r.waitingHeaders.length > 0 && !(event.type === "tool.input.delta" && r.waitingHeaders.some((t) => t.id === event.toolCallId)))
     releaseHeaders(r);

@@ -97,7 +97,18 @@ export function onNotice(r: RenderState, event: EventOf<"notice">): void {
     sideNote(r, () => line(r, depth, style(r, "meta", sanitizeForTerminal(event.text)), "  "));
     return;
   }
-  if (event.level === "warning" ? r.quiet : !r.verbose) return;
+  if (event.kind === "exit" && exitedBadly(event)) {
+    // `agentstream run`'s agent ended with a non-zero code or a signal: always said. Before the session's end, the
+    // notice that the stream is incomplete follows and says why (with this exit): it waits for it.
+    if ([...r.sessions.values()].some((s) => s.root && s.completed)) showExit(r, event);
+    else r.heldExit = event;
+    return;
+  }
+  if (event.kind === "incomplete") {
+    // Said once: here, not again at the end (footer.ts); with -q too, where it stands for the footer.
+    r.heldExit = undefined;
+    r.incompleteSaid = true;
+  } else if (event.level === "warning" ? r.quiet : !r.verbose) return;
   const depth = depthOf(r, event);
   const text = sanitizeForTerminal(event.text);
   sideNote(r, () => line(r, depth, event.level === "warning" ? style(r, "warning", `⚠ ${text}`) : style(r, "meta", `· ${text}`), "  "));
@@ -134,4 +145,25 @@ export function onUnknown(r: RenderState, event: EventOf<"unknown">): void {
     line(r, depth, style(r, "meta", `? unknown record${event.reason !== undefined ? `: ${oneLine(event.reason)}` : ""}`));
     showOutput(r, depth, raw, "meta");
   });
+}
+
+/** An exit notice (`agentstream run`) with a code other than 0, or a signal. */
+function exitedBadly(event: EventOf<"notice">): boolean {
+  const code = event.details?.exitCode;
+  const signal = event.details?.signal;
+  return (typeof code === "number" && code !== 0) || (typeof signal === "string" && signal !== "");
+}
+
+function showExit(r: RenderState, event: EventOf<"notice">): void {
+  const depth = depthOf(r, event);
+  settle(r);
+  line(r, depth, style(r, "errorStrong", `✗ ${sanitizeForTerminal(event.text, { keepNewlines: false })}`), "  ");
+}
+
+/** The agent's non-zero exit held back for an incomplete notice that did not come (./create-terminal-renderer.ts). */
+export function showHeldExit(r: RenderState): void {
+  const held = r.heldExit;
+  if (held === undefined) return;
+  r.heldExit = undefined;
+  showExit(r, held);
 }

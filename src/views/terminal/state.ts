@@ -4,7 +4,8 @@
  * passed to every part of the renderer (./screen.ts, ./messages.ts, ./tools.ts, ./footer.ts, ./on-*.ts).
  */
 import type { EndsOptions } from "../../framing/ndjson/_skim.ts";
-import type { JsonValue, MessageKind, MessageRole, PlanItem, Usage } from "../../model/events.ts";
+import type { EventOf, JsonValue, MessageKind, MessageRole, PlanItem, Usage } from "../../model/events.ts";
+import { createSummaryBuilder, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { SanitizeOptions, TerminalSanitizer } from "../shared/sanitize.ts";
 import type { RenderMode, Verbosity } from "../shared/types.ts";
 
@@ -150,6 +151,17 @@ export interface RenderState {
   statusShown: boolean;
   /** The last error message shown: a turn or session end that repeats it word for word does not show it again. */
   lastError: string;
+  /**
+   * The stream's facts folded as `summary --json` folds them (deltas left out: they change none of them): the totals
+   * the end of a session with no result record shows (a saved session log, a cut stream), the same figures as `summary`.
+   */
+  readonly totals: SummaryBuilder;
+  /** The dialect of the stream, from the first event that names it: a saved session log (claude-session, ...) has no result record by nature. */
+  dialect: string | undefined;
+  /** A non-zero exit of `agentstream run`'s agent before the session's end: shown at the next event, unless it is the incomplete notice that says why. */
+  heldExit: EventOf<"notice"> | undefined;
+  /** `run`'s notice that the stream ended without its final record was shown: the end does not say it again. */
+  incompleteSaid: boolean;
 }
 
 /** The settings a renderer is created with (RendererOptions, defaults applied by the caller). */
@@ -196,5 +208,9 @@ export function createRenderState(settings: RenderSettings): RenderState {
     heartbeatRun: undefined,
     statusShown: false,
     lastError: "",
+    totals: createSummaryBuilder(),
+    dialect: undefined,
+    heldExit: undefined,
+    incompleteSaid: false,
   };
 }

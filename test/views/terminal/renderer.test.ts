@@ -9,6 +9,8 @@ import { formatCost, formatCount, formatDuration, formatMetric, formatUsage, key
 import { createTerminalRenderer, type RendererOptions } from "../../../src/views/terminal/create-terminal-renderer.ts";
 import { createScreen, plain } from "./_emulator.ts";
 import { displayWidth } from "../../../src/views/shared/width.ts";
+import { readFile } from "../../helpers/read.ts";
+import { hasShared, sharedPath } from "../../helpers/shared.ts";
 
 function stamp(drafts: AgentEventDraft[]): AgentEvent[] {
   return drafts.map((d, seq) => ({ ...d, v: 1, seq }) as AgentEvent);
@@ -546,6 +548,12 @@ describe("what the view shows", () => {
     expect(render([start(), ...msg("m", "partial")]).text).toMatch(/◌ the stream ended before the session did/);
   });
 
+  it("a cut stream's end shows the totals it had", () => {
+    const usage = { inputTokens: 1200, outputTokens: 300, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
+    const { text } = render([start(), ...msg("m", "partial"), { type: "usage", scope: "delta", usage, sessionId: "s" }], { width: 200 });
+    expect(text.trimEnd().split("\n").at(-1)).toBe(`◌ the stream ended before the session did (no result record) · ${formatUsage(usage)}`);
+  });
+
   it("--links: http(s) URLs in text become OSC 8 links we build, the URL itself as the text (mode full only)", () => {
     const events = deltas("m", ["see https://exa", "mple.com/docs. And ", "javascript:alert(1)"]);
     const full = render(events, { mode: "full", links: true });
@@ -590,5 +598,75 @@ describe("wrapping at width 40 in a real terminal emulator", () => {
         for (const row of answer) expect(words).toMatch(new RegExp(`(^| )${row.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`, "u")); // whole words only
       screen.dispose();
     }
+  });
+});
+
+/** The agent's end as `agentstream run` reports it: an exit notice, then (no result record) the incomplete notice. */
+const exitNotice = (code: number): AgentEventDraft => ({
+  type: "notice",
+  kind: "exit",
+  level: "info",
+  text: `the agent exited with code ${code}`,
+  details: { exitCode: code, signal: null },
+});
+const incompleteNotice = (code: number): AgentEventDraft => ({
+  type: "notice",
+  kind: "incomplete",
+  level: "warning",
+  text: `the stream ended without the agent's final record: the agent exited with code ${code} before writing it`,
+});
+
+describe("how the agent and the session ended", () => {
+  const done: AgentEventDraft = { type: "session.completed", status: "success", sessionId: "s" };
+
+  it("a non-zero exit after a complete stream is shown, with -q too; exit 0 only with -v", () => {
+    for (const verbosity of ["quiet", "normal"] as const) {
+      const { text } = render([start(), ...msg("m", "hi"), done, exitNotice(3)], { verbosity });
+      expect(text).toMatch(/✓ done\n✗ the agent exited with code 3\n$/);
+    }
+    expect(render([start(), done, exitNotice(0)]).text).not.toMatch(/exited/);
+    expect(render([start(), done, exitNotice(0)], { verbosity: "verbose" }).text).toMatch(/· the agent exited with code 0/);
+  });
+
+  it("an incomplete stream is said once, with the exit that cut it", () => {
+    for (const verbosity of ["quiet", "normal"] as const) {
+      const { text } = render([start(), ...msg("m", "partial"), exitNotice(3), incompleteNotice(3)], { verbosity, width: 200 });
+      expect(text.match(/the stream ended/g)).toHaveLength(1);
+      expect(text.match(/exited with code 3/g)).toHaveLength(1);
+      expect(text).toMatch(/⚠ the stream ended without the agent's final record: the agent exited with code 3 before writing it\n$/);
+    }
+  });
+
+  it("an exit held for an incomplete notice that does not come is still shown", () => {
+    expect(render([start(), exitNotice(2)]).text).toMatch(/✗ the agent exited with code 2\n/);
+  });
+
+  describe.skipIf(!hasShared)("a saved session log (the ccviewer Claude session: no result record by nature)", () => {
+    const file = hasShared
+      ? readFile(sharedPath("fixtures/claude-session/ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl"))
+      : undefined;
+    const endOf = (stillWritten: boolean): string => {
+      const writes: string[] = [];
+      const renderer = createTerminalRenderer({ width: 200, write: (t) => writes.push(t) });
+      for (const event of file?.events ?? []) renderer.render(event);
+      renderer.end({ stillWritten });
+      return plain(writes.join("")).trimEnd().split("\n").at(-1) ?? "";
+    };
+    /** What `summary --json` knows of it, as the footer writes it. */
+    const totals = (): string => {
+      const summary = file?.summary;
+      if (summary === undefined || summary.durationMs === null) throw new Error("no summary");
+      const cost = summary.costUsd === null ? "" : ` · ${formatCost(summary.costUsd)}`;
+      return `${formatDuration(summary.durationMs)} · 1 turn · ${formatUsage(summary.usage)}${cost}`;
+    };
+
+    it("ends with its totals, the same as summary --json", () => {
+      expect(file?.summary.durationMs).toBe(572_448);
+      expect(endOf(false)).toBe(`■ ended · ${totals()}`);
+    });
+
+    it("is unfinished while its file is still written", () => {
+      expect(endOf(true)).toBe(`◌ the stream ended before the session did (no result record) · ${totals()}`);
+    });
   });
 });
