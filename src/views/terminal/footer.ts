@@ -78,7 +78,7 @@ export function endFooter(r: RenderState, stillWritten: boolean): void {
   ].filter(Boolean);
   const ended = !stillWritten && r.dialect !== undefined && SAVED_SESSION_DIALECTS.has(r.dialect);
   if (!ended && r.incompleteSaid && parts.length === 0) return;
-  const head = ended ? "■ ended" : r.incompleteSaid ? "◌ so far" : "◌ the stream ended before the session did (no result record)";
+  const head = ended ? "■ ended" : r.incompleteSaid ? "◌ totals" : "◌ the stream ended before the session did (no result record)";
   begin(r, "footer", 0, "footer");
   footerRows(r, 0, head, ended ? "header" : "meta", parts, tokens);
 }

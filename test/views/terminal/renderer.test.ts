@@ -637,6 +637,14 @@ describe("how the agent and the session ended", () => {
     }
   });
 
+  it("after the incomplete notice, the end gives only the figures the stream had", () => {
+    const usage = { inputTokens: 1200, outputTokens: 300, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
+    const events = [start(), ...msg("m", "partial"), { type: "usage", scope: "delta", usage, sessionId: "s" } as AgentEventDraft];
+    const { text } = render([...events, exitNotice(1), incompleteNotice(1)], { width: 200 });
+    expect(text.match(/the stream ended/g)).toHaveLength(1);
+    expect(text.trimEnd().split("\n").at(-1)).toBe(`◌ totals · ${formatUsage(usage)}`);
+  });
+
   it("an exit held for an incomplete notice that does not come is still shown", () => {
     expect(render([start(), exitNotice(2)]).text).toMatch(/✗ the agent exited with code 2\n/);
   });
