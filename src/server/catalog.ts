@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
@@ -60,6 +60,22 @@ interface LogProgress {
   readonly reader: EventReader;
   readonly facts: SessionFacts;
   offset: number;
+  /** The last bytes read (up to TAIL_BYTES): still there at `offset` when the log was only appended to. */
+  tail: Buffer;
+}
+
+/** A log's feed, opened on demand. */
+interface FileFeed {
+  readonly feed: SessionFeed;
+  readonly release: () => void;
+  /** The log's size and time once the feed had read it to its end: a log changed since is read anew when opened. */
+  readAs: FileStamp | undefined;
+}
+
+/** What tells a log changed: its size and modification time. */
+interface FileStamp {
+  readonly size: number;
+  readonly mtimeMs: number;
 }
 
 /** What the server asks of the catalog. */
@@ -82,12 +98,14 @@ const MAX_DEPTH = 8;
 const MAX_FILES = 10_000;
 /** Bytes read before deciding a file is no agent log (its dialect is still unknown or `json`). */
 const DETECT_BYTES = 256 * 1024;
+/** How many of the last bytes read are compared before a growing log is read on from where it stopped. */
+const TAIL_BYTES = 16;
 
 /** Resolves the given paths (a missing one is a caller mistake) and returns the catalog over them. */
 export async function createCatalog(options: CatalogOptions): Promise<SessionCatalog> {
   const roots = await Promise.all(options.paths.map(resolveRoot));
   const files = new Map<string, LogFile>();
-  const feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
+  const feeds = new Map<string, FileFeed>();
   const pushed = new Map<string, SessionFeed>();
   const sources = options.sources ?? [];
 
@@ -110,10 +128,13 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     for (const [id, file] of found) {
       const known = files.get(id);
       if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded) {
-        // A run log only grows while its run goes on: read on from where the last scan stopped.
-        const resumable = known?.progress !== undefined && file.size >= known.progress.offset ? known.progress : undefined;
+        // A run log only grows while its run goes on: read on from where the last scan stopped, unless it was rewritten.
+        const resumable = known?.progress !== undefined && (await appendedTo(file.real, known.progress)) ? known.progress : undefined;
         await summarize(file, options.read, resumable);
         files.set(id, file);
+        // A feed that read the log to its end shows what the log was: the next open reads it anew.
+        const open = feeds.get(id);
+        if (open?.feed.isEnded === true && !sameStamp(open.readAs, file)) open.release();
       }
     }
     for (const id of files.keys()) if (!found.has(id)) files.delete(id);
@@ -134,7 +155,11 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       const own = pushed.get(id);
       if (own !== undefined) return own;
       const open = feeds.get(id);
-      if (open !== undefined) return open.feed;
+      if (open !== undefined) {
+        const real = files.get(id)?.real;
+        if (!open.feed.isEnded || (real !== undefined && sameStamp(open.readAs, await stat(real).catch(() => undefined)))) return open.feed;
+        open.release(); // the log changed after it was read to its end: read it anew
+      }
       for (const source of sources) {
         const feed = await source.feed(id);
         if (feed !== undefined) return feed;
@@ -148,7 +173,9 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       // The file may have been swapped for a link since the scan: check where it leads now.
       const real = await realpath(file.real).catch(() => undefined);
       if (real === undefined || !isUnder(real, roots)) return undefined;
-      const opened = openFileFeed(file, options, () => feeds.delete(id));
+      const opened = openFileFeed(file, options, () => {
+        if (feeds.get(id) === opened) feeds.delete(id);
+      });
       feeds.set(id, opened);
       return opened.feed;
     },
@@ -269,6 +296,7 @@ async function summarize(file: LogFile, read: CatalogOptions["read"], progress: 
     for await (const chunk of chunks) {
       state.reader.feed(chunk);
       state.offset += chunk.length;
+      state.tail = keepTail(state.tail, chunk);
       if (state.offset >= DETECT_BYTES && (state.reader.dialect === undefined || state.reader.dialect === "json")) {
         readable = false;
         break;
@@ -288,11 +316,37 @@ function startReading(file: LogFile, read: CatalogOptions["read"]): LogProgress 
   const reader = createEventReader({ onEvent: (event) => facts.add(event) }, { ...read, file: file.shown, onIssue: () => {} });
   facts.stats = () => reader.stats;
   facts.dialect = () => reader.dialect;
-  return { reader, facts, offset: 0 };
+  return { reader, facts, offset: 0, tail: Buffer.alloc(0) };
+}
+
+/** The last TAIL_BYTES of what was read, after `chunk`. */
+function keepTail(tail: Buffer, chunk: Buffer): Buffer {
+  if (chunk.length >= TAIL_BYTES) return Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES));
+  const joined = Buffer.concat([tail, chunk]);
+  return joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
+}
+
+/** True when the log still holds what was read up to `progress.offset` (it was only appended to since). */
+async function appendedTo(real: string, progress: LogProgress): Promise<boolean> {
+  const { offset, tail } = progress;
+  if (tail.length === 0) return offset === 0;
+  const handle = await open(real, "r").catch(() => undefined);
+  if (handle === undefined) return false;
+  try {
+    const now = Buffer.alloc(tail.length);
+    const { bytesRead } = await handle.read(now, 0, tail.length, offset - tail.length);
+    return bytesRead === tail.length && now.equals(tail);
+  } finally {
+    await handle.close();
+  }
+}
+
+function sameStamp(read: FileStamp | undefined, now: FileStamp | undefined): boolean {
+  return read !== undefined && now !== undefined && read.size === now.size && read.mtimeMs === now.mtimeMs;
 }
 
 /** Follows a log into a feed; the feed is released (the follow stopped) once nobody has watched it for a while. */
-function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void): { feed: SessionFeed; release: () => void } {
+function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void): FileFeed {
   const feed = new SessionFeed(file.id, { file: file.shown, live: isLive(file) });
   const stop = new AbortController();
   const reader = createEventReader(
@@ -307,20 +361,28 @@ function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void
     forget();
   };
   const stopIdleCheck = releaseWhenUnwatched(feed, options.releaseMs ?? 60_000, release);
+  const opened: FileFeed = { feed, release, readAs: undefined };
   void (async () => {
     try {
       const chunks = followFile(file.real, { finished: () => !isLive(file), signal: stop.signal, pollMs: options.pollMs ?? 250 });
       for await (const chunk of chunks) {
-        // A run log is only appended to; one truncated or replaced is not that run's any more: what was read stays shown.
-        if (isFollowRestart(chunk)) break;
+        // A run log is only appended to; one truncated or replaced is not that run's any more: what was read stays
+        // shown to its viewers, and the feed is let go at once, so the next open reads the file anew.
+        if (isFollowRestart(chunk)) {
+          release();
+          break;
+        }
         reader.feed(chunk);
       }
-      if (!stop.signal.aborted) reader.end();
+      if (!stop.signal.aborted) {
+        reader.end();
+        opened.readAs = await stat(file.real).catch(() => undefined);
+      }
     } catch {
       // The log vanished while followed: what was read stays shown.
     } finally {
       feed.end();
     }
   })();
-  return { feed, release };
+  return opened;
 }
