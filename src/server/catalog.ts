@@ -86,7 +86,7 @@ export interface SessionCatalog {
   feed(id: string): Promise<SessionFeed | undefined>;
   /** Adds a session whose events are pushed in (a run's own). */
   add(feed: SessionFeed): void;
-  /** Whether each source beside the files can be read now (`GET /api/sources`). */
+  /** Served paths that do not exist yet, then whether each source beside the files can be read now (`GET /api/sources`). */
   sources(): SourceStatus[];
   /** Stops following every log (and closes the sources). */
   close(): void;
@@ -101,9 +101,16 @@ const DETECT_BYTES = 256 * 1024;
 /** How many of the last bytes read are compared before a growing log is read on from where it stopped. */
 const TAIL_BYTES = 16;
 
-/** Resolves the given paths (a missing one is a caller mistake) and returns the catalog over them. */
+/** Resolves the given paths (one that does not exist yet is looked for at each walk) and returns the catalog over them. */
 export async function createCatalog(options: CatalogOptions): Promise<SessionCatalog> {
-  const roots = await Promise.all(options.paths.map(resolveRoot));
+  const roots: Root[] = [];
+  // A path that does not exist yet (a run log folder no run has written to) is looked for again at each walk.
+  let waiting: string[] = [];
+  for (const path of options.paths) {
+    const root = await resolveRoot(path);
+    if (root === undefined) waiting.push(path);
+    else roots.push(root);
+  }
   const files = new Map<string, LogFile>();
   const feeds = new Map<string, FileFeed>();
   const pushed = new Map<string, SessionFeed>();
@@ -124,6 +131,15 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   };
   const walkAll = async (): Promise<void> => {
     const found = new Map<string, LogFile>();
+    if (waiting.length > 0) {
+      const still: string[] = [];
+      for (const path of waiting) {
+        const root = await resolveRoot(path);
+        if (root === undefined) still.push(path);
+        else roots.push(root);
+      }
+      waiting = still;
+    }
     for (const root of roots) await walk(root, roots, found);
     for (const [id, file] of found) {
       const known = files.get(id);
@@ -183,7 +199,10 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       pushed.set(feed.id, feed);
     },
     sources() {
-      return sources.map((source) => source.status());
+      const missing = waiting.map(
+        (path): SourceStatus => ({ kind: "path", description: path, state: "unavailable", detail: MISSING_PATH }),
+      );
+      return [...missing, ...sources.map((source) => source.status())];
     },
     close() {
       for (const { release } of feeds.values()) release();
@@ -205,12 +224,18 @@ interface Root {
   readonly folder: boolean;
 }
 
-async function resolveRoot(path: string): Promise<Root> {
+/** Why a served path is listed in `sources()`: it is looked for again at each walk. */
+export const MISSING_PATH = "does not exist yet: its sessions are listed once it appears";
+
+/** The path's real path; undefined while it does not exist (looked for again later); any other failure is the caller's. */
+async function resolveRoot(path: string): Promise<Root | undefined> {
   try {
     const real = await realpath(path);
     return { given: path, real, folder: (await stat(real)).isDirectory() };
   } catch (cause) {
-    throw new AgentStreamError("usage", `cannot serve ${path}: no such file or folder`, { cause });
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new AgentStreamError("usage", `cannot serve ${path}: ${code ?? String(cause)}`, { cause });
   }
 }
 

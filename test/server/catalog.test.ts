@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createCatalog, type CatalogOptions } from "../../src/server/catalog.ts";
+import { createCatalog, MISSING_PATH, type CatalogOptions } from "../../src/server/catalog.ts";
 import { startServer, type SessionServer } from "../../src/server/http-server.ts";
 import type { SessionInfo } from "../../src/server/session-facts.ts";
 import { httpGet, openSse } from "../helpers/http.ts";
@@ -103,5 +103,22 @@ describe("a file rewritten while served", () => {
       "rewritten 6",
     ]);
     expect((await api.list())[0]).toMatchObject({ id, events: 8, live: false });
+  });
+});
+
+describe("a served path that does not exist yet", () => {
+  it("is served empty, said in /api/sources, and listed once it appears", async () => {
+    const home = tempDir("serve-fresh");
+    const runs = join(home, ".agentstream", "runs");
+    const api = await serve([runs]);
+    expect(await api.list()).toEqual([]);
+    const auth = { Authorization: `Bearer ${server?.token}` };
+    const sources = async (): Promise<unknown> => JSON.parse((await httpGet(server?.origin ?? "", "/api/sources", auth)).body);
+    expect(await sources()).toEqual([{ kind: "path", description: runs, state: "unavailable", detail: MISSING_PATH }]);
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(join(runs, "r1.raw"), "");
+    writeFileSync(join(runs, "r1.events.ndjson"), sessionLines("s", "first", 1));
+    expect(await api.list()).toMatchObject([{ file: join(runs, "r1.events.ndjson"), live: true }]);
+    expect(await sources()).toEqual([]);
   });
 });

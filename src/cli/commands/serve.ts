@@ -83,6 +83,10 @@ reconnected to, the files are served meanwhile. Ctrl-C stops it.`,
     });
     const server = await startServer({ catalog, assets: loadWebAssets(), host: values.host, port: parsePort(values.port) });
     warnIfExposed(values.host, io);
+    for (const missing of catalog.sources().filter((source) => source.kind === "path"))
+      await io.stderr.write(
+        `agentstream serve: ${sanitizeForTerminal(`${missing.description} ${missing.detail}`, { keepNewlines: false })}\n`,
+      );
     if (values["no-redact"])
       await io.stderr.write("agentstream serve: --no-redact: secrets in the logs will be sent to the page as they are\n");
     if (fleet !== undefined) await io.stderr.write(`agentstream serve: also listing the sessions of ${fleet.status().description}\n`);
