@@ -6,15 +6,15 @@
  * sessions by an id, never by a path.
  */
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
-import { open, readdir, realpath, stat } from "node:fs/promises";
-import { basename, join, sep } from "node:path";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { followFile, isFollowRestart } from "../follow/follow-file.ts";
 import { registeredRuns } from "./registry.ts";
 import { openRemoteFeed } from "./remote-feed.ts";
-import { SessionFacts, type SessionInfo } from "./session-facts.ts";
+import { oneLine, SessionFacts, type SessionInfo } from "./session-facts.ts";
 import { releaseWhenUnwatched, SessionFeed } from "./session-feed.ts";
 import type { SessionSource, SourceStatus } from "./session-source.ts";
 
@@ -34,6 +34,11 @@ export interface CatalogOptions {
   readonly releaseMs?: number;
   /** Other sources of sessions, listed beside the files (`serve --nats`: ./session-source.ts). */
   readonly sources?: readonly SessionSource[];
+  /**
+   * A run log without its summary is live only while it was written this recently (`run` writes a heartbeat
+   * every 15 s while its agent is silent): a run killed before it could write its summary is over. @defaultValue 120000
+   */
+  readonly quietMs?: number;
 }
 
 /** A log found under the served paths. */
@@ -46,6 +51,12 @@ interface LogFile {
   readonly runSummary: string | undefined;
   /** The run was over (its summary written) when the file was found: part of what makes a change. */
   readonly runEnded: boolean;
+  /** A subagent file (`<session>/subagents/agent-<id>.jsonl`): the id of its parent session's file, when that is served. */
+  readonly parent: string | undefined;
+  /** A subagent file's title, from its `.meta.json` (`Explore: Read planning task inputs`). */
+  readonly title: string | undefined;
+  /** CatalogOptions.quietMs. */
+  quietMs: number;
   size: number;
   mtimeMs: number;
   /** Facts of the last read (undefined: not a session, or not read yet). */
@@ -100,6 +111,8 @@ const MAX_FILES = 10_000;
 const DETECT_BYTES = 256 * 1024;
 /** How many of the last bytes read are compared before a growing log is read on from where it stopped. */
 const TAIL_BYTES = 16;
+/** CatalogOptions.quietMs's default. */
+const QUIET_MS = 120_000;
 
 /** Resolves the given paths (one that does not exist yet is looked for at each walk) and returns the catalog over them. */
 export async function createCatalog(options: CatalogOptions): Promise<SessionCatalog> {
@@ -141,9 +154,12 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       waiting = still;
     }
     for (const root of roots) await walk(root, roots, found);
+    for (const file of found.values()) file.quietMs = options.quietMs ?? QUIET_MS;
     for (const [id, file] of found) {
       const known = files.get(id);
-      if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded) {
+      const changed = known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded;
+      // A run log that stopped growing before its run wrote its summary is over once it has been quiet long enough.
+      if (changed || (known.info?.live === true && !isLive(file))) {
         // A run log only grows while its run goes on: read on from where the last scan stopped, unless it was rewritten.
         const resumable = known?.progress !== undefined && (await appendedTo(file.real, known.progress)) ? known.progress : undefined;
         await summarize(file, options.read, resumable);
@@ -160,10 +176,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     async list() {
       await scan();
       const infos: SessionInfo[] = [...pushed.values()].map((feed) => feed.info());
-      for (const file of files.values()) {
-        if (!file.isSession) continue;
-        infos.push(feeds.get(file.id)?.feed.info() ?? (file.info as SessionInfo));
-      }
+      infos.push(...fileInfos(files, (id) => feeds.get(id)?.feed));
       for (const source of sources) infos.push(...source.list());
       return infos.sort((a, b) => (b.start ?? "").localeCompare(a.start ?? ""));
     },
@@ -249,7 +262,7 @@ function isUnder(real: string, roots: readonly Root[]): boolean {
 /** Finds candidate logs under one root (run logs grouped: one session per run). */
 async function walk(root: Root, roots: readonly Root[], found: Map<string, LogFile>): Promise<void> {
   if (!root.folder) {
-    await addFile(root.given, root.real, undefined, found);
+    await addFile(root.given, root.real, undefined, found, undefined);
     return;
   }
   const visit = async (shown: string, depth: number): Promise<void> => {
@@ -266,23 +279,33 @@ async function walk(root: Root, roots: readonly Root[], found: Map<string, LogFi
         if (depth < MAX_DEPTH && !entry.isSymbolicLink()) await visit(path, depth + 1);
       } else if (stats?.isFile() === true) {
         const run = runIdOf(entry.name);
-        await addFile(path, real, run !== undefined && names.has(`${run}.raw`) ? join(shown, `${run}.summary.json`) : undefined, found);
+        const runSummary = run !== undefined && names.has(`${run}.raw`) ? join(shown, `${run}.summary.json`) : undefined;
+        await addFile(path, real, runSummary, found, await subagentOf(shown, entry.name));
       }
     }
   };
   await visit(root.given, 0);
 }
 
-async function addFile(shown: string, real: string, runSummary: string | undefined, found: Map<string, LogFile>): Promise<void> {
+async function addFile(
+  shown: string,
+  real: string,
+  runSummary: string | undefined,
+  found: Map<string, LogFile>,
+  subagent: Subagent | undefined,
+): Promise<void> {
   const stats = await stat(real).catch(() => undefined);
   if (stats === undefined || stats.size === 0) return;
-  const id = createHash("sha256").update(real).digest("base64url").slice(0, 16);
+  const id = fileId(real);
   found.set(id, {
     id,
     shown,
     real,
     runSummary,
     runEnded: runSummary !== undefined && existsSync(runSummary),
+    parent: subagent?.parent,
+    title: subagent?.title,
+    quietMs: QUIET_MS,
     size: stats.size,
     mtimeMs: stats.mtimeMs,
     info: undefined,
@@ -302,9 +325,76 @@ function isRunLogCompanion(name: string, siblings: ReadonlySet<string>): boolean
   return match !== null && siblings.has(`${match[1]}.events.ndjson`);
 }
 
-/** True while a run log's run goes on (its summary file is not written yet). */
+/**
+ * True while a run log's run goes on: its summary file is not written yet and the log was written within
+ * `quietMs` (a run killed by SIGKILL never writes its summary; its log stops growing).
+ */
 function isLive(file: LogFile): boolean {
-  return file.runSummary !== undefined && !existsSync(file.runSummary);
+  if (file.runSummary === undefined || existsSync(file.runSummary)) return false;
+  const written = statSync(file.real, { throwIfNoEntry: false })?.mtimeMs;
+  return written !== undefined && Date.now() - written < file.quietMs;
+}
+
+/** A log's id in the API: a hash of its real path (paths never appear in a URL). */
+function fileId(real: string): string {
+  return createHash("sha256").update(real).digest("base64url").slice(0, 16);
+}
+
+/** What a subagent file says of itself beyond its events. */
+interface Subagent {
+  readonly parent: string | undefined;
+  readonly title: string | undefined;
+}
+
+/**
+ * Claude Code writes each subagent of `<project>/<session>.jsonl` to `<project>/<session>/subagents/agent-<id>.jsonl`,
+ * beside `agent-<id>.meta.json` (`{"agentType":"Explore","description":…}`): such a file is listed under its parent.
+ */
+async function subagentOf(folder: string, name: string): Promise<Subagent | undefined> {
+  if (basename(folder) !== "subagents" || !/^agent-.+\.jsonl$/.test(name)) return undefined;
+  const parentReal = await realpath(`${dirname(folder)}.jsonl`).catch(() => undefined);
+  return {
+    parent: parentReal === undefined ? undefined : fileId(parentReal),
+    title: await metaTitle(join(folder, name.replace(/\.jsonl$/, ".meta.json"))),
+  };
+}
+
+/** The wire shape of a subagent's `.meta.json` (every field may be missing). */
+interface SubagentMeta {
+  readonly agentType?: unknown;
+  readonly description?: unknown;
+}
+
+/** `Explore: Read planning task inputs`, from a subagent's meta file; undefined when there is none or it says nothing. */
+async function metaTitle(path: string): Promise<string | undefined> {
+  const stats = await stat(path).catch(() => undefined);
+  if (stats === undefined || !stats.isFile() || stats.size > 64 * 1024) return undefined;
+  try {
+    const meta = JSON.parse(await readFile(path, "utf8")) as SubagentMeta | null;
+    const parts = [meta?.agentType, meta?.description].filter((part): part is string => typeof part === "string" && part.trim() !== "");
+    return oneLine(parts.join(": "));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The files' entries: each subagent file under its parent's (in the order they started), the others at the top. */
+function fileInfos(files: ReadonlyMap<string, LogFile>, openFeed: (id: string) => SessionFeed | undefined): SessionInfo[] {
+  const infoOf = (file: LogFile): SessionInfo => openFeed(file.id)?.info() ?? (file.info as SessionInfo);
+  const children = new Map<string, SessionInfo[]>();
+  const top: LogFile[] = [];
+  for (const file of files.values()) {
+    if (!file.isSession) continue;
+    if (file.parent !== undefined && files.get(file.parent)?.isSession === true) {
+      const siblings = children.get(file.parent) ?? [];
+      siblings.push(infoOf(file));
+      children.set(file.parent, siblings);
+    } else top.push(file);
+  }
+  return top.map((file) => {
+    const subagents = (children.get(file.id) ?? []).sort((a, b) => (a.start ?? "").localeCompare(b.start ?? ""));
+    return subagents.length === 0 ? infoOf(file) : { ...infoOf(file), subagents };
+  });
 }
 
 /**
@@ -332,7 +422,8 @@ async function summarize(file: LogFile, read: CatalogOptions["read"], progress: 
     readable = false; // gone or unreadable since the scan: not listed
   }
   file.isSession = readable && state.reader.dialect !== undefined && state.reader.dialect !== "json";
-  file.info = file.isSession ? state.facts.info(file.id, file.shown, live) : undefined;
+  const info = file.isSession ? state.facts.info(file.id, file.shown, live) : undefined;
+  file.info = info === undefined ? undefined : { ...info, title: file.title ?? info.title };
   file.progress = readable && live && file.runSummary !== undefined ? state : undefined;
 }
 
@@ -372,7 +463,11 @@ function sameStamp(read: FileStamp | undefined, now: FileStamp | undefined): boo
 
 /** Follows a log into a feed; the feed is released (the follow stopped) once nobody has watched it for a while. */
 function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void): FileFeed {
-  const feed = new SessionFeed(file.id, { file: file.shown, live: isLive(file) });
+  const feed = new SessionFeed(file.id, {
+    file: file.shown,
+    live: isLive(file),
+    ...(file.title === undefined ? {} : { title: file.title }),
+  });
   const stop = new AbortController();
   const reader = createEventReader(
     { onEvent: (event) => feed.push(event) },

@@ -4,7 +4,7 @@
  * it appears, and what the list says of each session (title or first prompt, running or ended,
  * subagent files under their parent).
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
@@ -12,11 +12,8 @@ import { createCatalog, MISSING_PATH, type CatalogOptions } from "../../src/serv
 import { startServer, type SessionServer } from "../../src/server/http-server.ts";
 import type { SessionInfo } from "../../src/server/session-facts.ts";
 import { httpGet, openSse } from "../helpers/http.ts";
-import { readAll } from "../helpers/read.ts";
-import { repoRoot } from "../helpers/shared.ts";
+import { hasShared, sharedPath } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
-
-const synthetic = join(repoRoot, "test/fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
 
 let server: SessionServer | undefined;
 afterEach(async () => {
@@ -120,5 +117,63 @@ describe("a served path that does not exist yet", () => {
     writeFileSync(join(runs, "r1.events.ndjson"), sessionLines("s", "first", 1));
     expect(await api.list()).toMatchObject([{ file: join(runs, "r1.events.ndjson"), live: true }]);
     expect(await sources()).toEqual([]);
+  });
+});
+
+describe("what the list says of each session", () => {
+  const parentCapture = sharedPath("fixtures/claude-session/ralph_2.1.223_interactive_parent_a4731909.jsonl");
+  const subagentCapture = sharedPath("fixtures/claude-session/ralph_2.1.223_interactive_a4731909_subagents/agent-a4ff0e1ce30e00726");
+
+  it.skipIf(!hasShared)(
+    "a Claude Code subagent file is listed under its parent session, each with its title and first prompt",
+    async () => {
+      // The layout of ~/.claude/projects/<project>: <session>.jsonl and <session>/subagents/agent-<id>.{jsonl,meta.json}.
+      const project = tempDir("serve-project");
+      const session = "a4731909-31bc-4ad5-bac9-cd59ee7e0615";
+      mkdirSync(join(project, session, "subagents"), { recursive: true });
+      copyFileSync(parentCapture, join(project, `${session}.jsonl`));
+      for (const ext of [".jsonl", ".meta.json"])
+        copyFileSync(`${subagentCapture}${ext}`, join(project, session, "subagents", `agent-a4ff0e1ce30e00726${ext}`));
+      const api = await serve([project]);
+      const list = await api.list();
+      expect(list).toHaveLength(1);
+      const [parent] = list;
+      expect(parent).toMatchObject({
+        file: join(project, `${session}.jsonl`),
+        agent: "claude-code",
+        title: "Revise plan with repository evidence and feedback",
+        prompt: expect.stringMatching(
+          /^Revise the current plan using fresh repository evidence and analysis feedback\. PLANNING EDIT MODE/,
+        ),
+        live: false,
+      });
+      expect(Array.from(parent?.prompt ?? "").length).toBeLessThanOrEqual(200);
+      expect(parent?.subagents).toHaveLength(1);
+      const subagent = parent?.subagents[0] as SessionInfo;
+      expect(subagent).toMatchObject({
+        file: join(project, session, "subagents", "agent-a4ff0e1ce30e00726.jsonl"),
+        title: "Explore: Read planning task inputs",
+        prompt: expect.stringMatching(/^List directory \/REDACTED_WORKSPACE\/\.agent\/ recursively/),
+        subagents: [],
+      });
+      // Still a session of its own to open, by its id.
+      const events = await api.events(subagent.id);
+      expect(events.length).toBe(subagent.events);
+      expect((await api.list())[0]?.subagents[0]).toMatchObject({ id: subagent.id, title: "Explore: Read planning task inputs" });
+    },
+  );
+
+  it("a run log whose run stopped writing before its summary is not running once it has been quiet long enough", async () => {
+    const dir = tempDir("serve-quiet");
+    writeFileSync(join(dir, "r1.raw"), "");
+    const lines = sessionLines("s", "answer", 2).trim().split("\n").slice(0, -1); // no end record: killed mid-run
+    writeFileSync(join(dir, "r1.events.ndjson"), `${lines.join("\n")}\n`);
+    const api = await serve([dir], { quietMs: 5_000 });
+    expect(await api.list()).toMatchObject([{ live: true, status: "running" }]);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, "r1.events.ndjson"), past, past); // as a run killed by SIGKILL a minute ago leaves it
+    expect(await api.list()).toMatchObject([{ live: false, status: "incomplete", events: 3 }]);
+    const [listed] = await api.list();
+    expect((await api.events(listed?.id ?? "")).length).toBe(3); // the stream ends: nothing more will come
   });
 });
