@@ -57,12 +57,14 @@ interface LogFile {
   readonly title: string | undefined;
   /** CatalogOptions.quietMs. */
   quietMs: number;
+  /** When a walk last found it longer than the walk before (a session file being written: live while that goes on). */
+  grewAt: number | undefined;
   size: number;
   mtimeMs: number;
   /** Facts of the last read (undefined: not a session, or not read yet). */
   info: SessionInfo | undefined;
   isSession: boolean;
-  /** A live run log's reading so far: the next scan reads on from `offset` instead of from the start. */
+  /** A live log's reading so far: the next scan reads on from `offset` instead of from the start. */
   progress: LogProgress | undefined;
 }
 
@@ -157,8 +159,9 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     for (const file of found.values()) file.quietMs = options.quietMs ?? QUIET_MS;
     for (const [id, file] of found) {
       const known = files.get(id);
+      if (known !== undefined) file.grewAt = file.size > known.size ? Date.now() : known.grewAt;
       const changed = known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded;
-      // A run log that stopped growing before its run wrote its summary is over once it has been quiet long enough.
+      // A log that stopped growing (a run killed before its summary, a session left) is over once it has been quiet long enough.
       if (changed || (known.info?.live === true && !isLive(file))) {
         // A run log only grows while its run goes on: read on from where the last scan stopped, unless it was rewritten.
         const resumable = known?.progress !== undefined && (await appendedTo(file.real, known.progress)) ? known.progress : undefined;
@@ -306,6 +309,7 @@ async function addFile(
     parent: subagent?.parent,
     title: subagent?.title,
     quietMs: QUIET_MS,
+    grewAt: undefined,
     size: stats.size,
     mtimeMs: stats.mtimeMs,
     info: undefined,
@@ -326,11 +330,12 @@ function isRunLogCompanion(name: string, siblings: ReadonlySet<string>): boolean
 }
 
 /**
- * True while a run log's run goes on: its summary file is not written yet and the log was written within
- * `quietMs` (a run killed by SIGKILL never writes its summary; its log stops growing).
+ * True while a log is being written: a run log while its summary file is not written yet, any other log once
+ * it was seen growing while served; either only while it was written within `quietMs` (a run killed by
+ * SIGKILL never writes its summary, a session left open in another terminal stops growing).
  */
 function isLive(file: LogFile): boolean {
-  if (file.runSummary === undefined || existsSync(file.runSummary)) return false;
+  if (file.runSummary !== undefined ? existsSync(file.runSummary) : file.grewAt === undefined) return false;
   const written = statSync(file.real, { throwIfNoEntry: false })?.mtimeMs;
   return written !== undefined && Date.now() - written < file.quietMs;
 }
@@ -398,7 +403,7 @@ function fileInfos(files: ReadonlyMap<string, LogFile>, openFeed: (id: string) =
 }
 
 /**
- * Reads a log for the list: is it an agent session, and its facts. A live run log is read from
+ * Reads a log for the list: is it an agent session, and its facts. A live log is read from
  * where the last scan stopped (`progress`) and its reader is kept open for the next scan; any
  * other log is read whole and its reader ended.
  */
@@ -424,7 +429,7 @@ async function summarize(file: LogFile, read: CatalogOptions["read"], progress: 
   file.isSession = readable && state.reader.dialect !== undefined && state.reader.dialect !== "json";
   const info = file.isSession ? state.facts.info(file.id, file.shown, live) : undefined;
   file.info = info === undefined ? undefined : { ...info, title: file.title ?? info.title };
-  file.progress = readable && live && file.runSummary !== undefined ? state : undefined;
+  file.progress = readable && live ? state : undefined;
 }
 
 function startReading(file: LogFile, read: CatalogOptions["read"]): LogProgress {

@@ -4,7 +4,7 @@
  * it appears, and what the list says of each session (title or first prompt, running or ended,
  * subagent files under their parent).
  */
-import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
@@ -175,5 +175,25 @@ describe("what the list says of each session", () => {
     expect(await api.list()).toMatchObject([{ live: false, status: "incomplete", events: 3 }]);
     const [listed] = await api.list();
     expect((await api.events(listed?.id ?? "")).length).toBe(3); // the stream ends: nothing more will come
+  });
+});
+
+describe("a session file being written", () => {
+  it("is running while it grows, streams what is appended, and ends once it has been quiet long enough", async () => {
+    const dir = tempDir("serve-growing");
+    const file = join(dir, "session.ndjson");
+    const lines = sessionLines("s", "answer", 6).trim().split("\n").slice(0, -1); // no end record: the agent is still at work
+    writeFileSync(file, `${lines.slice(0, 2).join("\n")}\n`);
+    const api = await serve([dir], { quietMs: 1500 });
+    const [found] = await api.list();
+    expect(found).toMatchObject({ live: false, status: "incomplete", events: 2 }); // a file found as it is: saved
+    appendFileSync(file, `${lines[2]}\n`);
+    expect(await api.list()).toMatchObject([{ id: found?.id, live: true, status: "running", events: 3 }]);
+    const stream = openSse(server?.origin ?? "", `/api/sessions/${found?.id}/events`, { Authorization: `Bearer ${server?.token}` });
+    await stream.waitFor((frame) => frame.id === "2");
+    appendFileSync(file, `${lines.slice(3).join("\n")}\n`);
+    await stream.waitFor((frame) => frame.id === "6");
+    await stream.waitFor((frame) => frame.event === "end"); // quiet for 1.5 s: nothing more is expected
+    expect(await api.list()).toMatchObject([{ id: found?.id, live: false, status: "incomplete", events: 7 }]);
   });
 });
