@@ -70,8 +70,8 @@ interface FleetSession {
   closingAsked: boolean;
 }
 
-/** Sessions whose opening events are asked for at once. */
-const OPENING_QUERIES = 16;
+/** Sessions whose opening (or closing) events are asked for at once. */
+const LOOKUPS_AT_ONCE = 16;
 /** Events read at most to find a session's `session.started` and first prompt (a few hooks or a banner may come first). */
 const OPENING_EVENTS = 16;
 /** FleetSessionsOptions.quietMs's default. */
@@ -98,8 +98,9 @@ class FleetSessions implements SessionSource {
   private readonly stop = new AbortController();
   private readonly sessions = new Map<string, FleetSession>();
   private readonly feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
-  private readonly firstQueue: FleetSession[] = [];
-  private firstInFlight = 0;
+  /** Lookups of a session's opening or closing events, waiting; LOOKUPS_AT_ONCE run at a time. */
+  private readonly lookups: ((js: JetStreamClient) => Promise<void>)[] = [];
+  private lookupsInFlight = 0;
   private connection: NatsConnection | undefined;
   private js: JetStreamClient | undefined;
   private state: SourceStatus["state"] = "connecting";
@@ -118,7 +119,8 @@ class FleetSessions implements SessionSource {
     for (const session of this.sessions.values()) {
       if (session.lastTime < since) continue;
       const running = this.isRunning(session);
-      if (!running && session.completed === undefined && !session.closingAsked) this.askClosingEvents(session);
+      if (!running && session.endedAt !== undefined && session.completed === undefined && !session.closingAsked)
+        this.askClosingEvents(session);
       const open = this.feeds.get(session.id)?.feed;
       infos.push(open === undefined ? listedInfo(session, running) : open.info());
     }
@@ -253,24 +255,29 @@ class FleetSessions implements SessionSource {
     }
     if (session.opening === undefined && !session.firstAsked) {
       session.firstAsked = true;
-      this.firstQueue.push(session);
-      this.askFirstEvents();
+      this.lookup(async (js) => {
+        const events = await openingEvents(js, this.options.stream, session.subject, this.decode);
+        if (events.length > 0) session.opening ??= events.map((event) => this.clean(event));
+        else session.firstAsked = false; // asked again with the next event of the session
+      });
     }
   }
 
-  /** Asks for the opening events of the sessions queued, a few at a time. */
-  private askFirstEvents(): void {
-    while (this.firstInFlight < OPENING_QUERIES && this.firstQueue.length > 0 && this.js !== undefined) {
-      const session = this.firstQueue.shift() as FleetSession;
-      this.firstInFlight++;
-      void openingEvents(this.js, this.options.stream, session.subject, this.decode)
-        .then((events) => {
-          if (events.length > 0) session.opening ??= events.map((event) => this.clean(event));
-          else session.firstAsked = false; // asked again with the next event of the session
-        })
+  /** Queues a lookup; they run a few at a time (thousands of sessions found at start are thousands of lookups). */
+  private lookup(task: (js: JetStreamClient) => Promise<void>): void {
+    this.lookups.push(task);
+    this.runLookups();
+  }
+
+  private runLookups(): void {
+    while (this.lookupsInFlight < LOOKUPS_AT_ONCE && this.lookups.length > 0 && this.js !== undefined) {
+      const next = this.lookups.shift() as (js: JetStreamClient) => Promise<void>;
+      this.lookupsInFlight++;
+      void next(this.js)
+        .catch(() => {})
         .finally(() => {
-          this.firstInFlight--;
-          this.askFirstEvents();
+          this.lookupsInFlight--;
+          this.runLookups();
         });
     }
   }
@@ -332,10 +339,10 @@ class FleetSessions implements SessionSource {
 
   /** Looks for the root `session.completed` among the events stored shortly before a session's end (its totals). */
   private askClosingEvents(session: FleetSession): void {
-    if (this.js === undefined) return;
     session.closingAsked = true;
     const from = Math.min(session.endedAt ?? session.lastTime, session.lastTime) - CLOSING_WINDOW_MS;
-    void closingEvents(this.js, this.options.stream, session.subject, from, this.decode).then((events) => {
+    this.lookup(async (js) => {
+      const events = await closingEvents(js, this.options.stream, session.subject, from, this.decode);
       const completed = events.filter((event) => isSessionEnd(event, session.address)).at(-1);
       if (completed !== undefined) session.completed ??= this.clean(completed);
     });
