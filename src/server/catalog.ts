@@ -251,7 +251,8 @@ async function resolveRoot(path: string): Promise<Root | undefined> {
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new AgentStreamError("usage", `cannot serve ${path}: ${code ?? String(cause)}`, { cause });
+    const reason = code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? String(cause));
+    throw new AgentStreamError("usage", `cannot serve ${path}: ${reason}`, { cause });
   }
 }
 
