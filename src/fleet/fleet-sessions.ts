@@ -43,6 +43,11 @@ export interface FleetSessionsOptions {
   readonly retryMs?: number;
   /** Told each time the source becomes available or unavailable, or the reason changes (for a line on stderr). */
   readonly onStatus?: (status: SourceStatus) => void;
+  /**
+   * A session with no end is running only while its last event is this recent (`run` publishes a heartbeat every
+   * 15 s while its agent is silent; a transcript published after the fact is dated by its own events). @defaultValue 120000
+   */
+  readonly quietMs?: number;
 }
 
 /** What the list knows of one session of the stream. */
@@ -50,18 +55,33 @@ interface FleetSession {
   readonly id: string;
   readonly subject: string;
   readonly address: SessionAddress;
-  /** Its first events, up to its root `session.started` (undefined: not read yet). */
+  /** Its first events, up to its root `session.started` and its first prompt (undefined: not read yet). */
   opening: AgentEvent[] | undefined;
   completed: AgentEvent | undefined;
   lastSeq: number;
+  /** When the server stored its last message (ms): what `--since` compares. */
   lastTime: number;
+  /** When its last event happened (ms): its own time when it has one and that is earlier, else when it was stored. */
+  lastActivity: number;
+  /** When its end was stored (the root `session.completed`, or `run`'s exit notice after it); undefined: no end yet. */
+  endedAt: number | undefined;
   firstAsked: boolean;
+  /** Its last events were asked for its `session.completed` (an end seen without it: found at start-up after the exit notice). */
+  closingAsked: boolean;
 }
 
-/** Sessions whose opening events are asked for at once. */
-const OPENING_QUERIES = 16;
-/** Events read at most to find a session's `session.started` (a few hooks or a banner may come first). */
+/** Sessions whose opening (or closing) events are asked for at once. */
+const LOOKUPS_AT_ONCE = 16;
+/** Events read at most to find a session's `session.started` and first prompt (a few hooks or a banner may come first). */
 const OPENING_EVENTS = 16;
+/** FleetSessionsOptions.quietMs's default. */
+const QUIET_MS = 120_000;
+/** After its end is stored, a session's last words (`run`'s exit and incomplete notices) are waited for this long. */
+const ENDING_GRACE_MS = 2000;
+/** How far before its end a session's `session.completed` is looked for when the end was found without it. */
+const CLOSING_WINDOW_MS = 10_000;
+/** Events read at most in that window. */
+const CLOSING_EVENTS = 512;
 
 /**
  * Starts connecting (in the background: a server that is down never delays the files) and returns
@@ -78,8 +98,9 @@ class FleetSessions implements SessionSource {
   private readonly stop = new AbortController();
   private readonly sessions = new Map<string, FleetSession>();
   private readonly feeds = new Map<string, { feed: SessionFeed; release: () => void }>();
-  private readonly firstQueue: FleetSession[] = [];
-  private firstInFlight = 0;
+  /** Lookups of a session's opening or closing events, waiting; LOOKUPS_AT_ONCE run at a time. */
+  private readonly lookups: ((js: JetStreamClient) => Promise<void>)[] = [];
+  private lookupsInFlight = 0;
   private connection: NatsConnection | undefined;
   private js: JetStreamClient | undefined;
   private state: SourceStatus["state"] = "connecting";
@@ -97,8 +118,11 @@ class FleetSessions implements SessionSource {
     const infos: SessionInfo[] = [];
     for (const session of this.sessions.values()) {
       if (session.lastTime < since) continue;
+      const running = this.isRunning(session);
+      if (!running && session.endedAt !== undefined && session.completed === undefined && !session.closingAsked)
+        this.askClosingEvents(session);
       const open = this.feeds.get(session.id)?.feed;
-      infos.push(open === undefined ? listedInfo(session) : { ...open.info(), host: session.address.host });
+      infos.push(open === undefined ? listedInfo(session, running) : open.info());
     }
     return infos;
   }
@@ -108,7 +132,7 @@ class FleetSessions implements SessionSource {
     if (open !== undefined) return open.feed;
     const session = this.sessions.get(id);
     if (session === undefined) return undefined;
-    const feed = new SessionFeed(id, { file: null, live: session.completed === undefined });
+    const feed = new SessionFeed(id, { file: null, live: this.isRunning(session), host: session.address.host });
     const stop = new AbortController();
     const stopIdleCheck = releaseWhenUnwatched(feed, this.options.releaseMs ?? 60_000, () => release());
     const release = (): void => {
@@ -212,61 +236,116 @@ class FleetSessions implements SessionSource {
         completed: undefined,
         lastSeq: -1,
         lastTime: 0,
+        lastActivity: 0,
+        endedAt: undefined,
         firstAsked: false,
+        closingAsked: false,
       };
       this.sessions.set(id, session);
     }
-    session.lastTime = Math.max(session.lastTime, message.info.timestampNanos / 1e6);
+    const stored = message.info.timestampNanos / 1e6;
+    session.lastTime = Math.max(session.lastTime, stored);
     const event = this.decode(message.data, message.subject, message.seq);
     if (event !== undefined) {
       session.lastSeq = Math.max(session.lastSeq, event.seq);
+      const own = event.time === undefined ? Number.NaN : Date.parse(event.time);
+      session.lastActivity = Math.max(session.lastActivity, Number.isNaN(own) ? stored : Math.min(own, stored));
       if (isSessionEnd(event, session.address)) session.completed = this.clean(event);
+      if (isSessionEnd(event, session.address) || isRunExit(event, session.address)) session.endedAt ??= stored;
     }
     if (session.opening === undefined && !session.firstAsked) {
       session.firstAsked = true;
-      this.firstQueue.push(session);
-      this.askFirstEvents();
+      this.lookup(async (js) => {
+        const events = await openingEvents(js, this.options.stream, session.subject, this.decode);
+        if (events.length > 0) session.opening ??= events.map((event) => this.clean(event));
+        else session.firstAsked = false; // asked again with the next event of the session
+      });
     }
   }
 
-  /** Asks for the opening events of the sessions queued, a few at a time. */
-  private askFirstEvents(): void {
-    while (this.firstInFlight < OPENING_QUERIES && this.firstQueue.length > 0 && this.js !== undefined) {
-      const session = this.firstQueue.shift() as FleetSession;
-      this.firstInFlight++;
-      void openingEvents(this.js, this.options.stream, session.subject, this.decode)
-        .then((events) => {
-          if (events.length > 0) session.opening ??= events.map((event) => this.clean(event));
-          else session.firstAsked = false; // asked again with the next event of the session
-        })
+  /** Queues a lookup; they run a few at a time (thousands of sessions found at start are thousands of lookups). */
+  private lookup(task: (js: JetStreamClient) => Promise<void>): void {
+    this.lookups.push(task);
+    this.runLookups();
+  }
+
+  private runLookups(): void {
+    while (this.lookupsInFlight < LOOKUPS_AT_ONCE && this.lookups.length > 0 && this.js !== undefined) {
+      const next = this.lookups.shift() as (js: JetStreamClient) => Promise<void>;
+      this.lookupsInFlight++;
+      void next(this.js)
+        .catch(() => {})
         .finally(() => {
-          this.firstInFlight--;
-          this.askFirstEvents();
+          this.lookupsInFlight--;
+          this.runLookups();
         });
     }
   }
 
-  /** Reads a session's subject from its start into its feed, reading on after a failure, until it completes or is released. */
+  /**
+   * Running: no end stored (or its last words may still come) and its last event recent. A session whose
+   * events stopped is over even when its publisher never said so (a transcript published after the fact,
+   * a publisher killed): nothing tells a reader of the stream that its publisher is still there but its events.
+   */
+  private isRunning(session: FleetSession): boolean {
+    const now = Date.now();
+    if (session.endedAt !== undefined) return now - session.endedAt < ENDING_GRACE_MS;
+    return now - session.lastActivity < (this.options.quietMs ?? QUIET_MS);
+  }
+
+  /**
+   * Reads a session's subject from its start into its feed, reading on after a failure, until it is over and
+   * read to its last event (so `run`'s exit notice after the `session.completed` is shown too), or released.
+   */
   private async fillFeed(session: FleetSession, feed: SessionFeed, signal: AbortSignal): Promise<void> {
     let next = 1;
-    while (!signal.aborted && !this.stop.signal.aborted) {
-      try {
-        if (this.connection === undefined) throw new Error("not connected yet");
-        const since = next <= 1 ? ({ kind: "all" } as const) : ({ kind: "sequence", sequence: next } as const);
-        const options = { stream: this.options.stream, filter: {}, subject: session.subject, since, follow: true, signal };
-        for await (const { event, streamSequence } of readFleetOn(this.connection, this.servers, options)) {
-          next = streamSequence + 1;
-          feed.push(this.clean(event));
-          if (isSessionEnd(event, session.address)) {
-            feed.end();
-            return;
+    let lastSeq = -1;
+    const reading = new AbortController();
+    const stopReading = (): void => reading.abort();
+    signal.addEventListener("abort", stopReading, { once: true });
+    const settled = (): boolean => lastSeq >= session.lastSeq && !this.isRunning(session);
+    const check = setInterval(() => settled() && stopReading(), 250);
+    try {
+      while (!reading.signal.aborted && !this.stop.signal.aborted) {
+        try {
+          if (this.connection === undefined) throw new Error("not connected yet");
+          const since = next <= 1 ? ({ kind: "all" } as const) : ({ kind: "sequence", sequence: next } as const);
+          const options = {
+            stream: this.options.stream,
+            filter: {},
+            subject: session.subject,
+            since,
+            follow: true,
+            signal: reading.signal,
+          };
+          for await (const { event, streamSequence } of readFleetOn(this.connection, this.servers, options)) {
+            next = streamSequence + 1;
+            feed.push(this.clean(event));
+            lastSeq = Math.max(lastSeq, event.seq);
+            if (settled()) break;
           }
+        } catch {
+          // The server is away or the stream is missing: the feed keeps what it has and reads on once it is back.
         }
-      } catch {
-        // The server is away or the stream is missing: the feed keeps what it has and reads on once it is back.
+        if (settled()) break;
+        await sleep(this.options.retryMs ?? 2000, reading.signal);
       }
-      await sleep(this.options.retryMs ?? 2000, signal);
+    } finally {
+      clearInterval(check);
+      signal.removeEventListener("abort", stopReading);
     }
+    if (!signal.aborted && !this.stop.signal.aborted) feed.end();
+  }
+
+  /** Looks for the root `session.completed` among the events stored shortly before a session's end (its totals). */
+  private askClosingEvents(session: FleetSession): void {
+    session.closingAsked = true;
+    const from = Math.min(session.endedAt ?? session.lastTime, session.lastTime) - CLOSING_WINDOW_MS;
+    this.lookup(async (js) => {
+      const events = await closingEvents(js, this.options.stream, session.subject, from, this.decode);
+      const completed = events.filter((event) => isSessionEnd(event, session.address)).at(-1);
+      if (completed !== undefined) session.completed ??= this.clean(completed);
+    });
   }
 
   private clean(event: AgentEvent): AgentEvent {
@@ -279,13 +358,18 @@ function isSessionEnd(event: AgentEvent, address: SessionAddress): boolean {
   return event.type === "session.completed" && (event.sessionId === undefined || event.sessionId === address.session);
 }
 
+/** `agentstream run`'s notice that the agent's process ended (published after the session's own end, when there is one). */
+function isRunExit(event: AgentEvent, address: SessionAddress): boolean {
+  return event.type === "notice" && event.kind === "exit" && (event.sessionId === undefined || event.sessionId === address.session);
+}
+
 /** The facts the list shows without reading the whole session: its first event and its end. */
-function listedInfo(session: FleetSession): SessionInfo {
+function listedInfo(session: FleetSession, running: boolean): SessionInfo {
   const facts = new SessionFacts();
   for (const event of session.opening ?? []) facts.add(event);
   if (session.completed !== undefined && !(session.opening ?? []).some((event) => event.seq === session.completed?.seq))
     facts.add(session.completed);
-  const info = facts.info(session.id, null, session.completed === undefined, session.address.host);
+  const info = facts.info(session.id, null, running, session.address.host);
   return {
     ...info,
     agent: info.agent ?? session.address.agent,
@@ -307,13 +391,51 @@ async function openingEvents(
     for await (const message of batch) {
       const event = decode(message.data, message.subject, message.seq);
       if (event !== undefined) events.push(event);
-      if (event?.type === "session.started" && event.parentSessionId === undefined) break;
+      // Up to the root's start and its first prompt (the list's title): a stream-json session names no prompt, hence the cap.
+      if (events.some(isRootStart) && events.some(isPrompt)) break;
       if (message.info.pending === 0) break;
     }
     batch.stop();
     await consumer.delete().catch(() => false);
   } catch {
     // Asked again with the session's next event.
+  }
+  return events;
+}
+
+function isRootStart(event: AgentEvent): boolean {
+  return event.type === "session.started" && event.parentSessionId === undefined;
+}
+
+function isPrompt(event: AgentEvent): boolean {
+  return event.type === "message.completed" && event.role === "user" && event.kind === "text";
+}
+
+/** A subject's events stored since `fromMs` (at most CLOSING_EVENTS): an ordered consumer from that time, then gone. */
+async function closingEvents(
+  js: JetStreamClient,
+  stream: string,
+  subject: string,
+  fromMs: number,
+  decode: ReturnType<typeof createMessageDecoder>,
+): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  try {
+    const consumer = await js.consumers.get(stream, {
+      filter_subjects: subject,
+      deliver_policy: DeliverPolicy.StartTime,
+      opt_start_time: new Date(Math.max(0, fromMs)).toISOString(),
+    });
+    const batch = await consumer.fetch({ max_messages: CLOSING_EVENTS, expires: 2000 });
+    for await (const message of batch) {
+      const event = decode(message.data, message.subject, message.seq);
+      if (event !== undefined) events.push(event);
+      if (message.info.pending === 0) break;
+    }
+    batch.stop();
+    await consumer.delete().catch(() => false);
+  } catch {
+    // Without its totals: the list says what the opening events said.
   }
   return events;
 }

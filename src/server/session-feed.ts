@@ -29,15 +29,21 @@ export class SessionFeed {
   private lastDroppedSeq: number | undefined;
   private ended = false;
   private live: boolean;
+  /** The host that published it (a session of NATS), else null. */
+  private readonly host: string | null;
+  /** A title known beside the events (a subagent file's meta), which wins over the events' own. */
+  private readonly title: string | undefined;
   private readonly viewers = new Set<FeedViewer>();
   /** The list's facts, folded as events pass; its `stats` and `dialect` point at the reader when one feeds the feed. */
   readonly facts = new SessionFacts();
   private readonly maxBytes: number;
 
-  constructor(id: string, options: { file: string | null; live: boolean; maxBytes?: number }) {
+  constructor(id: string, options: { file: string | null; live: boolean; maxBytes?: number; host?: string; title?: string }) {
     this.id = id;
     this.file = options.file;
     this.live = options.live;
+    this.host = options.host ?? null;
+    this.title = options.title;
     this.maxBytes = options.maxBytes ?? FEED_MAX_BYTES;
   }
 
@@ -100,7 +106,8 @@ export class SessionFeed {
   }
 
   info(): SessionInfo {
-    return this.facts.info(this.id, this.file, this.live);
+    const info = this.facts.info(this.id, this.file, this.live, this.host);
+    return this.title === undefined ? info : { ...info, title: this.title };
   }
 
   /** How many dropped events a viewer resuming after `seq` has missed (events are numbered one by one). */

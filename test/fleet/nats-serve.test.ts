@@ -222,6 +222,97 @@ describe.skipIf(natsServerPath === undefined)("serve --nats with a real nats-ser
     await until("the end in the list", async () => ((await natsSessions("live-host"))[0]?.status === "success" ? true : undefined));
   });
 
+  it("a transcript published after the fact with no end record is not running, and its stream ends", async () => {
+    const saved = publisher("saved-host");
+    const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+    const events = syntheticSession("yesterday", 0, 4, false).map((event) => ({ ...event, time: dayAgo }) as AgentEvent);
+    for (const event of events) saved.event(event);
+    await saved.close(10_000);
+    const id = fleetSessionId(sessionSubject({ host: "saved-host", agent: "claude", session: "yesterday" }));
+    const info = await until("the saved session", async () =>
+      (await natsSessions("saved-host")).find((s) => s.id === id && s.events === 4),
+    );
+    expect(info).toMatchObject({ live: false, status: "incomplete", host: "saved-host", prompt: null });
+    expect((await streamed(id)).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+    expect(await get<SessionInfo>(`/api/sessions/${id}`)).toMatchObject({ live: false, status: "incomplete", host: "saved-host" });
+  });
+
+  it("a run's session found when serve starts: ended with its totals and host, and opened with its exit notice", async () => {
+    const run = publisher("run-host");
+    // More events than the list reads to open a session (its start and first prompt): the totals are only at the end.
+    const ran = syntheticSession("finished", 0, 20, true);
+    ran[1] = { ...(ran[1] as AgentEvent), role: "user", text: "fix the tests" } as AgentEvent;
+    const completed = ran.at(-1) as AgentEvent;
+    const usage = { inputTokens: 1200, outputTokens: 34, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
+    ran[ran.length - 1] = { ...completed, usage, costUsd: 0.25 } as AgentEvent;
+    // What `agentstream run --publish` publishes last: the agent's exit, after the session's own end.
+    const exit = {
+      v: 1,
+      seq: ran.length,
+      time: completed.time,
+      type: "notice",
+      kind: "exit",
+      level: "info",
+      text: "the agent exited with code 0",
+      sessionId: "finished",
+    };
+    for (const event of [...ran, exit as AgentEvent]) run.event(event);
+    await run.close(10_000);
+    // A server started now finds the session's last message (the exit notice), not its `session.completed`.
+    const fresh = createFleetSessions({
+      connection: { servers: nats.url },
+      stream: "AGENTSTREAM",
+      filter: { host: "run-host" },
+      since: undefined,
+      redact: true,
+    });
+    const later = await startServer({
+      catalog: await createCatalog({ paths: [], read: { dialect: "auto" }, sources: [fresh] }),
+      assets: { script: "", css: "" },
+    });
+    try {
+      const token = { Authorization: `Bearer ${later.token}` };
+      const list = async (): Promise<SessionInfo[]> =>
+        JSON.parse((await httpGet(later.origin, "/api/sessions", token)).body) as SessionInfo[];
+      const id = fleetSessionId(sessionSubject({ host: "run-host", agent: "claude", session: "finished" }));
+      const info = await until("the run's totals", async () => (await list()).find((s) => s.id === id && s.cost !== null && !s.live));
+      expect(info).toMatchObject({ status: "success", host: "run-host", cost: 0.25, events: ran.length + 1, prompt: "fix the tests" });
+      expect(info.tokens).toMatchObject({ inputTokens: 1200, outputTokens: 34 });
+      const sse = openSse(later.origin, `/api/sessions/${id}/events`, token);
+      await sse.waitFor((frame) => frame.event === "end");
+      const shown = sse.frames.filter((f) => f.event === "message").map((f) => JSON.parse(f.data) as AgentEvent);
+      expect(shown.at(-1)).toMatchObject({ type: "notice", kind: "exit" });
+      expect(shown).toHaveLength(ran.length + 1);
+      const opened = JSON.parse((await httpGet(later.origin, `/api/sessions/${id}`, token)).body) as SessionInfo;
+      expect(opened).toMatchObject({ host: "run-host", live: false, status: "success" });
+      expect((await list()).find((s) => s.id === id)).toMatchObject({ host: "run-host", live: false, status: "success" });
+    } finally {
+      await later.close();
+    }
+  });
+
+  it("a live session whose events stopped and whose publisher is gone stops running once it has been quiet long enough", async () => {
+    const quiet = createFleetSessions({
+      connection: { servers: nats.url },
+      stream: "AGENTSTREAM",
+      filter: { host: "quiet-host" },
+      since: undefined,
+      redact: true,
+      quietMs: 1500,
+    });
+    try {
+      const gone = publisher("quiet-host");
+      for (const event of syntheticSession("killed", 0, 2, false)) gone.event(event);
+      await gone.close(10_000);
+      const running = await until("the session running", async () => quiet.list().find((s) => s.events === 2 && s.live) ?? undefined);
+      expect(running).toMatchObject({ status: "running", host: "quiet-host" });
+      const over = await until("the session over", async () => quiet.list().find((s) => s.id === running.id && !s.live));
+      expect(over).toMatchObject({ status: "incomplete", host: "quiet-host" });
+    } finally {
+      quiet.close();
+    }
+  });
+
   it("the page: a session published while it is open appears in the list and grows live", async (context) => {
     if (browser === undefined) return context.skip();
     const page = await browser.newPage();

@@ -4,7 +4,7 @@
  * ../shared/corpus/web/xss-payloads.json, in any slot the page shows, executes anything.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { SessionFeed } from "../../src/server/session-feed.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../helpers/browser.ts";
 import { hostileSessionEvents, INERT, openWatchedPage, pageVerdict, xssPayloads } from "../helpers/hostile-page.ts";
 import { readAll } from "../helpers/read.ts";
-import { hasShared, repoRoot } from "../helpers/shared.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
@@ -125,6 +125,34 @@ describe.skipIf(!hasBrowser || !built)("the live page in chromium", () => {
     child.stdin?.end();
     await page.locator(".as-pane[data-ended='yes']").waitFor();
     await closed;
+    await page.close();
+  });
+});
+
+describe.skipIf(!hasBrowser || !built || !hasShared)("a Claude Code session with a subagent file", () => {
+  it("lists the subagent under its parent, each row with its title, and opens it", async () => {
+    const session = "a4731909-31bc-4ad5-bac9-cd59ee7e0615";
+    const project = join(dir, "project");
+    mkdirSync(join(project, session, "subagents"), { recursive: true });
+    copyFileSync(sharedPath("fixtures/claude-session/ralph_2.1.223_interactive_parent_a4731909.jsonl"), join(project, `${session}.jsonl`));
+    for (const ext of [".jsonl", ".meta.json"])
+      copyFileSync(
+        sharedPath(`fixtures/claude-session/ralph_2.1.223_interactive_a4731909_subagents/agent-a4ff0e1ce30e00726${ext}`),
+        join(project, session, "subagents", `agent-a4ff0e1ce30e00726${ext}`),
+      );
+    const parent = (await catalog.list()).find((s) => s.file === join(project, `${session}.jsonl`));
+    const subagent = parent?.subagents[0];
+    if (parent === undefined || subagent === undefined) throw new Error("the session and its subagent are not listed");
+    const { page } = await openPage();
+    const row = page.locator(`.as-list-item[data-session="${parent.id}"]`);
+    expect(await row.locator(".as-list-title").textContent()).toBe("Revise plan with repository evidence and feedback");
+    const nested = page.locator(`.as-list-subagents .as-list-subagent[data-session="${subagent.id}"]`);
+    expect(await nested.locator(".as-list-title").textContent()).toBe("Explore: Read planning task inputs");
+    expect(
+      await page.locator(".as-list-items > li > .as-list-item").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-session"))),
+    ).not.toContain(subagent.id);
+    await nested.click();
+    await page.locator(`.as-pane[data-session="${subagent.id}"][data-ended='yes']`).waitFor();
     await page.close();
   });
 });

@@ -62,7 +62,8 @@ token, exchanged for a cookie on first load). Listens on 127.0.0.1 only, checks 
 the token on every request, and redacts secrets before anything leaves (docs/web.md). With --nats,
 the sessions published to NATS JetStream (agentstream publish, run --publish) are listed too,
 live, with the connection options of tail; a server that is down is shown as unavailable and
-reconnected to, the files are served meanwhile. Ctrl-C stops it.`,
+reconnected to, the files are served meanwhile. A path that does not exist yet (a run log folder
+no run has written to) is served empty and its sessions are listed once it appears. Ctrl-C stops it.`,
   options: serveOptions,
   examples: [
     "agentstream serve ~/.agentstream/runs",
@@ -83,6 +84,10 @@ reconnected to, the files are served meanwhile. Ctrl-C stops it.`,
     });
     const server = await startServer({ catalog, assets: loadWebAssets(), host: values.host, port: parsePort(values.port) });
     warnIfExposed(values.host, io);
+    for (const missing of catalog.sources().filter((source) => source.kind === "path"))
+      await io.stderr.write(
+        `agentstream serve: ${sanitizeForTerminal(`${missing.description} ${missing.detail}`, { keepNewlines: false })}\n`,
+      );
     if (values["no-redact"])
       await io.stderr.write("agentstream serve: --no-redact: secrets in the logs will be sent to the page as they are\n");
     if (fleet !== undefined) await io.stderr.write(`agentstream serve: also listing the sessions of ${fleet.status().description}\n`);

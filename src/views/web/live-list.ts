@@ -1,7 +1,8 @@
 /**
- * The live page's session list: one button per session (agent, where, when, status, tokens, cost,
- * a dot while it is live), a filter box (any words: agent, model, folder, file, status, `live`) and
- * a "live only" switch. Arrow keys move between sessions; Enter opens one beside the others.
+ * The live page's session list: one button per session (agent, its title or first prompt, where, when,
+ * status, tokens, cost, a dot while it is live; its subagent files as smaller buttons under it), a filter
+ * box (any words: agent, model, folder, file, title, prompt, status, `live`) and a "live only" switch.
+ * Arrow keys move between sessions; Enter opens one beside the others.
  */
 import { formatCost, formatTime, formatUsage } from "../shared/format.ts";
 import { el } from "./dom.ts";
@@ -51,40 +52,74 @@ export class SessionList {
   }
 
   find(id: string): LiveSessionInfo | undefined {
-    return this.sessions.find((s) => s.id === id);
+    for (const session of this.sessions) {
+      if (session.id === id) return session;
+      const subagent = (session.subagents ?? []).find((s) => s.id === id);
+      if (subagent !== undefined) return subagent;
+    }
+    return undefined;
   }
 
   private render(): void {
     const words = this.filter.value.toLowerCase().split(/\s+/).filter(Boolean);
-    const shown = this.sessions.filter((s) => (!this.liveOnly.checked || s.live) && words.every((w) => searchText(s).includes(w)));
+    const shown = this.sessions.filter(
+      (s) => (!this.liveOnly.checked || s.live) && words.every((w) => [s, ...(s.subagents ?? [])].some((x) => searchText(x).includes(w))),
+    );
     // Rebuilt only when what it shows changed: a click between two refreshes must land on the same button.
     const drawn = JSON.stringify(shown);
     if (drawn === this.drawn) return;
     this.drawn = drawn;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.session : undefined;
-    this.items.replaceChildren(...shown.map((s) => this.item(s)));
+    this.items.replaceChildren(...shown.map((s) => this.entry(s)));
     this.count.textContent = `${shown.length} of ${this.sessions.length}`;
     if (focused !== undefined) this.items.querySelector<HTMLElement>(`[data-session="${CSS.escape(focused)}"]`)?.focus();
   }
 
-  private item(info: LiveSessionInfo): HTMLElement {
+  /** A session's row, and its subagents' rows under it. */
+  private entry(info: LiveSessionInfo): HTMLElement {
+    const subagents = info.subagents ?? [];
+    if (subagents.length === 0) return el("li", {}, [this.item(info, false)]);
+    const nested = el(
+      "ul",
+      { class: "as-list-subagents", attrs: { role: "list", "aria-label": "subagents" } },
+      subagents.map((s) => el("li", {}, [this.item(s, true)])),
+    );
+    return el("li", {}, [this.item(info, false), nested]);
+  }
+
+  private item(info: LiveSessionInfo, subagent: boolean): HTMLElement {
     const facts = [
       info.start === null ? "" : formatTime(info.start),
       formatUsage(info.tokens),
       info.cost === null ? "" : formatCost(info.cost),
     ].filter(Boolean);
-    const button = el("button", { class: "as-list-item", attrs: { type: "button", "data-session": info.id } }, [
-      el("span", { class: "as-list-line" }, [
-        el("span", { class: `as-dot${info.live ? " as-dot-live" : ""}`, attrs: { "aria-hidden": "true" } }),
-        el("span", { class: "as-list-agent", text: visibleLine([info.agent ?? "session", info.agentVersion].filter(Boolean).join(" ")) }),
-        el("span", { class: `as-badge as-status as-status-${info.status}`, text: info.status }),
-      ]),
-      el("span", { class: "as-list-where", text: visibleLine([info.host, info.cwd ?? info.file ?? info.id].filter(Boolean).join(" · ")) }),
-      el("span", { class: "as-list-facts", text: facts.join(" · ") }),
-    ]);
+    const agent = subagent ? "subagent" : [info.agent ?? "session", info.agentVersion].filter(Boolean).join(" ");
+    // What tells two sessions of one folder apart: the agent's title for it, else its first prompt.
+    const named = info.title ?? info.prompt ?? null;
+    const button = el(
+      "button",
+      { class: `as-list-item${subagent ? " as-list-subagent" : ""}`, attrs: { type: "button", "data-session": info.id } },
+      [
+        el("span", { class: "as-list-line" }, [
+          el("span", { class: `as-dot${info.live ? " as-dot-live" : ""}`, attrs: { "aria-hidden": "true" } }),
+          el("span", { class: "as-list-agent", text: visibleLine(agent) }),
+          el("span", { class: `as-badge as-status as-status-${info.status}`, text: info.status }),
+        ]),
+        ...(named === null ? [] : [el("span", { class: "as-list-title", text: visibleLine(named) })]),
+        ...(subagent
+          ? []
+          : [
+              el("span", {
+                class: "as-list-where",
+                text: visibleLine([info.host, info.cwd ?? info.file ?? info.id].filter(Boolean).join(" · ")),
+              }),
+            ]),
+        el("span", { class: "as-list-facts", text: facts.join(" · ") }),
+      ],
+    );
     if (this.open.has(info.id)) button.setAttribute("aria-current", "true");
     button.addEventListener("click", () => this.onOpen(info));
-    return el("li", {}, [button]);
+    return button;
   }
 
   private onKey(event: KeyboardEvent): void {
@@ -99,7 +134,19 @@ export class SessionList {
 
 /** What the filter matches: every fact shown, lower case. */
 function searchText(info: LiveSessionInfo): string {
-  return [info.agent, info.agentVersion, info.model, info.host, info.cwd, info.file, info.status, info.live ? "live" : "ended", info.id]
+  return [
+    info.agent,
+    info.agentVersion,
+    info.model,
+    info.host,
+    info.cwd,
+    info.file,
+    info.title,
+    info.prompt,
+    info.status,
+    info.live ? "live" : "ended",
+    info.id,
+  ]
     .filter(Boolean)
     .join(" ")
     .toLowerCase();

@@ -26,6 +26,15 @@ export interface LiveSessionInfo {
   readonly host: string | null;
   /** Events so far. */
   readonly events: number;
+  /**
+   * The session's title, when its agent gave it one (Claude Code's `ai-title`/`custom-title` records, else
+   * its `summary` line; a subagent file: its `.meta.json` type and description), one line, at most 200 characters.
+   */
+  readonly title: string | null;
+  /** Its first prompt (the root session's first user text), one line, at most 200 characters. */
+  readonly prompt: string | null;
+  /** The subagent files of this session (Claude Code's `<session>/subagents/agent-<id>.jsonl`), each openable by its id. */
+  readonly subagents: readonly LiveSessionInfo[];
 }
 
 /** One entry of `GET /api/sources`: a source beside the files (NATS) and whether it can be read now. */
