@@ -1167,7 +1167,8 @@ class ClaudeStream {
     const options = block.type === "thinking" ? { sessionId, signature: block.signature } : { sessionId };
     out.push(...this.state.complete(messageId, text ?? "", "assistant", kind, options));
     m.done.add(index);
-    (m.final ??= new Map()).set(index, text ?? "");
+    m.final ??= new Map();
+    m.final.set(index, text ?? "");
   }
 
   /**
