@@ -18,6 +18,8 @@ import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.t
 import { ofType } from "../../helpers/events.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { jsonRecord } from "../../helpers/records.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
+import { run } from "../../../src/cli/run.ts";
 
 const S = "5e55a0b1-0000-4000-8000-000000000001";
 /** Our fixtures read without the repair stage, so the decoder's own output is what is checked. */
@@ -599,6 +601,12 @@ describe("claude: synthetic fixtures", () => {
       expect(types.at(-1)).toBe("session.completed");
       expect(checkSequence(events)).toEqual([]);
     }
+  });
+
+  it("partial-no-assistant-lines-glm-proxy: render shows the answer once", async () => {
+    const io = fakeIo();
+    expect(await run(["render", "--mode", "full", fixturePath("claude", "partial-no-assistant-lines-glm-proxy.ndjson")], io)).toBe(0);
+    expect(io.out().split("Two plus two is four.").length - 1).toBe(1);
   });
 
   it("a block with no content_block_stop is final at its message_stop; a signature-only thinking block is withheld reasoning", () => {
