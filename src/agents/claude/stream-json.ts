@@ -10,6 +10,7 @@ import type {
   ToolKind,
   Usage,
 } from "../../model/events.ts";
+import { AgentStreamError } from "../../errors.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import { strings } from "../../framing/shared-strings.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
@@ -444,6 +445,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       try {
         return s.decodeRecord(record.value, context);
       } catch (error) {
+        // A strict read ends at its first issue (`context.report` throws it): that is no decoder bug.
+        if (AgentStreamError.is(error)) throw error;
         // A decoder must never throw; a bug here keeps the record as unknown and says why.
         const message = error instanceof Error ? error.message : String(error);
         context.report({ code: "unknown-record", severity: "error", message: `decoder failed on this record: ${message}` });
