@@ -95,6 +95,9 @@ describe.skipIf(!hasBuild)("diagnostics of the built binary", () => {
     // The stop names the issue itself, not a decoder failure wrapped around it.
     expect(strict.stderr).toMatch(/^agentstream convert: unknown-record: record type "x␛\]52;c;aGk=␇␛\[2J" is not understood \(line 2\)$/m);
     expect(strict.stderr).not.toContain("decoder failed");
+    const command = agentstream(["x\u001b[2Jy"]);
+    expect(command.status).toBe(2);
+    expect(command.stderr).toContain('unknown command "x␛[2Jy"');
     const missing = agentstream(["summary", join(dir, "no\u001b]0;title\u0007such")]);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toMatch(/no␛\]0;title␇such/);
