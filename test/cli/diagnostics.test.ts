@@ -134,6 +134,28 @@ function capture(): { output: { write(text: string): void; isTTY: false }; text(
   };
 }
 
+describe.skipIf(!hasBuild)("large deltas on stderr, from the built binary", () => {
+  it("every command that reads a stream prints one large-deltas warning for a stream of large deltas", () => {
+    const dir = tempDir("diagnostics");
+    const file = join(dir, "large.ndjson");
+    const lines: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const messageId = `m${i}`;
+      const text = `${i} ${"y".repeat(300)}`;
+      const base = { v: 1, messageId, role: "assistant", kind: "text" };
+      lines.push(JSON.stringify({ ...base, seq: lines.length, type: "message.started" }));
+      lines.push(JSON.stringify({ ...base, seq: lines.length, type: "message.delta", text, position: 0 }));
+      lines.push(JSON.stringify({ ...base, seq: lines.length, type: "message.completed", text }));
+    }
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    for (const [name, args] of commandsOn(file, dir)) {
+      const { stderr } = agentstream(args, { cwd: dir });
+      const warnings = stderr.split("\n").filter((l) => l.includes(": large-deltas: "));
+      expect(warnings, `${name}: ${stderr}`).toEqual([expect.stringMatching(/:8: large-deltas: 3 message deltas over 200 characters/)]);
+    }
+  }, 120_000);
+});
+
 describe("createDiagnostics", () => {
   const issue = (code: Issue["code"], line: number): Issue => ({ code, severity: "warning", message: `m${line}`, line });
 
