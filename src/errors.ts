@@ -35,6 +35,7 @@ export type IssueCode =
   | "dialect-mismatch"
   // health
   | "parse-error-rate"
+  | "large-deltas"
   // a followed file (--follow)
   | "file-truncated"
   | "file-replaced";

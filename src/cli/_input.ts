@@ -2,10 +2,17 @@
  * The pipeline glue of every command that reads agent output: source → event reader → sink.
  * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
-import { AgentStreamError, formatIssue, isSecurityIssue, type Issue } from "../errors.ts";
+import { AgentStreamError, isSecurityIssue, type Issue } from "../errors.ts";
 import { createEventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
-import { createProgress, describeRedactions, describeUnreadable, withCliHints } from "./diagnostics.ts";
+import {
+  createDiagnostics,
+  createProgress,
+  describeRedactions,
+  describeUnreadable,
+  type Diagnostics,
+  withCliHints,
+} from "./diagnostics.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
@@ -36,6 +43,8 @@ export interface PipelineOptions {
   readonly rawStrings?: boolean;
   /** For a view: a run of deltas in one chunk as one event (`ReadOptions.joinDeltas`). */
   readonly joinDeltas?: boolean;
+  /** Where diagnostics go (sanitised, capped per code); one of the command's own when a sink prints issues too. Default: a fresh one on stderr. */
+  readonly diagnostics?: Diagnostics;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -47,6 +56,7 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
  */
 export async function readInputs(options: PipelineOptions): Promise<InputRun[]> {
   const { sources, io, reading } = options;
+  const diagnostics = options.diagnostics ?? createDiagnostics(io.stderr);
   const baseOptions = {
     ...toReadOptions(reading),
     fields: options.fields ?? "all",
@@ -69,7 +79,14 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     try {
       do {
         // Opened when first read, inside readInput: a missing file fails as that input's I/O error.
-        const read = await readInput(source, baseOptions, options, () => (chunks ??= source.chunks()[Symbol.asyncIterator]()), restart);
+        const read = await readInput(
+          source,
+          baseOptions,
+          options,
+          diagnostics,
+          () => (chunks ??= source.chunks()[Symbol.asyncIterator]()),
+          restart,
+        );
         options.sink.endInput?.(read.run);
         runs.push(read.run);
         restart = read.restart;
@@ -81,6 +98,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
   }
   await options.sink.end(runs);
   await options.output?.flush();
+  await diagnostics.summarize();
   return runs;
 }
 
@@ -93,6 +111,7 @@ async function readInput(
   source: Source,
   baseOptions: ReadOptions,
   options: PipelineOptions,
+  diagnostics: Diagnostics,
   chunksOf: () => AsyncIterator<SourceChunk>,
   startIssue: Issue | undefined,
 ): Promise<{ run: InputRun; restart: Issue | undefined }> {
@@ -132,7 +151,7 @@ async function readInput(
     // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
     const wanted = issue.severity !== "info" || reading.verbose;
     const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
-    if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
+    if (shown) diagnostics.issue(withCliHints(issue), name);
     sink.issue?.(issue, name);
   }
   if (startIssue !== undefined) report(startIssue);
@@ -166,11 +185,11 @@ async function readInput(
   reader.end();
   progress?.clear();
   const redacted = describeRedactions(reader.redactions);
-  if (redacted !== undefined && !reading.quiet) void io.stderr.write(`${name}: ${redacted}; --no-redact shows them\n`);
+  if (redacted !== undefined && !reading.quiet) void diagnostics.say(`${name}: ${redacted}; --no-redact shows them`);
   await output?.flush();
   // An SSE stream without data events was read; the command says what it found in it.
   const unreadable = framing?.lines() === undefined ? describeUnreadable(reader, issues, bytes, reading.from) : undefined;
-  if (unreadable !== undefined && !reading.quiet) await io.stderr.write(`${name}: ${unreadable}\n`);
+  if (unreadable !== undefined && !reading.quiet) await diagnostics.say(`${name}: ${unreadable}`);
   return { run: { name, reader, issues, bytes, unreadable, sseLines: framing?.lines() }, restart };
 }
 

@@ -1,9 +1,62 @@
-/** The lines the CLI prints about an input: what was redacted, why nothing could be read, the progress line. */
-import type { Issue } from "../errors.ts";
+/**
+ * The lines the CLI prints about an input: its issues, what was redacted, why nothing could be read, the
+ * progress line. Every such line goes through `createDiagnostics`: made safe for a terminal (a line
+ * quotes input: a record type, a file name) and capped per issue code (docs/cli.md, "Diagnostics").
+ */
+import { formatIssue, type Issue } from "../errors.ts";
 import { MAX_DEPTH_HINT, MAX_LINE_HINT } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { EventReader } from "../pipeline/create-event-reader.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
-import type { CliIo } from "./io.ts";
+import { sanitizeForTerminal } from "../views/shared/sanitize.ts";
+import type { CliIo, CliOutput } from "./io.ts";
+
+/** Issues printed per code and input; the rest are counted and said in one line at the end. */
+export const ISSUES_SHOWN_PER_CODE = 10;
+
+/** The one writer of diagnostic lines on stderr. */
+export interface Diagnostics {
+  /** Prints `file:line: code: message`, unless this input already printed `ISSUES_SHOWN_PER_CODE` of its code. */
+  issue(issue: Issue, input: string): void;
+  /** Prints one line of ours that may quote input (a file name, an agent's message). */
+  say(line: string): void | Promise<void>;
+  /** Prints, per input and code, how many issues were not printed (`… and 999,990 more unknown-record issues`). */
+  summarize(): void | Promise<void>;
+}
+
+/**
+ * Creates the diagnostics writer of one command. Lines are sanitised (no escape sequence or control
+ * character of the input reaches the terminal: `␛]52;…`), one line each (a newline shows as ⏎).
+ */
+export function createDiagnostics(stderr: CliOutput, shownPerCode = ISSUES_SHOWN_PER_CODE): Diagnostics {
+  /** Issues seen per input and code: `input\0code` → count. */
+  const seen = new Map<string, { input: string; code: string; count: number }>();
+  const say = (line: string): void | Promise<void> => stderr.write(`${safeLine(line)}\n`);
+  return {
+    issue(issue, input) {
+      const key = `${issue.file ?? input}\0${issue.code}`;
+      const entry = seen.get(key) ?? { input: issue.file ?? input, code: issue.code, count: 0 };
+      if (entry.count === 0) seen.set(key, entry);
+      entry.count++;
+      if (entry.count <= shownPerCode) void say(formatIssue(issue, input));
+    },
+    say,
+    summarize() {
+      let lines = "";
+      for (const { input, code, count } of seen.values()) {
+        if (count <= shownPerCode) continue;
+        const more = count - shownPerCode;
+        lines += `${safeLine(`${input}: … and ${more.toLocaleString("en-US")} more ${code} issue${more === 1 ? "" : "s"} (${shownPerCode} shown)`)}\n`;
+      }
+      seen.clear();
+      return lines === "" ? undefined : stderr.write(lines);
+    },
+  };
+}
+
+/** A line of ours that may quote input (an error message naming a file), as one terminal-safe line. */
+export function safeLine(line: string): string {
+  return sanitizeForTerminal(line, { keepNewlines: false });
+}
 
 /** `redacted 3 secrets (github-token 2, jwt 1)`, or undefined when none were. */
 export function describeRedactions(counts: RedactionCounts): string | undefined {

@@ -4,6 +4,7 @@
  */
 import { AgentStreamError } from "../errors.ts";
 import { fitHelp, type Command } from "./args.ts";
+import { safeLine } from "./diagnostics.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import { asksForHelp } from "./own-arguments.ts";
@@ -18,10 +19,11 @@ export async function executeCommand(command: Command, args: readonly string[], 
   } catch (error) {
     if (!AgentStreamError.is(error)) throw error;
     if (error.code === "io" || error.code === "strict-issue") {
-      await io.stderr.write(`agentstream ${command.name}: ${error.message}\n`);
+      // A strict read's message quotes the input (a record type): never raw on a terminal.
+      await io.stderr.write(`${safeLine(`agentstream ${command.name}: ${error.message}`)}\n`);
       return error.code === "io" ? EXIT.io : EXIT.issues;
     }
-    await io.stderr.write(`${usageLine(command, error.message)}\n`);
+    await io.stderr.write(`${safeLine(usageLine(command, error.message))}\n`);
     return EXIT.usage;
   }
 }

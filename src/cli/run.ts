@@ -3,6 +3,7 @@
  * its own options, args.ts). Returns the exit code; never touches `process` (bin.ts does).
  */
 import { fitHelp, type Command } from "./args.ts";
+import { safeLine } from "./diagnostics.ts";
 import { executeCommand } from "./execute.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
@@ -156,7 +157,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     const near = commands.find((c) => c.name.startsWith(first.slice(0, 3)));
     await io.stderr.write(
-      `agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""} (see agentstream --help)\n`,
+      `${safeLine(`agentstream: unknown command "${first}"${near ? `; did you mean "${near.name}"?` : ""} (see agentstream --help)`)}\n`,
     );
     return EXIT.usage;
   }

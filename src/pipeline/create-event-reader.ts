@@ -292,7 +292,15 @@ class EventPipeline {
     this.repairStage =
       options.repair === false
         ? undefined
-        : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair);
+        : createRepairStage(options.repair === true || options.repair === undefined ? {} : options.repair, {
+            // ralph's contract: repeated large deltas are said (once per stream), not only counted.
+            onLargeDeltas: (deltas, chars) =>
+              this.context.report({
+                code: "large-deltas",
+                severity: "warning",
+                message: `${deltas} message deltas over ${chars} characters: the agent may be sending the text so far (snapshots) as deltas; repair keeps each character once (docs/repair.md)`,
+              }),
+          });
     // Selective reading: no summary fact reads a delta, so a message is redacted once, when it completes.
     this.redactionStage =
       options.redact === true ? createRedactionStage(options.fields === "summary" ? { messageDeltas: "at-completion" } : {}) : undefined;

@@ -1,6 +1,6 @@
 /** `agentstream html`: one page per session, for every capture; where pages go; secrets redacted. */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -94,6 +94,29 @@ describe.skipIf(!hasShared)("where the pages go", () => {
     const path = join(dir, "single.html");
     expect(await run(["html", "-q", "-o", path, sharedPath(three[1] as string)], fakeIo())).toBe(0);
     expect(embeddedSession(readFileSync(path, "utf8")).header.dialect).toBe("codex");
+  });
+});
+
+describe("an input with nothing readable", () => {
+  it.each([
+    ["JSON no dialect claims", '{"a":1}\n'],
+    ["empty", ""],
+    ["plain text", "make: *** No rule to make target\n"],
+  ])("%s: exit 4, the reason on stderr, and no page written (to a file, a directory or stdout)", async (_name, text) => {
+    const here = tempDir("html-unreadable");
+    const input = join(here, "one.json");
+    writeFileSync(input, text);
+    const page = join(here, "unreadable.html");
+    const io = fakeIo();
+    expect(await run(["html", input, "-o", page], io)).toBe(4);
+    expect(existsSync(page)).toBe(false);
+    expect(io.err()).not.toContain("wrote");
+    const pages = join(here, "pages");
+    expect(await run(["html", input, "-o", `${pages}/`], fakeIo())).toBe(4);
+    expect(existsSync(pages) ? readdirSync(pages) : []).toEqual([]);
+    const stdout = fakeIo();
+    expect(await run(["html", input], stdout)).toBe(4);
+    expect(stdout.out()).toBe("");
   });
 });
 

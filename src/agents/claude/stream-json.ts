@@ -10,6 +10,7 @@ import type {
   ToolKind,
   Usage,
 } from "../../model/events.ts";
+import { AgentStreamError } from "../../errors.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import { strings } from "../../framing/shared-strings.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
@@ -407,6 +408,12 @@ interface ApiMessageState {
   done: Set<number>;
   /** Its message_stop was seen: a later message_start with the same id begins it afresh. */
   stopped?: boolean;
+  /**
+   * Streamed blocks completed at their `content_block_stop` (or the `message_stop`) because no
+   * `assistant` line had completed them: index → the text they completed with. A late line for one
+   * (Qwen writes them after `message_stop`) is matched here and adds nothing.
+   */
+  final?: Map<number, string>;
 }
 
 /** A subagent session, keyed by the parent's tool call id. */
@@ -438,6 +445,8 @@ export function createClaudeDecoder(variant: ClaudeVariant): DialectDecoder {
       try {
         return s.decodeRecord(record.value, context);
       } catch (error) {
+        // A strict read ends at its first issue (`context.report` throws it): that is no decoder bug.
+        if (AgentStreamError.is(error)) throw error;
         // A decoder must never throw; a bug here keeps the record as unknown and says why.
         const message = error instanceof Error ? error.message : String(error);
         context.report({ code: "unknown-record", severity: "error", message: `decoder failed on this record: ${message}` });
@@ -905,6 +914,18 @@ class ClaudeStream {
     for (const item of blocks) {
       const block = asWire<ContentBlock>(item);
       const type = fieldStr(block, "type") ?? "";
+      const late = this.lateLine(m, type);
+      if (late !== undefined) {
+        // Final at its stop, shown as streamed: the line adds nothing (ralph: streamed content is never shown again).
+        const text = fieldStr(block, type === "thinking" ? "thinking" : "text") ?? "";
+        if (text !== "" && text !== late.text)
+          context.report({
+            code: "out-of-order",
+            severity: "info",
+            message: `the assistant line for block ${late.index} of message "${apiId}" came after the block ended, with other text (${text.length} characters, ${late.text.length} streamed); the streamed text stands`,
+          });
+        continue;
+      }
       const index = this.blockIndex(m, type);
       const messageId = `${apiId}#${index}`;
       if (type === "text") {
@@ -1062,9 +1083,13 @@ class ClaudeStream {
       case "content_block_delta":
         this.blockDelta(rec, event, this.streamingMessage(key), sessionId, context, out);
         return;
-      case "content_block_stop":
-        // Nothing to emit: the whole-block `assistant` line (before or after this) completes the message.
+      case "content_block_stop": {
+        // Claude Code writes the whole-block `assistant` line before this, and it completed the block. A
+        // proxy that writes none (GLM) leaves the streamed block open: it is final here (ralph's contract).
+        const apiId = this.streaming.get(key);
+        if (apiId !== undefined) this.finishStreamedBlock(apiId, count(field(event, "index")) ?? 0, sessionId, out);
         return;
+      }
       case "message_delta": {
         const stopReason = fieldStr(fieldObj(event, "delta"), "stop_reason");
         const usage = fieldObj(event, "usage");
@@ -1084,7 +1109,11 @@ class ClaudeStream {
         const id = this.streaming.get(key);
         this.streaming.delete(key);
         const stopped = id === undefined ? undefined : this.apiMessages.get(id);
-        if (stopped !== undefined) stopped.stopped = true;
+        if (stopped !== undefined) {
+          stopped.stopped = true;
+          // A block whose content_block_stop never came is final with its message.
+          for (const index of stopped.streamed.keys()) this.finishStreamedBlock(id as string, index, sessionId, out);
+        }
         if (id !== undefined && this.openTurns.has(id)) {
           this.openTurns.delete(id);
           out.push(compact({ type: "turn.completed" as const, turnId: id, sessionId }));
@@ -1122,6 +1151,41 @@ class ClaudeStream {
         context.report({ code: "unknown-record", message: `stream_event of type "${type ?? "?"}" is not understood` });
         out.push(unknownIn(rec, `unknown stream_event type "${type ?? "?"}"`, sessionId));
     }
+  }
+
+  /**
+   * Completes a streamed text or thinking block that no `assistant` line completed, with the text
+   * streamed (a message is final at its stop, whether or not a whole-block line follows).
+   */
+  finishStreamedBlock(apiId: string, index: number, sessionId: string | undefined, out: AgentEventDraft[]): void {
+    const m = this.apiMessages.get(apiId);
+    const block = m?.streamed.get(index);
+    if (m === undefined || block === undefined || m.done.has(index)) return;
+    if (block.type !== "text" && block.type !== "thinking") return;
+    const messageId = `${apiId}#${index}`;
+    const text = this.state.streamedText(messageId);
+    // Nothing streamed: a text block has no message; a thinking block with only a signature is withheld reasoning.
+    if (text === undefined && (block.type === "text" || block.signature === undefined)) return;
+    const kind: MessageKind = block.type === "text" ? "text" : text === undefined ? "redacted_reasoning" : "reasoning";
+    const options = block.type === "thinking" ? { sessionId, signature: block.signature } : { sessionId };
+    out.push(...this.state.complete(messageId, text ?? "", "assistant", kind, options));
+    m.done.add(index);
+    m.final ??= new Map();
+    m.final.set(index, text ?? "");
+  }
+
+  /**
+   * A whole-block `assistant` line written after its block was final (Qwen: after `message_stop`):
+   * the index of that block, forgotten once matched; undefined when the line is not late.
+   */
+  lateLine(m: ApiMessageState, type: string): { index: number; text: string } | undefined {
+    if (m.final === undefined) return undefined;
+    for (const [index, text] of m.final) {
+      if (m.streamed.get(index)?.type !== type) continue;
+      m.final.delete(index);
+      return { index, text };
+    }
+    return undefined;
   }
 
   /** A content block opens: a tool call starts, text or thinking begins (some agents put the first text in the start). */

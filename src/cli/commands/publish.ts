@@ -3,6 +3,7 @@ import { createPublisher } from "../../fleet/publisher.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand } from "../args.ts";
+import { safeLine } from "../diagnostics.ts";
 import { EXIT } from "../exit.ts";
 import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
 import { readingOptions } from "../reading-options.ts";
@@ -30,7 +31,7 @@ publish on this host sends them), 2 usage error, 4 nothing could be read.`,
     const servers = requireServers("publish", url);
     if (values["no-redact"]) throw new AgentStreamError("usage", "--no-redact: publish always redacts (the stream is shared)");
     const say = (text: string): void => {
-      if (!values.quiet) void io.stderr.write(`agentstream publish: ${text}\n`);
+      if (!values.quiet) void io.stderr.write(`${safeLine(`agentstream publish: ${text}`)}\n`);
     };
     const flushTimeoutMs = parseDuration("--flush-timeout", values["flush-timeout"]);
     const publisher = createPublisher(toPublisherOptions(servers, values, io, say));
@@ -40,14 +41,15 @@ publish on this host sends them), 2 usage error, 4 nothing could be read.`,
       runs = await readInputs({ sources: sourcesFromArguments(files, io), io, reading: values, sink });
     } catch (error) {
       // An input that cannot be read ends the command; what was read before it is still sent (or spooled).
-      if (sink.report === undefined) await io.stderr.write(`agentstream publish: ${describePublishReport(await sink.close())}\n`);
+      if (sink.report === undefined)
+        await io.stderr.write(`${safeLine(`agentstream publish: ${describePublishReport(await sink.close())}`)}\n`);
       throw error;
     }
     const report = sink.report;
     if (report === undefined) return EXIT.io;
     const lost = report.dropped > 0 || report.waiting > 0;
     // A loss is said even with -q: never silent.
-    if (lost || !values.quiet) await io.stderr.write(`agentstream publish: ${describePublishReport(report)}\n`);
+    if (lost || !values.quiet) await io.stderr.write(`${safeLine(`agentstream publish: ${describePublishReport(report)}`)}\n`);
     const status = readingStatus(runs, values);
     return status === EXIT.ok && lost ? EXIT.io : status;
   },

@@ -1,10 +1,10 @@
-import { AgentStreamError, formatIssue } from "../../errors.ts";
+import { AgentStreamError } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
 import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
-import { describeRedactions } from "../diagnostics.ts";
+import { createDiagnostics, describeRedactions } from "../diagnostics.ts";
 import type { CliIo } from "../io.ts";
 import { viewVerbosity, viewWidth } from "../view-options.ts";
 import { createLiveOutput, type LiveOutput } from "../output.ts";
@@ -126,6 +126,7 @@ executable, 127 command not found, 2 usage error.`,
     const killAfterMs = duration("kill-after");
     const readers = outliveReaders(values, io);
     const sink = createRunSink(values, io, readers);
+    const diagnostics = createDiagnostics(io.stderr);
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
     const publishing = await createRunPublisher(values, io, command, () => agent.runId);
@@ -148,8 +149,7 @@ executable, 127 command not found, 2 usage error.`,
         ...logOption(values, io),
         ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
         onIssue(issue) {
-          if (!values.quiet && (issue.severity !== "info" || values.verbose))
-            void io.stderr.write(`${formatIssue(issue, agentName(command))}\n`);
+          if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));
         },
       }),
     );
@@ -166,13 +166,14 @@ executable, 127 command not found, 2 usage error.`,
         await sink.event(event);
       }
       const result = await agent.result;
+      await diagnostics.summarize();
       await page?.end();
       published = await publishing?.publisher.close(publishing.flushTimeoutMs);
       if (published !== undefined && (!values.quiet || published.dropped > 0 || published.waiting > 0))
         await io.stderr.write(`agentstream run: ${describePublishReport(published)}\n`);
       await sink.end(runReport(result, published));
       const redacted = describeRedactions(result.redactions);
-      if (redacted !== undefined && !values.quiet) await io.stderr.write(`${agentName(command)}: ${redacted}; --no-redact shows them\n`);
+      if (redacted !== undefined && !values.quiet) await diagnostics.say(`${agentName(command)}: ${redacted}; --no-redact shows them`);
       return result.exitCode;
     } finally {
       stopForwarding();

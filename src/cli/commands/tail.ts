@@ -1,8 +1,9 @@
-import { AgentStreamError, formatIssue } from "../../errors.ts";
+import { AgentStreamError } from "../../errors.ts";
 import { parseSubject, type SessionAddress } from "../../fleet/subjects.ts";
 import { stripSgr } from "../../views/shared/sanitize.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
+import { createDiagnostics } from "../diagnostics.ts";
 import { EXIT } from "../exit.ts";
 import { natsConnectionOptions, parseSince, requireServers, toNatsConnectOptions } from "../fleet-options.ts";
 import type { CliIo } from "../io.ts";
@@ -85,6 +86,7 @@ reader's place: a reader that stopped or fell behind resumes where it was, and n
     };
     const output = createLiveOutput(io.stdout);
     const sink = createTailSink(values, io, output);
+    const diagnostics = createDiagnostics(io.stderr);
     const events = natsEvents(
       {
         connection: toNatsConnectOptions(servers, values, io),
@@ -94,7 +96,7 @@ reader's place: a reader that stopped or fell behind resumes where it was, and n
         durable: values.durable,
         follow: !values["no-follow"],
         onIssue(issue) {
-          if (!values.quiet) void io.stderr.write(`${formatIssue(issue, issue.file ?? "nats")}\n`);
+          if (!values.quiet) diagnostics.issue(issue, issue.file ?? "nats");
         },
       },
       io,
@@ -107,6 +109,7 @@ reader's place: a reader that stopped or fell behind resumes where it was, and n
     } finally {
       await sink.end([]);
       await output.flush();
+      await diagnostics.summarize();
     }
     return EXIT.ok;
   },

@@ -1,5 +1,6 @@
 import { formatSpecs, getFormatSpec } from "../../formats/index.ts";
 import { readInputs } from "../_input.ts";
+import { createDiagnostics } from "../diagnostics.ts";
 import type { InputRun } from "../sinks/sink.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
@@ -30,11 +31,19 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
     const spec = values.format === undefined ? undefined : getFormatSpec(values.format);
     // With --json the issues go to stdout as JSON, so the reader prints nothing on stderr.
     const quiet = values.quiet || values.json;
-    const sink = createValidationSink(spec, { quiet }, io.stderr);
+    const diagnostics = createDiagnostics(io.stderr);
+    const sink = createValidationSink(spec, { quiet }, diagnostics);
     // With a format, validate the records as written: read them verbatim (the `json` dialect keeps each
     // as raw), from NDJSON or from Server-Sent Events (`data:` lines), as the streaming formats are served.
     const reading = { ...values, quiet, from: spec === undefined ? values.from : "json" };
-    const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading, sink, sniffSse: spec !== undefined });
+    const runs = await readInputs({
+      sources: sourcesFromArguments(positionals, io),
+      io,
+      reading,
+      sink,
+      diagnostics,
+      sniffSse: spec !== undefined,
+    });
     const kind = spec ? "records" : "events";
     const unreadable = runs.filter((run) => run.unreadable !== undefined);
     // Nothing checked is never a pass: an input in another framing or format would otherwise look valid.
@@ -45,7 +54,7 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
     } else if (!values.quiet) {
       const what = `${sink.checked} ${kind} checked, ${sink.found.length} issue${sink.found.length === 1 ? "" : "s"}`;
       const why = nothingChecked ? `: nothing to validate${spec ? ` (no ${spec.name} record as NDJSON or SSE data: lines)` : ""}` : "";
-      await io.stderr.write(`${valid ? "valid" : "invalid"}: ${what}${why}\n`);
+      await diagnostics.say(`${valid ? "valid" : "invalid"}: ${what}${why}`);
     }
     if (unreadable.length > 0) return EXIT.unreadable;
     return valid ? EXIT.ok : EXIT.issues;

@@ -74,8 +74,9 @@ export function createHtmlSink(caps: EmbedCaps | undefined, deliver: (finished: 
     endInput(run) {
       const last = sessionOf(run.name);
       open.delete(run.name);
-      // An input that gave nothing readable makes no page (the pipeline said why on stderr).
-      if (run.unreadable === undefined || last.embedder.count > 0) finish(run.name, last, run.reader.dialect, run.reader.redactions);
+      // An input that gave nothing readable (exit 4) makes no page, even when it held records no dialect
+      // claimed (kept as opaque events): the pipeline said why on stderr.
+      if (run.unreadable === undefined) finish(run.name, last, run.reader.dialect, run.reader.redactions);
     },
     end() {},
   };

@@ -3,12 +3,12 @@
  * with a format spec, each input's records as written (the `json` dialect keeps each as `raw`).
  * It collects every issue found; the validate command reports them.
  */
-import { formatIssue, type Issue } from "../../errors.ts";
+import type { Issue } from "../../errors.ts";
 import type { AgentEvent, JsonObject } from "../../model/events.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { createSequenceChecker } from "../../formats/agentstream/rules.ts";
 import { validateEvent } from "../../validation/validate-event.ts";
-import type { CliOutput } from "../io.ts";
+import type { Diagnostics } from "../diagnostics.ts";
 import type { Sink } from "./sink.ts";
 
 /** What the validation sink found so far. */
@@ -24,11 +24,11 @@ interface InputValidator {
   end(): Issue[];
 }
 
-/** `spec` undefined: validate agentstream events; else the records of that format. Issues found are printed on `stderr` unless `quiet`. */
+/** `spec` undefined: validate agentstream events; else the records of that format. Issues found are printed through `diagnostics` unless `quiet`. */
 export function createValidationSink(
   spec: FormatSpec | undefined,
   options: { readonly quiet: boolean },
-  stderr: CliOutput,
+  diagnostics: Diagnostics,
 ): ValidationSink {
   const found: Issue[] = [];
   let checked = 0;
@@ -43,7 +43,7 @@ export function createValidationSink(
   };
   const report = (issue: Issue, input: string): void => {
     found.push(issue.file === undefined ? { ...issue, file: input } : issue);
-    if (!options.quiet) void stderr.write(`${formatIssue(issue, input)}\n`);
+    if (!options.quiet) diagnostics.issue(issue, input);
   };
   return {
     get checked() {

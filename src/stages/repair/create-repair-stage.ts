@@ -24,6 +24,19 @@ export interface RepairOptions {
   largeDeltaChars?: number;
 }
 
+/** Large message deltas, in one stream, that make the pattern the warning is about (ralph: "3+ occurrences"). */
+const LARGE_DELTA_PATTERN = 3;
+
+/** What the stage tells its reader beyond the events. */
+export interface RepairHooks {
+  /**
+   * Called once per stream, when the `LARGE_DELTA_PATTERN`th message delta longer than
+   * `largeDeltaChars` arrives: the agent likely sends snapshots as deltas (the reader reports a
+   * `large-deltas` warning).
+   */
+  onLargeDeltas?(deltas: number, largeDeltaChars: number): void;
+}
+
 /** Counters for the health report. */
 export interface RepairStats {
   repairs: number;
@@ -59,8 +72,8 @@ const QUIET_TYPES = new Set<AgentEventDraft["type"]>(["metric", "usage", "rate_l
 const REMEMBERED_MESSAGES = 512;
 
 /** Creates the repair stage; pass it in `ReadOptions.stages`. */
-export function createRepairStage(options: RepairOptions = {}): EventStage & { readonly stats: RepairStats } {
-  return new RepairStage(options);
+export function createRepairStage(options: RepairOptions = {}, hooks: RepairHooks = {}): EventStage & { readonly stats: RepairStats } {
+  return new RepairStage(options, hooks);
 }
 
 /** What the repair stage remembers (open messages, tool inputs, held first deltas) and its rules. */
@@ -76,8 +89,12 @@ class RepairStage implements EventStage {
   /** Recently streamed assistant messages, for matching a complete message that arrives under another id. */
   readonly recentStreamed: string[] = [];
   readonly heldTemplates = new Map<string, AgentEventDraft>();
+  readonly hooks: RepairHooks;
+  /** Message deltas over `largeDelta` (tool input, often whole at once, is left out of the pattern). */
+  largeTextDeltas = 0;
 
-  constructor(options: RepairOptions) {
+  constructor(options: RepairOptions, hooks: RepairHooks) {
+    this.hooks = hooks;
     this.minOverlap = options.minOverlapChars ?? 30;
     this.shortOverlap = options.shortOverlapChars ?? 8;
     this.minRatio = options.minOverlapRatio ?? 0.5;
@@ -337,7 +354,7 @@ class RepairStage implements EventStage {
       return;
     }
     if (draft.text === "") return;
-    if (draft.text.length > this.largeDelta) this.stats.largeDeltas++;
+    if (draft.text.length > this.largeDelta) this.countLargeTextDelta();
     // While a message has fewer than `minOverlap` characters, its deltas are held back until
     // the next one tells whether this stream sends snapshots: "Hel" then "Hello" is a snapshot
     // stream, and showing "Hel" first would duplicate it. Past `minOverlap` characters a snapshot
@@ -508,6 +525,11 @@ class RepairStage implements EventStage {
       if ((channel.trueText ?? channel.emitted).trim() === wanted) return id;
     }
     return undefined;
+  }
+
+  private countLargeTextDelta(): void {
+    this.stats.largeDeltas++;
+    if (++this.largeTextDeltas === LARGE_DELTA_PATTERN) this.hooks.onLargeDeltas?.(this.largeTextDeltas, this.largeDelta);
   }
 
   private onToolInputDelta(draft: Extract<AgentEventDraft, { type: "tool.input.delta" }>, emit: Emit): void {

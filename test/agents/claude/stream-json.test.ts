@@ -18,6 +18,8 @@ import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.t
 import { ofType } from "../../helpers/events.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { jsonRecord } from "../../helpers/records.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
+import { run } from "../../../src/cli/run.ts";
 
 const S = "5e55a0b1-0000-4000-8000-000000000001";
 /** Our fixtures read without the repair stage, so the decoder's own output is what is checked. */
@@ -584,6 +586,73 @@ describe("claude: synthetic fixtures", () => {
     expect(ofType(events, "message.completed").map((m) => m.text)).toEqual(["Need to list the files.", "Listing now.", "Two files."]);
   });
 
+  it("partial-no-assistant-lines-glm-proxy: a streamed block is final at its content_block_stop, before the result, once", () => {
+    for (const repair of [false, true]) {
+      const { events } = readFile(fixturePath("claude", "partial-no-assistant-lines-glm-proxy.ndjson"), { repair });
+      const completed = ofType(events, "message.completed");
+      expect(completed.map((m) => [m.messageId, m.kind, m.text])).toEqual([
+        ["msg_glm_1#0", "reasoning", "The user asks for two plus two."],
+        ["msg_glm_1#1", "text", "Two plus two is four."],
+      ]);
+      const types = events.map((e) => e.type);
+      // Each completion comes right after its block (line 6 and 10), before message_stop's turn.completed and the result.
+      expect(completed.map((m) => m.source?.line)).toEqual([6, 10]);
+      expect(types.lastIndexOf("message.completed")).toBeLessThan(types.indexOf("turn.completed"));
+      expect(types.at(-1)).toBe("session.completed");
+      expect(checkSequence(events)).toEqual([]);
+    }
+  });
+
+  it("partial-no-assistant-lines-glm-proxy: render shows the answer once", async () => {
+    const io = fakeIo();
+    expect(await run(["render", "--mode", "full", fixturePath("claude", "partial-no-assistant-lines-glm-proxy.ndjson")], io)).toBe(0);
+    expect(io.out().split("Two plus two is four.").length - 1).toBe(1);
+  });
+
+  it("a block with no content_block_stop is final at its message_stop; a signature-only thinking block is withheld reasoning", () => {
+    const se = (event: object) => ({ type: "stream_event", event, session_id: S, parent_tool_use_id: null, uuid: "u" });
+    const { events } = decode(
+      init,
+      se({ type: "message_start", message: { id: "msg_x", role: "assistant", content: [] } }),
+      se({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "SIG" } }),
+      se({ type: "content_block_stop", index: 0 }),
+      se({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } }),
+      se({ type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "cut short" } }),
+      se({ type: "message_stop" }),
+      { type: "result", subtype: "success", is_error: false, result: "cut short", session_id: S, uuid: "r" },
+    );
+    expect(ofType(events, "message.completed").map((m) => [m.messageId, m.kind, m.text, m.signature])).toEqual([
+      ["msg_x#0", "redacted_reasoning", "", "SIG"],
+      ["msg_x#1", "text", "cut short", undefined],
+    ]);
+    const types = events.map((e) => e.type);
+    expect(types.indexOf("session.completed")).toBeGreaterThan(types.lastIndexOf("message.completed"));
+  });
+
+  it("an assistant line after the block's stop (Qwen's order) adds nothing: no second completion; other text is an info issue", () => {
+    const se = (event: object) => ({ type: "stream_event", event, session_id: S, parent_tool_use_id: null, uuid: "u" });
+    const line = (text: string) => ({
+      type: "assistant",
+      message: { id: "msg_q", role: "assistant", content: [{ type: "text", text }] },
+      session_id: S,
+      uuid: "a",
+    });
+    const stream = [
+      init,
+      se({ type: "message_start", message: { id: "msg_q", role: "assistant", content: [] } }),
+      se({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+      se({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hello there." } }),
+      se({ type: "content_block_stop", index: 0 }),
+      se({ type: "message_stop" }),
+    ];
+    const same = decode(...stream, line("Hello there."));
+    expect(ofType(same.events, "message.completed").map((m) => [m.messageId, m.text])).toEqual([["msg_q#0", "Hello there."]]);
+    expect(same.issues).toEqual([]);
+    const other = decode(...stream, line("Hello there, friend."));
+    expect(ofType(other.events, "message.completed").map((m) => [m.messageId, m.text])).toEqual([["msg_q#0", "Hello there."]]);
+    expect(other.issues).toEqual([expect.objectContaining({ code: "out-of-order", severity: "info", line: 7 })]);
+  });
+
   it("partial-redacted-thinking-signature-only: empty thinking + signature is redacted_reasoning; redacted_thinking keeps its data; citations are notices", () => {
     const { events } = readFixture("partial-redacted-thinking-signature-only.ndjson");
     const completed = ofType(events, "message.completed");
@@ -848,6 +917,19 @@ describe.skipIf(!hasShared)("claude: real captures (../shared/fixtures/claude)",
     expect(ofType(r.events, "unknown")).toEqual([]);
     expect(r.issues.filter((i) => i.severity !== "info")).toEqual([]);
   };
+
+  it("every capture: each message completes once, before the session does (the whole-block assistant line is unchanged)", () => {
+    for (const name of readdirSync(sharedPath("fixtures", "claude"))) {
+      const { events } = capture(name);
+      const completed = ofType(events, "message.completed").map((m) => m.messageId);
+      expect(new Set(completed).size, name).toBe(completed.length);
+      // No message of a session completes after that session's last session.completed.
+      const lastEnd = new Map(events.flatMap((e, i) => (e.type === "session.completed" ? [[e.sessionId, i] as const] : [])));
+      events.forEach((e, i) => {
+        if (e.type === "message.completed") expect(i, `${name} ${e.messageId}`).toBeLessThan(lastEnd.get(e.sessionId) ?? Infinity);
+      });
+    }
+  });
 
   it("archistrator_success_with_tools (2.1.220): Write, final text, usage, cost", () => {
     const r = capture("archistrator_success_with_tools.jsonl");
