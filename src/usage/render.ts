@@ -19,8 +19,10 @@ interface TokensJson {
 
 export interface FiguresJson {
   tokens: TokensJson;
-  /** Reported plus estimated; the unpriced models' requests are not in it. */
-  costUsd: number;
+  /** Reported plus estimated; null when any request has no price (the cost is not known, and never 0 for it). */
+  costUsd: number | null;
+  /** The cost of the requests that have a price: `costUsd` when every one has; the table's figure before `+?`. */
+  pricedCostUsd: number;
   /** The part computed from the price table (`estimated`), the rest was reported by the agent. */
   estimatedCostUsd: number;
   costEstimated: boolean;
@@ -43,7 +45,8 @@ function tokensJson(t: TokenCounts): TokensJson {
 export function figuresJson(f: UsageFigures): FiguresJson {
   return {
     tokens: tokensJson(f.tokens),
-    costUsd: round(f.costUsd),
+    costUsd: f.unpricedModels.size > 0 ? null : round(f.costUsd),
+    pricedCostUsd: round(f.costUsd),
     estimatedCostUsd: round(f.estimatedUsd),
     costEstimated: f.estimatedUsd > 0,
     unpricedModels: [...f.unpricedModels].sort(),

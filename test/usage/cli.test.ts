@@ -122,6 +122,24 @@ describe("agentstream usage", () => {
     });
   });
 
+  it("rejects a day no calendar has, in both commands, as a usage error", async () => {
+    const env = { HOME: "/nonexistent" };
+    for (const [command, option, day] of [
+      ["usage", "--since", "2026-13-01"],
+      ["usage", "--until", "2026-02-30"],
+      ["sessions", "--since", "20260431"],
+      ["sessions", "--until", "2026-00-10"],
+      ["usage", "--since", "2025-02-29"],
+    ] as const) {
+      expect(await cli([command, option, day], env)).toMatchObject({
+        code: 2,
+        err: expect.stringMatching(new RegExp(`${option}: \\d{4}-\\d{2}-\\d{2} is not a day of the calendar`)),
+      });
+    }
+    // February 29th of a leap year is a day.
+    expect((await cli(["usage", "--since", "2028-02-29", "--json"], env)).code).toBe(0);
+  });
+
   it("reports files that are not session logs and paths that do not exist, and goes on", async () => {
     const root = home();
     const result = await cli(["usage", join(root, "not-a-log"), join(root, "missing"), join(root, ".codex"), "--json", "--no-cache"], {
@@ -131,6 +149,25 @@ describe("agentstream usage", () => {
     expect(result.err).toMatch(/missing: no such file or folder/);
     expect(result.err).toMatch(/1 file\(s\) skipped, not a Claude, Codex or Gemini session log/);
     expect(JSON.parse(result.out).totals.requests).toBe(1);
+  });
+});
+
+describe("a model the price table does not know", () => {
+  it("has a null cost in JSON, never 0, with the priced part beside it", async () => {
+    const tree = tempTree();
+    tree.write("projects/-work-demo/s-9.jsonl", [
+      claudeLine({ message: "m1", request: "r1", session: "s-9", model: "claude-sonnet-5", output: 100 }),
+      claudeLine({ message: "m2", request: "r2", session: "s-9", output: 100 }),
+    ]);
+    const env = { HOME: tree.root };
+    const usage = JSON.parse((await cli(["usage", tree.root, "--json", "--no-cache", "--by", "model"], env)).out);
+    const unpriced = usage.groups.find((g: { model: string }) => g.model === "claude-sonnet-5");
+    expect(unpriced).toMatchObject({ costUsd: null, pricedCostUsd: 0, unpricedModels: ["claude-sonnet-5"] });
+    const priced = usage.groups.find((g: { model: string }) => g.model !== "claude-sonnet-5");
+    expect(priced.costUsd).toBeGreaterThan(0);
+    expect(usage.totals).toMatchObject({ costUsd: null, pricedCostUsd: priced.costUsd, unpricedModels: ["claude-sonnet-5"] });
+    const [session] = JSON.parse((await cli(["sessions", tree.root, "--json", "--no-cache"], env)).out);
+    expect(session).toMatchObject({ costUsd: null, pricedCostUsd: priced.costUsd, unpricedModels: ["claude-sonnet-5"] });
   });
 });
 
