@@ -1,7 +1,19 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -140,16 +152,83 @@ describe("agentstream usage", () => {
     expect((await cli(["usage", "--since", "2028-02-29", "--json"], env)).code).toBe(0);
   });
 
-  it("reports files that are not session logs and paths that do not exist, and goes on", async () => {
+  it("reports files that are not session logs and paths that do not exist, goes on, and ends with an I/O error", async () => {
     const root = home();
     const result = await cli(["usage", join(root, "not-a-log"), join(root, "missing"), join(root, ".codex"), "--json", "--no-cache"], {
       HOME: root,
     });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(3);
     expect(result.err).toMatch(/missing: no such file or folder/);
     expect(result.err).toMatch(/1 file\(s\) skipped, not a Claude, Codex or Gemini session log/);
     expect(JSON.parse(result.out).totals.requests).toBe(1);
   });
+});
+
+describe("input that cannot be read", () => {
+  it("a link to nothing, named or in a project folder, and a FIFO are said with why, never taken for non-session files", async () => {
+    const root = home();
+    const env = { HOME: root };
+    symlinkSync(join(root, "gone.jsonl"), join(root, ".claude/projects/-work-demo/moved.jsonl"));
+    const fifo = join(root, "pipe.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    for (const command of ["usage", "sessions"]) {
+      const named = await cli([command, "--no-cache", "--json", join(root, ".claude/projects/-work-demo/moved.jsonl"), fifo], env);
+      expect(named.code).toBe(3);
+      expect(named.err).toMatch(/moved\.jsonl: cannot read it: a symbolic link to nothing/);
+      expect(named.err).toMatch(/pipe\.jsonl: cannot read it: not a file or folder/);
+      expect(named.err).not.toMatch(/not a Claude, Codex or Gemini session log/);
+      // The default locations: the rest is counted, the link said, the status an I/O error.
+      const found = await cli([command, "--no-cache", "--json"], env);
+      expect(found.code).toBe(3);
+      expect(found.err).toMatch(/moved\.jsonl: cannot read it: a symbolic link to nothing/);
+    }
+    const totals = JSON.parse((await cli(["usage", "--no-cache", "--json"], env)).out).totals;
+    expect(totals.requests).toBe(5);
+  });
+
+  // As root (the test machines), chmod does not stop reading: the binary runs as `nobody` there.
+  const asNobody = process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+  const canDrop = asNobody.length === 0 || existsSync("/usr/bin/setpriv");
+  it.skipIf(!existsSync(join(repoRoot, "dist/usage/scan-worker.js")) || !canDrop)(
+    "a file and a project folder without read permission: said (permission denied), exit 3, the rest counted (built binary, workers)",
+    () => {
+      const root = home();
+      for (let f = 0; f < 8; f++) {
+        const session = `w${f}`;
+        writeFileSync(
+          join(root, `.claude/projects/-work-demo/${session}.jsonl`),
+          `${JSON.stringify(claudeLine({ message: `m${session}`, request: `r${session}`, session }))}\n`,
+        );
+      }
+      const secret = join(root, ".claude/projects/-work-demo/w3.jsonl");
+      mkdirSync(join(root, ".claude/projects/-work-closed"));
+      writeFileSync(join(root, ".claude/projects/-work-closed/c.jsonl"), `${JSON.stringify(claudeLine({ message: "c", session: "c" }))}\n`);
+      // `nobody` must reach the tree: the test folders are made private.
+      for (let dir = root; dir !== dirname(dir) && dir.startsWith(tmpdir()); dir = dirname(dir)) chmodSync(dir, 0o755);
+      execFileSync("chmod", ["-R", "a+rX", root]);
+      chmodSync(secret, 0o000);
+      chmodSync(join(root, ".claude/projects/-work-closed"), 0o000);
+      const bin = join(repoRoot, "dist/cli/bin.js");
+      const [command, ...prefix] = [...asNobody, process.execPath];
+      for (const args of [
+        ["usage", "--json"],
+        ["sessions", "--json"],
+        ["usage", join(root, ".claude/projects"), "--json"],
+      ]) {
+        const result = spawnSync(command as string, [...prefix, bin, ...args, "--no-cache", "--threads", "2"], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC" },
+        });
+        expect(result.status, result.stderr).toBe(3);
+        expect(result.stderr).toContain(`${secret}: cannot read it: permission denied`);
+        expect(result.stderr).toMatch(/-work-closed: cannot read it: permission denied/);
+        expect(result.stderr).not.toMatch(/not a Claude, Codex or Gemini session log/);
+        const json = JSON.parse(result.stdout);
+        if (args[0] === "sessions") expect(json.map((s: { sessionId: string }) => s.sessionId)).not.toContain("w3");
+        else expect(json.totals.requests).toBe(args.length === 2 ? 5 + 7 : 3 + 7);
+      }
+    },
+  );
 });
 
 describe("a model the price table does not know", () => {
