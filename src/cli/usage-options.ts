@@ -73,7 +73,20 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
     const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : "";
     await io.stderr.write(`agentstream: ${skipped.length} file(s) skipped, not a Claude, Codex or Gemini session log: ${some}${more}\n`);
   }
+  await reportMalformed(collected, io);
   return { collected, filter, pricer, exit: collected.missing.length + collected.failed.length > 0 ? EXIT.io : EXIT.ok };
+}
+
+/** Says how many lines were malformed (not JSON, or usage that is not counts and a date), and in which sessions' files. */
+async function reportMalformed(collected: Collected, io: CliIo): Promise<void> {
+  const sessions = [...collected.ledger.sessions.values()].filter((session) => session.badLines > 0);
+  if (sessions.length === 0) return;
+  const lines = sessions.reduce((sum, session) => sum + session.badLines, 0);
+  const some = sessions.slice(0, 3).map((session) => safeCell(session.files[0] ?? session.key));
+  const more = sessions.length > 3 ? ` and ${sessions.length - 3} more` : "";
+  await io.stderr.write(
+    `agentstream: ${lines} malformed line(s) skipped (not JSON, or usage whose counts are not counts or whose time is not a date) in ${sessions.length} session(s): ${some.join(", ")}${more}\n`,
+  );
 }
 
 /** The most a scan on this thread reads with the young generation held (a re-run reads what was appended). */

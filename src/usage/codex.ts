@@ -7,7 +7,7 @@
  * and total; across files the distinct snapshots of a thread, in order, give each request's tokens as the
  * difference from the one before (ledger.ts). Summing `last_token_usage` would count every repeat.
  */
-import type { JsonObject } from "../model/events.ts";
+import type { JsonObject, JsonValue } from "../model/events.ts";
 import { get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -16,6 +16,8 @@ import {
   epochOf,
   freshFacts,
   type LineScanner,
+  malformedUsage,
+  notAnObject,
   noteTime,
   parseLine,
   recordMap,
@@ -50,6 +52,15 @@ interface CodexWireUsage {
   total_tokens?: number;
 }
 
+const CODEX_COUNTS: readonly (keyof CodexWireUsage)[] = [
+  "input_tokens",
+  "cached_input_tokens",
+  "cache_write_input_tokens",
+  "output_tokens",
+  "reasoning_output_tokens",
+  "total_tokens",
+];
+
 function codexTokens(usage: JsonObject): TokenCounts {
   const field = (name: keyof CodexWireUsage): number => count(num(usage, name));
   const cacheRead = field("cached_input_tokens");
@@ -81,8 +92,18 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   };
   const thread = (): string => `${state.thread ?? facts.sessionId ?? start.path}#${state.epoch ?? 0}`;
 
+  /** The time the line being read has, as written: a usage record whose time is not a date is malformed. */
+  let stamp: JsonValue | undefined;
+  /** Counts a malformed usage record (scanner.ts `malformedUsage`) instead of taking it. */
+  const malformed = (usage: JsonObject): boolean => {
+    if (!malformedUsage(usage, CODEX_COUNTS, stamp)) return false;
+    badLines++;
+    return true;
+  };
+
   /** A running total: one snapshot per distinct figure; a smaller total than the last means the count restarted. */
   const snapshot = (total: JsonObject, time: number | null): void => {
+    if (malformed(total)) return;
     const figure = count(num(total, "total_tokens")) || totalOf(codexTokens(total));
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
@@ -103,6 +124,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
 
   /** A request's own tokens with no running total beside them (the older flat token_count). */
   const delta = (usage: JsonObject, time: number | null): void => {
+    if (malformed(usage)) return;
     const tokens = codexTokens(usage);
     const key = requestKey(`codex:${thread()}:${time ?? records.size}:${totalOf(tokens)}`);
     records.set(key, { key, time, model: state.model ?? null, tokens, costUsd: null, sidechain: false });
@@ -166,7 +188,8 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   return {
     line(bytes, from, to) {
       if (!wanted(bytes, from, to)) {
-        noteTime(facts, timestampOf(bytes, from, to));
+        if (notAnObject(bytes, from, to)) badLines++;
+        else noteTime(facts, timestampOf(bytes, from, to));
         return;
       }
       const rec = parseLine(bytes, from, to);
@@ -174,6 +197,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
         badLines++;
         return;
       }
+      stamp = get(rec, "timestamp");
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);
       line(rec, time);

@@ -231,6 +231,58 @@ describe("input that cannot be read", () => {
   );
 });
 
+describe("malformed session lines", () => {
+  /** A usage record whose figures cannot be trusted: the issue's example. */
+  const broken = { input_tokens: "NaN", output_tokens: -5 };
+
+  it("are counted and said, per session and in all, and a record with NaN counts or no date is not a request", async () => {
+    const tree = tempTree();
+    const claude = claudeLine({ message: "m1", request: "r1", session: "c1", time: "2026-03-01T10:00:00Z" }) as Record<string, unknown>;
+    const bad = claudeLine({ message: "m2", request: "r2", session: "c1" }) as { message: { usage: object } } & Record<string, unknown>;
+    const claudeFile = tree.write("projects/-work-demo/c1.jsonl", [
+      claude,
+      { ...bad, timestamp: "not-a-date", message: { ...bad.message, usage: broken } },
+    ]);
+    // A line cut short mid-write, and one that is not JSON at all, neither carrying usage.
+    appendFileSync(claudeFile, '{"type":"user","message":{"role":"user","content":"hal\nnot json at all\n');
+    const codex = tree.write("sessions/rollout-2026-03-02T08-00-00-t.jsonl", [
+      ...codexMeta("t", "2026-03-02T08:00:00Z"),
+      codexTokenCount("2026-03-02T08:00:05Z", [1000, 800, 20], [1000, 800, 20]),
+      {
+        timestamp: "not-a-date",
+        type: "event_msg",
+        payload: { type: "token_count", info: { total_token_usage: { ...broken, total_tokens: 9 } } },
+      },
+    ]);
+    appendFileSync(codex, '{"timestamp":"2026-03-02T08:00:09Z","type":"response_item","payload":{"ty\n');
+    tree.write("gemini/tmp/demo/chats/session-2026-03-03T10-00-g1.jsonl", [
+      { sessionId: "g1", projectHash: "abc", startTime: "2026-03-03T10:00:00Z", kind: "main" },
+      { id: "x1", timestamp: "2026-03-03T10:00:02Z", type: "gemini", tokens: { input: 5, output: 5 }, model: "gemini-2.5-flash" },
+      { id: "x2", timestamp: "not-a-date", type: "gemini", tokens: { input: "NaN", output: -5 }, model: "gemini-2.5-flash" },
+    ]);
+    const env = { HOME: tree.root };
+    const usage = await cli(["usage", tree.root, "--json", "--no-cache", "--tz", "UTC"], env);
+    expect(usage.code).toBe(0);
+    expect(usage.err).toMatch(/agentstream: 6 malformed line\(s\) skipped .* in 3 session\(s\)/);
+    const json = JSON.parse(usage.out);
+    expect(json.malformedLines).toBe(6);
+    expect(json.totals.requests).toBe(3);
+    expect(json.groups.map((g: { day: string }) => g.day)).toEqual(["2026-03-01", "2026-03-02", "2026-03-03"]);
+    const rows = JSON.parse((await cli(["sessions", tree.root, "--json", "--no-cache"], env)).out);
+    expect(
+      rows.map((r: { sessionId: string; malformedLines: number; requests: number }) => [r.sessionId, r.malformedLines, r.requests]),
+    ).toEqual([
+      ["c1", 3, 1],
+      ["t", 2, 1],
+      ["g1", 1, 1],
+    ]);
+    // The table says it too.
+    const table = await cli(["usage", tree.root, "--no-cache", "--tz", "UTC"], env);
+    expect(table.out).not.toContain("(no time)");
+    expect(table.err).toContain("6 malformed line(s)");
+  });
+});
+
 describe("a model the price table does not know", () => {
   it("has a null cost in JSON, never 0, with the priced part beside it", async () => {
     const tree = tempTree();
@@ -313,7 +365,7 @@ describe("the result of the last run", () => {
     for (const stale of ["usage-result-v5.bin", "usage-v6.json", "notes.txt"])
       writeFileSync(join(root, "cache", "agentstream", stale), "x");
     const first = (await cli(args, env)).out;
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v6.bin", "usage-v7.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v7.bin", "usage-v8.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
     // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.

@@ -44,6 +44,7 @@ estimated from the price table.`,
         durationMs: row.start === null ? null : durationOf(row),
         status: row.status,
         ...figuresJson(row.figures),
+        malformedLines: row.malformedLines,
         files: row.files,
       }));
       const text = values.ndjson ? objects.map((o) => `${JSON.stringify(o)}\n`).join("") : `${JSON.stringify(objects, null, 2)}\n`;

@@ -57,6 +57,7 @@ Days, weeks (from Monday) and months are those of each request's own time.`,
         files: collected.files,
         sessions: collected.ledger.sessions.size,
         duplicateRecords: collected.ledger.duplicates,
+        malformedLines: [...collected.ledger.sessions.values()].reduce((sum, session) => sum + session.badLines, 0),
         groups,
         totals: figuresJson(report.totals),
       };
