@@ -106,6 +106,7 @@ export function usageTable(report: UsageReport, width: number): string {
     dropOrder: 0,
     minWidth: i === 0 ? 10 : 8,
     keep: dimension === "project" ? "end" : "start",
+    distinct: true,
   }));
   const columns = [...keyColumns, ...TOKEN_COLUMNS];
   const rows = (compact: boolean): string[][] => {
@@ -125,14 +126,18 @@ export function usageTable(report: UsageReport, width: number): string {
   return fits ? exact : renderTable(columns, rows(true), width);
 }
 
+/**
+ * What tells sessions apart goes last: the start, the agent, the project (its path cut from the left first) and
+ * the status; the file, the models, the duration and the tokens go first (the cost stays).
+ */
 const SESSION_COLUMNS: TableColumn[] = [
   { header: "start", align: "left", dropOrder: 0 },
-  { header: "agent", align: "left", dropOrder: 5 },
-  { header: "project", align: "left", dropOrder: 3, minWidth: 12, keep: "end" },
+  { header: "agent", align: "left", dropOrder: 2 },
+  { header: "project", align: "left", dropOrder: 4, minWidth: 10, keep: "end" },
   { header: "duration", align: "right", dropOrder: 6 },
-  { header: "models", align: "left", dropOrder: 4, minWidth: 12 },
-  { header: "status", align: "left", dropOrder: 7 },
-  { header: "tokens", align: "right", dropOrder: 2 },
+  { header: "models", align: "left", dropOrder: 7, minWidth: 12 },
+  { header: "status", align: "left", dropOrder: 3 },
+  { header: "tokens", align: "right", dropOrder: 5 },
   { header: "cost", align: "right", dropOrder: 0 },
   { header: "file", align: "left", dropOrder: 8, minWidth: 16, keep: "end" },
 ];

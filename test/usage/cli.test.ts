@@ -231,6 +231,37 @@ describe("input that cannot be read", () => {
   );
 });
 
+describe("narrow tables", () => {
+  it("keep what tells rows apart: models never cut to the same text, sessions keep agent and status, paths cut first", async () => {
+    const tree = tempTree();
+    const models = ["claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929", "claude-opus-4-20250514", "claude-opus-4-1-20250805"];
+    models.forEach((model, i) =>
+      tree.write(`projects/-home-someone-work-clients-acme-service-${i}/s${i}.jsonl`, [
+        claudeLine({ message: `m${i}`, request: `r${i}`, session: `s${i}`, model, cwd: `/home/someone/work/clients/acme/service-${i}` }),
+      ]),
+    );
+    const table = async (columns: number, ...args: string[]): Promise<string[]> => {
+      const io = fakeIo({ env: { HOME: tree.root }, stdoutTTY: true });
+      Object.defineProperty(io.stdout, "columns", { value: columns });
+      expect(await run([...args, tree.root, "--no-cache", "--tz", "UTC"], io)).toBe(0);
+      const lines = stripSgr(io.out()).split("\n");
+      const rows = lines.slice(0, lines.indexOf(""));
+      for (const line of rows) expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      return rows;
+    };
+    for (const columns of [80, 60, 40]) {
+      const rows = await table(columns, "usage", "--by", "model");
+      const cells = rows.slice(1, -1).map((line) => line.split("  ")[0]?.trim());
+      expect(new Set(cells).size, `${columns}: ${cells.join(" | ")}`).toBe(models.length);
+    }
+    const sessions = await table(60, "sessions");
+    expect(sessions[0]).toMatch(/^start\s+agent\s+project\s+.*status/);
+    // The projects, cut from the left, still differ.
+    const projects = sessions.slice(1).map((line) => /…[^ ]*-\d/.exec(line)?.[0]);
+    expect(new Set(projects).size).toBe(models.length);
+  });
+});
+
 describe("malformed session lines", () => {
   /** A usage record whose figures cannot be trusted: the issue's example. */
   const broken = { input_tokens: "NaN", output_tokens: -5 };
