@@ -25,7 +25,7 @@ import {
   type ScannerStart,
   timestampOf,
 } from "./scanner.ts";
-import type { TokenCounts, UsageRecord } from "./types.ts";
+import type { SessionStatus, TokenCounts, UsageRecord } from "./types.ts";
 
 /** The rollout line kinds that matter here; every other line (response items, tool output) is not parsed. */
 const WANTED = [
@@ -39,6 +39,14 @@ const WANTED = [
   "thread_settings_applied",
   '"error"',
 ].map((marker) => Buffer.from(marker));
+/** How the session stands after an event of each kind. */
+const STATUS_OF: ReadonlyMap<string, SessionStatus> = new Map([
+  ["task_started", "open"],
+  ["task_complete", "completed"],
+  ["turn_aborted", "error"],
+  ["error", "error"],
+]);
+
 /** Codex writes `type` (and the payload's `type`) first: the kind is in the first bytes of the line. */
 const HEAD_BYTES = 200;
 
@@ -131,7 +139,9 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   };
 
   const eventMessage = (payload: JsonObject, time: number | null): void => {
-    switch (str(payload, "type")) {
+    const type = str(payload, "type") ?? "";
+    facts.status = STATUS_OF.get(type) ?? facts.status;
+    switch (type) {
       case "token_count": {
         const info = obj(payload, "info");
         const total = obj(info, "total_token_usage");
@@ -139,16 +149,6 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
         else if (info === undefined && num(payload, "input_tokens") !== undefined) delta(payload, time);
         break;
       }
-      case "task_started":
-        facts.status = "open";
-        break;
-      case "task_complete":
-        facts.status = "completed";
-        break;
-      case "turn_aborted":
-      case "error":
-        facts.status = "error";
-        break;
       case "thread_settings_applied":
         setModel(str(obj(payload, "thread_settings"), "model"));
         break;

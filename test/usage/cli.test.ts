@@ -235,11 +235,11 @@ describe("narrow tables", () => {
   it("keep what tells rows apart: models never cut to the same text, sessions keep agent and status, paths cut first", async () => {
     const tree = tempTree();
     const models = ["claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929", "claude-opus-4-20250514", "claude-opus-4-1-20250805"];
-    models.forEach((model, i) =>
+    for (const [i, model] of models.entries()) {
       tree.write(`projects/-home-someone-work-clients-acme-service-${i}/s${i}.jsonl`, [
         claudeLine({ message: `m${i}`, request: `r${i}`, session: `s${i}`, model, cwd: `/home/someone/work/clients/acme/service-${i}` }),
-      ]),
-    );
+      ]);
+    }
     const table = async (columns: number, ...args: string[]): Promise<string[]> => {
       const io = fakeIo({ env: { HOME: tree.root }, stdoutTTY: true });
       Object.defineProperty(io.stdout, "columns", { value: columns });
