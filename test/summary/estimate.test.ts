@@ -1,9 +1,12 @@
 /** The summary's estimated cost: the price table and rule of `usage`, read with each dialect's token meaning. */
 import { describe, expect, it } from "vitest";
+import { run } from "../../src/cli/run.ts";
 import type { Usage } from "../../src/model/events.ts";
 import type { RecordStats } from "../../src/pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary } from "../../src/summary/summarize.ts";
 import { build } from "../helpers/events.ts";
+import { fakeIo } from "../helpers/fake-io.ts";
+import { listCaptures } from "../helpers/shared.ts";
 
 const STATS: RecordStats = { total: 0, events: 0, blank: 0, text: 0, invalid: 0, tooLong: 0, tooLongBytes: 0, unknown: 0 };
 
@@ -65,5 +68,27 @@ describe("the summary's estimated cost", () => {
     expect(reported).toMatchObject({ costUsd: 0.5, costEstimated: false });
     const unknown = summarize("cline", [{ type: "usage", scope: "delta", model: "claude-sonnet-4-20250514", usage: usage(10, 10) }]);
     expect(unknown).toMatchObject({ costUsd: null, costEstimated: false, unpricedModels: [] });
+  });
+});
+
+const SAVED = new Set(["claude-session", "codex-session", "gemini-session"]);
+const savedSessions = listCaptures().filter(([dialect, path]) => SAVED.has(dialect) && path.endsWith(".jsonl"));
+
+describe.skipIf(savedSessions.length === 0)("one cost for a saved session: summary --json and sessions --json", () => {
+  it.each(savedSessions)("%s %s", async (_dialect, path) => {
+    const cli = async (...args: string[]): Promise<unknown> => {
+      const io = fakeIo();
+      expect(await run(args, io)).toBe(0);
+      return JSON.parse(io.out());
+    };
+    const summary = (await cli("summary", "--json", path)) as SessionSummary;
+    const [session] = (await cli("sessions", "--json", "--no-cache", path)) as {
+      costUsd: number | null;
+      unpricedModels: string[];
+      requests: number;
+    }[];
+    // A log with no request (a goal record, an API error): `sessions` says $0 for nothing billed, the summary null.
+    if (session === undefined || session.requests === 0) expect(summary.costUsd).toBeNull();
+    else expect([summary.costUsd, summary.unpricedModels]).toEqual([session.costUsd, session.unpricedModels]);
   });
 });
