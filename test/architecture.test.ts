@@ -35,6 +35,8 @@ const LAYERS: readonly Layer[] = [
   { layer: 1, path: "errors.ts" },
   { layer: 1, path: "version.ts", only: [] },
   { layer: 2, path: "framing/" },
+  // The price table and the one rule for an estimated cost: `usage` (Node) and the summary (every view) share it.
+  { layer: 2, path: "prices/", only: [] },
   // Decoders replay events a format embeds (dialect/embedded.ts), checked by the model's validator.
   { layer: 3, path: "dialect/", peers: ["validation/"] },
   { layer: 3, path: "encoding/" },
@@ -65,7 +67,7 @@ const LAYERS: readonly Layer[] = [
   { layer: 9, path: "run/", peers: NODE_PEERS },
   { layer: 9, path: "server/", peers: NODE_PEERS },
   // Reads the agents' logs itself: the model, the wire readers and the views' width and sanitizer (docs/usage.md).
-  { layer: 9, path: "usage/", only: ["model/", "errors.ts", "dialect/json.ts", "views/shared/"] },
+  { layer: 9, path: "usage/", only: ["model/", "errors.ts", "dialect/json.ts", "views/shared/", "prices/"] },
   { layer: 9, path: "fleet/", peers: NODE_PEERS },
   // The file follower the CLI's --follow and the server's run logs share: Node's fs, the Issue type.
   { layer: 9, path: "follow/", only: ["errors.ts"] },

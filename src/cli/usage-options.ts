@@ -5,6 +5,8 @@ import { DEFAULT_LOCATIONS_HELP } from "../usage/discover.ts";
 import { parseFilter, type UsageFilter } from "../usage/filters.ts";
 import { createPricer, loadPrices, type Pricer } from "../usage/prices.ts";
 import { AgentStreamError } from "../errors.ts";
+import { safeCell } from "../usage/table.ts";
+import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 
 export const usageOptions = {
@@ -27,6 +29,8 @@ export interface UsageInputs {
   readonly collected: Collected;
   readonly filter: UsageFilter;
   readonly pricer: Pricer;
+  /** The status to end with: an I/O error when a path named is missing or something could not be read (all else is still reported). */
+  readonly exit: number;
 }
 
 interface UsageValues {
@@ -61,15 +65,28 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
       },
     }),
   );
-  for (const path of collected.missing) await io.stderr.write(`agentstream: ${path}: no such file or folder\n`);
-  if (collected.unreadable.length > 0) {
-    const some = collected.unreadable.slice(0, 3).join(", ");
-    const more = collected.unreadable.length > 3 ? ` and ${collected.unreadable.length - 3} more` : "";
-    await io.stderr.write(
-      `agentstream: ${collected.unreadable.length} file(s) skipped, not a Claude, Codex or Gemini session log: ${some}${more}\n`,
-    );
+  for (const path of collected.missing) await io.stderr.write(`agentstream: ${safeCell(path)}: no such file or folder\n`);
+  for (const { path, reason } of collected.failed) await io.stderr.write(`agentstream: ${safeCell(path)}: cannot read it: ${reason}\n`);
+  const skipped = collected.skipped;
+  if (skipped.length > 0) {
+    const some = skipped.slice(0, 3).map(safeCell).join(", ");
+    const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : "";
+    await io.stderr.write(`agentstream: ${skipped.length} file(s) skipped, not a Claude, Codex or Gemini session log: ${some}${more}\n`);
   }
-  return { collected, filter, pricer };
+  await reportMalformed(collected, io);
+  return { collected, filter, pricer, exit: collected.missing.length + collected.failed.length > 0 ? EXIT.io : EXIT.ok };
+}
+
+/** Says how many lines were malformed (not JSON, or usage that is not counts and a date), and in which sessions' files. */
+async function reportMalformed(collected: Collected, io: CliIo): Promise<void> {
+  const sessions = [...collected.ledger.sessions.values()].filter((session) => session.badLines > 0);
+  if (sessions.length === 0) return;
+  const lines = sessions.reduce((sum, session) => sum + session.badLines, 0);
+  const some = sessions.slice(0, 3).map((session) => safeCell(session.files[0] ?? session.key));
+  const more = sessions.length > 3 ? ` and ${sessions.length - 3} more` : "";
+  await io.stderr.write(
+    `agentstream: ${lines} malformed line(s) skipped (not JSON, or usage whose counts are not counts or whose time is not a date) in ${sessions.length} session(s): ${some.join(", ")}${more}\n`,
+  );
 }
 
 /** The most a scan on this thread reads with the young generation held (a re-run reads what was appended). */

@@ -6,6 +6,7 @@ import type { Issue } from "../errors.ts";
 import type { AgentEvent, Usage } from "../model/events.ts";
 import { addUsage, emptyUsage, isUsageEmpty } from "../model/usage.ts";
 import type { HealthStats, RecordStats } from "../pipeline/create-event-reader.ts";
+import { CostEstimate } from "./estimate.ts";
 
 /**
  * Dialects whose input is a saved session log, written from the session's first record to its last: there the
@@ -32,7 +33,15 @@ export interface SessionSummary {
   usage: Usage;
   /** The part of `usage` that subagent (sidechain) sessions spent; every figure null when none reported any. */
   subagentUsage: Usage;
+  /**
+   * What the agent reported; else, for a saved session log or a stream with no cost, estimated from the price table
+   * as `usage` and `sessions` estimate it (`costEstimated`); null when nothing was reported and a model has no price.
+   */
   costUsd: number | null;
+  /** True when `costUsd` holds an estimate from the price table (shown with `~`). */
+  costEstimated: boolean;
+  /** Models whose requests have no price in the table (then `costUsd` is null: the cost is not known). */
+  unpricedModels: string[];
   durationMs: number | null;
   turns: number | null;
   /** Subagents that ran: sessions with a parent (a Task / Agent call's own sidechain or file). */
@@ -88,6 +97,7 @@ export function createSummaryBuilder(): SummaryBuilder {
           if (event.scope === "delta" && builder.isChild(event)) builder.subagentUsage = addUsage(builder.subagentUsage, event.usage);
           if (event.model !== undefined && builder.isRoot(event)) builder.usageModel = event.model;
           builder.addCost(event.costUsd);
+          builder.estimate.add(event, event.model ?? builder.usageModel ?? builder.started?.model);
           break;
         case "message.completed":
           if (event.role === "assistant" && event.kind === "text" && builder.isRoot(event) && event.text.trim() !== "")
@@ -148,7 +158,7 @@ export function createSummaryBuilder(): SummaryBuilder {
         toolCalls: [...builder.tools.values()].map((t) => ({ ...t })),
         usage,
         subagentUsage: { ...builder.subagentUsage },
-        costUsd: builder.completed?.costUsd ?? builder.cost,
+        ...builder.costOf(dialect),
         durationMs: builder.completed?.durationMs ?? span,
         turns,
         subagents: builder.childSessions.size,
@@ -199,6 +209,23 @@ class SummaryState {
 
   isChild(event: AgentEvent): boolean {
     return event.sessionId !== undefined && this.childSessions.has(event.sessionId);
+  }
+
+  readonly estimate = new CostEstimate();
+
+  /**
+   * The session's cost: the agent's total; else each request's reported cost, the others estimated from the price
+   * table (docs/usage.md, "Cost": the same rule as `usage`); unknown (null) when a model has no price.
+   */
+  costOf(dialect: string | undefined): Pick<SessionSummary, "costUsd" | "costEstimated" | "unpricedModels"> {
+    const reported = this.completed?.costUsd;
+    const estimate = reported === undefined ? this.estimate.result(dialect) : undefined;
+    if (estimate === undefined) return { costUsd: reported ?? this.cost, costEstimated: false, unpricedModels: [] };
+    const unpricedModels = [...estimate.unpricedModels];
+    if (unpricedModels.length > 0) return { costUsd: null, costEstimated: false, unpricedModels };
+    // To the millionth of a dollar, as `usage` and `sessions` print it: sums of floats otherwise print their noise.
+    const usd = Math.round(((this.cost ?? 0) + estimate.usd) * 1e6) / 1e6;
+    return { costUsd: usd, costEstimated: estimate.usd > 0, unpricedModels };
   }
 
   addCost(value: number | undefined): void {

@@ -29,7 +29,7 @@ import { KeyFilter, StoredKeyFilter } from "./key-filter.ts";
 import { CachedScan, entryText } from "./stored-scan.ts";
 import { type FileScan, type RecordColumns, TOKEN_FIELDS } from "./types.ts";
 
-const VERSION = 7;
+const VERSION = 8;
 const MAGIC = "AGSUSAGE";
 /** A frame starts with the magic, its header's length and its own length in bytes (uint32 LE). */
 const PREFIX_BYTES = 16;

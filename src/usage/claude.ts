@@ -6,7 +6,7 @@
  * third-party gateways; the line's uuid when both are), the last line of a key wins.
  */
 import type { JsonObject } from "../model/events.ts";
-import { bool, num, obj, str } from "../dialect/json.ts";
+import { bool, get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
   copyState,
@@ -15,6 +15,8 @@ import {
   freshFacts,
   type LineScanner,
   lineHas,
+  malformedUsage,
+  notAnObject,
   noteTime,
   parseLine,
   recordMap,
@@ -40,6 +42,14 @@ interface ClaudeWireUsage {
   cache_creation_input_tokens?: number;
   cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
 }
+
+const CLAUDE_COUNTS: readonly (keyof ClaudeWireUsage)[] = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+];
+const CLAUDE_1H = ["ephemeral_1h_input_tokens"];
 
 /** The request's tokens in the common meaning (Claude's `input_tokens` already excludes cached input). */
 function claudeTokens(usage: JsonObject): TokenCounts {
@@ -73,6 +83,10 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     const message = obj(rec, "message");
     const usage = obj(message, "usage");
     if (usage === undefined) return;
+    if (malformedUsage(usage, CLAUDE_COUNTS, get(rec, "timestamp")) || malformedUsage(obj(usage, "cache_creation"), CLAUDE_1H, undefined)) {
+      badLines++;
+      return;
+    }
     const model = str(message, "model") ?? null;
     // The last response says how the session stands: an API error, a finished answer, or a tool call never answered.
     const stop = str(message, "stop_reason");
@@ -105,7 +119,8 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     line(bytes, from, to) {
       const carriesUsage = lineHas(bytes, from, to, USAGE_KEY);
       if (!carriesUsage && (factsKnown || to - from > FACT_LINE_LIMIT)) {
-        noteTime(facts, timestampOf(bytes, from, to));
+        if (notAnObject(bytes, from, to)) badLines++;
+        else noteTime(facts, timestampOf(bytes, from, to));
         return;
       }
       const rec = parseLine(bytes, from, to);

@@ -7,7 +7,7 @@
  * and total; across files the distinct snapshots of a thread, in order, give each request's tokens as the
  * difference from the one before (ledger.ts). Summing `last_token_usage` would count every repeat.
  */
-import type { JsonObject } from "../model/events.ts";
+import type { JsonObject, JsonValue } from "../model/events.ts";
 import { get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -16,6 +16,8 @@ import {
   epochOf,
   freshFacts,
   type LineScanner,
+  malformedUsage,
+  notAnObject,
   noteTime,
   parseLine,
   recordMap,
@@ -23,7 +25,7 @@ import {
   type ScannerStart,
   timestampOf,
 } from "./scanner.ts";
-import type { TokenCounts, UsageRecord } from "./types.ts";
+import type { SessionStatus, TokenCounts, UsageRecord } from "./types.ts";
 
 /** The rollout line kinds that matter here; every other line (response items, tool output) is not parsed. */
 const WANTED = [
@@ -37,6 +39,14 @@ const WANTED = [
   "thread_settings_applied",
   '"error"',
 ].map((marker) => Buffer.from(marker));
+/** How the session stands after an event of each kind. */
+const STATUS_OF: ReadonlyMap<string, SessionStatus> = new Map([
+  ["task_started", "open"],
+  ["task_complete", "completed"],
+  ["turn_aborted", "error"],
+  ["error", "error"],
+]);
+
 /** Codex writes `type` (and the payload's `type`) first: the kind is in the first bytes of the line. */
 const HEAD_BYTES = 200;
 
@@ -49,6 +59,15 @@ interface CodexWireUsage {
   reasoning_output_tokens?: number;
   total_tokens?: number;
 }
+
+const CODEX_COUNTS: readonly (keyof CodexWireUsage)[] = [
+  "input_tokens",
+  "cached_input_tokens",
+  "cache_write_input_tokens",
+  "output_tokens",
+  "reasoning_output_tokens",
+  "total_tokens",
+];
 
 function codexTokens(usage: JsonObject): TokenCounts {
   const field = (name: keyof CodexWireUsage): number => count(num(usage, name));
@@ -81,8 +100,18 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   };
   const thread = (): string => `${state.thread ?? facts.sessionId ?? start.path}#${state.epoch ?? 0}`;
 
+  /** The time the line being read has, as written: a usage record whose time is not a date is malformed. */
+  let stamp: JsonValue | undefined;
+  /** Counts a malformed usage record (scanner.ts `malformedUsage`) instead of taking it. */
+  const malformed = (usage: JsonObject): boolean => {
+    if (!malformedUsage(usage, CODEX_COUNTS, stamp)) return false;
+    badLines++;
+    return true;
+  };
+
   /** A running total: one snapshot per distinct figure; a smaller total than the last means the count restarted. */
   const snapshot = (total: JsonObject, time: number | null): void => {
+    if (malformed(total)) return;
     const figure = count(num(total, "total_tokens")) || totalOf(codexTokens(total));
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
@@ -103,13 +132,16 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
 
   /** A request's own tokens with no running total beside them (the older flat token_count). */
   const delta = (usage: JsonObject, time: number | null): void => {
+    if (malformed(usage)) return;
     const tokens = codexTokens(usage);
     const key = requestKey(`codex:${thread()}:${time ?? records.size}:${totalOf(tokens)}`);
     records.set(key, { key, time, model: state.model ?? null, tokens, costUsd: null, sidechain: false });
   };
 
   const eventMessage = (payload: JsonObject, time: number | null): void => {
-    switch (str(payload, "type")) {
+    const type = str(payload, "type") ?? "";
+    facts.status = STATUS_OF.get(type) ?? facts.status;
+    switch (type) {
       case "token_count": {
         const info = obj(payload, "info");
         const total = obj(info, "total_token_usage");
@@ -117,16 +149,6 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
         else if (info === undefined && num(payload, "input_tokens") !== undefined) delta(payload, time);
         break;
       }
-      case "task_started":
-        facts.status = "open";
-        break;
-      case "task_complete":
-        facts.status = "completed";
-        break;
-      case "turn_aborted":
-      case "error":
-        facts.status = "error";
-        break;
       case "thread_settings_applied":
         setModel(str(obj(payload, "thread_settings"), "model"));
         break;
@@ -166,7 +188,8 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   return {
     line(bytes, from, to) {
       if (!wanted(bytes, from, to)) {
-        noteTime(facts, timestampOf(bytes, from, to));
+        if (notAnObject(bytes, from, to)) badLines++;
+        else noteTime(facts, timestampOf(bytes, from, to));
         return;
       }
       const rec = parseLine(bytes, from, to);
@@ -174,6 +197,7 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
         badLines++;
         return;
       }
+      stamp = get(rec, "timestamp");
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);
       line(rec, time);

@@ -6,12 +6,13 @@
 import { cacheDir } from "./cache-dir.ts";
 import { loadCache, saveCache } from "./cache.ts";
 import { resolve, sep } from "node:path";
-import { defaultRoots, discoverDefault, discoverPaths, type FoundFile } from "./discover.ts";
+import { defaultRoots, discoverDefault, discoverPaths, type FoundFile, type ReadFailure } from "./discover.ts";
 import { buildLedger, type Ledger, mergeScans } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { condense } from "./condense.ts";
 import { type LastResult, loadLastResult, resultKey, saveResult } from "./result-cache.ts";
 import { type Elsewhere, type Grown, updateCondensed } from "./update.ts";
+import type { ScanFailure } from "./scan-file.ts";
 import { type ScanPlan, scanFiles } from "./scan-pool.ts";
 import type { FileScan } from "./types.ts";
 
@@ -38,9 +39,12 @@ export interface Collected {
   readonly files: number;
   /** Files read this time (the rest came from the cache unchanged). */
   readonly read: number;
-  /** Paths named that do not exist, and files that could not be read. */
+  /** Paths named that do not exist. */
   readonly missing: readonly string[];
-  readonly unreadable: readonly string[];
+  /** Files and folders that could not be read (permission denied, a link to nothing), with why: tried again each run. */
+  readonly failed: readonly ReadFailure[];
+  /** Files read that are not a Claude, Codex or Gemini session log. */
+  readonly skipped: readonly string[];
   /**
    * How the condensed ledger was made: the last result as it was (`kept`), the last result with the changed
    * files' rows made again (`updated`), or every request merged (`merged`; also without prices).
@@ -49,8 +53,7 @@ export interface Collected {
 }
 
 export async function collectUsage(options: CollectOptions): Promise<Collected> {
-  const { files, missing } =
-    options.paths.length === 0 ? { files: discoverDefault(options.env), missing: [] } : discoverPaths(options.paths);
+  const { files, missing, failed } = options.paths.length === 0 ? discoverDefault(options.env) : discoverPaths(options.paths);
   const roots = options.paths.length === 0 ? defaultRoots(options.env) : options.paths.map((path) => resolve(path));
   const dir = options.cache ? cacheDir(options.env) : undefined;
   const condensed = options.condensed;
@@ -58,11 +61,11 @@ export async function collectUsage(options: CollectOptions): Promise<Collected> 
   const last =
     dir !== undefined && key !== undefined && condensed !== undefined ? loadLastResult(dir, files, key, condensed.timeZone) : undefined;
   if (last?.exact === true) {
-    return { ledger: last.condensed.ledger, files: files.length, read: 0, missing, unreadable: last.unreadable, made: "kept" };
+    return { ledger: last.condensed.ledger, files: files.length, read: 0, missing, failed, skipped: last.unreadable, made: "kept" };
   }
   const cache = loadCache(dir);
   try {
-    return await collectWith(cache.scans, files, { ...options, dir, roots, key, last, missing, mayHold: cache.mayHold });
+    return await collectWith(cache.scans, files, { ...options, dir, roots, key, last, missing, failed, mayHold: cache.mayHold });
   } finally {
     cache.close();
   }
@@ -78,10 +81,12 @@ async function collectWith(
     key: string | undefined;
     last: LastResult | undefined;
     missing: string[];
+    failed: ReadFailure[];
     mayHold: Elsewhere;
   },
 ): Promise<Collected> {
   const { dir, roots, key, last, missing, condensed, mayHold } = context;
+  const failed = [...context.failed];
   const scans: FileScan[] = [];
   const toRead: (FoundFile & { previous: FileScan | undefined; previousMayHold: Elsewhere })[] = [];
   for (const file of files) {
@@ -96,13 +101,16 @@ async function collectWith(
       });
   }
   const fresh = await scanFiles(toRead, { threads: context.threads, onPlan: context.onScan });
+  // Files that are not session logs: the result keeps them, so that a run over the same files can be kept.
   const unreadable: FoundFile[] = [];
   const changed: FileScan[] = [];
   fresh.forEach((scan, i) => {
     const file = toRead[i];
-    if (scan === undefined) {
-      if (file !== undefined) unreadable.push(file);
-    } else {
+    if (file === undefined) return;
+    if (scan === undefined) unreadable.push(file);
+    // Not kept anywhere: the file is tried again next run, and its failure said again.
+    else if ("failed" in scan) failed.push({ path: file.path, reason: scan.failed });
+    else {
       scans.push(scan);
       changed.push(scan);
       cached.set(scan.path, scan);
@@ -110,24 +118,32 @@ async function collectWith(
   });
   const gone = forgotten(cached, files, roots);
   if (dir !== undefined && (changed.length > 0 || gone.length > 0)) saveCache(dir, cached.values(), { changed, forgotten: gone });
-  const common = { files: files.length, read: toRead.length, missing, unreadable: unreadable.map((file) => file.path) };
+  const common = { files: files.length, read: toRead.length, missing, failed, skipped: unreadable.map((file) => file.path) };
   if (condensed === undefined) return { ledger: buildLedger(scans), ...common, made: "merged" };
   const { pricer, timeZone } = condensed;
+  // With a file that could not be read, every request is merged again and nothing is kept for the next run: a
+  // result short of that file must not stand for the files found.
+  const complete = failed.length === 0;
   const updated =
-    last === undefined
+    last === undefined || !complete
       ? undefined
       : updateCondensed(last.condensed, scans, { grown: grownFrom(toRead, fresh), elsewhere: mayHold }, pricer, timeZone);
   const result = updated ?? condense(mergeScans(scans), pricer, timeZone);
   // An update is saved from the columns of the result it updates (what it kept is copied as it was stored).
-  if (dir !== undefined && key !== undefined) saveResult(dir, key, result, unreadable, updated === undefined ? undefined : last);
+  if (dir !== undefined && key !== undefined && complete)
+    saveResult(dir, key, result, unreadable, updated === undefined ? undefined : last);
   return { ledger: result.ledger, ...common, made: updated === undefined ? "merged" : "updated" };
 }
 
 /** The files read on from where they were left, with the version they grew from. */
-function grownFrom(toRead: readonly { path: string; previous: FileScan | undefined }[], fresh: readonly (FileScan | undefined)[]): Grown {
+function grownFrom(
+  toRead: readonly { path: string; previous: FileScan | undefined }[],
+  fresh: readonly (FileScan | ScanFailure | undefined)[],
+): Grown {
   const grown = new Map<string, FileScan>();
   toRead.forEach(({ path, previous }, i) => {
-    if (previous !== undefined && fresh[i]?.readOn === true) grown.set(path, previous);
+    const scan = fresh[i];
+    if (previous !== undefined && scan !== undefined && !("failed" in scan) && scan.readOn === true) grown.set(path, previous);
   });
   return grown;
 }

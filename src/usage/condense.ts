@@ -27,8 +27,9 @@ import {
   type LedgerSession,
   type Merged,
 } from "./ledger.ts";
-import type { ModelPrice } from "./price-table.ts";
-import { costAt, type Pricer } from "./prices.ts";
+import { costAt } from "../prices/price.ts";
+import type { ModelPrice } from "../prices/price-table.ts";
+import type { Pricer } from "./prices.ts";
 import { addTokens, CUMULATIVE, type FileScan, type RecordColumns, REPORTED_COST, SIDECHAIN, totalTokens, zeroTokens } from "./types.ts";
 
 /** A condensed charge, summed in place. */

@@ -2,7 +2,7 @@
  * Where session logs are: the agents' standard locations that exist on this machine, or the files and folders
  * named on the command line (walked recursively).
  */
-import { readdirSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { UsageAgent } from "./types.ts";
 
@@ -12,6 +12,37 @@ export interface FoundFile {
   readonly agent: UsageAgent | undefined;
   readonly size: number;
   readonly mtimeMs: number;
+}
+
+/** A path that was to be read and could not be, and why (`permission denied`). */
+export interface ReadFailure {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** What finding the files gave: the files, the paths named that do not exist, what could not be read. */
+export interface Discovered {
+  readonly files: FoundFile[];
+  readonly missing: string[];
+  readonly failed: ReadFailure[];
+}
+
+/** Why a file or folder could not be read, in words, from the system's error. */
+export function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ENOENT":
+      return "no such file or folder";
+    case "ELOOP":
+      return "a loop of symbolic links";
+    case "EIO":
+      return "input/output error";
+    default:
+      return code ?? (error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** A standard location: the folder and the agent whose logs it holds. */
@@ -49,44 +80,69 @@ export function defaultRoots(env: Readonly<Record<string, string | undefined>>):
   return defaultLocations(env).map((location) => location.dir);
 }
 
-/** Every session file under the default locations that exist (each folder once). */
-export function discoverDefault(env: Readonly<Record<string, string | undefined>>): FoundFile[] {
+/** Every session file under the default locations that exist (each folder once), and what under them could not be read. */
+export function discoverDefault(env: Readonly<Record<string, string | undefined>>): Discovered {
   const seen = new Set<string>();
   const out: FoundFile[] = [];
+  const failed: ReadFailure[] = [];
   for (const location of defaultLocations(env)) {
     if (seen.has(location.dir) || !isDirectory(location.dir)) continue;
     seen.add(location.dir);
-    walk(location.dir, (path, size, mtimeMs) => {
-      const agent = agentByName(path) ?? location.agent;
-      if (belongsTo(agent, path) && agent === location.agent) out.push({ path, agent, size, mtimeMs });
-    });
+    walk(
+      location.dir,
+      (path, size, mtimeMs) => {
+        const agent = agentByName(path) ?? location.agent;
+        if (belongsTo(agent, path) && agent === location.agent) out.push({ path, agent, size, mtimeMs });
+      },
+      (failure) => failed.push(failure),
+    );
   }
-  return out;
+  return { files: out, missing: [], failed };
 }
 
 /**
  * The files under the paths named: a file as it is (its agent read from its first line unless its name says),
  * a folder walked for `.jsonl` files (and Gemini `.json` chats). Paths that do not exist are returned apart.
  */
-export function discoverPaths(paths: readonly string[]): { files: FoundFile[]; missing: string[] } {
+export function discoverPaths(paths: readonly string[]): Discovered {
   const files: FoundFile[] = [];
   const missing: string[] = [];
+  const failed: ReadFailure[] = [];
   for (const path of paths) {
     let stats: ReturnType<typeof statSync>;
     try {
       stats = statSync(path);
-    } catch {
-      missing.push(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && !isLink(path)) missing.push(path);
+      else failed.push({ path, reason: linkFailure(path) ?? readFailure(error) });
       continue;
     }
     if (stats.isFile()) files.push({ path, agent: agentByName(path), size: stats.size, mtimeMs: stats.mtimeMs });
     else if (stats.isDirectory())
-      walk(path, (file, size, mtimeMs) => {
-        const agent = agentByName(file);
-        if (file.endsWith(".jsonl") || agent === "gemini") files.push({ path: file, agent, size, mtimeMs });
-      });
+      walk(
+        path,
+        (file, size, mtimeMs) => {
+          const agent = agentByName(file);
+          if (file.endsWith(".jsonl") || agent === "gemini") files.push({ path: file, agent, size, mtimeMs });
+        },
+        (failure) => failed.push(failure),
+      );
+    else failed.push({ path, reason: "not a file or folder" });
   }
-  return { files, missing };
+  return { files, missing, failed };
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** "a symbolic link to nothing" when `path` is a link whose target is gone; undefined otherwise. */
+function linkFailure(path: string): string | undefined {
+  return isLink(path) ? "a symbolic link to nothing" : undefined;
 }
 
 /** The agent a path's name gives away: Codex `rollout-*.jsonl`, Gemini `chats/session-*`; else undefined. */
@@ -116,9 +172,10 @@ function isDirectory(path: string): boolean {
 /**
  * Walks a folder (symbolic links to folders are not followed: no loops), in name order, calling `onFile`. Paths
  * are made as `join(folder, name)` makes them (the caches are keyed by them), with one `join` per folder, not per
- * file: on thousands of files it cost more than their stat.
+ * file: on thousands of files it cost more than their stat. A folder that cannot be listed, and a link to nothing,
+ * go to `onFailure`: the totals would be short of them, so they are said, never skipped quietly.
  */
-function walk(dir: string, onFile: (path: string, size: number, mtimeMs: number) => void): void {
+function walk(dir: string, onFile: (path: string, size: number, mtimeMs: number) => void, onFailure: (failure: ReadFailure) => void): void {
   const pending = [dir];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     // What join(next, name) puts before any name (a name holds no separator and is never "." or "..").
@@ -126,7 +183,9 @@ function walk(dir: string, onFile: (path: string, size: number, mtimeMs: number)
     let entries: import("node:fs").Dirent[];
     try {
       entries = readdirSync(next, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // A folder removed while walking is not there: nothing to count.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") onFailure({ path: next, reason: readFailure(error) });
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
@@ -137,8 +196,12 @@ function walk(dir: string, onFile: (path: string, size: number, mtimeMs: number)
         try {
           const stats = statSync(path);
           if (stats.isFile()) onFile(path, stats.size, stats.mtimeMs);
-        } catch {
-          // A file removed while walking: not there, nothing to count.
+        } catch (error) {
+          // A file removed while walking is not there, nothing to count; a link to nothing may be a log moved away.
+          const failure = entry.isSymbolicLink() && /\.jsonl?$/.test(path) ? linkFailure(path) : undefined;
+          if (failure !== undefined || (error as NodeJS.ErrnoException).code !== "ENOENT") {
+            onFailure({ path, reason: failure ?? readFailure(error) });
+          }
         }
       }
     }

@@ -51,10 +51,16 @@ export function parseFilter(values: FilterValues): UsageFilter {
   };
 }
 
-/** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (the form ccusage takes). */
+/** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (the form ccusage takes); a day no calendar has (2026-02-30) is a mistake. */
 function day(option: string, text: string): string {
   const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text.trim());
   if (match === null) throw new AgentStreamError("usage", `${option} takes a day as YYYY-MM-DD (or YYYYMMDD), not "${text}"`);
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  // Date.UTC rolls an impossible day over (February 30th is March 2nd): a real day comes back as it went in.
+  const real = new Date(Date.UTC(year, month - 1, date));
+  if (month < 1 || month > 12 || real.getUTCMonth() !== month - 1 || real.getUTCDate() !== date) {
+    throw new AgentStreamError("usage", `${option}: ${match[1]}-${match[2]}-${match[3]} is not a day of the calendar`);
+  }
   return `${match[1]}-${match[2]}-${match[3]}`;
 }
 

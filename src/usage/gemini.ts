@@ -5,7 +5,7 @@
  * session id + message id, the last write wins.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
-import { arr, num, obj, str } from "../dialect/json.ts";
+import { arr, get, num, obj, str } from "../dialect/json.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import {
   columnsOf,
@@ -14,6 +14,7 @@ import {
   epochOf,
   freshFacts,
   type LineScanner,
+  malformedUsage,
   noteTime,
   parseLine,
   recordMap,
@@ -31,6 +32,8 @@ interface GeminiWireTokens {
   tool?: number;
   total?: number;
 }
+
+const GEMINI_COUNTS: readonly (keyof GeminiWireTokens)[] = ["input", "output", "cached", "thoughts", "tool", "total"];
 
 function geminiTokens(tokens: JsonObject): TokenCounts {
   const field = (name: keyof GeminiWireTokens): number => count(num(tokens, name));
@@ -73,6 +76,10 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
     const tokens = obj(rec, "tokens");
     const id = str(rec, "id");
     if (type !== "gemini" || tokens === undefined || id === undefined) return;
+    if (malformedUsage(tokens, GEMINI_COUNTS, get(rec, "timestamp"))) {
+      badLines++;
+      return;
+    }
     const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
     records.delete(key);
     records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });

@@ -1,13 +1,14 @@
 /**
- * Prices a request: the model's id matched to the table (provider prefixes, dates, versions and context
- * suffixes taken off), the long-context tier applied when the request's prompt exceeds it.
+ * Prices a request with the price table (src/prices/, shared with `summary`): the model's id matched to the table,
+ * the long-context tier applied when the request's prompt exceeds it; `--prices` files laid over the table.
  */
 import { readFileSync } from "node:fs";
 import { AgentStreamError } from "../errors.ts";
 import type { JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import { textHash } from "./scanner.ts";
-import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "./price-table.ts";
+import { costAt, priceLookup } from "../prices/price.ts";
+import { BUILTIN_PRICES, type ModelPrice, type PriceTable } from "../prices/price-table.ts";
 import type { TokenCounts } from "./types.ts";
 
 export interface Pricer {
@@ -20,35 +21,8 @@ export interface Pricer {
   priceOf(model: string | null): ModelPrice | undefined;
 }
 
-/**
- * The table's name for a model id as agents write it: `claude-sonnet-4-20250514`, `claude-sonnet-4@20250514`
- * (Vertex), `us.anthropic.claude-sonnet-4-20250514-v1:0` (Bedrock), `anthropic/claude-sonnet-4.5`,
- * `claude-opus-4-8[1m]` and `models/gemini-2.5-pro` all lose what is not the model.
- */
-export function canonicalModel(model: string): string {
-  let id = model.trim().toLowerCase();
-  id = id.slice(id.lastIndexOf("/") + 1);
-  id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, "");
-  id = id.replace(/\[[^\]]*\]$/, "");
-  id = id.replace(/-v\d+(?::\d+)?$/, "");
-  id = id.replace(/[@-]\d{8}$/, "");
-  id = id.replace(/-latest$/, (suffix) => (id === "codex-mini-latest" ? suffix : ""));
-  if (id.startsWith("claude-")) id = id.replace(/(\d)\.(\d)/g, "$1-$2");
-  return id;
-}
-
 export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
-  const byCanonical = new Map<string, ModelPrice>();
-  for (const [name, price] of Object.entries(table.models)) byCanonical.set(canonicalModel(name), price);
-  const cache = new Map<string, ModelPrice | null>();
-  const lookup = (model: string): ModelPrice | undefined => {
-    let price = cache.get(model);
-    if (price === undefined) {
-      price = (Object.hasOwn(table.models, model) ? table.models[model] : undefined) ?? byCanonical.get(canonicalModel(model)) ?? null;
-      cache.set(model, price);
-    }
-    return price ?? undefined;
-  };
+  const lookup = priceLookup(table);
   return {
     date: table.date,
     fingerprint: textHash(JSON.stringify(table)),
@@ -58,23 +32,6 @@ export function createPricer(table: PriceTable = BUILTIN_PRICES): Pricer {
     },
     priceOf: (model) => (model === null ? undefined : lookup(model)),
   };
-}
-
-/** USD for one request at one model's prices (per million tokens). */
-export function costAt(price: ModelPrice, t: TokenCounts): number {
-  const prompt = t.input + t.cacheRead + t.cacheWrite;
-  const long = price.longContext;
-  const p = long !== undefined && prompt > long.above ? long : price;
-  const cacheWrite = p.cacheWrite ?? p.input;
-  const cacheWrite1h = p.cacheWrite1h ?? cacheWrite;
-  const fiveMinuteWrites = Math.max(0, t.cacheWrite - t.cacheWrite1h);
-  const micro =
-    t.input * p.input +
-    t.output * p.output +
-    t.cacheRead * (p.cacheRead ?? p.input) +
-    fiveMinuteWrites * cacheWrite +
-    t.cacheWrite1h * cacheWrite1h;
-  return micro / 1e6;
 }
 
 const PRICE_FIELDS = ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h"] as const;

@@ -19,8 +19,10 @@ interface TokensJson {
 
 export interface FiguresJson {
   tokens: TokensJson;
-  /** Reported plus estimated; the unpriced models' requests are not in it. */
-  costUsd: number;
+  /** Reported plus estimated; null when any request has no price (the cost is not known, and never 0 for it). */
+  costUsd: number | null;
+  /** The cost of the requests that have a price: `costUsd` when every one has; the table's figure before `+?`. */
+  pricedCostUsd: number;
   /** The part computed from the price table (`estimated`), the rest was reported by the agent. */
   estimatedCostUsd: number;
   costEstimated: boolean;
@@ -43,7 +45,8 @@ function tokensJson(t: TokenCounts): TokensJson {
 export function figuresJson(f: UsageFigures): FiguresJson {
   return {
     tokens: tokensJson(f.tokens),
-    costUsd: round(f.costUsd),
+    costUsd: f.unpricedModels.size > 0 ? null : round(f.costUsd),
+    pricedCostUsd: round(f.costUsd),
     estimatedCostUsd: round(f.estimatedUsd),
     costEstimated: f.estimatedUsd > 0,
     unpricedModels: [...f.unpricedModels].sort(),
@@ -103,6 +106,7 @@ export function usageTable(report: UsageReport, width: number): string {
     dropOrder: 0,
     minWidth: i === 0 ? 10 : 8,
     keep: dimension === "project" ? "end" : "start",
+    distinct: true,
   }));
   const columns = [...keyColumns, ...TOKEN_COLUMNS];
   const rows = (compact: boolean): string[][] => {
@@ -122,14 +126,18 @@ export function usageTable(report: UsageReport, width: number): string {
   return fits ? exact : renderTable(columns, rows(true), width);
 }
 
+/**
+ * What tells sessions apart goes last: the start, the agent, the project (its path cut from the left first) and
+ * the status; the file, the models, the duration and the tokens go first (the cost stays).
+ */
 const SESSION_COLUMNS: TableColumn[] = [
   { header: "start", align: "left", dropOrder: 0 },
-  { header: "agent", align: "left", dropOrder: 5 },
-  { header: "project", align: "left", dropOrder: 3, minWidth: 12, keep: "end" },
+  { header: "agent", align: "left", dropOrder: 2 },
+  { header: "project", align: "left", dropOrder: 4, minWidth: 10, keep: "end" },
   { header: "duration", align: "right", dropOrder: 6 },
-  { header: "models", align: "left", dropOrder: 4, minWidth: 12 },
-  { header: "status", align: "left", dropOrder: 7 },
-  { header: "tokens", align: "right", dropOrder: 2 },
+  { header: "models", align: "left", dropOrder: 7, minWidth: 12 },
+  { header: "status", align: "left", dropOrder: 3 },
+  { header: "tokens", align: "right", dropOrder: 5 },
   { header: "cost", align: "right", dropOrder: 0 },
   { header: "file", align: "left", dropOrder: 8, minWidth: 16, keep: "end" },
 ];

@@ -23,13 +23,13 @@ import { type PackedStrings, Packer, type TextEncoding, Unpacker, writeChunks } 
 import { textHash } from "./scanner.ts";
 import type { SessionStatus, UsageAgent } from "./types.ts";
 
-const VERSION = 6;
+const VERSION = 7;
 const MAGIC = "AGSURES6";
 
 /** The JSON part of the header: what sizes the packed columns, and the short lists. */
 interface StoredHeader {
   readonly duplicates: number;
-  /** The files found that could not be read: they are among the files the result is for. */
+  /** The files found that are not session logs: they are among the files the result is for. */
   readonly unreadable: FoundFile[];
   readonly models: string[];
   readonly agents: UsageAgent[];

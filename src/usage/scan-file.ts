@@ -6,6 +6,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs"
 import { createClaudeScanner } from "./claude.ts";
 import { createCodexScanner } from "./codex.ts";
 import { createGeminiScanner, scanGeminiDocument } from "./gemini.ts";
+import { readFailure } from "./discover.ts";
 import type { LineScanner, ScannerStart, ScanResult } from "./scanner.ts";
 import type { FileScan, UsageAgent } from "./types.ts";
 
@@ -26,12 +27,17 @@ export interface ScanRequest {
   readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
-/** Scans one file; an unreadable file is reported as undefined (the caller counts it), never thrown. */
-export function scanFile(request: ScanRequest): FileScan | undefined {
+/**
+ * Scans one file; never throws. Undefined when it is not a session log (the caller counts it), or when it could not
+ * be read: then `onFailure` is told why (`permission denied`), so that a file we could not read is never taken
+ * for one that holds no session.
+ */
+export function scanFile(request: ScanRequest, onFailure?: (reason: string) => void): FileScan | undefined {
   let fd: number;
   try {
     fd = openSync(request.path, "r");
-  } catch {
+  } catch (error) {
+    onFailure?.(readFailure(error));
     return undefined;
   }
   try {
@@ -46,11 +52,26 @@ export function scanFile(request: ScanRequest): FileScan | undefined {
     const scanner = createScanner({ agent, path: request.path, previous, previousMayHold: request.previousMayHold });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
     return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result(), ...(previous === undefined ? {} : { readOn: true }) };
-  } catch {
+  } catch (error) {
+    onFailure?.(readFailure(error));
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/** A file that could not be read, and why (`permission denied`). */
+export interface ScanFailure {
+  readonly failed: string;
+}
+
+/** One file's scan, or why it could not be read; undefined when it is not a session log. */
+export function scanOrFailure(request: ScanRequest): FileScan | ScanFailure | undefined {
+  let failed: string | undefined;
+  const scan = scanFile(request, (reason) => {
+    failed = reason;
+  });
+  return scan ?? (failed === undefined ? undefined : { failed });
 }
 
 /** How many bytes before a scan's offset its `seam` hashes. */

@@ -5,7 +5,7 @@
  * so memory does not grow with the number of files.
  */
 import { availableParallelism } from "node:os";
-import { scanFile, type ScanRequest } from "./scan-file.ts";
+import { type ScanFailure, type ScanRequest, scanOrFailure } from "./scan-file.ts";
 import { compactColumns } from "./columns.ts";
 import { plainScan } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
@@ -36,11 +36,11 @@ export interface ScanPlan {
   readonly workers: number;
 }
 
-/** Every request's scan, in the order given (undefined where a file could not be read). */
+/** Every request's scan, in the order given: why, where a file could not be read; undefined where it is not a session log. */
 export async function scanFiles(
   requests: readonly (ScanRequest & { readonly size: number })[],
   options: PoolOptions = {},
-): Promise<(FileScan | undefined)[]> {
+): Promise<(FileScan | ScanFailure | undefined)[]> {
   const bytes = requests.reduce((sum, r) => sum + Math.max(0, r.size - (r.previous?.offset ?? 0)), 0);
   const threads = Math.min(options.threads ?? availableParallelism(), Math.ceil(requests.length / 4));
   const workerUrl = new URL("./scan-worker.js", import.meta.url);
@@ -48,7 +48,7 @@ export async function scanFiles(
   const compiled = import.meta.url.endsWith(".js");
   const here = threads < 2 || !compiled || (options.threads === undefined && bytes < WORKER_MIN_BYTES);
   options.onPlan?.({ bytes, workers: here ? 0 : threads });
-  if (here) return requests.map((r) => scanFile(r));
+  if (here) return requests.map((r) => scanOrFailure(r));
   return runPool(requests, threads, workerUrl);
 }
 
@@ -56,10 +56,10 @@ async function runPool(
   requests: readonly (ScanRequest & { readonly size: number })[],
   threads: number,
   url: URL,
-): Promise<(FileScan | undefined)[]> {
+): Promise<(FileScan | ScanFailure | undefined)[]> {
   // Imported here, not at the top: a run that scans on this thread (the re-runs) does not load worker threads.
   const { Worker } = await import("node:worker_threads");
-  const results: (FileScan | undefined)[] = new Array(requests.length);
+  const results: (FileScan | ScanFailure | undefined)[] = new Array(requests.length);
   const order = requests.map((_, i) => i).sort((a, b) => (requests[b]?.size ?? 0) - (requests[a]?.size ?? 0));
   let next = 0;
   const takeBatch = (): number[] => {
@@ -78,7 +78,7 @@ async function runPool(
         }
         worker.postMessage(batch.map((i) => forWorker(requests[i] as ScanRequest)));
       };
-      worker.on("message", (scans: (FileScan | null)[]) => {
+      worker.on("message", (scans: (FileScan | ScanFailure | null)[]) => {
         batch.forEach((index, k) => {
           results[index] = scans[k] ?? undefined;
         });

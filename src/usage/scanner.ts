@@ -94,6 +94,36 @@ export function noteTime(facts: SessionFacts, time: number | null): void {
   if (facts.end === null || time > facts.end) facts.end = time;
 }
 
+/**
+ * Whether a line cannot be a JSON object: it does not open with `{` and close with `}` (spaces aside). A cut or
+ * garbled line is counted as malformed this way without parsing it; lines that carry usage are parsed anyway.
+ */
+export function notAnObject(bytes: Buffer, start: number, end: number): boolean {
+  let from = start;
+  let to = end - 1;
+  while (from <= to && isSpace(bytes[from])) from++;
+  while (to >= from && isSpace(bytes[to])) to--;
+  return from > to || bytes[from] !== 0x7b || bytes[to] !== 0x7d;
+}
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
+}
+
+/**
+ * Whether a usage record is malformed (counted with the malformed lines, not a request): a count it has that is
+ * not a non-negative number (`"NaN"`, `-5`), or a time it has that is not a date. Taken as a request, it would be
+ * a row of zeros, or one with no day.
+ */
+export function malformedUsage(usage: JsonObject | undefined, fields: readonly string[], timestamp: JsonValue | undefined): boolean {
+  if (timestamp !== undefined && (typeof timestamp !== "string" || epochOf(timestamp) === null)) return true;
+  for (const field of fields) {
+    const value = usage?.[field];
+    if (value !== undefined && value !== null && !(typeof value === "number" && Number.isFinite(value) && value >= 0)) return true;
+  }
+  return false;
+}
+
 /** A non-negative integer count from the wire, else 0. */
 export function count(value: JsonValue | undefined): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;

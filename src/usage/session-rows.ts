@@ -13,6 +13,8 @@ export interface SessionRow {
   readonly status: LedgerSession["status"];
   readonly files: readonly string[];
   readonly figures: UsageFigures;
+  /** Lines of its files that were not JSON, or usage records whose counts or time were malformed. */
+  readonly malformedLines: number;
 }
 
 export const SESSION_SORTS = ["start", "end", "duration", "tokens", "cost", "project", "agent"] as const;
@@ -31,8 +33,9 @@ export function sessionRows(ledger: Ledger, pricer: Pricer, keep: (session: Ledg
   const rows: SessionRow[] = [];
   for (const session of ledger.sessions.values()) {
     if (!keep(session)) continue;
-    const { agent, sessionId, project, start, end, status, files } = session;
-    rows.push({ agent, sessionId, project, start, end, status, files, figures: figures.get(session.key) ?? emptyFigures() });
+    const { agent, sessionId, project, start, end, status, files, badLines } = session;
+    const sessionFigures = figures.get(session.key) ?? emptyFigures();
+    rows.push({ agent, sessionId, project, start, end, status, files, figures: sessionFigures, malformedLines: badLines });
   }
   return rows;
 }

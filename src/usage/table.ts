@@ -13,8 +13,10 @@ export interface TableColumn {
   readonly dropOrder: number;
   /** Narrowest a shrinking column gets; undefined: the column is not cut. */
   readonly minWidth?: number;
-  /** Which end of a cut cell is kept: paths keep their end. */
+  /** Which end of a cut cell is kept: paths keep their end, and are cut before the other columns. */
   readonly keep?: "start" | "end";
+  /** What tells the rows apart (`usage`'s groups): never cut so far that two different cells read the same. */
+  readonly distinct?: boolean;
 }
 
 const GAP = "  ";
@@ -27,13 +29,18 @@ export function safeCell(text: string): string {
 export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], width: number): string {
   let shown = columns.map((_, i) => i);
   const natural = columns.map((column, i) => Math.max(displayWidth(column.header), ...rows.map((row) => displayWidth(row[i] ?? ""))));
+  const narrowest = columns.map((column, i) =>
+    column.minWidth === undefined ? undefined : Math.max(column.minWidth, column.distinct === true ? distinctWidth(rows, i, column) : 0),
+  );
+  // Paths first: a long path cut from the left still says where; the other columns lose what they say.
+  const cutOrder = (): number[] => [...shown].sort((a, b) => Number(columns[b]?.keep === "end") - Number(columns[a]?.keep === "end"));
   const widths = [...natural];
   const total = (): number => shown.reduce((sum, i) => sum + (widths[i] ?? 0), 0) + GAP.length * (shown.length - 1);
   for (;;) {
     let excess = total() - width;
     if (excess <= 0) break;
-    for (const i of shown) {
-      const min = columns[i]?.minWidth;
+    for (const i of cutOrder()) {
+      const min = narrowest[i];
       const w = widths[i] ?? 0;
       if (min === undefined || w <= min) continue;
       const cut = Math.min(excess, w - min);
@@ -59,6 +66,20 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
       })
       .join(GAP);
   return `${[line(columns.map((c) => c.header)), ...rows.map(line)].join("\n")}\n`;
+}
+
+/** The narrowest width at which the column's different cells stay different once cut (widening never merges two). */
+function distinctWidth(rows: readonly (readonly string[])[], i: number, column: TableColumn): number {
+  const cells = [...new Set(rows.map((row) => row[i] ?? ""))];
+  const apart = (w: number): boolean => new Set(cells.map((cell) => fitToWidth(cell, w, column.keep ?? "start"))).size === cells.length;
+  let low = 1;
+  let high = Math.max(1, ...cells.map(displayWidth));
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (apart(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 function fitToWidth(text: string, width: number, keep: "start" | "end"): string {

@@ -92,12 +92,15 @@ describe("summary: Claude transcript token totals (message id + request id, last
       cacheWriteTokens: 50,
       reasoningTokens: null,
     });
-    // costUSD: msg_X's last record 0.02 + the sidechain's 0.005 + msg_Y/req_2's 0.001.
-    expect(summary.costUsd).toBeCloseTo(0.026, 10);
+    // costUSD: msg_X's last record 0.02 + the sidechain's 0.005 + msg_Y/req_2's 0.001; msg_Y/req_3 and msg_Z carry none,
+    // so they are estimated from the price table (Sonnet 4: $3 input, $15 output, $0.30 cache read, $3.75 cache write),
+    // as `usage` and `sessions` estimate them.
+    expect(summary.costUsd).toBeCloseTo(0.027551, 9);
+    expect(summary).toMatchObject({ costEstimated: true, unpricedModels: [] });
     expect(summary.subagents).toBe(1);
   });
 
-  it("a session without subagents reports no subagent usage, and no cost when no record carries costUSD", () => {
+  it("a session without subagents reports no subagent usage, and an estimated cost when no record carries costUSD", () => {
     const { summary } = readFile(fixturePath("claude-session", "usage-repeated-per-content-block.ndjson"));
     expect(summary.subagentUsage).toEqual({
       inputTokens: null,
@@ -106,7 +109,7 @@ describe("summary: Claude transcript token totals (message id + request id, last
       cacheWriteTokens: null,
       reasoningTokens: null,
     });
-    expect(summary.costUsd).toBeNull();
+    expect(summary).toMatchObject({ costUsd: 0.011496, costEstimated: true, unpricedModels: [] });
   });
 
   it.each(captures("claude-session"))("%s: usage and subagentUsage follow the rule on the raw records", (path) => {

@@ -142,7 +142,7 @@ describe("usage cache entries", () => {
     // Two more frames (a journal): c added and a forgotten, then a again with other facts.
     saveCache(dir, [], { changed: [c], forgotten: [a.path] });
     saveCache(dir, [], { changed: [{ ...a, offset: a.offset - 1, facts: { ...a.facts, project: "elsewhere" } }], forgotten: [] });
-    expect(framesIn(join(dir, "usage-v7.bin"))).toBe(3);
+    expect(framesIn(join(dir, "usage-v8.bin"))).toBe(3);
     const journal = loadCache(dir);
     const compacted = tempDir("usage-cache");
     saveCache(compacted, journal.scans.values());
@@ -152,7 +152,7 @@ describe("usage cache entries", () => {
     expect(fieldsOfAll(rewritten)).toEqual(fieldsOfAll(original));
     expect(rewritten.scans.get(a.path)?.facts.project).toBe("elsewhere");
     expect([...rewritten.scans.keys()]).toEqual([big.path, b.path, c.path, a.path]);
-    expect(framesIn(join(compacted, "usage-v7.bin"))).toBe(1);
+    expect(framesIn(join(compacted, "usage-v8.bin"))).toBe(1);
     original.close();
     rewritten.close();
   });
@@ -184,13 +184,13 @@ describe("usage cache of an older version", () => {
     const run = () => collectUsage({ paths: [join(tree.root, "logs")], env: { XDG_CACHE_HOME: cacheHome }, cache: true });
     expect((await run()).read).toBe(2);
     // The same bytes under the old name, and a frame saying it is of version 6 under the new one.
-    const current = join(dir, "usage-v7.bin");
+    const current = join(dir, "usage-v8.bin");
     const bytes = readFileSync(current);
     renameSync(current, join(dir, "usage-v6.bin"));
     expect((await run()).read).toBe(2);
     expect(() => readFileSync(join(dir, "usage-v6.bin"))).toThrow(/ENOENT/);
     const text = bytes.toString("latin1");
-    writeFileSync(current, Buffer.from(text.replace('{"version":7,', '{"version":6,'), "latin1"));
+    writeFileSync(current, Buffer.from(text.replace('{"version":8,', '{"version":6,'), "latin1"));
     const old = loadCache(dir);
     expect(old.scans.size).toBe(0);
     old.close();

@@ -138,7 +138,7 @@ describe("usage cache housekeeping", () => {
 
 describe("usage cache journal", () => {
   const frames = (cacheHome: string): number => {
-    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v7.bin"));
+    const bytes = readFileSync(join(cacheHome, "agentstream", "usage-v8.bin"));
     let count = 0;
     for (let at = bytes.indexOf("AGSUSAGE"); at !== -1; at = bytes.indexOf("AGSUSAGE", at + 1)) count++;
     return count;
@@ -161,7 +161,7 @@ describe("usage cache journal", () => {
     expect(journaled.scans.get(small)?.records.length).toBe(2);
     journaled.close();
     // A crash while appending: the torn frame is dropped, the frame before it stands.
-    const file = join(dir, "usage-v7.bin");
+    const file = join(dir, "usage-v8.bin");
     const whole = readFileSync(file);
     writeFileSync(file, whole.subarray(0, whole.length - 8));
     const torn = loadCache(dir);

@@ -1,7 +1,19 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -122,15 +134,202 @@ describe("agentstream usage", () => {
     });
   });
 
-  it("reports files that are not session logs and paths that do not exist, and goes on", async () => {
+  it("rejects a day no calendar has, in both commands, as a usage error", async () => {
+    const env = { HOME: "/nonexistent" };
+    for (const [command, option, day] of [
+      ["usage", "--since", "2026-13-01"],
+      ["usage", "--until", "2026-02-30"],
+      ["sessions", "--since", "20260431"],
+      ["sessions", "--until", "2026-00-10"],
+      ["usage", "--since", "2025-02-29"],
+    ] as const) {
+      expect(await cli([command, option, day], env)).toMatchObject({
+        code: 2,
+        err: expect.stringMatching(new RegExp(`${option}: \\d{4}-\\d{2}-\\d{2} is not a day of the calendar`)),
+      });
+    }
+    // February 29th of a leap year is a day.
+    expect((await cli(["usage", "--since", "2028-02-29", "--json"], env)).code).toBe(0);
+  });
+
+  it("reports files that are not session logs and paths that do not exist, goes on, and ends with an I/O error", async () => {
     const root = home();
     const result = await cli(["usage", join(root, "not-a-log"), join(root, "missing"), join(root, ".codex"), "--json", "--no-cache"], {
       HOME: root,
     });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(3);
     expect(result.err).toMatch(/missing: no such file or folder/);
     expect(result.err).toMatch(/1 file\(s\) skipped, not a Claude, Codex or Gemini session log/);
     expect(JSON.parse(result.out).totals.requests).toBe(1);
+  });
+});
+
+describe("input that cannot be read", () => {
+  it("a link to nothing, named or in a project folder, and a FIFO are said with why, never taken for non-session files", async () => {
+    const root = home();
+    const env = { HOME: root };
+    symlinkSync(join(root, "gone.jsonl"), join(root, ".claude/projects/-work-demo/moved.jsonl"));
+    const fifo = join(root, "pipe.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    for (const command of ["usage", "sessions"]) {
+      const named = await cli([command, "--no-cache", "--json", join(root, ".claude/projects/-work-demo/moved.jsonl"), fifo], env);
+      expect(named.code).toBe(3);
+      expect(named.err).toMatch(/moved\.jsonl: cannot read it: a symbolic link to nothing/);
+      expect(named.err).toMatch(/pipe\.jsonl: cannot read it: not a file or folder/);
+      expect(named.err).not.toMatch(/not a Claude, Codex or Gemini session log/);
+      // The default locations: the rest is counted, the link said, the status an I/O error.
+      const found = await cli([command, "--no-cache", "--json"], env);
+      expect(found.code).toBe(3);
+      expect(found.err).toMatch(/moved\.jsonl: cannot read it: a symbolic link to nothing/);
+    }
+    const totals = JSON.parse((await cli(["usage", "--no-cache", "--json"], env)).out).totals;
+    expect(totals.requests).toBe(5);
+  });
+
+  // As root (the test machines), chmod does not stop reading: the binary runs as `nobody` there.
+  const asNobody = process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+  const canDrop = asNobody.length === 0 || existsSync("/usr/bin/setpriv");
+  it.skipIf(!existsSync(join(repoRoot, "dist/usage/scan-worker.js")) || !canDrop)(
+    "a file and a project folder without read permission: said (permission denied), exit 3, the rest counted (built binary, workers)",
+    () => {
+      const root = home();
+      for (let f = 0; f < 8; f++) {
+        const session = `w${f}`;
+        writeFileSync(
+          join(root, `.claude/projects/-work-demo/${session}.jsonl`),
+          `${JSON.stringify(claudeLine({ message: `m${session}`, request: `r${session}`, session }))}\n`,
+        );
+      }
+      const secret = join(root, ".claude/projects/-work-demo/w3.jsonl");
+      mkdirSync(join(root, ".claude/projects/-work-closed"));
+      writeFileSync(join(root, ".claude/projects/-work-closed/c.jsonl"), `${JSON.stringify(claudeLine({ message: "c", session: "c" }))}\n`);
+      // `nobody` must reach the tree: the test folders are made private.
+      for (let dir = root; dir !== dirname(dir) && dir.startsWith(tmpdir()); dir = dirname(dir)) chmodSync(dir, 0o755);
+      execFileSync("chmod", ["-R", "a+rX", root]);
+      chmodSync(secret, 0o000);
+      chmodSync(join(root, ".claude/projects/-work-closed"), 0o000);
+      const bin = join(repoRoot, "dist/cli/bin.js");
+      const [command, ...prefix] = [...asNobody, process.execPath];
+      for (const args of [
+        ["usage", "--json"],
+        ["sessions", "--json"],
+        ["usage", join(root, ".claude/projects"), "--json"],
+      ]) {
+        const result = spawnSync(command as string, [...prefix, bin, ...args, "--no-cache", "--threads", "2"], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC" },
+        });
+        expect(result.status, result.stderr).toBe(3);
+        expect(result.stderr).toContain(`${secret}: cannot read it: permission denied`);
+        expect(result.stderr).toMatch(/-work-closed: cannot read it: permission denied/);
+        expect(result.stderr).not.toMatch(/not a Claude, Codex or Gemini session log/);
+        const json = JSON.parse(result.stdout);
+        if (args[0] === "sessions") expect(json.map((s: { sessionId: string }) => s.sessionId)).not.toContain("w3");
+        else expect(json.totals.requests).toBe(args.length === 2 ? 5 + 7 : 3 + 7);
+      }
+    },
+  );
+});
+
+describe("narrow tables", () => {
+  it("keep what tells rows apart: models never cut to the same text, sessions keep agent and status, paths cut first", async () => {
+    const tree = tempTree();
+    const models = ["claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929", "claude-opus-4-20250514", "claude-opus-4-1-20250805"];
+    for (const [i, model] of models.entries()) {
+      tree.write(`projects/-home-someone-work-clients-acme-service-${i}/s${i}.jsonl`, [
+        claudeLine({ message: `m${i}`, request: `r${i}`, session: `s${i}`, model, cwd: `/home/someone/work/clients/acme/service-${i}` }),
+      ]);
+    }
+    const table = async (columns: number, ...args: string[]): Promise<string[]> => {
+      const io = fakeIo({ env: { HOME: tree.root }, stdoutTTY: true });
+      Object.defineProperty(io.stdout, "columns", { value: columns });
+      expect(await run([...args, tree.root, "--no-cache", "--tz", "UTC"], io)).toBe(0);
+      const lines = stripSgr(io.out()).split("\n");
+      const rows = lines.slice(0, lines.indexOf(""));
+      for (const line of rows) expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      return rows;
+    };
+    for (const columns of [80, 60, 40]) {
+      const rows = await table(columns, "usage", "--by", "model");
+      const cells = rows.slice(1, -1).map((line) => line.split("  ")[0]?.trim());
+      expect(new Set(cells).size, `${columns}: ${cells.join(" | ")}`).toBe(models.length);
+    }
+    const sessions = await table(60, "sessions");
+    expect(sessions[0]).toMatch(/^start\s+agent\s+project\s+.*status/);
+    // The projects, cut from the left, still differ.
+    const projects = sessions.slice(1).map((line) => /…[^ ]*-\d/.exec(line)?.[0]);
+    expect(new Set(projects).size).toBe(models.length);
+  });
+});
+
+describe("malformed session lines", () => {
+  /** A usage record whose figures cannot be trusted: the issue's example. */
+  const broken = { input_tokens: "NaN", output_tokens: -5 };
+
+  it("are counted and said, per session and in all, and a record with NaN counts or no date is not a request", async () => {
+    const tree = tempTree();
+    const claude = claudeLine({ message: "m1", request: "r1", session: "c1", time: "2026-03-01T10:00:00Z" }) as Record<string, unknown>;
+    const bad = claudeLine({ message: "m2", request: "r2", session: "c1" }) as { message: { usage: object } } & Record<string, unknown>;
+    const claudeFile = tree.write("projects/-work-demo/c1.jsonl", [
+      claude,
+      { ...bad, timestamp: "not-a-date", message: { ...bad.message, usage: broken } },
+    ]);
+    // A line cut short mid-write, and one that is not JSON at all, neither carrying usage.
+    appendFileSync(claudeFile, '{"type":"user","message":{"role":"user","content":"hal\nnot json at all\n');
+    const codex = tree.write("sessions/rollout-2026-03-02T08-00-00-t.jsonl", [
+      ...codexMeta("t", "2026-03-02T08:00:00Z"),
+      codexTokenCount("2026-03-02T08:00:05Z", [1000, 800, 20], [1000, 800, 20]),
+      {
+        timestamp: "not-a-date",
+        type: "event_msg",
+        payload: { type: "token_count", info: { total_token_usage: { ...broken, total_tokens: 9 } } },
+      },
+    ]);
+    appendFileSync(codex, '{"timestamp":"2026-03-02T08:00:09Z","type":"response_item","payload":{"ty\n');
+    tree.write("gemini/tmp/demo/chats/session-2026-03-03T10-00-g1.jsonl", [
+      { sessionId: "g1", projectHash: "abc", startTime: "2026-03-03T10:00:00Z", kind: "main" },
+      { id: "x1", timestamp: "2026-03-03T10:00:02Z", type: "gemini", tokens: { input: 5, output: 5 }, model: "gemini-2.5-flash" },
+      { id: "x2", timestamp: "not-a-date", type: "gemini", tokens: { input: "NaN", output: -5 }, model: "gemini-2.5-flash" },
+    ]);
+    const env = { HOME: tree.root };
+    const usage = await cli(["usage", tree.root, "--json", "--no-cache", "--tz", "UTC"], env);
+    expect(usage.code).toBe(0);
+    expect(usage.err).toMatch(/agentstream: 6 malformed line\(s\) skipped .* in 3 session\(s\)/);
+    const json = JSON.parse(usage.out);
+    expect(json.malformedLines).toBe(6);
+    expect(json.totals.requests).toBe(3);
+    expect(json.groups.map((g: { day: string }) => g.day)).toEqual(["2026-03-01", "2026-03-02", "2026-03-03"]);
+    const rows = JSON.parse((await cli(["sessions", tree.root, "--json", "--no-cache"], env)).out);
+    expect(
+      rows.map((r: { sessionId: string; malformedLines: number; requests: number }) => [r.sessionId, r.malformedLines, r.requests]),
+    ).toEqual([
+      ["c1", 3, 1],
+      ["t", 2, 1],
+      ["g1", 1, 1],
+    ]);
+    // The table says it too.
+    const table = await cli(["usage", tree.root, "--no-cache", "--tz", "UTC"], env);
+    expect(table.out).not.toContain("(no time)");
+    expect(table.err).toContain("6 malformed line(s)");
+  });
+});
+
+describe("a model the price table does not know", () => {
+  it("has a null cost in JSON, never 0, with the priced part beside it", async () => {
+    const tree = tempTree();
+    tree.write("projects/-work-demo/s-9.jsonl", [
+      claudeLine({ message: "m1", request: "r1", session: "s-9", model: "claude-sonnet-5", output: 100 }),
+      claudeLine({ message: "m2", request: "r2", session: "s-9", output: 100 }),
+    ]);
+    const env = { HOME: tree.root };
+    const usage = JSON.parse((await cli(["usage", tree.root, "--json", "--no-cache", "--by", "model"], env)).out);
+    const unpriced = usage.groups.find((g: { model: string }) => g.model === "claude-sonnet-5");
+    expect(unpriced).toMatchObject({ costUsd: null, pricedCostUsd: 0, unpricedModels: ["claude-sonnet-5"] });
+    const priced = usage.groups.find((g: { model: string }) => g.model !== "claude-sonnet-5");
+    expect(priced.costUsd).toBeGreaterThan(0);
+    expect(usage.totals).toMatchObject({ costUsd: null, pricedCostUsd: priced.costUsd, unpricedModels: ["claude-sonnet-5"] });
+    const [session] = JSON.parse((await cli(["sessions", tree.root, "--json", "--no-cache"], env)).out);
+    expect(session).toMatchObject({ costUsd: null, pricedCostUsd: priced.costUsd, unpricedModels: ["claude-sonnet-5"] });
   });
 });
 
@@ -197,7 +396,7 @@ describe("the result of the last run", () => {
     for (const stale of ["usage-result-v5.bin", "usage-v6.json", "notes.txt"])
       writeFileSync(join(root, "cache", "agentstream", stale), "x");
     const first = (await cli(args, env)).out;
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v6.bin", "usage-v7.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v7.bin", "usage-v8.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
     // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.

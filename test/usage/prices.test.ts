@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { AgentStreamError } from "../../src/errors.ts";
 import { addCharge, emptyFigures } from "../../src/usage/aggregate.ts";
 import type { Charge } from "../../src/usage/ledger.ts";
-import { canonicalModel, createPricer, loadPrices } from "../../src/usage/prices.ts";
+import { canonicalModel } from "../../src/prices/price.ts";
+import { createPricer, loadPrices } from "../../src/usage/prices.ts";
 import { type TokenCounts, zeroTokens } from "../../src/usage/types.ts";
 import { tempTree } from "./trees.ts";
 

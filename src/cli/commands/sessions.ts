@@ -2,7 +2,6 @@ import { sessionInRange, sessionMatches } from "../../usage/filters.ts";
 import { figuresJson, sessionsTable } from "../../usage/render.ts";
 import { durationOf, SESSION_SORTS, sessionRows, sortSessions } from "../../usage/session-rows.ts";
 import { defineCommand } from "../args.ts";
-import { EXIT } from "../exit.ts";
 import { readUsage, tableWidth, USAGE_LOCATIONS_NOTE, usageOptions } from "../usage-options.ts";
 
 export const sessions = defineCommand({
@@ -31,7 +30,7 @@ estimated from the price table.`,
     "agentstream sessions ~/.codex/sessions --ndjson",
   ],
   async run({ values, positionals, io }) {
-    const { collected, filter, pricer } = await readUsage(values, positionals, io);
+    const { collected, filter, pricer, exit } = await readUsage(values, positionals, io);
     const keep = (session: Parameters<typeof sessionMatches>[1] & object): boolean =>
       sessionMatches(filter, session) && sessionInRange(filter, session);
     const rows = sortSessions(sessionRows(collected.ledger, pricer, keep), values.sort);
@@ -45,17 +44,18 @@ estimated from the price table.`,
         durationMs: row.start === null ? null : durationOf(row),
         status: row.status,
         ...figuresJson(row.figures),
+        malformedLines: row.malformedLines,
         files: row.files,
       }));
       const text = values.ndjson ? objects.map((o) => `${JSON.stringify(o)}\n`).join("") : `${JSON.stringify(objects, null, 2)}\n`;
       await io.stdout.write(text);
-      return EXIT.ok;
+      return exit;
     }
     if (rows.length === 0) {
       await io.stderr.write(`agentstream sessions: no session found in ${collected.files} file(s)\n`);
-      return EXIT.ok;
+      return exit;
     }
     await io.stdout.write(sessionsTable(rows, filter.timeZone, tableWidth(io)));
-    return EXIT.ok;
+    return exit;
   },
 });

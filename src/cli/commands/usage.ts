@@ -3,7 +3,6 @@ import { chargeFilter } from "../../usage/filters.ts";
 import { costNote, figuresJson, usageTable } from "../../usage/render.ts";
 import { AgentStreamError } from "../../errors.ts";
 import { defineCommand } from "../args.ts";
-import { EXIT } from "../exit.ts";
 import { readUsage, tableWidth, USAGE_LOCATIONS_NOTE, usageOptions } from "../usage-options.ts";
 
 export const usage = defineCommand({
@@ -35,7 +34,7 @@ Days, weeks (from Monday) and months are those of each request's own time.`,
   ],
   async run({ values, positionals, io }) {
     const by = parseGroups(values.by);
-    const { collected, filter, pricer } = await readUsage(values, positionals, io);
+    const { collected, filter, pricer, exit } = await readUsage(values, positionals, io);
     const include = chargeFilter(filter, collected.ledger);
     const report = groupUsage(collected.ledger.charges, {
       by,
@@ -58,18 +57,19 @@ Days, weeks (from Monday) and months are those of each request's own time.`,
         files: collected.files,
         sessions: collected.ledger.sessions.size,
         duplicateRecords: collected.ledger.duplicates,
+        malformedLines: [...collected.ledger.sessions.values()].reduce((sum, session) => sum + session.badLines, 0),
         groups,
         totals: figuresJson(report.totals),
       };
       await io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-      return EXIT.ok;
+      return exit;
     }
     if (report.groups.length === 0) {
       await io.stderr.write(`agentstream usage: no usage found in ${collected.files} file(s)\n`);
-      return EXIT.ok;
+      return exit;
     }
     await io.stdout.write(usageTable(report, tableWidth(io)) + costNote(report.totals, pricer.date));
-    return EXIT.ok;
+    return exit;
   },
 });
 

@@ -24,7 +24,7 @@ export interface SessionFooterView {
   readonly sessionId: string | undefined;
   /** "33 input, 399 output, 64006 cache read"; `undefined` when no count was reported. */
   readonly tokens: string | undefined;
-  /** "$0.0542". */
+  /** "$0.0542" as the agent reported it, "~$2.39" estimated from the price table (as `sessions` marks it). */
   readonly cost: string | undefined;
   /** "~1200 tokens (estimated)": the agent's estimate, only when it reported no reasoning tokens. */
   readonly thinking: string | undefined;
@@ -52,7 +52,7 @@ export function sessionFooterView(summary: SessionSummary, diagnostics: FooterDi
     model: summary.model ?? undefined,
     sessionId: summary.sessionId ?? undefined,
     tokens: tokens === "" ? undefined : tokens,
-    cost: summary.costUsd !== null ? formatCost(summary.costUsd) : undefined,
+    cost: summary.costUsd !== null ? `${summary.costEstimated ? "~" : ""}${formatCost(summary.costUsd)}` : undefined,
     thinking:
       diagnostics.thinkingTokens !== undefined && !reportedReasoning ? `~${diagnostics.thinkingTokens} tokens (estimated)` : undefined,
     duration: durationMs !== undefined ? formatDuration(durationMs) : undefined,

@@ -528,6 +528,7 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
         status: string;
         error?: string;
         sessionId?: string;
+        costUsd?: number;
       },
     ]
   >([
@@ -687,6 +688,8 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
         usage: usage(2552, 0, 15, null, 0),
         status: "success",
         sessionId: "0199894d-068c-70a1-857c-753ef9abf7b5",
+        // No cost in the stream: estimated from the price table (gpt-5-codex, $1.25 input, $10 output per million).
+        costUsd: 0.00334,
       },
     ],
   ])("%s", (name, facts) => {
@@ -697,7 +700,7 @@ describe.skipIf(!hasShared)("codex real captures (../shared/fixtures/codex)", ()
     expect(summary.toolCalls.map((t) => [t.id, t.name, t.status])).toEqual(facts.tools);
     const none = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
     expect(summary.usage).toEqual(facts.usage ?? none);
-    expect(summary.costUsd).toBeNull();
+    expect(summary.costUsd).toBe(facts.costUsd ?? null);
     expect(summary.durationMs).toBeNull();
     expect(summary.status).toBe(facts.status);
     expect(summary.error).toBe(facts.error ?? null);

@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../../../src/cli/run.ts";
 import { hasBrowser, launchBrowser, noBrowserReason } from "../../helpers/browser.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
 import { hasShared, listCaptures, sharedPath } from "../../helpers/shared.ts";
 import { artifacts, ensureWebBuilt, exportPages, openExport, watchedPage } from "./_pages.ts";
 
@@ -30,6 +32,32 @@ const sessions = [
   { name: "codex", path: "fixtures/codex/md2okf_command_failed_exit2_then_success.jsonl", agent: "codex" },
   { name: "gemini", path: "fixtures/gemini/agentcmd_replace_edit.jsonl", agent: "gemini-cli" },
 ];
+
+describe.skipIf(!hasBrowser || !hasShared)("one cost for one session in every view", () => {
+  it("the ccviewer Claude transcript: summary --json, sessions --json, the text transcript and the page's header agree", async () => {
+    const path = sharedPath("fixtures/claude-session/ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl");
+    const cli = async (...args: string[]): Promise<string> => {
+      const io = fakeIo();
+      expect(await run(args, io)).toBe(0);
+      return io.out();
+    };
+    const summary = JSON.parse(await cli("summary", "--json", path));
+    const [session] = JSON.parse(await cli("sessions", "--json", "--no-cache", path));
+    expect(summary).toMatchObject({ costUsd: session.costUsd, costEstimated: true, unpricedModels: [] });
+    expect(session).toMatchObject({ costEstimated: true, unpricedModels: [] });
+    expect(summary.costUsd).toBeCloseTo(2.393215, 6);
+    expect(await cli("convert", "--to", "text", path)).toContain("Cost: ~$2.39");
+    const [file] = await exportPages({ path }, join(artifacts, "pages", "ccviewer"));
+    const { page, watch } = await watchedPage(browser, 1280);
+    await openExport(page, file as string);
+    const cost = await page.evaluate(
+      () => Array.from(document.querySelectorAll(".as-facts dt")).find((dt) => dt.textContent === "cost")?.nextElementSibling?.textContent,
+    );
+    expect(cost).toBe("~$2.39");
+    expect(watch.errors).toEqual([]);
+    await page.context().close();
+  });
+});
 
 describe.skipIf(!hasBrowser || !hasShared)("real sessions in chromium", () => {
   for (const session of sessions) {
