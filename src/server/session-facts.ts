@@ -48,7 +48,7 @@ export class SessionFacts {
       model: summary.model,
       cwd: this.started?.cwd ?? null,
       start: this.started?.time ?? this.firstTime ?? null,
-      status: live && summary.status === "incomplete" ? "running" : summary.status,
+      status: live && (summary.status === "incomplete" || summary.status === "ended") ? "running" : summary.status,
       live,
       tokens: summary.usage,
       cost: summary.costUsd,

@@ -25,7 +25,11 @@ export interface SessionSummary {
   agentVersion: string | null;
   sessionId: string | null;
   model: string | null;
-  status: "success" | "error" | "interrupted" | "incomplete";
+  /**
+   * From the agent's end record; `ended` for a saved session log (Claude Code, Codex, Gemini CLI keep no end record:
+   * the log is the whole of what was kept, not a stream cut short); `incomplete` for a stream with no end record.
+   */
+  status: "success" | "error" | "interrupted" | "ended" | "incomplete";
   error: string | null;
   finalText: string | null;
   toolCalls: { id: string; name: string; status: ToolCallStatus }[];
@@ -145,7 +149,7 @@ export function createSummaryBuilder(): SummaryBuilder {
         saved && builder.firstTime !== undefined && builder.lastTime !== undefined && builder.lastTime > builder.firstTime
           ? builder.lastTime - builder.firstTime
           : null;
-      const status = builder.completed?.status ?? "incomplete";
+      const status = builder.completed?.status ?? (saved ? "ended" : "incomplete");
       return {
         dialect: dialect ?? null,
         agent: builder.started?.agent ?? null,
@@ -153,7 +157,7 @@ export function createSummaryBuilder(): SummaryBuilder {
         sessionId: builder.started?.sessionId ?? builder.completed?.sessionId ?? null,
         model: builder.started?.model ?? builder.usageModel ?? null,
         status,
-        error: builder.completed?.error ?? (status === "error" || status === "incomplete" ? (builder.lastFatalError ?? null) : null),
+        error: builder.completed?.error ?? (status === "success" || status === "interrupted" ? null : (builder.lastFatalError ?? null)),
         finalText: builder.completed?.finalText ?? builder.lastAssistantText ?? null,
         toolCalls: [...builder.tools.values()].map((t) => ({ ...t })),
         usage,

@@ -148,9 +148,11 @@ function createSessionFacts(): SessionFacts {
   let rootKnown = false;
   let thinkingTokens: number | undefined;
   let turnMs: number | undefined;
+  let dialect: string | undefined;
   return {
     add(event) {
       stats.events++;
+      dialect ??= event.source?.dialect;
       if (event.type === "unknown") stats.unknown++;
       if (event.type === "session.started" && !rootKnown && event.parentSessionId === undefined && event.parentToolCallId === undefined) {
         rootId = event.sessionId;
@@ -168,7 +170,7 @@ function createSessionFacts(): SessionFacts {
       }
       builder.add(event);
     },
-    result: () => builder.result(stats, undefined),
+    result: () => builder.result(stats, dialect),
     diagnostics: () => ({ thinkingTokens, turnMs }),
   };
 }

@@ -15,7 +15,7 @@ export interface LiveSessionInfo {
   /** When it started (its first event's time), ISO 8601. */
   readonly start: string | null;
   /** `running` while it is live and has not completed; else the summary's status. */
-  readonly status: "running" | "success" | "error" | "interrupted" | "incomplete";
+  readonly status: "running" | "success" | "error" | "interrupted" | "ended" | "incomplete";
   /** True while events may still arrive. */
   readonly live: boolean;
   readonly tokens: Usage;

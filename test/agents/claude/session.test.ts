@@ -292,7 +292,7 @@ describe("claude-session synthetic fixtures", () => {
       ["msg_0002#0", "text"],
     ]);
     expect(summary.finalText).toBe("There are two files: a.txt and b.txt.");
-    expect(summary.status).toBe("incomplete");
+    expect(summary.status).toBe("ended");
     // No costUSD in the records: estimated from the price table, as `sessions` estimates it.
     expect(summary).toMatchObject({ costUsd: 0.011496, costEstimated: true });
   });
@@ -364,7 +364,7 @@ describe("claude-session synthetic fixtures", () => {
     const { events, summary } = readFile(fixturePath("claude-session", "interrupted-then-continued.ndjson"));
     expect(ofType(events, "session.completed")).toEqual([]);
     expect(ofType(events, "notice").map((n) => n.kind)).toEqual(["interrupted"]);
-    expect(summary.status).toBe("incomplete");
+    expect(summary.status).toBe("ended");
     expect(summary.finalText).toBe("Essays are short now.");
   });
 
@@ -465,7 +465,7 @@ describe("claude-session synthetic fixtures", () => {
     expect(summary).toMatchObject({
       model: "claude-opus-4-1-20250805",
       subagents: 1,
-      status: "incomplete",
+      status: "ended",
       finalText: "It is loaded in src/config.ts.",
     });
     // subagent usage counts: 2 main + 2 sidechain message ids
@@ -547,7 +547,7 @@ describe("claude-session synthetic fixtures", () => {
     ]);
     expect(ofType(events, "usage")).toHaveLength(1);
     expect(summary.finalText).toBe("4");
-    expect(summary.status).toBe("incomplete");
+    expect(summary.status).toBe("ended");
   });
 
   it("every fixture validates: schema and sequence, nothing left open except never-answered calls", () => {
@@ -576,7 +576,7 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       agentVersion: "1.0.98",
       sessionId: "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
       model: "claude-sonnet-4-20250514",
-      status: "incomplete",
+      status: "ended",
       error: null,
       // `sessions` says ~$2.39 for this session: the same table, the same rule.
       costUsd: 2.393215,
@@ -648,7 +648,7 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
 
   it("happy 1.0.71: the inline Task sidechain is a subagent linked to its Task call", () => {
     const { events, summary } = readFile(capture("happy_1.0.71_task_subagent_websearch_non_sdk.jsonl"));
-    expect(summary).toMatchObject({ model: "claude-opus-4-1-20250805", subagents: 1, status: "incomplete", costUsd: 0.315976 });
+    expect(summary).toMatchObject({ model: "claude-opus-4-1-20250805", subagents: 1, status: "ended", costUsd: 0.315976 });
     expect(
       summary.finalText?.startsWith("The Task tool successfully searched for and compiled information about TypeScript 5.6 features."),
     ).toBe(true);
@@ -683,7 +683,7 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
     expect(cleared.summary).toMatchObject({
       agentVersion: "2.1.153",
       sessionId: "ff668493-8325-49cc-976f-689b779b85a2",
-      status: "incomplete",
+      status: "ended",
       finalText: null,
       model: null,
     });
@@ -722,7 +722,7 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       agentVersion: "2.1.223",
       sessionId: "a4731909-31bc-4ad5-bac9-cd59ee7e0615",
       model: "claude-sonnet-5",
-      status: "incomplete",
+      status: "ended",
       finalText: "I'll stop delegating to sub-agents (that pattern has failed repeatedly) and do the work directly myself now.",
       costUsd: null,
       subagents: 0,
@@ -777,7 +777,7 @@ describe.skipIf(!hasShared)("claude-session real captures", () => {
       agentVersion: "2.1.206",
       model: "claude-sonnet-5",
       finalText: "done",
-      status: "incomplete",
+      status: "ended",
       costUsd: null,
     });
     expect(summary.toolCalls.map((t) => [t.name, t.status])).toEqual([

@@ -161,7 +161,7 @@ describe("gemini-session: synthetic fixtures", () => {
         .map((m) => m.text),
     ).toEqual(["Fixed: teh → the."]);
     expect(summary.finalText).toBe("Fixed: teh → the.");
-    expect(summary.status).toBe("incomplete");
+    expect(summary.status).toBe("ended");
     expect(ofType(events, "notice")).toHaveLength(3);
     expect(checkSequence(events).filter((i) => i.severity === "error")).toEqual([]);
   });
@@ -213,7 +213,7 @@ describe.skipIf(!hasShared)("gemini-session: real captures", () => {
     expect(summary).toMatchObject({
       agent: "gemini-cli",
       sessionId: "00000000-0000-4000-8000-000000000002",
-      status: "incomplete",
+      status: "ended",
       error: null,
       costUsd: null,
     });
