@@ -55,7 +55,8 @@ describe("codex-thread writer: envelope", () => {
     });
   });
 
-  it("every line: RFC 3339 UTC from the event's time, carried forward when absent, the epoch before any", () => {
+  it("every line: RFC 3339 UTC from the event's time, carried forward when absent, when it was read before any (never the epoch)", () => {
+    const before = Date.now();
     const out = records(
       write([
         { type: "text", text: "banner", position: "preamble" },
@@ -64,9 +65,11 @@ describe("codex-thread writer: envelope", () => {
         { type: "retry", attempt: 2 },
       ]),
     );
-    expect(out.map((r) => r.timestamp)).toEqual([
-      "1970-01-01T00:00:00.000Z",
-      "1970-01-01T00:00:00.000Z",
+    for (const read of out.slice(0, 2).map((r) => Date.parse(r.timestamp as string))) {
+      expect(read).toBeGreaterThanOrEqual(before);
+      expect(read).toBeLessThanOrEqual(Date.now());
+    }
+    expect(out.slice(2).map((r) => r.timestamp)).toEqual([
       "2026-02-01T10:00:00.000Z",
       "2026-02-01T10:00:00.000Z",
       "2026-02-01T10:00:00.000Z",
@@ -84,7 +87,7 @@ describe("codex-thread writer: envelope", () => {
   it("no session at all: a synthesized thread.started with thread_id unknown", () => {
     expect(records(write([{ type: "retry", attempt: 1 }]))[0]).toEqual({
       type: "thread.started",
-      timestamp: "1970-01-01T00:00:00.000Z",
+      timestamp: expect.stringMatching(/^20\d\d-/),
       sequence: 0,
       thread_id: "unknown",
       task: null,
