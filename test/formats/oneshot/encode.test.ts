@@ -187,7 +187,7 @@ describe("oneshot writer: timestamps", () => {
     for (const ms of read) expect(ms).toBeGreaterThanOrEqual(before);
     for (const ms of read) expect(ms).toBeLessThanOrEqual(Date.now());
     expect(packets.slice(2).map((p) => p.ts_ms)).toEqual([MS, MS]);
-    expect(packets.map((p) => p.timestamp)).toEqual(packets.map((p) => p.ts_ms / 1000));
+    expect(packets.map((p) => p.timestamp)).toEqual(packets.map((p) => (p.ts_ms as number) / 1000));
   });
 
   it("preamble text waits for the first other event, so it carries the session's id and executor", () => {
