@@ -563,7 +563,8 @@ function incompleteBecause(
   return `the agent exited with code ${exit?.code ?? "?"} before writing it${torn}`;
 }
 
-function newRunId(): string {
+/** A run's id: a UTC time stamp and 6 random hex digits (`runAgent`'s default; `run` makes it first, for its writers). */
+export function newRunId(): string {
   return `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
 }
 
