@@ -119,7 +119,23 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       // The raw log is the CLI's stdout: reading it gives the events `run` wrote, ours aside.
       const raw = readFileSync(join(logs, `${result.runId}.raw`));
       expect(raw.length).toBe(result.stdoutBytes);
-      expect(withoutSeq(events.filter((event) => !isOurs(event)))).toEqual(withoutSeq(readAll([raw], { dialect: cli.name }).events));
+      // Under run every event has a time: the agent's own where its record had one, else when run received it.
+      const fromRaw = readAll([raw], { dialect: cli.name }).events;
+      const ran = events.filter((event) => !isOurs(event));
+      expect(events.filter((event) => event.time === undefined)).toEqual([]);
+      const timeAsRead = ran.map((event, i) => {
+        if (fromRaw[i]?.time !== undefined) return event;
+        const { time: _received, ...rest } = event;
+        return rest as AgentEvent;
+      });
+      expect(withoutSeq(timeAsRead)).toEqual(withoutSeq(fromRaw));
+      // The oneshot log: every packet stamped (never 0), and one completion.
+      const packets = readFileSync(join(logs, `${result.runId}-oneshot-log.json`), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { ts_ms: number; type: string });
+      expect(packets.filter((packet) => !(packet.ts_ms >= Date.parse(events[0]?.time ?? "") - 1000))).toEqual([]);
+      expect(packets.filter((packet) => packet.type === "completion")).toHaveLength(1);
       // The events log is stdout's events, line for line.
       expect(
         readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events,
