@@ -145,6 +145,13 @@ interface RunEnd {
   error: string | undefined;
 }
 
+/** The synthesized completion's `error`: our own fatal error (a timeout, a command not found), else how the agent ended. */
+function whyItFailed({ exitCode, signal, error }: RunEnd): string {
+  if (error !== undefined) return error;
+  if (signal !== null) return `the agent was ended by ${signal}`;
+  return exitCode === null ? "the agent did not start" : `the agent exited with code ${exitCode}`;
+}
+
 /** What one oneshot writer remembers until the end (the turns, calls and text so far), and its handlers. */
 class OneshotEncoderState {
   readonly options: EncoderOptions;
@@ -323,14 +330,7 @@ class OneshotEncoderState {
       defined({
         status: success ? "success" : "failure",
         result: this.lastAnswer ?? null,
-        error: success
-          ? undefined
-          : (error ??
-            (signal !== null
-              ? `the agent was ended by ${signal}`
-              : exitCode === null
-                ? "the agent did not start"
-                : `the agent exited with code ${exitCode}`)),
+        error: success ? undefined : whyItFailed(this.runEnd),
         exit_code: exitCode,
         signal: signal ?? undefined,
         stats: defined({ duration_ms: duration }),

@@ -24,7 +24,12 @@ const oneshotSchema = {
   type: "object",
   required: ["timestamp", "ts_ms", "executor", "oneshot_id", "type", "data", "is_heartbeat"],
   properties: {
-    timestamp: { type: "number", minimum: 0, description: "Unix time in seconds (float): when the event was received (docs/events.md, Times); 0 only in files written before our writers stopped writing it for no time." },
+    timestamp: {
+      type: "number",
+      minimum: 0,
+      description:
+        "Unix time in seconds (float): when the event was received (docs/events.md, Times); 0 only in files written before our writers stopped writing it for no time.",
+    },
     ts_ms: { type: "integer", minimum: 0, description: "The same instant in milliseconds." },
     executor: {
       type: "string",
