@@ -72,7 +72,7 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     encode(event) {
       const out: JsonObject[] = [];
       for (const ready of encoder.joiner.push(event)) {
-        encoder.noteTime(ready.time);
+        encoder.noteTime(ready.time, ready.source?.line);
         if (encoder.threadId === undefined) {
           if (PRELUDE_TYPES.has(ready.type)) {
             encoder.prelude.push(ready);
@@ -89,7 +89,7 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
       const out: JsonObject[] = [];
       if (encoder.threadId === undefined) out.push(...encoder.start(undefined));
       for (const ready of encoder.joiner.end()) {
-        encoder.noteTime(ready.time);
+        encoder.noteTime(ready.time, ready.source?.line);
         out.push(...encoder.emit(ready, encoder.clock.ms(ready.time)));
       }
       // Items the input never closed: closed as incomplete, so every item.started has its item.completed.
@@ -144,12 +144,14 @@ class CodexThreadEncoderState {
       name: string;
       parts: string[] | undefined;
       sessionId: string | undefined;
-      /** The start's own time in ms, for `duration_ms` (undefined when the event had none). */
+      /** The start's own time in ms, for `duration_ms` (undefined when the event had none), and its input line. */
       startedAt: number | undefined;
+      startedLine: number | undefined;
     }
   >();
-  /** The time of the event being written (its own, never carried forward), in ms. */
+  /** The time of the event being written (its own, never carried forward), in ms, and its input line. */
   eventTime: number | undefined;
+  eventLine: number | undefined;
   /** The first and the latest time the events carried: the thread's span (`final_report.duration_ms`). */
   firstTime: number | undefined;
   lastTime: number | undefined;
@@ -281,7 +283,8 @@ class CodexThreadEncoderState {
   }
 
   /** Notes an event's own time (never a carried-forward one) for durations and the thread's span. */
-  noteTime(time: string | undefined): void {
+  noteTime(time: string | undefined, line: number | undefined): void {
+    this.eventLine = line;
     const ms = time === undefined ? Number.NaN : Date.parse(time);
     this.eventTime = Number.isFinite(ms) ? ms : undefined;
     if (this.eventTime === undefined) return;
@@ -294,9 +297,11 @@ class CodexThreadEncoderState {
    * `convert`: a saved stream's times say when records were written, and the reader would take the
    * difference for the agent's own figure.
    */
-  elapsed(startedAt: number | undefined): number | null {
-    if (this.options.run === undefined || startedAt === undefined || this.eventTime === undefined) return null;
-    return Math.max(0, this.eventTime - startedAt);
+  elapsed(item: { startedAt: number | undefined; startedLine: number | undefined } | undefined): number | null {
+    if (this.options.run === undefined || item?.startedAt === undefined || this.eventTime === undefined) return null;
+    // Started and completed by one record (a whole message the decoder opened and closed): no duration seen.
+    if (item.startedLine !== undefined && item.startedLine === this.eventLine) return null;
+    return Math.max(0, this.eventTime - item.startedAt);
   }
 
   /** Under `run`: what the agent did not report but the run saw (its span, the turns it started). */
@@ -381,7 +386,7 @@ class CodexThreadEncoderState {
     ms: number,
     parts?: string[],
   ): JsonObject[] {
-    this.openItems.set(id, { kind, name, parts, sessionId, startedAt: this.eventTime });
+    this.openItems.set(id, { kind, name, parts, sessionId, startedAt: this.eventTime, startedLine: this.eventLine });
     return this.line("item.started", ms, {
       item_id: id,
       kind,
@@ -412,7 +417,7 @@ class CodexThreadEncoderState {
           name: event.role,
           status: "success",
           // A whole message with no start of its own (Codex's) has no known duration.
-          duration_ms: this.elapsed(open?.startedAt),
+          duration_ms: this.elapsed(open),
           summary: shortSummary(event.text),
           text: event.text,
           redacted: event.kind === "redacted_reasoning" ? true : undefined,
@@ -443,7 +448,7 @@ class CodexThreadEncoderState {
           kind: "tool_call",
           name,
           status: event.isError ? "error" : "success",
-          duration_ms: event.durationMs ?? this.elapsed(open?.kind === "tool_call" ? open.startedAt : undefined),
+          duration_ms: event.durationMs ?? this.elapsed(open?.kind === "tool_call" ? open : undefined),
           summary:
             event.output === undefined || event.output.trim() === ""
               ? event.exitCode === undefined

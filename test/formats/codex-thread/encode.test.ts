@@ -149,6 +149,16 @@ describe("codex-thread writer: under run (what the run knows beyond the stream)"
     expect(out.filter((r) => r.type === "turn.completed").map((r) => r.has_final_report)).toEqual([false, true]);
   });
 
+  it("a message started and completed by one record (Claude's whole assistant line) has no duration, not 0", () => {
+    const line = { dialect: "claude", line: 4 };
+    const out = underRun([
+      { ...start, time: at(0) },
+      { type: "message.started", messageId: "m", role: "assistant", kind: "text", time: at(5), source: line },
+      { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hi.", time: at(5), source: line },
+    ]);
+    expect(out.find((r) => r.type === "item.completed")?.duration_ms).toBeNull();
+  });
+
   it("a stream that names no session takes the run's id as thread_id", () => {
     expect(underRun([{ type: "retry", attempt: 1 }])[0]).toMatchObject({ thread_id: "run-1", headless: true, synthesized: true });
   });
