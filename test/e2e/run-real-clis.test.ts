@@ -160,4 +160,34 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       }
     });
   });
+
+  it("codex under run --stream-json: the receipt time on every line, task, headless and the facts the run knows", async () => {
+    const scenario = scenarios.find((s) => s.name === "tool call and its result");
+    if (scenario === undefined) throw new Error("no tool-call scenario");
+    const before = Date.now();
+    const run = await runRealCodex(scenario.script, "Follow the scripted scenario.", {
+      through: (file, args) => [
+        process.execPath,
+        [bin, "run", "--from", "codex", "--stream-json", "--task", "follow the script", "--", file, ...args],
+      ],
+    });
+    expect(run.exitCode).toBe(0);
+    const lines = run.stdout
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.filter((line) => !(Date.parse(line.timestamp as string) >= before && Date.parse(line.timestamp as string) <= Date.now())),
+    ).toEqual([]);
+    expect(lines[0]).toMatchObject({ type: "thread.started", task: "follow the script", headless: true });
+    const tools = lines.filter((line) => line.type === "item.completed" && line.kind === "tool_call");
+    expect(tools.length).toBeGreaterThan(0);
+    for (const tool of tools) expect(tool.duration_ms).toEqual(expect.any(Number));
+    expect(lines.at(-1)?.final_report).toMatchObject({
+      task: "follow the script",
+      turns: expect.any(Number),
+      duration_ms: expect.any(Number),
+    });
+  });
 });
