@@ -1,27 +1,28 @@
 /**
  * Timestamps for formats that need one on every record (oneshot, codex-thread, aaep) when our
- * events carry `time` only if the agent said so. The rule, the same in all three and documented in
- * each docs/formats page: an event without `time` gets the last time seen in the stream, and
- * before any time is known the Unix epoch (0), which their readers take back as "no time".
- * Nothing is ever read from the writer's own clock.
+ * events carry `time` only if the agent said so (or `run` received them: under `run` every event has
+ * one). The rule, the same in all three and documented in docs/events.md and each docs/formats page:
+ * an event without `time` gets the last time seen in the stream (so sorting by time keeps the order);
+ * before any time is known, the time the writer reads it. The Unix epoch is never written: a reader
+ * could not tell it from a real time, and the seeds define these fields as when the event was received.
  */
 
 /** Milliseconds since the epoch for each record, carried forward across events without a time. */
 export interface Clock {
-  /** The time of an event in ms: its own when valid, else the last one seen, else 0. */
+  /** The time of an event in ms: its own when valid, else the last one seen, else now. */
   ms(time: string | undefined): number;
 }
 
-/** Creates a clock for one stream. */
-export function createClock(): Clock {
-  let last = 0;
+/** Creates a clock for one stream; `now` is the writer's clock (a parameter for tests). */
+export function createClock(now: () => number = Date.now): Clock {
+  let last: number | undefined;
   return {
     ms(time) {
       if (time !== undefined) {
         const parsed = Date.parse(time);
         if (Number.isFinite(parsed)) last = parsed;
       }
-      return last;
+      return last ?? now();
     },
   };
 }

@@ -23,4 +23,14 @@ export interface EncoderOptions {
   coalesce?: "none" | "sentence";
   /** codex-thread: print the final pretty JSON summary after the stream (`--final-summary`). */
   finalSummary?: boolean;
+  /** The events come from `agentstream run`, which knows more than its stream says (docs/run.md); absent for `convert`. */
+  run?: RunFacts;
+}
+
+/** What `agentstream run` knows beyond the agent's stream. */
+export interface RunFacts {
+  /** The run's id (its log files' name): the session id of a stream that names none (oneshot_id, thread_id). */
+  readonly runId: string;
+  /** The task: `run --task`, else the prompt the agent's command line names; absent when neither says one. */
+  readonly task?: string;
 }

@@ -29,7 +29,7 @@ export interface EventBase {
   readonly v: typeof MODEL_VERSION;
   /** Position of the event in its output stream: 0, 1, 2, ... with no gaps. */
   readonly seq: number;
-  /** When it happened, RFC 3339, if the input said so (never invented from the reader's clock unless asked). */
+  /** When it happened, RFC 3339, if the input said so; under `run`, else when `run` received it (docs/events.md, Times). Readers never take it from their clock. */
   readonly time?: string;
   /** The agent session the event belongs to (a subagent has its own, see `session.started.parentSessionId`). */
   readonly sessionId?: string;

@@ -37,10 +37,10 @@ export interface LogLineWriter {
  * `registry` holds the bytes of the input strings the events' stand-ins stand for (the log worker's
  * has the main thread's nonce and adopts what it is sent); the writer does not release them.
  */
-export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = strings): LogLineWriter {
+export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = strings, runId?: string): LogLineWriter {
   // The record encoder, not the format's text writer: each packet is encoded straight into the
-  // buffer below (the same text as `--to oneshot`).
-  const oneshot = createOneshotEncoder();
+  // buffer below (the same text as `run --to oneshot`: the run's id, a completion however the agent ended).
+  const oneshot = createOneshotEncoder(runId === undefined ? {} : { run: { runId } });
   const shared = createSharedStrings(registry);
   const events = createLineBuffer(fds.events);
   const packets = createLineBuffer(fds.oneshot);

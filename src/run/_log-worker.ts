@@ -16,7 +16,7 @@ if (port !== null) {
   const data = workerData as LogWorkerData;
   // The main thread's stand-ins: its nonce, and the input strings' bytes each batch brings.
   const registry = new StringRegistry(data.nonce);
-  const writer = createLogLineWriter(data, registry);
+  const writer = createLogLineWriter(data, registry, data.runId);
   port.on("message", (message: ToLogWorker) => {
     if (message.type === "events") {
       const events = message.events as AgentEvent[];

@@ -79,9 +79,10 @@ interface HeldBytes {
   readonly entries: readonly (readonly [string, number, number])[];
 }
 
-/** What the log worker is started with: the two files, and the nonce of this thread's stand-ins. */
+/** What the log worker is started with: the two files, the nonce of this thread's stand-ins, and the run's id. */
 export interface LogWorkerData extends LogLineFds {
   readonly nonce: string;
+  readonly runId: string;
 }
 
 /** Messages from it. */
@@ -107,7 +108,7 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
   };
   const open = (path: string): number => openSync(path, "a", 0o600);
   const fds = { raw: open(files.raw), stderr: open(files.stderr), events: open(files.events), oneshot: open(files.oneshot) };
-  const lines = workerAvailable ? createWorkerLines(fds, flow) : createInThreadLines(fds);
+  const lines = workerAvailable ? createWorkerLines(fds, runId, flow) : createInThreadLines(fds, runId);
   let events: AgentEvent[] = [];
   return {
     files,
@@ -145,8 +146,8 @@ interface EventLines {
   end(): Promise<void>;
 }
 
-function createInThreadLines(fds: LogLineFds): EventLines {
-  const writer = createLogLineWriter(fds);
+function createInThreadLines(fds: LogLineFds, runId: string): EventLines {
+  const writer = createLogLineWriter(fds, undefined, runId);
   return {
     write: (events) => writer.write(events),
     expectLosslessIntegers() {
@@ -159,9 +160,9 @@ function createInThreadLines(fds: LogLineFds): EventLines {
   };
 }
 
-function createWorkerLines(fds: LogLineFds, flow: RunLogFlow | undefined): EventLines {
+function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | undefined): EventLines {
   // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
-  const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: strings.nonce };
+  const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: strings.nonce, runId };
   const worker = new Worker(workerUrl, { execArgv: [], workerData });
   let inFlight = 0;
   let behind = false;

@@ -7,18 +7,20 @@
  * worker's 22 ms → 4 ms (rebuilding included), 4.4 MB → 1.4 MB cloned.
  *
  * Only a delta of the envelope's usual shape is packed (these keys in this order, strings and
- * numbers where the model says so); any other event goes as it is, so the worker writes the same
- * text either way: it builds the packed ones again with their keys in the same order.
+ * numbers where the model says so, with or without the `time` that `run` gives every event the
+ * agent gave none); any other event goes as it is, so the worker writes the same text either way:
+ * it builds the packed ones again with their keys in the same order.
  */
 import { MODEL_VERSION, type AgentEvent } from "../model/events.ts";
 
-/** The keys of a packed delta, in the order `stamp` writes them. */
-const DELTA_KEYS = ["v", "seq", "type", "messageId", "role", "kind", "text", "position", "sessionId", "source"] as const;
+/** The keys of a packed delta, in the order `stamp` writes them; `time` (a string) is there or not. */
+const DELTA_KEYS = ["v", "seq", "type", "messageId", "role", "kind", "text", "position", "time", "sessionId", "source"] as const;
+const TIME_AT = DELTA_KEYS.indexOf("time");
 const SOURCE_KEYS = ["dialect", "line"] as const;
 /** Numbers per packed delta: seq, position, source line, and which context (ids) it has. */
 const NUMBERS = 4;
-/** Strings per context: messageId, role, kind, sessionId, source dialect. */
-const CONTEXT = 5;
+/** Strings per context: messageId, role, kind, sessionId, source dialect, time ("" for none: a time is never empty). */
+const CONTEXT = 6;
 
 export interface PackedDeltas {
   /** One byte per event of the batch, in order: 1 for the next packed delta, 0 for the next of the other events. */
@@ -34,8 +36,12 @@ type Delta = Extract<AgentEvent, { type: "message.delta" }>;
 function isPackable(event: AgentEvent): event is Delta & { sessionId: string; source: { dialect: string; line: number } } {
   if (event.type !== "message.delta" || event.v !== MODEL_VERSION || typeof event.sessionId !== "string") return false;
   let i = 0;
-  for (const key in event) if (key !== DELTA_KEYS[i++]) return false;
+  for (const key in event) {
+    if (i === TIME_AT && key !== "time") i++; // no time: the next key is sessionId
+    if (key !== DELTA_KEYS[i++]) return false;
+  }
   if (i !== DELTA_KEYS.length) return false;
+  if (event.time !== undefined && (typeof event.time !== "string" || event.time === "")) return false;
   const source = event.source;
   if (typeof source !== "object" || source === null || typeof source.line !== "number") return false;
   let j = 0;
@@ -73,8 +79,9 @@ export function packDeltas(events: readonly AgentEvent[]): { readonly rest: Agen
       last.role === event.role &&
       last.kind === event.kind &&
       last.sessionId === event.sessionId &&
-      last.source?.dialect === event.source.dialect;
-    if (!sameContext) contexts.push(event.messageId, event.role, event.kind, event.sessionId, event.source.dialect);
+      last.source?.dialect === event.source.dialect &&
+      last.time === event.time;
+    if (!sameContext) contexts.push(event.messageId, event.role, event.kind, event.sessionId, event.source.dialect, event.time ?? "");
     last = event;
     texts.push(event.text);
     numbers.push(event.seq, event.position, event.source.line, contexts.length / CONTEXT - 1);
@@ -96,18 +103,21 @@ export function unpackDeltas(rest: readonly AgentEvent[], packed: PackedDeltas):
     }
     const at = delta * NUMBERS;
     const context = (numbers[at + 3] as number) * CONTEXT;
-    events.push({
-      v: MODEL_VERSION,
-      seq: numbers[at] as number,
-      type: "message.delta",
-      messageId: contexts[context] as string,
-      role: contexts[context + 1] as Delta["role"],
-      kind: contexts[context + 2] as Delta["kind"],
-      text: texts[delta] as string,
-      position: numbers[at + 1] as number,
-      sessionId: contexts[context + 3] as string,
-      source: { dialect: contexts[context + 4] as string, line: numbers[at + 2] as number },
-    });
+    const time = contexts[context + 5] as string;
+    const seq = numbers[at] as number;
+    const messageId = contexts[context] as string;
+    const role = contexts[context + 1] as Delta["role"];
+    const kind = contexts[context + 2] as Delta["kind"];
+    const text = texts[delta] as string;
+    const position = numbers[at + 1] as number;
+    const sessionId = contexts[context + 3] as string;
+    const source = { dialect: contexts[context + 4] as string, line: numbers[at + 2] as number };
+    // One literal per shape, keys in `stamp`'s order.
+    events.push(
+      time === ""
+        ? { v: MODEL_VERSION, seq, type: "message.delta", messageId, role, kind, text, position, sessionId, source }
+        : { v: MODEL_VERSION, seq, type: "message.delta", messageId, role, kind, text, position, time, sessionId, source },
+    );
     delta++;
   }
   return events;

@@ -21,6 +21,7 @@ import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.
 import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
+import { createReceiptTimeStage, ReceiptClock } from "./_receipt-time.ts";
 import { useNativeScans, useSharedLineMemory } from "./native-scans.ts";
 import { resolveStandIns } from "../framing/shared-strings.ts";
 
@@ -156,6 +157,8 @@ class AgentRunState {
   readonly killAfterMs: number;
   readonly issues: Issue[] = [];
   readonly summary = createSummaryBuilder();
+  /** When the output being read arrived: the time of every event the agent gave none (docs/events.md). */
+  readonly receipt = new ReceiptClock();
   readonly toolsInFlight = new Map<string, string>();
   readonly subagents = new Set<string>();
   child: ChildProcess | undefined;
@@ -225,6 +228,7 @@ class AgentRunState {
       },
       {
         ...options.read,
+        stages: [...(options.read?.stages ?? []), createReceiptTimeStage(this.receipt)],
         dialect: options.dialect ?? dialectOfCommand(command),
         onIssue: (issue) => {
           if (issue.code === "unsafe-integer") this.logs?.expectLosslessIntegers();
@@ -383,6 +387,7 @@ class AgentRunState {
     if (this.drainTimer !== undefined) clearTimeout(this.drainTimer);
     if (this.killTimer !== undefined) clearTimeout(this.killTimer);
     this.options.signal?.removeEventListener("abort", this.onAbort);
+    this.receipt.arrived();
     this.stderrLines(this.stderrDecoder.decode(), true);
     this.reader.end();
     this.logs?.flush(); // the last line's events, while their input strings are still held
@@ -463,11 +468,13 @@ class AgentRunState {
   }
 
   ours(draft: AgentEventDraft): void {
+    this.receipt.arrived();
     this.reader.inject(draft);
     this.logs?.flush();
   }
 
   activity(): void {
+    this.receipt.arrived();
     this.lastActivity = Date.now();
     this.nextHeartbeat = this.heartbeatMs;
   }
@@ -556,7 +563,8 @@ function incompleteBecause(
   return `the agent exited with code ${exit?.code ?? "?"} before writing it${torn}`;
 }
 
-function newRunId(): string {
+/** A run's id: a UTC time stamp and 6 random hex digits (`runAgent`'s default; `run` makes it first, for its writers). */
+export function newRunId(): string {
   return `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
 }
 

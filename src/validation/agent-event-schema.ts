@@ -19,7 +19,10 @@ const envelope: Schema = {
   v: { const: 1, description: "Model version." },
   seq: { ...nonNegative, description: "Position in the output stream: 0, 1, 2, ... with no gaps." },
   type: { enum: [...EVENT_TYPES] },
-  time: { type: "string", description: "When it happened (RFC 3339), if the input said so." },
+  time: {
+    type: "string",
+    description: "When it happened (RFC 3339), if the input said so; under agentstream run, else when run received it.",
+  },
   sessionId: { ...str, description: "The agent session the event belongs to." },
   source: {
     type: "object",

@@ -119,7 +119,23 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       // The raw log is the CLI's stdout: reading it gives the events `run` wrote, ours aside.
       const raw = readFileSync(join(logs, `${result.runId}.raw`));
       expect(raw.length).toBe(result.stdoutBytes);
-      expect(withoutSeq(events.filter((event) => !isOurs(event)))).toEqual(withoutSeq(readAll([raw], { dialect: cli.name }).events));
+      // Under run every event has a time: the agent's own where its record had one, else when run received it.
+      const fromRaw = readAll([raw], { dialect: cli.name }).events;
+      const ran = events.filter((event) => !isOurs(event));
+      expect(events.filter((event) => event.time === undefined)).toEqual([]);
+      const timeAsRead = ran.map((event, i) => {
+        if (fromRaw[i]?.time !== undefined) return event;
+        const { time: _received, ...rest } = event;
+        return rest as AgentEvent;
+      });
+      expect(withoutSeq(timeAsRead)).toEqual(withoutSeq(fromRaw));
+      // The oneshot log: every packet stamped (never 0), and one completion.
+      const packets = readFileSync(join(logs, `${result.runId}-oneshot-log.json`), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { ts_ms: number; type: string });
+      expect(packets.filter((packet) => !(packet.ts_ms >= Date.parse(events[0]?.time ?? "") - 1000))).toEqual([]);
+      expect(packets.filter((packet) => packet.type === "completion")).toHaveLength(1);
       // The events log is stdout's events, line for line.
       expect(
         readAll([readFileSync(join(logs, `${result.runId}.events.ndjson`))], { dialect: "agentstream", repair: false }).events,
@@ -142,6 +158,36 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
         expect(ofType(events, "heartbeat").filter((beat) => beat.seq > started && beat.seq < done).length).toBeGreaterThan(0);
         expect(ofType(events, "error")).toEqual([]);
       }
+    });
+  });
+
+  it("codex under run --stream-json: the receipt time on every line, task, headless and the facts the run knows", async () => {
+    const scenario = scenarios.find((s) => s.name === "tool call and its result");
+    if (scenario === undefined) throw new Error("no tool-call scenario");
+    const before = Date.now();
+    const run = await runRealCodex(scenario.script, "Follow the scripted scenario.", {
+      through: (file, args) => [
+        process.execPath,
+        [bin, "run", "--from", "codex", "--stream-json", "--task", "follow the script", "--", file, ...args],
+      ],
+    });
+    expect(run.exitCode).toBe(0);
+    const lines = run.stdout
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.filter((line) => !(Date.parse(line.timestamp as string) >= before && Date.parse(line.timestamp as string) <= Date.now())),
+    ).toEqual([]);
+    expect(lines[0]).toMatchObject({ type: "thread.started", task: "follow the script", headless: true });
+    const tools = lines.filter((line) => line.type === "item.completed" && line.kind === "tool_call");
+    expect(tools.length).toBeGreaterThan(0);
+    for (const tool of tools) expect(tool.duration_ms).toEqual(expect.any(Number));
+    expect(lines.at(-1)?.final_report).toMatchObject({
+      task: "follow the script",
+      turns: expect.any(Number),
+      duration_ms: expect.any(Number),
     });
   });
 });

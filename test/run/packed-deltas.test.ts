@@ -59,6 +59,28 @@ describe("packed deltas", () => {
     expect(lines(back)).toEqual(lines(events));
   });
 
+  it("packs the deltas `run` stamped with their receipt time (time before sessionId), and gives each its time back", () => {
+    const timed = (seq: number, text: string, time: string): AgentEvent => {
+      const { sessionId, source, ...head } = delta(seq, text) as AgentEvent & { sessionId: string; source: object };
+      return { ...head, time, sessionId, source } as AgentEvent;
+    };
+    const events = [
+      timed(0, "a", "2026-11-25T17:00:00.000Z"),
+      timed(1, "b", "2026-11-25T17:00:00.000Z"),
+      timed(2, "c", "2026-11-25T17:00:00.250Z"),
+      delta(3, "untimed"),
+    ];
+    const { back, packedCount } = roundTrip(events);
+    expect(packedCount).toBe(4);
+    expect(lines(back)).toEqual(lines(events));
+    expect(back.map((event) => event.time)).toEqual([
+      "2026-11-25T17:00:00.000Z",
+      "2026-11-25T17:00:00.000Z",
+      "2026-11-25T17:00:00.250Z",
+      undefined,
+    ]);
+  });
+
   it("sends a delta of any other shape as the object it is", () => {
     const reordered = {
       v: 1,

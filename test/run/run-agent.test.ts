@@ -39,6 +39,13 @@ const fromStdout = (events: readonly AgentEvent[]): AgentEvent[] =>
       e.type !== "heartbeat" && !(e.type === "notice" && e.source?.line === undefined && ["stderr", "exit", "incomplete"].includes(e.kind)),
   );
 
+/** Whether `time` is an RFC 3339 UTC time between `since` and now (a receipt time of this run). */
+function inRun(time: string | undefined, since: number): boolean {
+  if (time === undefined || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(time)) return false;
+  const ms = Date.parse(time);
+  return ms >= since && ms <= Date.now();
+}
+
 /** True while `pid` runs (a zombie waiting for a reaper counts as gone). */
 function isAlive(pid: number): boolean {
   try {
@@ -60,14 +67,44 @@ describe("runAgent", () => {
     "replays a real Claude Code capture with its timing into the same events the reader makes from the file",
     async () => {
       const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
+      const before = Date.now();
       const { events, result } = await runFake("replay.mjs", [capture, "--speed=1000", "--max-gap-ms=20"], { dialect: "claude" });
       const expected = readFile(capture, { dialect: "claude" }).events;
-      const strip = (list: readonly AgentEvent[]) => list.map(({ seq: _seq, ...rest }) => rest);
-      expect(strip(fromStdout(events))).toEqual(strip(expected));
+      // Every event has a time under run: the capture's own where its record had one, else when run received it.
+      const got = fromStdout(events);
+      expect(got.map((event, i) => expected[i]?.time ?? (inRun(event.time, before) ? "received" : event.time))).toEqual(
+        expected.map((event) => event.time ?? "received"),
+      );
+      const strip = (list: readonly AgentEvent[]) => list.map(({ seq: _seq, time: _time, ...rest }) => rest);
+      expect(strip(got)).toEqual(strip(expected));
       expect(result).toMatchObject({ exitCode: 0, end: "exited", complete: true, dialect: "claude" });
       expect(result.summary.status).toBe("success");
       expect(checkSequence(events)).toEqual([]);
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    },
+  );
+
+  it.skipIf(!hasShared)(
+    "stamps every event the agent gave no time with when run received it: no log line without a time, no epoch",
+    async () => {
+      const dir = join(tempDir("run-times"), "logs");
+      const capture = sharedPath("fixtures/codex/md2okf_command_failed_exit2_then_success.jsonl");
+      const before = Date.now();
+      const { events } = await runFake("replay.mjs", [capture, "--speed=1000"], { dialect: "codex", log: dir, runId: "t", heartbeatMs: 0 });
+      expect(events.filter((event) => !inRun(event.time, before))).toEqual([]);
+      const logged = readFileSync(join(dir, "t.events.ndjson"), "utf8").trimEnd().split("\n");
+      expect(logged.filter((line) => !inRun((JSON.parse(line) as AgentEvent).time, before))).toEqual([]);
+      const packets = readFileSync(join(dir, "t-oneshot-log.json"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { timestamp: number; ts_ms: number });
+      expect(packets.length).toBeGreaterThan(3);
+      for (const packet of packets) {
+        expect(inRun(new Date(packet.ts_ms).toISOString(), before)).toBe(true);
+        expect(packet.timestamp).toBe(packet.ts_ms / 1000);
+      }
+      // Sorting by receipt time keeps the stream's order.
+      expect(packets.map((p) => p.ts_ms)).toEqual(packets.map((p) => p.ts_ms).sort((a, b) => a - b));
     },
   );
 

@@ -1,6 +1,8 @@
 import { AgentStreamError } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import { runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
+import { newRunId, runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
+import { promptOfCommand } from "../../run/_prompt-of-command.ts";
+import type { RunFacts } from "../../encoding/record-encoder.ts";
 import { parseDuration } from "../../run/_duration.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
@@ -36,6 +38,11 @@ const runOptions = {
     description: `write this format instead of the view; one of: ${outputFormats.map((f) => f.name).join(", ")}`,
   },
   "final-summary": { type: "boolean", default: false, description: "after the stream, print the run's summary as pretty JSON" },
+  task: {
+    type: "string",
+    valueHint: "<text>",
+    description: "the task, for --stream-json's thread.started.task (default: the prompt the agent's command line names)",
+  },
   json: { type: "boolean", default: false, description: "print only the summary as JSON (docs/run.md)" },
   heartbeat: {
     type: "string",
@@ -125,13 +132,16 @@ executable, 127 command not found, 2 usage error.`,
     };
     const killAfterMs = duration("kill-after");
     const readers = outliveReaders(values, io);
-    const sink = createRunSink(values, io, readers);
+    // The writers know what the run knows beyond the stream: its id and its task (docs/run.md).
+    const runId = newRunId();
+    const sink = createRunSink(values, io, readers, { runId, ...definedTask(values.task ?? promptOfCommand(command, args)) });
     const diagnostics = createDiagnostics(io.stderr);
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
     const publishing = await createRunPublisher(values, io, command, () => agent.runId);
     const agent: AgentRun = startAgent(publishing, () =>
       runAgent(command, args, {
+        runId,
         ...(values.from === undefined ? {} : { dialect: values.from }),
         heartbeatMs: duration("heartbeat") ?? 15_000,
         idleTimeoutMs: duration("idle-timeout") ?? 0,
@@ -312,8 +322,12 @@ function outliveReaders(values: RunValues, io: CliIo): Readers {
   };
 }
 
+function definedTask(task: string | undefined): { task?: string } {
+  return task === undefined ? {} : { task };
+}
+
 /** The terminal view (the renderer sink), a format (the record sink), or only the report (`--json`). */
-function createRunSink(values: RunValues, io: CliIo, readers: Readers): RunSink {
+function createRunSink(values: RunValues, io: CliIo, readers: Readers, run: RunFacts): RunSink {
   const output = createLiveOutput(io.stdout);
   const printReport = async (report: object): Promise<void> => {
     output.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -321,7 +335,7 @@ function createRunSink(values: RunValues, io: CliIo, readers: Readers): RunSink 
   };
   if (values.json) return { event: (event) => echoToStderr(event, values, io), end: printReport };
   const formatName = values["stream-json"] ? "codex-thread" : values.to;
-  if (formatName !== undefined) return formatRunSink(formatName, values, io, output, printReport);
+  if (formatName !== undefined) return formatRunSink(formatName, values, io, output, printReport, run);
   const sink = createRendererSink(
     { mode: chooseMode(values.mode, io), width: viewWidth(values.width, io), verbosity: viewVerbosity(values) },
     output,
@@ -359,11 +373,12 @@ function formatRunSink(
   io: CliIo,
   output: LiveOutput,
   printReport: (report: object) => Promise<void>,
+  run: RunFacts,
 ): RunSink {
   const format = getOutputFormat(formatName);
   // codex-thread writes the dev-agent final report itself; other writers get the summary after them.
   const writerSummary = values["final-summary"] && format.name === "codex-thread";
-  const sink = createRecordSink(format, { finalSummary: writerSummary }, output);
+  const sink = createRecordSink(format, { finalSummary: writerSummary, run }, output);
   return {
     async event(event) {
       await echoToStderr(event, values, io);

@@ -72,6 +72,7 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     encode(event) {
       const out: JsonObject[] = [];
       for (const ready of encoder.joiner.push(event)) {
+        encoder.noteTime(ready.time, ready.source?.line);
         if (encoder.threadId === undefined) {
           if (PRELUDE_TYPES.has(ready.type)) {
             encoder.prelude.push(ready);
@@ -87,7 +88,10 @@ export function createCodexThreadEncoder(options: EncoderOptions = {}): RecordEn
     end() {
       const out: JsonObject[] = [];
       if (encoder.threadId === undefined) out.push(...encoder.start(undefined));
-      for (const ready of encoder.joiner.end()) out.push(...encoder.emit(ready, encoder.clock.ms(ready.time)));
+      for (const ready of encoder.joiner.end()) {
+        encoder.noteTime(ready.time, ready.source?.line);
+        out.push(...encoder.emit(ready, encoder.clock.ms(ready.time)));
+      }
       // Items the input never closed: closed as incomplete, so every item.started has its item.completed.
       const ms = encoder.clock.ms(undefined);
       for (const [id, item] of encoder.openItems) {
@@ -131,11 +135,31 @@ class CodexThreadEncoderState {
   /** The thread's completion, held until the end. */
   heldCompletion: { event: EventOf<"session.completed">; ms: number } | undefined;
   rootSessionId: string | undefined;
-  task: string | null = null;
+  /** `run`'s task (redacted), else the first thing the user said in the thread's session once said. */
+  task: string | null;
   readonly openItems = new Map<
     string,
-    { kind: CodexThreadItemKind; name: string; parts: string[] | undefined; sessionId: string | undefined }
+    {
+      kind: CodexThreadItemKind;
+      name: string;
+      parts: string[] | undefined;
+      sessionId: string | undefined;
+      /** The start's own time in ms, for `duration_ms` (undefined when the event had none), and its input line. */
+      startedAt: number | undefined;
+      startedLine: number | undefined;
+    }
   >();
+  /** The time of the event being written (its own, never carried forward), in ms, and its input line. */
+  eventTime: number | undefined;
+  eventLine: number | undefined;
+  /** The first and the latest time the events carried: the thread's span (`final_report.duration_ms`). */
+  firstTime: number | undefined;
+  lastTime: number | undefined;
+  /** Messages and tool results of the thread's session so far (`turn.started.message_count`). */
+  conversation = 0;
+  sawUserMessage = false;
+  /** The thread's current turn has answered in text with no tool call after it (`turn.completed.has_final_report`). */
+  turnAnswered = false;
   readonly turns = new Map<string, { iteration: number; toolsAtStart: number }>();
   iterations = 0;
   toolsStarted = 0;
@@ -153,13 +177,16 @@ class CodexThreadEncoderState {
         this.iterations++;
         this.currentIteration = this.iterations;
         this.turns.set(event.turnId, { iteration: this.iterations, toolsAtStart: this.toolsStarted });
+        const ours = this.inThread(event.sessionId);
+        if (ours) this.turnAnswered = false;
         return this.line(
           "turn.started",
           ms,
           defined({
             turn_id: event.turnId,
             iteration: this.iterations,
-            message_count: null,
+            // The task counts as the first message even where the stream does not echo it (Claude's -p prompt).
+            message_count: ours ? this.conversation + (this.sawUserMessage ? 0 : 1) : null,
             tool_count: this.toolCount,
             session_id: this.sessionField(event.sessionId),
           }),
@@ -182,7 +209,7 @@ class CodexThreadEncoderState {
           turn_id: event.turnId,
           iteration: turn?.iteration ?? null,
           tool_call_count: turn === undefined ? null : this.toolsStarted - turn.toolsAtStart,
-          has_final_report: null,
+          has_final_report: this.inThread(event.sessionId) ? this.turnAnswered : null,
           status: event.status,
           error: event.error,
           usage: event.usage === undefined ? undefined : usageToWire(event.usage),
@@ -209,6 +236,7 @@ class CodexThreadEncoderState {
       "tool.started": (event, ms) => {
         if (this.openItems.has(event.toolCallId)) return this.log(event, ms);
         this.toolsStarted++;
+        if (this.inThread(event.sessionId)) this.turnAnswered = false;
         // The design: "args must be safe to log (omit secrets; redact GitHub token)".
         const args = event.input === undefined ? null : redactSecrets(event.input);
         return this.itemStarted(
@@ -246,6 +274,47 @@ class CodexThreadEncoderState {
 
   constructor(options: EncoderOptions = {}) {
     this.options = options;
+    this.task = options.run?.task === undefined ? null : redactText(options.run.task);
+  }
+
+  /** Whether an event belongs to the thread's own session (a subagent's turns and items count apart). */
+  inThread(sessionId: string | undefined): boolean {
+    return sessionId === undefined || sessionId === this.threadSession;
+  }
+
+  /** Notes an event's own time (never a carried-forward one) for durations and the thread's span. */
+  noteTime(time: string | undefined, line: number | undefined): void {
+    this.eventLine = line;
+    const ms = time === undefined ? Number.NaN : Date.parse(time);
+    this.eventTime = Number.isFinite(ms) ? ms : undefined;
+    if (this.eventTime === undefined) return;
+    this.firstTime = this.firstTime === undefined ? this.eventTime : Math.min(this.firstTime, this.eventTime);
+    this.lastTime = this.lastTime === undefined ? this.eventTime : Math.max(this.lastTime, this.eventTime);
+  }
+
+  /**
+   * Under `run`: from an item's start to the event being written, when both had a time of their own. Not for
+   * `convert`: a saved stream's times say when records were written, and the reader would take the
+   * difference for the agent's own figure.
+   */
+  elapsed(item: { startedAt: number | undefined; startedLine: number | undefined } | undefined): number | null {
+    if (this.options.run === undefined || item?.startedAt === undefined || this.eventTime === undefined) return null;
+    // Started and completed by one record (a whole message the decoder opened and closed): no duration seen.
+    if (item.startedLine !== undefined && item.startedLine === this.eventLine) return null;
+    return Math.max(0, this.eventTime - item.startedAt);
+  }
+
+  /** Under `run`: what the agent did not report but the run saw (its span, the turns it started). */
+  runFacts(): { duration_ms: number | null; turns: number | null } {
+    const span = this.firstTime === undefined || this.lastTime === undefined ? null : this.lastTime - this.firstTime;
+    return this.options.run === undefined
+      ? { duration_ms: null, turns: null }
+      : { duration_ms: span, turns: this.iterations > 0 ? this.iterations : null };
+  }
+
+  /** `null`, or `true` under `run`, whose stdout is the stream (no view): the design's headless mode. */
+  headless(): boolean | null {
+    return this.options.run === undefined ? null : true;
   }
 
   line(type: string, ms: number, fields: JsonObject): JsonObject[] {
@@ -272,11 +341,17 @@ class CodexThreadEncoderState {
   }
 
   threadStarted(event: EventOf<"session.started"> | undefined, ms: number, sessionId: string | undefined): JsonObject[] {
-    this.threadId = event?.sessionId ?? sessionId ?? "unknown";
+    this.threadId = event?.sessionId ?? sessionId ?? this.options.run?.runId ?? "unknown";
     this.threadSession = event?.sessionId ?? sessionId;
     this.toolCount = event?.tools?.length ?? null;
     if (event === undefined) {
-      return this.line("thread.started", ms, { task: null, project_name: null, parent_branch_id: null, headless: null, synthesized: true });
+      return this.line("thread.started", ms, {
+        task: this.task,
+        project_name: null,
+        parent_branch_id: null,
+        headless: this.headless(),
+        synthesized: true,
+      });
     }
     return this.line(
       "thread.started",
@@ -285,7 +360,7 @@ class CodexThreadEncoderState {
         task: this.task,
         project_name: basename(event.cwd),
         parent_branch_id: null,
-        headless: null,
+        headless: this.headless(),
         // thread_id is this session's id; session_id appears only for a synthesized thread (never) or an odd id.
         session_id: event.sessionId === this.threadId ? undefined : event.sessionId,
         agent: event.agent,
@@ -311,7 +386,7 @@ class CodexThreadEncoderState {
     ms: number,
     parts?: string[],
   ): JsonObject[] {
-    this.openItems.set(id, { kind, name, parts, sessionId });
+    this.openItems.set(id, { kind, name, parts, sessionId, startedAt: this.eventTime, startedLine: this.eventLine });
     return this.line("item.started", ms, {
       item_id: id,
       kind,
@@ -324,9 +399,13 @@ class CodexThreadEncoderState {
 
   message(event: EventOf<"message.completed">, ms: number): JsonObject[] {
     const kind = messageKind(event.role, event.kind);
-    const out = this.openItems.has(event.messageId)
-      ? []
-      : this.itemStarted(event.messageId, kind, event.role, null, {}, event.sessionId, ms);
+    const open = this.openItems.get(event.messageId);
+    if (this.inThread(event.sessionId) && event.kind === "text") {
+      this.conversation++;
+      if (event.role === "user") this.sawUserMessage = true;
+      if (event.role === "assistant") this.turnAnswered = true;
+    }
+    const out = open !== undefined ? [] : this.itemStarted(event.messageId, kind, event.role, null, {}, event.sessionId, ms);
     this.openItems.delete(event.messageId);
     out.push(
       ...this.line(
@@ -337,7 +416,8 @@ class CodexThreadEncoderState {
           kind,
           name: event.role,
           status: "success",
-          duration_ms: null,
+          // A whole message with no start of its own (Codex's) has no known duration.
+          duration_ms: this.elapsed(open),
           summary: shortSummary(event.text),
           text: event.text,
           redacted: event.kind === "redacted_reasoning" ? true : undefined,
@@ -358,6 +438,7 @@ class CodexThreadEncoderState {
     // A result whose call never started (a cut stream): start the item so the pair stays whole.
     const out = open?.kind === "tool_call" ? [] : this.itemStarted(event.toolCallId, "tool_call", name, null, {}, event.sessionId, ms);
     this.openItems.delete(event.toolCallId);
+    if (this.inThread(event.sessionId)) this.conversation++;
     out.push(
       ...this.line(
         "item.completed",
@@ -367,7 +448,7 @@ class CodexThreadEncoderState {
           kind: "tool_call",
           name,
           status: event.isError ? "error" : "success",
-          duration_ms: event.durationMs ?? null,
+          duration_ms: event.durationMs ?? this.elapsed(open?.kind === "tool_call" ? open : undefined),
           summary:
             event.output === undefined || event.output.trim() === ""
               ? event.exitCode === undefined
@@ -393,8 +474,8 @@ class CodexThreadEncoderState {
       error: event?.error ?? null,
       usage: event?.usage === undefined ? null : usageToWire(event.usage),
       cost_usd: event?.costUsd ?? null,
-      duration_ms: event?.durationMs ?? null,
-      turns: event?.turns ?? null,
+      duration_ms: event?.durationMs ?? this.runFacts().duration_ms,
+      turns: event?.turns ?? this.runFacts().turns,
       details: event?.details ?? null,
     };
   }

@@ -183,6 +183,9 @@ class OneshotDecoderState extends StreamStateReader {
       if (event.type === "session.started") this.sessionStarted = true;
       return replayEmbedded(this.state, event);
     }
+    // Our writer's Aider commits and edits: a tool_output that carries the event it stands for.
+    const carried = p.type === "tool_output" ? embeddedEvent(obj(data, "event")) : undefined;
+    if (carried !== undefined) return [...this.startSession(packet, time), ...replayEmbedded(this.state, carried)];
     const known = ["thought", "message", "tool_use", "tool_output", "completion"];
     if (!known.includes(p.type)) {
       context.report({ code: "unknown-record", message: `unknown oneshot packet type ${JSON.stringify(p.type)}` });
@@ -198,7 +201,8 @@ class OneshotDecoderState extends StreamStateReader {
     });
     switch (p.type) {
       case "thought": {
-        const kind = fieldBool(data, "redacted") === true ? "redacted_reasoning" : "reasoning";
+        // `kind: "text"`: prose the seed files as a thought (Aider's), which our writer marks so.
+        const kind = fieldBool(data, "redacted") === true ? "redacted_reasoning" : fieldStr(data, "kind") === "text" ? "text" : "reasoning";
         out.push(
           ...this.state.complete(
             this.state.nextId("thought"),

@@ -11,7 +11,7 @@ import { eventBody } from "../../encoding/event-body.ts";
 import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
 import { usageToWire } from "../../encoding/usage.ts";
-import type { RecordEncoder } from "../../encoding/record-encoder.ts";
+import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encoder.ts";
 import { isJsonObject } from "../../model/lossless-integer.ts";
 export type { OneshotPacket } from "./wire.ts";
 import type { OneshotPacket, OneshotType } from "./wire.ts";
@@ -84,15 +84,16 @@ interface OpenMessage {
   parts: string[];
 }
 
-/** The streaming encoder for `--to oneshot`. */
-export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
-  const encoder = new OneshotEncoderState();
+/** The streaming encoder for `--to oneshot` (and `run`'s oneshot log, with `options.run`). */
+export function createOneshotEncoder(options: EncoderOptions = {}): RecordEncoder<OneshotPacket> {
+  const encoder = new OneshotEncoderState(options);
   return {
     encode(event) {
       const out: OneshotPacket[] = [];
       encoder.lastDialect = event.source?.dialect ?? encoder.lastDialect;
       for (const ready of encoder.joiner.push(event)) {
         const ms = encoder.clock.ms(ready.time);
+        encoder.note(ready);
         if (ready.type === "text" && ready.position === "preamble" && ready.sessionId === undefined) {
           encoder.heldText.push({ event: ready, ms });
           continue;
@@ -131,13 +132,29 @@ export function createOneshotEncoder(): RecordEncoder<OneshotPacket> {
         );
       }
       encoder.open.clear();
+      out.push(...encoder.runCompletion());
       return out;
     },
   };
 }
 
+/** How `run` saw the agent end: its exit notice, and the fatal error of our own that ended it (a timeout). */
+interface RunEnd {
+  exitCode: number | null;
+  signal: string | null;
+  error: string | undefined;
+}
+
+/** The synthesized completion's `error`: our own fatal error (a timeout, a command not found), else how the agent ended. */
+function whyItFailed({ exitCode, signal, error }: RunEnd): string {
+  if (error !== undefined) return error;
+  if (signal !== null) return `the agent was ended by ${signal}`;
+  return exitCode === null ? "the agent did not start" : `the agent exited with code ${exitCode}`;
+}
+
 /** What one oneshot writer remembers until the end (the turns, calls and text so far), and its handlers. */
 class OneshotEncoderState {
+  readonly options: EncoderOptions;
   readonly clock = createClock();
   readonly joiner = createToolInputJoiner();
   readonly open = new Map<string, OpenMessage>();
@@ -153,6 +170,18 @@ class OneshotEncoderState {
 
   /** One log is one oneshot session: the executor and id are fixed by the first packet and never change. */
   identity: { executor: string; oneshotId: string } | undefined;
+  /** The root session's completion was written (under `run`, one is written at the end otherwise). */
+  completed = false;
+  /** What `run` said of the agent's end, and the last assistant answer (the synthesized completion's result). */
+  runEnd: RunEnd = { exitCode: null, signal: null, error: undefined };
+  lastAnswer: string | undefined;
+  /** The first and latest times the events carried (the synthesized completion's duration). */
+  firstMs: number | undefined;
+  lastMs: number | undefined;
+
+  constructor(options: EncoderOptions) {
+    this.options = options;
+  }
 
   readonly write = createDispatch<OneshotPacket[], [ms: number]>(
     {
@@ -169,6 +198,8 @@ class OneshotEncoderState {
       },
       "message.completed": (event, ms) => {
         this.open.delete(event.messageId);
+        if (event.role === "assistant" && event.kind === "text" && this.sessionData(event.sessionId) === undefined)
+          this.lastAnswer = event.text;
         const extra = defined({
           signature: event.signature,
           content_type: event.contentType,
@@ -224,10 +255,89 @@ class OneshotEncoderState {
       },
       "session.completed": (event, ms) => this.completion(event, ms),
       heartbeat: (event, ms) => this.packet(event, ms, "heartbeat", defined({ idle_ms: event.idleMs }), true),
+      "file.changed": (event, ms) => (this.isAider(event) ? this.aiderOutput(event, ms, "edit") : this.asEvent(event, ms)),
+      notice: (event, ms) =>
+        event.kind === "commit" && this.isAider(event) ? this.aiderOutput(event, ms, "git") : this.asEvent(event, ms),
     },
     // What the spec's packet types cannot say travels as an `event` packet carrying our event.
-    (event, ms) => this.packet(event, ms, "event", eventBody(event)),
+    (event, ms) => this.asEvent(event, ms),
   );
+
+  asEvent(event: AgentEvent, ms: number): OneshotPacket[] {
+    return this.packet(event, ms, "event", eventBody(event));
+  }
+
+  /** The executor of this log (fixed by its first packet), or the one the event would fix. */
+  executor(event: AgentEvent): string {
+    return this.identity?.executor ?? oneshotExecutor(this.rootAgent ?? event.source?.dialect ?? this.lastDialect);
+  }
+
+  isAider(event: AgentEvent): boolean {
+    return this.executor(event) === "aider";
+  }
+
+  /**
+   * The seed's Aider mapping: its git commits and file edits are `tool_output` (no tool call asked for them, so
+   * no `tool_use` and no `id`). `data.event` carries our event, so our reader gives back the same event.
+   */
+  aiderOutput(event: EventOf<"file.changed"> | EventOf<"notice">, ms: number, tool: "edit" | "git"): OneshotPacket[] {
+    const failed = event.type === "file.changed" && event.status === "error";
+    const content =
+      event.type === "notice"
+        ? event.text
+        : event.changes
+            .map((change) => change.diff ?? `${failed ? "Failed to apply edit to" : "Applied edit to"} ${change.path}`)
+            .join("\n");
+    return this.packet(
+      event,
+      ms,
+      "tool_output",
+      defined({ tool, content, exit_code: failed ? 1 : 0, is_error: failed, event: eventBody(event) }),
+    );
+  }
+
+  /** Notes what a synthesized completion needs: how `run` said the agent ended, and the span of the times. */
+  note(event: AgentEvent): void {
+    const ms = event.time === undefined ? Number.NaN : Date.parse(event.time);
+    if (Number.isFinite(ms)) {
+      this.firstMs = this.firstMs === undefined ? ms : Math.min(this.firstMs, ms);
+      this.lastMs = this.lastMs === undefined ? ms : Math.max(this.lastMs, ms);
+    }
+    // Ours (no input line): `run`'s exit notice and the fatal error with which it ended the agent.
+    if (event.source?.line !== undefined) return;
+    if (event.type === "notice" && event.kind === "exit") {
+      const details = event.details ?? {};
+      this.runEnd.exitCode = typeof details.exitCode === "number" ? details.exitCode : null;
+      this.runEnd.signal = typeof details.signal === "string" ? details.signal : null;
+    } else if (event.type === "error" && event.fatal === true) this.runEnd.error = event.message;
+  }
+
+  /**
+   * Under `run`, a log always ends with a completion: when the agent wrote no end record (Aider never
+   * does), one from how it ended (exit code 0: success), marked `synthesized`.
+   */
+  runCompletion(): OneshotPacket[] {
+    if (this.options.run === undefined || this.completed) return [];
+    const { exitCode, signal, error } = this.runEnd;
+    const success = exitCode === 0 && error === undefined;
+    const anchor = { v: 1, seq: 0, type: "heartbeat", ...defined({ sessionId: this.lastSessionId }) } as AgentEvent;
+    const duration = this.firstMs === undefined || this.lastMs === undefined ? undefined : this.lastMs - this.firstMs;
+    this.completed = true;
+    return this.packet(
+      anchor,
+      this.clock.ms(undefined),
+      "completion",
+      defined({
+        status: success ? "success" : "failure",
+        result: this.lastAnswer ?? null,
+        error: success ? undefined : whyItFailed(this.runEnd),
+        exit_code: exitCode,
+        signal: signal ?? undefined,
+        stats: defined({ duration_ms: duration }),
+        synthesized: true,
+      }),
+    );
+  }
 
   /** `data.session_id` unless the reader's pipeline would fill in the same id (the current root session's). */
   sessionData(sessionId: string | undefined): string | undefined {
@@ -236,8 +346,9 @@ class OneshotEncoderState {
 
   packet(event: AgentEvent, ms: number, type: OneshotType, data: JsonValue, isHeartbeat = false): OneshotPacket[] {
     this.identity ??= {
-      executor: oneshotExecutor(this.rootAgent ?? event.source?.dialect ?? this.lastDialect),
-      oneshotId: this.rootSessionId ?? event.sessionId ?? this.lastSessionId ?? "unknown",
+      executor: this.executor(event),
+      // Under run, a stream that names no session (Cline's) is the run's session.
+      oneshotId: this.rootSessionId ?? event.sessionId ?? this.lastSessionId ?? this.options.run?.runId ?? "unknown",
     };
     const record: OneshotPacket = {
       timestamp: ms / 1000,
@@ -248,10 +359,15 @@ class OneshotEncoderState {
       data,
       is_heartbeat: isHeartbeat,
     };
+    // `--include-raw`: the record the event came from (an `unknown` event's is its content, in `data`).
+    if (event.raw !== undefined && event.type !== "unknown") record.raw = event.raw;
     return [record];
   }
 
   message(event: AgentEvent, ms: number, role: MessageRole, kind: MessageKind, text: string, extra: JsonObject): OneshotPacket[] {
+    // The seed: Aider's conversational text is a thought; `kind: "text"` tells our reader it was prose, not reasoning.
+    if (role === "assistant" && kind === "text" && this.isAider(event))
+      return this.packet(event, ms, "thought", { text, kind: "text", ...extra });
     if (role === "assistant" && kind !== "text") {
       return this.packet(event, ms, "thought", { text, ...(kind === "redacted_reasoning" ? { redacted: true } : {}), ...extra });
     }
@@ -259,6 +375,7 @@ class OneshotEncoderState {
   }
 
   completion(event: EventOf<"session.completed">, ms: number): OneshotPacket[] {
+    if (this.sessionData(event.sessionId) === undefined) this.completed = true;
     const stats = defined({
       usage: event.usage === undefined ? undefined : usageToWire(event.usage),
       cost_usd: event.costUsd,

@@ -24,7 +24,12 @@ const oneshotSchema = {
   type: "object",
   required: ["timestamp", "ts_ms", "executor", "oneshot_id", "type", "data", "is_heartbeat"],
   properties: {
-    timestamp: { type: "number", minimum: 0, description: "Unix time in seconds (float); 0 when no time was known yet." },
+    timestamp: {
+      type: "number",
+      minimum: 0,
+      description:
+        "Unix time in seconds (float): when the event was received (docs/events.md, Times); 0 only in files written before our writers stopped writing it for no time.",
+    },
     ts_ms: { type: "integer", minimum: 0, description: "The same instant in milliseconds." },
     executor: {
       type: "string",
@@ -35,6 +40,7 @@ const oneshotSchema = {
     type: { enum: ["preamble", "thought", "message", "tool_use", "tool_output", "completion", "heartbeat", "event"] },
     data: { type: ["object", "string"] },
     is_heartbeat: { type: "boolean" },
+    raw: { description: "agentstream, with --include-raw: the source record of the packet's event." },
   },
   allOf: [
     dataFor("preamble", { type: "string" }),

@@ -15,6 +15,8 @@ export interface OneshotPacket {
   type: OneshotType;
   data: JsonValue;
   is_heartbeat: boolean;
+  /** Ours, with `--include-raw`: the source record the packet's event came from. */
+  raw?: JsonValue;
 }
 
 /** The `data` fields the reader understands (every one optional, read with a runtime check). */
@@ -44,6 +46,8 @@ export interface OneshotData {
   exit_code?: number;
   is_error?: boolean;
   duration_ms?: number;
+  /** Ours: the event a packet stands for, where the spec's type says less (Aider's commits and edits). */
+  event?: JsonObject;
   /** completion. */
   status?: string;
   interrupted?: boolean;

@@ -66,16 +66,19 @@ describe("aaep writer: envelope", () => {
     expect(write(events)).toEqual(out);
   });
 
-  it("an event without time carries the last time seen; before any, the epoch", () => {
+  it("an event without time carries the last time seen; before any, when it was read (never the epoch)", () => {
+    const before = Date.now();
     const out = write([
       { ...start, time: undefined },
       text("m", "x"),
       { type: "retry", attempt: 1, time: "2026-05-24T14:22:12Z" },
       { type: "retry", attempt: 2 },
     ]);
-    expect(out.map((r) => r.timestamp)).toEqual([
-      "1970-01-01T00:00:00.000Z",
-      "1970-01-01T00:00:00.000Z",
+    for (const read of out.slice(0, 2).map((r) => Date.parse(r.timestamp as string))) {
+      expect(read).toBeGreaterThanOrEqual(before);
+      expect(read).toBeLessThanOrEqual(Date.now());
+    }
+    expect(out.slice(2).map((r) => r.timestamp)).toEqual([
       "2026-05-24T14:22:12.000Z",
       "2026-05-24T14:22:12.000Z",
       "2026-05-24T14:22:12.000Z",

@@ -55,7 +55,8 @@ describe("codex-thread writer: envelope", () => {
     });
   });
 
-  it("every line: RFC 3339 UTC from the event's time, carried forward when absent, the epoch before any", () => {
+  it("every line: RFC 3339 UTC from the event's time, carried forward when absent, when it was read before any (never the epoch)", () => {
+    const before = Date.now();
     const out = records(
       write([
         { type: "text", text: "banner", position: "preamble" },
@@ -64,9 +65,11 @@ describe("codex-thread writer: envelope", () => {
         { type: "retry", attempt: 2 },
       ]),
     );
-    expect(out.map((r) => r.timestamp)).toEqual([
-      "1970-01-01T00:00:00.000Z",
-      "1970-01-01T00:00:00.000Z",
+    for (const read of out.slice(0, 2).map((r) => Date.parse(r.timestamp as string))) {
+      expect(read).toBeGreaterThanOrEqual(before);
+      expect(read).toBeLessThanOrEqual(Date.now());
+    }
+    expect(out.slice(2).map((r) => r.timestamp)).toEqual([
       "2026-02-01T10:00:00.000Z",
       "2026-02-01T10:00:00.000Z",
       "2026-02-01T10:00:00.000Z",
@@ -84,7 +87,7 @@ describe("codex-thread writer: envelope", () => {
   it("no session at all: a synthesized thread.started with thread_id unknown", () => {
     expect(records(write([{ type: "retry", attempt: 1 }]))[0]).toEqual({
       type: "thread.started",
-      timestamp: "1970-01-01T00:00:00.000Z",
+      timestamp: expect.stringMatching(/^20\d\d-/),
       sequence: 0,
       thread_id: "unknown",
       task: null,
@@ -93,6 +96,78 @@ describe("codex-thread writer: envelope", () => {
       headless: null,
       synthesized: true,
     });
+  });
+});
+
+describe("codex-thread writer: under run (what the run knows beyond the stream)", () => {
+  const at = (ms: number) => new Date(Date.parse("2026-02-01T08:00:00.000Z") + ms).toISOString();
+  const run = { runId: "run-1", task: "fix the tests with GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789" };
+  const underRun = (events: object[]) => records(convertEvents(build(events), "codex-thread", { run }));
+  const codexRun = [
+    { ...start, time: at(0) },
+    { type: "turn.started", turnId: "t1", time: at(10) },
+    { type: "tool.started", toolCallId: "c1", name: "shell", kind: "command", input: { command: "npm test" }, time: at(100) },
+    { type: "tool.completed", toolCallId: "c1", output: "ok", exitCode: 0, isError: false, time: at(600) },
+    { type: "message.started", messageId: "m1", role: "assistant", kind: "text", time: at(700) },
+    { type: "message.completed", messageId: "m1", role: "assistant", kind: "text", text: "Fixed.", time: at(950) },
+    { type: "message.completed", messageId: "m2", role: "assistant", kind: "text", text: "Whole.", time: at(960) },
+    { type: "turn.completed", turnId: "t1", time: at(1000) },
+    { type: "notice", kind: "exit", level: "info", text: "the agent exited with code 0", time: at(1200) },
+  ];
+
+  it("fills task (redacted), headless, message_count, has_final_report, durations and the report's turns and span", () => {
+    const out = underRun(codexRun);
+    const of = (type: string) => out.filter((r) => r.type === type);
+    expect(of("thread.started")[0]).toMatchObject({ task: "fix the tests with GITHUB_TOKEN=[REDACTED]", headless: true, thread_id: "s-1" });
+    expect(of("turn.started")[0]).toMatchObject({ message_count: 1 });
+    expect(of("turn.completed")[0]).toMatchObject({ has_final_report: true, tool_call_count: 1 });
+    expect(of("item.completed").map((r) => [r.item_id, r.duration_ms])).toEqual([
+      ["c1", 500],
+      ["m1", 250],
+      // A whole message with no start of its own: no known duration.
+      ["m2", null],
+    ]);
+    const report = of("thread.completed")[0]?.final_report;
+    expect(report).toMatchObject({ task: "fix the tests with GITHUB_TOKEN=[REDACTED]", turns: 1, duration_ms: 1200 });
+    expect(validateFormat("codex-thread", out.map((r) => JSON.stringify(r)).join("\n"))).toEqual([]);
+  });
+
+  it("a turn that ends on a tool call has no final report; the next one counts the messages before it", () => {
+    const out = underRun([
+      { ...start, time: at(0) },
+      { type: "message.completed", messageId: "u", role: "user", kind: "text", text: "go", time: at(1) },
+      { type: "turn.started", turnId: "t1", time: at(2) },
+      { type: "message.completed", messageId: "a", role: "assistant", kind: "text", text: "Looking.", time: at(3) },
+      { type: "tool.started", toolCallId: "c", name: "shell", time: at(4) },
+      { type: "turn.completed", turnId: "t1", time: at(5) },
+      { type: "tool.completed", toolCallId: "c", output: "x", isError: false, time: at(6) },
+      { type: "turn.started", turnId: "t2", time: at(7) },
+      { type: "message.completed", messageId: "b", role: "assistant", kind: "text", text: "Done.", time: at(8) },
+      { type: "turn.completed", turnId: "t2", time: at(9) },
+    ]);
+    expect(out.filter((r) => r.type === "turn.started").map((r) => r.message_count)).toEqual([1, 3]);
+    expect(out.filter((r) => r.type === "turn.completed").map((r) => r.has_final_report)).toEqual([false, true]);
+  });
+
+  it("a message started and completed by one record (Claude's whole assistant line) has no duration, not 0", () => {
+    const line = { dialect: "claude", line: 4 };
+    const out = underRun([
+      { ...start, time: at(0) },
+      { type: "message.started", messageId: "m", role: "assistant", kind: "text", time: at(5), source: line },
+      { type: "message.completed", messageId: "m", role: "assistant", kind: "text", text: "Hi.", time: at(5), source: line },
+    ]);
+    expect(out.find((r) => r.type === "item.completed")?.duration_ms).toBeNull();
+  });
+
+  it("a stream that names no session takes the run's id as thread_id", () => {
+    expect(underRun([{ type: "retry", attempt: 1 }])[0]).toMatchObject({ thread_id: "run-1", headless: true, synthesized: true });
+  });
+
+  it("without run (convert), headless and the run's facts stay null", () => {
+    const out = records(write(codexRun));
+    expect(out[0]).toMatchObject({ task: null, headless: null });
+    expect(out.filter((r) => r.type === "item.completed").map((r) => r.duration_ms)).toEqual([null, null, null]);
+    expect(out.at(-1)?.final_report).toMatchObject({ turns: null, duration_ms: null });
   });
 });
 
@@ -111,7 +186,7 @@ describe("codex-thread writer: mapping", () => {
         },
       ],
       [
-        { type: "turn.started", turn_id: "t1", iteration: 1, message_count: null, tool_count: 2 },
+        { type: "turn.started", turn_id: "t1", iteration: 1, message_count: 1, tool_count: 2 },
         { type: "item.started", item_id: "c", kind: "tool_call", name: "shell", args: null },
         {
           type: "item.completed",
@@ -128,7 +203,7 @@ describe("codex-thread writer: mapping", () => {
           turn_id: "t1",
           iteration: 1,
           tool_call_count: 1,
-          has_final_report: null,
+          has_final_report: false,
           usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: null, cache_write_tokens: null, reasoning_tokens: null },
         },
       ],
@@ -230,8 +305,8 @@ describe("codex-thread writer: mapping", () => {
       "a turn end with no start gets its turn.started first",
       [{ type: "turn.completed", turnId: "t" }],
       [
-        { type: "turn.started", turn_id: "t", iteration: 1, message_count: null, tool_count: 2 },
-        { type: "turn.completed", turn_id: "t", iteration: 1, tool_call_count: 0, has_final_report: null },
+        { type: "turn.started", turn_id: "t", iteration: 1, message_count: 1, tool_count: 2 },
+        { type: "turn.completed", turn_id: "t", iteration: 1, tool_call_count: 0, has_final_report: false },
       ],
     ],
     [
@@ -241,7 +316,7 @@ describe("codex-thread writer: mapping", () => {
         { type: "error", scope: "tool", message: "denied", toolCallId: "c", fatal: false },
       ],
       [
-        { type: "turn.started", turn_id: "t", iteration: 1, message_count: null, tool_count: 2 },
+        { type: "turn.started", turn_id: "t", iteration: 1, message_count: 1, tool_count: 2 },
         { type: "error", scope: "tool", message: "denied", iteration: 1, item_id: "c", fatal: false },
       ],
     ],

@@ -9,8 +9,8 @@ import type { AgentEvent } from "../../../src/model/events.ts";
 import { oneshotExecutor } from "../../../src/formats/oneshot/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripPair } from "../../helpers/events.ts";
-import { readFile } from "../../helpers/read.ts";
-import { noteSharedMissing } from "../../helpers/shared.ts";
+import { readAll, readFile } from "../../helpers/read.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";
 
 const write = (events: AgentEvent[]) => records(convertEvents(events, "oneshot"));
 const T = "2026-01-21T00:00:51.123Z";
@@ -173,7 +173,8 @@ describe("oneshot writer: executors", () => {
 });
 
 describe("oneshot writer: timestamps", () => {
-  it("an event without time gets the last time seen; before any time, 0", () => {
+  it("an event without time gets the last time seen; before any time, when it was read (never 0)", () => {
+    const before = Date.now();
     const packets = write(
       build([
         { type: "text", text: "banner", position: "preamble" },
@@ -182,8 +183,11 @@ describe("oneshot writer: timestamps", () => {
         { type: "retry", attempt: 2 },
       ]),
     );
-    expect(packets.map((p) => p.ts_ms)).toEqual([0, 0, MS, MS]);
-    expect(packets.map((p) => p.timestamp)).toEqual([0, 0, MS / 1000, MS / 1000]);
+    const read = packets.slice(0, 2).map((p) => p.ts_ms);
+    for (const ms of read) expect(ms).toBeGreaterThanOrEqual(before);
+    for (const ms of read) expect(ms).toBeLessThanOrEqual(Date.now());
+    expect(packets.slice(2).map((p) => p.ts_ms)).toEqual([MS, MS]);
+    expect(packets.map((p) => p.timestamp)).toEqual(packets.map((p) => (p.ts_ms as number) / 1000));
   });
 
   it("preamble text waits for the first other event, so it carries the session's id and executor", () => {
@@ -299,4 +303,119 @@ describe("oneshot writer: any order of events", () => {
       expect(() => readBack(text, oneshot)).not.toThrow();
     },
   );
+});
+
+describe("oneshot writer: under run (what the run knows beyond the stream)", () => {
+  const run = { runId: "run-7" };
+  const underRun = (events: AgentEvent[]) => records(convertEvents(events, "oneshot", { run }));
+  const exit = (code: number | null, signal: string | null = null) => ({
+    type: "notice",
+    kind: "exit",
+    level: "info",
+    text: "the agent exited",
+    details: { exitCode: code, signal },
+    source: { dialect: "aider" },
+  });
+  const aiderRun = (exitNotice: object) =>
+    build([
+      { type: "session.started", agent: "aider", sessionId: "a-1", source: { dialect: "aider" } },
+      {
+        type: "message.completed",
+        messageId: "m",
+        role: "assistant",
+        kind: "text",
+        text: "Done: added app.py",
+        source: { dialect: "aider", line: 3 },
+      },
+      exitNotice,
+    ]);
+
+  it("a stream with no end record still ends with a completion, from the exit code (0: success)", () => {
+    const packets = underRun(aiderRun(exit(0)));
+    expect(packets.at(-1)).toMatchObject({
+      type: "completion",
+      oneshot_id: "a-1",
+      data: { status: "success", result: "Done: added app.py", exit_code: 0, synthesized: true },
+    });
+    expect(packets.filter((p) => p.type === "completion")).toHaveLength(1);
+    expect(validateRecords("oneshot", packets)).toEqual([]);
+  });
+
+  it("a non-zero exit or a signal is a failure that says why", () => {
+    expect(underRun(aiderRun(exit(3))).at(-1)?.data).toMatchObject({
+      status: "failure",
+      exit_code: 3,
+      error: "the agent exited with code 3",
+    });
+    expect(underRun(aiderRun(exit(null, "SIGTERM"))).at(-1)?.data).toMatchObject({ status: "failure", signal: "SIGTERM" });
+  });
+
+  it("the agent's own completion is the only one; convert (no run) writes none for a stream without one", () => {
+    const done = build([
+      { type: "session.started", agent: "claude-code", sessionId: "c-1" },
+      { type: "session.completed", status: "success", finalText: "ok" },
+      exit(0),
+    ]);
+    expect(underRun(done).filter((p) => p.type === "completion")).toHaveLength(1);
+    expect(write(aiderRun(exit(0))).filter((p) => p.type === "completion")).toEqual([]);
+  });
+
+  it.skipIf(!hasShared)("a stream that names no session (Cline's) takes the run's id as oneshot_id", () => {
+    const { events } = readFile(sharedPath("fixtures/cline/oneshot_sample-cline-activity_cli-1.0.9.jsonl"), { dialect: "cline" });
+    expect(new Set(write(events).map((p) => p.oneshot_id))).toEqual(new Set(["unknown"]));
+    expect(new Set(underRun(events).map((p) => p.oneshot_id))).toEqual(new Set(["run-7"]));
+  });
+});
+
+describe("oneshot writer: the seed's Aider mapping", () => {
+  it.skipIf(!hasShared)("Aider's prose is a thought, its file edits and commits tool_output; our reader gives the same events back", () => {
+    const source = readFile(sharedPath("fixtures/aider/aider-website_hello-world-flask.md.txt"), { dialect: "aider" });
+    const text = convertEvents(source.events, "oneshot");
+    const packets = records(text);
+    expect(packets.filter((p) => p.type === "message" && (p.data as { role?: string }).role === "assistant")).toEqual([]);
+    expect(packets.filter((p) => p.type === "thought").length).toBeGreaterThan(0);
+    const edits = packets.filter((p) => p.type === "tool_output");
+    const changes = source.events.filter((e) => e.type === "file.changed").length;
+    const commits = source.events.filter((e) => e.type === "notice" && e.kind === "commit").length;
+    expect(changes).toBeGreaterThan(0);
+    expect(commits).toBeGreaterThan(0);
+    expect(edits.map((p) => (p.data as { tool: string }).tool).sort()).toEqual([
+      ...Array<string>(changes).fill("edit"),
+      ...Array<string>(commits).fill("git"),
+    ]);
+    expect(validateFormat("oneshot", text)).toEqual([]);
+    const back = readBack(text, oneshot);
+    const { expected, actual } = roundTripPair(source.events, back.events, {
+      time: "source",
+      messageIds: false,
+      metricNames: true,
+      emptyOutputIsAbsent: true,
+    });
+    expect(actual).toEqual(expected);
+  });
+
+  it("a commit is a git tool_output", () => {
+    const packets = write(
+      build([
+        { type: "session.started", agent: "aider", sessionId: "a-1" },
+        { type: "notice", kind: "commit", level: "info", text: "Commit 1a2b3c4 add app", details: { hash: "1a2b3c4", message: "add app" } },
+      ]),
+    );
+    expect(packets.at(-1)).toMatchObject({ type: "tool_output", data: { tool: "git", content: "Commit 1a2b3c4 add app", exit_code: 0 } });
+  });
+});
+
+describe("oneshot writer: --include-raw", () => {
+  it("each packet carries the record its event came from, a 64-bit integer in it exact", () => {
+    const line =
+      '{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"hi"},"history_log_id":1104763548210798038}\n';
+    const { events } = readAll([`{"type":"thread.started","thread_id":"t-1"}\n`, line], { dialect: "codex", includeRaw: true });
+    const text = convertEvents(events, "oneshot");
+    const message = text.split("\n").find((l) => l.includes('"type":"message"'));
+    expect(message).toContain('"raw":{"type":"item.completed"');
+    expect(message).toContain('"history_log_id":1104763548210798038');
+    expect(validateFormat("oneshot", text)).toEqual([]);
+    // Without --include-raw, no raw.
+    expect(convertEvents(readAll([line], { dialect: "codex" }).events, "oneshot")).not.toContain('"raw"');
+  });
 });
