@@ -7,6 +7,7 @@ import { createEventReader, type ReadOptions } from "../pipeline/create-event-re
 import { primeOnce } from "../pipeline/read-events.ts";
 import { createProgress, describeRedactions, describeUnreadable, withCliHints } from "./diagnostics.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
+import { redactText } from "../stages/redact/redact-text.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
@@ -36,6 +37,11 @@ export interface PipelineOptions {
   readonly rawStrings?: boolean;
   /** For a view: a run of deltas in one chunk as one event (`ReadOptions.joinDeltas`). */
   readonly joinDeltas?: boolean;
+  /**
+   * Read the input as written, secrets included (validate checks what it was given: a redacted token would
+   * fail its format's pattern). What is printed about it is still redacted unless --no-redact.
+   */
+  readonly unredacted?: boolean;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -53,6 +59,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
     rawStrings: options.rawStrings === true,
     joinDeltas: options.joinDeltas === true,
+    ...(options.unredacted === true ? { redact: false } : {}),
   };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
@@ -126,13 +133,16 @@ async function readInput(
       },
     },
   );
+  // Read unredacted (validate), the diagnostics still never print a secret unless --no-redact.
+  const printable = (issue: Issue): Issue =>
+    options.unredacted === true && !reading["no-redact"] ? { ...issue, message: redactText(issue.message) } : issue;
   function report(issue: Issue): void {
     // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
     if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
     // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
     const wanted = issue.severity !== "info" || reading.verbose;
     const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
-    if (shown) void io.stderr.write(`${formatIssue(withCliHints(issue), name)}\n`);
+    if (shown) void io.stderr.write(`${formatIssue(withCliHints(printable(issue)), name)}\n`);
     sink.issue?.(issue, name);
   }
   if (startIssue !== undefined) report(startIssue);

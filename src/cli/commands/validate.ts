@@ -24,17 +24,34 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
   options: {
     format: { type: "string", valueHint: "<format>", description: "the format the input must be in" },
     json: { type: "boolean", default: false, description: "print the result and every issue as JSON on stdout" },
+    "no-sequence": {
+      type: "boolean",
+      default: false,
+      description: "check each record alone (its schema and its own rules), not its place in a stream: a spec's example events",
+    },
     ...readingOptions,
   },
   async run({ values, positionals, io }) {
     const spec = values.format === undefined ? undefined : getFormatSpec(values.format);
     // With --json the issues go to stdout as JSON, so the reader prints nothing on stderr.
     const quiet = values.quiet || values.json;
-    const sink = createValidationSink(spec, { quiet }, io.stderr);
+    // The records are checked as written (a redacted token would fail its pattern); what is printed is redacted.
+    const sink = createValidationSink(
+      spec,
+      { quiet, verbose: values.verbose, redact: !values["no-redact"], sequence: !values["no-sequence"] },
+      io.stderr,
+    );
     // With a format, validate the records as written: read them verbatim (the `json` dialect keeps each
     // as raw), from NDJSON or from Server-Sent Events (`data:` lines), as the streaming formats are served.
     const reading = { ...values, quiet, from: spec === undefined ? values.from : "json" };
-    const runs = await readInputs({ sources: sourcesFromArguments(positionals, io), io, reading, sink, sniffSse: spec !== undefined });
+    const runs = await readInputs({
+      sources: sourcesFromArguments(positionals, io),
+      io,
+      reading,
+      sink,
+      sniffSse: spec !== undefined,
+      unredacted: true,
+    });
     const kind = spec ? "records" : "events";
     const unreadable = runs.filter((run) => run.unreadable !== undefined);
     // Nothing checked is never a pass: an input in another framing or format would otherwise look valid.

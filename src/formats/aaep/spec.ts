@@ -72,7 +72,33 @@ export const aaepSpec: FormatSpec = {
       },
     };
   },
+  recordRules: aaepRecordRules,
 };
+
+/** The rules about one event alone (beyond its schema): its timestamp, its urgency, its spoken fields. */
+function aaepRecordRules(record: JsonObject, line: number): Issue[] {
+  const issues: Issue[] = [];
+  const problem = (rule: string, message: string, severity: Issue["severity"] = "error"): void => {
+    issues.push({ code: "out-of-order", severity, message: `${rule}: ${message}`, line });
+  };
+  const type = record.type as string;
+  if (!RFC3339.test(record.timestamp as string))
+    issues.push({
+      code: "schema-mismatch",
+      severity: "error",
+      message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
+      line,
+      path: ["timestamp"],
+    });
+  if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
+    problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
+  for (const field of SPOKEN_FIELDS) {
+    const value = record[field];
+    const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
+    if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
+  }
+  return issues;
+}
 
 /** What the AAEP stream rules have seen of one stream, and the rules. */
 class AaepStreamValidator {
@@ -117,24 +143,10 @@ class AaepStreamValidator {
     const session = this.sessionOf(sessionId);
     session.events++;
 
-    if (!RFC3339.test(record.timestamp as string))
-      issues.push({
-        code: "schema-mismatch",
-        severity: "error",
-        message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
-        line,
-        path: ["timestamp"],
-      });
+    issues.push(...aaepRecordRules(record, line));
     const eventId = record.event_id as string;
     if (this.eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
     this.eventIds.add(eventId);
-    if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
-      problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
-    for (const field of SPOKEN_FIELDS) {
-      const value = record[field];
-      const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
-      if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
-    }
 
     // Session lifecycle (L1-LIFE-*), per session_id.
     if (session.terminal !== undefined) problem("L1-LIFE-003", `${type} after the session's terminal event ${session.terminal}`);
