@@ -23,4 +23,9 @@ export interface EncoderOptions {
   coalesce?: "none" | "sentence";
   /** codex-thread: print the final pretty JSON summary after the stream (`--final-summary`). */
   finalSummary?: boolean;
+  /**
+   * witness: the seed's dual-brain labels, its migration from Harmony channels: `brain: "path1"` on every
+   * `analysis` line, `brain: "path2"` on every `final` line (`--dual-brain`); otherwise `brain` is the message's channel.
+   */
+  dualBrain?: boolean;
 }
