@@ -23,7 +23,7 @@ function validate(args: readonly string[]): Validation {
   return { code: result.status, stderr: result.stderr, report: JSON.parse(result.stdout) as Validation["report"] };
 }
 
-/** Every example of the AAEP event schemas (envelope and core), one file each, named after its schema. */
+/** Every example of the AAEP schemas (envelope, core events, handshake messages), one file each, named after its schema. */
 function aaepExampleFiles(): { file: string; schema: string; value: Record<string, unknown> }[] {
   const upstream = upstreamAaep();
   if (upstream === undefined) return [];
@@ -35,7 +35,7 @@ function aaepExampleFiles(): { file: string; schema: string; value: Record<strin
   });
 }
 
-describe.skipIf(!runnable)("validate --format aaep over AAEP's schema examples (built CLI)", () => {
+describe.skipIf(!runnable)("validate --format aaep over every example of AAEP's schemas (built CLI)", () => {
   const upstream = upstreamAaep();
   const examples = aaepExampleFiles();
   // The AAEP suite checks an event against the envelope and then its core type: the envelope's own examples
@@ -44,7 +44,9 @@ describe.skipIf(!runnable)("validate --format aaep over AAEP's schema examples (
   const invalid = examples.filter((e) => !valid.includes(e));
 
   it("every example the AAEP suite accepts passes, secrets-looking tokens and all (exit 0)", () => {
-    expect(valid.length).toBe(36); // the examples of the 12 core event schemas
+    // The examples of the 12 core event schemas and of the 5 handshake and reply messages (which have no envelope).
+    expect(valid.length).toBe(56);
+    expect(valid.map((e) => e.schema)).toContain("confirmation.reply");
     expect(valid.map((e) => e.schema)).toContain("aaep:agent.awaiting.confirmation");
     const result = validate(["--format", "aaep", "--no-sequence", ...valid.map((e) => e.file)]);
     expect(result.report.issues).toEqual([]);

@@ -45,6 +45,21 @@ describe("validate reads the input unredacted; what it prints is redacted", () =
     expect(result.code).toBe(0);
   });
 
+  it("a reply logged between the events is checked against its handshake schema and is in no session", async () => {
+    const reply = {
+      type: "confirmation.reply",
+      reply_token: "rpl_4f8a2e7d9c1b6a3f",
+      decision: "reject",
+      subscription_id: "sub_8a4f2c9d",
+      timestamp: "2026-05-24T10:00:02Z",
+    };
+    const withReply = [session[0], session[1], reply, session[2]];
+    expect((await validate(["--format", "aaep"], lines(withReply))).code).toBe(0);
+    const broken = await validate(["--format", "aaep"], lines([session[0], session[1], { ...reply, decision: "maybe" }, session[2]]));
+    expect(broken.err).toMatch(/^<stdin>:3: schema-mismatch: decision must be one of \["accept","reject"\]$/m);
+    expect(broken.code).toBe(1);
+  });
+
   const secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUV";
   const orphanOutput = [{ type: "start" }, { type: "tool-output-available", toolCallId: secret, output: "x" }, { type: "finish" }];
 

@@ -6,6 +6,7 @@ import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
+import { AAEP_HANDSHAKE_TYPES } from "./handshake-schema.ts";
 import { AAEP_CRITICAL_TYPES, AAEP_TERMINAL_TYPES, aaepSchema, aaepSecretMarker, codePointLength } from "./schema.ts";
 
 /** L1-ENV-004: `T` separator, optional fraction, `Z` or an offset. */
@@ -44,7 +45,8 @@ export const aaepSpec: FormatSpec = {
     return {
       check(record, line) {
         if (!validator.validate(record)) return schemaIssues(validator.validate.errors ?? [], line);
-        return validator.rules(record, line);
+        // A subscriber's or producer's handshake message (a reply logged beside the events) is in no session.
+        return isHandshake(record) ? [] : validator.rules(record, line);
       },
       end() {
         const issues: Issue[] = [];
@@ -72,8 +74,12 @@ export const aaepSpec: FormatSpec = {
       },
     };
   },
-  recordRules: aaepRecordRules,
+  recordRules: (record, line) => (isHandshake(record) ? [] : aaepRecordRules(record, line)),
 };
+
+function isHandshake(record: JsonObject): boolean {
+  return typeof record.type === "string" && AAEP_HANDSHAKE_TYPES.includes(record.type);
+}
 
 /** The rules about one event alone (beyond its schema): its timestamp, its urgency, its spoken fields. */
 function aaepRecordRules(record: JsonObject, line: number): Issue[] {
