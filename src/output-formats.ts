@@ -22,6 +22,7 @@ export const outputFormats: readonly OutputFormat[] = [
             name: format.name,
             description: format.description,
             mediaType: format.mediaType,
+            ...(format.copiesOwnRecords === true ? { copiesOwnRecords: true } : {}),
             create: (options) => createFormatWriter(format, options),
           },
         ],

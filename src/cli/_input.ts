@@ -14,6 +14,7 @@ import {
   withCliHints,
 } from "./diagnostics.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
+import { redactText } from "../stages/redact/redact-text.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
@@ -45,6 +46,11 @@ export interface PipelineOptions {
   readonly joinDeltas?: boolean;
   /** Where diagnostics go (sanitised, capped per code); one of the command's own when a sink prints issues too. Default: a fresh one on stderr. */
   readonly diagnostics?: Diagnostics;
+  /**
+   * Read the input as written, secrets included (validate checks what it was given: a redacted token would
+   * fail its format's pattern). What is printed about it is still redacted unless --no-redact.
+   */
+  readonly unredacted?: boolean;
 }
 
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -63,6 +69,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
     rawStrings: options.rawStrings === true,
     joinDeltas: options.joinDeltas === true,
+    ...(options.unredacted === true ? { redact: false } : {}),
   };
   // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
   if (sources.some((source) => source.live === true)) primeOnce();
@@ -145,13 +152,16 @@ async function readInput(
       },
     },
   );
+  // Read unredacted (validate), the diagnostics still never print a secret unless --no-redact.
+  const printable = (issue: Issue): Issue =>
+    options.unredacted === true && !reading["no-redact"] ? { ...issue, message: redactText(issue.message) } : issue;
   function report(issue: Issue): void {
     // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
     if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);
     // A fatal issue is said once, in the line about the unreadable input; security issues ignore -q.
     const wanted = issue.severity !== "info" || reading.verbose;
     const shown = issue.severity !== "fatal" && (isSecurityIssue(issue) || (!reading.quiet && wanted));
-    if (shown) diagnostics.issue(withCliHints(issue), name);
+    if (shown) diagnostics.issue(withCliHints(printable(issue)), name);
     sink.issue?.(issue, name);
   }
   if (startIssue !== undefined) report(startIssue);

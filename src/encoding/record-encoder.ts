@@ -25,6 +25,11 @@ export interface EncoderOptions {
   finalSummary?: boolean;
   /** The events come from `agentstream run`, which knows more than its stream says (docs/run.md); absent for `convert`. */
   run?: RunFacts;
+  /**
+   * witness: the seed's dual-brain labels, its migration from Harmony channels: `brain: "path1"` on every
+   * `analysis` line, `brain: "path2"` on every `final` line (`--dual-brain`); otherwise `brain` is the message's channel.
+   */
+  dualBrain?: boolean;
 }
 
 /** What `agentstream run` knows beyond the agent's stream. */

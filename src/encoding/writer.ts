@@ -24,5 +24,7 @@ export interface OutputFormat {
   readonly description: string;
   /** Media type of the output. */
   readonly mediaType: string;
+  /** The writer copies a record read in its own format through as it was: it needs each event's `raw` (witness). */
+  readonly copiesOwnRecords?: boolean;
   create(options: WriterOptions): EventWriter;
 }

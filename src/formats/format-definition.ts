@@ -29,4 +29,9 @@ export interface FormatDefinition {
   readonly options?: readonly FormatOption[];
   /** What the format adds to SSE framing (`--sse`). */
   readonly sse?: SseFramingOptions;
+  /**
+   * The writer copies a record read in this format through as it was (witness → witness keeps fields our events
+   * have no place for): the reader must keep each event's `raw` when this format is written.
+   */
+  readonly copiesOwnRecords?: boolean;
 }

@@ -358,6 +358,11 @@ export interface UnknownEvent extends EventBase {
   readonly raw: JsonValue;
   /** Why it is unknown (`unknown record type "foo"`). */
   readonly reason?: string;
+  /**
+   * What a view shows of it as plain text, when its format says an unknown record is shown so (a Witness Forge
+   * record of a type the spec does not list: its `content`). Absent: views show it only when asked (`-v`).
+   */
+  readonly text?: string;
 }
 
 /** Every event agentstream emits. Switch on `type` and end with `assertNever`. */

@@ -181,7 +181,7 @@ const events: Record<string, { required: string[]; properties: Schema }> = {
     required: ["kind", "removedChars", "message"],
     properties: { kind: str, messageId: str, toolCallId: str, removedChars: nonNegative, message: str },
   },
-  unknown: { required: ["raw"], properties: { reason: str } },
+  unknown: { required: ["raw"], properties: { reason: str, text: str } },
 };
 
 /** The JSON Schema of one agentstream event (validate each line of an agentstream NDJSON stream with it). */

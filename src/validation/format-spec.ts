@@ -19,4 +19,9 @@ export interface FormatSpec {
   /** The JSON Schema 2020-12 of one record. */
   readonly schema: object;
   createValidator(): FormatValidator;
+  /**
+   * The rules about one record alone beyond its schema (AAEP's RFC 3339 timestamp and urgency rules, Witness's
+   * unknown type): with the schema, what `validate --no-sequence` checks of a record cut from its stream.
+   */
+  recordRules?(record: JsonObject, line: number): Issue[];
 }

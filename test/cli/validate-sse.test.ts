@@ -69,13 +69,16 @@ describe("validate --format ai-sdk reads our own SSE output, [DONE] included", (
 
 describe("nothing checked is never a pass", () => {
   it.each([
-    ["text only", "hello\nworld\n"],
-    ["SSE without data", ": just a comment\n\nevent: ping\n\n"],
-  ])("%s: exit 1 with a clear line", async (_name, stdin) => {
+    ["text only", "hello\nworld\n", 2], // each line that is not JSON is an issue of its own
+    ["SSE without data", ": just a comment\n\nevent: ping\n\n", 0],
+  ])("%s: exit 1 with a clear line", async (_name, stdin, issues) => {
     const result = await validate(["--format", "ag-ui"], stdin);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(
-      /^invalid: 0 records checked, 0 issues: nothing to validate \(no ag-ui record as NDJSON or SSE data: lines\)$/m,
+      new RegExp(
+        `^invalid: 0 records checked, ${issues} issues: nothing to validate \\(no ag-ui record as NDJSON or SSE data: lines\\)$`,
+        "m",
+      ),
     );
   });
 

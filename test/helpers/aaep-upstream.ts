@@ -16,7 +16,9 @@ const Ajv2020: Ajv2020Class =
 interface Upstream {
   envelope: ValidateFunction;
   core: Map<string, ValidateFunction>;
-  /** Every `examples` entry of the envelope and core schemas, with the type it belongs to. */
+  /** The handshake and reply messages (no envelope), by type. */
+  handshake: Map<string, ValidateFunction>;
+  /** Every `examples` entry of the envelope, core and handshake schemas, with the type it belongs to. */
   examples: { schema: string; value: unknown }[];
 }
 
@@ -40,14 +42,25 @@ export function upstreamAaep(): Upstream | undefined {
     core.set(type, ajv.compile(schema));
     for (const value of schema.examples ?? []) examples.push({ schema: type, value });
   }
-  loaded = { envelope: ajv.getSchema(envelopeSchema.$id) as ValidateFunction, core, examples };
+  const handshake = new Map<string, ValidateFunction>();
+  for (const file of readdirSync(`${dir}/handshake`)) {
+    const schema = JSON.parse(readFileSync(`${dir}/handshake/${file}`, "utf8")) as { examples?: unknown[] };
+    const type = file.replace(/\.schema\.json$/, "");
+    handshake.set(type, ajv.compile(schema));
+    for (const value of schema.examples ?? []) examples.push({ schema: type, value });
+  }
+  loaded = { envelope: ajv.getSchema(envelopeSchema.$id) as ValidateFunction, core, handshake, examples };
   return loaded;
 }
 
-/** Upstream schema errors for one event (empty when valid), as the suite checks it: envelope, then its core type. */
+/** Upstream schema errors for one event (empty when valid), as the suite checks it: envelope, then its core type; a handshake message alone. */
 export function upstreamErrors(upstream: Upstream, event: Record<string, unknown>): string[] {
   const errors: string[] = [];
   const type = String(event.type);
+  // A handshake or reply message has no envelope: the suite checks it against its own schema alone.
+  const handshake = upstream.handshake.get(type);
+  if (handshake !== undefined)
+    return handshake(event) ? [] : (handshake.errors ?? []).map((e) => `${type} ${e.instancePath} ${e.message ?? ""}`);
   if (!upstream.envelope(event))
     errors.push(...(upstream.envelope.errors ?? []).map((e) => `envelope ${e.instancePath} ${e.message ?? ""}`));
   const core = upstream.core.get(type);

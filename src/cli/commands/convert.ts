@@ -28,6 +28,11 @@ export const convert = defineCommand({
       description: "aaep: none | sentence (re-chunk text at sentence boundaries)",
     },
     "final-summary": { type: "boolean", default: false, description: "codex-thread: print the final pretty JSON summary after the stream" },
+    "dual-brain": {
+      type: "boolean",
+      default: false,
+      description: 'witness: brain "path1" on analysis lines, "path2" on final lines (the spec\'s migration from Harmony channels)',
+    },
     ...followOption,
     ...readingOptions,
   },
@@ -39,13 +44,19 @@ export const convert = defineCommand({
   async run({ values, positionals, io }) {
     const format = getOutputFormat(values.to);
     const output = createBatchedOutput(io.stdout);
-    const sink = createRecordSink(format, { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"] }, output);
+    const sink = createRecordSink(
+      format,
+      { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"], dualBrain: values["dual-brain"] },
+      output,
+    );
     const { sources, release } = readingSources(positionals, io, values.follow);
     try {
       // Our own format splices a long tool output's input bytes: it is never decoded (record-sink.ts).
       const rawStrings = format.name === "agentstream";
       if (rawStrings) useNativeScans();
-      const runs = await readInputs({ sources, io, reading: values, sink, output, rawStrings });
+      // A writer that copies its own format's records through needs them: each event keeps its record (`raw`).
+      const reading = format.copiesOwnRecords === true ? { ...values, "include-raw": true } : values;
+      const runs = await readInputs({ sources, io, reading, sink, output, rawStrings });
       return readingStatus(runs, values);
     } finally {
       release();

@@ -25,6 +25,11 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
   options: {
     format: { type: "string", valueHint: "<format>", description: "the format the input must be in" },
     json: { type: "boolean", default: false, description: "print the result and every issue as JSON on stdout" },
+    "no-sequence": {
+      type: "boolean",
+      default: false,
+      description: "check each record alone (its schema and its own rules), not its place in a stream: a spec's example events",
+    },
     ...readingOptions,
   },
   async run({ values, positionals, io }) {
@@ -32,7 +37,12 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
     // With --json the issues go to stdout as JSON, so the reader prints nothing on stderr.
     const quiet = values.quiet || values.json;
     const diagnostics = createDiagnostics(io.stderr);
-    const sink = createValidationSink(spec, { quiet }, diagnostics);
+    // The records are checked as written (a redacted token would fail its pattern); what is printed is redacted.
+    const sink = createValidationSink(
+      spec,
+      { quiet, verbose: values.verbose, redact: !values["no-redact"], sequence: !values["no-sequence"] },
+      diagnostics,
+    );
     // With a format, validate the records as written: read them verbatim (the `json` dialect keeps each
     // as raw), from NDJSON or from Server-Sent Events (`data:` lines), as the streaming formats are served.
     const reading = { ...values, quiet, from: spec === undefined ? values.from : "json" };
@@ -43,6 +53,7 @@ worse) was found or nothing was checked, 4 when an input was empty or not text.`
       sink,
       diagnostics,
       sniffSse: spec !== undefined,
+      unredacted: true,
     });
     const kind = spec ? "records" : "events";
     const unreadable = runs.filter((run) => run.unreadable !== undefined);

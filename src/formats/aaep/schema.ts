@@ -9,8 +9,11 @@
  *
  * An event validates against the envelope and, for the 12 core `aaep:` types, against that type's
  * definition; any other type (an extension such as `agentstream:usage`) against the envelope only,
- * as the AAEP conformance suite does. Tests check this document against the upstream files.
+ * as the AAEP conformance suite does; a handshake or reply message (src/formats/aaep/handshake-schema.ts) against
+ * its own schema alone. Tests check this document against the upstream files.
  */
+
+import { AAEP_HANDSHAKE, AAEP_HANDSHAKE_TYPES } from "./handshake-schema.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -289,18 +292,24 @@ export const AAEP_TERMINAL_TYPES: readonly string[] = [
 export const aaepSchema: Schema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "https://agentstream.dev/schema/v1/aaep.schema.json",
-  title: "AAEP v1 event (envelope and the 12 core events)",
+  title: "AAEP v1 event (envelope and the 12 core events) or handshake message",
   description:
-    "One AAEP event, written from the AAEP v1 schemas (https://github.com/Ramseyxlil/aaep, CC-BY-4.0 and MIT). Core `aaep:` types are checked against their own definition; other types against the envelope only.",
+    "One AAEP event, written from the AAEP v1 schemas (https://github.com/Ramseyxlil/aaep, CC-BY-4.0 and MIT). Core `aaep:` types are checked against their own definition; the five handshake and reply messages (no envelope) against theirs; other types against the envelope only.",
   allOf: [
-    { $ref: "#/$defs/Envelope" },
-    ...Object.keys(core).map((type) => ({
-      if: { properties: { type: { const: `aaep:${type}` } }, required: ["type"] },
+    // A handshake or reply message has no envelope: it is checked against its own schema alone, as the suite does.
+    {
+      if: { properties: { type: { enum: [...AAEP_HANDSHAKE_TYPES] } }, required: ["type"] },
+      then: true,
+      else: { $ref: "#/$defs/Envelope" },
+    },
+    ...[...AAEP_HANDSHAKE_TYPES, ...Object.keys(core)].map((type) => ({
+      if: { properties: { type: { const: type in core ? `aaep:${type}` : type } }, required: ["type"] },
       then: { $ref: `#/$defs/${type}` },
     })),
   ],
   $defs: {
     Envelope: envelope,
+    ...AAEP_HANDSHAKE,
     Producer: {
       type: "object",
       required: ["agent_id"],

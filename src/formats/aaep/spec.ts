@@ -6,6 +6,7 @@ import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
+import { AAEP_HANDSHAKE_TYPES } from "./handshake-schema.ts";
 import { AAEP_CRITICAL_TYPES, AAEP_TERMINAL_TYPES, aaepSchema, aaepSecretMarker, codePointLength } from "./schema.ts";
 
 /** L1-ENV-004: `T` separator, optional fraction, `Z` or an offset. */
@@ -44,7 +45,8 @@ export const aaepSpec: FormatSpec = {
     return {
       check(record, line) {
         if (!validator.validate(record)) return schemaIssues(validator.validate.errors ?? [], line);
-        return validator.rules(record, line);
+        // A subscriber's or producer's handshake message (a reply logged beside the events) is in no session.
+        return isHandshake(record) ? [] : validator.rules(record, line);
       },
       end() {
         const issues: Issue[] = [];
@@ -72,7 +74,37 @@ export const aaepSpec: FormatSpec = {
       },
     };
   },
+  recordRules: (record, line) => (isHandshake(record) ? [] : aaepRecordRules(record, line)),
 };
+
+function isHandshake(record: JsonObject): boolean {
+  return typeof record.type === "string" && AAEP_HANDSHAKE_TYPES.includes(record.type);
+}
+
+/** The rules about one event alone (beyond its schema): its timestamp, its urgency, its spoken fields. */
+function aaepRecordRules(record: JsonObject, line: number): Issue[] {
+  const issues: Issue[] = [];
+  const problem = (rule: string, message: string, severity: Issue["severity"] = "error"): void => {
+    issues.push({ code: "out-of-order", severity, message: `${rule}: ${message}`, line });
+  };
+  const type = record.type as string;
+  if (!RFC3339.test(record.timestamp as string))
+    issues.push({
+      code: "schema-mismatch",
+      severity: "error",
+      message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
+      line,
+      path: ["timestamp"],
+    });
+  if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
+    problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
+  for (const field of SPOKEN_FIELDS) {
+    const value = record[field];
+    const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
+    if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
+  }
+  return issues;
+}
 
 /** What the AAEP stream rules have seen of one stream, and the rules. */
 class AaepStreamValidator {
@@ -117,24 +149,10 @@ class AaepStreamValidator {
     const session = this.sessionOf(sessionId);
     session.events++;
 
-    if (!RFC3339.test(record.timestamp as string))
-      issues.push({
-        code: "schema-mismatch",
-        severity: "error",
-        message: `L1-ENV-004: timestamp "${String(record.timestamp)}" is not RFC 3339`,
-        line,
-        path: ["timestamp"],
-      });
+    issues.push(...aaepRecordRules(record, line));
     const eventId = record.event_id as string;
     if (this.eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
     this.eventIds.add(eventId);
-    if (AAEP_CRITICAL_TYPES.includes(type) && record.urgency !== "critical")
-      problem("L1-SAFETY-002", `${type} must carry urgency "critical"`);
-    for (const field of SPOKEN_FIELDS) {
-      const value = record[field];
-      const marker = typeof value === "string" ? aaepSecretMarker(value) : undefined;
-      if (marker !== undefined) problem("L1-SAFETY-007", `${field} contains the secret marker "${marker.trim()}"`, "warning");
-    }
 
     // Session lifecycle (L1-LIFE-*), per session_id.
     if (session.terminal !== undefined) problem("L1-LIFE-003", `${type} after the session's terminal event ${session.terminal}`);

@@ -54,9 +54,7 @@ export function createAgUiEncoder(): RecordEncoder<AgUiEvent> {
       if (encoder.preamble !== undefined && encoder.preamble.length > 0) encoder.releasePreamble(undefined, undefined);
       encoder.preamble = undefined;
       if (encoder.finishing !== undefined) encoder.finishRun();
-      // An input that ends without its session end: close what is open, but claim neither success
-      // (RUN_FINISHED) nor failure (RUN_ERROR); AG-UI has no "incomplete" outcome.
-      else if (encoder.runActive) encoder.closeLane(undefined, true);
+      else if (encoder.runActive) encoder.endCutRun();
       return encoder.take();
     },
   };
@@ -151,6 +149,20 @@ class AgUiEncoderState extends UiStreamEncoder<AgUiEvent> {
         compact({ ...extra, error: done.error }),
       );
     }
+    this.runActive = false;
+    this.clearRun();
+  }
+
+  /**
+   * An input that ends without its session end (a cut capture, a saved session log): close what is open and end
+   * the run, or a client waiting for its end would hang. RUN_FINISHED with no outcome and no result claims neither
+   * success nor failure (AG-UI has no "incomplete" outcome); `metadata.agentstream.incomplete` says what happened.
+   */
+  endCutRun(): void {
+    this.closeLane(undefined, true);
+    this.emit("RUN_FINISHED", { threadId: this.threadId ?? DEFAULT_THREAD_ID, runId: this.runId }, undefined, undefined, {
+      incomplete: true,
+    });
     this.runActive = false;
     this.clearRun();
   }

@@ -195,6 +195,8 @@ function violation(message: string, line: number | undefined): Issue {
 /** Checks AG-UI event order as `transformChunks` then `verifyEvents` would. */
 interface AgUiSequenceChecker {
   check(event: JsonObject, line?: number): Issue[];
+  /** The stream ended: a run still active is one a client would wait on forever. */
+  end(): Issue[];
 }
 
 type Owner = string | undefined;
@@ -208,6 +210,15 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
       for (const expanded of checker.expand(event, problems)) checker.verify(expanded, problems);
       return problems.map((p) => violation(p, line));
     },
+    end() {
+      // verifyEvents has no end-of-stream rule, but a client waits for RUN_FINISHED or RUN_ERROR: a cut stream
+      // hangs it. A warning (the protocol's verifier would not throw), so validate exits 1.
+      if (!checker.runActive || checker.finished || checker.errored) return [];
+      const run = checker.runId === undefined ? "the run" : `run "${checker.runId}"`;
+      const open = checker.openSummary();
+      const message = `the stream ended inside ${run}${open === "" ? "" : ` with ${open} still active`}: no RUN_FINISHED or RUN_ERROR (a client waiting on it would hang)`;
+      return [{ code: "out-of-order", severity: "warning", message }];
+    },
   };
 }
 
@@ -215,6 +226,8 @@ function createAgUiSequenceChecker(): AgUiSequenceChecker {
 class AgUiSequenceState {
   seenFirst = false;
   runActive = false;
+  /** The `runId` of the last RUN_STARTED, for the message about a run that never ended. */
+  runId: string | undefined;
   finished = false;
   errored = false;
   readonly openMessages = new Set<string>();
@@ -445,6 +458,7 @@ class AgUiSequenceState {
       }
       case "RUN_STARTED":
         this.runActive = true;
+        this.runId = typeof event.runId === "string" ? event.runId : undefined;
         break;
       case "RUN_FINISHED": {
         const open = this.openSummary();
@@ -609,8 +623,7 @@ export const agUiSpec: FormatSpec = {
         if (!compiled(record)) return schemaIssues(compiled.errors ?? [], line);
         return sequence.check(record, line);
       },
-      // verifyEvents has no end-of-stream rule: a stream may stop inside a run.
-      end: () => [],
+      end: () => sequence.end(),
     };
   },
 };

@@ -109,6 +109,9 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
   const toolParts = new Set<string>();
   let stepOpen = false;
   let finished = false;
+  // An `error` or `abort` chunk ends the request for the client as `finish` does (useChat: status error / aborted).
+  let endedBy: "error" | "abort" | undefined;
+  let chunks = 0;
 
   function leftOpen(where: string): string[] {
     const parts = [...[...openText].map((id) => `text part "${id}"`), ...[...openReasoning].map((id) => `reasoning part "${id}"`)];
@@ -134,7 +137,12 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
     const errors: string[] = [];
     const warnings: string[] = [];
     if (finished) warnings.push(`${type} after finish: finish ends the message`);
+    chunks++;
     switch (type) {
+      case "error":
+      case "abort":
+        endedBy ??= type;
+        break;
       case "text-start":
         if (openText.has(id)) warnings.push(`text-start for text part "${id}", which is already open: the open part never ends`);
         openText.add(id);
@@ -203,8 +211,12 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
       return [...errors.map((m) => at(m, "error")), ...warnings.map((m) => at(m, "warning"))];
     },
     end() {
-      if (finished) return [];
-      return leftOpen("the end of the stream").map((message): Issue => ({ code: "out-of-order", severity: "warning", message }));
+      if (finished || chunks === 0) return [];
+      const open = leftOpen("the end of the stream");
+      // A stream that said it failed or was aborted has ended for its client; one cut before `finish` leaves it waiting.
+      const cut =
+        endedBy === undefined ? ["the stream ended before its finish chunk: a client waiting on it would hang (send finish)"] : [];
+      return [...open, ...cut].map((message): Issue => ({ code: "out-of-order", severity: "warning", message }));
     },
   };
 }

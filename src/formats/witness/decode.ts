@@ -1,7 +1,7 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
 import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
-import { type DecodeContext, type Dialect, jsonRecordDecoder } from "../../dialect/dialect.ts";
+import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact, obj } from "../../dialect/json.ts";
 import { field, fieldBool, fieldNum, fieldStr, type Wire } from "../../dialect/wire.ts";
@@ -49,8 +49,30 @@ export const witness: Dialect = {
   name: "witness",
   description: "Witness Forge NDJSON events {type, content, brain, meta}",
   detect,
-  createDecoder: () => jsonRecordDecoder(new WitnessDecoderState()),
+  // The spec's renderer shows a line that is not JSON as it is: the decoder reads text lines, broken JSON included.
+  readsText: true,
+  createDecoder: () => witnessDecoder(new WitnessDecoderState()),
 };
+
+/**
+ * JSON lines go to the reader. Any other line is a `text` event: the spec's fallback mode ("Invalid JSON:
+ * display raw text"), also for a line that looks like JSON and does not parse (other JSON dialects drop it with
+ * its warning); stripped, as the spec's renderer strips each line.
+ */
+function witnessDecoder(reader: WitnessDecoderState): DialectDecoder {
+  let sawJson = false;
+  return {
+    decode(record, context) {
+      if (record.kind === "json") {
+        sawJson = true;
+        return reader.decodeJson(record.value, context);
+      }
+      const text = record.invalid === true ? record.text.trim() : record.text;
+      return [{ type: "text", text, position: sawJson ? "interleaved" : "preamble" }];
+    },
+    end: () => reader.end(),
+  };
+}
 
 /** What one witness reader remembers (open tool calls), and its handlers. */
 class WitnessDecoderState extends StreamStateReader {
@@ -195,9 +217,13 @@ class WitnessDecoderState extends StreamStateReader {
       }
       case "debug":
         return this.debug(w, meta);
-      default:
-        context.report({ code: "unknown-record", message: `unknown witness event type ${JSON.stringify(w.type)}` });
-        return [unknownRecord(v as JsonValue, `unknown witness event type ${JSON.stringify(w.type)}`)];
+      default: {
+        // The spec allows new types and shows them as plain text (white, no prefix): an info issue, and the
+        // content as what views show; the record is kept whole (`raw`), so witness → witness writes it back.
+        const reason = `unknown witness event type ${JSON.stringify(w.type)}`;
+        context.report({ code: "unknown-record", severity: "info", message: `${reason}: shown as plain text` });
+        return [{ type: "unknown", raw: v, reason, text: w.content }];
+      }
     }
   }
 }

@@ -11,7 +11,7 @@ import { describeEvent } from "../../encoding/describe.ts";
 import { eventBody } from "../../encoding/event-body.ts";
 import { createDispatch } from "../../encoding/dispatch.ts";
 import { createToolInputJoiner } from "../../encoding/tool-input.ts";
-import type { RecordEncoder } from "../../encoding/record-encoder.ts";
+import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encoder.ts";
 import type { WitnessRecord, WitnessType } from "./wire.ts";
 
 interface OpenMessage {
@@ -33,28 +33,29 @@ function line(record: WitnessRecord): WitnessRecord[] {
   return [record];
 }
 
-/** The streaming encoder for `--to witness`. */
-export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
-  const encoder = new WitnessEncoderState();
+/** The streaming encoder for `--to witness` (`dualBrain`: `--dual-brain`). */
+export function createWitnessEncoder(options: EncoderOptions = {}): RecordEncoder<WitnessRecord> {
+  const encoder = new WitnessEncoderState(options.dualBrain === true);
   return {
     encode(event) {
       const out: WitnessRecord[] = [];
-      for (const ready of encoder.joiner.push(event)) out.push(...encoder.write(ready));
+      for (const ready of encoder.joiner.push(event)) out.push(...encoder.writeOrCopy(ready));
       return out;
     },
     end() {
       const out: WitnessRecord[] = [];
-      for (const ready of encoder.joiner.end()) out.push(...encoder.write(ready));
+      for (const ready of encoder.joiner.end()) out.push(...encoder.writeOrCopy(ready));
       // A message that started and never completed still said something: write what streamed, marked incomplete.
       for (const [messageId, message] of encoder.open) {
         const text = message.parts.join("");
         if (message.role === "assistant") {
+          const type = message.kind === "text" ? "final" : "analysis";
           out.push(
             encoder.record(
-              message.kind === "text" ? "final" : "analysis",
+              type,
               text,
               defined({ session_id: encoder.sessionMeta(message.sessionId), incomplete: true }),
-              message.channel,
+              encoder.brainOf(type, message.channel),
             ),
           );
         } else {
@@ -75,11 +76,51 @@ export function createWitnessEncoder(): RecordEncoder<WitnessRecord> {
   };
 }
 
+/** A Witness record as read (an event's `raw`, from the `witness` reader): a JSON object with a string `type` and `content`. */
+function witnessRecordOf(event: AgentEvent): WitnessRecord | undefined {
+  if (event.source?.dialect !== "witness") return undefined;
+  const raw = event.raw;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const record = raw as JsonObject;
+  return typeof record.type === "string" && typeof record.content === "string" ? (record as unknown as WitnessRecord) : undefined;
+}
+
 /** What one witness writer remembers, and its handlers. */
 class WitnessEncoderState {
   readonly joiner = createToolInputJoiner();
   readonly open = new Map<string, OpenMessage>();
   rootSessionId: string | undefined;
+  /** The last Witness record copied through: the other events read from it write nothing. */
+  copied: WitnessRecord | undefined;
+
+  readonly dualBrain: boolean;
+
+  constructor(dualBrain: boolean) {
+    this.dualBrain = dualBrain;
+  }
+
+  /**
+   * witness → witness: a record read from a Witness stream is written back as it was (its `meta`, decode
+   * parameters and scores included, and `brain` on every type, which our events have no field for), once, by
+   * the first of its events that writes a line. The events' `raw` carries it (`convert` keeps it for this writer).
+   */
+  writeOrCopy(event: AgentEvent): WitnessRecord[] {
+    const out = this.write(event);
+    const source = witnessRecordOf(event);
+    if (source === undefined) return out;
+    if (source === this.copied) return [];
+    if (out.length === 0) return out;
+    this.copied = source;
+    const type = source.type;
+    if (!this.dualBrain || (type !== "analysis" && type !== "final")) return [source];
+    return [{ ...source, brain: type === "analysis" ? "path1" : "path2" }];
+  }
+
+  /** The `brain` of an `analysis` / `final` line: the seed's dual-brain labels with `--dual-brain`, else the message's channel. */
+  brainOf(type: "analysis" | "final", channel: string | undefined): string | undefined {
+    if (!this.dualBrain) return channel;
+    return type === "analysis" ? "path1" : "path2";
+  }
 
   readonly write = createDispatch<WitnessRecord[]>(
     {
@@ -198,6 +239,7 @@ class WitnessEncoderState {
       redacted: event.kind === "redacted_reasoning" ? true : undefined,
       signature: event.signature,
     });
-    return line(this.record(event.kind === "text" ? "final" : "analysis", event.text, meta, event.channel));
+    const type = event.kind === "text" ? "final" : "analysis";
+    return line(this.record(type, event.text, meta, this.brainOf(type, event.channel)));
   }
 }

@@ -11,4 +11,11 @@ export const witnessFormat: FormatDefinition = {
   dialect: witness,
   encoder: createWitnessEncoder,
   spec: witnessSpec,
+  options: [
+    {
+      name: "dualBrain",
+      description: 'brain "path1" on analysis, "path2" on final: the spec\'s migration from Harmony channels (--dual-brain)',
+    },
+  ],
+  copiesOwnRecords: true,
 };

@@ -2,6 +2,7 @@
 // Specification v1.0 ("Validation Rules": `type` and `content` required, `content` a string;
 // `brain` a string or null; `meta` an object or null). docs/formats/witness.md.
 import type { Issue } from "../../errors.ts";
+import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
@@ -42,18 +43,23 @@ export const witnessSpec: FormatSpec = {
     return {
       check(record, line) {
         if (!validate(record)) return schemaIssues(validate.errors ?? [], line);
-        const issues: Issue[] = [];
-        if (!KNOWN_TYPES.includes(record.type as string)) {
-          issues.push({
-            code: "unknown-record",
-            severity: "info",
-            message: `type "${String(record.type)}" is not one of the spec's types (${KNOWN_TYPES.join(", ")}); renderers show it as plain text`,
-            line,
-          });
-        }
-        return issues;
+        return unknownType(record, line);
       },
       end: () => [],
     };
   },
+  recordRules: (record, line) => unknownType(record, line),
 };
+
+/** A type outside the spec's seven: `info` only, as the spec allows new types (validate does not count it). */
+function unknownType(record: JsonObject, line: number): Issue[] {
+  if (KNOWN_TYPES.includes(record.type as string)) return [];
+  return [
+    {
+      code: "unknown-record",
+      severity: "info",
+      message: `type "${String(record.type)}" is not one of the spec's types (${KNOWN_TYPES.join(", ")}); renderers show it as plain text`,
+      line,
+    },
+  ];
+}

@@ -138,6 +138,9 @@ export function onRepair(r: RenderState, event: EventOf<"repair">): void {
 }
 
 export function onUnknown(r: RenderState, event: EventOf<"unknown">): void {
+  // A record its format says to show as plain text (a Witness type the spec does not list): shown like a text
+  // line at every verbosity; `-v` adds the record itself below it.
+  if (event.text !== undefined && event.text !== "") onText(r, { ...event, type: "text", text: event.text, position: "interleaved" });
   if (!r.verbose) return;
   const depth = depthOf(r, event);
   const raw = event.raw === undefined ? "" : stringifyRecord(event.raw);

@@ -293,7 +293,10 @@ export abstract class TranscriptSections {
       },
       text: (event) => this.text(event),
       repair: ignore,
-      unknown: ignore,
+      // A record its format says to show as plain text (a Witness type the spec does not list) reads as a text line.
+      unknown: (event) => {
+        if (event.text !== undefined && event.text !== "") this.text({ ...event, type: "text", text: event.text, position: "interleaved" });
+      },
     } satisfies Required<EventHandlers<void>>,
     ignore,
   );

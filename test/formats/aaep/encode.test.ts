@@ -533,6 +533,24 @@ describe("aaep validator: each rule rejects a hand-made violation", () => {
       ),
     ],
     ["timestamp not RFC 3339 (L1-ENV-004)", wrap(chunk(1, { complete: true, timestamp: "2026-05-24 14:22:11" }))],
+    [
+      "a confirmation.reply with a field the closed schema does not list",
+      [
+        {
+          type: "confirmation.reply",
+          reply_token: "rpl_1",
+          decision: "accept",
+          subscription_id: "sub_1",
+          timestamp: "2026-05-24T14:22:11Z",
+          note: "x",
+        },
+      ],
+    ],
+    [
+      "a subscription.rejected with an unknown reason_code",
+      [{ type: "subscription.rejected", reason_code: "busy", reason_message: "try later" }],
+    ],
+    ["a subscription.request without capabilities", [{ type: "subscription.request", aaep_version: "1.0.0", subscriber_id: "s" }]],
   ])("schema: %s (the upstream schemas reject it too)", (_name, list) => {
     expect(codes(list).map((i) => i.code)).toContain("schema-mismatch");
     const upstream = upstreamAaep();

@@ -187,3 +187,26 @@ describe("witness: fixtures", () => {
     ]);
   });
 });
+
+describe("witness: the spec's rendering rules, in what the reader gives", () => {
+  it("a line that is not valid JSON is a text event with the line as it is (the spec's fallback mode)", () => {
+    const input =
+      '{"type":"analysis","content":"hi"}\n{"type": "final", "content": "cut\nThis is not JSON\n{"type":"final","content":"ok"}\n';
+    const { events, issues } = readAll([input], { dialect: witness });
+    expect(events.filter((e) => e.type === "text").map((e) => (e.type === "text" ? [e.text, e.position] : []))).toEqual([
+      ['{"type": "final", "content": "cut', "interleaved"],
+      ["This is not JSON", "interleaved"],
+    ]);
+    // The broken JSON line is still said (it is not a Witness line); it is no longer dropped.
+    expect(issues.filter((i) => i.severity !== "info").map((i) => [i.line, i.code])).toEqual([[2, "invalid-json"]]);
+  });
+
+  it("a type the spec does not list keeps its record, gives its content as text, and is an info issue", () => {
+    const record = { type: "plan", content: "1. read 2. write", brain: "path1", meta: { score: 0.9 } };
+    const { events, issues } = readAll([`${JSON.stringify(record)}\n`], { dialect: witness });
+    expect(shapes(events)).toEqual([
+      { type: "unknown", raw: record, reason: 'unknown witness event type "plan"', text: "1. read 2. write" },
+    ]);
+    expect(issues).toEqual([expect.objectContaining({ code: "unknown-record", severity: "info", line: 1 })]);
+  });
+});

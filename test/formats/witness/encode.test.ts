@@ -10,7 +10,9 @@ import { createWitnessEncoder } from "../../../src/formats/witness/encode.ts";
 import { convertEvents, readBack, records, sources, validateFormat, validateRecords, expectSameFacts } from "../../helpers/convert.ts";
 import { build, oddEventDrafts, roundTripView } from "../../helpers/events.ts";
 import { readFile } from "../../helpers/read.ts";
-import { noteSharedMissing } from "../../helpers/shared.ts";
+import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";
+import { run } from "../../../src/cli/run.ts";
+import { fakeIo } from "../../helpers/fake-io.ts";
 
 const write = (events: AgentEvent[]) => records(convertEvents(events, "witness"));
 
@@ -214,4 +216,60 @@ describe("witness writer: any order of events", () => {
     expect(validateFormat("witness", text)).toEqual([]);
     expect(() => readBack(text, witness)).not.toThrow();
   });
+});
+
+describe("witness → witness (convert --to witness of a Witness stream)", () => {
+  // The spec's examples, with meta and brain on every type, a type it does not list, and a reserved one.
+  const lines = [
+    { type: "analysis", content: "Let me think...", brain: "path1", meta: { decode: { temperature: 0.4 } } },
+    { type: "final", content: "Here is the answer.", brain: "path2", meta: { decode: { temperature: 0.7 }, scores: [0.9] } },
+    { type: "metric", content: "Flame diagnostics", brain: "path1", meta: { k: 0.013, state: "sync", temperature: 0.65 } },
+    { type: "plan", content: "1. read 2. answer", brain: "path1", meta: { score: 1 } },
+    { type: "tool_call", content: "shell", brain: "path2", meta: { tool_call_id: "c1", input: { cmd: "ls" }, latency_ms: 3 } },
+    { type: "tool_result", content: "ok", brain: "path2", meta: { tool_call_id: "c1", exit_code: 0, decode: { top_p: 1 } } },
+    { type: "error", content: "boom", brain: null, meta: { scope: "turn", retry: true } },
+    { type: "debug", content: "dbg", brain: "path1", meta: { foo: 1 } },
+  ];
+  const input = lines.map((l) => `${JSON.stringify(l)}\n`).join("");
+
+  async function convert(args: string[], stdin: string): Promise<string> {
+    const io = fakeIo({ stdin });
+    expect(await run(["convert", "--to", "witness", ...args], io)).toBe(0);
+    return io.out();
+  }
+
+  it("keeps every line as it was: meta (decode parameters, scores) and brain on every type", async () => {
+    expect(await convert([], input)).toBe(input);
+  });
+
+  it("--dual-brain relabels analysis path1 and final path2, and leaves the rest", async () => {
+    const swapped = lines.map((l) => (l.type === "analysis" ? { ...l, brain: "path2" } : l.type === "final" ? { ...l, brain: null } : l));
+    const out = (await convert(["--dual-brain"], swapped.map((l) => `${JSON.stringify(l)}\n`).join("")))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out.map((l) => l.brain)).toEqual(["path1", "path2", ...lines.slice(2).map((l) => l.brain)]);
+    expect(out[0]?.meta).toEqual({ decode: { temperature: 0.4 } });
+  });
+
+  it.skipIf(!hasShared)(
+    "--dual-brain is the spec's Harmony migration: analysis → path1, final → path2 (a real Harmony capture)",
+    async () => {
+      const capture = sharedPath("fixtures/harmony/test_keep_analysis_between_finals.txt");
+      const plain = fakeIo();
+      expect(await run(["convert", "--from", "harmony", "--to", "witness", capture], plain)).toBe(0);
+      const brains = (text: string) =>
+        text
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { type: string; brain?: string })
+          .filter((l) => l.type === "analysis" || l.type === "final")
+          .map((l) => `${l.type}:${l.brain}`);
+      // Without the option, brain is the Harmony channel the message came from.
+      expect(brains(plain.out())).toEqual(["final:final", "analysis:analysis", "final:final"]);
+      const migrated = fakeIo();
+      expect(await run(["convert", "--from", "harmony", "--to", "witness", "--dual-brain", capture], migrated)).toBe(0);
+      expect(brains(migrated.out())).toEqual(["final:path2", "analysis:path1", "final:path2"]);
+    },
+  );
 });

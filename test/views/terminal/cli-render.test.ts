@@ -122,3 +122,33 @@ describe("agentstream render", () => {
     ).toHaveLength(n);
   });
 });
+
+describe("render: a Witness Forge stream by the spec's display rules", () => {
+  const stream = [
+    '{"type": "analysis", "content": "Thinking about it", "brain": "path1"}',
+    '{"type": "final", "content": "cut short',
+    "This is not JSON",
+    '{"type": "plan", "content": "1. read 2. answer"}',
+    '{"type": "final", "content": "The answer.", "brain": "path2"}',
+  ].join("\n");
+
+  it("a line that is not valid JSON is shown as it is; a type the spec does not list, as plain text", async () => {
+    const io = fakeIo({ stdin: `${stream}\n` });
+    expect(await run(["render", "--from", "witness"], io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain('\n{"type": "final", "content": "cut short\n');
+    expect(out).toContain("\nThis is not JSON\n");
+    expect(out).toContain("\n1. read 2. answer\n");
+    expect(out.indexOf("cut short")).toBeLessThan(out.indexOf("1. read"));
+    expect(out.indexOf("1. read")).toBeLessThan(out.indexOf("The answer."));
+    // The new type is allowed by the spec: nothing on stderr about it at the default verbosity.
+    expect(io.err()).not.toContain("plan");
+    expect(out).not.toContain("unknown record");
+  });
+
+  it("-v adds the record under its text", async () => {
+    const io = fakeIo({ stdin: `${stream}\n` });
+    expect(await run(["render", "--from", "witness", "-v"], io)).toBe(0);
+    expect(io.out()).toMatch(/\n1\. read 2\. answer\n[^]*\? unknown record: unknown witness event type "plan"/);
+  });
+});

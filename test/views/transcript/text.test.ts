@@ -238,3 +238,18 @@ describe("every source converts to text", () => {
     if (events.length > 0) expect(text).toContain(`Status: ${summary.status}`);
   });
 });
+
+describe("text transcript: unknown records", () => {
+  it("one whose format shows it as plain text (a Witness type the spec does not list) reads as a text line; others stay out", () => {
+    const out = convertEvents(
+      stream(
+        { type: "unknown", raw: { type: "plan", content: "the plan" }, reason: 'unknown witness event type "plan"', text: "the plan" },
+        { type: "unknown", raw: { type: "x" }, reason: "unknown record type" },
+      ),
+      "text",
+    );
+    expect(out).toContain("the plan");
+    expect(out).not.toContain('"x"');
+    expect(out).toContain("Records not understood: 2");
+  });
+});
