@@ -25,7 +25,10 @@ type Version = readonly [number, number, number];
 
 /** A version with `x` or missing parts: the lowest it names, and how many parts were given. */
 function parse(text: string): { version: Version; parts: number } {
-  const parts = text.replace(/^v/, "").split(".").filter((p) => p !== "" && p !== "x" && p !== "*");
+  const parts = text
+    .replace(/^v/, "")
+    .split(".")
+    .filter((p) => p !== "" && p !== "x" && p !== "*");
   const n = parts.map(Number);
   return { version: [n[0] ?? 0, n[1] ?? 0, n[2] ?? 0], parts: parts.length };
 }

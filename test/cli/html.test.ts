@@ -11,7 +11,7 @@ import { positives, streamWith } from "../stages/redact/_corpus.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 /** The session a page embeds. */
-export function embeddedSession(page: string): ExportedSession {
+function embeddedSession(page: string): ExportedSession {
   const json = /<script type="application\/json" id="agentstream-session">\n([\s\S]*?)\n<\/script>/.exec(page)?.[1];
   if (json === undefined) throw new Error("no embedded session in the page");
   return JSON.parse(json) as ExportedSession;

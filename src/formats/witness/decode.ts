@@ -1,6 +1,6 @@
 // Source: the Witness Forge NDJSON Event Specification v1.0 (Minato-Makoto/witness-forge
 // NDJSON_SPEC.md), and what `convert --to witness` writes; docs/dialects/witness.md.
-import type { AgentEventDraft, ErrorScope, JsonObject, JsonValue, ToolKind } from "../../model/events.ts";
+import type { AgentEventDraft, ErrorScope, JsonObject, ToolKind } from "../../model/events.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { compact, obj } from "../../dialect/json.ts";

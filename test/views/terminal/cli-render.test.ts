@@ -149,6 +149,6 @@ describe("render: a Witness Forge stream by the spec's display rules", () => {
   it("-v adds the record under its text", async () => {
     const io = fakeIo({ stdin: `${stream}\n` });
     expect(await run(["render", "--from", "witness", "-v"], io)).toBe(0);
-    expect(io.out()).toMatch(/\n1\. read 2\. answer\n[^]*\? unknown record: unknown witness event type "plan"/);
+    expect(io.out()).toMatch(/\n1\. read 2\. answer\n[\s\S]*\? unknown record: unknown witness event type "plan"/);
   });
 });
