@@ -52,6 +52,7 @@ export class SessionFacts {
       live,
       tokens: summary.usage,
       cost: summary.costUsd,
+      costEstimated: summary.costEstimated,
       file,
       host,
       events: this.count,

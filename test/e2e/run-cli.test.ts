@@ -3,7 +3,7 @@
  * the fake agents. Exit codes, signals, output modes, stderr kept off stdout, crash-safe logs.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAll } from "../helpers/read.ts";
@@ -152,6 +152,26 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(stream.map((r) => r.type)).toContain("item.completed");
     expect(stream.at(-1)?.type).toBe("thread.completed");
     expect(JSON.parse(lines.slice(firstPretty).join("\n"))).toMatchObject({ status: "completed", turns: 2 });
+  });
+
+  it("--to witness copies a Witness Forge agent's lines through, meta and brain on every type (as convert does)", () => {
+    const dir = tempDir("run-witness");
+    const stream = join(dir, "witness.ndjson");
+    const lines = [
+      '{"type":"analysis","content":"Thinking...","brain":"path1","meta":{"decode":{"temperature":0.5}}}',
+      '{"type":"metric","content":"Flame state","brain":"path1","meta":{"k":0.013,"state":"sync","reflex_score":0.72}}',
+      '{"type":"final","content":"Here is the answer.","brain":"path2","meta":{"decode":{"temperature":0.7}}}',
+    ];
+    writeFileSync(stream, `${lines.join("\n")}\n`);
+    const result = cli(["run", "--from", "witness", "--to", "witness", "--", process.execPath, fake("replay.mjs"), stream]);
+    expect(result.code).toBe(0);
+    const written = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as object);
+    // The agent's lines as it wrote them, then run's own notices (its exit) as debug lines.
+    expect(written.slice(0, lines.length)).toEqual(lines.map((line) => JSON.parse(line) as object));
+    expect(written.slice(lines.length).every((line) => (line as { type?: string }).type === "debug")).toBe(true);
   });
 
   it("--json prints only the summary with how the run went", () => {

@@ -15,6 +15,11 @@ export interface Scenario {
   readonly reasoning?: string;
   /** The run must end in error; `message`, when given, must appear in the error both CLIs report. */
   readonly error?: { readonly message?: string };
+  /**
+   * The scripted server streams the answer in chunks of over 200 characters, three or more: the seed's large-delta
+   * warning (`large-deltas`, ralph's snapshot-as-delta check) is then expected, once, from an agent that streams deltas.
+   */
+  readonly largeDeltas?: true;
 }
 
 /** 3 000 distinct numbered lines (about 100 KB): a long answer whose deltas never repeat. */
@@ -77,6 +82,7 @@ export const scenarios: readonly Scenario[] = [
     name: "large tool output and a large answer",
     script: [{ blocks: [{ type: "tool", command: "seq 1 30000" }] }, { blocks: [{ type: "text", text: LARGE_TEXT, chunks: 25 }] }],
     finalText: LARGE_TEXT,
+    largeDeltas: true,
     // Claude Code keeps a preview and saves the rest to a file; Codex returns it whole. Both start so.
     tools: [{ command: "seq 1 30000", output: "1\n2\n3\n4\n5\n" }],
   },

@@ -75,5 +75,7 @@ export function expectSameFacts(back: SessionSummary, source: SessionSummary): v
   expect(back.finalText).toEqual(source.finalText);
   expect(back.toolCalls).toEqual(source.toolCalls);
   expect(back.usage).toEqual(source.usage);
-  expect(back.status).toEqual(source.status);
+  // `ended` is what the saved-session dialects know of their own logs (no end record by nature); a format written from
+  // one carries no end record either, and its reader, which cannot know the log was whole, says `incomplete`.
+  expect(back.status).toEqual(source.status === "ended" ? "incomplete" : source.status);
 }

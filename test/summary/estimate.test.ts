@@ -92,3 +92,20 @@ describe.skipIf(savedSessions.length === 0)("one cost for a saved session: summa
     else expect([summary.costUsd, summary.unpricedModels]).toEqual([session.costUsd, session.unpricedModels]);
   });
 });
+
+const ccviewer = savedSessions.find(([, path]) => path.includes("ccviewer_1.0.98"))?.[1];
+
+describe.skipIf(ccviewer === undefined)("one rule for an estimated cost in every view (the ccviewer session)", () => {
+  const shown = async (...args: string[]): Promise<string> => {
+    const io = fakeIo();
+    expect(await run([...args, ccviewer ?? ""], io)).toBe(0);
+    return io.out();
+  };
+
+  it("reads ~$2.39 in summary's text, render's footer, the text transcript and sessions' table", async () => {
+    expect(await shown("summary")).toMatch(/^cost\s+~\$2\.39$/m);
+    expect(await shown("render", "--mode", "none")).toMatch(/■ ended · .* · ~\$2\.39\n/);
+    expect(await shown("convert", "--to", "text")).toContain("~$2.39");
+    expect(await shown("sessions", "--no-cache")).toContain("~$2.39");
+  });
+});

@@ -150,7 +150,7 @@ executable, 127 command not found, 2 usage error.`,
         read: {
           ...toReadOptions({
             ...readingDefaults,
-            "include-raw": values["include-raw"],
+            "include-raw": values["include-raw"] || copiesOwnRecords(values),
             "no-repair": values["no-repair"],
             "no-redact": values["no-redact"],
           }),
@@ -365,6 +365,11 @@ function createRunSink(values: RunValues, io: CliIo, readers: Readers, run: RunF
  */
 function splicesOutputs(values: RunValues): boolean {
   return values.to === "agentstream" && !values["stream-json"] && !values.json && !values.serve && values.publish === undefined;
+}
+
+/** A writer that copies its own format's records through (witness → witness) needs each event's record, as in `convert`. */
+function copiesOwnRecords(values: RunValues): boolean {
+  return values.to !== undefined && !values["stream-json"] && getOutputFormat(values.to).copiesOwnRecords === true;
 }
 
 function formatRunSink(

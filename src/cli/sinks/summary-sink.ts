@@ -144,7 +144,7 @@ function formatSummary(s: SummaryWithRedactions, name: string): string {
     u.reasoningTokens !== null ? `${u.reasoningTokens} reasoning` : "",
   ].filter(Boolean);
   field("tokens", tokens.join(", "));
-  field("cost", s.costUsd === null ? null : formatCost(s.costUsd));
+  field("cost", s.costUsd === null ? null : formatCost(s.costUsd, s.costEstimated));
   const errors = s.toolCalls.filter((t) => t.status === "error").length;
   field("tool calls", s.toolCalls.length === 0 ? null : `${s.toolCalls.length}${errors ? ` (${errors} failed)` : ""}`);
   const r = s.records;

@@ -208,7 +208,9 @@ export function formatCount(n: number): string {
  * A cost in dollars, rounded for people: $0.0542, $1.23, and two significant digits below a
  * hundredth of a cent ($0.000012), never the float's noise (0.054201000000000006).
  */
-export function formatCost(usd: number): string {
+export function formatCost(usd: number, estimated = false): string {
+  // An estimate from the price table (no cost in the log) reads `~$2.39` in every view: one rule (docs/usage.md).
+  if (estimated) return `~${formatCost(usd)}`;
   if (usd === 0) return "$0.00";
   if (usd >= 1) return `$${usd.toFixed(2)}`;
   if (usd >= 0.0001) return `$${usd.toFixed(4)}`;

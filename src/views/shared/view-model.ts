@@ -52,7 +52,7 @@ export function sessionFooterView(summary: SessionSummary, diagnostics: FooterDi
     model: summary.model ?? undefined,
     sessionId: summary.sessionId ?? undefined,
     tokens: tokens === "" ? undefined : tokens,
-    cost: summary.costUsd !== null ? `${summary.costEstimated ? "~" : ""}${formatCost(summary.costUsd)}` : undefined,
+    cost: summary.costUsd !== null ? formatCost(summary.costUsd, summary.costEstimated) : undefined,
     thinking:
       diagnostics.thinkingTokens !== undefined && !reportedReasoning ? `~${diagnostics.thinkingTokens} tokens (estimated)` : undefined,
     duration: durationMs !== undefined ? formatDuration(durationMs) : undefined,

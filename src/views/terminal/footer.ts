@@ -74,7 +74,7 @@ export function endFooter(r: RenderState, stillWritten: boolean): void {
     totals.durationMs !== null ? formatDuration(totals.durationMs) : "",
     totals.turns !== null ? `${totals.turns} turn${totals.turns === 1 ? "" : "s"}` : "",
     tokens,
-    totals.costUsd !== null ? formatCost(totals.costUsd) : "",
+    totals.costUsd !== null ? formatCost(totals.costUsd, totals.costEstimated) : "",
   ].filter(Boolean);
   const ended = !stillWritten && r.dialect !== undefined && SAVED_SESSION_DIALECTS.has(r.dialect);
   if (!ended && r.incompleteSaid && parts.length === 0) return;

@@ -91,7 +91,7 @@ export class SessionList {
     const facts = [
       info.start === null ? "" : formatTime(info.start),
       formatUsage(info.tokens),
-      info.cost === null ? "" : formatCost(info.cost),
+      info.cost === null ? "" : formatCost(info.cost, info.costEstimated),
     ].filter(Boolean);
     const agent = subagent ? "subagent" : [info.agent ?? "session", info.agentVersion].filter(Boolean).join(" ");
     // What tells two sessions of one folder apart: the agent's title for it, else its first prompt.

@@ -20,6 +20,8 @@ export interface LiveSessionInfo {
   readonly live: boolean;
   readonly tokens: Usage;
   readonly cost: number | null;
+  /** `cost` is an estimate from the price table (the log holds none): shown as `~$2.39`, as every view shows it. */
+  readonly costEstimated: boolean;
   /** The log it is read from, as found under the served paths; null for a run's own session. */
   readonly file: string | null;
   /** The host that published it (a session read from NATS: `serve --nats`); null for a local one. */

@@ -664,7 +664,7 @@ describe("how the agent and the session ended", () => {
     const totals = (): string => {
       const summary = file?.summary;
       if (summary === undefined || summary.durationMs === null) throw new Error("no summary");
-      const cost = summary.costUsd === null ? "" : ` · ${formatCost(summary.costUsd)}`;
+      const cost = summary.costUsd === null ? "" : ` · ${formatCost(summary.costUsd, summary.costEstimated)}`;
       return `${formatDuration(summary.durationMs)} · 1 turn · ${formatUsage(summary.usage)}${cost}`;
     };
 
