@@ -1,10 +1,13 @@
-// Peak RSS as the stream grows: a real capture (../shared/fixtures) repeated to 100 MB and 1 GB,
-// read as one stream, so ids recur as they do in a long or concatenated log. Each run is a fresh
-// child process (bench/method.mjs reads the file `repeat` times in 64 KiB chunks; nothing is
-// written to disk). Flat figures mean per-message, per-tool and per-session state is released.
-//   node bench/memory.mjs [--sizes 100,1000] [--commands summary,convert]
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+// Peak RSS as the stream grows, two families of input:
+// - a real capture (../shared/fixtures) repeated to 100 MB and 1 GB, read as one stream, so ids recur
+//   as they do in a long or concatenated log (bench/method.mjs, in-process, nothing written);
+// - generated inputs (issue #28): a Claude stream-json session of 1 KB answers, each its own message
+//   id, a tool call every tenth answer; lines of tiny records; lines of `{}`. Every command is the
+//   built CLI (dist/), run under /usr/bin/time -v, output to /dev/null: peak RSS per command and size.
+// Flat figures mean per-message, per-tool and per-session state is released.
+//   node bench/memory.mjs [--sizes 100,1000] [--commands render,run,...] [--captures]
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { benchTempDir } from "./temp.mjs";
 
@@ -41,8 +44,135 @@ export function reportMemory(sizes = [100, 1000], which = Object.keys(commands))
   }
 }
 
+const session = "5e55104e-0000-4000-8000-000000000028";
+const answer = "lorem ipsum dolor sit amet ".repeat(38).slice(0, 1000);
+
+/** The lines of one turn of the Claude stream: a 1 KB answer under its own message id; every tenth, a tool call and its result. */
+function claudeTurn(i) {
+  const message = (id, content) =>
+    JSON.stringify({
+      type: "assistant",
+      message: {
+        model: "claude-sonnet-4-5",
+        id,
+        type: "message",
+        role: "assistant",
+        content,
+        stop_reason: null,
+        usage: { input_tokens: 3, cache_read_input_tokens: 1200, output_tokens: 250 },
+      },
+      parent_tool_use_id: null,
+      session_id: session,
+    });
+  const lines = [message(`msg_${String(i).padStart(12, "0")}`, [{ type: "text", text: `${i} ${answer}` }])];
+  if (i % 10 === 9) {
+    const tool = `toolu_${String(i).padStart(12, "0")}`;
+    lines.push(
+      message(`msg_${String(i).padStart(12, "0")}t`, [{ type: "tool_use", id: tool, name: "Bash", input: { command: `echo ${i}` } }]),
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: tool, content: `${i}`, is_error: false }] },
+        parent_tool_use_id: null,
+        session_id: session,
+      }),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const generators = {
+  /** Claude stream-json: init, answers of 1 KB each under their own message id, a result. */
+  claude: {
+    head: () =>
+      `${JSON.stringify({ type: "system", subtype: "init", cwd: "/w", session_id: session, model: "claude-sonnet-4-5", tools: ["Bash"] })}\n`,
+    line: claudeTurn,
+    tail: () =>
+      `${JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "done", session_id: session, usage: { input_tokens: 3, output_tokens: 5 } })}\n`,
+  },
+  /** Tiny records of one unknown type (13 bytes a line, as the issue's 1M records in 13 MB). */
+  tiny: { head: () => "", line: (i) => `{"n":${100000 + (i % 900000)}}\n`, tail: () => "" },
+  /** Lines of `{}`. */
+  empty: { head: () => "", line: () => "{}\n", tail: () => "" },
+};
+
+/** Writes `kind`'s stream of about `sizeMb` MB to a fresh file (written in 1 MB batches). */
+export function generate(kind, sizeMb) {
+  const gen = generators[kind];
+  const file = join(benchTempDir(`mem-${kind}`), `${kind}-${sizeMb}.ndjson`);
+  const fd = openSync(file, "w");
+  let written = writeSync(fd, gen.head());
+  let batch = [];
+  let batchBytes = 0;
+  for (let i = 0; written + batchBytes < sizeMb * 1e6; i++) {
+    const line = gen.line(i);
+    batch.push(line);
+    batchBytes += line.length;
+    if (batchBytes >= 1e6) {
+      written += writeSync(fd, batch.join(""));
+      batch = [];
+      batchBytes = 0;
+    }
+  }
+  writeSync(fd, batch.join("") + gen.tail());
+  closeSync(fd);
+  return file;
+}
+
+const cli = "dist/cli/bin.cjs";
+/** The commands over the generated inputs: argv after the CLI for a file (and a scratch folder), and the input it reads. */
+const runs = {
+  render: { input: "claude", argv: (f) => ["render", "--mode", "basic", f] },
+  run: { input: "claude", argv: (f) => ["run", "--from", "claude", "--mode", "basic", "--heartbeat", "0", "--", "cat", f] },
+  "run --log": {
+    input: "claude",
+    argv: (f, dir) => ["run", "--from", "claude", "--mode", "basic", "--heartbeat", "0", "--log", dir, "--", "cat", f],
+  },
+  validate: { input: "claude", argv: (f) => ["validate", f] },
+  summary: { input: "claude", argv: (f) => ["summary", f] },
+  convert: { input: "claude", argv: (f) => ["convert", "--to", "agentstream", f] },
+  html: { input: "claude", argv: (f) => ["html", f] },
+  "html tiny": { input: "tiny", argv: (f) => ["html", f] },
+  "html {}": { input: "empty", argv: (f) => ["html", f] },
+  "validate tiny": { input: "tiny", argv: (f) => ["validate", f] },
+  "render tiny": { input: "tiny", argv: (f) => ["render", "--mode", "basic", f] },
+};
+
+/** Peak RSS (MB) and wall time (s) of one built command under /usr/bin/time -v, stdout to /dev/null. */
+export function measureCommand(name, file) {
+  const dir = benchTempDir("mem-out");
+  const started = Date.now();
+  const child = spawnSync("/usr/bin/time", ["-v", process.execPath, cli, ...runs[name].argv(file, dir)], {
+    stdio: ["ignore", "ignore", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const seconds = (Date.now() - started) / 1000;
+  const stderr = child.stderr.toString();
+  const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
+  return { rssMb: kb / 1024, seconds, mbPerS: statSync(file).size / 1e6 / seconds };
+}
+
+/** Prints one row per command: peak RSS and time at each size of its generated input. */
+export function reportGeneratedMemory(sizes = [100, 1000], which = Object.keys(runs)) {
+  if (!existsSync(cli)) return console.log(`  ${cli} is absent: npm run build first`);
+  console.log(
+    `\npeak RSS of the built CLI over generated streams (1 KB Claude answers, own ids), MB: ${sizes.map((s) => `${s} MB`).join(" / ")}`,
+  );
+  const files = new Map();
+  for (const name of which) {
+    const cells = sizes.map((size) => {
+      const key = `${runs[name].input}-${size}`;
+      if (!files.has(key)) files.set(key, generate(runs[name].input, size));
+      const r = measureCommand(name, files.get(key));
+      return `${r.rssMb.toFixed(0)} MB (${r.seconds.toFixed(1)} s, ${r.mbPerS.toFixed(0)} MB/s)`;
+    });
+    console.log(`  ${name.padEnd(14)} ${cells.join(" / ")}`);
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
-  reportMemory(opt("sizes", "100,1000").split(",").map(Number), opt("commands", "summary,convert").split(","));
+  const sizes = opt("sizes", "100").split(",").map(Number);
+  reportGeneratedMemory(sizes, opt("commands", Object.keys(runs).join(",")).split(","));
+  if (args.includes("--captures")) reportMemory(sizes, ["summary", "convert"]);
 }

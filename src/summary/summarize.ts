@@ -68,9 +68,20 @@ export interface SummaryBuilder {
 /** Issues listed in a summary: the first ones; `health` counts them all. Keeps memory flat on a long, broken stream. */
 const LISTED_ISSUES = 1000;
 
+/** What a summary builder keeps besides the running totals. */
+export interface SummaryBuilderOptions {
+  /**
+   * List every tool call in `toolCalls` (one entry per call, kept to the end: it grows with the stream). A view that
+   * shows only the totals (the terminal footer) passes false: `toolCalls` is then empty and its memory flat.
+   * @defaultValue true
+   */
+  readonly toolCalls?: boolean;
+}
+
 /** Creates an accumulator for one stream's summary. */
-export function createSummaryBuilder(): SummaryBuilder {
+export function createSummaryBuilder(options: SummaryBuilderOptions = {}): SummaryBuilder {
   const builder = new SummaryState();
+  const listTools = options.toolCalls !== false;
   return {
     add(event) {
       builder.noteTime(event.time);
@@ -108,11 +119,13 @@ export function createSummaryBuilder(): SummaryBuilder {
             builder.lastAssistantText = event.text;
           break;
         case "tool.started": {
+          if (!listTools) break;
           const known = builder.tools.get(event.toolCallId);
           if (known === undefined) builder.tools.set(event.toolCallId, { id: event.toolCallId, name: event.name, status: "incomplete" });
           break;
         }
         case "tool.completed": {
+          if (!listTools) break;
           const known = builder.tools.get(event.toolCallId);
           const status: ToolCallStatus = event.isError ? "error" : "success";
           if (known === undefined) builder.tools.set(event.toolCallId, { id: event.toolCallId, name: event.name ?? "", status });

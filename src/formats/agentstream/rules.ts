@@ -13,97 +13,142 @@ export interface SequenceChecker {
   end(): Issue[];
 }
 
+/**
+ * Completed ids remembered per kind (messages, tools, turns), oldest forgotten first: a repeat of a completed id (a
+ * delta after the completion, a second completion) is reported as such within this many later completions of its kind;
+ * past them it is reported as an event for an id that never started. Open ids are all kept until they complete, so the
+ * checker's memory grows with what is open at once, not with the stream (docs/formats/agentstream.md).
+ */
+export const CHECKED_RECENT_IDS = 4096;
+
 /** Creates a state machine over one stream of agentstream events. */
 export function createSequenceChecker(): SequenceChecker {
-  let expectedSeq = 0;
-  const messages = new Map<string, { length: number; completed: boolean }>();
-  const tools = new Map<string, { completed: boolean }>();
-  const turns = new Map<string, { completed: boolean }>();
-
+  const state = new SequenceState();
   return {
     check(event, line) {
       const issues: Issue[] = [];
-      const problem = (message: string, severity: Issue["severity"] = "error"): void => {
+      state.problem = (message, severity = "error") => {
         const issue: Issue = { code: "out-of-order", severity, message };
         issues.push(line === undefined ? issue : { ...issue, line });
       };
-      if (event.seq !== expectedSeq) problem(`seq ${event.seq} where ${expectedSeq} was expected (events lost, repeated or reordered)`);
-      expectedSeq = event.seq + 1;
-      switch (event.type) {
-        case "message.started": {
-          const known = messages.get(event.messageId);
-          if (known !== undefined && !known.completed) problem(`message "${event.messageId}" started twice`);
-          messages.set(event.messageId, { length: 0, completed: false });
-          break;
-        }
-        case "message.delta": {
-          const known = messages.get(event.messageId);
-          if (known === undefined) {
-            problem(`message.delta for message "${event.messageId}", which never started: emit message.started first`);
-            messages.set(event.messageId, { length: event.position + event.text.length, completed: false });
-            break;
-          }
-          if (known.completed) problem(`message.delta for message "${event.messageId}" after its message.completed`);
-          if (event.position !== known.length) {
-            problem(
-              `message "${event.messageId}": delta at position ${event.position} but ${known.length} characters came before (${event.position > known.length ? "a gap" : "a repeat"})`,
-            );
-          }
-          known.length = event.position + event.text.length;
-          break;
-        }
-        case "message.completed": {
-          const known = messages.get(event.messageId);
-          if (known?.completed === true) problem(`message "${event.messageId}" completed twice`);
-          messages.set(event.messageId, { length: event.text.length, completed: true });
-          break;
-        }
-        case "tool.started": {
-          const known = tools.get(event.toolCallId);
-          if (known !== undefined && !known.completed) problem(`tool call "${event.toolCallId}" started twice`);
-          tools.set(event.toolCallId, { completed: false });
-          break;
-        }
-        case "tool.input.delta":
-        case "tool.progress": {
-          const known = tools.get(event.toolCallId);
-          if (known === undefined) problem(`${event.type} for tool call "${event.toolCallId}", which never started`);
-          else if (known.completed) problem(`${event.type} for tool call "${event.toolCallId}" after it completed`);
-          break;
-        }
-        case "tool.completed": {
-          const known = tools.get(event.toolCallId);
-          if (known === undefined) problem(`tool.completed for tool call "${event.toolCallId}", which never started`);
-          else if (known.completed) problem(`tool call "${event.toolCallId}" completed twice`);
-          tools.set(event.toolCallId, { completed: true });
-          break;
-        }
-        case "turn.started":
-          turns.set(event.turnId, { completed: false });
-          break;
-        case "turn.completed": {
-          const known = turns.get(event.turnId);
-          if (known === undefined) problem(`turn.completed for turn "${event.turnId}", which never started`, "warning");
-          else if (known.completed) problem(`turn "${event.turnId}" completed twice`);
-          turns.set(event.turnId, { completed: true });
-          break;
-        }
-        default:
-          break;
-      }
+      if (event.seq !== state.expectedSeq)
+        state.problem(`seq ${event.seq} where ${state.expectedSeq} was expected (events lost, repeated or reordered)`);
+      state.expectedSeq = event.seq + 1;
+      state.check(event);
       return issues;
     },
     end() {
       const issues: Issue[] = [];
-      for (const [id, state] of messages) {
-        if (!state.completed) issues.push({ code: "out-of-order", severity: "warning", message: `message "${id}" never completed` });
-      }
-      for (const [id, state] of tools) {
-        if (!state.completed) issues.push({ code: "out-of-order", severity: "warning", message: `tool call "${id}" never completed` });
-      }
+      for (const id of state.messages.keys())
+        issues.push({ code: "out-of-order", severity: "warning", message: `message "${id}" never completed` });
+      for (const id of state.tools)
+        issues.push({ code: "out-of-order", severity: "warning", message: `tool call "${id}" never completed` });
       return issues;
     },
   };
+}
+
+/** What the checker holds: the open messages (their length so far), tools and turns, and the recently completed ids. */
+class SequenceState {
+  expectedSeq = 0;
+  problem: (message: string, severity?: Issue["severity"]) => void = () => {};
+  readonly messages = new Map<string, number>();
+  readonly tools = new Set<string>();
+  readonly turns = new Set<string>();
+  /** Completed messages and their final length (a delta after the completion is checked against it). */
+  readonly completedMessages = new RecentIds<number>(CHECKED_RECENT_IDS);
+  readonly completedTools = new RecentIds<true>(CHECKED_RECENT_IDS);
+  readonly completedTurns = new RecentIds<true>(CHECKED_RECENT_IDS);
+
+  check(event: AgentEvent): void {
+    switch (event.type) {
+      case "message.started":
+        if (this.messages.has(event.messageId)) this.problem(`message "${event.messageId}" started twice`);
+        this.completedMessages.delete(event.messageId);
+        this.messages.set(event.messageId, 0);
+        break;
+      case "message.delta":
+        this.messageDelta(event.messageId, event.position, event.text.length);
+        break;
+      case "message.completed":
+        if (!this.messages.delete(event.messageId) && this.completedMessages.has(event.messageId))
+          this.problem(`message "${event.messageId}" completed twice`);
+        this.completedMessages.set(event.messageId, event.text.length);
+        break;
+      case "tool.started":
+        if (this.tools.has(event.toolCallId)) this.problem(`tool call "${event.toolCallId}" started twice`);
+        this.completedTools.delete(event.toolCallId);
+        this.tools.add(event.toolCallId);
+        break;
+      case "tool.input.delta":
+      case "tool.progress":
+        if (this.tools.has(event.toolCallId)) break;
+        if (this.completedTools.has(event.toolCallId)) this.problem(`${event.type} for tool call "${event.toolCallId}" after it completed`);
+        else this.problem(`${event.type} for tool call "${event.toolCallId}", which never started`);
+        break;
+      case "tool.completed":
+        if (this.tools.delete(event.toolCallId)) this.completedTools.delete(event.toolCallId);
+        else if (this.completedTools.has(event.toolCallId)) this.problem(`tool call "${event.toolCallId}" completed twice`);
+        else this.problem(`tool.completed for tool call "${event.toolCallId}", which never started`);
+        this.completedTools.set(event.toolCallId, true);
+        break;
+      case "turn.started":
+        this.completedTurns.delete(event.turnId);
+        this.turns.add(event.turnId);
+        break;
+      case "turn.completed":
+        if (this.turns.delete(event.turnId)) this.completedTurns.delete(event.turnId);
+        else if (this.completedTurns.has(event.turnId)) this.problem(`turn "${event.turnId}" completed twice`);
+        else this.problem(`turn.completed for turn "${event.turnId}", which never started`, "warning");
+        this.completedTurns.set(event.turnId, true);
+        break;
+      default:
+        break;
+    }
+  }
+
+  messageDelta(id: string, position: number, length: number): void {
+    let before = this.messages.get(id);
+    if (before === undefined) {
+      before = this.completedMessages.get(id);
+      if (before === undefined) {
+        this.problem(`message.delta for message "${id}", which never started: emit message.started first`);
+        this.messages.set(id, position + length);
+        return;
+      }
+      this.problem(`message.delta for message "${id}" after its message.completed`);
+    }
+    if (position !== before) {
+      this.problem(
+        `message "${id}": delta at position ${position} but ${before} characters came before (${position > before ? "a gap" : "a repeat"})`,
+      );
+    }
+    if (this.messages.has(id)) this.messages.set(id, position + length);
+    else this.completedMessages.set(id, position + length);
+  }
+}
+
+/** Ids with a value, the oldest forgotten past `capacity` (a Map's insertion order is the age; setting one again renews it). */
+class RecentIds<V> {
+  private readonly ids = new Map<string, V>();
+  private readonly capacity: number;
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+  get(id: string): V | undefined {
+    return this.ids.get(id);
+  }
+  set(id: string, value: V): void {
+    this.ids.delete(id);
+    this.ids.set(id, value);
+    if (this.ids.size > this.capacity) this.ids.delete(this.ids.keys().next().value as string);
+  }
+  delete(id: string): void {
+    this.ids.delete(id);
+  }
 }
 
 /** Checks a whole array of events: schema and sequence. */

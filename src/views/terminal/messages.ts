@@ -7,7 +7,7 @@ import { hyperlink } from "../shared/color.ts";
 import { createSanitizer, safeHttpUrl } from "../shared/sanitize.ts";
 import { visibleWidth } from "../shared/width.ts";
 import { closeLine, indentOf, settle, startRow, writeSegment } from "./screen.ts";
-import { answersEndWith, depthOf, ensureSession, squeeze } from "./sessions.ts";
+import { answersEndWith, depthOf, ensureSession, keepAnswer, squeeze } from "./sessions.ts";
 import { type MessageState, type RenderState, type SessionState, WORD_SLACK } from "./state.ts";
 
 function isShown(r: RenderState, role: MessageRole, kind: MessageKind): boolean {
@@ -131,7 +131,7 @@ export function finishMessage(r: RenderState, m: MessageState): void {
 export function rememberAnswer(r: RenderState, m: MessageState, text: string, event: AgentEvent): void {
   if (m.role !== "assistant" || m.kind !== "text") return;
   const session = ensureSession(r, event);
-  session.answers.push(text);
+  keepAnswer(session, text);
 }
 
 export function showFinalAnswer(r: RenderState, text: string, session: SessionState | undefined, event: AgentEvent): void {

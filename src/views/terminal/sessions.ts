@@ -1,6 +1,6 @@
 /** Sessions as the renderer tracks them: depth (subagents indent), working directory, usage and cost the footer falls back on. */
 import type { AgentEvent, Usage } from "../../model/events.ts";
-import type { RenderState, SessionState } from "./state.ts";
+import { ANSWERS_KEPT, type RenderState, type SessionState } from "./state.ts";
 
 export function sessionOf(r: RenderState, event: AgentEvent): SessionState | undefined {
   return event.sessionId === undefined ? undefined : r.sessions.get(event.sessionId);
@@ -22,6 +22,7 @@ export function newSession(depth: number, cwd: string | undefined, root: boolean
     started,
     completed: false,
     answers: [],
+    answersLength: 0,
     cumulative: undefined,
     deltaUsage: undefined,
     cost: undefined,
@@ -67,6 +68,18 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
     cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
     reasoningTokens: sum(a.reasoningTokens, b.reasoningTokens),
   };
+}
+
+/** Remembers an answer shown, dropping the oldest ones past `ANSWERS_KEPT` characters (the latest stays). */
+export function keepAnswer(session: SessionState, text: string): void {
+  session.answers.push(text);
+  session.answersLength += text.length;
+  let drop = 0;
+  while (session.answersLength > ANSWERS_KEPT && drop < session.answers.length - 1) {
+    session.answersLength -= (session.answers[drop] as string).length;
+    drop++;
+  }
+  if (drop > 0) session.answers.splice(0, drop);
 }
 
 /** Text without white space: answers and errors are compared so (an agent repeats them re-wrapped). */

@@ -32,6 +32,12 @@ export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | u
     ? { head: VERBOSE_HEAD, tail: VERBOSE_TAIL, minHidden: MIN_HIDDEN, columns }
     : { head: NORMAL_HEAD, tail: NORMAL_TAIL, minHidden: MIN_HIDDEN, columns };
 }
+/**
+ * Characters of a session's latest answers kept to compare the final answer with (`SessionState.answers`): older ones
+ * are dropped, so a long session's memory stays flat. A final answer that repeats more than this of earlier answers is
+ * shown again (docs/render.md).
+ */
+export const ANSWERS_KEPT = 1 << 20;
 /** A run of heartbeats prints its first one, then again when the idle time passes each of these. */
 export const IDLE_STEPS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 
@@ -92,8 +98,13 @@ export interface SessionState {
   /** Its session.started was seen (an unfinished one is reported at the end). */
   readonly started: boolean;
   completed: boolean;
-  /** Every assistant answer shown in the session, as shown: the final answer is not shown again when they end with it (`answersEndWith`). */
+  /**
+   * The latest assistant answers shown in the session, as shown, at most `ANSWERS_KEPT` characters of them (the
+   * latest is always kept): the final answer is not shown again when they end with it (`answersEndWith`).
+   */
   readonly answers: string[];
+  /** Characters in `answers`. */
+  answersLength: number;
   cumulative: Usage | undefined;
   deltaUsage: Usage | undefined;
   cost: number | undefined;
@@ -208,7 +219,8 @@ export function createRenderState(settings: RenderSettings): RenderState {
     heartbeatRun: undefined,
     statusShown: false,
     lastError: "",
-    totals: createSummaryBuilder(),
+    // The footer shows totals only: no list of tool calls, so the builder's memory does not grow with the stream.
+    totals: createSummaryBuilder({ toolCalls: false }),
     dialect: undefined,
     heldExit: undefined,
     incompleteSaid: false,
