@@ -5,7 +5,7 @@
  * Message deltas are not embedded when their completed message carries the whole text. What was
  * left out is counted, by event and field, so the page says so where it happened.
  */
-import type { AgentEvent, FileChange, JsonValue } from "../../model/events.ts";
+import type { AgentEvent, EventOf, FileChange, JsonValue } from "../../model/events.ts";
 import { stringifyRecord } from "../../framing/stringify.ts";
 import type { ExportHeader, ExportTruncation, ExportedSession } from "../shared/exported-session.ts";
 
@@ -14,10 +14,19 @@ export interface EmbedCaps {
   readonly fieldChars: number;
   readonly totalChars: number;
   readonly afterBudgetChars: number;
+  /**
+   * Once this many characters are embedded, each event counted as `EVENT_CHARS` besides its fields, no further event
+   * is (the session's end excepted): they are counted in `omittedEvents`. Bounds the page, and the memory that makes
+   * it, on a stream of millions of events however short. @defaultValue 2 × `totalChars`
+   */
+  readonly eventsChars?: number;
 }
 
-/** 256 Ki characters a field, 8 Mi in all, then 4 Ki a field. */
+/** 256 Ki characters a field, 8 Mi in all, then 4 Ki a field; no event past 16 Mi. */
 export const DEFAULT_CAPS: EmbedCaps = { fieldChars: 256 * 1024, totalChars: 8 * 1024 * 1024, afterBudgetChars: 4 * 1024 };
+
+/** What one event costs against `eventsChars` besides its text fields: about its envelope as JSON (type, seq, ids, time). */
+export const EVENT_CHARS = 128;
 
 /** Collects one session's events for the export, cutting as they come (memory stays near the caps). */
 export interface SessionEmbedder {
@@ -38,6 +47,10 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
   let shortened = 0;
   let omittedChars = 0;
   let mergedDeltas = 0;
+  let omittedEvents = 0;
+  /** Characters embedded with each event's envelope counted: past `eventsChars`, events are left out. */
+  let withEvents = 0;
+  const eventsChars = caps.eventsChars ?? 2 * caps.totalChars;
 
   /** `text` within the caps, noting what was left out as `field` of event `seq`. */
   const fitText = (seq: number, field: string, text: string): string => {
@@ -72,23 +85,40 @@ export function createSessionEmbedder(caps: EmbedCaps = DEFAULT_CAPS): SessionEm
 
   return {
     add(event) {
+      if (withEvents >= eventsChars && event.type !== "session.completed") {
+        omittedEvents++;
+        return;
+      }
       if (event.type === "message.delta") {
         const list = pendingDeltas.get(event.messageId) ?? [];
         list.push(event);
         pendingDeltas.set(event.messageId, list);
+        // Held until the message completes: counted meanwhile, so deltas of messages that never complete stop too.
+        withEvents += event.text.length + EVENT_CHARS;
         return;
       }
       if (event.type === "message.completed") {
-        mergedDeltas += pendingDeltas.get(event.messageId)?.length ?? 0;
+        const merged = pendingDeltas.get(event.messageId) ?? [];
+        mergedDeltas += merged.length;
+        for (const delta of merged) withEvents -= (delta as EventOf<"message.delta">).text.length + EVENT_CHARS;
         pendingDeltas.delete(event.messageId);
       }
+      const before = embedded;
       events.push(clampShortFields(fitEvent(withoutUnshown(event), fitText, fitJson), caps.afterBudgetChars, note));
+      withEvents += embedded - before + EVENT_CHARS;
     },
     result(header) {
       // Deltas whose message never completed are the only copy of its text: put them back in order.
       const left = [...pendingDeltas.values()].flat().map((delta) => fitEvent(delta, fitText, fitJson));
       const all = left.length === 0 ? events : [...events, ...left].sort((a, b) => a.seq - b.seq);
-      const truncation: ExportTruncation = { ...caps, shortened, omittedChars, cut, mergedDeltas };
+      const truncation: ExportTruncation = {
+        ...caps,
+        shortened,
+        omittedChars,
+        cut,
+        mergedDeltas,
+        ...(omittedEvents > 0 ? { eventsChars, omittedEvents } : {}),
+      };
       return { header, events: all, truncation };
     },
     get count() {

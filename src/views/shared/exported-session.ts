@@ -32,6 +32,10 @@ export interface ExportTruncation {
   readonly cut: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Streamed pieces (message deltas) not embedded because their completed message carries the whole text. */
   readonly mergedDeltas: number;
+  /** Characters (fields, and each event's envelope) after which no event was embedded (docs/web.md). */
+  readonly eventsChars?: number;
+  /** Events left out once `eventsChars` was reached (absent when none). */
+  readonly omittedEvents?: number;
 }
 
 /** The embedded JSON. */

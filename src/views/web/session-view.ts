@@ -364,8 +364,11 @@ export class SessionView {
 
 /** "12 outputs shortened; 48.0 MB not embedded (caps: 256 KB a field, 8 MB in all)". */
 function truncationNotice(truncation: ExportTruncation | undefined): HTMLElement | undefined {
-  if (truncation === undefined || truncation.shortened === 0) return undefined;
-  const text = `${truncation.shortened} field${truncation.shortened === 1 ? "" : "s"} shortened; ${formatSize(truncation.omittedChars)} not embedded (caps: ${formatSize(truncation.fieldChars)} a field, ${formatSize(truncation.totalChars)} in all). The full session is in the input file.`;
+  const events = truncation?.omittedEvents ?? 0;
+  if (truncation === undefined || (truncation.shortened === 0 && events === 0)) return undefined;
+  const fields = `${truncation.shortened} field${truncation.shortened === 1 ? "" : "s"} shortened; ${formatSize(truncation.omittedChars)} not embedded`;
+  const later = events === 0 ? "" : `; ${events} later event${events === 1 ? "" : "s"} not embedded (the session's end is)`;
+  const text = `${fields}${later} (caps: ${formatSize(truncation.fieldChars)} a field, ${formatSize(truncation.totalChars)} in all). The full session is in the input file.`;
   return el("p", { class: "as-notice", attrs: { role: "note" }, text });
 }
 

@@ -1,12 +1,13 @@
 /** The export's embedded session: caps per field and in all, merged deltas, and JSON that cannot end its script element. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createSessionEmbedder, cutMiddle, DEFAULT_CAPS } from "../../../src/views/html/embed.ts";
+import { createSessionEmbedder, cutMiddle, DEFAULT_CAPS, EVENT_CHARS } from "../../../src/views/html/embed.ts";
 import { embedJson, exportPage } from "../../../src/views/html/page.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { build } from "../../helpers/events.ts";
 
-const caps = { fieldChars: 1000, totalChars: 5000, afterBudgetChars: 100 };
+// No event is left out in these tests but the one that says so (its own `eventsChars`).
+const caps = { fieldChars: 1000, totalChars: 5000, afterBudgetChars: 100, eventsChars: 1_000_000 };
 
 function toolCall(id: string, output: string): object[] {
   return [
@@ -39,6 +40,31 @@ describe("the embedded session", () => {
     expect(outputs.slice(7).every((o) => o.length < 200)).toBe(true);
     expect(truncation.shortened).toBeGreaterThan(10);
     expect(JSON.stringify(out).length).toBeLessThan(caps.totalChars + 20 * 400);
+  });
+
+  it("past eventsChars no event is embedded but the session's end: a million tiny records make a bounded page", () => {
+    const eventsChars = 100 * EVENT_CHARS;
+    const embedder = createSessionEmbedder({ ...caps, eventsChars });
+    const n = 100_000;
+    for (let seq = 0; seq < n; seq++) embedder.add({ v: 1, seq, type: "unknown", raw: { n: seq }, reason: "opaque record" } as AgentEvent);
+    // Deltas of a message that never completes are held, so they count too.
+    for (let seq = n; seq < n + 10; seq++)
+      embedder.add({
+        v: 1,
+        seq,
+        type: "message.delta",
+        messageId: "m",
+        role: "assistant",
+        kind: "text",
+        text: "x",
+        position: 0,
+      } as AgentEvent);
+    embedder.add({ v: 1, seq: n + 10, type: "session.completed", status: "success" } as AgentEvent);
+    const { events: out, truncation } = embedder.result({});
+    expect(embedder.count).toBeLessThanOrEqual(101);
+    expect(out.at(-1)?.type).toBe("session.completed");
+    expect(truncation.omittedEvents).toBe(n + 10 + 1 - out.length);
+    expect(truncation.eventsChars).toBe(eventsChars);
   });
 
   it("does not embed the deltas of a completed message, and keeps those of one that never completed", () => {
