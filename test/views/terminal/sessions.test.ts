@@ -23,7 +23,7 @@ describe("the renderer's state over a long session", () => {
     for (let i = 0; i < n; i++) {
       const messageId = `m${i}`;
       onMessageStarted(r, at<"message.started">(seq++, { type: "message.started", messageId, role: "assistant", kind: "text" }));
-      onMessageDelta(r, at<"message.delta">(seq++, { type: "message.delta", messageId, position: 0, text: answer }));
+      onMessageDelta(r, at<"message.delta">(seq++, { type: "message.delta", messageId, role: "assistant", kind: "text", position: 0, text: answer }));
       onMessageCompleted(
         r,
         at<"message.completed">(seq++, { type: "message.completed", messageId, role: "assistant", kind: "text", text: answer }),
