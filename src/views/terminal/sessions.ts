@@ -70,16 +70,20 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
   };
 }
 
-/** Remembers an answer shown, dropping the oldest ones past `ANSWERS_KEPT` characters (the latest stays). */
+/**
+ * Remembers an answer shown. Past twice `ANSWERS_KEPT` characters the oldest are dropped, as many as leave at least
+ * `ANSWERS_KEPT`: in one splice now and then, not one per answer (a splice per answer cost a third of the layout).
+ */
 export function keepAnswer(session: SessionState, text: string): void {
   session.answers.push(text);
   session.answersLength += text.length;
+  if (session.answersLength <= 2 * ANSWERS_KEPT) return;
   let drop = 0;
-  while (session.answersLength > ANSWERS_KEPT && drop < session.answers.length - 1) {
+  while (drop < session.answers.length - 1 && session.answersLength - (session.answers[drop] as string).length >= ANSWERS_KEPT) {
     session.answersLength -= (session.answers[drop] as string).length;
     drop++;
   }
-  if (drop > 0) session.answers.splice(0, drop);
+  session.answers.splice(0, drop);
 }
 
 /** Text without white space: answers and errors are compared so (an agent repeats them re-wrapped). */

@@ -33,8 +33,8 @@ export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | u
     : { head: NORMAL_HEAD, tail: NORMAL_TAIL, minHidden: MIN_HIDDEN, columns };
 }
 /**
- * Characters of a session's latest answers kept to compare the final answer with (`SessionState.answers`): older ones
- * are dropped, so a long session's memory stays flat. A final answer that repeats more than this of earlier answers is
+ * Characters of a session's latest answers kept at least to compare the final answer with (`SessionState.answers`,
+ * at most twice this): older ones are dropped, so a long session's memory stays flat. A final answer that repeats more than this of earlier answers is
  * shown again (docs/render.md).
  */
 export const ANSWERS_KEPT = 1 << 20;
@@ -99,8 +99,8 @@ export interface SessionState {
   readonly started: boolean;
   completed: boolean;
   /**
-   * The latest assistant answers shown in the session, as shown, at most `ANSWERS_KEPT` characters of them (the
-   * latest is always kept): the final answer is not shown again when they end with it (`answersEndWith`).
+   * The latest assistant answers shown in the session, as shown: at least `ANSWERS_KEPT` characters of them (when
+   * there were so many), at most twice that, and always the latest: the final answer is not shown again when they end with it (`answersEndWith`).
    */
   readonly answers: string[];
   /** Characters in `answers`. */
