@@ -127,6 +127,10 @@ const runs = {
     input: "claude",
     argv: (f, dir) => ["run", "--from", "claude", "--mode", "basic", "--heartbeat", "0", "--log", dir, "--", "cat", f],
   },
+  "run --log --json": {
+    input: "claude",
+    argv: (f, dir) => ["run", "--from", "claude", "--json", "--heartbeat", "0", "--log", dir, "--", "cat", f],
+  },
   validate: { input: "claude", argv: (f) => ["validate", f] },
   summary: { input: "claude", argv: (f) => ["summary", f] },
   convert: { input: "claude", argv: (f) => ["convert", "--to", "agentstream", f] },

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
-import { reportMemory } from "./memory.mjs";
+import { reportGeneratedMemory, reportMemory } from "./memory.mjs";
 import { benchRun } from "./run-agent.mjs";
 import { benchServe } from "./serve.mjs";
 import { benchTempDir } from "./temp.mjs";
@@ -213,6 +213,8 @@ if (memory) {
 
 // Memory over a real capture repeated to 100 MB and 1 GB (ids recur): peak RSS should not follow the size.
 if (memory) reportMemory([100, 1000]);
+// Every stream command of the built CLI over generated streams (1 KB Claude answers, own ids; tiny records; `{}`).
+if (memory) reportGeneratedMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
 if (wants("run")) await benchRun(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
