@@ -4,6 +4,7 @@
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import { RecentIds } from "../../validation/recent-ids.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 import { AAEP_HANDSHAKE_TYPES } from "./handshake-schema.ts";
@@ -21,7 +22,8 @@ interface SessionState {
   terminal: string | undefined;
   /** Open tool calls by tool_call_id (or by tool name, for calls without an id: L1-TOOL-001 matching). */
   openCalls: Map<string, string>;
-  invokedIds: Set<string>;
+  /** The latest `AAEP_RECENT_IDS` tool_call_ids invoked. */
+  invokedIds: RecentIds;
   openByName: Map<string, number>;
   confirmations: number;
   expectedSequence: number | undefined;
@@ -106,19 +108,26 @@ function aaepRecordRules(record: JsonObject, line: number): Issue[] {
   return issues;
 }
 
+/**
+ * Event ids (and each session's invoked tool_call_ids) remembered to report a repeat: the latest this many, so the
+ * validator's memory does not grow with the stream (docs/formats/aaep.md).
+ */
+export const AAEP_RECENT_IDS = 65_536;
+
 /** What the AAEP stream rules have seen of one stream, and the rules. */
 class AaepStreamValidator {
   readonly validate: ValidateFunction<unknown>;
   readonly sessions: Map<string, SessionState>;
   readonly outputs: Map<string, OutputState>;
-  readonly eventIds: Set<string>;
+  /** The latest `AAEP_RECENT_IDS` event ids: a repeat of an older one is not seen (docs/formats/aaep.md). */
+  readonly eventIds: RecentIds;
 
   constructor() {
     compiled ??= compileSchema(aaepSchema);
     this.validate = compiled;
     this.sessions = new Map<string, SessionState>();
     this.outputs = new Map<string, OutputState>();
-    this.eventIds = new Set<string>();
+    this.eventIds = new RecentIds(AAEP_RECENT_IDS);
   }
 
   sessionOf(id: string): SessionState {
@@ -129,7 +138,7 @@ class AaepStreamValidator {
         events: 0,
         terminal: undefined,
         openCalls: new Map(),
-        invokedIds: new Set(),
+        invokedIds: new RecentIds(AAEP_RECENT_IDS),
         openByName: new Map(),
         confirmations: 0,
         expectedSequence: undefined,
@@ -152,7 +161,7 @@ class AaepStreamValidator {
     issues.push(...aaepRecordRules(record, line));
     const eventId = record.event_id as string;
     if (this.eventIds.has(eventId)) problem("event_id", `"${eventId}" was used before; event ids are unique in a stream`);
-    this.eventIds.add(eventId);
+    this.eventIds.set(eventId, true);
 
     // Session lifecycle (L1-LIFE-*), per session_id.
     if (session.terminal !== undefined) problem("L1-LIFE-003", `${type} after the session's terminal event ${session.terminal}`);
@@ -177,7 +186,7 @@ class AaepStreamValidator {
     if (type === "aaep:agent.tool.invoked" && tool !== undefined) {
       if (callId !== undefined) {
         if (session.invokedIds.has(callId)) problem("L1-TOOL-002", `tool_call_id "${callId}" invoked twice`);
-        session.invokedIds.add(callId);
+        session.invokedIds.set(callId, true);
         session.openCalls.set(callId, tool);
       } else {
         session.openByName.set(tool, (session.openByName.get(tool) ?? 0) + 1);

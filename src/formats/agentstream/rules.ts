@@ -4,6 +4,7 @@
  */
 import type { Issue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
+import { RecentIds } from "../../validation/recent-ids.ts";
 
 /** Checks what a schema cannot: order, pairing and continuity across events. */
 export interface SequenceChecker {
@@ -125,29 +126,6 @@ class SequenceState {
     }
     if (this.messages.has(id)) this.messages.set(id, position + length);
     else this.completedMessages.set(id, position + length);
-  }
-}
-
-/** Ids with a value, the oldest forgotten past `capacity` (a Map's insertion order is the age; setting one again renews it). */
-class RecentIds<V> {
-  private readonly ids = new Map<string, V>();
-  private readonly capacity: number;
-  constructor(capacity: number) {
-    this.capacity = capacity;
-  }
-  has(id: string): boolean {
-    return this.ids.has(id);
-  }
-  get(id: string): V | undefined {
-    return this.ids.get(id);
-  }
-  set(id: string, value: V): void {
-    this.ids.delete(id);
-    this.ids.set(id, value);
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.keys().next().value as string);
-  }
-  delete(id: string): void {
-    this.ids.delete(id);
   }
 }
 
