@@ -1,3 +1,6 @@
+/** Ids a validator remembers per format: the same bound for each (docs/cli.md, `validate`). */
+export const VALIDATOR_RECENT_IDS = 65_536;
+
 /**
  * Ids a validator remembers to report a repeat, the oldest forgotten past `capacity`: a stream's rules that ask for
  * unique ids (an event id, a completed message) hold memory that does not grow with the stream, at the price of not
@@ -28,5 +31,9 @@ export class RecentIds<V = true> {
 
   delete(id: string): void {
     this.ids.delete(id);
+  }
+
+  clear(): void {
+    this.ids.clear();
   }
 }

@@ -4,7 +4,7 @@
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
-import { RecentIds } from "../../validation/recent-ids.ts";
+import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 import { AAEP_HANDSHAKE_TYPES } from "./handshake-schema.ts";
@@ -112,7 +112,7 @@ function aaepRecordRules(record: JsonObject, line: number): Issue[] {
  * Event ids (and each session's invoked tool_call_ids) remembered to report a repeat: the latest this many, so the
  * validator's memory does not grow with the stream (docs/formats/aaep.md).
  */
-export const AAEP_RECENT_IDS = 65_536;
+export const AAEP_RECENT_IDS = VALIDATOR_RECENT_IDS;
 
 /** What the AAEP stream rules have seen of one stream, and the rules. */
 class AaepStreamValidator {

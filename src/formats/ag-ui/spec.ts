@@ -7,6 +7,7 @@
  * stricter than that summary (reasoning spans and messages, subagents, ownership of ids by
  * subagent), the installed client wins; docs/formats/ag-ui.md lists each rule.
  */
+import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject, JsonValue } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
@@ -238,9 +239,10 @@ class AgUiSequenceState {
   readonly activeSubagents = new Set<string>();
   readonly finishedSubagents = new Set<string>();
   // Which subagent (undefined: the parent) opened each id in this run.
-  readonly messageOwner = new Map<string, Owner>();
-  readonly toolOwner = new Map<string, Owner>();
-  readonly reasoningOwner = new Map<string, Owner>();
+  // Who owns each id, the latest VALIDATOR_RECENT_IDS of each kind: the memory does not grow with the stream.
+  readonly messageOwner = new RecentIds<Owner>(VALIDATOR_RECENT_IDS);
+  readonly toolOwner = new RecentIds<Owner>(VALIDATOR_RECENT_IDS);
+  readonly reasoningOwner = new RecentIds<Owner>(VALIDATOR_RECENT_IDS);
   // transformChunks: one chunk-built message or call open per lane (lane = subagentRunId).
   readonly chunkLanes = new Map<Owner, { kind: "text" | "tool" | "reasoning"; id: string }>();
 
@@ -295,7 +297,7 @@ class AgUiSequenceState {
       if (this.finished || this.errored) this.resetRun();
     }
     const owner = this.ownerOf(event);
-    const ownership = (map: Map<string, Owner>, id: string, what: string): boolean => {
+    const ownership = (map: RecentIds<Owner>, id: string, what: string): boolean => {
       if (!map.has(id) || map.get(id) === owner || owner === undefined) return true;
       problems.push(`${type} for ${what} "${id}" from ${this.who(owner)}, but ${this.who(map.get(id))} opened it`);
       return false;
@@ -566,12 +568,12 @@ class AgUiSequenceState {
   }
 }
 
-type Ownership = (map: Map<string, Owner>, id: string, what: string) => boolean;
+type Ownership = (map: RecentIds<Owner>, id: string, what: string) => boolean;
 
 /** A START: the id must not be open already, and must belong to the same subagent as before. */
 function openId(
   open: Set<string>,
-  owners: Map<string, Owner>,
+  owners: RecentIds<Owner>,
   id: string,
   what: string,
   endType: string,
@@ -591,7 +593,7 @@ function openId(
 /** A CONTENT / ARGS / END: the id must be open (and owned by the same subagent). */
 function useId(
   open: Set<string>,
-  owners: Map<string, Owner>,
+  owners: RecentIds<Owner>,
   id: string,
   type: string,
   what: string,

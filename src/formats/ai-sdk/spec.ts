@@ -8,6 +8,7 @@
  * Sequence rules: the ones the reader enforces (errors) and the order a well-behaved writer keeps
  * (warnings); docs/formats/ai-sdk.md lists each.
  */
+import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
@@ -106,7 +107,7 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
   const openText = new Set<string>();
   const openReasoning = new Set<string>();
   const streamingInputs = new Set<string>();
-  const toolParts = new Set<string>();
+  const toolParts = new RecentIds(VALIDATOR_RECENT_IDS); // the latest tool call ids: a bounded memory
   let stepOpen = false;
   let finished = false;
   // An `error` or `abort` chunk ends the request for the client as `finish` does (useChat: status error / aborted).
@@ -162,7 +163,7 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
         break;
       case "tool-input-start":
         streamingInputs.add(toolCallId);
-        toolParts.add(toolCallId);
+        toolParts.set(toolCallId, true);
         break;
       case "tool-input-delta":
         if (!streamingInputs.has(toolCallId))
@@ -170,7 +171,7 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
         break;
       case "tool-input-available":
       case "tool-input-error":
-        toolParts.add(toolCallId);
+        toolParts.set(toolCallId, true);
         break;
       case "tool-output-available":
       case "tool-output-error":

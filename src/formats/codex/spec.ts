@@ -1,6 +1,7 @@
 // Schema and sequence rules for `--format codex`: the current `codex exec --json` stream (0.44+). Source of truth:
 // openai/codex `codex-rs/exec/src/exec_events.rs`, the @openai/codex-sdk types, and ../shared/fixtures/codex/;
 // docs/formats/codex.md explains each rule. The 0.40–0.43 and legacy `{id,msg}` shapes are not this format.
+import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
@@ -256,7 +257,8 @@ function createCodexSequence(): FormatValidator {
   let threadStarted = false;
   let turnOpen = false;
   /** Items of the stream by id; an id names one item for the whole stream. */
-  const items = new Map<string, ItemState>();
+  // The latest VALIDATOR_RECENT_IDS items: a repeat of an older id is not seen; the memory does not grow with the stream.
+  const items = new RecentIds<ItemState>(VALIDATOR_RECENT_IDS);
   /** Ids started in the open turn and not completed yet. */
   const running = new Set<string>();
 

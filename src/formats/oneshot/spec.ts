@@ -1,6 +1,7 @@
 // Schema and sequence rules for `--format oneshot`, written from the oneshot "Unified Streaming JSON
 // Schema Specification" (PROPOSED, 2026-01-21): the packet fields, the six types and their data
 // shapes, plus the two types our writer adds (`heartbeat`, `event`); docs/formats/oneshot.md.
+import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
@@ -78,7 +79,7 @@ export const oneshotSpec: FormatSpec = {
     compiled ??= compileSchema(oneshotSchema);
     const validate = compiled;
     let identity: { executor: string; oneshotId: string } | undefined;
-    const toolUses = new Set<string>();
+    const toolUses = new RecentIds(VALIDATOR_RECENT_IDS); // the latest tool_use ids: a bounded memory
 
     const sequence = (record: JsonObject, line: number): Issue[] => {
       const issues: Issue[] = [];
@@ -94,7 +95,7 @@ export const oneshotSpec: FormatSpec = {
       if (Math.abs((record.timestamp as number) * 1000 - (record.ts_ms as number)) >= 1)
         problem(`timestamp ${String(record.timestamp)} s and ts_ms ${String(record.ts_ms)} are not the same instant`);
       const data = record.data as JsonObject;
-      if (record.type === "tool_use" && typeof data.id === "string") toolUses.add(data.id);
+      if (record.type === "tool_use" && typeof data.id === "string") toolUses.set(data.id, true);
       if (record.type === "tool_output" && typeof data.id === "string" && !toolUses.has(data.id))
         problem(`tool_output for tool "${data.id}", which no tool_use started`, "warning");
       return issues;
