@@ -93,6 +93,8 @@ const LOG_HIGH_WATER = 8 * 1024 * 1024;
 /** Each batch counts at least this much, so many small batches (heartbeats, stderr lines) count too. */
 const BATCH_MIN_WEIGHT = 1024;
 
+/** The log worker's young generation, MB (V8's default is sized for a main thread). */
+const LOG_WORKER_YOUNG_MB = 8;
 const workerUrl = new URL("./_log-worker.js", import.meta.url);
 /** The worker is compiled JavaScript; the TypeScript sources (vitest) have none beside them. */
 const workerAvailable = import.meta.url.endsWith(".js");
@@ -163,7 +165,8 @@ function createInThreadLines(fds: LogLineFds, runId: string): EventLines {
 function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | undefined): EventLines {
   // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
   const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: strings.nonce, runId };
-  const worker = new Worker(workerUrl, { execArgv: [], workerData });
+  // A small young generation: the worker allocates each batch's lines and drops them, so the default (tens of MB) is slack.
+  const worker = new Worker(workerUrl, { execArgv: [], workerData, resourceLimits: { maxYoungGenerationSizeMb: LOG_WORKER_YOUNG_MB } });
   let inFlight = 0;
   let behind = false;
   // Searching every event costs the main thread about 5 % of the parse; only the parser makes
