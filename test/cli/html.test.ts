@@ -135,3 +135,19 @@ describe.skipIf(!hasShared)("secrets", () => {
     }
   });
 });
+
+describe("agentstream html on a stream of many tiny records", () => {
+  it("embeds events up to the page's caps (each event's envelope counted) and says how many later ones it left out", async () => {
+    const n = 200_000;
+    const input = join(dir, "tiny.ndjson");
+    writeFileSync(input, Array.from({ length: n }, (_, i) => `{"n":${100000 + i}}\n`).join(""));
+    const out = join(dir, "tiny.html");
+    const io = fakeIo();
+    expect(await run(["html", "-q", "--from", "json", "-o", out, input], io), io.err()).toBe(0);
+    const { events, truncation } = embeddedSession(readFileSync(out, "utf8"));
+    // 16 Mi characters at 128 an event at least: about 131,000 of the 200,000 records.
+    expect(events.length).toBeLessThan(140_000);
+    expect(truncation.omittedEvents).toBe(n - events.length);
+    expect(truncation.eventsChars).toBe(2 * truncation.totalChars);
+  }, 60_000);
+});
