@@ -53,13 +53,24 @@ export interface Link {
   readonly generation: number;
   /** The connection, once made (the pump publishes on it: ./_window.ts). */
   readonly connection: NatsConnection | undefined;
-  /** Stops retrying and closes the connection (waiting a second at most for the server to see it). */
+  /** Stops retrying and closes the connection (waiting CLOSE_WAIT_MS at most for the server to see it). */
   close(): Promise<void>;
 }
 
 const MAX_RETRY_MS = 4000;
 /** How long closing waits for the connection to flush and close: a hung server must not hold the process. */
-const CLOSE_WAIT_MS = 1000;
+const CLOSE_WAIT_MS = 500;
+
+/**
+ * A closed connection's socket is destroyed, whatever the client did. To a server that stopped
+ * reading (paused, overloaded) the client's close() resolves, or hangs, with the socket still open
+ * (its last write never drains): the process would stay alive, after its last line, until that server
+ * answers again.
+ */
+function abandon(connection: NatsConnection): void {
+  const transport = (connection as unknown as { protocol?: { transport?: { socket?: { destroy(): void } } } }).protocol?.transport;
+  transport?.socket?.destroy();
+}
 
 /** A wait that does not keep the process alive on its own. */
 function sleepUnref(ms: number): Promise<void> {
@@ -147,8 +158,9 @@ export function openLink(
     async close() {
       stopped = true;
       waker.wake();
-      const closing = connection?.close().catch(() => {});
-      if (closing !== undefined) await Promise.race([closing, sleepUnref(CLOSE_WAIT_MS)]);
+      if (connection === undefined) return;
+      await Promise.race([connection.close().catch(() => {}), sleepUnref(CLOSE_WAIT_MS)]);
+      abandon(connection);
     },
   };
 }
