@@ -92,7 +92,9 @@ class OutboxState implements Outbox {
     const inSpool = this.toSpool.length > 0 || !this.spool.empty;
     if (inSpool || !live || this.memory.length - this.memoryHead >= MEMORY_MESSAGES) {
       this.toSpool.push(message);
-      this.spill(!live ? "NATS is not answering" : inSpool ? "older events wait in the spool and go first" : "NATS is slower than the agent");
+      this.spill(
+        !live ? "NATS is not answering" : inSpool ? "older events wait in the spool and go first" : "NATS is slower than the agent",
+      );
     } else this.memory.push(message);
   }
 

@@ -197,7 +197,8 @@ async function pump(
         waker.wake(); // close() may be waiting for the outbox to empty
       }
       const oldest = window.oldestSentAt;
-      const failed = window.failed ?? (oldest !== undefined && Date.now() - oldest > settings.ackTimeoutMs ? "no acknowledgement" : undefined);
+      const failed =
+        window.failed ?? (oldest !== undefined && Date.now() - oldest > settings.ackTimeoutMs ? "no acknowledgement" : undefined);
       if (failed !== undefined) {
         drop();
         failures++;

@@ -107,7 +107,16 @@ describe.skipIf(natsServerPath === undefined || !existsSync(bin))("publish of lo
     const file = join(dir, "session.jsonl");
     const count = writeSession(file, "paused-session", 10_000);
     // A spool left by a publisher that could not reach the server.
-    const down = await publish([`nats://127.0.0.1:${await freePort()}`, "--host", "paused", "--spool", spool, "--flush-timeout", "0s", file]);
+    const down = await publish([
+      `nats://127.0.0.1:${await freePort()}`,
+      "--host",
+      "paused",
+      "--spool",
+      spool,
+      "--flush-timeout",
+      "0s",
+      file,
+    ]);
     expect(down.stderr).toMatch(new RegExp(`${count} still waiting`));
     server.pause();
     try {
