@@ -6,8 +6,8 @@
  * published asynchronously, up to WINDOW in flight (./_window.ts), each with its message id
  * (`Nats-Msg-Id`); an event leaves the outbox only once it and every older one are acknowledged,
  * and after a failure everything unacknowledged is sent again in order, so a retry stores nothing
- * twice (JetStream drops a repeated id within its duplicate window) and nothing overtakes it. While the server is down, paused or slower than the agent,
- * events go to the on-disk spool (./spool.ts) instead, in order, and are sent from there, oldest
+ * twice (JetStream drops a repeated id within its duplicate window) and nothing overtakes it.
+ * While the server is down, paused or slower than the agent, events go to the on-disk spool (./spool.ts) instead, in order, and are sent from there, oldest
  * first, once it answers again; new events keep going to the spool until it is empty, so order
  * holds. What does not fit in the spool is dropped, counted and said.
  */
