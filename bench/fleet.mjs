@@ -1,14 +1,16 @@
 // `npm run bench:fleet` (or, after npm run build: node bench/fleet.mjs [--processes 4] [--agents 25]
-// [--events 10000] [--spool-events 200000] [--only latency]): the NATS fan-in against a real nats-server on loopback
+// [--events 10000] [--spool-events 200000] [--publish-events 1000000] [--only latency]): the NATS fan-in against a real nats-server on loopback
 // (a temporary JetStream store). Not a test: it asserts nothing but says what it lost, if anything.
 //   load      events/s published by N processes × A concurrent fake agents × E events each
 //   consume   events/s read back by one reader (ordered consumer, from the start)
 //   latency   an agent's line written to `agentstream publish` (stdin) → the event at a tail reader, p50/p99
 //   spool     events/s into the spool while the server is down, and out of it once it is back
+//   publish   `agentstream publish` end to end (the built binary reading Claude stream-json files): 1 session × 1M
+//             events and 1,000 sessions × 100 events, events/s and peak RSS (--publish-events, --publish-sessions)
 //   discover  `serve --nats`: S sessions × E events stored; how long until the list has every session with its
 //             facts (last per subject + opening events), beside reading every event once (the design not taken)
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect as connectTcp } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +33,9 @@ const { values } = parseArgs({
     "spool-events": { type: "string", default: "200000" },
     "latency-lines": { type: "string", default: "1000" },
     "discover-sessions": { type: "string", default: "2000" },
+    "publish-events": { type: "string", default: "1000000" },
+    "publish-sessions": { type: "string", default: "1000" },
+    "publish-session-events": { type: "string", default: "100" },
     "discover-events": { type: "string", default: "50" },
     only: { type: "string", default: "" },
   },
@@ -92,7 +97,8 @@ await ensureStream(admin, { name: "AGENTSTREAM" }); // as the first publisher wo
 await admin.close();
 
 try {
-  for (const [name, part] of Object.entries({ load, consume, latency, spool, discover })) if (name.includes(values.only)) await part();
+  for (const [name, part] of Object.entries({ load, consume, latency, spool, publish, discover }))
+    if (name.includes(values.only)) await part();
 } finally {
   server.kill("SIGKILL");
   rmSync(store, { recursive: true, force: true });
@@ -244,6 +250,84 @@ async function spool() {
   );
   console.log(
     `         out of it once the server is back (adopted by the next publisher): ${rate(drained.published + drained.duplicates, outMs)}`,
+  );
+}
+
+/** A Claude stream-json session of about `events` events (the init, then a message.started and .completed per answer). */
+async function writeClaudeSession(path, sessionId, events) {
+  const out = createWriteStream(path);
+  const write = (text) => (out.write(text) ? undefined : new Promise((resolve) => out.once("drain", resolve)));
+  await write(`${JSON.stringify({ type: "system", subtype: "init", session_id: sessionId, model: "m", tools: [] })}\n`);
+  let lines = [];
+  for (let i = 1; i <= (events - 1) / 2; i++) {
+    lines.push(
+      JSON.stringify({
+        type: "assistant",
+        session_id: sessionId,
+        message: { id: `msg_${i}`, role: "assistant", content: [{ type: "text", text: `answer ${i}` }] },
+      }),
+    );
+    if (lines.length === 5000) {
+      await write(`${lines.join("\n")}\n`);
+      lines = [];
+    }
+  }
+  if (lines.length > 0) await write(`${lines.join("\n")}\n`);
+  await new Promise((resolve) => out.end(resolve));
+}
+
+/** `agentstream publish` of `files` as a user runs it: events/s from its start to its exit, its peak RSS. */
+async function publishFiles(host, files) {
+  const spoolDir = benchTempDir("spool");
+  const timeBin = ["/usr/bin/time"].find((path) => spawnSync(path, ["-f", "%M", "true"], { stdio: "ignore" }).status === 0);
+  const command = [
+    process.execPath,
+    join(root, "dist/cli/bin.js"),
+    "publish",
+    url,
+    "--host",
+    host,
+    "--spool",
+    spoolDir,
+    "--flush-timeout",
+    "600s",
+    ...files,
+  ];
+  const started = performance.now();
+  const child = spawn(timeBin ?? command[0], timeBin === undefined ? command.slice(1) : ["-f", "peak %M KB", ...command], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  await new Promise((resolve) => child.on("close", resolve));
+  const ms = performance.now() - started;
+  const published = Number(/(\d+) event\(s\) published/.exec(stderr)?.[1] ?? 0);
+  const peak = /peak (\d+) KB/.exec(stderr)?.[1];
+  const spooled = /(\d+) went through the spool/.exec(stderr)?.[1] ?? "0";
+  const waiting = /(\d+) still waiting/.exec(stderr)?.[1] ?? "0";
+  return { ms, published, peakMb: peak === undefined ? "?" : Math.round(Number(peak) / 1024), spooled, waiting };
+}
+
+async function publish() {
+  const dir = benchTempDir("publish-input");
+  const events = Number(values["publish-events"]);
+  const one = join(dir, "one.jsonl");
+  await writeClaudeSession(one, "bench-one-session", events);
+  const single = await publishFiles("publish-one", [one]);
+  console.log(
+    `publish  1 session × ${events.toLocaleString("en")} events (agentstream publish, end to end): ${single.published.toLocaleString("en")} published in ${(single.ms / 1000).toFixed(1)} s, ${rate(single.published, single.ms)}, peak RSS ${single.peakMb} MB; through the spool ${single.spooled}, left waiting ${single.waiting}`,
+  );
+  const sessions = Number(values["publish-sessions"]);
+  const perSession = Number(values["publish-session-events"]);
+  const files = [];
+  for (let s = 0; s < sessions; s++) {
+    const file = join(dir, `s${s}.jsonl`);
+    await writeClaudeSession(file, `bench-session-${s}`, perSession);
+    files.push(file);
+  }
+  const many = await publishFiles("publish-many", files);
+  console.log(
+    `         ${sessions.toLocaleString("en")} sessions × ${perSession} events (one publish, the files as arguments): ${many.published.toLocaleString("en")} published in ${(many.ms / 1000).toFixed(1)} s, ${rate(many.published, many.ms)}, peak RSS ${many.peakMb} MB; through the spool ${many.spooled}, left waiting ${many.waiting}`,
   );
 }
 

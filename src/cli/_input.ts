@@ -34,6 +34,8 @@ export interface PipelineOptions {
   readonly sink: Sink;
   /** Flushed after each chunk read and at the end of each input (batching + backpressure). */
   readonly output?: BatchedOutput;
+  /** Awaited after each chunk of an input that can wait (not `live`): a sink slower than the reading holds it back. */
+  readonly pace?: () => Promise<void>;
   /** Read an input whose first line is an SSE field as Server-Sent Events (validate --format). */
   readonly sniffSse?: boolean;
   /** What the events must carry (`summary`: the facts only; long tool outputs are skipped). */
@@ -185,6 +187,7 @@ async function readInput(
       else framing.feed(chunk);
       progress?.advance(chunk.length);
       await output?.flush();
+      if (source.live !== true) await options.pace?.();
     }
   } catch (cause) {
     progress?.clear();

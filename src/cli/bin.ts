@@ -19,6 +19,9 @@ for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", onError);
 }
 
+/** Commands of a script that is not `endsOnReturn` that still end when they return (see below). */
+const EXITS_ON_RETURN: ReadonlySet<string> = new Set(["publish"]);
+
 async function main(argv: readonly string[]): Promise<void> {
   const [name, ...args] = argv;
   // A command runs from its script, compiled with V8's code cache (command-scripts.ts); the rest from run.ts.
@@ -29,9 +32,11 @@ async function main(argv: readonly string[]): Promise<void> {
   // `usage` and `sessions` exit once what they printed is written: left to end by itself, Node first waits for V8's
   // background work (optimizing compiles, sweeping), which nothing needs any more (7–8 ms after a `usage` over
   // 3,000 files, a re-run of 0.24–0.35 s: 11 pairs each).
+  // `publish` exits once its last line is written too: the NATS client leaves the socket of a dial that timed out
+  // (a server that stopped answering) open, which would keep the process alive until that server answers again.
   if (
     fromScript !== undefined &&
-    script?.endsOnReturn === true &&
+    (script?.endsOnReturn === true || EXITS_ON_RETURN.has(name as string)) &&
     process.stdout.writableLength === 0 &&
     process.stderr.writableLength === 0
   ) {

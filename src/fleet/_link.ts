@@ -4,7 +4,6 @@
  * messages now (`ready`) and whether the first attempt is still under way (`starting`: events
  * wait in memory meanwhile, since starting is not an outage).
  */
-import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats, type NatsConnectOptions } from "./connection.ts";
 import { ensureStream, type StreamLimits } from "./stream.ts";
@@ -20,6 +19,7 @@ export function createWaker(): Waker {
   const waiters = new Set<() => void>();
   return {
     wake() {
+      if (waiters.size === 0) return; // called per event and per acknowledgement: nothing to allocate then
       for (const resume of [...waiters]) resume();
     },
     wait: (ms) =>
@@ -45,12 +45,37 @@ export interface LinkEvents {
 export interface Link {
   readonly ready: boolean;
   readonly starting: boolean;
-  readonly client: JetStreamClient | undefined;
-  /** Stops retrying and closes the connection. */
+  /**
+   * Goes up at every loss and every reconnection of the connection. What was published before a loss
+   * and not acknowledged may be lost (the tail of what went out on the old socket): it is sent again
+   * before anything newer, on the next generation (./_window.ts).
+   */
+  readonly generation: number;
+  /** The connection, once made (the pump publishes on it: ./_window.ts). */
+  readonly connection: NatsConnection | undefined;
+  /** Stops retrying and closes the connection (waiting CLOSE_WAIT_MS at most for the server to see it). */
   close(): Promise<void>;
 }
 
 const MAX_RETRY_MS = 4000;
+/** How long closing waits for the connection to flush and close: a hung server must not hold the process. */
+const CLOSE_WAIT_MS = 500;
+
+/**
+ * A closed connection's socket is destroyed, whatever the client did. To a server that stopped
+ * reading (paused, overloaded) the client's close() resolves, or hangs, with the socket still open
+ * (its last write never drains): the process would stay alive, after its last line, until that server
+ * answers again.
+ */
+function abandon(connection: NatsConnection): void {
+  const transport = (connection as unknown as { protocol?: { transport?: { socket?: { destroy(): void } } } }).protocol?.transport;
+  transport?.socket?.destroy();
+}
+
+/** A wait that does not keep the process alive on its own. */
+function sleepUnref(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 export function openLink(
   options: { readonly connection: NatsConnectOptions; readonly stream: StreamLimits; readonly servers: string },
@@ -58,9 +83,9 @@ export function openLink(
   events: LinkEvents,
 ): Link {
   let connection: NatsConnection | undefined;
-  let client: JetStreamClient | undefined;
   let ready = false;
   let starting = true;
+  let generation = 0;
   let stopped = false;
   const failedToStart = (reason: string): void => {
     if (!starting) return;
@@ -88,8 +113,10 @@ export function openLink(
     for await (const status of nc.status()) {
       if (status.type === "disconnect" || status.type === "staleConnection") {
         ready = false;
+        generation++;
         events.down(`lost the connection to NATS (${options.servers})`);
       } else if (status.type === "reconnect") {
+        generation++;
         events.notice(`reconnected to NATS (${options.servers}): sending what waited`);
         void becomeReady(nc);
       }
@@ -110,7 +137,6 @@ export function openLink(
       }
     }
     if (connection === undefined) return;
-    client = jetstream(connection);
     void follow(connection);
     await becomeReady(connection);
   };
@@ -123,13 +149,18 @@ export function openLink(
     get starting() {
       return starting;
     },
-    get client() {
-      return client;
+    get generation() {
+      return generation;
+    },
+    get connection() {
+      return connection;
     },
     async close() {
       stopped = true;
       waker.wake();
-      await connection?.close().catch(() => {});
+      if (connection === undefined) return;
+      await Promise.race([connection.close().catch(() => {}), sleepUnref(CLOSE_WAIT_MS)]);
+      abandon(connection);
     },
   };
 }

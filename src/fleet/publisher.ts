@@ -3,25 +3,29 @@
  * in order, each event once (docs/fleet.md).
  *
  * `event()` never waits and never throws: the agent run goes on whatever NATS does. Events are
- * sent in batches of up to BATCH_SIZE publishes in flight, each with its message id
- * (`Nats-Msg-Id`), and a batch is sent again whole until every publish in it is acknowledged, so
- * a retry stores nothing twice (JetStream drops a repeated id within its duplicate window) and
- * the next batch never overtakes it. While the server is down, paused or slower than the agent,
- * events go to the on-disk spool (./spool.ts) instead, in order, and are sent from there, oldest
+ * published asynchronously, up to WINDOW in flight (./_window.ts), each with its message id
+ * (`Nats-Msg-Id`); an event leaves the outbox only once it and every older one are acknowledged,
+ * and after a failure everything unacknowledged is sent again in order, so a retry stores nothing
+ * twice (JetStream drops a repeated id within its duplicate window) and nothing overtakes it.
+ * While the server is down, paused or slower than the agent, events go to the on-disk spool (./spool.ts) instead, in order, and are sent from there, oldest
  * first, once it answers again; new events keep going to the spool until it is empty, so order
  * holds. What does not fit in the spool is dropped, counted and said.
  */
-import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import type { AgentEvent } from "../model/events.ts";
 import { createOutbox, type Outbox } from "./_outbox.ts";
 import { createWaker, openLink, type Link, type Waker } from "./_link.ts";
 import { describeServers, toConnectionOptions, type NatsConnectOptions } from "./connection.ts";
 import { createSessionRouter, type SessionRouter, type SessionRouterOptions } from "./session-router.ts";
 import { openSpool, type SpooledMessage } from "./spool.ts";
+import { PublishWindow } from "./_window.ts";
 import type { StreamLimits } from "./stream.ts";
 
-/** Publishes in flight at once. */
-const BATCH_SIZE = 256;
+/** Publishes in flight at once, at most: enough to keep the server busy between two turns of our loop. */
+const WINDOW = 4096;
+/** Messages handed to the window at once, so one turn of the loop sends them in one socket write. */
+const CHUNK = 512;
+/** Events in memory beyond which an input that can wait is held back (`room()`): under the outbox's memory share. */
+const BACKLOG = 4096;
 /** The longest wait between two attempts while NATS fails, and the pump's idle tick. */
 const MAX_BACKOFF_MS = 2000;
 
@@ -63,6 +67,12 @@ export interface PublishReport {
 export interface Publisher {
   /** One event of the input named `input` (each input is its own stream of sessions). Never waits. */
   event(event: AgentEvent, input?: string): void;
+  /**
+   * Resolves once NATS has room for more: at once while the events go to the spool anyway (NATS down,
+   * refusing, or older events spooled), else once the events in memory are fewer than BACKLOG. For an
+   * input that can wait (a file): read no faster than NATS takes it, with no round trip through the spool.
+   */
+  room(): Promise<void>;
   /** The input ended: events it still holds go out. */
   endInput(input?: string): void;
   /** Waits up to `timeoutMs` for everything to be sent, keeps the rest in the spool, and reports. */
@@ -110,6 +120,10 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
       }
       router.event(event);
     },
+    async room() {
+      while (!state.stopped && (link.starting || (link.ready && !outbox.spooling && outbox.backlog >= BACKLOG)))
+        await waker.wait(MAX_BACKOFF_MS);
+    },
     endInput(input = "") {
       routers.get(input)?.end();
       routers.delete(input);
@@ -142,8 +156,9 @@ export function createPublisher(options: PublisherOptions, naming: (input: strin
 }
 
 /**
- * Sends the outbox, oldest first, a batch at a time: a batch is sent again, whole, until every
- * publish in it is acknowledged, and only then is the next one taken.
+ * Sends the outbox, oldest first, through a window of up to WINDOW publishes in flight: topped up
+ * as acknowledgements come in, the acknowledged head taken off the outbox. A failure sends every
+ * unacknowledged message again, in order, after a backoff.
  */
 async function pump(
   link: Link,
@@ -154,38 +169,54 @@ async function pump(
   settings: { readonly servers: string; readonly ackTimeoutMs: number },
 ): Promise<void> {
   let failures = 0;
-  while (!state.stopped) {
-    const client = link.client;
-    if (!link.ready || client === undefined) {
-      await waker.wait(MAX_BACKOFF_MS);
-      continue;
+  let window: PublishWindow | undefined;
+  const drop = (): void => {
+    window?.close();
+    window = undefined;
+    outbox.rewind();
+  };
+  try {
+    while (!state.stopped) {
+      const connection = link.connection;
+      if (!link.ready || connection === undefined) {
+        if (window !== undefined) drop();
+        await waker.wait(MAX_BACKOFF_MS);
+        continue;
+      }
+      if (window === undefined || window.connection !== connection || window.generation !== link.generation) {
+        // A window of a lost connection: what it did not get acknowledged goes again, first, on this one.
+        if (window !== undefined) drop();
+        window = new PublishWindow(connection, link.generation, () => waker.wake());
+      }
+      const settled = window.settled();
+      if (settled.stored + settled.duplicates > 0) {
+        failures = 0;
+        counts.published += settled.stored;
+        counts.duplicates += settled.duplicates;
+        outbox.commit(settled.stored + settled.duplicates);
+        waker.wake(); // close() may be waiting for the outbox to empty
+      }
+      const oldest = window.oldestSentAt;
+      const failed =
+        window.failed ?? (oldest !== undefined && Date.now() - oldest > settings.ackTimeoutMs ? "no acknowledgement" : undefined);
+      if (failed !== undefined) {
+        drop();
+        failures++;
+        outbox.spill(`NATS (${settings.servers}) did not acknowledge (${failed})`);
+        await waker.wait(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS));
+        continue;
+      }
+      // Topped up a chunk at a time: a few publishes per acknowledgement would be a socket write each.
+      while (WINDOW - window.pending >= CHUNK) {
+        const messages = outbox.take(CHUNK);
+        if (messages.length === 0) break;
+        window.send(messages);
+      }
+      const sentAt = window.oldestSentAt;
+      await waker.wait(sentAt === undefined ? MAX_BACKOFF_MS : Math.max(1, sentAt + settings.ackTimeoutMs + 1 - Date.now()));
     }
-    const batch = outbox.next(BATCH_SIZE);
-    if (batch.messages.length === 0) {
-      await waker.wait(MAX_BACKOFF_MS);
-      continue;
-    }
-    const acks = await publishAll(client, batch.messages, settings.ackTimeoutMs);
-    if (acks !== undefined) {
-      failures = 0;
-      for (const ack of acks) counts[ack.duplicate ? "duplicates" : "published"]++;
-      batch.sent();
-      waker.wake(); // close() may be waiting for the outbox to empty
-      continue;
-    }
-    failures++;
-    outbox.spill(`NATS (${settings.servers}) did not acknowledge`);
-    await waker.wait(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS));
+  } finally {
+    // At close: what is unacknowledged stays in the outbox (then the spool) for the next publisher.
+    drop();
   }
-}
-
-/** Every message published with its id; the acknowledgements, or undefined when any failed. */
-async function publishAll(client: JetStreamClient, messages: readonly SpooledMessage[], timeout: number): Promise<PubAck[] | undefined> {
-  const acks = await Promise.allSettled(messages.map((m) => client.publish(m.subject, m.data, { msgID: m.id, timeout })));
-  const stored: PubAck[] = [];
-  for (const ack of acks) {
-    if (ack.status === "rejected") return undefined;
-    stored.push(ack.value);
-  }
-  return stored;
 }

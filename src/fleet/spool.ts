@@ -50,7 +50,7 @@ export interface Spool {
   append(messages: readonly SpooledMessage[]): number;
   /** Up to `max` of the oldest messages, left in place until `commit`. */
   peek(max: number): SpooledMessage[];
-  /** The first `count` messages of the last `peek` were sent: forget them. */
+  /** The first `count` messages of the last `peek` not yet committed were sent: forget them (commits of one peek add up). */
   commit(count: number): void;
   /** Puts messages before everything not yet sent of this process's own segment (what was in flight at close). */
   prepend(messages: readonly SpooledMessage[]): void;
@@ -145,8 +145,9 @@ export function openSpool(options: SpoolOptions): Spool {
       if (peeked === undefined || count === 0) return;
       const end = peeked.ends[count - 1];
       if (end !== undefined) peeked.segment.offset = end;
-      peeked = undefined;
-      if (own.offset === own.size && own.size > 0) {
+      // The rest of the peek stays, for the pump's next acknowledgements (a window of publishes in flight).
+      peeked = count < peeked.ends.length ? { segment: peeked.segment, ends: peeked.ends.slice(count) } : undefined;
+      if (own.offset === own.size && own.size > 0 && peeked === undefined) {
         // Everything we spooled was sent: start the file again rather than let it grow.
         ftruncateSync(own.fd, 0);
         own.size = 0;
@@ -156,33 +157,23 @@ export function openSpool(options: SpoolOptions): Spool {
     },
     prepend(messages) {
       if (messages.length === 0) return;
-      const unsent = Buffer.alloc(own.size - own.offset);
-      readSync(own.fd, unsent, 0, unsent.length, own.offset);
-      const bytes = Buffer.concat([Buffer.from(messages.map(lineOf).join("")), unsent]);
       // A new file renamed over the old one: a crash leaves one or the other, whole.
       const temporary = `${own.path}.tmp`;
       const out = openSync(temporary, "w", 0o600);
-      writeWhole(out, bytes, 0);
+      const head = Buffer.from(messages.map(lineOf).join(""));
+      writeWhole(out, head, 0);
+      const size = head.length + copyRange(own.fd, own.offset, own.size, out, head.length);
       closeSync(out);
       renameSync(temporary, own.path);
       closeSync(own.fd);
       own.fd = openSync(own.path, "a+", 0o600);
-      own.size = bytes.length;
+      own.size = size;
       own.offset = 0;
+      peeked = undefined;
       appended += messages.length;
     },
     countWaiting() {
-      let count = 0;
-      for (const segment of segments) {
-        const probe = { ...segment };
-        for (;;) {
-          const { ends } = readMessages(probe, 10_000);
-          if (ends.length === 0) break;
-          count += ends.length;
-          probe.offset = ends.at(-1) as number;
-        }
-      }
-      return count;
+      return segments.reduce((count, segment) => count + countLines(segment), 0);
     },
     close() {
       for (const segment of segments) {
@@ -226,7 +217,7 @@ function readMessages(segment: Segment, max: number): { messages: SpooledMessage
   let position = segment.offset;
   let rest = Buffer.alloc(0);
   while (messages.length < max && position < segment.size) {
-    const chunk = Buffer.alloc(Math.min(READ_CHUNK, segment.size - position));
+    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, segment.size - position));
     const read = readSync(segment.fd, chunk, 0, chunk.length, position);
     if (read === 0) break;
     const bytes = rest.length === 0 ? chunk.subarray(0, read) : Buffer.concat([rest, chunk.subarray(0, read)]);
@@ -247,6 +238,19 @@ function readMessages(segment: Segment, max: number): { messages: SpooledMessage
   return { messages, ends };
 }
 
+/** Complete lines from `segment.offset` on: the messages waiting (a torn last line is none). */
+function countLines(segment: Segment): number {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK);
+  let count = 0;
+  for (let position = segment.offset; position < segment.size; ) {
+    const read = readSync(segment.fd, chunk, 0, Math.min(READ_CHUNK, segment.size - position), position);
+    if (read === 0) break;
+    for (let at = chunk.indexOf(0x0a, 0); at !== -1 && at < read; at = chunk.indexOf(0x0a, at + 1)) count++;
+    position += read;
+  }
+  return count;
+}
+
 function parseLine(line: string): SpooledMessage | undefined {
   const first = line.indexOf(" ");
   const second = first === -1 ? -1 : line.indexOf(" ", first + 1);
@@ -256,18 +260,29 @@ function parseLine(line: string): SpooledMessage | undefined {
 
 /** A segment sent in part: its unsent lines are all that is kept, so the next publisher does not send the rest again. */
 function keepUnsent(segment: Segment): void {
-  const rest = Buffer.alloc(segment.size - segment.offset);
-  readSync(segment.fd, rest, 0, rest.length, segment.offset);
   const temporary = `${segment.path}.tmp`;
   try {
     const out = openSync(temporary, "w", 0o600);
-    writeWhole(out, rest, 0);
+    copyRange(segment.fd, segment.offset, segment.size, out, 0);
     closeSync(out);
     renameSync(temporary, segment.path);
   } catch (error) {
     // The spool folder was removed while we ran (by hand, or a cleanup): there is nowhere to keep them.
     if (!isMissing(error)) throw error;
   }
+}
+
+/** Copies bytes `start`..`end` of `from` to `to` at `at`, a chunk at a time (a spool may be larger than memory should hold). */
+function copyRange(from: number, start: number, end: number, to: number, at: number): number {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK);
+  let copied = 0;
+  while (start + copied < end) {
+    const read = readSync(from, chunk, 0, Math.min(READ_CHUNK, end - start - copied), start + copied);
+    if (read === 0) break;
+    writeWhole(to, chunk.subarray(0, read), at + copied);
+    copied += read;
+  }
+  return copied;
 }
 
 /** Removes a spool file; one already gone (its folder removed while we ran) is not an error. */

@@ -38,7 +38,7 @@ publish on this host sends them), 2 usage error, 4 nothing could be read.`,
     const sink = createPublisherSink(publisher, flushTimeoutMs);
     let runs: Awaited<ReturnType<typeof readInputs>>;
     try {
-      runs = await readInputs({ sources: sourcesFromArguments(files, io), io, reading: values, sink });
+      runs = await readInputs({ sources: sourcesFromArguments(files, io), io, reading: values, sink, pace: () => publisher.room() });
     } catch (error) {
       // An input that cannot be read ends the command; what was read before it is still sent (or spooled).
       if (sink.report === undefined)
