@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
-const bin = join(root, "dist/cli/bin.js");
+// AGENTSTREAM_BIN: another build to compare (a checkout of the commit before a change).
+const bin = process.env.AGENTSTREAM_BIN ?? join(root, "dist/cli/bin.js");
 const now = () => performance.timeOrigin + performance.now();
 const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -222,7 +223,7 @@ export async function manyViewers({ viewers: count, stalled = 0, events, perSeco
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = [];
-  let wake = () => {};
+  let waiting;
   worker.stdout.setEncoding("utf8");
   let text = "";
   worker.stdout.on("data", (chunk) => {
@@ -230,15 +231,20 @@ export async function manyViewers({ viewers: count, stalled = 0, events, perSeco
     for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n")) {
       lines.push(text.slice(0, end));
       text = text.slice(end + 1);
-      wake();
     }
+    if (lines.length > 0) waiting?.();
   });
+  /** The worker's next line, or undefined after `timeoutMs`. */
   const next = (timeoutMs) =>
     lines.length > 0
       ? Promise.resolve(lines.shift())
       : new Promise((resolve) => {
-          const timer = setTimeout(() => resolve(undefined), timeoutMs);
-          wake = () => {
+          const timer = setTimeout(() => {
+            waiting = undefined;
+            resolve(undefined);
+          }, timeoutMs);
+          waiting = () => {
+            waiting = undefined;
             clearTimeout(timer);
             resolve(lines.shift());
           };
@@ -262,7 +268,21 @@ export async function manyViewers({ viewers: count, stalled = 0, events, perSeco
     for (let i = 0; i < extra; i += 2000)
       appendFileSync(log, Array.from({ length: Math.min(2000, extra - i) }, (_, k) => line(events + i + k)).join(""));
   }
-  const result = JSON.parse((await next(120_000)) ?? '{"everyEvent":0,"duplicates":0}');
+  // What the server made of the lines (the reader numbers its events, adding a few of its own): the count its list shows once steady.
+  let shown = -1;
+  for (let waited = 0; waited < 60_000; waited += 500) {
+    const now = (await sessions(origin, token)).find((s) => s.id === session.id)?.events ?? 0;
+    if (now === shown && now >= events) break;
+    shown = now;
+    await sleep(500);
+  }
+  worker.stdin.write(`expect ${shown}\n`);
+  let answer = await next(30_000);
+  if (answer === undefined) {
+    worker.stdin.end(); // not every viewer got every event: what they got
+    answer = await next(10_000);
+  }
+  const result = JSON.parse(answer ?? '{"everyEvent":0,"duplicates":0,"gaps":0,"fewest":0,"most":0}');
   const apiMs = await poll.stop();
   heldLive = Math.max(heldLive, descriptorsOf(child.pid, log));
   const after = usage(child.pid);
@@ -273,7 +293,7 @@ export async function manyViewers({ viewers: count, stalled = 0, events, perSeco
   const stopMs = exited ? now() - stopping : NaN;
   if (!exited) child.kill("SIGKILL");
   worker.stdin.end();
-  await new Promise((r) => worker.on("exit", r));
+  if (worker.exitCode === null) await new Promise((r) => worker.on("exit", r));
   rmSync(dir, { recursive: true, force: true });
   return {
     cpu: after.cpu - before.cpu,
@@ -288,7 +308,7 @@ export async function manyViewers({ viewers: count, stalled = 0, events, perSeco
 /** One row of {@link manyViewers}. */
 export function reportViewers(label, r, viewers) {
   console.log(
-    `serve ${label}: CPU ${r.cpu.toFixed(1)} s, peak RSS ${r.peakMb.toFixed(0)} MB, /api/sessions p50 ${r.api.p50.toFixed(0)} / p99 ${r.api.p99.toFixed(0)} / max ${r.api.max.toFixed(0)} ms (${r.api.n}), every event once: ${r.everyEvent}/${viewers} viewers (${r.duplicates} duplicates), log descriptors held (max) ${r.held}, SIGTERM → exit ${r.stopMs.toFixed(0)} ms`,
+    `serve ${label}: CPU ${r.cpu.toFixed(1)} s, peak RSS ${r.peakMb.toFixed(0)} MB, /api/sessions p50 ${r.api.p50.toFixed(0)} / p99 ${r.api.p99.toFixed(0)} / max ${r.api.max.toFixed(0)} ms (${r.api.n}), every event once: ${r.everyEvent}/${viewers} viewers (${r.duplicates} duplicates, ${r.gaps} gaps, ${r.fewest}–${r.most} events each), log descriptors held (max) ${r.held}, SIGTERM → exit ${r.stopMs.toFixed(0)} ms`,
   );
 }
 
