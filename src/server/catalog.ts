@@ -130,12 +130,14 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   const feeds = new Map<string, FileFeed>();
   const pushed = new Map<string, SessionFeed>();
   const sources = options.sources ?? [];
+  // Aborted by close(): the registered runs' streams end with the server.
+  const closing = new AbortController();
 
   // Pages ask for the list every few seconds each: one walk at a time, and none again within a second.
   let scanning: Promise<void> | undefined;
   let scannedAt = 0;
   const scan = (): Promise<void> => {
-    if (options.registry !== undefined) followRegisteredRuns(options.registry, options.read.redact === true, pushed);
+    if (options.registry !== undefined) followRegisteredRuns(options.registry, options.read.redact === true, pushed, closing.signal);
     if (scanning !== undefined) return scanning;
     if (Date.now() - scannedAt < (options.rescanMs ?? 1000)) return Promise.resolve();
     scanning = walkAll().finally(() => {
@@ -220,6 +222,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       return [...missing, ...sources.map((source) => source.status())];
     },
     close() {
+      closing.abort();
       for (const { release } of feeds.values()) release();
       feeds.clear();
       for (const source of sources) source.close();
@@ -261,8 +264,9 @@ async function refreshFile(
 }
 
 /** Streams each newly registered run into a local feed (kept, ended, once its run is over). */
-function followRegisteredRuns(dir: string, redact: boolean, feeds: Map<string, SessionFeed>): void {
-  for (const run of registeredRuns(dir)) if (!feeds.has(run.runId)) feeds.set(run.runId, openRemoteFeed(run, redact));
+function followRegisteredRuns(dir: string, redact: boolean, feeds: Map<string, SessionFeed>, signal: AbortSignal): void {
+  if (signal.aborted) return;
+  for (const run of registeredRuns(dir)) if (!feeds.has(run.runId)) feeds.set(run.runId, openRemoteFeed(run, redact, signal));
 }
 
 /** A served path: a folder (everything under it) or a file (itself only). */
