@@ -4,6 +4,10 @@
 //             installed), through `agentstream run --serve`, p50/p99
 //   viewers   `agentstream serve` following a run log appended at a steady rate, with 1 and with 50
 //             viewers of that one session (plus 10 stalled ones): server CPU and peak RSS
+//   many      200 viewers of one run log at 1,000 events/s, a 2 MB burst with 50 and 200 viewers, a
+//             50 MB burst with a stalled viewer: `GET /api/sessions` p50/p99/max meanwhile, server CPU
+//             and peak RSS, every event once to every viewer, descriptors of the log, SIGTERM → exit
+//             (the viewers in their own process: bench/serve-viewers-worker.mjs)
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
