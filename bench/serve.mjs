@@ -4,15 +4,20 @@
 //             installed), through `agentstream run --serve`, p50/p99
 //   viewers   `agentstream serve` following a run log appended at a steady rate, with 1 and with 50
 //             viewers of that one session (plus 10 stalled ones): server CPU and peak RSS
+//   many      200 viewers of one run log at 1,000 events/s, a 2 MB burst with 50 and 200 viewers, a
+//             50 MB burst with a stalled viewer: `GET /api/sessions` p50/p99/max meanwhile, server CPU
+//             and peak RSS, every event once to every viewer, descriptors of the log, SIGTERM → exit
+//             (the viewers in their own process: bench/serve-viewers-worker.mjs)
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
-const bin = join(root, "dist/cli/bin.js");
+// AGENTSTREAM_BIN: another build to compare (a checkout of the commit before a change).
+const bin = process.env.AGENTSTREAM_BIN ?? join(root, "dist/cli/bin.js");
 const now = () => performance.timeOrigin + performance.now();
 const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -158,6 +163,159 @@ async function viewers(count, stalled, lines = 4000, seconds = 8) {
   return { cpu: after.cpu - before.cpu, peakMb: after.peakMb, perViewer: received / count };
 }
 
+/** Descriptors of process `pid` open on `file`. */
+function descriptorsOf(pid, file) {
+  let count = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) === file) count++;
+    } catch {}
+  }
+  return count;
+}
+
+/** `GET /api/sessions` every `everyMs` (not waiting for the previous answer) until stopped: each answer's time. */
+function pollSessions(origin, token, everyMs) {
+  const ms = [];
+  let pending = 0;
+  const timer = setInterval(() => {
+    const start = now();
+    pending++;
+    sessions(origin, token).then(() => {
+      ms.push(now() - start);
+      pending--;
+    });
+  }, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      for (let waited = 0; pending > 0 && waited < 60_000; waited += 50) await sleep(50);
+      return ms;
+    },
+  };
+}
+
+/**
+ * Many viewers of one live run log: `serve` follows it while `events` lines are appended at `perSecond`
+ * (`stalled` more viewers never read; `extraMb` of further lines appended at once at the end). Reports
+ * the server's CPU, peak RSS, `GET /api/sessions` times while it streams, whether each viewer got each
+ * event exactly once, the descriptors of the log it still holds once the viewers left, and how long
+ * SIGTERM takes to stop it.
+ */
+export async function manyViewers({ viewers: count, stalled = 0, events, perSecond, extraMb = 0 }) {
+  const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-serve-"));
+  const log = join(dir, "r.events.ndjson");
+  writeFileSync(join(dir, "r.raw"), "");
+  const line = (i) =>
+    `${JSON.stringify({ v: 1, seq: i, type: "message.delta", messageId: `m${Math.floor(i / 50)}`, role: "assistant", kind: "text", text: `word ${i} `.repeat(60) })}\n`;
+  writeFileSync(log, line(0));
+  const { child, url } = startCli(["serve", dir], "stdout");
+  const { origin, token } = await url;
+  const [session] = await sessions(origin, token);
+  const before = usage(child.pid);
+  const worker = spawn(
+    process.execPath,
+    [
+      join(root, "bench/serve-viewers-worker.mjs"),
+      origin,
+      token,
+      `/api/sessions/${session.id}/events`,
+      String(count),
+      String(stalled),
+      String(events),
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = [];
+  let waiting;
+  worker.stdout.setEncoding("utf8");
+  let text = "";
+  worker.stdout.on("data", (chunk) => {
+    text += chunk;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n")) {
+      lines.push(text.slice(0, end));
+      text = text.slice(end + 1);
+    }
+    if (lines.length > 0) waiting?.();
+  });
+  /** The worker's next line, or undefined after `timeoutMs`. */
+  const next = (timeoutMs) =>
+    lines.length > 0
+      ? Promise.resolve(lines.shift())
+      : new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            waiting = undefined;
+            resolve(undefined);
+          }, timeoutMs);
+          waiting = () => {
+            waiting = undefined;
+            clearTimeout(timer);
+            resolve(lines.shift());
+          };
+        });
+  await next(60_000); // connected
+  const poll = pollSessions(origin, token, 50);
+  let heldLive = 0;
+  const started = now();
+  for (let i = 1; i < events; ) {
+    const due = Math.min(events, 1 + Math.floor(((now() - started) / 1000) * perSecond));
+    if (due > i) {
+      appendFileSync(log, Array.from({ length: due - i }, (_, k) => line(i + k)).join(""));
+      i = due;
+    }
+    heldLive = Math.max(heldLive, descriptorsOf(child.pid, log));
+    await sleep(10);
+  }
+  if (extraMb > 0) {
+    const size = line(events).length;
+    const extra = Math.floor((extraMb * 1e6) / size);
+    for (let i = 0; i < extra; i += 2000)
+      appendFileSync(log, Array.from({ length: Math.min(2000, extra - i) }, (_, k) => line(events + i + k)).join(""));
+  }
+  // What the server made of the lines (the reader numbers its events, adding a few of its own): the count its list shows once steady.
+  let shown = -1;
+  for (let waited = 0; waited < 60_000; waited += 500) {
+    const now = (await sessions(origin, token)).find((s) => s.id === session.id)?.events ?? 0;
+    if (now === shown && now >= events) break;
+    shown = now;
+    await sleep(500);
+  }
+  worker.stdin.write(`expect ${shown}\n`);
+  let answer = await next(30_000);
+  if (answer === undefined) {
+    worker.stdin.end(); // not every viewer got every event: what they got
+    answer = await next(10_000);
+  }
+  const result = JSON.parse(answer ?? '{"everyEvent":0,"duplicates":0,"gaps":0,"fewest":0,"most":0}');
+  const apiMs = await poll.stop();
+  heldLive = Math.max(heldLive, descriptorsOf(child.pid, log));
+  const after = usage(child.pid);
+  // SIGTERM with the viewers still connected and the run still live.
+  const stopping = now();
+  child.kill("SIGTERM");
+  const exited = await Promise.race([new Promise((r) => child.on("exit", () => r(true))), sleep(90_000).then(() => false)]);
+  const stopMs = exited ? now() - stopping : NaN;
+  if (!exited) child.kill("SIGKILL");
+  worker.stdin.end();
+  if (worker.exitCode === null) await new Promise((r) => worker.on("exit", r));
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    cpu: after.cpu - before.cpu,
+    peakMb: after.peakMb,
+    api: { p50: percentile(apiMs, 50), p99: percentile(apiMs, 99), max: Math.max(...apiMs), n: apiMs.length },
+    ...result,
+    held: heldLive,
+    stopMs,
+  };
+}
+
+/** One row of {@link manyViewers}. */
+export function reportViewers(label, r, viewers) {
+  console.log(
+    `serve ${label}: CPU ${r.cpu.toFixed(1)} s, peak RSS ${r.peakMb.toFixed(0)} MB, /api/sessions p50 ${r.api.p50.toFixed(0)} / p99 ${r.api.p99.toFixed(0)} / max ${r.api.max.toFixed(0)} ms (${r.api.n}), every event once: ${r.everyEvent}/${viewers} viewers (${r.duplicates} duplicates, ${r.gaps} gaps, ${r.fewest}–${r.most} events each), log descriptors held (max) ${r.held}, SIGTERM → exit ${r.stopMs.toFixed(0)} ms`,
+  );
+}
+
 export async function benchServe() {
   if (!existsSync(join(root, "dist/web/app.js"))) return console.log("serve: dist/web missing (npm run build)");
   const report = (label, ms) =>
@@ -180,6 +338,40 @@ export async function benchServe() {
   row("  50 viewers           ", fifty);
   row("  50 viewers + 10 stalled", stalled);
   console.log(`  CPU 50 viewers / 1 viewer: ${(fifty.cpu / one.cpu).toFixed(2)}x`);
+  console.log(
+    "serve, many viewers of one live run log (targets: /api/sessions p99 < 100 ms, RSS < 300 MB, SIGTERM < 2 s, one descriptor of the log):",
+  );
+  reportViewers(
+    "  burst: 3,110 events (~2 MB) in 0.4 s, 50 viewers ",
+    await manyViewers({ viewers: 50, events: 3110, perSecond: 7775 }),
+    50,
+  );
+  reportViewers(
+    "  burst: 3,110 events (~2 MB) in 0.4 s, 200 viewers",
+    await manyViewers({ viewers: 200, events: 3110, perSecond: 7775 }),
+    200,
+  );
+  reportViewers(
+    "  1,000 events/s for 5 s, 200 viewers             ",
+    await manyViewers({ viewers: 200, events: 5000, perSecond: 1000 }),
+    200,
+  );
+  reportViewers(
+    "  1,000 events/s for 2 s + 50 MB at once, 50 viewers + 1 stalled",
+    await manyViewers({ viewers: 50, stalled: 1, events: 2000, perSecond: 1000, extraMb: 50 }),
+    50,
+  );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await benchServe();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // node bench/serve.mjs viewers N EVENTS PER_SECOND [STALLED] [EXTRA_MB]: one many-viewers row alone.
+  const [mode, ...numbers] = process.argv.slice(2);
+  if (mode === "viewers") {
+    const [viewers, events, perSecond, stalled = 0, extraMb = 0] = numbers.map(Number);
+    reportViewers(
+      `${viewers} viewers, ${events} events at ${perSecond}/s`,
+      await manyViewers({ viewers, events, perSecond, stalled, extraMb }),
+      viewers,
+    );
+  } else await benchServe();
+}

@@ -130,12 +130,14 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   const feeds = new Map<string, FileFeed>();
   const pushed = new Map<string, SessionFeed>();
   const sources = options.sources ?? [];
+  // Aborted by close(): the registered runs' streams end with the server.
+  const closing = new AbortController();
 
   // Pages ask for the list every few seconds each: one walk at a time, and none again within a second.
   let scanning: Promise<void> | undefined;
   let scannedAt = 0;
   const scan = (): Promise<void> => {
-    if (options.registry !== undefined) followRegisteredRuns(options.registry, options.read.redact === true, pushed);
+    if (options.registry !== undefined) followRegisteredRuns(options.registry, options.read.redact === true, pushed, closing.signal);
     if (scanning !== undefined) return scanning;
     if (Date.now() - scannedAt < (options.rescanMs ?? 1000)) return Promise.resolve();
     scanning = walkAll().finally(() => {
@@ -157,22 +159,38 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
     }
     for (const root of roots) await walk(root, roots, found);
     for (const file of found.values()) file.quietMs = options.quietMs ?? QUIET_MS;
-    for (const [id, file] of found) {
-      const known = files.get(id);
-      if (known !== undefined) file.grewAt = file.size > known.size ? Date.now() : known.grewAt;
-      const changed = known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded;
-      // A log that stopped growing (a run killed before its summary, a session left) is over once it has been quiet long enough.
-      if (changed || (known.info?.live === true && !isLive(file))) {
-        // A run log only grows while its run goes on: read on from where the last scan stopped, unless it was rewritten.
-        const resumable = known?.progress !== undefined && (await appendedTo(file.real, known.progress)) ? known.progress : undefined;
-        await summarize(file, options.read, resumable);
-        files.set(id, file);
-        // A feed that read the log to its end shows what the log was: the next open reads it anew.
-        const open = feeds.get(id);
-        if (open?.feed.isEnded === true && !sameStamp(open.readAs, file)) open.release();
-      }
-    }
+    for (const [id, file] of found) await refreshFile(id, file, files, feeds, options.read);
     for (const id of files.keys()) if (!found.has(id)) files.delete(id);
+  };
+
+  // Viewers of one session arrive together: the first opens its feed, the others wait for that one (one follower,
+  // one reader and one encoding per session, whatever the number of viewers).
+  const opening = new Map<string, Promise<SessionFeed | undefined>>();
+  const openFeed = async (id: string): Promise<SessionFeed | undefined> => {
+    const open = feeds.get(id);
+    if (open !== undefined) {
+      const real = files.get(id)?.real;
+      if (!open.feed.isEnded || (real !== undefined && sameStamp(open.readAs, await stat(real).catch(() => undefined)))) return open.feed;
+      open.release(); // the log changed after it was read to its end: read it anew
+    }
+    for (const source of sources) {
+      const feed = await source.feed(id);
+      if (feed !== undefined) return feed;
+    }
+    if (!files.has(id)) {
+      scannedAt = 0; // a session asked for by id that the last walk did not see: look now
+      await scan();
+    }
+    const file = files.get(id);
+    if (file === undefined || !file.isSession) return undefined;
+    // The file may have been swapped for a link since the scan: check where it leads now.
+    const real = await realpath(file.real).catch(() => undefined);
+    if (real === undefined || !isUnder(real, roots)) return undefined;
+    const opened = openFileFeed(file, options, () => {
+      if (feeds.get(id) === opened) feeds.delete(id);
+    });
+    feeds.set(id, opened);
+    return opened.feed;
   };
 
   return {
@@ -187,29 +205,12 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       const own = pushed.get(id);
       if (own !== undefined) return own;
       const open = feeds.get(id);
-      if (open !== undefined) {
-        const real = files.get(id)?.real;
-        if (!open.feed.isEnded || (real !== undefined && sameStamp(open.readAs, await stat(real).catch(() => undefined)))) return open.feed;
-        open.release(); // the log changed after it was read to its end: read it anew
-      }
-      for (const source of sources) {
-        const feed = await source.feed(id);
-        if (feed !== undefined) return feed;
-      }
-      if (!files.has(id)) {
-        scannedAt = 0; // a session asked for by id that the last walk did not see: look now
-        await scan();
-      }
-      const file = files.get(id);
-      if (file === undefined || !file.isSession) return undefined;
-      // The file may have been swapped for a link since the scan: check where it leads now.
-      const real = await realpath(file.real).catch(() => undefined);
-      if (real === undefined || !isUnder(real, roots)) return undefined;
-      const opened = openFileFeed(file, options, () => {
-        if (feeds.get(id) === opened) feeds.delete(id);
-      });
-      feeds.set(id, opened);
-      return opened.feed;
+      if (open !== undefined && !open.feed.isEnded) return open.feed;
+      const inFlight = opening.get(id);
+      if (inFlight !== undefined) return inFlight;
+      const opened = openFeed(id).finally(() => opening.delete(id));
+      opening.set(id, opened);
+      return opened;
     },
     add(feed) {
       pushed.set(feed.id, feed);
@@ -221,6 +222,7 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       return [...missing, ...sources.map((source) => source.status())];
     },
     close() {
+      closing.abort();
       for (const { release } of feeds.values()) release();
       feeds.clear();
       for (const source of sources) source.close();
@@ -228,9 +230,43 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
   };
 }
 
+/** Takes a walk's `file` into `files`: read again if it changed (from where the last reading stopped when it only grew). */
+async function refreshFile(
+  id: string,
+  file: LogFile,
+  files: Map<string, LogFile>,
+  feeds: ReadonlyMap<string, FileFeed>,
+  read: CatalogOptions["read"],
+): Promise<void> {
+  const known = files.get(id);
+  if (known !== undefined) file.grewAt = file.size > known.size ? Date.now() : known.grewAt;
+  const changed = known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs || known.runEnded !== file.runEnded;
+  // A log followed by an open feed is read once, by that feed: the list shows the feed's facts, and the list's own
+  // reading resumes from where it stopped once the feed is let go (the log was only appended to meanwhile).
+  const followed = feeds.get(id);
+  if (known !== undefined && followed !== undefined && !followed.feed.isEnded) {
+    file.info = known.info;
+    file.isSession = known.isSession;
+    file.progress = known.progress;
+    files.set(id, file);
+    return;
+  }
+  // A log that stopped growing (a run killed before its summary, a session left) is over once it has been quiet long enough.
+  if (changed || (known.info?.live === true && !isLive(file))) {
+    // A run log only grows while its run goes on: read on from where the last scan stopped, unless it was rewritten.
+    const resumable = known?.progress !== undefined && (await appendedTo(file.real, known.progress)) ? known.progress : undefined;
+    await summarize(file, read, resumable);
+    files.set(id, file);
+    // A feed that read the log to its end shows what the log was: the next open reads it anew.
+    const open = feeds.get(id);
+    if (open?.feed.isEnded === true && !sameStamp(open.readAs, file)) open.release();
+  }
+}
+
 /** Streams each newly registered run into a local feed (kept, ended, once its run is over). */
-function followRegisteredRuns(dir: string, redact: boolean, feeds: Map<string, SessionFeed>): void {
-  for (const run of registeredRuns(dir)) if (!feeds.has(run.runId)) feeds.set(run.runId, openRemoteFeed(run, redact));
+function followRegisteredRuns(dir: string, redact: boolean, feeds: Map<string, SessionFeed>, signal: AbortSignal): void {
+  if (signal.aborted) return;
+  for (const run of registeredRuns(dir)) if (!feeds.has(run.runId)) feeds.set(run.runId, openRemoteFeed(run, redact, signal));
 }
 
 /** A served path: a folder (everything under it) or a file (itself only). */

@@ -13,8 +13,9 @@ import { SessionFeed } from "./session-feed.ts";
 /**
  * Opens the run's stream; the returned feed fills as the run goes on. With `redact`, secrets are
  * replaced again here: that run may have been started with `--no-redact`, this server was not.
+ * `signal` closes the connection (the server stopping: an open request would keep it alive until that run ends).
  */
-export function openRemoteFeed(run: RegisteredRun, redact: boolean): SessionFeed {
+export function openRemoteFeed(run: RegisteredRun, redact: boolean, signal: AbortSignal): SessionFeed {
   const feed = new SessionFeed(run.runId, { file: null, live: true });
   const url = new URL(`/api/sessions/${encodeURIComponent(run.runId)}/events`, run.origin);
   const decoder = createSseDecoder({
@@ -27,7 +28,7 @@ export function openRemoteFeed(run: RegisteredRun, redact: boolean): SessionFeed
       feed.push((redact ? redactValue(event) : event) as unknown as AgentEvent);
     },
   });
-  const req = request(url, { headers: { Authorization: `Bearer ${run.token}`, Accept: "text/event-stream" } }, (res) => {
+  const req = request(url, { headers: { Authorization: `Bearer ${run.token}`, Accept: "text/event-stream" }, signal }, (res) => {
     if (res.statusCode !== 200) {
       res.resume();
       feed.end();

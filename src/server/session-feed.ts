@@ -1,28 +1,52 @@
 /**
- * One session as the server streams it: its events as ready-made SSE frames (serialized once,
- * shared by every viewer), the facts the session list shows, and who to wake when it grows.
- * Memory is bounded: past `maxBytes` of frames the oldest are dropped (a viewer that needs them is
- * told how many it missed).
+ * One session as the server streams it: its events as ready-made SSE frames, the facts the session
+ * list shows, and who to wake when it grows. Each event is serialized once and the frames added in
+ * one turn of the event loop are encoded once, into one UTF-8 block every viewer writes as it is
+ * (a viewer is a cursor into the blocks, never a copy); the viewers are woken once per turn, not
+ * once per event. Memory is bounded: past `maxBytes` of frames the oldest blocks are dropped (a
+ * viewer that needs them is told how many it missed).
  */
 import { stringifyRecord } from "../framing/stringify.ts";
 import type { AgentEvent } from "../model/events.ts";
 import { SessionFacts, type SessionInfo } from "./session-facts.ts";
 
-/** Someone streaming the feed: woken (synchronously) when frames are added or the feed ends. */
+/** Someone streaming the feed: woken when frames are added (once per turn of the event loop) or the feed ends. */
 export interface FeedViewer {
   wake(): void;
 }
 
 /** The longest a feed's kept frames may grow (bytes of JSON) before the oldest are dropped. @defaultValue 64 MiB */
 const FEED_MAX_BYTES = 64 * 1024 * 1024;
+/** Frames gathered into one block at most (a block is what one socket write carries). */
+const BLOCK_BYTES = 256 * 1024;
+
+/** Frames encoded together: `bytes` holds frames `first` .. `first + seqs.length - 1`, frame i at `offsets[i]`. */
+interface Block {
+  readonly first: number;
+  readonly seqs: readonly number[];
+  /** Byte offset of each frame in `bytes`, then `bytes.length`. */
+  readonly offsets: readonly number[];
+  readonly bytes: Buffer;
+}
+
+/** What a viewer writes next: the bytes of its frames from a cursor to the end of their block, and the cursor after them. */
+export interface FeedSlice {
+  readonly bytes: Buffer;
+  readonly next: number;
+}
 
 export class SessionFeed {
   readonly id: string;
   readonly file: string | null;
-  /** Frames kept, oldest first; `frames[i]` has absolute index `dropped + i`. */
-  private frames: string[] = [];
-  private seqs: number[] = [];
+  /** Blocks kept, oldest first, from `blocks[start]`. */
+  private blocks: Block[] = [];
   private start = 0;
+  /** Frames pushed since the last block was made. */
+  private pending: string[] = [];
+  private pendingSeqs: number[] = [];
+  private pendingBytes = 0;
+  /** A wake of the viewers is due at the end of this turn. */
+  private wakeDue = false;
   private bytes = 0;
   private dropped = 0;
   /** The seq of the last frame dropped, if any was. */
@@ -37,6 +61,7 @@ export class SessionFeed {
   /** The list's facts, folded as events pass; its `stats` and `dialect` point at the reader when one feeds the feed. */
   readonly facts = new SessionFacts();
   private readonly maxBytes: number;
+  private readonly blockBytes: number;
 
   constructor(id: string, options: { file: string | null; live: boolean; maxBytes?: number; host?: string; title?: string }) {
     this.id = id;
@@ -45,25 +70,34 @@ export class SessionFeed {
     this.host = options.host ?? null;
     this.title = options.title;
     this.maxBytes = options.maxBytes ?? FEED_MAX_BYTES;
+    // A block is a unit of dropping too: several of them fit under the bound.
+    this.blockBytes = Math.min(BLOCK_BYTES, Math.floor(this.maxBytes / 16));
   }
 
-  /** Adds one event (already redacted) and wakes the viewers. */
+  /** Adds one event (already redacted); the viewers are woken at the end of this turn, once for every event added in it. */
   push(event: AgentEvent): void {
     this.facts.add(event);
     const frame = `id: ${event.seq}\ndata: ${stringifyRecord(event)}\n\n`;
-    this.frames.push(frame);
-    this.seqs.push(event.seq);
-    this.bytes += frame.length;
-    while (this.bytes > this.maxBytes && this.frames.length - this.start > 1) this.dropOldest();
-    for (const viewer of this.viewers) viewer.wake();
+    this.pending.push(frame);
+    this.pendingSeqs.push(event.seq);
+    this.pendingBytes += frame.length;
+    if (this.pendingBytes >= this.blockBytes) this.seal();
+    if (!this.wakeDue) {
+      this.wakeDue = true;
+      setImmediate(() => {
+        this.wakeDue = false;
+        this.wakeAll();
+      });
+    }
   }
 
   /** No more events will come. */
   end(): void {
     if (this.ended) return;
+    this.seal();
     this.ended = true;
     this.live = false;
-    for (const viewer of this.viewers) viewer.wake();
+    this.wakeAll();
   }
 
   get isEnded(): boolean {
@@ -72,28 +106,47 @@ export class SessionFeed {
 
   /** Absolute index of the first frame kept. */
   get firstIndex(): number {
+    this.seal();
     return this.dropped;
   }
 
   /** Absolute index one past the last frame. */
   get endIndex(): number {
-    return this.dropped + this.frames.length - this.start;
+    this.seal();
+    const last = this.blocks[this.blocks.length - 1];
+    return last === undefined || this.start === this.blocks.length ? this.dropped : last.first + last.seqs.length;
   }
 
+  /** One frame's text (a test's view of the blocks; viewers write {@link sliceFrom}). */
   frameAt(index: number): string {
-    return this.frames[this.start + index - this.dropped] as string;
+    const block = this.blockOf(index);
+    const i = index - block.first;
+    return block.bytes.toString("utf8", block.offsets[i], block.offsets[i + 1]);
+  }
+
+  /** The frames from `index` (kept, below `endIndex`) to the end of their block, as the bytes shared by every viewer. */
+  sliceFrom(index: number): FeedSlice {
+    const block = this.blockOf(index);
+    const offset = block.offsets[index - block.first] as number;
+    return { bytes: offset === 0 ? block.bytes : block.bytes.subarray(offset), next: block.first + block.seqs.length };
   }
 
   /** Absolute index of the first frame whose seq is above `seq` (a `Last-Event-ID` resume). */
   indexAfter(seq: number): number {
+    this.seal();
     let low = this.start;
-    let high = this.seqs.length;
+    let high = this.blocks.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if ((this.seqs[mid] as number) <= seq) low = mid + 1;
+      const block = this.blocks[mid] as Block;
+      if ((block.seqs[block.seqs.length - 1] as number) <= seq) low = mid + 1;
       else high = mid;
     }
-    return this.dropped + low - this.start;
+    const block = this.blocks[low];
+    if (block === undefined) return this.endIndex;
+    let i = 0;
+    while ((block.seqs[i] as number) <= seq) i++;
+    return block.first + i;
   }
 
   watch(viewer: FeedViewer): () => void {
@@ -112,19 +165,57 @@ export class SessionFeed {
 
   /** How many dropped events a viewer resuming after `seq` has missed (events are numbered one by one). */
   missedAfter(seq: number): number {
+    this.seal();
     if (this.lastDroppedSeq === undefined || seq >= this.lastDroppedSeq) return 0;
     return Math.min(this.dropped, this.lastDroppedSeq - seq);
   }
 
+  private wakeAll(): void {
+    for (const viewer of this.viewers) viewer.wake();
+  }
+
+  /** The kept block holding frame `index`. */
+  private blockOf(index: number): Block {
+    this.seal();
+    let low = this.start;
+    let high = this.blocks.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if ((this.blocks[mid] as Block).first <= index) low = mid;
+      else high = mid - 1;
+    }
+    return this.blocks[low] as Block;
+  }
+
+  /** Encodes the pending frames into one block (once: every viewer writes those bytes), then keeps under the bound. */
+  private seal(): void {
+    if (this.pending.length === 0) return;
+    const offsets: number[] = [0];
+    let at = 0;
+    for (const frame of this.pending) {
+      at += Buffer.byteLength(frame);
+      offsets.push(at);
+    }
+    const bytes = Buffer.from(this.pending.join(""), "utf8");
+    const last = this.blocks[this.blocks.length - 1];
+    const first = last === undefined || this.start === this.blocks.length ? this.dropped : last.first + last.seqs.length;
+    this.blocks.push({ first, seqs: this.pendingSeqs, offsets, bytes });
+    this.bytes += bytes.length;
+    this.pending = [];
+    this.pendingSeqs = [];
+    this.pendingBytes = 0;
+    while (this.bytes > this.maxBytes && this.blocks.length - this.start > 1) this.dropOldest();
+  }
+
   private dropOldest(): void {
-    this.lastDroppedSeq = this.seqs[this.start];
-    this.bytes -= (this.frames[this.start] as string).length;
+    const block = this.blocks[this.start] as Block;
+    this.lastDroppedSeq = block.seqs[block.seqs.length - 1];
+    this.bytes -= block.bytes.length;
+    this.dropped += block.seqs.length;
     this.start++;
-    this.dropped++;
     // Compact now and then rather than shifting on every drop.
-    if (this.start > 4096 && this.start * 2 > this.frames.length) {
-      this.frames = this.frames.slice(this.start);
-      this.seqs = this.seqs.slice(this.start);
+    if (this.start > 1024 && this.start * 2 > this.blocks.length) {
+      this.blocks = this.blocks.slice(this.start);
       this.start = 0;
     }
   }

@@ -1,9 +1,10 @@
 /**
- * Streams one feed to one viewer as Server-Sent Events. The viewer's queue is its socket's buffer:
- * frames are written from the feed's shared history while the socket takes them, and not at all
- * while it does not, so a slow or stalled tab costs the server one cursor, never a copy of the
- * stream. A viewer that stays blocked longer than `stallMs`, or falls behind the frames the feed
- * still keeps, is told to resync and dropped; its EventSource reconnects with `Last-Event-ID`.
+ * Streams one feed to one viewer as Server-Sent Events. The viewer is a cursor into the feed's
+ * blocks (./session-feed.ts): woken once per turn of the event loop, it writes the blocks it has not
+ * sent, as they are, while its socket takes them, and nothing while it does not, so a slow or stalled
+ * tab costs the server one cursor and at most one block queued, never a copy of the stream. A viewer
+ * that stays blocked longer than `stallMs`, or falls behind the frames the feed still keeps, is told
+ * to resync and dropped; its EventSource reconnects with `Last-Event-ID`.
  */
 import type { ServerResponse } from "node:http";
 import type { SessionFeed } from "./session-feed.ts";
@@ -19,9 +20,6 @@ export interface StreamOptions {
   /** Called once when the stream ends, for whatever reason. */
   readonly onClose?: () => void;
 }
-
-/** Bytes gathered into one socket write: large enough to catch up fast, small enough to stay bounded. */
-const WRITE_BATCH_BYTES = 64 * 1024;
 
 /** Starts streaming `feed` on `res` (headers already checked by the caller). */
 export function streamFeed(feed: SessionFeed, res: ServerResponse, options: StreamOptions = {}): void {
@@ -63,9 +61,10 @@ export function streamFeed(feed: SessionFeed, res: ServerResponse, options: Stre
       return;
     }
     while (cursor < feed.endIndex) {
-      let batch = "";
-      while (cursor < feed.endIndex && batch.length < WRITE_BATCH_BYTES) batch += feed.frameAt(cursor++);
-      if (!res.write(batch)) {
+      // The feed's own bytes, shared by every viewer: a socket's queue holds references, not copies.
+      const slice = feed.sliceFrom(cursor);
+      cursor = slice.next;
+      if (!res.write(slice.bytes)) {
         blocked = true;
         stallTimer = setTimeout(() => drop("this viewer stopped reading", true), stallMs);
         res.once("drain", () => {

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { createCatalog } from "../../src/server/catalog.ts";
 import { startServer } from "../../src/server/http-server.ts";
-import { registeredRuns, registryDir } from "../../src/server/registry.ts";
+import { registeredRuns, registerRun, registryDir } from "../../src/server/registry.ts";
+import { SessionFeed } from "../../src/server/session-feed.ts";
 import type { SessionInfo } from "../../src/server/session-facts.ts";
 import { httpGet, openSse } from "../helpers/http.ts";
 import { repoRoot } from "../helpers/shared.ts";
@@ -33,6 +34,35 @@ describe("the run registry", () => {
     writeFileSync(join(dir, "far.json"), JSON.stringify({ ...run, runId: "far", origin: "http://evil.example:80" }), { mode: 0o600 });
     expect(registeredRuns(dir).map((r) => r.runId)).toEqual(["r"]);
     expect(existsSync(join(dir, "gone.json"))).toBe(false);
+  });
+});
+
+describe("a registered run streamed by serve", () => {
+  it("is let go when the server closes (an open stream would keep a stopping server alive until that run ends)", async () => {
+    const upstreamCatalog = await createCatalog({ paths: [], read: { dialect: "auto", redact: true } });
+    const upstream = await startServer({ catalog: upstreamCatalog, assets: { script: "", css: "" } });
+    const feed = new SessionFeed("live-run", { file: null, live: true });
+    upstreamCatalog.add(feed);
+    feed.push({ v: 1, seq: 0, type: "heartbeat", idleMs: 0 } as AgentEvent);
+    const dir = join(runtime, "closing");
+    const unregister = registerRun(dir, {
+      runId: "live-run",
+      pid: process.pid,
+      origin: upstream.origin,
+      token: upstream.token,
+      command: "cat",
+    });
+    const catalog = await createCatalog({ paths: [], read: { dialect: "auto", redact: true }, registry: dir });
+    await catalog.list();
+    const settle = async (viewers: number): Promise<number> => {
+      for (let tries = 0; upstream.viewers() !== viewers && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return upstream.viewers();
+    };
+    expect(await settle(1)).toBe(1);
+    catalog.close();
+    expect(await settle(0)).toBe(0);
+    unregister();
+    await upstream.close();
   });
 });
 

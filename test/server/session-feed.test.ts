@@ -29,6 +29,22 @@ describe("a session feed", () => {
     expect(feed.indexAfter(4)).toBe(firstKept);
   });
 
+  it("wakes its viewers once per turn for all the events pushed in it, and hands every viewer the same encoded bytes", async () => {
+    const feed = new SessionFeed("f", { file: null, live: true });
+    const wakes: [number, number] = [0, 0];
+    feed.watch({ wake: () => wakes[0]++ });
+    feed.watch({ wake: () => wakes[1]++ });
+    for (let seq = 0; seq < 100; seq++) feed.push(text(seq));
+    expect(wakes).toEqual([0, 0]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(wakes).toEqual([1, 1]);
+    const first = feed.sliceFrom(0);
+    expect(first.next).toBe(100);
+    expect(feed.sliceFrom(0).bytes).toBe(first.bytes); // one encoding, shared: not a copy per viewer
+    expect(first.bytes.toString()).toBe(Array.from({ length: 100 }, (_, seq) => feed.frameAt(seq)).join(""));
+    expect(feed.sliceFrom(40).bytes.toString()).toMatch(/^id: 40\n/);
+  });
+
   it("keeps the list's facts: running while live and incomplete, then the summary's status", () => {
     const feed = new SessionFeed("f", { file: "x.jsonl", live: true });
     feed.push({ v: 1, seq: 0, type: "session.started", agent: "claude-code", cwd: "/w", time: "2026-01-01T00:00:00Z" } as AgentEvent);
