@@ -1,6 +1,5 @@
 /** The line that ends a session: its status, then duration, turns, tokens and cost (only what the agent reported). */
 import type { AgentEvent } from "../../model/events.ts";
-import { SAVED_SESSION_DIALECTS } from "../../summary/summarize.ts";
 import type { Role } from "../shared/color.ts";
 import { formatCost, formatCount, formatDuration, formatUsage } from "../shared/format.ts";
 import { sanitizeForTerminal } from "../shared/sanitize.ts";
@@ -76,7 +75,8 @@ export function endFooter(r: RenderState, stillWritten: boolean): void {
     tokens,
     totals.costUsd !== null ? formatCost(totals.costUsd, totals.costEstimated) : "",
   ].filter(Boolean);
-  const ended = !stillWritten && r.dialect !== undefined && SAVED_SESSION_DIALECTS.has(r.dialect);
+  // The summary says `ended` for a saved session log; it is shown so once the file is no longer written.
+  const ended = !stillWritten && totals.status === "ended";
   if (!ended && r.incompleteSaid && parts.length === 0) return;
   const head = ended ? "■ ended" : r.incompleteSaid ? "◌ totals" : "◌ the stream ended before the session did (no result record)";
   begin(r, "footer", 0, "footer");
