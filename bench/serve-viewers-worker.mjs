@@ -6,6 +6,7 @@
 // and the fewest and most events a viewer got.
 //   node bench/serve-viewers-worker.mjs <origin> <token> <path> <viewers> <stalled>
 import { request } from "node:http";
+import { onSseFrames } from "./sse-frames.mjs";
 
 const [origin, token, path, ...numbers] = process.argv.slice(2);
 const [viewers, stalled] = numbers.map(Number);
@@ -22,16 +23,9 @@ function open(onId) {
     connected++;
     if (connected === viewers + stalled) process.stdout.write("connected\n");
     if (onId === undefined) return res.pause();
-    let rest = "";
-    res.setEncoding("utf8");
-    res.on("data", (chunk) => {
-      rest += chunk;
-      for (let end = rest.indexOf("\n\n"); end !== -1; end = rest.indexOf("\n\n")) {
-        const frame = rest.slice(0, end);
-        rest = rest.slice(end + 2);
-        const id = /^id: (\d+)$/m.exec(frame)?.[1];
-        if (id !== undefined) onId(Number(id));
-      }
+    onSseFrames(res, (frame) => {
+      const id = /^id: (\d+)$/m.exec(frame)?.[1];
+      if (id !== undefined) onId(Number(id));
     });
   });
   req.on("error", () => {});

@@ -14,6 +14,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { onSseFrames } from "./sse-frames.mjs";
 
 const root = join(fileURLToPath(import.meta.url), "../..");
 // AGENTSTREAM_BIN: another build to compare (a checkout of the commit before a change).
@@ -48,16 +49,9 @@ function startCli(args, stream) {
 function sse(origin, token, path, onData, { pause = false } = {}) {
   const req = request(new URL(path, origin), { headers: { Authorization: `Bearer ${token}` } }, (res) => {
     if (pause) return res.pause();
-    let rest = "";
-    res.setEncoding("utf8");
-    res.on("data", (chunk) => {
-      rest += chunk;
-      for (let end = rest.indexOf("\n\n"); end !== -1; end = rest.indexOf("\n\n")) {
-        const frame = rest.slice(0, end);
-        rest = rest.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (data !== undefined && !/^event: /m.test(frame)) onData(data);
-      }
+    onSseFrames(res, (frame) => {
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      if (data !== undefined && !/^event: /m.test(frame)) onData(data);
     });
   });
   req.on("error", () => {});
