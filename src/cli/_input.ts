@@ -11,10 +11,10 @@ import {
   describeRedactions,
   describeUnreadable,
   type Diagnostics,
+  redactedIssue,
   withCliHints,
 } from "./diagnostics.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
-import { redactText } from "../stages/redact/redact-text.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
@@ -155,8 +155,7 @@ async function readInput(
     },
   );
   // Read unredacted (validate), the diagnostics still never print a secret unless --no-redact.
-  const printable = (issue: Issue): Issue =>
-    options.unredacted === true && !reading["no-redact"] ? { ...issue, message: redactText(issue.message) } : issue;
+  const printable = (issue: Issue): Issue => (options.unredacted === true && !reading["no-redact"] ? redactedIssue(issue) : issue);
   function report(issue: Issue): void {
     // Kept to decide the exit status; a bounded list says enough (the count is in the health report).
     if (issue.severity !== "info" && issues.length < KEPT_ISSUES) issues.push(issue);

@@ -6,7 +6,7 @@
 import { formatIssue, type Issue } from "../errors.ts";
 import { MAX_DEPTH_HINT, MAX_LINE_HINT } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { EventReader } from "../pipeline/create-event-reader.ts";
-import type { RedactionCounts } from "../stages/redact/redact-text.ts";
+import { redactText, type RedactionCounts } from "../stages/redact/redact-text.ts";
 import { sanitizeForTerminal } from "../views/shared/sanitize.ts";
 import type { CliIo, CliOutput } from "./io.ts";
 
@@ -116,4 +116,9 @@ export function createProgress(io: CliIo, name: string, size: number) {
       if (shown) void io.stderr.write("\r\x1b[2K");
     },
   };
+}
+
+/** An issue about input read unredacted (validate checks what it was given), its message with secrets replaced for printing. */
+export function redactedIssue(issue: Issue): Issue {
+  return { ...issue, message: redactText(issue.message) };
 }

@@ -9,8 +9,8 @@ import type { FormatSpec, FormatValidator } from "../../validation/format-spec.t
 import { compileSchema } from "../../validation/ajv.ts";
 import { createSequenceChecker } from "../../formats/agentstream/rules.ts";
 import { schemaIssues, validateEvent } from "../../validation/validate-event.ts";
-import { redactText } from "../../stages/redact/redact-text.ts";
-import type { Diagnostics } from "../diagnostics.ts";
+
+import { redactedIssue, type Diagnostics } from "../diagnostics.ts";
 import type { Sink } from "./sink.ts";
 
 /** What the validation sink found so far. */
@@ -62,7 +62,7 @@ export function createValidationSink(
     }
     return validator;
   };
-  const printable = (issue: Issue): Issue => (options.redact === true ? { ...issue, message: redactText(issue.message) } : issue);
+  const printable = (issue: Issue): Issue => (options.redact === true ? redactedIssue(issue) : issue);
   const report = (reported: Issue, input: string): void => {
     const issue = printable(reported);
     // The docs' contract: exit 1 on a warning or worse; an info issue is said, not counted.
