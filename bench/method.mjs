@@ -84,10 +84,9 @@ async function ours(kind) {
     for await (const _ of readEvents(chunks())) events++;
     return events;
   }
-  // The CLI as `agentstream` runs a command: from its script (scripts/build-cli.mjs), compiled with the code its
-  // earlier runs kept (src/cli/command-scripts.ts; bench/run.mjs gives every round the same cache folder, so the
-  // first round of a row compiles and the others do not, as for a user).
-  const { runCommandScript, scriptOf } = await import("../dist/cli/command-scripts.js");
+  // The CLI as `agentstream` runs a command: the bundle's list of commands (scripts/build-cli.mjs), which imports the
+  // command's own chunk.
+  const { run } = await import("../dist/cli/bundle/run.js");
   const out = devnull();
   // As processIo's stdout: text or bytes (a batch encoded into one buffer), backpressure by promise.
   const write = (data) => {
@@ -103,7 +102,7 @@ async function ours(kind) {
     fileSize: () => undefined,
   };
   const [command, ...args] = kind.split(" ");
-  const code = await runCommandScript(scriptOf(command), command, [...args, "-"], { env: process.env, io });
+  const code = await run([command, ...args, "-"], io);
   await new Promise((r) => out.end(r));
   if (code !== 0) throw new Error(`${kind} exited ${code}`);
   return undefined;

@@ -57,14 +57,10 @@ const bytes = statSync(corpus).size;
 const tmp = benchTempDir("run");
 console.log(`corpus: ${corpus} (${(bytes / 1e6).toFixed(1)} MB), node ${process.version}, ${rounds} rounds\n`);
 
-// The commands' compiled code (docs/cli.md "Start-up"), kept across the rounds as a user's runs keep it.
-const codeCache = benchTempDir("code-cache");
-
 function runMethod(method, file = corpus, repeat = 1) {
   const result = join(tmp, "result.json");
   try {
     execFileSync(process.execPath, ["bench/method.mjs", method, file, result, String(repeat)], {
-      env: { ...process.env, XDG_CACHE_HOME: codeCache },
       stdio: ["ignore", "ignore", "pipe"],
       maxBuffer: 1 << 24,
     });

@@ -1,10 +1,8 @@
-// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs), the list of
-// commands for help and a bare file (run.js, ES modules with one chunk per command loaded on demand), and the
-// two scripts the commands run from with V8's code cache (short.cjs, commands.cjs: src/cli/command-scripts.ts),
-// instead of ~180 modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js
-// (for `node dist/cli/bin.js`) are one-line stubs loading the program. The library (dist/index.js,
-// agentstream/run, ...) stays tsc's output. Called by `npm run build`; docs/benchmarks.md says what it saves.
-import { createHash } from "node:crypto";
+// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs) and the list of
+// commands (run.js, ES modules with one chunk per command, imported when that command runs), instead of ~180
+// modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js (for
+// `node dist/cli/bin.js`) are one-line stubs loading the program. The library (dist/index.js, agentstream/run,
+// ...) stays tsc's output. Called by `npm run build`.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,13 +42,13 @@ const common = {
   platform: "node",
   target: "node20.19",
   // The NATS client is loaded only by the commands that use it (docs/fleet.md) and stays a package;
-  // ajv is bundled (its CommonJS files were ~40 ms of every command's start).
+  // ajv is bundled (loading its many CommonJS files was a large part of every command's start).
   external: ["@nats-io/*"],
   legalComments: "inline",
   logLevel: "warning",
 };
 
-// `run`: the list of commands, which the program imports for help, the version and a bare file.
+// `run`: the list of commands, which the program imports; each command is a chunk of its own.
 await build({
   ...common,
   entryPoints: { run: join(root, "src/cli/run.ts") },
@@ -59,8 +57,8 @@ await build({
   plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
 });
 /**
- * The program itself is CommonJS: Node starts an ES module entry 5–10 ms later (its module loader), and every run
- * would pay that. It imports the ES module `run.js` only when no command is named.
+ * The program itself is CommonJS: Node starts an ES module entry later (its module loader), and every run would pay
+ * that. It imports the ES module `run.js`, the list of commands.
  */
 const runOfBundle = {
   name: "run-of-bundle",
@@ -75,30 +73,6 @@ await build({
   format: "cjs",
   plugins: [runOfBundle, moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
 });
-/**
- * The commands also run from CommonJS scripts, which bin.ts compiles with V8's code cache (src/cli/command-scripts.ts;
- * Node 20 caches no ES module's code): `usage` and `sessions` from a small one of their own, the others from one
- * with all of them. Each script's first line names its build, a hash of the rest: the code cache is keyed by it.
- * Dynamic imports become `require` (a script has no module loader; the NATS packages are CommonJS).
- */
-const SCRIPTS = { short: "src/cli/short-entry.ts", commands: "src/cli/commands-entry.ts" };
-for (const [name, entry] of Object.entries(SCRIPTS)) {
-  const file = join(outdir, `${name}.cjs`);
-  const built = await build({
-    ...common,
-    outdir: undefined,
-    write: false,
-    outfile: file,
-    entryPoints: [join(root, entry)],
-    format: "cjs",
-    supported: { "dynamic-import": false },
-    plugins: [moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
-  });
-  const text = built.outputFiles[0].text;
-  const hash = createHash("sha256").update(text).digest("hex").slice(0, 16);
-  writeFileSync(file, `// agentstream ${name}.cjs, build ${hash}\n${text}`);
-}
-
 // The package's `bin`, and the same program for `node dist/cli/bin.js` (the tests, the docs' examples).
 writeFileSync(
   join(dist, "cli/bin.cjs"),

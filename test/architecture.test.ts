@@ -274,3 +274,54 @@ describe("where new things go (one folder, one registry line)", () => {
     expect(formats.map((f) => f.name).sort()).toEqual(folders("formats").sort());
   });
 });
+
+/**
+ * The shipped code leaves V8 and the process's end to Node (issue #29): no V8 flags set from inside the process
+ * (Node's docs warn that `setFlagsFromString` may crash or do nothing), no code cache kept by hand, and no
+ * `process.exit` cutting off what a command left pending (a command closes what it opened, and the process ends by
+ * itself). Only code counts: comments and strings in prose are skipped by the scanner.
+ */
+describe("the process is Node's own (no V8 flags, no hand-kept code cache, no early exit)", () => {
+  /** The only `process.exit` calls (one in each file), each where nothing is left to finish. */
+  const EXITS: Readonly<Record<string, string>> = {
+    "cli/bin.ts": "the reader closed our standard output (EPIPE): nothing more can be written",
+    "cli/node-io.ts": "a second interrupt: the person asked twice to stop now",
+  };
+  const V8_CONTROL = new Set([
+    "setFlagsFromString",
+    "setFlags",
+    "cachedData",
+    "createCachedData",
+    "produceCachedData",
+    "enableCompileCache",
+  ]);
+  const V8_MODULES = new Set(["v8", "node:v8", "vm", "node:vm"]);
+
+  /** The nodes of a file's syntax tree (comments are not nodes). */
+  function nodes(file: string): ts.Node[] {
+    const out: ts.Node[] = [];
+    const visit = (node: ts.Node): void => {
+      out.push(node);
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile(file, readFileSync(join(src, file), "utf8"), ts.ScriptTarget.Latest, true));
+    return out;
+  }
+  const parsed = sources.map((f) => ({ path: f.path, nodes: nodes(f.path) }));
+
+  it("sets no V8 flag and compiles no code with a cache of its own (nor loads node:v8 or node:vm)", () => {
+    const offenders = parsed.flatMap(({ path, nodes }) =>
+      nodes
+        .filter((n) => (ts.isIdentifier(n) && V8_CONTROL.has(n.text)) || (ts.isStringLiteral(n) && V8_MODULES.has(n.text)))
+        .map((n) => `${path}: ${(n as ts.Identifier | ts.StringLiteral).text}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("calls process.exit only where nothing is left to finish (the named places)", () => {
+    const exits = (n: ts.Node): boolean =>
+      ts.isPropertyAccessExpression(n) && n.name.text === "exit" && ts.isIdentifier(n.expression) && n.expression.text === "process";
+    const calls = parsed.flatMap(({ path, nodes }) => nodes.filter(exits).map(() => path));
+    expect(calls.sort()).toEqual(Object.keys(EXITS).sort());
+  });
+});

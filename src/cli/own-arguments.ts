@@ -1,5 +1,5 @@
 /** The command line's arguments that are ours: those before "--" (after it, `agentstream run -- claude --help`, the agent's). */
-export function ownArguments(args: readonly string[]): readonly string[] {
+function ownArguments(args: readonly string[]): readonly string[] {
   const end = args.indexOf("--");
   return end === -1 ? args : args.slice(0, end);
 }

@@ -1,5 +1,4 @@
 /** The options `sessions` and `usage` share, and the one place they turn into a ledger and a filter. */
-import { setFlagsFromString } from "node:v8";
 import { collectUsage, type Collected } from "../usage/collect.ts";
 import { DEFAULT_LOCATIONS_HELP } from "../usage/discover.ts";
 import { parseFilter, type UsageFilter } from "../usage/filters.ts";
@@ -52,19 +51,13 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) {
     throw new AgentStreamError("usage", `--threads takes a whole number of threads (1 or more), not "${values.threads}"`);
   }
-  const collected = await holdingYoungGeneration((release) =>
-    collectUsage({
-      paths,
-      env: io.env,
-      cache: !values["no-cache"],
-      threads,
-      condensed: { pricer, timeZone: filter.timeZone },
-      // A large scan on this thread makes garbage in volume: there the young generation may grow.
-      onScan: (plan) => {
-        if (plan.workers === 0 && plan.bytes > HELD_SCAN_BYTES) release();
-      },
-    }),
-  );
+  const collected = await collectUsage({
+    paths,
+    env: io.env,
+    cache: !values["no-cache"],
+    threads,
+    condensed: { pricer, timeZone: filter.timeZone },
+  });
   for (const path of collected.missing) await io.stderr.write(`agentstream: ${safeCell(path)}: no such file or folder\n`);
   for (const { path, reason } of collected.failed) await io.stderr.write(`agentstream: ${safeCell(path)}: cannot read it: ${reason}\n`);
   const skipped = collected.skipped;
@@ -87,28 +80,6 @@ async function reportMalformed(collected: Collected, io: CliIo): Promise<void> {
   await io.stderr.write(
     `agentstream: ${lines} malformed line(s) skipped (not JSON, or usage whose counts are not counts or whose time is not a date) in ${sessions.length} session(s): ${some.join(", ")}${more}\n`,
   );
-}
-
-/** The most a scan on this thread reads with the young generation held (a re-run reads what was appended). */
-const HELD_SCAN_BYTES = 4 * 1024 * 1024;
-
-/**
- * Runs `collect` with this thread's young generation held at its size (V8's growth factor 1, its default 2 after).
- * What collecting keeps (the files found, the loaded result, the cached scans) lives to the end of the run, so a
- * young generation grown larger only copies it more, into fresh pages, each a page fault (about 12 µs on the VM
- * of docs/usage.md): held, the re-runs took 7–8 % less wall (nothing changed, 93 files appended; 10 and 12
- * pairs), the first run no more (its scan is on workers, which have their own: scan-pool.ts). A large scan on
- * this thread is the other way round (`--threads 1` over 1 GB: 4.8 s, held 6.9 s): `release` lets it grow
- * again. V8 reads the factor each time it would grow the space, so it can be set while running.
- */
-async function holdingYoungGeneration<T>(collect: (release: () => void) => Promise<T>): Promise<T> {
-  const release = (): void => setFlagsFromString("--semi-space-growth-factor=2");
-  setFlagsFromString("--semi-space-growth-factor=1");
-  try {
-    return await collect(release);
-  } finally {
-    release();
-  }
 }
 
 /** The width a table may take: the terminal's, else $COLUMNS; unbounded when piped. */

@@ -87,6 +87,8 @@ export function openLink(
   let starting = true;
   let generation = 0;
   let stopped = false;
+  /** Aborts a connection attempt under way when the link closes. */
+  const closing = new AbortController();
   const failedToStart = (reason: string): void => {
     if (!starting) return;
     starting = false;
@@ -105,6 +107,7 @@ export function openLink(
         if (attempt === 0)
           events.notice(`cannot use the stream ${options.stream.name} on ${options.servers}: ${reasonOf(error)}; retrying`);
         failedToStart(`the stream ${options.stream.name} is not available`);
+        if (stopped) return;
         await waker.wait(Math.min(250 * 2 ** attempt, MAX_RETRY_MS));
       }
     }
@@ -126,11 +129,13 @@ export function openLink(
     for (let attempt = 0; !stopped && connection === undefined; attempt++) {
       try {
         // Two missed pings, 2 s apart, and the connection counts as lost (a paused server).
-        const connected = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 });
+        const connected = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 }, closing.signal);
         // Closed while connecting: this connection would keep the process alive for nothing.
         if (stopped) return void (await connected.close().catch(() => {}));
         connection = connected;
       } catch (error) {
+        // Closed meanwhile (the attempt was aborted): no retry, and no timer left to keep the process alive.
+        if (stopped) return;
         if (attempt === 0) events.notice(`cannot connect to NATS (${options.servers}): ${reasonOf(error)}; retrying`);
         failedToStart(`NATS (${options.servers}) is not answering`);
         await waker.wait(Math.min(250 * 2 ** attempt, MAX_RETRY_MS));
@@ -157,6 +162,7 @@ export function openLink(
     },
     async close() {
       stopped = true;
+      closing.abort();
       waker.wake();
       if (connection === undefined) return;
       await Promise.race([connection.close().catch(() => {}), sleepUnref(CLOSE_WAIT_MS)]);

@@ -4,7 +4,9 @@
  * Secrets are read here and handed to the client; they never appear in anything we print
  * (`describeServers` masks a password or token written in a URL).
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
 import {
   connect,
   credsAuthenticator,
@@ -122,17 +124,54 @@ function readSecret(flag: string, path: string): Uint8Array {
 /**
  * Connects once (a server that is down fails at once, so the caller can retry on its own terms or
  * give up); once connected, the client reconnects for ever after a loss, to any of the servers.
+ * `abort` gives up an attempt under way (the caller is closing).
  */
-export async function connectNats(options: NatsConnectOptions, tuning: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
-  return connect({
-    ...toConnectionOptions(options),
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    reconnectJitter: 100,
-    timeout: 5000,
-    // Without it the client builds two Error objects (with stack traces) per publish, in case it
-    // fails: a third of the publisher's CPU, measured (docs/fleet.md).
-    noAsyncTraces: true,
-    ...tuning,
-  });
+export async function connectNats(
+  options: NatsConnectOptions,
+  tuning: Partial<ConnectionOptions> = {},
+  abort?: AbortSignal,
+): Promise<NatsConnection> {
+  const client = toConnectionOptions(options);
+  return closingFailedDials(
+    () =>
+      connect({
+        ...client,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        reconnectJitter: 100,
+        timeout: 5000,
+        // Without it the client builds two Error objects (with stack traces) per publish, in case it
+        // fails: a third of the publisher's CPU, measured (docs/fleet.md).
+        noAsyncTraces: true,
+        ...tuning,
+      }),
+    abort,
+  );
+}
+
+/**
+ * Runs a connection attempt and destroys the sockets it dialled when it fails or is aborted. The client
+ * leaves the socket of an attempt that timed out open (a server that accepts and never answers, or a dial
+ * still waiting for one), and that socket alone would keep the process alive after its last line.
+ * The sockets are those Node reports created (the `net.client.socket` channel) while the attempt runs.
+ */
+async function closingFailedDials<T>(attempt: () => Promise<T>, abort: AbortSignal | undefined): Promise<T> {
+  const dialled: Socket[] = [];
+  const onSocket = (message: unknown): void => {
+    dialled.push((message as { socket: Socket }).socket);
+  };
+  const destroyAll = (): void => {
+    for (const socket of dialled) socket.destroy();
+  };
+  subscribe("net.client.socket", onSocket);
+  abort?.addEventListener("abort", destroyAll);
+  try {
+    return await attempt();
+  } catch (error) {
+    destroyAll();
+    throw error;
+  } finally {
+    unsubscribe("net.client.socket", onSocket);
+    abort?.removeEventListener("abort", destroyAll);
+  }
 }

@@ -1,17 +1,6 @@
 /** `agentstream sessions` and `agentstream usage` through the CLI, in-process. */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -501,59 +490,6 @@ describe("the worker pool (built binary: workers run the compiled scanner)", () 
       await collect(2);
       await collect(1);
       expect(plans).toEqual([2, 0]);
-    },
-  );
-});
-
-describe("the short commands' script and its code cache (built binary: src/cli/command-scripts.ts)", () => {
-  const bin = join(repoRoot, "dist/cli/bin.js");
-  it.skipIf(!existsSync(join(repoRoot, "dist/cli/bundle/short.cjs")))(
-    "runs usage and sessions alike with the cache made, taken, turned down and made again, or left alone",
-    async () => {
-      const root = home();
-      const cache = join(root, "cache");
-      const agentstream = (args: string[], xdg = cache) =>
-        spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env: { ...process.env, HOME: root, XDG_CACHE_HOME: xdg } });
-      const codeFile = (xdg = cache, command = "usage"): string | undefined => {
-        const dir = join(xdg, "agentstream");
-        const name = existsSync(dir) ? readdirSync(dir).find((n) => n.startsWith(`code-${command}-`)) : undefined;
-        return name === undefined ? undefined : join(dir, name);
-      };
-      const args = ["usage", "--json", "--tz", "UTC", "--by", "day,agent"];
-      // Runs that do not do the work (help, a mistake) keep no code: a cache made by them would be taken after.
-      expect(agentstream(["usage", "--help"]).status).toBe(0);
-      expect(agentstream(["sessions", "--by", "day"]).status).toBe(2);
-      expect(codeFile()).toBeUndefined();
-      expect(codeFile(cache, "sessions")).toBeUndefined();
-      const first = agentstream(args);
-      expect(first.status).toBe(0);
-      expect(first.stderr).toBe("");
-      expect(first.stdout).toBe((await cli(args, { HOME: root, XDG_CACHE_HOME: join(root, "in-process") })).out);
-      const made = codeFile();
-      expect(made).toBeDefined();
-      const madeIno = statSync(made ?? "").ino;
-      expect(agentstream(args).stdout).toBe(first.stdout);
-      const sessions = agentstream(["sessions", "--json", "--tz", "UTC"]);
-      expect(sessions.status).toBe(0);
-      expect(
-        JSON.parse(sessions.stdout)
-          .map((s: { agent: string }) => s.agent)
-          .sort(),
-      ).toEqual(["claude", "codex", "gemini"]);
-      // Each command keeps its own; usage's was taken, not written again.
-      expect(codeFile(cache, "sessions")).toBeDefined();
-      expect(statSync(made ?? "").ino).toBe(madeIno);
-      writeFileSync(made ?? "", "not V8's code cache");
-      expect(agentstream(args).stdout).toBe(first.stdout);
-      expect(readFileSync(made ?? "", "utf8")).not.toBe("not V8's code cache");
-      // A usage error, from the script as from the list of commands.
-      const wrong = agentstream(["usage", "--by", "colour"]);
-      expect(wrong.status).toBe(2);
-      expect(wrong.stderr).toMatch(/^agentstream usage: .*colour.*\(see agentstream usage --help\)\n$/);
-      // --no-cache: no cache of any kind.
-      const untouched = join(root, "untouched");
-      expect(agentstream([...args, "--no-cache"], untouched).stdout).toBe(first.stdout);
-      expect(existsSync(untouched)).toBe(false);
     },
   );
 });
