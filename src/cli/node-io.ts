@@ -50,7 +50,7 @@ const CHUNKS_PER_TURN = 16;
 
 /**
  * A regular file's chunks, read synchronously: a page-cache read is a copy, and a read stream's trip through
- * the thread pool for each chunk left the main thread idle (~55 ms of a 470 ms `summary` of 64 MB). A pipe or
+ * the thread pool for each chunk left the main thread idle between chunks. A pipe or
  * a device is read as a stream (a synchronous read there would block until its writer writes).
  */
 async function* readRegularFile(path: string): AsyncGenerator<Uint8Array> {

@@ -57,8 +57,8 @@ const asText = (part: string | Uint8Array): string =>
 const WORST_CASE_SIZED = 1 << 20;
 
 /**
- * The parts' UTF-8 encoding in one fresh buffer (the target may hold it until written). About twice
- * as fast as joining the parts into one string that the stream then encodes (docs/benchmarks.md).
+ * The parts' UTF-8 encoding in one fresh buffer (the target may hold it until written): faster than
+ * joining the parts into one string that the stream then encodes, which copies every part twice.
  */
 function encodeParts(parts: readonly (string | Uint8Array)[], length: number): Uint8Array {
   let size = 0;

@@ -10,9 +10,9 @@ import type { CliIo } from "./io.ts";
 import { VERSION } from "../version.ts";
 
 /**
- * A command as `--help` lists it; its module is imported only when it runs. Importing every command
- * costs ~100 ms of start-up (the NATS client, the web server, the usage scanner, ajv), which each
- * `agentstream convert` in a pipeline would pay for nothing. test/cli/commands.test.ts checks that
+ * A command as `--help` lists it; its module is imported only when it runs (a plain `import()`).
+ * Importing every command would load the NATS client, the web server, the usage scanner and ajv at
+ * every start, which each `agentstream convert` in a pipeline would pay for nothing. test/cli/commands.test.ts checks that
  * each entry's name and summary are the loaded command's.
  */
 interface CommandEntry {

@@ -156,8 +156,8 @@ export function createStreamState(): StreamState {
 
 /**
  * A `message.delta` draft as one object literal: the commonest event of a stream. Spreading a
- * draft to add its session (`{ ...draft, sessionId }`) cost more than building it (about 1 µs a
- * delta on a 64 MB flood); the keys are in the same order, so the text written is the same.
+ * draft to add its session (`{ ...draft, sessionId }`) cost more than building it, once per delta;
+ * the keys are in the same order, so the text written is the same.
  */
 function deltaDraft(
   messageId: string,

@@ -6,7 +6,7 @@
  * PubAck JSON, or an error). One subscription takes every acknowledgement, so a publish costs one
  * write and no timer, promise or request object. (`JetStreamClient.publish` is the same
  * request/reply one message at a time, with a promise, a timer and an error object per message:
- * three times the CPU per event, measured in docs/fleet.md.)
+ * several times the CPU per event, docs/fleet.md.)
  *
  * The window is in send order, and `settled` hands back only its acknowledged head: an
  * acknowledgement that comes before an older one is kept until that one is in, so a message is

@@ -141,7 +141,7 @@ export async function connectNats(
         reconnectJitter: 100,
         timeout: 5000,
         // Without it the client builds two Error objects (with stack traces) per publish, in case it
-        // fails: a third of the publisher's CPU, measured (docs/fleet.md).
+        // fails: a large share of the publisher's CPU (docs/fleet.md).
         noAsyncTraces: true,
         ...tuning,
       }),
