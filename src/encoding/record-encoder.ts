@@ -30,6 +30,12 @@ export interface EncoderOptions {
    * `analysis` line, `brain: "path2"` on every `final` line (`--dual-brain`); otherwise `brain` is the message's channel.
    */
   dualBrain?: boolean;
+  /** otlp: write prompts, answers, tool arguments and results (`--capture-content`; always after redaction). */
+  captureContent?: boolean;
+  /** otlp: `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`: the pinned GenAI conventions only (docs/otel.md). */
+  latestConventionsOnly?: boolean;
+  /** otlp: the resource's attributes (`OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SERVICE_NAME`). */
+  resourceAttributes?: Readonly<Record<string, string>>;
 }
 
 /** What `agentstream run` knows beyond the agent's stream. */
