@@ -61,7 +61,7 @@ export const COMMAND_SCRIPTS: readonly CommandScript[] = [
   { file: "short.cjs", commands: ["sessions", "usage"], v8Flags: [`--interrupt-budget=${INTERRUPT_BUDGET}`], endsOnReturn: true },
   {
     file: "commands.cjs",
-    commands: ["run", "render", "serve", "convert", "summary", "html", "validate", "publish", "tail", "schema", "formats"],
+    commands: ["run", "render", "serve", "convert", "summary", "html", "validate", "publish", "tail", "otlp", "schema", "formats"],
     v8Flags: [NO_INLINING],
     endsOnReturn: false,
   },

@@ -9,7 +9,16 @@ import type { EncoderOptions, RecordEncoder } from "../../encoding/record-encode
 import { VERSION } from "../../version.ts";
 import { GENERAL } from "./attributes.ts";
 import { SpanMapper } from "./spans.ts";
-import type { AttributeValue, FinishedSpan, OtlpAnyValue, OtlpKeyValue, OtlpSpan, OtlpTraceRequest, SpanAttributes } from "./wire.ts";
+import {
+  type AttributeValue,
+  type FinishedSpan,
+  type OtlpAnyValue,
+  type OtlpKeyValue,
+  type OtlpSpan,
+  type OtlpTraceRequest,
+  SPAN_FLAGS,
+  type SpanAttributes,
+} from "./wire.ts";
 
 /** The instrumentation scope of every span we write. */
 export const OTLP_SCOPE = { name: "agentstream", version: VERSION } as const;
@@ -71,6 +80,7 @@ function otlpSpan(span: FinishedSpan): OtlpSpan {
     endTimeUnixNano: unixNano(span.endMs),
     attributes: keyValues(span.attributes),
     status: span.status,
+    flags: SPAN_FLAGS,
   };
 }
 

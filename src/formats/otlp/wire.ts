@@ -56,7 +56,12 @@ export interface OtlpSpan {
   readonly endTimeUnixNano: string;
   readonly attributes: readonly OtlpKeyValue[];
   readonly status: { readonly code: StatusCodeValue; readonly message?: string };
+  /** W3C trace flags (sampled) and "whether the parent is remote is known" (never remote): as the SDKs write it. */
+  readonly flags: number;
 }
+
+/** The span flags we write: sampled, and the parent's locality known (it is local). */
+export const SPAN_FLAGS = 0x101;
 
 /** `collector.trace.v1.ExportTraceServiceRequest`: one line of `convert --to otlp`, one session. */
 export interface OtlpTraceRequest {
