@@ -8,6 +8,7 @@
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { AgentStreamError } from "../errors.ts";
 
 interface ExportedFile {
   readonly size: number;
@@ -67,7 +68,8 @@ function load(path: string): { exported: Record<string, ExportedFile>; problem: 
   } catch {
     return { exported: {}, problem: undefined };
   }
-  if (!stat.isFile()) throw new Error(`${path} is not a regular file: move it away (it records which sessions were exported)`);
+  if (!stat.isFile())
+    throw new AgentStreamError("io", `${path} is not a regular file: move it away (it records which sessions were exported)`);
   try {
     const value: unknown = JSON.parse(readFileSync(path, "utf8"));
     return { exported: checked(value), problem: undefined };
