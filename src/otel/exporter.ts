@@ -13,7 +13,7 @@ import type { ExportReport } from "./report.ts";
 import { DEFAULT_RETRY, type RetryPolicy, sendTraces } from "./send.ts";
 
 export interface SpanExporterOptions {
-  /** Spans held while a request is on its way, at most (the SDKs' `maxQueueSize`). */
+  /** Spans held while a request is on its way, at most (the SDKs' `maxQueueSize`; ours is larger, 8192: an agent can end hundreds of spans a second). */
   readonly maxQueue?: number;
   /** Spans per request, at most (`maxExportBatchSize`). */
   readonly batchSize?: number;
@@ -42,7 +42,7 @@ export class SpanExporter {
   constructor(config: OtlpExportConfig, resource: SpanAttributes, options: SpanExporterOptions = {}) {
     this.config = config;
     this.resource = resource;
-    this.maxQueue = options.maxQueue ?? 2048;
+    this.maxQueue = options.maxQueue ?? 8192;
     this.batchSize = options.batchSize ?? 512;
     this.delayMs = options.delayMs ?? 1000;
     this.retry = options.retry ?? DEFAULT_RETRY;

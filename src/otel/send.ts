@@ -50,6 +50,8 @@ export async function sendTraces(
       if (!RETRYABLE.has(reply.status)) return { ok: false, attempts: attempt, reason };
       wait = reply.retryAfterMs;
     } catch (error) {
+      // Stopped from outside (the run's export deadline): the reason it was still trying is the one to tell.
+      if (signal?.aborted === true) return { ok: false, attempts: attempt, reason: reason === "" ? "not sent before the deadline" : reason };
       reason = error instanceof Error ? error.message : String(error);
     }
     if (attempt === retry.attempts || signal?.aborted === true) return { ok: false, attempts: attempt, reason };

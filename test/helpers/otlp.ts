@@ -121,6 +121,8 @@ export interface Received {
   readonly path: string;
   readonly headers: IncomingMessage["headers"];
   readonly body: Uint8Array;
+  /** When it arrived (ms since the epoch). */
+  readonly at: number;
 }
 
 export interface Receiver {
@@ -147,6 +149,7 @@ export async function startReceiver(answer: Answer = () => ({ status: 200 })): P
         path: req.url ?? "",
         headers: req.headers,
         body: Buffer.concat(parts),
+        at: Date.now(),
       };
       const reply = answer(count++, request);
       if (reply.status >= 200 && reply.status < 300) received.push(request);
