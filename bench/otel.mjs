@@ -58,11 +58,17 @@ async function exportRows(corpus) {
     const sent = (receiver.counts.bytes - before) / 1e6;
     const line = `otlp ${protocol}`.padEnd(34);
     console.log(
-      `${line}${Math.round(spans / (result.ms / 1000)).toLocaleString("en").padStart(10)}${(mb / (result.ms / 1000)).toFixed(1).padStart(8)}${result.rssMb.toFixed(0).padStart(13)}${sent.toFixed(1).padStart(9)}`,
+      `${line}${Math.round(spans / (result.ms / 1000))
+        .toLocaleString("en")
+        .padStart(
+          10,
+        )}${(mb / (result.ms / 1000)).toFixed(1).padStart(8)}${result.rssMb.toFixed(0).padStart(13)}${sent.toFixed(1).padStart(9)}`,
     );
   }
   const convert = await cli(["convert", "--to", "otlp", corpus]);
-  console.log(`${"convert --to otlp (no network)".padEnd(34)}${"".padStart(10)}${(mb / (convert.ms / 1000)).toFixed(1).padStart(8)}${convert.rssMb.toFixed(0).padStart(13)}`);
+  console.log(
+    `${"convert --to otlp (no network)".padEnd(34)}${"".padStart(10)}${(mb / (convert.ms / 1000)).toFixed(1).padStart(8)}${convert.rssMb.toFixed(0).padStart(13)}`,
+  );
   receiver.close();
 }
 
@@ -108,7 +114,9 @@ async function latencyRows() {
     ["run --to agentstream --otlp", ["--otlp", receiver.origin]],
   ]) {
     const ms = await latencyRun(extra);
-    console.log(`${name.padEnd(34)}${percentile(ms, 50).toFixed(2).padStart(9)}${percentile(ms, 99).toFixed(2).padStart(9)}${String(receiver.counts.requests > 0 ? "yes" : "-").padStart(12)}`);
+    console.log(
+      `${name.padEnd(34)}${percentile(ms, 50).toFixed(2).padStart(9)}${percentile(ms, 99).toFixed(2).padStart(9)}${String(receiver.counts.requests > 0 ? "yes" : "-").padStart(12)}`,
+    );
   }
   receiver.close();
 }
@@ -116,7 +124,9 @@ async function latencyRows() {
 /** A saved session of 20,000 tool calls (test/fixtures/fake-agents/many-tools.mjs): the span-heavy case. */
 function toolHeavyCorpus() {
   const path = join(benchTempDir("otel-corpus"), "many-tools.jsonl");
-  const text = execFileSync(process.execPath, [join(root, "test/fixtures/fake-agents/many-tools.mjs"), "--tools=20000"], { maxBuffer: 1 << 30 });
+  const text = execFileSync(process.execPath, [join(root, "test/fixtures/fake-agents/many-tools.mjs"), "--tools=20000"], {
+    maxBuffer: 1 << 30,
+  });
   writeFileSync(path, text);
   return path;
 }

@@ -72,7 +72,7 @@ const LAYERS: readonly Layer[] = [
   // The file follower the CLI's --follow and the server's run logs share: Node's fs, the Issue type.
   { layer: 9, path: "follow/", only: ["errors.ts"] },
   // OTLP export (Node): the configuration, the official transformer's bodies, HTTP with retries, the live batcher.
-  { layer: 9, path: "otel/", only: ["model/", "errors.ts", "formats/"] },
+  { layer: 9, path: "otel/", only: ["model/", "errors.ts", "encoding/", "summary/", "formats/"] },
   { layer: 9, path: "cli/", peers: NODE_PEERS },
   { layer: 9, path: "testing/" },
   { layer: 9, path: "index.ts" },

@@ -41,7 +41,8 @@ function set(value: string | undefined): string | undefined {
  */
 export function otlpExportConfig(flags: OtlpFlags, env: Env): OtlpExportConfig {
   const url = tracesUrl(set(flags.endpoint), env);
-  const protocol = set(flags.protocol) ?? set(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? set(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? "http/protobuf";
+  const protocol =
+    set(flags.protocol) ?? set(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? set(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? "http/protobuf";
   if (protocol !== "http/protobuf" && protocol !== "http/json")
     throw new AgentStreamError("usage", `OTLP protocol "${protocol}" is not supported: use http/protobuf or http/json`);
   const headers = {
@@ -72,7 +73,7 @@ function tracesUrl(endpoint: string | undefined, env: Env): string {
 }
 
 /** `key=value,key=value` with percent-encoded keys and values (the W3C Baggage form the specification names). */
-export function parsePairs(text: string | undefined, what: string): Record<string, string> {
+function parsePairs(text: string | undefined, what: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (text === undefined) return out;
   for (const item of text.split(",")) {

@@ -151,7 +151,11 @@ export function createLiveExport(
   const mapper = new SpanMapper(mapping, (span) => exporter.add(span));
   // The transformer's modules load, and its code is compiled, on first use: pay for that now, before the agent starts,
   // not as a stall of the run's first batch.
-  serializeSpans(Array.from({ length: WARM_UP_SPANS }, () => WARM_UP_SPAN), resource, config.protocol);
+  serializeSpans(
+    Array.from({ length: WARM_UP_SPANS }, () => WARM_UP_SPAN),
+    resource,
+    config.protocol,
+  );
   return {
     add: (event) => mapper.add(event),
     close(deadlineMs) {

@@ -22,4 +22,3 @@ export function describeExport(report: ExportReport): string {
   const text = parts.join(", ");
   return report.lastError === null ? text : `${text} (last: ${report.lastError})`;
 }
-

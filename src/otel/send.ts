@@ -51,7 +51,8 @@ export async function sendTraces(
       wait = reply.retryAfterMs;
     } catch (error) {
       // Stopped from outside (the run's export deadline): the reason it was still trying is the one to tell.
-      if (signal?.aborted === true) return { ok: false, attempts: attempt, reason: reason === "" ? "not sent before the deadline" : reason };
+      if (signal?.aborted === true)
+        return { ok: false, attempts: attempt, reason: reason === "" ? "not sent before the deadline" : reason };
       reason = error instanceof Error ? error.message : String(error);
     }
     if (attempt === retry.attempts || signal?.aborted === true) return { ok: false, attempts: attempt, reason };
@@ -63,7 +64,10 @@ export async function sendTraces(
 }
 
 function describeBody(body: Uint8Array): string {
-  const text = new TextDecoder().decode(body.subarray(0, 200)).replace(/[^\x20-\x7e]+/g, " ").trim();
+  const text = new TextDecoder()
+    .decode(body.subarray(0, 200))
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim();
   return text === "" ? "" : `: ${text}`;
 }
 
@@ -98,7 +102,9 @@ function post(config: OtlpExportConfig, body: Uint8Array, signal: AbortSignal | 
         const parts: Buffer[] = [];
         res.on("data", (part: Buffer) => parts.push(part));
         res.on("error", reject);
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), retryAfterMs: retryAfter(res.headers["retry-after"]) }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), retryAfterMs: retryAfter(res.headers["retry-after"]) }),
+        );
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${config.timeoutMs} ms`)));

@@ -51,7 +51,8 @@ function sdkSpan(span: FinishedSpan, resource: { attributes: SpanAttributes }): 
     name: span.name,
     kind: span.kind - 1,
     spanContext: () => context,
-    parentSpanContext: span.parentSpanId === undefined ? undefined : { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1, isRemote: false },
+    parentSpanContext:
+      span.parentSpanId === undefined ? undefined : { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1, isRemote: false },
     startTime: hrTime(span.startMs),
     endTime: hrTime(span.endMs),
     status: span.status,

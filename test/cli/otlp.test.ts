@@ -65,7 +65,12 @@ describe("agentstream otlp", () => {
     expect(await run(["otlp", receiver.origin, folder], fakeIo({ env }))).toBe(0);
     expect(receiver.received.every((r) => r.contentType === "application/json")).toBe(true);
     expect(roots(receiver)).toHaveLength(2);
-    expect(await run(["otlp", "--protocol", "http/protobuf", receiver.origin, folder], fakeIo({ env: { XDG_STATE_HOME: tempDir("otlp-state-2") } }))).toBe(0);
+    expect(
+      await run(
+        ["otlp", "--protocol", "http/protobuf", receiver.origin, folder],
+        fakeIo({ env: { XDG_STATE_HOME: tempDir("otlp-state-2") } }),
+      ),
+    ).toBe(0);
     expect(receiver.received.at(-1)?.contentType).toBe("application/x-protobuf");
   });
 

@@ -24,7 +24,10 @@ interface Finished {
 }
 
 function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<Finished> {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
+  const child = spawn(process.execPath, [bin, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1", ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -41,7 +44,8 @@ interface OtlpReport {
   lastError: string | null;
 }
 
-const reportOf = (stdout: string): { otlp: OtlpReport; toolCalls: unknown[] } => JSON.parse(stdout) as { otlp: OtlpReport; toolCalls: unknown[] };
+const reportOf = (stdout: string): { otlp: OtlpReport; toolCalls: unknown[] } =>
+  JSON.parse(stdout) as { otlp: OtlpReport; toolCalls: unknown[] };
 const spansOf = (r: Receiver) => r.requests().flatMap((request) => request.spans);
 
 let receiver: Receiver | undefined;
@@ -53,7 +57,18 @@ afterEach(async () => {
 describe.skipIf(!haveBin)("agentstream run --otlp (built binary)", () => {
   it("exports each span as it ends, while the agent still works, then the session", async () => {
     receiver = await startReceiver();
-    const result = await runCli(["run", "--json", "--otlp", receiver.origin, "--", process.execPath, manyTools, "--tools=12", "--burst=1", "--every-ms=250"]);
+    const result = await runCli([
+      "run",
+      "--json",
+      "--otlp",
+      receiver.origin,
+      "--",
+      process.execPath,
+      manyTools,
+      "--tools=12",
+      "--burst=1",
+      "--every-ms=250",
+    ]);
     expect(result.code).toBe(0);
     const report = reportOf(result.stdout);
     expect(report.otlp).toMatchObject({ dropped: 0, rejected: 0, lastError: null, endpoint: `${receiver.origin}/v1/traces` });
@@ -81,13 +96,17 @@ describe.skipIf(!haveBin)("agentstream run --otlp (built binary)", () => {
     expect(result.stderr).toMatch(/agentstream run: otlp: 0 spans exported to .*, \d+ dropped \(last: .*ECONNREFUSED/);
   }, 30_000);
 
-  it.each([400, 503])("an endpoint answering %i: spans dropped and said, the agent's exit code kept", async (status) => {
-    receiver = await startReceiver(() => ({ status, body: "go away" }));
-    const result = await runCli(["run", "--json", "--otlp", receiver.origin, "--", process.execPath, manyTools, "--tools=3"]);
-    expect(result.code).toBe(0);
-    expect(reportOf(result.stdout).otlp).toMatchObject({ exported: 0, lastError: `HTTP ${status}: go away` });
-    expect(result.stderr).toMatch(new RegExp(`otlp: 0 spans exported .* dropped \\(last: HTTP ${status}`));
-  }, 30_000);
+  it.each([400, 503])(
+    "an endpoint answering %i: spans dropped and said, the agent's exit code kept",
+    async (status) => {
+      receiver = await startReceiver(() => ({ status, body: "go away" }));
+      const result = await runCli(["run", "--json", "--otlp", receiver.origin, "--", process.execPath, manyTools, "--tools=3"]);
+      expect(result.code).toBe(0);
+      expect(reportOf(result.stdout).otlp).toMatchObject({ exported: 0, lastError: `HTTP ${status}: go away` });
+      expect(result.stderr).toMatch(new RegExp(`otlp: 0 spans exported .* dropped \\(last: HTTP ${status}`));
+    },
+    30_000,
+  );
 
   it("a slow endpoint never holds the agent: its whole stream is written, the run ends within the export deadline", async () => {
     receiver = await startReceiver(() => ({ status: 200, delayMs: 20_000 }));

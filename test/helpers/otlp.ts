@@ -99,24 +99,26 @@ function normalize(message: Obj): DecodedRequest {
   const [first] = resourceSpans as [Obj];
   const scopeSpans = first.scopeSpans as Obj[];
   const scope = (scopeSpans[0]?.scope ?? { name: "", version: "" }) as { name: string; version: string };
-  const spans = scopeSpans.flatMap((s) => s.spans as Obj[]).map(
-    (span): DecodedSpan => ({
-      traceId: hex(span.traceId),
-      spanId: hex(span.spanId),
-      parentSpanId: hex(span.parentSpanId),
-      name: span.name as string,
-      kind: span.kind as number,
-      start: BigInt(span.startTimeUnixNano as string),
-      end: BigInt(span.endTimeUnixNano as string),
-      attributes: attributes(span.attributes as Obj[]),
-      status: { code: (span.status as Obj).code as number, message: (span.status as Obj).message as string },
-    }),
-  );
+  const spans = scopeSpans
+    .flatMap((s) => s.spans as Obj[])
+    .map(
+      (span): DecodedSpan => ({
+        traceId: hex(span.traceId),
+        spanId: hex(span.spanId),
+        parentSpanId: hex(span.parentSpanId),
+        name: span.name as string,
+        kind: span.kind as number,
+        start: BigInt(span.startTimeUnixNano as string),
+        end: BigInt(span.endTimeUnixNano as string),
+        attributes: attributes(span.attributes as Obj[]),
+        status: { code: (span.status as Obj).code as number, message: (span.status as Obj).message as string },
+      }),
+    );
   return { resource: attributes((first.resource as Obj).attributes as Obj[]), scope: { name: scope.name, version: scope.version }, spans };
 }
 
 /** What a receiver got: one entry per request. */
-export interface Received {
+interface Received {
   readonly contentType: string;
   readonly path: string;
   readonly headers: IncomingMessage["headers"];
@@ -167,9 +169,7 @@ export async function startReceiver(answer: Answer = () => ({ status: 200 })): P
     origin: `http://127.0.0.1:${port}`,
     received,
     requests: () =>
-      received.map((r) =>
-        r.contentType.includes("json") ? decodeJson(Buffer.from(r.body).toString("utf8")) : decodeProtobuf(r.body),
-      ),
+      received.map((r) => (r.contentType.includes("json") ? decodeJson(Buffer.from(r.body).toString("utf8")) : decodeProtobuf(r.body))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,7 +4,12 @@ import { latestConventionsOnly, otlpExportConfig, resourceAttributesFromEnv } fr
 
 describe("otlpExportConfig", () => {
   it("defaults to http/protobuf on localhost:4318/v1/traces with a 10 s timeout", () => {
-    expect(otlpExportConfig({}, {})).toEqual({ url: "http://localhost:4318/v1/traces", protocol: "http/protobuf", headers: {}, timeoutMs: 10_000 });
+    expect(otlpExportConfig({}, {})).toEqual({
+      url: "http://localhost:4318/v1/traces",
+      protocol: "http/protobuf",
+      headers: {},
+      timeoutMs: 10_000,
+    });
   });
 
   it("appends /v1/traces to a base endpoint, uses the traces endpoint as it is, and lets the flag win", () => {
@@ -27,7 +32,12 @@ describe("otlpExportConfig", () => {
       },
     );
     expect(config).toMatchObject({ protocol: "http/json", headers: { "api-key": "two", "x-team": "a b" }, timeoutMs: 2500 });
-    expect(otlpExportConfig({ protocol: "http/protobuf", headers: "api-key=three", timeout: "100" }, { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toMatchObject({
+    expect(
+      otlpExportConfig(
+        { protocol: "http/protobuf", headers: "api-key=three", timeout: "100" },
+        { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+      ),
+    ).toMatchObject({
       protocol: "http/protobuf",
       headers: { "api-key": "three" },
       timeoutMs: 100,

@@ -54,7 +54,12 @@ function toolSession(tools: number): AgentEvent[] {
 describe("SpanExporter", () => {
   it("exports each span when it ends, before the session does", async () => {
     receiver = await startReceiver();
-    const live = createLiveExport(otlpExportConfig({ endpoint: receiver.origin }, {}), { "service.name": "t" }, {}, { delayMs: 20, retry: FAST });
+    const live = createLiveExport(
+      otlpExportConfig({ endpoint: receiver.origin }, {}),
+      { "service.name": "t" },
+      {},
+      { delayMs: 20, retry: FAST },
+    );
     const events = toolSession(1);
     for (const event of events.slice(0, 3)) live.add(event);
     await until(() => receiver !== undefined && received(receiver) >= 2);
@@ -70,7 +75,11 @@ describe("SpanExporter", () => {
 
   it("counts every span as dropped when the endpoint is down from the start, and ends within its deadline", async () => {
     const port = await freePort();
-    const exporter = new SpanExporter(otlpExportConfig({ endpoint: `http://127.0.0.1:${port}` }, {}), {}, { delayMs: 5, maxQueue: 100, retry: FAST });
+    const exporter = new SpanExporter(
+      otlpExportConfig({ endpoint: `http://127.0.0.1:${port}` }, {}),
+      {},
+      { delayMs: 5, maxQueue: 100, retry: FAST },
+    );
     for (let i = 0; i < 250; i++) exporter.add(spanNumber(i));
     const report = await exporter.close(1000);
     expect(report.exported).toBe(0);
@@ -110,7 +119,11 @@ describe("SpanExporter", () => {
 
   it("never holds back a caller behind a slow endpoint: a full queue drops and counts", async () => {
     receiver = await startReceiver(() => ({ status: 200, delayMs: 300 }));
-    const exporter = new SpanExporter(otlpExportConfig({ endpoint: receiver.origin }, {}), {}, { delayMs: 1, batchSize: 50, maxQueue: 100, retry: FAST });
+    const exporter = new SpanExporter(
+      otlpExportConfig({ endpoint: receiver.origin }, {}),
+      {},
+      { delayMs: 1, batchSize: 50, maxQueue: 100, retry: FAST },
+    );
     // add() is synchronous: all 1,000 are taken (or dropped) before the first answer can come.
     for (let i = 0; i < 1000; i++) exporter.add(spanNumber(i));
     expect(exporter.report().exported).toBe(0);
@@ -122,7 +135,11 @@ describe("SpanExporter", () => {
 
   it("ends within its deadline when the endpoint never answers in time: what was unsent is dropped", async () => {
     receiver = await startReceiver(() => ({ status: 200, delayMs: 5000 }));
-    const exporter = new SpanExporter(otlpExportConfig({ endpoint: receiver.origin, timeout: "10000" }, {}), {}, { delayMs: 1, retry: FAST });
+    const exporter = new SpanExporter(
+      otlpExportConfig({ endpoint: receiver.origin, timeout: "10000" }, {}),
+      {},
+      { delayMs: 1, retry: FAST },
+    );
     for (let i = 0; i < 10; i++) exporter.add(spanNumber(i));
     const report = await exporter.close(200);
     expect(report).toMatchObject({ exported: 0, dropped: 10 });
@@ -130,7 +147,12 @@ describe("SpanExporter", () => {
 
   it("sends a session of 10,000 tool calls in bounded batches, every span once", async () => {
     receiver = await startReceiver();
-    const live = createLiveExport(otlpExportConfig({ endpoint: receiver.origin }, {}), {}, {}, { delayMs: 5, batchSize: 512, maxQueue: 2048, retry: FAST });
+    const live = createLiveExport(
+      otlpExportConfig({ endpoint: receiver.origin }, {}),
+      {},
+      {},
+      { delayMs: 5, batchSize: 512, maxQueue: 2048, retry: FAST },
+    );
     const events = toolSession(10_000);
     // As an agent writes them: a few hundred events, then the event loop turns (the exporter sends meanwhile).
     for (let at = 0; at < events.length; at += 200) {
@@ -141,7 +163,9 @@ describe("SpanExporter", () => {
     const requests = receiver.requests();
     expect(report.dropped).toBe(0);
     expect(received(receiver)).toBe(report.exported);
-    const tools = requests.flatMap((request) => request.spans).filter((span) => span.attributes["gen_ai.operation.name"] === "execute_tool");
+    const tools = requests
+      .flatMap((request) => request.spans)
+      .filter((span) => span.attributes["gen_ai.operation.name"] === "execute_tool");
     expect(new Set(tools.map((span) => span.spanId)).size).toBe(10_000);
     expect(Math.max(...requests.map((request) => request.spans.length))).toBeLessThanOrEqual(512);
   });

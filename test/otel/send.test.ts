@@ -36,7 +36,12 @@ describe("sendTraces", () => {
     expect(got?.headers["api-key"]).toBe("k1");
     expect(got?.contentType).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
     const [request] = receiver.requests();
-    expect(request?.spans[0]).toMatchObject({ spanId: span.spanId, traceId: span.traceId, name: span.name, end: 1_767_225_601_500_500_000n });
+    expect(request?.spans[0]).toMatchObject({
+      spanId: span.spanId,
+      traceId: span.traceId,
+      name: span.name,
+      end: 1_767_225_601_500_500_000n,
+    });
     expect(request?.spans[0]?.attributes["gen_ai.usage.input_tokens"]).toBe(12);
     expect(request?.resource["service.name"]).toBe("t");
   });
@@ -78,7 +83,10 @@ describe("sendTraces", () => {
     const result = await sendTraces(otlpExportConfig({ endpoint: receiver.origin }, {}), body("http/protobuf"), FAST);
     expect(result).toEqual({ ok: true, attempts: 1, partial: { rejectedSpans: 1, errorMessage: "span too large" } });
     await receiver.close();
-    receiver = await startReceiver(() => ({ status: 200, body: JSON.stringify({ partialSuccess: { rejectedSpans: 2, errorMessage: "quota" } }) }));
+    receiver = await startReceiver(() => ({
+      status: 200,
+      body: JSON.stringify({ partialSuccess: { rejectedSpans: 2, errorMessage: "quota" } }),
+    }));
     const json = await sendTraces(otlpExportConfig({ endpoint: receiver.origin, protocol: "http/json" }, {}), body("http/json"), FAST);
     expect(json).toEqual({ ok: true, attempts: 1, partial: { rejectedSpans: 2, errorMessage: "quota" } });
   });

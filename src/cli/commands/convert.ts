@@ -7,6 +7,7 @@ import { createRecordSink } from "../sinks/record-sink.ts";
 import { followOption, readingSources } from "../sources/files.ts";
 import { useNativeScans } from "../../run/native-scans.ts";
 import { latestConventionsOnly, resourceAttributesFromEnv } from "../../otel/config.ts";
+import { summaryFacts } from "../../otel/facts.ts";
 import type { EncoderOptions } from "../../encoding/record-encoder.ts";
 
 export const convert = defineCommand({
@@ -80,5 +81,10 @@ export const convert = defineCommand({
 
 /** `--to otlp`: content only when asked, the resource and the conventions' opt-in from the OTEL_* variables. */
 function otlpWriterOptions(captureContent: boolean, env: Readonly<Record<string, string | undefined>>): EncoderOptions {
-  return { captureContent, latestConventionsOnly: latestConventionsOnly(env), resourceAttributes: resourceAttributesFromEnv(env) };
+  return {
+    captureContent,
+    latestConventionsOnly: latestConventionsOnly(env),
+    resourceAttributes: resourceAttributesFromEnv(env),
+    sessionFacts: summaryFacts,
+  };
 }

@@ -6,6 +6,7 @@ import { SpanMapper } from "../../formats/otlp/spans.ts";
 import type { FinishedSpan } from "../../formats/otlp/wire.ts";
 import { latestConventionsOnly, otlpExportConfig, resourceAttributesFromEnv, type OtlpExportConfig } from "../../otel/config.ts";
 import { ExportedSessions, exportedStatePath } from "../../otel/exported.ts";
+import { summaryFacts } from "../../otel/facts.ts";
 import { serializeSpans } from "../../otel/serialize.ts";
 import { sendTraces } from "../../otel/send.ts";
 import { readInputs } from "../_input.ts";
@@ -25,7 +26,11 @@ const exportOptions = {
     description: "http/protobuf (default) | http/json (else OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL)",
   },
   headers: { type: "string", valueHint: "<k=v,...>", description: "request headers, over OTEL_EXPORTER_OTLP_[TRACES_]HEADERS" },
-  "export-timeout": { type: "string", valueHint: "<ms>", description: "per request (default 10000, else OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT)" },
+  "export-timeout": {
+    type: "string",
+    valueHint: "<ms>",
+    description: "per request (default 10000, else OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT)",
+  },
   "capture-content": {
     type: "boolean",
     default: false,
@@ -36,7 +41,7 @@ const exportOptions = {
 /** Spans per request: a long session goes in several. */
 const SPANS_PER_REQUEST = 1000;
 /** The files a folder holds that can be sessions. */
-const SESSION_FILE = /\.(?:jsonl|ndjson|json)$/;
+const SESSION_FILE = /(?<!\.meta)\.(?:jsonl|ndjson|json)$/;
 
 export const otlp = defineCommand({
   name: "otlp",
@@ -52,7 +57,10 @@ and OTEL_SERVICE_NAME apply; flags override them. Secrets are redacted before an
     ...exportOptions,
     ...readingOptions,
   },
-  examples: ["agentstream otlp http://localhost:4318 ~/.claude/projects --since 7d", "agentstream otlp http://localhost:4318 session.jsonl"],
+  examples: [
+    "agentstream otlp http://localhost:4318 ~/.claude/projects --since 7d",
+    "agentstream otlp http://localhost:4318 session.jsonl",
+  ],
   async run({ values, positionals, io }) {
     const [endpoint, ...paths] = positionals;
     if (endpoint === undefined || paths.length === 0)
@@ -131,9 +139,12 @@ function sessionFiles(paths: readonly string[], since: number | undefined): stri
 /** The spans of every session in `file` (read as `convert` reads it: repaired and redacted by default). */
 async function spansOf(file: string, values: Parameters<typeof readInputs>[0]["reading"] & { "capture-content": boolean }, io: CliIo) {
   const spans: FinishedSpan[] = [];
-  const mapper = new SpanMapper({ captureContent: values["capture-content"], latestConventionsOnly: latestConventionsOnly(io.env) }, (span) =>
-    spans.push(span),
-  );
+  const mapping = {
+    captureContent: values["capture-content"],
+    latestConventionsOnly: latestConventionsOnly(io.env),
+    sessionFacts: summaryFacts,
+  };
+  const mapper = new SpanMapper(mapping, (span) => spans.push(span));
   const sink: Sink = {
     event: (event) => mapper.add(event),
     end: () => mapper.end(),
@@ -160,7 +171,9 @@ async function sendAll(
     }
     if (result.partial !== undefined) {
       rejected += result.partial.rejectedSpans;
-      await io.stderr.write(`agentstream otlp: partial success: ${result.partial.rejectedSpans} spans rejected: ${result.partial.errorMessage}\n`);
+      await io.stderr.write(
+        `agentstream otlp: partial success: ${result.partial.rejectedSpans} spans rejected: ${result.partial.errorMessage}\n`,
+      );
     }
   }
   return { ok: true, rejected };

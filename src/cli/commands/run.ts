@@ -153,10 +153,13 @@ executable, 127 command not found, 2 usage error.`,
     const assets = values.serve ? loadWebAssets() : undefined;
     const publishing = await createRunPublisher(values, io, command, () => agent.runId);
     const otlp = await createRunExport(values, io, runId);
-    const onEvent = publishing === undefined && otlp === undefined ? undefined : (event: AgentEvent): void => {
-      publishing?.publisher.event(event);
-      otlp?.add(event);
-    };
+    const onEvent =
+      publishing === undefined && otlp === undefined
+        ? undefined
+        : (event: AgentEvent): void => {
+            publishing?.publisher.event(event);
+            otlp?.add(event);
+          };
     const agent: AgentRun = startAgent(publishing, () =>
       runAgent(command, args, {
         runId,
@@ -307,11 +310,13 @@ async function createRunExport(values: RunValues, io: CliIo, runId: string): Pro
   const { otlpExportConfig, resourceAttributesFromEnv, latestConventionsOnly } = await import("../../otel/config.ts");
   const { createLiveExport } = await import("../../otel/exporter.ts");
   const { resourceOf } = await import("../../formats/otlp/encode.ts");
+  const { summaryFacts } = await import("../../otel/facts.ts");
   const config = otlpExportConfig({ endpoint: values.otlp }, io.env);
   return createLiveExport(config, resourceOf(resourceAttributesFromEnv(io.env)), {
     captureContent: values["capture-content"],
     latestConventionsOnly: latestConventionsOnly(io.env),
     fallbackSessionId: runId,
+    sessionFacts: summaryFacts,
   });
 }
 

@@ -38,6 +38,7 @@ export function createOtlpEncoder(options: EncoderOptions = {}): RecordEncoder<O
       ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
       ...(options.latestConventionsOnly === undefined ? {} : { latestConventionsOnly: options.latestConventionsOnly }),
       ...(options.run === undefined ? {} : { fallbackSessionId: options.run.runId }),
+      ...(options.sessionFacts === undefined ? {} : { sessionFacts: options.sessionFacts }),
     },
     (span) => spans.push(span),
     () => {
@@ -85,7 +86,7 @@ function otlpSpan(span: FinishedSpan): OtlpSpan {
 }
 
 /** Milliseconds (possibly fractional) as the decimal string of nanoseconds, exact for any time of this era. */
-export function unixNano(ms: number): string {
+function unixNano(ms: number): string {
   const whole = Math.floor(ms);
   const nanos = Math.round((ms - whole) * 1e6);
   return (BigInt(whole) * 1_000_000n + BigInt(nanos)).toString();

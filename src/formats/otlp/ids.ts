@@ -23,7 +23,10 @@ function lane(text: string, seed: number): number {
 
 function hexOf(text: string, lanes: number): string {
   let out = "";
-  for (let i = 0; i < lanes; i++) out += lane(text, LANE_SEEDS[i] ?? 0).toString(16).padStart(8, "0");
+  for (let i = 0; i < lanes; i++)
+    out += lane(text, LANE_SEEDS[i] ?? 0)
+      .toString(16)
+      .padStart(8, "0");
   // An all-zero id is invalid in OTLP; one hash in 2^64 would give it.
   return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
 }

@@ -9,7 +9,7 @@ import type { AgentEvent, EventOf, JsonValue, Usage } from "../../model/events.t
 import { addUsage, emptyUsage, isUsageEmpty } from "../../model/usage.ts";
 import { createClock, type Clock } from "../../encoding/clock.ts";
 import { redactSecrets, redactText } from "../../encoding/redact.ts";
-import { createSummaryBuilder, type SummaryBuilder } from "../../summary/summarize.ts";
+import type { SessionFacts } from "../../encoding/record-encoder.ts";
 import { AGENTSTREAM, GEN_AI, GENERAL, OPERATION, TOOL_TYPE } from "./attributes.ts";
 import { spanIdOf, traceIdOf } from "./ids.ts";
 import { providerOf } from "./provider.ts";
@@ -25,6 +25,8 @@ export interface SpanMappingOptions {
   readonly fallbackSessionId?: string;
   /** The clock for events without a time before any time is known (a parameter for tests). */
   readonly now?: () => number;
+  /** The session's facts as `summary --json` folds them (EncoderOptions.sessionFacts); else its end record's. */
+  readonly sessionFacts?: () => SessionFacts;
 }
 
 /** A span still open: where it sits and what it has gathered. */
@@ -80,7 +82,8 @@ export class SpanMapper {
   private rootKey: string | undefined;
   private traceId = "";
   private dialect: string | undefined;
-  private summary: SummaryBuilder = createSummaryBuilder({ toolCalls: false });
+  private readonly newFacts: () => SessionFacts;
+  private summary: SessionFacts;
   private readonly sessions = new Map<string, SessionState>();
   /** The session an event without a session id belongs to: the one that spoke last. */
   private current: SessionState | undefined;
@@ -92,6 +95,8 @@ export class SpanMapper {
     this.content = options.captureContent === true;
     this.latestOnly = options.latestConventionsOnly === true;
     this.fallbackSessionId = options.fallbackSessionId;
+    this.newFacts = options.sessionFacts ?? endRecordFacts;
+    this.summary = this.newFacts();
     this.emit = onSpan;
     this.traceEnded = onTraceEnd;
   }
@@ -120,17 +125,21 @@ export class SpanMapper {
   }
 
   private sessionOf(event: AgentEvent, at: number): SessionState {
+    const session = this.findOrOpen(event, at);
+    this.current = session;
+    return session;
+  }
+
+  private findOrOpen(event: AgentEvent, at: number): SessionState {
     const id = event.sessionId;
     const known = id === undefined ? this.current : this.sessions.get(id);
-    if (known !== undefined) return (this.current = known);
-    if (this.rootKey === undefined) return (this.current = this.openRoot(event, at));
-    if (id === undefined) return this.current ?? this.openRoot(event, at);
+    if (known !== undefined) return known;
+    if (this.rootKey === undefined || id === undefined) return this.current ?? this.openRoot(event, at);
     const started = event.type === "session.started" ? event : undefined;
     const parent = (started?.parentSessionId === undefined ? undefined : this.sessions.get(started.parentSessionId)) ?? this.rootSession();
     const parentSpanId =
       started?.parentToolCallId === undefined ? parent?.span.spanId : spanIdOf(this.rootKey, `tool\u0000${started.parentToolCallId}`);
-    const session = this.openSession(id, parentSpanId, parent?.id, at);
-    return (this.current = session);
+    return this.openSession(id, parentSpanId, parent?.id, at);
   }
 
   private rootSession(): SessionState | undefined {
@@ -297,7 +306,14 @@ export class SpanMapper {
     Object.assign(attributes, step.attributes);
     const endMs = step.byTurn ? Math.max(step.lastMs, at) : step.lastMs;
     if (step.failed !== undefined) attributes[GENERAL.errorType] = "turn_failed";
-    this.finish(step, model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`, SPAN_KIND.client, endMs, attributes, step.failed);
+    this.finish(
+      step,
+      model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`,
+      SPAN_KIND.client,
+      endMs,
+      attributes,
+      step.failed,
+    );
     session.handedOverMs = Math.max(session.handedOverMs, endMs);
   }
 
@@ -335,12 +351,22 @@ export class SpanMapper {
       const result = event.output ?? (event.result === undefined ? undefined : JSON.stringify(event.result));
       if (result !== undefined) {
         attributes[GEN_AI.toolResult] = redactText(result);
-        session.pendingInput.push({ role: "tool", parts: [{ type: "tool_call_response", id: event.toolCallId, response: redactText(result) }] });
+        session.pendingInput.push({
+          role: "tool",
+          parts: [{ type: "tool_call_response", id: event.toolCallId, response: redactText(result) }],
+        });
       }
     }
     const failed = event.isError ? (event.output?.slice(0, 200) ?? "the tool call failed") : undefined;
     if (failed !== undefined) attributes[GENERAL.errorType] = "tool_error";
-    this.finish(tool, `${OPERATION.executeTool} ${tool.name}`, SPAN_KIND.internal, at, attributes, failed === undefined ? undefined : redactText(failed));
+    this.finish(
+      tool,
+      `${OPERATION.executeTool} ${tool.name}`,
+      SPAN_KIND.internal,
+      at,
+      attributes,
+      failed === undefined ? undefined : redactText(failed),
+    );
   }
 
   /** A tool that completed without a start the stream showed: a span of its end alone. */
@@ -410,7 +436,7 @@ export class SpanMapper {
       if (session.completed !== undefined) attributes[AGENTSTREAM.status] = session.completed.status;
       return attributes;
     }
-    const summary = this.summary.result(NO_RECORDS, this.dialect);
+    const summary = this.summary.result(this.dialect);
     writeUsage(attributes, summary.usage);
     attributes[AGENTSTREAM.status] = summary.status;
     if (summary.error !== null) attributes[AGENTSTREAM.error] = redactText(summary.error);
@@ -452,22 +478,39 @@ export class SpanMapper {
     if (root !== undefined) this.endSession(root, root.span.lastMs);
     this.rootKey = undefined;
     this.current = undefined;
-    this.summary = createSummaryBuilder({ toolCalls: false });
+    this.summary = this.newFacts();
     this.traceEnded();
   }
 }
 
-/** The summary's record counters are not the spans' business: it is asked only for its session facts. */
-const NO_RECORDS: Parameters<SummaryBuilder["result"]>[0] = {
-  total: 0,
-  events: 0,
-  blank: 0,
-  text: 0,
-  invalid: 0,
-  tooLong: 0,
-  tooLongBytes: 0,
-  unknown: 0,
-};
+/**
+ * The facts of a session without the summary's builder (a library caller that hands none): its root end record's,
+ * the usage of its turns and requests added up when that record has none.
+ */
+function endRecordFacts(): SessionFacts {
+  let completed: EventOf<"session.completed"> | undefined;
+  let usage = emptyUsage();
+  const repairs: Record<string, number> = {};
+  return {
+    add(event) {
+      if (event.type === "session.completed") completed ??= event;
+      else if (event.type === "turn.completed" && event.usage !== undefined) usage = addUsage(usage, event.usage);
+      else if (event.type === "usage" && event.scope === "delta") usage = addUsage(usage, event.usage);
+      else if (event.type === "repair") repairs[event.kind] = (repairs[event.kind] ?? 0) + 1;
+    },
+    result: () => ({
+      usage: completed?.usage !== undefined && !isUsageEmpty(completed.usage) ? completed.usage : usage,
+      status: completed?.status ?? "incomplete",
+      error: completed?.error ?? null,
+      costUsd: completed?.costUsd ?? null,
+      costEstimated: false,
+      turns: completed?.turns ?? null,
+      subagents: 0,
+      repairs,
+      finalText: completed?.finalText ?? null,
+    }),
+  };
+}
 
 /** What a running total adds since the previous one (the first counts whole). */
 function difference(total: Usage, previous: Usage | undefined): Usage {

@@ -16,7 +16,7 @@ export type SpanKindValue = (typeof SPAN_KIND)[keyof typeof SPAN_KIND];
 
 /** `Status.StatusCode`: unset (the conventions' choice for success), ok, error. */
 export const STATUS_CODE = { unset: 0, ok: 1, error: 2 } as const;
-export type StatusCodeValue = (typeof STATUS_CODE)[keyof typeof STATUS_CODE];
+type StatusCodeValue = (typeof STATUS_CODE)[keyof typeof STATUS_CODE];
 
 /** One finished span, in milliseconds: what the mapping produces and both the JSON writer and the exporter take. */
 export interface FinishedSpan {

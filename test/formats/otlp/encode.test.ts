@@ -11,6 +11,7 @@ import { traceRequest, resourceOf } from "../../../src/formats/otlp/encode.ts";
 import type { FinishedSpan } from "../../../src/formats/otlp/wire.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import type { Usage } from "../../../src/model/events.ts";
+import { summaryFacts } from "../../../src/otel/facts.ts";
 import { serializeSpans } from "../../../src/otel/serialize.ts";
 import { convertEvents } from "../../helpers/convert.ts";
 import { build } from "../../helpers/events.ts";
@@ -75,7 +76,7 @@ for (const [dialect, path] of listCaptures()) byDialect.set(dialect, [...(byDial
 describe.each([...byDialect.keys()])("otlp over the %s captures", (dialect) => {
   it.each(byDialect.get(dialect) ?? [])("%s: the session, its turns with summary's usage, one span per tool call", (path) => {
     const { events, summary } = readFile(path);
-    const requests = decodeLines(convertEvents(events, "otlp"));
+    const requests = decodeLines(convertEvents(events, "otlp", { sessionFacts: summaryFacts }));
     expect(requests.length).toBeGreaterThan(0);
     for (const request of requests) {
       expect(request.scope.name).toBe("agentstream");
@@ -98,7 +99,8 @@ describe.each([...byDialect.keys()])("otlp over the %s captures", (dialect) => {
     const chats = spans.filter((span) => operation(span) === "chat");
     for (const chat of chats) expect(chat.name).toMatch(/^chat( |$)/);
     // Where the stream gives usage per turn or request, the turns add up to the session's.
-    if (chats.some((chat) => USAGE_ATTRIBUTES.some(([, name]) => name in chat.attributes))) expect(known(usageOf(chats))).toEqual(known(summary.usage));
+    if (chats.some((chat) => USAGE_ATTRIBUTES.some(([, name]) => name in chat.attributes)))
+      expect(known(usageOf(chats))).toEqual(known(summary.usage));
     expect(root.attributes["agentstream.session.status"]).toBe(summary.status);
     expect(root.status.code).toBe(summary.status === "error" || summary.status === "interrupted" ? 2 : 0);
     if (summary.costUsd !== null) expect(root.attributes["agentstream.cost_usd"]).toBeCloseTo(summary.costUsd, 9);
@@ -112,7 +114,9 @@ describe("otlp: ids, content, the official transformer", () => {
     const { events } = readFile((capture as [string, string])[1]);
     const once = decodeLines(convertEvents(events, "otlp"))[0] as DecodedRequest;
     const twice = decodeLines(convertEvents(events, "otlp"))[0] as DecodedRequest;
-    expect(twice.spans.map((s) => [s.traceId, s.spanId, s.parentSpanId])).toEqual(once.spans.map((s) => [s.traceId, s.spanId, s.parentSpanId]));
+    expect(twice.spans.map((s) => [s.traceId, s.spanId, s.parentSpanId])).toEqual(
+      once.spans.map((s) => [s.traceId, s.spanId, s.parentSpanId]),
+    );
     const task = once.spans.find((span) => span.attributes["gen_ai.tool.name"] === "Task") as DecodedSpan;
     const subagent = once.spans.find((span) => operation(span) === "invoke_agent" && span.parentSpanId !== "") as DecodedSpan;
     expect(subagent.parentSpanId).toBe(task.spanId);
@@ -124,10 +128,40 @@ describe("otlp: ids, content, the official transformer", () => {
     const secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
     const events = build([
       { type: "session.started", sessionId: "s1", agent: "claude-code", model: "claude-sonnet-4-5", time: "2026-01-01T00:00:00.000Z" },
-      { type: "message.completed", sessionId: "s1", messageId: "u", role: "user", kind: "text", text: `use ${secret}`, time: "2026-01-01T00:00:01.000Z" },
-      { type: "message.completed", sessionId: "s1", messageId: "a", role: "assistant", kind: "text", text: "ok", time: "2026-01-01T00:00:02.000Z" },
-      { type: "tool.started", sessionId: "s1", toolCallId: "t1", name: "Bash", input: { command: `curl -H "Authorization: Bearer ${secret}"` }, time: "2026-01-01T00:00:02.500Z" },
-      { type: "tool.completed", sessionId: "s1", toolCallId: "t1", isError: false, output: `token=${secret}`, time: "2026-01-01T00:00:03.000Z" },
+      {
+        type: "message.completed",
+        sessionId: "s1",
+        messageId: "u",
+        role: "user",
+        kind: "text",
+        text: `use ${secret}`,
+        time: "2026-01-01T00:00:01.000Z",
+      },
+      {
+        type: "message.completed",
+        sessionId: "s1",
+        messageId: "a",
+        role: "assistant",
+        kind: "text",
+        text: "ok",
+        time: "2026-01-01T00:00:02.000Z",
+      },
+      {
+        type: "tool.started",
+        sessionId: "s1",
+        toolCallId: "t1",
+        name: "Bash",
+        input: { command: `curl -H "Authorization: Bearer ${secret}"` },
+        time: "2026-01-01T00:00:02.500Z",
+      },
+      {
+        type: "tool.completed",
+        sessionId: "s1",
+        toolCallId: "t1",
+        isError: false,
+        output: `token=${secret}`,
+        time: "2026-01-01T00:00:03.000Z",
+      },
       { type: "session.completed", sessionId: "s1", status: "success", finalText: "done", time: "2026-01-01T00:00:04.000Z" },
     ]);
     const plain = convertEvents(events, "otlp");
@@ -141,7 +175,9 @@ describe("otlp: ids, content, the official transformer", () => {
     expect(tool.attributes["gen_ai.tool.call.arguments"]).toContain("curl");
     expect(tool.attributes["gen_ai.tool.call.result"]).toContain("[REDACTED]");
     const chat = spans.find((span) => operation(span) === "chat") as DecodedSpan;
-    expect(JSON.parse(chat.attributes["gen_ai.input.messages"] as string)).toEqual([{ role: "user", parts: [{ type: "text", content: "use [REDACTED]" }] }]);
+    expect(JSON.parse(chat.attributes["gen_ai.input.messages"] as string)).toEqual([
+      { role: "user", parts: [{ type: "text", content: "use [REDACTED]" }] },
+    ]);
     expect(chat.start).toBe(1_767_225_601_000_000_000n);
     expect(chat.end).toBe(1_767_225_602_500_000_000n);
   });
