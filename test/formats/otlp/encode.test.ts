@@ -205,3 +205,41 @@ describe("otlp: ids, content, the official transformer", () => {
     expect(decodeLines(latest.out())[0]?.resource["service.name"]).toBe("agents");
   });
 });
+
+describe("otlp without the summary's builder (a library caller that hands none)", () => {
+  it("takes the session's figures from its end record", () => {
+    const events = build([
+      { type: "session.started", sessionId: "lib", agent: "codex", time: "2026-01-01T00:00:00.000Z" },
+      { type: "turn.started", sessionId: "lib", turnId: "1", time: "2026-01-01T00:00:01.000Z" },
+      {
+        type: "turn.completed",
+        sessionId: "lib",
+        turnId: "1",
+        usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        time: "2026-01-01T00:00:02.000Z",
+      },
+      {
+        type: "session.completed",
+        sessionId: "lib",
+        status: "error",
+        error: "boom",
+        costUsd: 0.5,
+        usage: { inputTokens: 11, outputTokens: 3, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null },
+        time: "2026-01-01T00:00:03.000Z",
+      },
+    ]);
+    const [request] = decodeLines(convertEvents(events, "otlp"));
+    const root = request?.spans.find((span) => span.parentSpanId === "") as DecodedSpan;
+    expect(root.attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 11,
+      "gen_ai.usage.output_tokens": 3,
+      "agentstream.session.status": "error",
+      "agentstream.cost_usd": 0.5,
+      "error.type": "agent_error",
+    });
+    expect(root.status).toEqual({ code: 2, message: "boom" });
+    const chat = request?.spans.find((span) => operation(span) === "chat") as DecodedSpan;
+    expect(chat.attributes["gen_ai.usage.input_tokens"]).toBe(10);
+    expect(chat.end - chat.start).toBe(1_000_000_000n);
+  });
+});
