@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/nats-server.ts";
-import { startReceiver, type Receiver } from "../helpers/otlp.ts";
+import { decodeProtobuf, startReceiver, type Receiver } from "../helpers/otlp.ts";
 import { repoRoot } from "../helpers/shared.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
@@ -94,6 +94,23 @@ describe.skipIf(!haveBin)("agentstream run --otlp (built binary)", () => {
     expect(report.otlp.exported).toBe(0);
     expect(report.otlp.dropped).toBeGreaterThan(20);
     expect(result.stderr).toMatch(/agentstream run: otlp: 0 spans exported to .*, \d+ dropped \(last: .*ECONNREFUSED/);
+  }, 30_000);
+
+  it("the endpoint going down mid-run: what went before it stays sent, the rest is dropped and said", async () => {
+    const live = await startReceiver((n) => {
+      // The collector dies right after its first batch.
+      if (n === 0) setTimeout(() => void live.close(), 20);
+      return { status: 200 };
+    });
+    const args = ["--tools=12", "--burst=1", "--every-ms=250"];
+    const result = await runCli(["run", "--json", "--otlp", live.origin, "--", process.execPath, manyTools, ...args]);
+    expect(result.code).toBe(0);
+    const report = reportOf(result.stdout);
+    expect(report.toolCalls).toHaveLength(12);
+    expect(report.otlp.exported).toBe(live.received.reduce((sum, r) => sum + decodeProtobuf(r.body).spans.length, 0));
+    expect(report.otlp.exported).toBeGreaterThan(0);
+    expect(report.otlp.dropped).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(/otlp: \d+ spans exported to .*, \d+ dropped \(last: .*ECONNREFUSED/);
   }, 30_000);
 
   it.each([400, 503])(
