@@ -125,6 +125,52 @@ describe("agentstream otlp", () => {
     expect(roots(receiver)).toHaveLength(1);
   });
 
+  it("sends content only with --capture-content, redacted", async () => {
+    receiver = await startReceiver();
+    const dir = tempDir("otlp-secret");
+    const secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    const file = join(dir, "secret.jsonl");
+    const line = (record: object): string => `${JSON.stringify(record)}\n`;
+    writeFileSync(
+      file,
+      line({ type: "system", subtype: "init", session_id: "sec", model: "claude-sonnet-4-5", tools: ["Bash"] }) +
+        line({
+          type: "assistant",
+          session_id: "sec",
+          message: {
+            id: "m1",
+            role: "assistant",
+            content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: `export KEY=${secret}` } }],
+          },
+        }) +
+        line({
+          type: "user",
+          session_id: "sec",
+          message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+        }) +
+        line({ type: "result", subtype: "success", session_id: "sec", result: "done", is_error: false }),
+    );
+    expect(await run(["otlp", receiver.origin, file], fakeIo({ env: { XDG_STATE_HOME: tempDir("otlp-state") } }))).toBe(0);
+    const plain = receiver.requests().flatMap((request) => request.spans);
+    expect(plain.some((span) => "gen_ai.tool.call.arguments" in span.attributes)).toBe(false);
+    expect(
+      await run(["otlp", "--capture-content", receiver.origin, file], fakeIo({ env: { XDG_STATE_HOME: tempDir("otlp-state") } })),
+    ).toBe(0);
+    const bodies = receiver.received.map((r) => Buffer.from(r.body).toString("latin1")).join("");
+    expect(bodies).not.toContain(secret);
+    const tool = receiver
+      .requests()
+      .flatMap((request) => request.spans)
+      .find((span) => "gen_ai.tool.call.arguments" in span.attributes);
+    expect(tool?.attributes["gen_ai.tool.call.arguments"]).toMatch(/export KEY=\[REDACTED/);
+  });
+
+  it("run --otlp refuses --no-redact: exported spans are always redacted", async () => {
+    const io = fakeIo();
+    expect(await run(["run", "--otlp", "http://127.0.0.1:4318", "--no-redact", "--", "agentstream-no-such-agent"], io)).toBe(2);
+    expect(io.err()).toMatch(/--no-redact with --otlp/);
+  });
+
   it.runIf(hasShared)("sends every dialect's saved sessions (the real Claude, Codex and Gemini session logs)", async () => {
     receiver = await startReceiver();
     const paths = ["claude-session", "codex-session", "gemini-session"].map((dialect) => sharedPath("fixtures", dialect));
