@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
 import { reportGeneratedMemory, reportMemory } from "./memory.mjs";
+import { benchOtel } from "./otel.mjs";
 import { benchRun } from "./run-agent.mjs";
 import { benchServe } from "./serve.mjs";
 import { benchTempDir } from "./temp.mjs";
@@ -20,7 +21,7 @@ const opt = (name, fallback) => {
 const rounds = Number(opt("rounds", 3));
 const sizeMb = Number(opt("mb", 64));
 // --only a,b: the rows whose name contains any of the substrings (plus the floor), and the sections
-// (memory, run, usage, serve) named exactly.
+// (memory, run, otel, usage, serve) named exactly.
 const only = opt("only", "")
   .split(",")
   .filter((o) => o !== "");
@@ -213,6 +214,8 @@ if (memory) reportMemory([100, 1000]);
 if (memory) reportGeneratedMemory([100, 1000]);
 // `agentstream run`: latency added to each line, CPU beside the agent, log throughput, RSS under a line flood.
 if (wants("run")) await benchRun(corpus);
+
+if (wants("otel")) await benchOtel(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
 if (wants("usage")) execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
 // `agentstream serve` and `run --serve`: live latency to the viewer, 50 viewers of one live session.

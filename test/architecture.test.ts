@@ -27,7 +27,7 @@ interface Layer {
   packages?: readonly string[];
 }
 
-const NODE_PEERS = ["run/", "server/", "usage/", "fleet/", "follow/"];
+const NODE_PEERS = ["run/", "server/", "usage/", "fleet/", "follow/", "otel/"];
 
 /** docs/architecture.md's table, lowest first. */
 const LAYERS: readonly Layer[] = [
@@ -71,6 +71,8 @@ const LAYERS: readonly Layer[] = [
   { layer: 9, path: "fleet/", peers: NODE_PEERS },
   // The file follower the CLI's --follow and the server's run logs share: Node's fs, the Issue type.
   { layer: 9, path: "follow/", only: ["errors.ts"] },
+  // OTLP export (Node): the configuration, the official transformer's bodies, HTTP with retries, the live batcher.
+  { layer: 9, path: "otel/", only: ["model/", "errors.ts", "encoding/", "summary/", "formats/"] },
   { layer: 9, path: "cli/", peers: NODE_PEERS },
   { layer: 9, path: "testing/" },
   { layer: 9, path: "index.ts" },

@@ -79,6 +79,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./commands/tail.ts")).tail,
   },
   {
+    name: "otlp",
+    summary: "export saved sessions as OpenTelemetry GenAI traces (OTLP/HTTP), each once (docs/otel.md)",
+    load: async () => (await import("./commands/otlp.ts")).otlp,
+  },
+  {
     name: "schema",
     summary: "print the JSON Schema (2020-12) of a format",
     load: async () => (await import("./commands/schema.ts")).schema,

@@ -2,7 +2,7 @@
  * The encoder contract: a format's encoder turns our events into that format's records (objects,
  * never text). Framing them as NDJSON, SSE or json-seq is src/framing/'s job.
  */
-import type { AgentEvent } from "../model/events.ts";
+import type { AgentEvent, Usage } from "../model/events.ts";
 
 /** A streaming encoder: records for each event as it comes, and whatever must close the stream. */
 export interface RecordEncoder<R extends object = object> {
@@ -30,6 +30,37 @@ export interface EncoderOptions {
    * `analysis` line, `brain: "path2"` on every `final` line (`--dual-brain`); otherwise `brain` is the message's channel.
    */
   dualBrain?: boolean;
+  /** otlp: write prompts, answers, tool arguments and results (`--capture-content`; always after redaction). */
+  captureContent?: boolean;
+  /** otlp: `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`: the pinned GenAI conventions only (docs/otel.md). */
+  latestConventionsOnly?: boolean;
+  /** otlp: the resource's attributes (`OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SERVICE_NAME`). */
+  resourceAttributes?: Readonly<Record<string, string>>;
+  /**
+   * otlp: a fresh fold of one session's facts, `summary --json`'s own builder (src/otel/facts.ts), so the session span
+   * says what the summary says. Handed in because the summary sits beside the encoders; without it, the session's end
+   * record's figures are used.
+   */
+  sessionFacts?: () => SessionFacts;
+}
+
+/** The facts `summary --json` prints about one session, as far as a writer needs them. */
+interface SessionFactsResult {
+  readonly usage: Usage;
+  readonly status: string;
+  readonly error: string | null;
+  readonly costUsd: number | null;
+  readonly costEstimated: boolean;
+  readonly turns: number | null;
+  readonly subagents: number;
+  readonly repairs: Readonly<Record<string, number>>;
+  readonly finalText: string | null;
+}
+
+/** Folds one session's events into its facts. */
+export interface SessionFacts {
+  add(event: AgentEvent): void;
+  result(dialect: string | undefined): SessionFactsResult;
 }
 
 /** What `agentstream run` knows beyond the agent's stream. */

@@ -12,6 +12,7 @@ import { codexThreadFormat } from "./codex-thread/index.ts";
 import { codexFormat } from "./codex/index.ts";
 import type { FormatDefinition } from "./format-definition.ts";
 import { oneshotFormat } from "./oneshot/index.ts";
+import { otlpFormat } from "./otlp/index.ts";
 import { witnessFormat } from "./witness/index.ts";
 
 export type { FormatDefinition, FormatOption } from "./format-definition.ts";
@@ -26,6 +27,7 @@ export const formats: readonly FormatDefinition[] = [
   codexFormat,
   agUiFormat,
   aiSdkFormat,
+  otlpFormat,
 ];
 
 /** The format called `name`; throws a usage error that lists the names when there is none. */

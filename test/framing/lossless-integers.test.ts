@@ -82,8 +82,8 @@ describe.skipIf(!hasShared)("the real Codex capture with history_log_id 11047635
     const { events } = readFile(capture);
     const text = convertEvents(events, format);
     expect(text).not.toContain("1104763548210798100");
-    // codex, text and markdown do not carry session details; every writer that does keeps the digits.
-    if (!["codex", "text", "markdown"].includes(format)) expect(text).toContain("1104763548210798038");
+    // codex, otlp, text and markdown do not carry session details; every writer that does keeps the digits.
+    if (!["codex", "otlp", "text", "markdown"].includes(format)) expect(text).toContain("1104763548210798038");
     if (validated.has(format)) expect(validateFormat(format, text)).toEqual([]);
   });
 

@@ -6,6 +6,9 @@ import { readingOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { followOption, readingSources } from "../sources/files.ts";
 import { useNativeScans } from "../../run/native-scans.ts";
+import { latestConventionsOnly, resourceAttributesFromEnv } from "../../otel/config.ts";
+import { summaryFacts } from "../../otel/facts.ts";
+import type { EncoderOptions } from "../../encoding/record-encoder.ts";
 
 export const convert = defineCommand({
   name: "convert",
@@ -33,6 +36,11 @@ export const convert = defineCommand({
       default: false,
       description: 'witness: brain "path1" on analysis lines, "path2" on final lines (the spec\'s migration from Harmony channels)',
     },
+    "capture-content": {
+      type: "boolean",
+      default: false,
+      description: "otlp: also write prompts, answers, tool arguments and results (after redaction; off by default)",
+    },
     ...followOption,
     ...readingOptions,
   },
@@ -40,13 +48,20 @@ export const convert = defineCommand({
     'codex exec --json "fix the tests" | agentstream convert --to agentstream',
     "agentstream convert --from claude --to agentstream session.jsonl > events.ndjson",
     "agentstream convert -f --to agentstream agent-output.jsonl   # as the agent writes it",
+    "agentstream convert --to otlp session.jsonl > spans.json   # OpenTelemetry traces (docs/otel.md)",
   ],
   async run({ values, positionals, io }) {
     const format = getOutputFormat(values.to);
     const output = createBatchedOutput(io.stdout);
     const sink = createRecordSink(
       format,
-      { sse: values.sse, coalesce: values.coalesce, finalSummary: values["final-summary"], dualBrain: values["dual-brain"] },
+      {
+        sse: values.sse,
+        coalesce: values.coalesce,
+        finalSummary: values["final-summary"],
+        dualBrain: values["dual-brain"],
+        ...(format.name === "otlp" ? otlpWriterOptions(values["capture-content"], io.env) : {}),
+      },
       output,
     );
     const { sources, release } = readingSources(positionals, io, values.follow);
@@ -63,3 +78,13 @@ export const convert = defineCommand({
     }
   },
 });
+
+/** `--to otlp`: content only when asked, the resource and the conventions' opt-in from the OTEL_* variables. */
+function otlpWriterOptions(captureContent: boolean, env: Readonly<Record<string, string | undefined>>): EncoderOptions {
+  return {
+    captureContent,
+    latestConventionsOnly: latestConventionsOnly(env),
+    resourceAttributes: resourceAttributesFromEnv(env),
+    sessionFacts: summaryFacts,
+  };
+}

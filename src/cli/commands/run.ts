@@ -24,6 +24,8 @@ import type { Publisher, PublishReport } from "../../fleet/publisher.ts";
 import { natsConnectionOptions, publishingOptions, requireServers, toPublisherOptions } from "../fleet-options.ts";
 import { describePublishReport } from "../sinks/publisher-sink.ts";
 import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
+import type { LiveExport } from "../../otel/exporter.ts";
+import { describeExport, type ExportReport } from "../../otel/report.ts";
 
 const runOptions = {
   from: { type: "string", valueHint: "<dialect>", description: "the agent's output dialect (default: from the command name, else auto)" },
@@ -101,6 +103,17 @@ const runOptions = {
   },
   ...publishingOptions,
   ...natsConnectionOptions,
+  otlp: {
+    type: "string",
+    valueHint: "<endpoint>",
+    description:
+      "also export the run as OpenTelemetry GenAI traces (OTLP/HTTP), each span as it ends; OTEL_EXPORTER_OTLP_* apply (docs/otel.md)",
+  },
+  "capture-content": {
+    type: "boolean",
+    default: false,
+    description: "with --otlp: also send prompts, answers, tool arguments and results (after redaction)",
+  },
 } as const;
 
 type RunValues = ParsedValues<typeof runOptions>;
@@ -139,6 +152,14 @@ executable, 127 command not found, 2 usage error.`,
     // Before the agent starts: a missing web build is said at once, not after the agent has begun.
     const assets = values.serve ? loadWebAssets() : undefined;
     const publishing = await createRunPublisher(values, io, command, () => agent.runId);
+    const otlp = await createRunExport(values, io, runId);
+    const onEvent =
+      publishing === undefined && otlp === undefined
+        ? undefined
+        : (event: AgentEvent): void => {
+            publishing?.publisher.event(event);
+            otlp?.add(event);
+          };
     const agent: AgentRun = startAgent(publishing, () =>
       runAgent(command, args, {
         runId,
@@ -157,7 +178,7 @@ executable, 127 command not found, 2 usage error.`,
           rawStrings: splicesOutputs(values),
         },
         ...logOption(values, io),
-        ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
+        ...(onEvent === undefined ? {} : { onEvent }),
         onIssue(issue) {
           if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));
         },
@@ -170,6 +191,7 @@ executable, 127 command not found, 2 usage error.`,
     const stopForwarding = forwardSignals(agent, killAfterMs);
     const page = assets === undefined ? undefined : await serveRun(agent.runId, agentName(command), assets, values, io);
     let published: PublishReport | undefined;
+    let exported: ExportReport | undefined;
     try {
       for await (const event of agent.events) {
         page?.feed.push(event);
@@ -181,7 +203,10 @@ executable, 127 command not found, 2 usage error.`,
       published = await publishing?.publisher.close(publishing.flushTimeoutMs);
       if (published !== undefined && (!values.quiet || published.dropped > 0 || published.waiting > 0))
         await io.stderr.write(`agentstream run: ${describePublishReport(published)}\n`);
-      await sink.end(runReport(result, published));
+      exported = await otlp?.close(OTLP_CLOSE_MS);
+      if (exported !== undefined && (!values.quiet || exported.dropped > 0 || exported.rejected > 0))
+        await io.stderr.write(`agentstream run: otlp: ${sanitizeForTerminal(describeExport(exported), { keepNewlines: false })}\n`);
+      await sink.end(runReport(result, published, exported));
       const redacted = describeRedactions(result.redactions);
       if (redacted !== undefined && !values.quiet) await diagnostics.say(`${agentName(command)}: ${redacted}; --no-redact shows them`);
       return result.exitCode;
@@ -191,6 +216,7 @@ executable, 127 command not found, 2 usage error.`,
       await page?.end();
       // The run failed before the end (its logs could not be written): what waits stays in the spool.
       if (publishing !== undefined && published === undefined) await publishing.publisher.close(0);
+      if (otlp !== undefined && exported === undefined) await otlp.close(0);
     }
   },
 });
@@ -269,6 +295,29 @@ async function createRunPublisher(
     fallbackSession: () => runId(),
   }));
   return { publisher, flushTimeoutMs };
+}
+
+/** How long the end of a run waits for its last spans to be sent: a down endpoint never holds the exit long. */
+const OTLP_CLOSE_MS = 5000;
+
+/**
+ * `--otlp <endpoint>`: the run's events mapped to spans, each exported as it ends (docs/otel.md). The exporter is
+ * loaded here, only then. Events are redacted before they get here unless --no-redact, which --otlp refuses.
+ */
+async function createRunExport(values: RunValues, io: CliIo, runId: string): Promise<LiveExport | undefined> {
+  if (values.otlp === undefined) return undefined;
+  if (values["no-redact"]) throw new AgentStreamError("usage", "--no-redact with --otlp: exported spans are always redacted");
+  const { otlpExportConfig, resourceAttributesFromEnv, latestConventionsOnly } = await import("../../otel/config.ts");
+  const { createLiveExport } = await import("../../otel/exporter.ts");
+  const { resourceOf } = await import("../../formats/otlp/encode.ts");
+  const { summaryFacts } = await import("../../otel/facts.ts");
+  const config = otlpExportConfig({ endpoint: values.otlp }, io.env);
+  return createLiveExport(config, resourceOf(resourceAttributesFromEnv(io.env)), {
+    captureContent: values["capture-content"],
+    latestConventionsOnly: latestConventionsOnly(io.env),
+    fallbackSessionId: runId,
+    sessionFacts: summaryFacts,
+  });
 }
 
 /** Starts the agent; when that fails at once (a bad option), the publisher is closed so the process can end. */
@@ -402,10 +451,11 @@ function formatRunSink(
  * The summary `--json` and `--final-summary` print: the session's facts (as \`agentstream summary
  * --json\`) and how the run went (docs/run.md).
  */
-function runReport(result: RunResult, published: PublishReport | undefined): object {
+function runReport(result: RunResult, published: PublishReport | undefined, exported: ExportReport | undefined): object {
   return {
     ...result.summary,
     ...(published === undefined ? {} : { publish: published }),
+    ...(exported === undefined ? {} : { otlp: exported }),
     run: {
       runId: result.runId,
       exitCode: result.exitCode,
