@@ -117,7 +117,7 @@ describe("selective reading on synthetic records", () => {
   });
 });
 
-describe("selective reading with non-ASCII strings (the WebAssembly scan, the UTF-8 checked by the platform's decoder)", () => {
+describe("selective reading with non-ASCII strings (UTF-8 checked by the WebAssembly scan)", () => {
   it("skips a tool output with non-ASCII text and keeps every fact", () => {
     expect(compare(claude("file1\\nfile2 é 日本 😀"), true).emptied).toBe(1);
   });

@@ -2,10 +2,9 @@
  * The skimmer's check of a string it may skip, run by a small WebAssembly module with SIMD (`_skim-scan.wat`,
  * its bytes in the generated `_skim-scan.wasm.ts`): 16 bytes at a time are tested for `"`, `\`, control bytes
  * and the anchor bytes of the caller's keywords, and only those bytes are handled one by one (an escape's
- * validity, a keyword's other bytes). The keywords are data handed in (`SkipCheck.keywords`): the module and
- * its tables are made from them when a skimmer is made. Non-ASCII bytes are passed over: their UTF-8 is checked
- * by the caller, as in the JavaScript scan (`scanString` in `_skim.ts`, which stays for where WebAssembly is
- * not there). Same verdicts: test/framing/ndjson/skim-native.test.ts.
+ * validity, a UTF-8 sequence, a keyword's other bytes). The keywords are data handed in (`SkipCheck.keywords`):
+ * the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
+ * (`scanString` in `_skim.ts`, which stays for where WebAssembly is not there): test/framing/ndjson/skim-native.test.ts.
  */
 import { SKIM_SCAN_WASM_BASE64 } from "./_skim-scan.wasm.ts";
 
@@ -145,8 +144,9 @@ export function createNativeScanner(keywords: readonly SkimKeyword[]): NativeSca
 /**
  * Writes the tables of the anchors mode and the keyword lists (see the .wat's Memory); false when they do not fit.
  * The nibble tables: one bit per high half of an ASCII byte (2 to 7), set in the low-half entry of each special
- * byte (`"`, `\`, an anchor) of that half; bit 0 in every low-half entry and the high halves 0 and 1 (control bytes).
- * The AND of a byte's two entries is then not 0 exactly for the special bytes and the control bytes.
+ * byte (`"`, `\\`, an anchor) of that half; bit 0 in every low-half entry and the high halves 0 and 1 (control
+ * bytes), bit 7 in every low-half entry and the high halves 8 to 15 (UTF-8 sequences). The AND of a byte's two
+ * entries is then not 0 exactly for the special bytes, the control bytes and the bytes from 0x80.
  */
 function writeKeywords(memory: Uint8Array, keywords: readonly SkimKeyword[]): boolean {
   const byAnchor = new Map<number, SkimKeyword[]>();
@@ -158,9 +158,10 @@ function writeKeywords(memory: Uint8Array, keywords: readonly SkimKeyword[]): bo
   }
   const lo = memory.subarray(0, 16);
   const hi = memory.subarray(16, 32);
-  lo.fill(1);
-  hi[0] = 1;
-  hi[1] = 1;
+  lo.fill(1 | 0x80);
+  hi.fill(0);
+  hi.fill(1, 0, 2);
+  hi.fill(0x80, 8, 16);
   for (const special of [0x22, 0x5c, ...byAnchor.keys()]) {
     const bit = 1 << ((special >> 4) - 1);
     lo[special & 15] = (lo[special & 15] as number) | bit;

@@ -1,5 +1,5 @@
-;; The skimmer's check of a string it may skip (src/framing/ndjson/_skim.ts, `scanString` with non-ASCII
-;; bytes passed over), 16 bytes at a time with WebAssembly SIMD. Assembled by scripts/build-wasm.mjs into
+;; The skimmer's check of a string it may skip (src/framing/ndjson/_skim.ts, `scanString`), 16 bytes at a
+;; time with WebAssembly SIMD. Assembled by scripts/build-wasm.mjs into
 ;; _skim-scan.wasm.ts (committed: the build needs no assembler); _skim-native.ts runs it.
 ;;
 ;; Why hand-written: the check is JSON string syntax (escapes, no raw control byte, no printable ASCII
@@ -103,6 +103,36 @@
         (br $entry)))
     (i32.const 0))
 
+;; Whether `b` is a UTF-8 continuation byte.
+  (func $continuation (param $b i32) (result i32)
+    (i32.eq (i32.and (local.get $b) (i32.const 0xc0)) (i32.const 0x80)))
+
+  ;; Bytes taken by the UTF-8 sequence that starts with `c` (0x80 or more) at `p`, 0 when it is not valid UTF-8
+  ;; (no overlong form, surrogate or value past U+10FFFF: _skim.ts `utf8Length`). The sentinel ends any sequence cut
+  ;; by the line's end, the closing quote one cut by the string's.
+  (func $utf8 (param $p i32) (param $c i32) (result i32)
+    (local $c1 i32)
+    (local.set $c1 (i32.load8_u offset=1 (local.get $p)))
+    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xc2)) (i32.const 0x1e))
+      (then (return (select (i32.const 2) (i32.const 0) (call $continuation (local.get $c1))))))
+    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xe0)) (i32.const 0x10))
+      (then
+        (if (i32.eqz (i32.and (call $continuation (local.get $c1)) (call $continuation (i32.load8_u offset=2 (local.get $p)))))
+          (then (return (i32.const 0))))
+        (if (i32.and (i32.eq (local.get $c) (i32.const 0xe0)) (i32.lt_u (local.get $c1) (i32.const 0xa0))) (then (return (i32.const 0))))
+        (if (i32.and (i32.eq (local.get $c) (i32.const 0xed)) (i32.gt_u (local.get $c1) (i32.const 0x9f))) (then (return (i32.const 0))))
+        (return (i32.const 3))))
+    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xf0)) (i32.const 5))
+      (then
+        (if (i32.eqz
+              (i32.and (i32.and (call $continuation (local.get $c1)) (call $continuation (i32.load8_u offset=2 (local.get $p))))
+                       (call $continuation (i32.load8_u offset=3 (local.get $p)))))
+          (then (return (i32.const 0))))
+        (if (i32.and (i32.eq (local.get $c) (i32.const 0xf0)) (i32.lt_u (local.get $c1) (i32.const 0x90))) (then (return (i32.const 0))))
+        (if (i32.and (i32.eq (local.get $c) (i32.const 0xf4)) (i32.gt_u (local.get $c1) (i32.const 0x8f))) (then (return (i32.const 0))))
+        (return (i32.const 4))))
+    (i32.const 0))
+
   ;; The special bytes of the 16 at `at`, one bit each (see $scan for the tables `lo` and `hi`).
   (func $classify (param $at i32) (param $lo v128) (param $hi v128) (result i32)
     (local $v v128) (local $class v128)
@@ -115,15 +145,15 @@
     (i8x16.bitmask (i8x16.ne (local.get $class) (v128.const i64x2 0 0))))
 
   ;; Scans the string whose text starts at `start` from `from` (absolute addresses): the address of its
-  ;; closing quote, -1 on a raw control byte (the sentinel included) or a bad escape, -2 when HITS is full
+  ;; closing quote, -1 on a raw control byte (the sentinel included), a bad escape or invalid UTF-8, -2 when HITS is full
   ;; (scan on from `resumeAt`; the line breaks are counted from the string's start). With `anchors` not 0 the
   ;; caller's keywords are looked for at their anchor bytes on the way, and where one is found its anchor is
   ;; recorded at HITS (`hits` of them, counted from this call).
   ;;
   ;; Each 64-byte block is classified, 16 bytes at a time, by two table lookups (`swizzle`) on its bytes' low
-  ;; and high halves, whose AND is not 0 exactly for `"`, `\`, bytes below 0x20 and (with anchors) the anchor
-  ;; bytes. Without anchors the bits are: 0 below 0x20 | 1 `"` | 2 `\`; with them, the caller's tables at 0
-  ;; and 16 (one bit per high half, _skim-native.ts `nibbleTables`).
+  ;; and high halves, whose AND is not 0 exactly for `"`, `\`, bytes below 0x20, bytes from 0x80 (a UTF-8
+  ;; sequence, checked whole) and (with anchors) the anchor bytes. Without anchors the bits are: 0 below 0x20 |
+  ;; 1 `"` | 2 `\` | 3 from 0x80; with them, the caller's tables at 0 and 16 (_skim-native.ts `writeKeywords`).
   (func (export "scan") (param $start i32) (param $from i32) (param $anchors i32) (result i32)
     (local $lo v128) (local $hi v128) (local $mask i64) (local $k i32) (local $p i32) (local $c i32) (local $step i32)
     (global.set $hits (i32.const 0))
@@ -133,8 +163,8 @@
         (local.set $lo (v128.load (i32.const 0)))
         (local.set $hi (v128.load (i32.const 16))))
       (else
-        (local.set $lo (v128.const i8x16 1 1 3 1 1 1 1 1 1 1 1 1 5 1 1 1))
-        (local.set $hi (v128.const i8x16 1 1 2 0 0 4 0 0 0 0 0 0 0 0 0 0))))
+        (local.set $lo (v128.const i8x16 9 9 11 9 9 9 9 9 9 9 9 9 13 9 9 9))
+        (local.set $hi (v128.const i8x16 1 1 2 0 0 4 0 0 8 8 8 8 8 8 8 8))))
     (loop $block
       (local.set $mask
         (i64.or
@@ -156,12 +186,20 @@
         (local.set $k (i32.wrap_i64 (i64.ctz (local.get $mask))))
         (local.set $p (i32.add (local.get $from) (local.get $k)))
         (local.set $c (i32.load8_u (local.get $p)))
+        ;; An escape or a UTF-8 sequence is stepped over whole (0: invalid).
+        (local.set $step (i32.const 0))
         (if (i32.eq (local.get $c) (i32.const 0x5c))
           (then
             (local.set $step (call $escape (local.get $p)))
-            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))
+            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))))
+        (if (i32.ge_u (local.get $c) (i32.const 0x80))
+          (then
+            (local.set $step (call $utf8 (local.get $p) (local.get $c)))
+            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))))
+        (if (local.get $step)
+          (then
             (local.set $k (i32.add (local.get $k) (local.get $step)))
-            ;; an escape that ends past the block: scan on from its end
+            ;; a step that ends past the block: scan on from its end
             (if (i32.gt_u (local.get $k) (i32.const 64))
               (then
                 (local.set $from (i32.add (local.get $from) (local.get $k)))

@@ -47,17 +47,6 @@ export type SkimRanges = number[] & { fills?: Uint8Array[] };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** Where the WebAssembly scan passes over non-ASCII bytes, a string's UTF-8 is checked by the platform's decoder. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-function validUtf8(bytes: Uint8Array): boolean {
-  try {
-    strictUtf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Skims the long lines of one reader (the framer makes one per parser): the scan's WebAssembly instance and its
  * tables (made from the options' keywords when the first line is skimmed), and the scan's results, live here.
@@ -164,7 +153,7 @@ export class Skimmer {
 
   /**
    * The end of a string that may be skipped, its keep keywords looked for (`found`) and its line breaks counted on
-   * the way: by the WebAssembly scan where it runs (its UTF-8 then checked by the decoder), else in JavaScript.
+   * the way: by the WebAssembly scan where it runs, else in JavaScript.
    */
   private candidateEnd(bytes: Uint8Array, i: number): number {
     const native = this.scanner();
@@ -173,7 +162,7 @@ export class Skimmer {
     const end = native.stringEnd(bytes, i, this.options.keep !== undefined, seen);
     this.found = seen.length > 0;
     this.newlines = native.newlines();
-    return end < 0 || validUtf8(bytes.subarray(i, end)) ? end : -1;
+    return end;
   }
 
   /**

@@ -31,11 +31,14 @@ interface Keyword {
 const ANCHOR_PREFERENCE = "_.:-JAzwWZQXKVBYGPFMUCLDRHSNIOTE0123456789qxjkvbygpfmucldrhsnioate/=+";
 
 function anchorOf(text: string, ignoreCase: boolean): number {
-  const rank = (c: string): number => {
-    const ranks = (ignoreCase ? [c.toLowerCase(), c.toUpperCase()] : [c]).map((x) => ANCHOR_PREFERENCE.indexOf(x));
-    const known = ranks.filter((r) => r >= 0);
-    return known.length === 0 ? ANCHOR_PREFERENCE.length : Math.min(...known);
-  };
+  // Where case is ignored, both cases are anchors: the commoner one counts.
+  const rank = (c: string): number =>
+    Math.max(
+      ...(ignoreCase ? [c.toLowerCase(), c.toUpperCase()] : [c]).map((x) => {
+        const r = ANCHOR_PREFERENCE.indexOf(x);
+        return r < 0 ? ANCHOR_PREFERENCE.length : r;
+      }),
+    );
   let best = 0;
   for (let i = 1; i < text.length; i++) if (rank(text.charAt(i)) < rank(text.charAt(best))) best = i;
   return best;

@@ -1,5 +1,5 @@
-// The skimmer's two scans of a skipped string (byte by byte in JavaScript; WebAssembly SIMD, the string's UTF-8 then
-// checked by the platform's decoder) give the same verdicts on valid and invalid strings, with and without the secret check.
+// The skimmer's two scans of a skipped string (byte by byte in JavaScript; WebAssembly SIMD, UTF-8 sequences checked
+// whole) give the same verdicts on valid and invalid strings, with and without the secret check.
 import { describe, expect, it } from "vitest";
 import { type SkimOptions, Skimmer } from "../../../src/framing/ndjson/_skim.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
@@ -34,7 +34,7 @@ const CASES: [string, number[]][] = [
   ["a secret's shape", text(`GITHUB=ghp_${"a".repeat(36)}`)],
 ];
 
-describe("the skimmer's two scans (WebAssembly with the platform's UTF-8 check, JavaScript byte by byte)", () => {
+describe("the skimmer's two scans (WebAssembly SIMD, JavaScript byte by byte)", () => {
   const js = (bytes: Uint8Array, options: SkimOptions): number[] => [...new Skimmer(options, "javascript").skim(bytes)];
   const native = (bytes: Uint8Array, options: SkimOptions): number[] => [...new Skimmer(options).skim(bytes)];
 
