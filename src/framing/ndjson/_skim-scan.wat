@@ -133,6 +133,19 @@
         (return (i32.const 4))))
     (i32.const 0))
 
+  ;; Where the run of UTF-8 sequences that starts at `p` ends (the first byte below 0x80 after it), 0 when one
+  ;; of them is not valid UTF-8.
+  (func $utf8Run (param $p i32) (result i32)
+    (local $c i32) (local $step i32)
+    (loop $next
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.lt_u (local.get $c) (i32.const 0x80)) (then (return (local.get $p))))
+      (local.set $step (call $utf8 (local.get $p) (local.get $c)))
+      (if (i32.eqz (local.get $step)) (then (return (i32.const 0))))
+      (local.set $p (i32.add (local.get $p) (local.get $step)))
+      (br $next))
+    (unreachable))
+
   ;; The special bytes of the 16 at `at`, one bit each (see $scan for the tables `lo` and `hi`).
   (func $classify (param $at i32) (param $lo v128) (param $hi v128) (result i32)
     (local $v v128) (local $class v128)
@@ -186,16 +199,18 @@
         (local.set $k (i32.wrap_i64 (i64.ctz (local.get $mask))))
         (local.set $p (i32.add (local.get $from) (local.get $k)))
         (local.set $c (i32.load8_u (local.get $p)))
-        ;; An escape or a UTF-8 sequence is stepped over whole (0: invalid).
+        ;; An escape, or a run of UTF-8 sequences, is stepped over whole (0: invalid).
         (local.set $step (i32.const 0))
         (if (i32.eq (local.get $c) (i32.const 0x5c))
           (then
             (local.set $step (call $escape (local.get $p)))
             (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))))
+        ;; A run of UTF-8 sequences is checked in one loop and stepped over whole.
         (if (i32.ge_u (local.get $c) (i32.const 0x80))
           (then
-            (local.set $step (call $utf8 (local.get $p) (local.get $c)))
-            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))))
+            (local.set $step (call $utf8Run (local.get $p)))
+            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))
+            (local.set $step (i32.sub (local.get $step) (local.get $p)))))
         (if (local.get $step)
           (then
             (local.set $k (i32.add (local.get $k) (local.get $step)))
