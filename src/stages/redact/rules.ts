@@ -229,7 +229,8 @@ export const RULES: readonly RedactionRule[] = [
   contextual(
     "aws-secret-in-context",
     {
-      keywords: ["aws_secret", "awssecret"],
+      // `access_key` rather than `aws_secret`: anchored on `_` and `k`, rarer in text than the `w` of `awssecret`.
+      keywords: ["access_key", "accesskey"],
       ignoreCase: true,
       examples: [`aws_secret_access_key = ${"wJalrXUtnFEMI/K7MDENG/bPxRfiCY".padEnd(40, "A")}`, `AWSSecretAccessKey: ${"Ab1+".repeat(10)}`],
     },
