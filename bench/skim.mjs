@@ -1,11 +1,10 @@
 // The skimmer's check of skipped strings alone, in-process: `node bench/skim.mjs [--rounds 7]` (after npm run build).
-// Runs `skimRecord` as `summary` does (redaction's secret check on, `buffer.isUtf8` handed in) over the corpus'
-// lines of 64 KiB or more, with the JavaScript scan and the WebAssembly SIMD scan, interleaved, and prints the
-// best pass of each in ns per byte of those lines (the copy into the module's memory included).
-import { isUtf8 } from "node:buffer";
+// Runs a `Skimmer` as `summary` does (redaction's secret check on) over the corpus' lines of 64 KiB or more, with the
+// JavaScript scan and the WebAssembly SIMD scan, interleaved, and prints the best pass of each in ns per byte of those
+// lines (the copy into the module's memory included).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { skimRecord, useSimdScan, useUtf8Validator } from "../dist/framing/ndjson/_skim.js";
+import { Skimmer } from "../dist/framing/ndjson/_skim.js";
 import { mayHoldSecretRaw } from "../dist/stages/redact/redact-text.js";
 import { ensureCorpus } from "./corpus.mjs";
 
@@ -31,17 +30,16 @@ const methods = {
   "js, no check": [false, base],
   "simd, no check": [true, base],
 };
-useUtf8Validator(isUtf8);
 const best = {};
 const first = {};
 let skipped = {};
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, [simd, options]] of Object.entries(methods)) {
-    useSimdScan(simd);
+    const skimmer = new Skimmer(options, simd ? "auto" : "javascript");
     const start = process.hrtime.bigint();
     let total = 0;
     for (const line of lines) {
-      const ranges = skimRecord(line, options);
+      const ranges = skimmer.skim(line);
       for (let r = 0; r < ranges.length; r += 2) total += ranges[r + 1] - ranges[r];
     }
     const ms = Number(process.hrtime.bigint() - start) / 1e6;

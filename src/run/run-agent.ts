@@ -22,7 +22,7 @@ import { dialectOfCommand } from "./_dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
 import { createReceiptTimeStage, ReceiptClock } from "./_receipt-time.ts";
-import { useNativeScans, useSharedLineMemory } from "./native-scans.ts";
+import { useSharedLineMemory } from "./native-scans.ts";
 import { resolveStandIns } from "../framing/shared-strings.ts";
 
 /** Options for {@link runAgent}. */
@@ -213,7 +213,6 @@ class AgentRunState {
     // Long tool outputs as stand-ins for their bytes (`read.rawStrings`): the logs splice them, and
     // `events` hands them on to its consumer, which splices or resolves them and lets them go.
     const rawStrings = options.read?.rawStrings === true;
-    if (rawStrings) useNativeScans();
     if (rawStrings && options.log !== undefined) useSharedLineMemory(); // the held strings go to the log worker
     const onEvent = options.onEvent;
     this.reader = createEventReader(

@@ -4,11 +4,9 @@
  * The skimmer is forced onto every string of every line here (the reader's own thresholds, 4 KiB
  * strings in 64 KiB lines, would leave most captures untouched).
  */
-import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
-import { useUtf8Validator } from "../../src/framing/ndjson/_skim.ts";
 import type { SkimOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
@@ -119,10 +117,7 @@ describe("selective reading on synthetic records", () => {
   });
 });
 
-describe("selective reading with the native UTF-8 check (as `agentstream summary` runs it)", () => {
-  beforeAll(() => useUtf8Validator(isUtf8));
-  afterAll(() => useUtf8Validator(undefined));
-
+describe("selective reading with non-ASCII strings (UTF-8 checked by the WebAssembly scan)", () => {
   it("skips a tool output with non-ASCII text and keeps every fact", () => {
     expect(compare(claude("file1\\nfile2 é 日本 😀"), true).emptied).toBe(1);
   });

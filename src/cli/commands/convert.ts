@@ -5,7 +5,6 @@ import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createRecordSink } from "../sinks/record-sink.ts";
 import { followOption, readingSources } from "../sources/files.ts";
-import { useNativeScans } from "../../run/native-scans.ts";
 import { latestConventionsOnly, resourceAttributesFromEnv } from "../../otel/config.ts";
 import { summaryFacts } from "../../otel/facts.ts";
 import type { EncoderOptions } from "../../encoding/record-encoder.ts";
@@ -68,7 +67,6 @@ export const convert = defineCommand({
     try {
       // Our own format splices a long tool output's input bytes: it is never decoded (record-sink.ts).
       const rawStrings = format.name === "agentstream";
-      if (rawStrings) useNativeScans();
       // A writer that copies its own format's records through needs them: each event keeps its record (`raw`).
       const reading = format.copiesOwnRecords === true ? { ...values, "include-raw": true } : values;
       const runs = await readInputs({ sources, io, reading, sink, output, rawStrings });

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
-import { useNativeScans } from "../../run/native-scans.ts";
 import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
@@ -83,9 +82,8 @@ sequences and control characters in agent and tool text are shown as visible sym
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
     const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
     // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
-    // decoded), unless the raw records are shown too. The skipped text's UTF-8 is checked natively.
+    // decoded), unless the raw records are shown too.
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
-    if (toolOutputEnds !== undefined) useNativeScans();
     try {
       // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out
       // (with --debug or --include-raw the reader keeps each event with its record).

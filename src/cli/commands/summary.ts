@@ -1,4 +1,3 @@
-import { useNativeScans } from "../../run/native-scans.ts";
 import { readInputs, readingStatus } from "../_input.ts";
 import { defineCommand } from "../args.ts";
 import { readingOptions } from "../reading-options.ts";
@@ -21,8 +20,6 @@ that ends meanwhile is printed as soon as the next one starts).`,
   },
   async run({ values, positionals, io }) {
     const { sources, release } = readingSources(positionals, io, values.follow);
-    // The skipped tool outputs' UTF-8 is checked natively (one call per string, not a JavaScript loop).
-    useNativeScans();
     try {
       const runs = await readInputs({
         sources,

@@ -1,10 +1,10 @@
 /**
  * The skimmer's check of a string it may skip, run by a small WebAssembly module with SIMD (`_skim-scan.wat`,
  * its bytes in the generated `_skim-scan.wasm.ts`): 16 bytes at a time are tested for `"`, `\`, control bytes
- * and the secret check's anchors, and only those bytes are handled one by one (an escape's validity, an
- * anchor's neighbour tests). Non-ASCII bytes are passed over: their UTF-8 is checked by the caller's native
- * validator, as in the JavaScript scan it replaces (`scanString` in `_skim.ts`, which stays for where
- * WebAssembly is not there). Same verdicts: test/framing/ndjson/skim-native.test.ts.
+ * and the anchor bytes of the caller's keywords, and only those bytes are handled one by one (an escape's
+ * validity, a UTF-8 sequence, a keyword's other bytes). The keywords are data handed in (`SkipCheck.keywords`):
+ * the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
+ * (`scanString` in `_skim.ts`, which stays for where WebAssembly is not there): test/framing/ndjson/skim-native.test.ts.
  */
 import { SKIM_SCAN_WASM_BASE64 } from "./_skim-scan.wasm.ts";
 
@@ -17,13 +17,23 @@ interface ScanExports {
   newlines(): number;
 }
 
+/** A keyword as the skimmer looks for it: its text, the index of the byte it is found from, and whether letters match in either case. */
+export interface SkimKeyword {
+  readonly text: string;
+  readonly at: number;
+  readonly ignoreCase: boolean;
+}
+
 /** Where the copied bytes start in the module's memory (below: its tables and the anchors that passed). */
 const INPUT = 65536;
+/** Where the keyword lists go, and where the found anchors start (see the .wat's Memory). */
+const KEYWORD_LISTS = 544;
+const HITS = 4096;
 const PAGE = 65536;
 /** Bytes read past the sentinel by the last 64-byte block. */
 const LOAD_SLACK = 64;
 
-class NativeScanner {
+export class NativeScanner {
   private readonly exports: ScanExports;
   private bytes: Uint8Array;
   private hitList: Uint32Array;
@@ -111,24 +121,63 @@ class NativeScanner {
   }
 }
 
-/** The scanner: null until first asked for, then made, or undefined where WebAssembly (or its SIMD) is not available. */
-let scanner: NativeScanner | null | undefined = null;
-
-export function nativeScanner(): NativeScanner | undefined {
-  if (scanner === null) scanner = instantiate();
-  return scanner;
-}
-
-function instantiate(): NativeScanner | undefined {
+/**
+ * A scanner for `keywords` (none: the scan checks syntax only), or undefined where WebAssembly (or its SIMD) is not
+ * available or the keywords do not fit its memory: the JavaScript scan runs then.
+ */
+export function createNativeScanner(keywords: readonly SkimKeyword[]): NativeScanner | undefined {
   if (typeof WebAssembly !== "object" || typeof atob !== "function") return undefined;
+  let instance: WebAssembly.Instance;
   try {
     const binary = atob(SKIM_SCAN_WASM_BASE64);
     const code = new Uint8Array(binary.length);
     for (let k = 0; k < binary.length; k++) code[k] = binary.charCodeAt(k);
     // Synchronous: the module is about 1 KB, under every engine's limit for compiling on the main thread.
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(code));
-    return new NativeScanner(instance.exports as unknown as ScanExports);
+    instance = new WebAssembly.Instance(new WebAssembly.Module(code));
   } catch {
     return undefined; // no SIMD in this engine: the JavaScript scan runs
   }
+  const exports = instance.exports as unknown as ScanExports;
+  return writeKeywords(new Uint8Array(exports.memory.buffer), keywords) ? new NativeScanner(exports) : undefined;
+}
+
+/**
+ * Writes the tables of the anchors mode and the keyword lists (see the .wat's Memory); false when they do not fit.
+ * The nibble tables: one bit per high half of an ASCII byte (2 to 7), set in the low-half entry of each special
+ * byte (`"`, `\\`, an anchor) of that half; bit 0 in every low-half entry and the high halves 0 and 1 (control
+ * bytes), bit 7 in every low-half entry and the high halves 8 to 15 (UTF-8 sequences). The AND of a byte's two
+ * entries is then not 0 exactly for the special bytes, the control bytes and the bytes from 0x80.
+ */
+function writeKeywords(memory: Uint8Array, keywords: readonly SkimKeyword[]): boolean {
+  const byAnchor = new Map<number, SkimKeyword[]>();
+  for (const keyword of keywords) {
+    const c = keyword.text.charCodeAt(keyword.at);
+    for (const anchor of keyword.ignoreCase && /[a-z]/i.test(String.fromCharCode(c)) ? [c | 0x20, c & ~0x20] : [c]) {
+      byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), keyword]);
+    }
+  }
+  const lo = memory.subarray(0, 16);
+  const hi = memory.subarray(16, 32);
+  lo.fill(1 | 0x80);
+  hi.fill(0);
+  hi.fill(1, 0, 2);
+  hi.fill(0x80, 8, 16);
+  for (const special of [0x22, 0x5c, ...byAnchor.keys()]) {
+    const bit = 1 << ((special >> 4) - 1);
+    lo[special & 15] = (lo[special & 15] as number) | bit;
+    hi[special >> 4] = bit;
+  }
+  let at = KEYWORD_LISTS;
+  const lists = new DataView(memory.buffer);
+  for (const [anchor, list] of byAnchor) {
+    lists.setUint16(32 + anchor * 2, at, true);
+    for (const keyword of list) {
+      if (at + 4 + keyword.text.length > HITS) return false;
+      memory.set([keyword.text.length, keyword.at, keyword.ignoreCase ? 1 : 0], at);
+      for (let k = 0; k < keyword.text.length; k++) memory[at + 3 + k] = keyword.text.charCodeAt(k);
+      at += 3 + keyword.text.length;
+    }
+    memory[at++] = 0;
+  }
+  return true;
 }

@@ -7,9 +7,9 @@
  * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
  */
 import { type EndsOptions, middleCut } from "./_skim-ends.ts";
-import { nativeScanner } from "./_skim-native.ts";
+import { createNativeScanner, type NativeScanner, type SkimKeyword } from "./_skim-native.ts";
 
-export type { EndsOptions };
+export type { EndsOptions, SkimKeyword };
 
 /** Which string values may be skipped. */
 export interface SkimOptions {
@@ -23,146 +23,230 @@ export interface SkimOptions {
   readonly minLineBytes?: number;
   /**
    * Says a string must be kept after all (the redaction stage keeps any that could hold a secret, so its
-   * counts stay exact), asked within the pass that checks the string's bytes: no text is made of them.
+   * counts stay exact), found within the pass that checks the string's bytes: no text is made of them.
    */
   readonly keep?: SkipCheck;
   /**
    * Instead of skipping a string whole, keep its ends as a view shows them (`_skim-ends.ts`; `render`): its
-   * first and last lines, the lines between emptied. Strings it cannot cut so are kept whole. Only where the
-   * WebAssembly scan runs (it counts the line breaks); elsewhere nothing is cut.
+   * first and last lines, the lines between emptied. Strings it cannot cut so are kept whole.
    */
   readonly ends?: EndsOptions;
 }
 
 /**
- * A check of the bytes of a string that would be skipped (its JSON text: escapes undecoded; a string that
- * escapes a printable ASCII character is never skipped), made in two steps: `near` at each byte whose
- * `anchors` entry is not 0, as the skimmer's pass reaches it, then `confirm` once the string's end is known,
- * when `near` said yes anywhere.
+ * The strings to keep although they may be skipped: those whose JSON text (escapes undecoded; a string that escapes a
+ * printable ASCII character is never skipped) holds one of `keywords` (printable ASCII, never `"` or `\\`), found
+ * from the byte at each keyword's `at`.
  */
 interface SkipCheck {
-  /**
-   * `"secret-triggers"`: the anchors and `near` are the redaction stage's secret triggers, which the native
-   * scanner (`_skim-native.ts`) has built in, so it may test them itself (they are compared in its tests).
-   */
-  readonly builtIn?: "secret-triggers";
-  /** Per byte value, 0 or a number handed to `near` (only printable ASCII bytes other than `"` and `\\`). */
-  readonly anchors: Uint8Array;
-  /** Whether the bytes next to `i` may matter (the string starts at `start`; the byte after `i` may be its closing quote). */
-  near(bytes: Uint8Array, i: number, start: number, anchor: number): boolean;
-  /** Whether the string `[start, end)` is to be kept, given where `near` said yes (never empty). */
-  confirm(bytes: Uint8Array, start: number, end: number, at: readonly number[]): boolean;
+  readonly keywords: readonly SkimKeyword[];
 }
+
+/** `[start, end)` pairs of the strings to leave out; with `ends`, the bytes that replace each one, in order. */
+export type SkimRanges = number[] & { fills?: Uint8Array[] };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-
 /**
- * A native UTF-8 validator (Node's `buffer.isUtf8`), handed in by a Node entry (`agentstream summary`): this
- * layer imports no Node module, so without one the check below runs in JavaScript, byte by byte.
+ * Skims the long lines of one reader (the framer makes one per parser): the scan's WebAssembly instance and its
+ * tables (made from the options' keywords when the first line is skimmed), and the scan's results, live here.
  */
-let nativeUtf8: ((bytes: Uint8Array) => boolean) | undefined;
+export class Skimmer {
+  readonly options: SkimOptions;
+  /** The WebAssembly scanner: undefined until first needed, null where it cannot run (the JavaScript scan runs). */
+  private native: NativeScanner | null | undefined;
+  /** Per byte value what it is to the JavaScript scan (the keep check's anchors marked). */
+  private readonly kinds: Uint8Array;
+  /** The keywords anchored on each byte value (JavaScript scan), by the index in `kinds`' anchor entries. */
+  private readonly anchored: readonly (readonly SkimKeyword[])[];
+  /** Line breaks counted by the last scan of a string that may be skipped. */
+  private newlines = 0;
+  /** Whether a keep keyword was found in the last string scanned. */
+  private found = false;
 
-/**
- * Checks the UTF-8 of the strings that may be skipped with `validUtf8` (one native call over each string)
- * instead of byte by byte; the other strings of a line are checked as before. Same verdicts either way.
- */
-export function useUtf8Validator(validUtf8: ((bytes: Uint8Array) => boolean) | undefined): void {
-  nativeUtf8 = validUtf8;
-}
+  /** `scan: "javascript"` leaves the WebAssembly scan out (tests compare the two). */
+  constructor(options: SkimOptions, scan: "auto" | "javascript" = "auto") {
+    this.options = options;
+    if (scan === "javascript") this.native = null;
+    const byAnchor = new Map<number, SkimKeyword[]>();
+    for (const keyword of options.keep?.keywords ?? []) {
+      for (const c of anchorBytes(keyword)) byAnchor.set(c, [...(byAnchor.get(c) ?? []), keyword]);
+    }
+    this.anchored = [...byAnchor.values()];
+    const anchorOf = new Map([...byAnchor.keys()].map((c, index) => [c, index] as const));
+    this.kinds = BYTE_KINDS.map((kind, c) => (kind === PLAIN && anchorOf.has(c) ? ANCHOR + (anchorOf.get(c) as number) : kind));
+  }
 
-/**
- * Whether the strings that may be skipped are scanned by the WebAssembly scanner where it is available (the
- * default; it runs only with a native UTF-8 validator, since it passes over non-ASCII bytes). Tests turn it
- * off to compare it with the JavaScript scan.
- */
-let simdScan = true;
-export function useSimdScan(enabled: boolean): void {
-  simdScan = enabled;
-}
+  private scanner(): NativeScanner | undefined {
+    if (this.native === undefined) this.native = createNativeScanner(this.options.keep?.keywords ?? []) ?? null;
+    return this.native ?? undefined;
+  }
 
-/**
- * Memory for a long line of `length` bytes that `skimRecord` will read, where the WebAssembly scan reads it
- * (no copy into the scan's memory), or undefined when that scan does not run here. The view is the line's
- * until the next line is joined or skimmed: the framer hands out no bytes of it, only text decoded from it.
- */
-export function skimLineMemory(length: number): Uint8Array | undefined {
-  return nativeUtf8 !== undefined && simdScan ? nativeScanner()?.lineMemory(length) : undefined;
-}
+  /**
+   * Memory for a long line of `length` bytes that `skim` will read, where the WebAssembly scan reads it (no copy into
+   * the scan's memory), or undefined when that scan does not run here. The view is the line's until the next line is
+   * joined or skimmed: the framer hands out no bytes of it, only text decoded from it.
+   */
+  lineMemory(length: number): Uint8Array | undefined {
+    return this.scanner()?.lineMemory(length);
+  }
 
-/**
- * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
- * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
- */
-export function skimRecord(bytes: Uint8Array, options: SkimOptions): number[] {
-  const ranges: number[] = [];
-  // Per open container: is it an object, the key just read (objects), and whether `type` was `tool_result`.
-  const isObject: boolean[] = [];
-  const keys: (string | undefined)[] = [];
-  const toolResult: boolean[] = [];
-  let expectKey = false;
-  nativeScanner()?.forget();
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i] as number;
-    if (c === QUOTE) {
-      const depth = isObject.length - 1;
-      // A value that may be skipped is checked for `keep` in the same pass that finds its end.
-      const key = keys[depth];
-      const candidate =
-        !expectKey &&
-        isObject[depth] === true &&
-        key !== undefined &&
-        key !== "type" &&
-        skippable(key, toolResult[depth] === true, options);
-      anchorsSeen.length = 0;
-      const end = stringEnd(bytes, i + 1, candidate ? options.keep : undefined, candidate ? nativeUtf8 : undefined);
-      if (end < 0) return [];
-      if (expectKey && isObject[depth] === true) {
-        keys[depth] = end - i - 1 <= 64 ? asciiOf(bytes, i + 1, end) : undefined;
-        expectKey = false;
-      } else if (depth >= 0 && isObject[depth] === true) {
+  /**
+   * The byte ranges `[start, end)` of the string values to skip, quotes excluded, in order; an empty
+   * list when there is nothing to skip or anything looks unusual (the caller then reads the line in full).
+   */
+  skim(bytes: Uint8Array): SkimRanges {
+    const options = this.options;
+    const ranges: SkimRanges = [];
+    // Per open container: is it an object, the key just read (objects), and whether `type` was `tool_result`.
+    const isObject: boolean[] = [];
+    const keys: (string | undefined)[] = [];
+    const toolResult: boolean[] = [];
+    let expectKey = false;
+    this.scanner()?.forget();
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i] as number;
+      if (c === QUOTE) {
+        const depth = isObject.length - 1;
+        // A value that may be skipped is checked for `keep` in the same pass that finds its end.
         const key = keys[depth];
-        if (key === "type") toolResult[depth] = end - i - 1 === 11 && asciiOf(bytes, i + 1, end) === "tool_result";
-        else if (end - i - 1 >= options.minBytes && key !== undefined && skippable(key, toolResult[depth] === true, options)) {
-          if (options.keep === undefined || anchorsSeen.length === 0 || !options.keep.confirm(bytes, i + 1, end, anchorsSeen)) {
+        const candidate =
+          !expectKey &&
+          isObject[depth] === true &&
+          key !== undefined &&
+          key !== "type" &&
+          skippable(key, toolResult[depth] === true, options);
+        const end = candidate ? this.candidateEnd(bytes, i + 1) : this.plainEnd(bytes, i + 1);
+        if (end < 0) return [];
+        if (expectKey && isObject[depth] === true) {
+          keys[depth] = end - i - 1 <= 64 ? asciiOf(bytes, i + 1, end) : undefined;
+          expectKey = false;
+        } else if (depth >= 0 && isObject[depth] === true) {
+          if (key === "type") toolResult[depth] = end - i - 1 === 11 && asciiOf(bytes, i + 1, end) === "tool_result";
+          else if (candidate && end - i - 1 >= options.minBytes && !this.found) {
             if (options.ends === undefined) ranges.push(i + 1, end);
-            else cutEnds(bytes, i + 1, end, options.ends, ranges);
+            else cutEnds(bytes, i + 1, end, this.newlines, options.ends, ranges);
           }
         }
+        i = end;
+      } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+        isObject.push(c === 0x7b);
+        keys.push(undefined);
+        toolResult.push(false);
+        expectKey = c === 0x7b;
+      } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+        isObject.pop();
+        keys.pop();
+        toolResult.pop();
+        expectKey = false;
+      } else if (c === 0x2c /* , */) {
+        expectKey = isObject[isObject.length - 1] === true;
       }
-      i = end;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      isObject.push(c === 0x7b);
-      keys.push(undefined);
-      toolResult.push(false);
-      expectKey = c === 0x7b;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      isObject.pop();
-      keys.pop();
-      toolResult.pop();
-      expectKey = false;
-    } else if (c === 0x2c /* , */) {
-      expectKey = isObject[isObject.length - 1] === true;
     }
+    return ranges;
   }
-  return ranges;
+
+  /** The end of a string that is read whatever it holds (a key, a short value): checked by the JavaScript scan. */
+  private plainEnd(bytes: Uint8Array, i: number): number {
+    return this.scanString(bytes, i, BYTE_KINDS);
+  }
+
+  /**
+   * The end of a string that may be skipped, its keep keywords looked for (`found`) and its line breaks counted on
+   * the way: by the WebAssembly scan where it runs, else in JavaScript.
+   */
+  private candidateEnd(bytes: Uint8Array, i: number): number {
+    const native = this.scanner();
+    if (native === undefined) return this.scanString(bytes, i, this.kinds);
+    const seen: number[] = [];
+    const end = native.stringEnd(bytes, i, this.options.keep !== undefined, seen);
+    this.found = seen.length > 0;
+    this.newlines = native.newlines();
+    return end;
+  }
+
+  /**
+   * Where the JSON string whose text starts at `i` ends (the index of its closing quote), checking every byte:
+   * escapes, no raw control character, valid UTF-8 (no overlong form, surrogate or value past U+10FFFF). -1 on
+   * anything else, or when the line ends first. With anchors in `kinds`, the keywords are looked for on the way.
+   */
+  private scanString(bytes: Uint8Array, i: number, kinds: Uint8Array): number {
+    const n = bytes.length;
+    const start = i;
+    this.found = false;
+    this.newlines = 0;
+    while (i < n) {
+      const c = bytes[i] as number;
+      const kind = kinds[c] as number;
+      if (kind === PLAIN) {
+        i++;
+        continue;
+      }
+      if (kind >= ANCHOR) {
+        if (!this.found)
+          this.found = (this.anchored[kind - ANCHOR] ?? []).some((keyword) => keywordAt(bytes, i - keyword.at, start, keyword));
+        i++;
+        continue;
+      }
+      if (kind === QUOTE_BYTE) return i;
+      if (kind === ESCAPE) {
+        const step = escapeLength(bytes, i);
+        if (step === 0) return -1;
+        if (isLineBreak(bytes, i)) this.newlines++;
+        i += step;
+        continue;
+      }
+      const step = c < 0x20 ? 0 : utf8Length(bytes, i, c);
+      if (step === 0) return -1;
+      i += step;
+    }
+    return -1;
+  }
 }
 
-/** Line breaks counted by the last native scan of a string that may be skipped; -1 after a JavaScript scan. */
-let lastNewlines = -1;
-/** The bytes that replace each range of a `ranges` list made with `ends` (in order), for `withoutRanges`. */
-const rangeFills = new WeakMap<readonly number[], Uint8Array[]>();
+/** The ranges `skimRecord` skips in one line, with a skimmer of its own (tests, benches; a reader keeps one `Skimmer`). */
+export function skimRecord(bytes: Uint8Array, options: SkimOptions): SkimRanges {
+  return new Skimmer(options).skim(bytes);
+}
 
-function cutEnds(bytes: Uint8Array, start: number, end: number, ends: EndsOptions, ranges: number[]): void {
-  const cut = lastNewlines < 0 ? undefined : middleCut(bytes, start, end, lastNewlines, ends);
-  if (cut === undefined) return;
-  let fills = rangeFills.get(ranges);
-  if (fills === undefined) {
-    fills = [];
-    rangeFills.set(ranges, fills);
+/** The bytes a keyword is found from (both cases of a letter where case is ignored). */
+function anchorBytes(keyword: SkimKeyword): number[] {
+  const c = keyword.text.charCodeAt(keyword.at);
+  return keyword.ignoreCase && /[a-z]/i.test(keyword.text.charAt(keyword.at)) ? [c | 0x20, c & ~0x20] : [c];
+}
+
+/** Whether `keyword` is written at `from` (not before `start`; the bytes after a string, its closing quote first, are in no keyword). */
+function keywordAt(bytes: Uint8Array, from: number, start: number, keyword: SkimKeyword): boolean {
+  if (from < start) return false;
+  const text = keyword.text;
+  for (let k = 0; k < text.length; k++) {
+    const b = bytes[from + k];
+    const c = text.charCodeAt(k);
+    if (b === c) continue;
+    // A letter in the other case (bit 5), where case is ignored.
+    if (b === undefined || !keyword.ignoreCase || (b | 0x20) !== (c | 0x20) || (c | 0x20) < 0x61 || (c | 0x20) > 0x7a) return false;
   }
+  return true;
+}
+
+/** Whether the escape at `i` writes a line break (`\\n`, `\\u000a`). */
+function isLineBreak(bytes: Uint8Array, i: number): boolean {
+  if (bytes[i + 1] === 0x6e) return true;
+  return (
+    bytes[i + 1] === 0x75 &&
+    bytes[i + 2] === 0x30 &&
+    bytes[i + 3] === 0x30 &&
+    bytes[i + 4] === 0x30 &&
+    ((bytes[i + 5] as number) | 0x20) === 0x61
+  );
+}
+
+function cutEnds(bytes: Uint8Array, start: number, end: number, newlines: number, ends: EndsOptions, ranges: SkimRanges): void {
+  const cut = middleCut(bytes, start, end, newlines, ends);
+  if (cut === undefined) return;
   ranges.push(cut.from, cut.to);
-  fills.push(cut.fill);
+  ranges.fills ??= [];
+  ranges.fills.push(cut.fill);
 }
 
 function skippable(key: string, inToolResult: boolean, options: SkimOptions): boolean {
@@ -180,7 +264,7 @@ function asciiOf(bytes: Uint8Array, start: number, end: number): string | undefi
   return text;
 }
 
-/** What a byte is to `stringEnd`. */
+/** What a byte is to `scanString`; from ANCHOR on, an anchor of the keywords at `anchored[kind - ANCHOR]`. */
 const PLAIN = 0;
 const QUOTE_BYTE = 1;
 const ESCAPE = 2;
@@ -191,72 +275,6 @@ const ANCHOR = 4;
 const BYTE_KINDS = new Uint8Array(256).map((_, c) =>
   c === QUOTE ? QUOTE_BYTE : c === BACKSLASH ? ESCAPE : c < 0x20 || c >= 0x80 ? OTHER : PLAIN,
 );
-/** BYTE_KINDS where non-ASCII bytes are PLAIN: their UTF-8 is checked by one native call over the string. */
-const ASCII_KINDS = BYTE_KINDS.map((kind, c) => (c >= 0x80 ? PLAIN : kind));
-/** A kinds table with a check's anchors marked, made once per check and table. */
-const kindsWithAnchors = new WeakMap<SkipCheck, Uint8Array[]>();
-function kindsFor(check: SkipCheck | undefined, asciiOnly: boolean): Uint8Array {
-  const base = asciiOnly ? ASCII_KINDS : BYTE_KINDS;
-  if (check === undefined) return base;
-  let tables = kindsWithAnchors.get(check);
-  if (tables === undefined) {
-    const mark = (table: Uint8Array) =>
-      table.map((kind, c) => (kind === PLAIN && c < 0x80 && (check.anchors[c] ?? 0) !== 0 ? ANCHOR : kind));
-    tables = [mark(BYTE_KINDS), mark(ASCII_KINDS)];
-    kindsWithAnchors.set(check, tables);
-  }
-  return tables[asciiOnly ? 1 : 0] as Uint8Array;
-}
-/** Where `check.near` said yes in the string last scanned (one list, reused). */
-const anchorsSeen: number[] = [];
-
-/**
- * Where the JSON string whose text starts at `i` ends (the index of its closing quote), checking
- * every byte: escapes, no raw control character, valid UTF-8 (no overlong form, surrogate or value
- * past U+10FFFF). -1 on anything else, or when the line ends first. With a check, its anchors are
- * tested on the way (`anchorsSeen`). With `validUtf8`, non-ASCII bytes are passed over and the string's
- * UTF-8 is checked by it once its end is found.
- */
-function stringEnd(bytes: Uint8Array, i: number, check?: SkipCheck, validUtf8?: (bytes: Uint8Array) => boolean): number {
-  const native =
-    validUtf8 !== undefined && simdScan && (check === undefined || check.builtIn === "secret-triggers") ? nativeScanner() : undefined;
-  const end =
-    native === undefined
-      ? scanString(bytes, i, check, validUtf8 !== undefined)
-      : native.stringEnd(bytes, i, check !== undefined, anchorsSeen);
-  lastNewlines = native === undefined ? -1 : native.newlines();
-  return end < 0 || validUtf8 === undefined || validUtf8(bytes.subarray(i, end)) ? end : -1;
-}
-
-function scanString(bytes: Uint8Array, i: number, check: SkipCheck | undefined, asciiOnly: boolean): number {
-  const n = bytes.length;
-  const start = i;
-  const kinds = kindsFor(check, asciiOnly);
-  while (i < n) {
-    const c = bytes[i] as number;
-    const kind = kinds[c];
-    if (kind === PLAIN) {
-      i++;
-      continue;
-    }
-    if (kind === ANCHOR) {
-      if ((check as SkipCheck).near(bytes, i, start, (check as SkipCheck).anchors[c] as number)) anchorsSeen.push(i);
-      i++;
-      continue;
-    }
-    if (kind === QUOTE_BYTE) return i;
-    if (kind === ESCAPE) {
-      const step = escapeLength(bytes, i);
-      if (step === 0) return -1;
-      i += step;
-      continue;
-    }
-    const step = c < 0x20 ? 0 : utf8Length(bytes, i, c);
-    if (step === 0) return -1;
-    i += step;
-  }
-  return -1;
-}
 
 /**
  * Bytes taken by the escape at `i` (`\n`, `\u00e9`), 0 when it is not a JSON escape, nor when it
@@ -295,8 +313,8 @@ function utf8Length(bytes: Uint8Array, i: number, c: number): number {
 }
 
 /** `bytes` without the skipped ranges' contents (each skipped string becomes `""`, or, with `ends`, its ends). */
-export function withoutRanges(bytes: Uint8Array, ranges: readonly number[]): Uint8Array {
-  const fills = rangeFills.get(ranges);
+export function withoutRanges(bytes: Uint8Array, ranges: SkimRanges): Uint8Array {
+  const fills = ranges.fills;
   let kept = bytes.length;
   for (let r = 0; r < ranges.length; r += 2) kept -= (ranges[r + 1] as number) - (ranges[r] as number) - (fills?.[r / 2]?.length ?? 0);
   const out = new Uint8Array(kept);

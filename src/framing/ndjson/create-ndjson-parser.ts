@@ -15,7 +15,7 @@ import { AgentStreamError } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
-import { skimLineMemory, skimRecord, withoutRanges, type SkimOptions } from "./_skim.ts";
+import { Skimmer, withoutRanges, type SkimOptions } from "./_skim.ts";
 import { allocateLine, withStandIns, type RawStringSink } from "./_raw-strings.ts";
 
 export type { SkimOptions };
@@ -199,6 +199,8 @@ class NdjsonFramer {
   readonly rejectDuplicates: boolean;
   readonly rejectForbidden: boolean;
   readonly skim: SkimOptions | undefined;
+  /** This parser's skimmer (its scan's state), when `skim` is set. */
+  readonly skimmer: Skimmer | undefined;
   readonly holdStrings: NdjsonOptions["holdStrings"];
   /** The chunk being fed: a line inside it is the caller's memory (which it may reuse), any other line is ours. */
   chunk: Uint8Array | undefined = undefined;
@@ -246,6 +248,7 @@ class NdjsonFramer {
     this.rejectDuplicates = options.duplicateKeys === "reject";
     this.rejectForbidden = options.forbiddenKeys === "reject";
     this.skim = options.skim;
+    this.skimmer = options.skim === undefined ? undefined : new Skimmer(options.skim);
     this.holdStrings = options.holdStrings;
     this.framing = framing;
     this.onRecord = callbacks.onRecord;
@@ -333,7 +336,7 @@ class NdjsonFramer {
    */
   private handleSkimmed(view: Uint8Array, lead: number, at: number, offset: number, length: number, final: boolean): boolean {
     if (lead !== 0x7b) return false;
-    const ranges = skimRecord(view, this.skim as SkimOptions);
+    const ranges = (this.skimmer as Skimmer).skim(view);
     if (ranges.length === 0) return false;
     const raw = this.holdStrings;
     const reduced =
@@ -506,7 +509,7 @@ class NdjsonFramer {
       this.skim !== undefined &&
       this.holdStrings === undefined &&
       total >= (this.skim.minLineBytes ?? SKIM_MIN_LINE_BYTES);
-    return this.join(parts, total, scanned ? skimLineMemory(total) : undefined);
+    return this.join(parts, total, scanned ? this.skimmer?.lineMemory(total) : undefined);
   }
 
   /** Starts discarding a line that passed the limit: reported at once, while it still streams. */

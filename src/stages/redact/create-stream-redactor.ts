@@ -14,16 +14,19 @@ const PRIVATE_KEY_RULE = RULES.find((rule) => rule.kind === "private-key-block")
  * in the last run without whitespace or within TRIGGER_OVERLAP characters before the held tail.
  */
 const CONTEXTUAL = CONTEXTUAL_RULES.map((rule) => ({ rule, near: new RegExp(rule.trigger.source, `${rule.trigger.flags}g`) }));
-import { ANY_TRIGGER, redactText, type RedactionCounts } from "./redact-text.ts";
+import { ANY_TRIGGER, redactText, TRIGGER_REACH, type RedactionCounts } from "./redact-text.ts";
 
-/** ANY_TRIGGER from a given position (`lastIndex`); its look-behinds still see the text before it. */
-const TRIGGER_FROM = new RegExp(ANY_TRIGGER.source, "g");
 /**
- * How far past its anchor character a trigger reads (`-` then `----BEGIN`, `:` then `//`, `A` then `KIA`),
- * with room to spare: a trigger anchored earlier than this before the end of the text already shown was
- * seen, or not, by the scan that showed it.
+ * ANY_TRIGGER from a given position (`lastIndex`); its look-behinds still see the text before it. Also a dash at the
+ * end of the text: the start of a key block's `-----BEGIN` whose rest the next piece brings.
  */
-const TRIGGER_LOOKAHEAD = 16;
+const TRIGGER_FROM = new RegExp(`${ANY_TRIGGER.source}|-$`, "g");
+/**
+ * How far past its anchor character a trigger reads (`-` then `----BEGIN`, `:` then `//`, `A` then `KIA`): a
+ * trigger anchored earlier than this before the end of the text already shown was seen, or not, by the scan that
+ * showed it.
+ */
+const TRIGGER_LOOKAHEAD = TRIGGER_REACH.after + 1;
 
 /** Text already shown that is kept as context for the rules that need one (a URL scheme, a key name). */
 const CONTEXT_CHARS = 384;

@@ -3,9 +3,14 @@
  * high-confidence token shapes, the GitHub token format, and context rules that need a key name
  * next to the value). docs/redaction.md lists them.
  *
+ * This file is the one place a secret's shape is declared. Each rule is data: its `keywords` (literal
+ * text that every secret of the rule contains, as gitleaks' keywords are) and the expressions below, made
+ * from the rule's steps. Every other matcher is generated from these: the rule's `trigger`, the combined
+ * trigger and the byte check of the skimmer (redact-text.ts), the streaming redactor's partial matches
+ * (create-stream-redactor.ts). test/stages/redact/rules.test.ts checks each rule's example against all of them.
+ *
  * Each rule has three regular expressions:
- * - `trigger`: a cheap test (a literal prefix or keyword), so text that cannot hold this secret
- *   skips the rule without running it;
+ * - `trigger`: its keywords, a cheap test, so text that cannot hold this secret skips the rule;
  * - `pattern`: the match, global, with two groups: (1) context kept as is, (2) the secret replaced;
  * - `partial`: anchored at the end of the text, it matches the shortest tail that could still grow
  *   into a secret (`ghp_Ab` before the rest of the token arrives); streaming holds that tail back.
@@ -42,6 +47,13 @@ export type RedactionKind =
 /** One redaction rule. */
 export interface RedactionRule {
   readonly kind: RedactionKind;
+  /** Literal text every secret of this rule contains (ASCII, never `"` or `\\`): the source of every trigger. */
+  readonly keywords: readonly string[];
+  /** Whether the keywords match in any letter case. */
+  readonly ignoreCase: boolean;
+  /** Texts the rule redacts, one per keyword (a token rule's are made from its steps): the test that every matcher agrees reads them. */
+  readonly examples: readonly string[];
+  /** The keywords as one expression. */
   readonly trigger: RegExp;
   readonly pattern: RegExp;
   readonly partial: RegExp;
@@ -90,13 +102,31 @@ function token(kind: RedactionKind, variants: readonly (readonly Step[])[], end 
   const body = variants.map((steps) => steps.map(full).join("")).join("|");
   const rule: RedactionRule = {
     kind,
-    // The first four characters of each prefix are enough to skip text quickly.
-    trigger: new RegExp([...new Set(firstLiterals.map((l) => escapeLiteral(l.slice(0, 4))))].join("|")),
+    keywords: firstLiterals,
+    ignoreCase: false,
+    examples: variants.flatMap((steps) => (steps[0] as readonly string[]).map((first) => tokenExample(first, steps.slice(1)))),
+    trigger: keywordsExpression(firstLiterals, false),
     pattern: new RegExp(`()${START}((?:${body})${end})`, "g"),
     partial: new RegExp(`${START}(?:${variants.map(partialOf).join("|")})$`, "g"),
   };
   tokenRules.add(rule);
   return rule;
+}
+
+/** A token of the shape `first` then `steps` (each class repeated its least number of times, at least once), with text around it. */
+function tokenExample(first: string, steps: readonly Step[]): string {
+  const body = steps.map((step) => ("cls" in step ? exampleChar(step.cls).repeat(Math.max(1, step.min)) : (step[0] as string))).join("");
+  return `token: ${first}${body} ok`;
+}
+
+function exampleChar(cls: string): string {
+  const matches = new RegExp(`^${cls}$`);
+  return [..."aA1xZ9_-"].find((c) => matches.test(c)) as string;
+}
+
+/** Any of the keywords, as an expression. */
+function keywordsExpression(keywords: readonly string[], ignoreCase: boolean): RegExp {
+  return new RegExp(keywords.map(escapeLiteral).join("|"), ignoreCase ? "i" : "");
 }
 
 const cls = (chars: string, min: number, max = min): Step => ({ cls: chars, min, max });
@@ -108,7 +138,8 @@ const PRIVATE_KEY_HEAD = "-----BEGIN[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----
 const PRIVATE_KEY_END = "-----END[ A-Z0-9_]{0,100}PRIVATE KEY(?: BLOCK)?-----";
 
 /** Key names that make a `NAME=value` assignment a secret (`.env` dumps, `export X=...`). */
-const ENV_KEY = "[A-Z0-9_]{0,64}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]{0,64}";
+const ENV_KEY_WORDS = ["SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "PRIVATE_KEY", "ACCESS_KEY"];
+const ENV_KEY = `[A-Z0-9_]{0,64}(?:${ENV_KEY_WORDS.join("|")})[A-Z0-9_]{0,64}`;
 /**
  * Where a secret may start: a word boundary, or just after a JSON escape (`\n`, `\t`), so a secret at
  * the start of a line inside JSON text (tool input deltas) is caught too (gitleaks does the same).
@@ -119,10 +150,10 @@ const BLOCK_START = "(?:(?<![A-Za-z0-9-])|(?<=\\\\[nrt]))";
 /** A value that is already a marker is not redacted again (a token inside a URL, then the URL rule). */
 const NOT_MARKER = "(?!\\[REDACTED)";
 
-/** A rule that redacts a value only when a context (a key name, a URL scheme) stands before it. */
+/** A rule that redacts a value only when a context (a key name, a URL scheme) stands before it; the context holds a keyword. */
 function contextual(
   kind: RedactionKind,
-  trigger: RegExp,
+  words: { readonly keywords: readonly string[]; readonly ignoreCase?: boolean; readonly examples: readonly string[] },
   context: string,
   value: string,
   min: number,
@@ -130,9 +161,13 @@ function contextual(
   after = "",
   flags = "",
 ): RedactionRule {
+  const ignoreCase = words.ignoreCase === true;
   return {
     kind,
-    trigger,
+    keywords: words.keywords,
+    ignoreCase,
+    examples: words.examples,
+    trigger: keywordsExpression(words.keywords, ignoreCase),
     pattern: new RegExp(`(${context})${NOT_MARKER}(${value}{${min},${max}})${after}`, `g${flags}`),
     // The secret starts after the context, so only the value is held; the context was already shown.
     partial: new RegExp(`(?<=${context})${NOT_MARKER}${value}{1,${max}}$`, `g${flags}`),
@@ -173,10 +208,19 @@ export const RULES: readonly RedactionRule[] = [
   token("jwt", [[["eyJ"], cls(WORD_DASH, 10, 4096), [".eyJ"], cls(WORD_DASH, 10, 8192), ["."], cls(WORD_DASH, 10, 4096)]]),
   token("digitalocean-token", [[["dop_v1_", "doo_v1_", "dor_v1_"], cls("[a-f0-9]", 64)]], "\\b"),
   token("vault-token", [[["hvs."], cls(WORD_DASH, 90, 120)]]),
-  contextual("url-userinfo-password", /:\/\//, `${START}[a-z][a-z0-9+.-]{1,20}:\\/\\/[^\\s:@/]{1,256}:`, "[^\\s@/]", 1, 256, "(?=@)", "i"),
+  contextual(
+    "url-userinfo-password",
+    { keywords: ["://"], examples: ["postgres://app:hunter22@db:5432/x"] },
+    `${START}[a-z][a-z0-9+.-]{1,20}:\\/\\/[^\\s:@/]{1,256}:`,
+    "[^\\s@/]",
+    1,
+    256,
+    "(?=@)",
+    "i",
+  ),
   contextual(
     "authorization-header",
-    /uthorization/,
+    { keywords: ["uthorization"], examples: ["curl -H 'Authorization: Bearer abcdefgh12345678' x"] },
     `${START}[Aa]uthorization["']?\\s{0,5}[:=]\\s{0,5}["']?(?:Bearer|Basic|bearer|basic|Token|token)\\s{1,5}`,
     "[A-Za-z0-9._~+/=-]",
     8,
@@ -184,7 +228,12 @@ export const RULES: readonly RedactionRule[] = [
   ),
   contextual(
     "aws-secret-in-context",
-    /aws_?secret/i,
+    {
+      // `access_key` rather than `aws_secret`: anchored on `_` and `k`, rarer in text than the `w` of `awssecret`.
+      keywords: ["access_key", "accesskey"],
+      ignoreCase: true,
+      examples: [`aws_secret_access_key = ${"wJalrXUtnFEMI/K7MDENG/bPxRfiCY".padEnd(40, "A")}`, `AWSSecretAccessKey: ${"Ab1+".repeat(10)}`],
+    },
     `${START}aws_?secret_?access_?key["']?\\s{0,5}[:=]\\s{0,5}["']?`,
     "[A-Za-z0-9/+]",
     40,
@@ -196,7 +245,7 @@ export const RULES: readonly RedactionRule[] = [
   // A backslash ends the value: inside JSON text it starts the escape of the next line (`\\n`).
   contextual(
     "env-assignment",
-    /SECRET|TOKEN|PASSW|API_KEY|PRIVATE_KEY|ACCESS_KEY/,
+    { keywords: ENV_KEY_WORDS, examples: ENV_KEY_WORDS.map((word) => `export MY_${word}="abcdefgh1234"`) },
     `${START}${ENV_KEY}=(?:\\\\?["'])?(?!\\$)`,
     "[^\\s\"'`\\\\]",
     8,
@@ -204,7 +253,10 @@ export const RULES: readonly RedactionRule[] = [
   ),
   {
     kind: "private-key-block",
-    trigger: /-----BEGIN|-$/,
+    keywords: ["-----BEGIN"],
+    ignoreCase: false,
+    examples: ["key: -----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----"],
+    trigger: keywordsExpression(["-----BEGIN"], false),
     // Last, so a secret whose key name is inside a cut-off block is caught by its own rule first.
     // A block cut off by output truncation (no END line) is redacted to the end of the text, or to
     // the quote that ends it inside JSON text (a key body never holds one).

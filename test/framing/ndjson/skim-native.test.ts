@@ -1,16 +1,15 @@
 // The skimmer's WebAssembly scan (src/framing/ndjson/_skim-scan.wat) gives the verdicts of the JavaScript scan it
-// stands in for, anchors included, and the committed module holds the bytes of the committed .wat.
-import { isUtf8 } from "node:buffer";
+// stands in for, keywords included, and the committed module holds the bytes of the committed .wat.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { fc, test } from "@fast-check/vitest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { nativeScanner } from "../../../src/framing/ndjson/_skim-native.ts";
+import { describe, expect, it } from "vitest";
+import { createNativeScanner } from "../../../src/framing/ndjson/_skim-native.ts";
 import { SKIM_SCAN_WAT_SHA256 } from "../../../src/framing/ndjson/_skim-scan.wasm.ts";
-import { type SkimOptions, skimLineMemory, skimRecord, useSimdScan, useUtf8Validator } from "../../../src/framing/ndjson/_skim.ts";
+import { type SkimOptions, Skimmer, skimRecord } from "../../../src/framing/ndjson/_skim.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
 
 const OPTIONS: SkimOptions = { keys: new Set(["stdout"]), toolResultKeys: new Set(["content"]), minBytes: 1 };
@@ -23,19 +22,16 @@ function record(inner: readonly number[]): Uint8Array {
   return Uint8Array.from([...text('{"type":"x","stdout":"'), ...inner, ...text('","é":"ü","stdout":"'), ...inner, ...text('"}')]);
 }
 
-/** The ranges skimRecord gives with the SIMD scan on or off (the native UTF-8 check on in both). */
+/** One skimmer per options and scan, made once (each makes its own WebAssembly instance). */
+const skimmers = new Map<string, Skimmer>();
+/** The ranges a skimmer gives with the SIMD scan or the JavaScript one. */
 function rangesOf(bytes: Uint8Array, options: SkimOptions, simd: boolean): number[] {
-  useSimdScan(simd);
-  return skimRecord(bytes, options);
+  const key = `${options === CHECKED} ${simd}`;
+  if (!skimmers.has(key)) skimmers.set(key, new Skimmer(options, simd ? "auto" : "javascript"));
+  return [...(skimmers.get(key) as Skimmer).skim(bytes)];
 }
 
-beforeEach(() => useUtf8Validator(isUtf8));
-afterEach(() => {
-  useUtf8Validator(undefined);
-  useSimdScan(true);
-});
-
-const scanner = nativeScanner();
+const scanner = createNativeScanner(mayHoldSecretRaw.keywords);
 
 describe("the WebAssembly module", () => {
   it("is there in Node (SIMD on)", () => {
@@ -142,11 +138,11 @@ describe("the SIMD scan against the JavaScript scan", () => {
   });
 });
 
-describe("a line joined into the scan's memory (skimLineMemory: no copy)", () => {
-  /** The line's bytes written where skimLineMemory puts them, then `cut` bytes left off its end (a CR). */
-  function inScanMemory(line: Uint8Array, cut = 0): Uint8Array {
-    const memory = skimLineMemory(line.length);
-    expect(memory?.buffer).toBe(scanner!.lineMemory(0).buffer);
+describe("a line joined into the scan's memory (Skimmer.lineMemory: no copy)", () => {
+  /** The line's bytes written where the skimmer's lineMemory puts them, then `cut` bytes left off its end (a CR). */
+  function inScanMemory(skimmer: Skimmer, line: Uint8Array, cut = 0): Uint8Array {
+    const memory = skimmer.lineMemory(line.length);
+    expect(memory).toBeDefined();
     memory!.set(line);
     return memory!.subarray(0, line.length - cut);
   }
@@ -154,45 +150,59 @@ describe("a line joined into the scan's memory (skimLineMemory: no copy)", () =>
   it("gives the ranges of the same line elsewhere, with and without the secret check", () => {
     for (const inner of [text("file1\\nfile2 é 日本"), text("ghp_" + "a".repeat(36)), text("x".repeat(200) + "\\q")]) {
       const line = record(inner);
-      for (const options of [OPTIONS, CHECKED]) expect(skimRecord(inScanMemory(line), options)).toEqual(skimRecord(line, options));
+      for (const options of [OPTIONS, CHECKED]) {
+        const skimmer = new Skimmer(options);
+        expect(skimmer.skim(inScanMemory(skimmer, line))).toEqual(skimRecord(line, options));
+      }
     }
   });
 
   it("ends a string at the line's end, not at a byte left off it (the CR of a CRLF line)", () => {
+    const skimmer = new Skimmer(OPTIONS);
     const line = Uint8Array.from([...text('{"type":"x","stdout":"abc'), 0x0d]);
-    expect(skimRecord(inScanMemory(line, 1), OPTIONS)).toEqual([]);
+    expect(skimmer.skim(inScanMemory(skimmer, line, 1))).toEqual([]);
     const whole = Uint8Array.from([...text('{"type":"x","stdout":"abc"}'), 0x0d]);
-    expect(skimRecord(inScanMemory(whole, 1), OPTIONS)).toEqual(skimRecord(whole.subarray(0, whole.length - 1), OPTIONS));
+    expect(skimmer.skim(inScanMemory(skimmer, whole, 1))).toEqual(skimRecord(whole.subarray(0, whole.length - 1), OPTIONS));
   });
 
-  it("is not used where the scan does not run (no native UTF-8 check, or the SIMD scan off)", () => {
-    useSimdScan(false);
-    expect(skimLineMemory(100)).toBeUndefined();
-    useSimdScan(true);
-    useUtf8Validator(undefined);
-    expect(skimLineMemory(100)).toBeUndefined();
+  it("is not used where the scan does not run", () => {
+    expect(new Skimmer(OPTIONS, "javascript").lineMemory(100)).toBeUndefined();
+  });
+
+  it("is each skimmer's own: two readers' lines do not share it", () => {
+    const a = new Skimmer(OPTIONS).lineMemory(100);
+    const b = new Skimmer(OPTIONS).lineMemory(100);
+    expect(a?.buffer).not.toBe(b?.buffer);
   });
 });
 
-/** The JavaScript scan's anchors (mayHoldSecretRaw's byte tests, escapes passed over) and end, for a check of the native one. */
+/** The anchors at which a keyword of the secret check is written (a plain text search) and the end, for a check of the native scan. */
 function anchorsOf(bytes: Uint8Array, start: number): { end: number; at: number[] } {
-  const at: number[] = [];
+  let end = -1;
   for (let i = start; i < bytes.length; i++) {
     const c = bytes[i] as number;
-    if (c === 0x22) return { end: i, at };
-    if (c < 0x20) return { end: -1, at };
+    if (c === 0x22) {
+      end = i;
+      break;
+    }
+    if (c < 0x20) return { end: -1, at: [] };
     if (c === 0x5c) {
       const e = bytes[i + 1];
       if (e === 0x75) {
         const hex = String.fromCharCode(...bytes.subarray(i + 2, i + 6));
-        if (!/^[0-9a-fA-F]{4}$/.test(hex) || /^00[2-7]/.test(hex)) return { end: -1, at };
+        if (!/^[0-9a-fA-F]{4}$/.test(hex) || /^00[2-7]/.test(hex)) return { end: -1, at: [] };
         i += 5;
       } else if (e !== undefined && '"\\bfnrt'.includes(String.fromCharCode(e))) i += 1;
-      else return { end: -1, at };
-      continue;
+      else return { end: -1, at: [] };
     }
-    const anchor = mayHoldSecretRaw.anchors[c] ?? 0;
-    if (anchor !== 0 && mayHoldSecretRaw.near(bytes, i, start, anchor)) at.push(i);
   }
-  return { end: -1, at };
+  if (end < 0) return { end, at: [] };
+  const latin1 = String.fromCharCode(...bytes.subarray(start, end));
+  const at = new Set<number>();
+  for (const keyword of mayHoldSecretRaw.keywords) {
+    const haystack = keyword.ignoreCase ? latin1.toLowerCase() : latin1;
+    const needle = keyword.ignoreCase ? keyword.text.toLowerCase() : keyword.text;
+    for (let from = haystack.indexOf(needle); from >= 0; from = haystack.indexOf(needle, from + 1)) at.add(start + from + keyword.at);
+  }
+  return { end, at: [...at].sort((x, y) => x - y) };
 }

@@ -1,8 +1,7 @@
-// The skimmer's two ways of checking a skipped string's UTF-8 (byte by byte in JavaScript, or one call to a native
-// validator handed in from above) give the same verdicts on valid and invalid strings, with and without the secret check.
-import { isUtf8 } from "node:buffer";
-import { afterEach, describe, expect, it } from "vitest";
-import { type SkimOptions, skimRecord, useUtf8Validator } from "../../../src/framing/ndjson/_skim.ts";
+// The skimmer's two scans of a skipped string (byte by byte in JavaScript; WebAssembly SIMD, UTF-8 sequences checked
+// whole) give the same verdicts on valid and invalid strings, with and without the secret check.
+import { describe, expect, it } from "vitest";
+import { type SkimOptions, Skimmer } from "../../../src/framing/ndjson/_skim.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
 
 const OPTIONS: SkimOptions = { keys: new Set(["stdout"]), toolResultKeys: new Set(["content"]), minBytes: 1 };
@@ -35,33 +34,24 @@ const CASES: [string, number[]][] = [
   ["a secret's shape", text(`GITHUB=ghp_${"a".repeat(36)}`)],
 ];
 
-afterEach(() => useUtf8Validator(undefined));
+describe("the skimmer's two scans (WebAssembly SIMD, JavaScript byte by byte)", () => {
+  const js = (bytes: Uint8Array, options: SkimOptions): number[] => [...new Skimmer(options, "javascript").skim(bytes)];
+  const native = (bytes: Uint8Array, options: SkimOptions): number[] => [...new Skimmer(options).skim(bytes)];
 
-describe("skimRecord with a native UTF-8 validator", () => {
-  it.each(CASES)("gives the same ranges as the JavaScript check: %s", (_about, inner) => {
+  it.each(CASES)("give the same ranges: %s", (_about, inner) => {
     const bytes = record(inner);
-    for (const options of [OPTIONS, CHECKED]) {
-      useUtf8Validator(undefined);
-      const plain = skimRecord(bytes, options);
-      let calls = 0;
-      useUtf8Validator((b) => {
-        calls++;
-        return isUtf8(b);
-      });
-      expect(skimRecord(bytes, options)).toEqual(plain);
-      // The native check is what ran on the skipped string (unless the scan stopped before its end).
-      if (plain.length > 0) expect(calls).toBe(1);
+    for (const options of [OPTIONS, CHECKED]) expect(native(bytes, options)).toEqual(js(bytes, options));
+  });
+
+  it("skip the valid strings and none of the invalid ones", () => {
+    for (const skim of [js, native]) {
+      const skipped = CASES.filter(([, inner]) => skim(record(inner), OPTIONS).length > 0).map(([about]) => about);
+      expect(skipped).toEqual(["ASCII with escapes", "two-, three- and four-byte characters", "a secret's shape"]);
+      expect(skim(record(text(`GITHUB=ghp_${"a".repeat(36)}`)), CHECKED)).toEqual([]);
     }
   });
 
-  it("skips the valid strings and none of the invalid ones", () => {
-    useUtf8Validator(isUtf8);
-    const skipped = CASES.filter(([, inner]) => skimRecord(record(inner), OPTIONS).length > 0).map(([about]) => about);
-    expect(skipped).toEqual(["ASCII with escapes", "two-, three- and four-byte characters", "a secret's shape"]);
-    expect(skimRecord(record(text(`GITHUB=ghp_${"a".repeat(36)}`)), CHECKED)).toEqual([]);
-  });
-
-  it("agrees with the JavaScript check on random bytes", () => {
+  it("agree on random bytes", () => {
     let seed = 13;
     const random = () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -71,10 +61,7 @@ describe("skimRecord with a native UTF-8 validator", () => {
     for (let n = 0; n < 2000; n++) {
       const inner = Array.from({ length: 1 + (random() % 12) }, () => pool[random() % pool.length] as number).filter((b) => b !== 0x22);
       const bytes = record(inner);
-      useUtf8Validator(undefined);
-      const plain = skimRecord(bytes, CHECKED);
-      useUtf8Validator(isUtf8);
-      expect(skimRecord(bytes, CHECKED), JSON.stringify(inner)).toEqual(plain);
+      expect(native(bytes, CHECKED), JSON.stringify(inner)).toEqual(js(bytes, CHECKED));
     }
   });
 });

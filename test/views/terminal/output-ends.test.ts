@@ -1,17 +1,12 @@
 // Reading long tool outputs as their ends only (`toolOutputEnds`, `render`) changes nothing the terminal view prints:
 // synthetic outputs of every shape the cut must respect, at each verbosity and several widths, and the bench's
 // generated corpus shape (many lines, one-line base64), each compared with a full read.
-import { isUtf8 } from "node:buffer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useUtf8Validator } from "../../../src/framing/ndjson/_skim.ts";
+import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { createEventReader } from "../../../src/pipeline/create-event-reader.ts";
 import type { Verbosity } from "../../../src/views/shared/types.ts";
 import { createTerminalRenderer } from "../../../src/views/terminal/create-terminal-renderer.ts";
 import { outputEnds } from "../../../src/views/terminal/state.ts";
-
-beforeAll(() => useUtf8Validator(isUtf8));
-afterAll(() => useUtf8Validator(undefined));
 
 /** A Claude stream whose one tool result (`content`, and `stdout` repeated as Claude does) is `output`, written by JSON.stringify. */
 function claudeStream(output: string, rawText?: string): Uint8Array {
