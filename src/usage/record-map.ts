@@ -17,12 +17,9 @@ export class RecordMap {
   /** Earlier rows whose record was set again in place. */
   private readonly replaced = new Map<number, UsageRecord>();
   private readonly added = new Map<string, UsageRecord>();
-  /** False when the earlier records cannot hold a key (scanner.ts `ScannerStart.previousMayHold`). */
-  private readonly earlierMayHold: ((hi: number, lo: number) => boolean) | undefined;
 
-  constructor(earlier: RecordColumns | undefined, earlierMayHold?: (hi: number, lo: number) => boolean) {
+  constructor(earlier: RecordColumns | undefined) {
     this.earlier = earlier;
-    this.earlierMayHold = earlierMayHold;
     this.dropped = new Uint8Array(earlier?.length ?? 0);
   }
 
@@ -75,7 +72,7 @@ export class RecordMap {
   /** The row of a live earlier record with this key, or undefined. */
   private earlierRow(key: RequestKey): number | undefined {
     const earlier = this.earlier;
-    if (earlier === undefined || earlier.length === 0 || this.earlierMayHold?.(key.hi, key.lo) === false) return undefined;
+    if (earlier === undefined || earlier.length === 0) return undefined;
     this.earlierRows ??= new RowIndex(earlier);
     const row = this.earlierRows.find(key.hi, key.lo);
     return row === undefined || this.dropped[row] === 1 ? undefined : row;

@@ -23,8 +23,6 @@ export interface ScanRequest {
    * Otherwise (the file was rewritten) it is read whole. The scan says which (`FileScan.readOn`).
    */
   readonly previous?: FileScan | undefined;
-  /** Whether `previous` may hold a request key (scanner.ts `ScannerStart.previousMayHold`): this thread only. */
-  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 /**
@@ -49,7 +47,7 @@ export function scanFile(request: ScanRequest, onFailure?: (reason: string) => v
     const previous = earlier !== undefined && earlier.agent === agent && appendedTo(fd, earlier, stats.size) ? earlier : undefined;
     const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
-    const scanner = createScanner({ agent, path: request.path, previous, previousMayHold: request.previousMayHold });
+    const scanner = createScanner({ agent, path: request.path, previous });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
     return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result(), ...(previous === undefined ? {} : { readOn: true }) };
   } catch (error) {

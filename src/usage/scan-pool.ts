@@ -7,7 +7,6 @@
 import { availableParallelism } from "node:os";
 import { type ScanFailure, type ScanRequest, scanOrFailure } from "./scan-file.ts";
 import { compactColumns } from "./columns.ts";
-import { plainScan } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
 
 /** Below this much to read, one thread is faster than starting workers. */
@@ -92,12 +91,8 @@ async function runPool(
   return results;
 }
 
-/**
- * A request as posted: an earlier scan as a plain object (a loaded scan's fields are getters, which a structured
- * clone skips), its columns (views of the loaded cache) in arrays of their own, so that only they are copied.
- */
+/** A request as posted: an earlier scan's columns (views of the loaded cache) in a block of their own, so that only they are copied. */
 function forWorker(request: ScanRequest): ScanRequest {
-  // A function cannot be posted: a worker looks every key up among the previous records.
-  const { previous, previousMayHold: _here, ...rest } = request;
-  return previous === undefined ? rest : { ...rest, previous: plainScan(previous, compactColumns(previous.records)) };
+  const previous = request.previous;
+  return previous === undefined ? request : { ...request, previous: { ...previous, records: compactColumns(previous.records) } };
 }

@@ -25,11 +25,6 @@ export interface ScannerStart {
   readonly agent: UsageAgent;
   readonly path: string;
   readonly previous?: ScanResult | undefined;
-  /**
-   * False when the previous read cannot hold a request key (the scan cache's key filters: no false "no"), so a
-   * key new to it is not looked up among its records. Absent: every key is looked up.
-   */
-  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
@@ -38,7 +33,7 @@ export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
 
 /** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
 export function recordMap(start: ScannerStart): RecordMap {
-  return new RecordMap(start.previous?.records, start.previousMayHold);
+  return new RecordMap(start.previous?.records);
 }
 
 export function copyState(previous: ScanResult | undefined): ScannerState {
