@@ -30,7 +30,7 @@ const PREFIX_BYTES = MAGIC.length + 16;
  * A cache larger than this is not read (it would be some other file): 1 GB of logs make about 26 MB of cache, so
  * this is room for about 20 GB of logs.
  */
-export const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
 
 /** One file's entry in the header: every field of its scan but the records' columns. */
 interface Entry {
@@ -70,7 +70,9 @@ export function loadCache(dir: string | undefined): LoadedCache {
     fd = openSync(cacheFile(dir), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? { scans: new Map() } : { scans: new Map(), damaged: code === "ELOOP" ? "a symbolic link" : `cannot be read (${code})` };
+    return code === "ENOENT"
+      ? { scans: new Map() }
+      : { scans: new Map(), damaged: code === "ELOOP" ? "a symbolic link" : `cannot be read (${code})` };
   }
   try {
     const bytes = readRegularFile(fd);

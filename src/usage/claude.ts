@@ -6,6 +6,7 @@
  * third-party gateways; the line's uuid when both are), the last line of a key wins.
  */
 import type { JsonObject } from "../model/events.ts";
+import { claudeUsageKey } from "../model/usage-keys.ts";
 import { bool, get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -97,11 +98,7 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     if (model === SYNTHETIC_MODEL) return;
     const messageId = str(message, "id");
     const requestId = str(rec, "requestId");
-    const key = requestKey(
-      messageId === undefined
-        ? `claude:uuid:${str(rec, "uuid") ?? `${start.path}:${records.size}`}`
-        : `claude:${messageId}|${requestId ?? ""}`,
-    );
+    const key = requestKey(`claude:${claudeUsageKey(messageId, requestId, str(rec, "uuid")) ?? `uuid:${start.path}:${records.size}`}`);
     const record: UsageRecord = {
       key,
       time,

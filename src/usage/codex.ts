@@ -8,6 +8,7 @@
  * difference from the one before (ledger.ts). Summing `last_token_usage` would count every repeat.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
+import { codexRunningTotal, codexUsageKey } from "../model/usage-keys.ts";
 import { get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -112,16 +113,17 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   /** A running total: one snapshot per distinct figure; a smaller total than the last means the count restarted. */
   const snapshot = (total: JsonObject, time: number | null): void => {
     if (malformed(total)) return;
-    const figure = count(num(total, "total_tokens")) || totalOf(codexTokens(total));
+    const tokens = codexTokens(total);
+    const figure = codexRunningTotal(count(num(total, "total_tokens")), tokens.input + tokens.cacheRead + tokens.cacheWrite, tokens.output);
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
-    const key = requestKey(`codex:${thread()}:${figure}`);
+    const key = requestKey(`codex:${codexUsageKey(thread(), figure)}`);
     if (records.has(key)) return;
     const record: UsageRecord = {
       key,
       time,
       model: state.model ?? null,
-      tokens: codexTokens(total),
+      tokens,
       costUsd: null,
       sidechain: false,
       cumulative: true,

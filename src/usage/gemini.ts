@@ -5,6 +5,7 @@
  * session id + message id, the last write wins.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
+import { geminiUsageKey } from "../model/usage-keys.ts";
 import { arr, get, num, obj, str } from "../dialect/json.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import {
@@ -80,7 +81,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
       badLines++;
       return;
     }
-    const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
+    const key = requestKey(`gemini:${geminiUsageKey(facts.sessionId ?? start.path, id)}`);
     records.delete(key);
     records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
   };

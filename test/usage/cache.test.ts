@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupUsage } from "../../src/usage/aggregate.ts";
 import { loadCache } from "../../src/usage/cache.ts";
-import { chargeArray } from "../../src/usage/charge-list.ts";
 import { collectUsage } from "../../src/usage/collect.ts";
 import { createPricer } from "../../src/usage/prices.ts";
 import { scanFile } from "../../src/usage/scan-file.ts";
@@ -15,9 +14,7 @@ const outputs = async (root: string, cacheHome: string, cache = true) => {
   const collected = await collectUsage({ paths: [root], env: { XDG_CACHE_HOME: cacheHome }, cache });
   return {
     read: collected.read,
-    outputs: chargeArray(collected.ledger.charges)
-      .map((c) => c.tokens.output)
-      .sort((a, b) => a - b),
+    outputs: collected.ledger.charges.map((c) => c.tokens.output).sort((a, b) => a - b),
   };
 };
 
@@ -80,7 +77,7 @@ describe("usage cache", () => {
     appendFileSync(file, `${JSON.stringify(codexTokenCount("2026-03-01T10:01:00Z", [2500, 1800, 50], [1500, 1000, 30]))}\n`);
     const collected = await collectUsage({ paths: [logs], env: { XDG_CACHE_HOME: cacheHome }, cache: true });
     expect(collected.read).toBe(1);
-    const charges = chargeArray(collected.ledger.charges).map((c) => [c.tokens.input, c.tokens.cacheRead, c.tokens.output, c.model]);
+    const charges = collected.ledger.charges.map((c) => [c.tokens.input, c.tokens.cacheRead, c.tokens.output, c.model]);
     expect(charges).toEqual([
       [200, 800, 20, "gpt-5-codex"],
       [500, 1000, 30, "gpt-5-codex"],
