@@ -2,7 +2,16 @@
  * Records as a scanner builds them (one object per request, in a per-file map) and as everything after the
  * scan holds them (`RecordColumns`: typed arrays). Only the file being read is ever held as objects.
  */
-import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type TokenCounts, type UsageRecord } from "./types.ts";
+import {
+  CUMULATIVE,
+  type RecordColumns,
+  REPORTED_COST,
+  SIDECHAIN,
+  TOKEN_FIELDS,
+  type TokenCounts,
+  type UsageRecord,
+  zeroTokens,
+} from "./types.ts";
 
 /** Bytes of one file's columns laid out as `columnViews` lays them out. */
 export function columnBytes(length: number): number {
@@ -47,6 +56,27 @@ export function toColumns(records: readonly UsageRecord[]): RecordColumns {
     out.write(i, record);
   });
   return out.finish();
+}
+
+/** The rows of some columns as records again (the inverse of `toColumns`). */
+export function recordsOf(c: RecordColumns): UsageRecord[] {
+  return Array.from({ length: c.length }, (_, i) => {
+    const hi = c.keyHi[i] ?? 0;
+    const lo = c.keyLo[i] ?? 0;
+    const flags = c.flags[i] ?? 0;
+    const time = c.time[i] ?? Number.NaN;
+    const tokens = zeroTokens();
+    readTokens(tokens, c.tokens, i);
+    const record: UsageRecord = {
+      key: { id: `${hi}.${lo}`, hi, lo },
+      time: Number.isNaN(time) ? null : time,
+      model: c.models[c.model[i] ?? -1] ?? null,
+      tokens,
+      costUsd: (flags & REPORTED_COST) !== 0 ? (c.cost[i] ?? 0) : null,
+      sidechain: (flags & SIDECHAIN) !== 0,
+    };
+    return (flags & CUMULATIVE) !== 0 ? { ...record, cumulative: true, thread: c.threads?.[i] ?? record.key.id } : record;
+  });
 }
 
 /** Columns of a known length, filled row by row from records or from the rows of other columns. */
