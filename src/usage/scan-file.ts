@@ -20,7 +20,7 @@ export interface ScanRequest {
   /**
    * A scan of an earlier, shorter version of the file: read on from its offset when the file was appended to
    * (the bytes before the offset are the ones it read: `FileScan.seam`), checked in the same open as the read.
-   * Otherwise (the file was rewritten) it is read whole. The scan says which (`FileScan.readOn`).
+   * Otherwise (the file was rewritten) it is read whole.
    */
   readonly previous?: FileScan | undefined;
 }
@@ -49,7 +49,7 @@ export function scanFile(request: ScanRequest, onFailure?: (reason: string) => v
     if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
     const scanner = createScanner({ agent, path: request.path, previous });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
-    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result(), ...(previous === undefined ? {} : { readOn: true }) };
+    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result() };
   } catch (error) {
     onFailure?.(readFailure(error));
     return undefined;

@@ -14,11 +14,10 @@ const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 const BATCH_FILES = 32;
 
 /**
- * A worker's young generation, in MB. A worker holds one file's records and a batch's results; what it makes for a
- * line dies with the line. Left to itself, V8 grows each worker's young generation to tens of MB and shrinks it
- * again, and every page it takes anew is a page fault: on the 2-vCPU VM of docs/usage.md (about 12 µs a fault) the
- * first run over 1 GB took 3.6–4.0 s with 72,000–78,000 faults and 210 MB, and 3.2–3.4 s with 45,000–47,000 and
- * 150 MB with 1–4 MB here.
+ * A worker's young generation, in MB (a Worker option, not a V8 flag). A worker holds one file's records and a
+ * batch's results; what it makes for a line dies with the line. Left to itself, V8 grows each worker's young
+ * generation to tens of MB and shrinks it again, and every page it takes anew is a page fault, slow on a VM:
+ * capped, a first run over 1 GB was faster and lighter (docs/usage.md, "Scale").
  */
 const WORKER_YOUNG_MB = 2;
 

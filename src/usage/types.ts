@@ -153,8 +153,6 @@ export interface FileScan {
   readonly records: RecordColumns;
   /** What an appended read needs to go on (per agent; opaque outside its scanner). */
   readonly state: ScannerState;
-  /** Set on a scan just made by reading on from an earlier one (scan-file.ts `ScanRequest.previous`); never stored. */
-  readonly readOn?: true;
 }
 
 /** Scanner state kept between reads of a growing file. */
