@@ -24,8 +24,10 @@ import {
   recordMap,
   requestKey,
   type ScannerStart,
+  type UsageSource,
   timestampOf,
 } from "./scanner.ts";
+import { join } from "node:path";
 import type { SessionStatus, TokenCounts, UsageRecord } from "./types.ts";
 
 /** The rollout line kinds that matter here; every other line (response items, tool output) is not parsed. */
@@ -89,7 +91,7 @@ function wanted(bytes: Buffer, from: number, to: number): boolean {
   return WANTED.some((marker) => head.indexOf(marker) !== -1);
 }
 
-export function createCodexScanner(start: ScannerStart): LineScanner {
+function createCodexScanner(start: ScannerStart): LineScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? freshFacts("codex") : { ...previous.facts };
   const records = recordMap(start);
@@ -211,3 +213,16 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
 function totalOf(t: TokenCounts): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite;
 }
+
+export const codexSource: UsageSource = {
+  agent: "codex",
+  help: "Codex: $CODEX_HOME/sessions, else ~/.codex/sessions (rollout-*.jsonl)",
+  folders(env, home) {
+    const codexHome = env.CODEX_HOME ?? (home === "" ? undefined : join(home, ".codex"));
+    return codexHome === undefined ? [] : [join(codexHome, "sessions")];
+  },
+  isLog: (path) => /[\\/]rollout-[^\\/]*\.jsonl$/.test(path),
+  named: (path) => /^rollout-.*\.jsonl$/.test(path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1)),
+  sniff: (head) => /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta|event_msg|response_item|turn_context)"/.test(head),
+  scanner: createCodexScanner,
+};

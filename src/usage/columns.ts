@@ -80,7 +80,7 @@ export function recordsOf(c: RecordColumns): UsageRecord[] {
 }
 
 /** Columns of a known length, filled row by row from records or from the rows of other columns. */
-export class ColumnsWriter {
+class ColumnsWriter {
   private readonly out: RecordColumns;
   private readonly models: string[];
   private readonly modelIndex = new Map<string, number>();

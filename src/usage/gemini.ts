@@ -21,7 +21,10 @@ import {
   recordMap,
   requestKey,
   type ScannerStart,
+  type UsageSource,
 } from "./scanner.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TokenCounts } from "./types.ts";
 
 /** Gemini API usage as the CLI writes it: `input` includes `cached`; `thoughts` and `tool` are counted beside them. */
@@ -57,12 +60,12 @@ function projectOf(path: string): string | null {
   return chats > 0 ? (parts[chats - 1] ?? null) : null;
 }
 
-export interface GeminiScanner extends LineScanner {
+interface GeminiScanner extends LineScanner {
   /** One record of the chat (a line of the JSONL file, or the header and messages of a `.json` file). */
   record(rec: JsonObject): void;
 }
 
-export function createGeminiScanner(start: ScannerStart): GeminiScanner {
+function createGeminiScanner(start: ScannerStart): GeminiScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? { ...freshFacts("gemini"), project: projectOf(start.path) } : { ...previous.facts };
   const records = recordMap(start);
@@ -113,7 +116,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
 }
 
 /** A whole `.json` chat document. */
-export function scanGeminiDocument(scanner: GeminiScanner, text: string): boolean {
+function scanGeminiDocument(scanner: GeminiScanner, text: string): boolean {
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;
@@ -124,3 +127,21 @@ export function scanGeminiDocument(scanner: GeminiScanner, text: string): boolea
   scanner.record(value);
   return true;
 }
+
+const GEMINI_CHAT = /[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/;
+
+export const geminiSource: UsageSource = {
+  agent: "gemini",
+  help: "Gemini CLI: ~/.gemini/tmp/*/chats",
+  folders: (_env, home) => (home === "" ? [] : [join(home, ".gemini", "tmp")]),
+  isLog: (path) => GEMINI_CHAT.test(path),
+  named: (path) => GEMINI_CHAT.test(path),
+  sniff: (head) => /"projectHash"\s*:/.test(head),
+  scanner: createGeminiScanner,
+  scanDocument(path) {
+    if (!path.endsWith(".json")) return undefined;
+    const scanner = createGeminiScanner({ agent: "gemini", path });
+    if (!scanGeminiDocument(scanner, readFileSync(path, "utf8"))) return { ...scanner.result(), badLines: 1 };
+    return scanner.result();
+  },
+};
