@@ -84,7 +84,10 @@ export interface Merged {
  * times, so it starts with the original but ends later), then path: a record copied into a later session stays
  * with the session that made the request, whatever order the files were read in.
  *
- * Requests are told apart by both 53-bit hashes of their key: only a collision of both would merge two.
+ * The set of requests seen is an open-addressing table of the keys' two hashes (Float64Array, no strings):
+ * a slot is probed by the low bits of one hash and matched on both, so two requests whose slot or whose one
+ * hash collide are still two requests; only a collision of both 53-bit hashes would merge them. A Map of the
+ * keys as text took several times the CPU of a re-run over cached files (docs/usage.md, "Scale").
  */
 export function mergeScans(scans: readonly FileScan[]): Merged {
   const ordered = orderScans(scans);
@@ -133,7 +136,7 @@ class RequestTable {
 
   constructor(ordered: readonly FileScan[], total: number) {
     this.ordered = ordered;
-    this.table = new KeyTable();
+    this.table = new KeyTable(total);
     this.chosenScan = new Int32Array(total);
     this.chosenRow = new Int32Array(total);
     this.ownerScan = new Int32Array(total);
@@ -162,17 +165,43 @@ class RequestTable {
   }
 }
 
-/** Each request key seen (its two hashes as text, as `RequestKey.id`), with its request number. */
+/** An open-addressing hash set of request keys (two 53-bit hashes), mapping each to its request number. */
 class KeyTable {
-  private readonly requests = new Map<string, number>();
+  /** A slot's two hashes side by side (one cache line holds both: the table is too large for the cache). */
+  private readonly keys: Float64Array;
+  /** Request number + 1 per slot; 0: empty. */
+  private readonly request: Int32Array;
+  private readonly mask: number;
+
+  constructor(keys: number) {
+    let size = 16;
+    // At most two thirds full: probes stay short.
+    while (size < keys * 1.5) size *= 2;
+    this.keys = new Float64Array(size * 2);
+    this.request = new Int32Array(size);
+    this.mask = size - 1;
+  }
 
   /** The request number of the key; when it is new, it is added as `next` and `next` is returned. */
   find(hi: number, lo: number, next: number): number {
-    const id = `${hi}.${lo}`;
-    const known = this.requests.get(id);
-    if (known !== undefined) return known;
-    this.requests.set(id, next);
+    const slot = this.slotOf(hi, lo);
+    const held = this.request[slot] ?? 0;
+    if (held !== 0) return held - 1;
+    this.keys[2 * slot] = hi;
+    this.keys[2 * slot + 1] = lo;
+    this.request[slot] = next + 1;
     return next;
+  }
+
+  /** The key's slot, or the empty slot where it would go. */
+  private slotOf(hi: number, lo: number): number {
+    // The low 32 bits of one hash, mixed (Fibonacci hashing), choose the first slot.
+    let slot = Math.imul(lo >>> 0, 0x9e3779b1) & this.mask;
+    const { keys, request, mask } = this;
+    for (;;) {
+      if ((request[slot] ?? 0) === 0 || (keys[2 * slot] === hi && keys[2 * slot + 1] === lo)) return slot;
+      slot = (slot + 1) & mask;
+    }
   }
 }
 
