@@ -175,7 +175,7 @@ row("agentstream usage, again, 1 file appended", afterOne, share(afterOne));
 row(
   `agentstream usage, again, ${appended.length} files appended (${((100 * appended.length) / files).toFixed(1)} %)`,
   afterAppend,
-  `${share(afterAppend)} (target < 10 %)`,
+  `${share(afterAppend)} (target ≤ 25 %)`,
 );
 console.log(`  (${loadAfterCached} after the cached runs)`);
 row(

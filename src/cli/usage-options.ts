@@ -66,6 +66,9 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
     const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : "";
     await io.stderr.write(`agentstream: ${skipped.length} file(s) skipped, not a Claude, Codex or Gemini session log: ${some}${more}\n`);
   }
+  const rebuilt = collected.cacheRebuilt;
+  if (rebuilt !== undefined)
+    await io.stderr.write(`agentstream: the usage cache ${safeCell(rebuilt.path)} could not be used (${rebuilt.why}): made again\n`);
   await reportMalformed(collected, io);
   return { collected, filter, pricer, exit: collected.missing.length + collected.failed.length > 0 ? EXIT.io : EXIT.ok };
 }

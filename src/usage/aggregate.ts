@@ -3,10 +3,12 @@
  * group's models. Day, week and month are those of each request's own time in the chosen time zone.
  */
 import { AgentStreamError } from "../errors.ts";
-import { type CellFigures, chargeRuns, PackedCharges, PerIndexSpace, UNKNOWN_MODEL } from "./charge-list.ts";
-import type { Charge, ChargeList, Ledger, LedgerSession } from "./ledger.ts";
+import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
 import type { Pricer } from "./prices.ts";
 import { addTokens, totalTokens, type UsageFigures, zeroTokens } from "./types.ts";
+
+/** The name a charge without a model is listed under in a report. */
+const UNKNOWN_MODEL = "(unknown model)";
 
 export const GROUP_DIMENSIONS = ["day", "week", "month", "session", "model", "project", "agent"] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
@@ -116,7 +118,7 @@ const zones = new Map<string, (time: number) => number>();
 export function localDays(timeZone: string): (time: number) => number {
   let dayOf = zones.get(timeZone);
   if (dayOf === undefined) {
-    // UTC has no offset to look up: no time zone data is loaded for it (loading it is about 15 ms).
+    // UTC has no offset to look up: no time zone data is loaded for it (loading it costs a short run measurably).
     dayOf = UTC_NAMES.has(timeZone) ? (time) => Math.floor(time / DAY) : zoneDays(timeZone);
     zones.set(timeZone, dayOf);
   }
@@ -212,7 +214,7 @@ export interface GroupOptions {
   readonly include?: (charge: Charge) => boolean;
 }
 
-export function groupUsage(charges: ChargeList, options: GroupOptions): UsageReport {
+export function groupUsage(charges: readonly Charge[], options: GroupOptions): UsageReport {
   const { by, pricer, ledger } = options;
   checkZone(ledger, options.timeZone);
   const when = calendar(options.timeZone);
@@ -243,29 +245,8 @@ export function groupUsage(charges: ChargeList, options: GroupOptions): UsageRep
     }
     return [group.figures, figures];
   };
-  // Packed rows (the last result's) are summed by cell: a charge's figures depend only on its session, model
-  // and day (those of them the report groups or filters by), so they are looked up once per cell, and each
-  // row is added from its numbers (charge-list.ts).
-  // What a charge's figures depend on: a filter may read anything of it.
-  const cell = {
-    session: bySession || by.includes("agent") || options.include !== undefined,
-    model: by.includes("model") || options.breakdown || options.include !== undefined,
-    day: byTime || options.include !== undefined,
-  };
-  // The cells of each index space, shared by its runs (an update's kept files are runs between the changed ones,
-  // whose rows are in the same terms).
-  const cells = new PerIndexSpace<CellFigures>();
-  for (const run of chargeRuns(charges)) {
-    if (run instanceof PackedCharges) {
-      run.sumByCell(
-        figuresOf,
-        cell,
-        cells.get(run.source, () => new Map()),
-      );
-    } else
-      run.forEach((charge) => {
-        for (const figures of figuresOf(charge)) addCharge(figures, charge, pricer);
-      });
+  for (const charge of charges) {
+    for (const figures of figuresOf(charge)) addCharge(figures, charge, pricer);
   }
   const sorted = [...groups.values()].sort((a, b) => compareKeys(a.key, b.key, by));
   // The totals are the groups' sums, in the groups' order (each charge is in one group).

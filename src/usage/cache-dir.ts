@@ -3,7 +3,7 @@ import { join } from "node:path";
 
 /**
  * agentstream's cache directory, $XDG_CACHE_HOME/agentstream (else ~/.cache/agentstream); undefined when neither
- * variable is set. It holds the scan cache and last result (cache.ts, result-cache.ts) and the commands' compiled
+ * variable is set. It holds the scan cache (cache.ts) and the commands' compiled
  * code (src/cli/command-scripts.ts): anything in it may be deleted at any time.
  */
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
@@ -13,7 +13,7 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
 
 /**
  * Deletes the files of `dir` that `isStale` names (a cache of an older layout, another build's code): one listing
- * of the folder, then a removal only of what is there. (`rmSync` loads Node's rimraf, ~0.7 ms of every run, and
+ * of the folder, then a removal only of what is there. (`rmSync` loads Node's rimraf on every run, and
  * asks for each name whether it is there.) A file that cannot be removed stays; nothing throws.
  */
 export function removeStale(dir: string, isStale: (name: string) => boolean): void {

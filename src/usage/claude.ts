@@ -6,6 +6,7 @@
  * third-party gateways; the line's uuid when both are), the last line of a key wins.
  */
 import type { JsonObject } from "../model/events.ts";
+import { claudeUsageKey } from "../model/usage-keys.ts";
 import { bool, get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -22,8 +23,10 @@ import {
   recordMap,
   requestKey,
   type ScannerStart,
+  type UsageSource,
   timestampOf,
 } from "./scanner.ts";
+import { join } from "node:path";
 import type { TokenCounts, UsageRecord } from "./types.ts";
 
 /** Bookkeeping replies Claude Code writes itself (no API call, no tokens billed). */
@@ -64,7 +67,7 @@ function claudeTokens(usage: JsonObject): TokenCounts {
   };
 }
 
-export function createClaudeScanner(start: ScannerStart): LineScanner {
+function createClaudeScanner(start: ScannerStart): LineScanner {
   const previous = start.previous;
   const subagent = /subagents[\\/]agent-[^\\/]*\.jsonl$/.test(start.path);
   const facts = previous?.facts === undefined ? freshFacts("claude", subagent) : { ...previous.facts };
@@ -97,11 +100,7 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     if (model === SYNTHETIC_MODEL) return;
     const messageId = str(message, "id");
     const requestId = str(rec, "requestId");
-    const key = requestKey(
-      messageId === undefined
-        ? `claude:uuid:${str(rec, "uuid") ?? `${start.path}:${records.size}`}`
-        : `claude:${messageId}|${requestId ?? ""}`,
-    );
+    const key = requestKey(`claude:${claudeUsageKey(messageId, requestId, str(rec, "uuid")) ?? `uuid:${start.path}:${records.size}`}`);
     const record: UsageRecord = {
       key,
       time,
@@ -136,3 +135,23 @@ export function createClaudeScanner(start: ScannerStart): LineScanner {
     result: () => ({ facts, records: columnsOf(records), state, badLines }),
   };
 }
+
+export const claudeSource: UsageSource = {
+  agent: "claude",
+  help: "Claude Code: $CLAUDE_CONFIG_DIR/projects (a comma-separated\nlist of folders is accepted), ~/.claude/projects and ~/.config/claude/projects, subagent files included",
+  folders(env, home) {
+    const configured = (env.CLAUDE_CONFIG_DIR ?? "")
+      .split(",")
+      .map((dir) => dir.trim())
+      .filter((dir) => dir !== "");
+    const folders = configured.map((dir) => join(dir, "projects"));
+    if (home !== "") folders.push(join(home, ".claude", "projects"), join(home, ".config", "claude", "projects"));
+    return folders;
+  },
+  isLog: (path) => path.endsWith(".jsonl"),
+  named: (path) => /[\\/]projects[\\/].*\.jsonl$/.test(path),
+  sniff: (head) => /"(?:sessionId|parentUuid|leafUuid)"\s*:/.test(head),
+  // Any `.jsonl` under a `projects` folder, any line with a session id: tried after the other agents' rules.
+  loose: true,
+  scanner: createClaudeScanner,
+};

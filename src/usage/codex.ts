@@ -8,6 +8,7 @@
  * difference from the one before (ledger.ts). Summing `last_token_usage` would count every repeat.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
+import { codexRunningTotal, codexUsageKey } from "../model/usage-keys.ts";
 import { get, num, obj, str } from "../dialect/json.ts";
 import {
   columnsOf,
@@ -23,8 +24,10 @@ import {
   recordMap,
   requestKey,
   type ScannerStart,
+  type UsageSource,
   timestampOf,
 } from "./scanner.ts";
+import { join } from "node:path";
 import type { SessionStatus, TokenCounts, UsageRecord } from "./types.ts";
 
 /** The rollout line kinds that matter here; every other line (response items, tool output) is not parsed. */
@@ -88,7 +91,7 @@ function wanted(bytes: Buffer, from: number, to: number): boolean {
   return WANTED.some((marker) => head.indexOf(marker) !== -1);
 }
 
-export function createCodexScanner(start: ScannerStart): LineScanner {
+function createCodexScanner(start: ScannerStart): LineScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? freshFacts("codex") : { ...previous.facts };
   const records = recordMap(start);
@@ -112,16 +115,17 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
   /** A running total: one snapshot per distinct figure; a smaller total than the last means the count restarted. */
   const snapshot = (total: JsonObject, time: number | null): void => {
     if (malformed(total)) return;
-    const figure = count(num(total, "total_tokens")) || totalOf(codexTokens(total));
+    const tokens = codexTokens(total);
+    const figure = codexRunningTotal(count(num(total, "total_tokens")), tokens.input + tokens.cacheRead + tokens.cacheWrite, tokens.output);
     if (state.lastTotal !== undefined && figure < state.lastTotal) state.epoch = (state.epoch ?? 0) + 1;
     state.lastTotal = figure;
-    const key = requestKey(`codex:${thread()}:${figure}`);
+    const key = requestKey(`codex:${codexUsageKey(thread(), figure)}`);
     if (records.has(key)) return;
     const record: UsageRecord = {
       key,
       time,
       model: state.model ?? null,
-      tokens: codexTokens(total),
+      tokens,
       costUsd: null,
       sidechain: false,
       cumulative: true,
@@ -209,3 +213,16 @@ export function createCodexScanner(start: ScannerStart): LineScanner {
 function totalOf(t: TokenCounts): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite;
 }
+
+export const codexSource: UsageSource = {
+  agent: "codex",
+  help: "Codex: $CODEX_HOME/sessions, else ~/.codex/sessions (rollout-*.jsonl)",
+  folders(env, home) {
+    const codexHome = env.CODEX_HOME ?? (home === "" ? undefined : join(home, ".codex"));
+    return codexHome === undefined ? [] : [join(codexHome, "sessions")];
+  },
+  isLog: (path) => /[\\/]rollout-[^\\/]*\.jsonl$/.test(path),
+  named: (path) => /^rollout-.*\.jsonl$/.test(path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1)),
+  sniff: (head) => /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta|event_msg|response_item|turn_context)"/.test(head),
+  scanner: createCodexScanner,
+};

@@ -2,26 +2,51 @@
  * Records as a scanner builds them (one object per request, in a per-file map) and as everything after the
  * scan holds them (`RecordColumns`: typed arrays). Only the file being read is ever held as objects.
  */
-import { CUMULATIVE, type RecordColumns, REPORTED_COST, SIDECHAIN, TOKEN_FIELDS, type TokenCounts, type UsageRecord } from "./types.ts";
+import {
+  CUMULATIVE,
+  type RecordColumns,
+  REPORTED_COST,
+  SIDECHAIN,
+  TOKEN_FIELDS,
+  type TokenCounts,
+  type UsageRecord,
+  zeroTokens,
+} from "./types.ts";
+
+/** Bytes of one file's columns laid out as `columnViews` lays them out. */
+export function columnBytes(length: number): number {
+  return (4 + TOKEN_FIELDS) * 8 * length + 4 * length + length;
+}
 
 /**
- * Columns of `length` rows, views of one buffer: one allocation per file, not seven (a profile of a run after 93
- * files grew put 6 ms in allocating their columns). The Float64 columns come first, so every view is aligned.
+ * Columns of `length` rows as views of one buffer from `offset` (8-aligned): the Float64 columns first, so every
+ * view is aligned. A scan's columns are made so (one allocation per file), and the cache stores and loads them
+ * as this block (cache.ts).
  */
-function columnsOfLength(length: number, models: string[]): RecordColumns {
+export function columnViews(
+  buffer: ArrayBufferLike,
+  offset: number,
+  length: number,
+  models: string[],
+  threads?: (string | null)[] | undefined,
+): RecordColumns {
   const f64 = 8 * length;
-  const buffer = new ArrayBuffer((4 + TOKEN_FIELDS) * f64 + 4 * length + length);
-  return {
+  const columns: RecordColumns = {
     length,
-    keyHi: new Float64Array(buffer, 0, length),
-    keyLo: new Float64Array(buffer, f64, length),
-    time: new Float64Array(buffer, 2 * f64, length),
-    cost: new Float64Array(buffer, 3 * f64, length),
-    tokens: new Float64Array(buffer, 4 * f64, length * TOKEN_FIELDS),
-    model: new Int32Array(buffer, (4 + TOKEN_FIELDS) * f64, length),
+    keyHi: new Float64Array(buffer, offset, length),
+    keyLo: new Float64Array(buffer, offset + f64, length),
+    time: new Float64Array(buffer, offset + 2 * f64, length),
+    cost: new Float64Array(buffer, offset + 3 * f64, length),
+    tokens: new Float64Array(buffer, offset + 4 * f64, length * TOKEN_FIELDS),
+    model: new Int32Array(buffer, offset + (4 + TOKEN_FIELDS) * f64, length),
     models,
-    flags: new Uint8Array(buffer, (4 + TOKEN_FIELDS) * f64 + 4 * length, length),
+    flags: new Uint8Array(buffer, offset + (4 + TOKEN_FIELDS) * f64 + 4 * length, length),
   };
+  return threads === undefined ? columns : { ...columns, threads };
+}
+
+function columnsOfLength(length: number, models: string[]): RecordColumns {
+  return columnViews(new ArrayBuffer(columnBytes(length)), 0, length, models);
 }
 
 /** A file's records, in the order given, as columns. */
@@ -33,8 +58,29 @@ export function toColumns(records: readonly UsageRecord[]): RecordColumns {
   return out.finish();
 }
 
+/** The rows of some columns as records again (the inverse of `toColumns`). */
+export function recordsOf(c: RecordColumns): UsageRecord[] {
+  return Array.from({ length: c.length }, (_, i) => {
+    const hi = c.keyHi[i] ?? 0;
+    const lo = c.keyLo[i] ?? 0;
+    const flags = c.flags[i] ?? 0;
+    const time = c.time[i] ?? Number.NaN;
+    const tokens = zeroTokens();
+    readTokens(tokens, c.tokens, i);
+    const record: UsageRecord = {
+      key: { id: `${hi}.${lo}`, hi, lo },
+      time: Number.isNaN(time) ? null : time,
+      model: c.models[c.model[i] ?? -1] ?? null,
+      tokens,
+      costUsd: (flags & REPORTED_COST) !== 0 ? (c.cost[i] ?? 0) : null,
+      sidechain: (flags & SIDECHAIN) !== 0,
+    };
+    return (flags & CUMULATIVE) !== 0 ? { ...record, cumulative: true, thread: c.threads?.[i] ?? record.key.id } : record;
+  });
+}
+
 /** Columns of a known length, filled row by row from records or from the rows of other columns. */
-export class ColumnsWriter {
+class ColumnsWriter {
   private readonly out: RecordColumns;
   private readonly models: string[];
   private readonly modelIndex = new Map<string, number>();
@@ -96,24 +142,13 @@ export class ColumnsWriter {
 }
 
 /**
- * The same columns in arrays of their own: columns loaded from the cache are views of one large buffer, which
- * would be copied whole if they were posted to a worker as they are.
+ * The same columns in a block of their own (laid out as `columnViews`): a loaded file's columns are views of the
+ * whole loaded cache, which would be copied whole if they were posted to a worker as they are.
  */
 export function compactColumns(c: RecordColumns): RecordColumns {
-  // Every field named, not spread: a loaded file's models and threads are getters (stored-columns.ts).
-  const { threads } = c;
-  return {
-    length: c.length,
-    models: c.models,
-    ...(threads === undefined ? {} : { threads }),
-    keyHi: c.keyHi.slice(),
-    keyLo: c.keyLo.slice(),
-    time: c.time.slice(),
-    cost: c.cost.slice(),
-    tokens: c.tokens.slice(),
-    model: c.model.slice(),
-    flags: c.flags.slice(),
-  };
+  const out = new ColumnsWriter(c.length, c.models);
+  out.copyRows(0, c, 0, c.length);
+  return out.finish();
 }
 
 /** Row `row`'s token counts into `into` (the column holds `TOKEN_FIELDS` per row, in `TokenCounts`' order). */

@@ -6,19 +6,15 @@
  *
  * Requests are taken in first-seen order, as the ledger's `forEachCharge` hands them over, and the rows are kept
  * file by file in merge order, each file's in the order of their first request: every sum is made in the same
- * order whether the files came from the cache or not, and a file's rows depend only on the files it shares a
- * request with, so a run after some files changed makes again the rows of the files the change reaches and
- * keeps the others' (update.ts). A request is almost always charged from a record of the file that owns it:
+ * order whether the files came from the cache or not. A request is almost always charged from a record of the file that owns it:
  * that case reads the file's columns directly, with the file's session, model prices and rows looked up once per
  * file, not once per request; the rest (a copy's record with a larger output, Codex running totals) goes through
  * the charge view.
  */
-import { PackedCharges } from "./charge-list.ts";
 import { readTokens } from "./columns.ts";
 import { localDays } from "./aggregate.ts";
 import {
   type Charge,
-  type ChargeList,
   type ChargeView,
   emptyView,
   fillView,
@@ -52,36 +48,11 @@ function slotOf(day: number | undefined, reported: boolean, unpriced: boolean, s
   return (day === undefined ? NO_TIME : day * 8) + kind;
 }
 
-/** A file's part of a condensed result. */
-export interface CondensedFile {
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-  /** The key of its session (`Ledger.sessions`). */
-  readonly session: string;
-  /** Its place in merge order (ledger.ts `mergeOrder`, with `path`): its first and last record's times. */
-  readonly start: number | null;
-  readonly end: number | null;
-  /**
-   * The path of the first file (in merge order) of its group: the files linked to it by shared requests,
-   * directly or through others. Its own path when it shares none.
-   */
-  readonly group: string;
-  /** No request of the file is in another file, and none is a Codex running total: its rows are its own. */
-  readonly independent: boolean;
-  /** Its records whose request an earlier file in merge order holds (`Ledger.duplicates` is their sum). */
-  readonly repeated: number;
-  /** The rows of the requests it owns, in the order of their first request. */
-  readonly rows: ChargeList;
-}
-
-/** A condensed ledger (its charges: every file's rows, file after file) and each file's part, in merge order. */
-export interface Condensed {
-  readonly ledger: Ledger;
-  readonly files: readonly CondensedFile[];
-}
-
-export function condense(merged: Merged, pricer: Pricer, timeZone: string): Condensed {
+/**
+ * The ledger with one charge per row: every file's rows, file after file in merge order. Summed in this one order,
+ * a report's figures are the same to the last digit however the scans were come by (read now or cached).
+ */
+export function condense(merged: Merged, pricer: Pricer, timeZone: string): Ledger {
   const rows = new RowTable(pricer, localDays(timeZone), merged.scans.length);
   const view = emptyView();
   const cumulative: number[] = [];
@@ -106,39 +77,8 @@ export function condense(merged: Merged, pricer: Pricer, timeZone: string): Cond
     }
   }
   forEachThreadCharge(merged, cumulative, (charge) => rows.addView(charge));
-  const files = merged.scans.map((scan, s) => ({
-    path: scan.path,
-    size: scan.size,
-    mtimeMs: scan.mtimeMs,
-    session: (merged.sessionOfScan[s] as LedgerSession).key,
-    start: scan.facts.start,
-    end: scan.facts.end,
-    group: (merged.scans[merged.group[s] ?? s] as FileScan).path,
-    independent: merged.shared[s] === 0 && scan.records.threads === undefined,
-    repeated: merged.repeated[s] ?? 0,
-    rows: rows.rowsOf(s),
-  }));
-  return {
-    ledger: { charges: files.flatMap((_, s) => rows.rowsOf(s)), sessions: merged.sessions, duplicates: merged.duplicates, timeZone },
-    files,
-  };
-}
-
-/**
- * An independent file's part after it grew by rows `from…` of its columns (requests no other file holds): its
- * last rows, with the new requests summed into them or added after them. A full merge gives the same rows: the
- * file owns every request it holds, its earlier requests come first, and each row's sums are made in the same
- * order (update.ts takes this way only when all of that holds).
- */
-export function condenseGrown(file: CondensedFile, scan: FileScan, from: number, pricer: Pricer, timeZone: string): CondensedFile {
-  const rows = new RowTable(pricer, localDays(timeZone), 1);
-  rows.seed(0, file.rows);
-  rows.enterFile(0, { key: file.session, agent: scan.agent }, scan.records);
-  for (let row = from; row < scan.records.length; row++) rows.addOwn(row);
-  const grown = rows.rowsOf(0);
-  // In the loaded result's terms where they can be: a report sums them in the cells it has for the other files.
-  const packed = file.rows instanceof PackedCharges ? file.rows.alike(grown) : undefined;
-  return { ...file, size: scan.size, mtimeMs: scan.mtimeMs, start: scan.facts.start, end: scan.facts.end, rows: packed ?? grown };
+  const charges = merged.scans.flatMap((_, s) => rows.rowsOf(s));
+  return { charges, sessions: merged.sessions, duplicates: merged.duplicates, timeZone };
 }
 
 const NO_COLUMNS = {
@@ -157,7 +97,7 @@ class RowTable {
   /** The file being condensed: its index, session, columns, and per model index (-1 last) its prices and rows. */
   private owner = 0;
   private session: Session | undefined;
-  /** The entered file's columns, taken out of it once (a cached file's are getters): `addOwn` reads plain arrays. */
+  /** The entered file's columns, taken out of it once: `addOwn` reads them per request. */
   private columns: Pick<RecordColumns, "time" | "cost" | "tokens" | "model" | "models" | "flags"> = NO_COLUMNS;
   private prices: (ModelPrice | null | undefined)[] = [];
   private slots: (Map<number, Row> | undefined)[] = [];
@@ -174,21 +114,6 @@ class RowTable {
 
   rowsOf(owner: number): Row[] {
     return this.rows[owner] ?? [];
-  }
-
-  /** Takes a file's rows as they were (copied: they are summed into), each in the slot `add` keeps it in. */
-  seed(owner: number, rows: ChargeList): void {
-    rows.forEach((charge) => {
-      const row: Row = {
-        ...charge,
-        tokens: { ...charge.tokens },
-        requests: charge.requests ?? 1,
-        estimated: { usd: charge.estimated?.usd ?? 0, unpriced: charge.estimated?.unpriced === true },
-      };
-      const slot = slotOf(charge.day, charge.costUsd !== null, row.estimated.unpriced, charge.sidechain);
-      this.slotsOf(owner, charge.model).set(slot, row);
-      this.rows[owner]?.push(row);
-    });
   }
 
   enterFile(owner: number, session: Session, columns: RecordColumns): void {

@@ -4,6 +4,7 @@
  */
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { agentByName, sourceOf, USAGE_SOURCES } from "./sources.ts";
 import type { UsageAgent } from "./types.ts";
 
 /** A session file found, with what its name says about its agent (undefined: read its first line). */
@@ -52,27 +53,12 @@ interface Location {
 }
 
 /** The text `--help` prints about the default locations. */
-export const DEFAULT_LOCATIONS_HELP = `Default locations (those that exist): Claude Code: $CLAUDE_CONFIG_DIR/projects (a comma-separated
-list of folders is accepted), ~/.claude/projects and ~/.config/claude/projects, subagent files included;
-Codex: $CODEX_HOME/sessions, else ~/.codex/sessions (rollout-*.jsonl); Gemini CLI: ~/.gemini/tmp/*/chats.`;
+export const DEFAULT_LOCATIONS_HELP = `Default locations (those that exist): ${USAGE_SOURCES.map((source) => source.help).join(";\n")}.`;
 
 /** The standard locations for this environment (whether or not they exist). */
 function defaultLocations(env: Readonly<Record<string, string | undefined>>): Location[] {
   const home = env.HOME ?? env.USERPROFILE ?? "";
-  const out: Location[] = [];
-  const configured = (env.CLAUDE_CONFIG_DIR ?? "")
-    .split(",")
-    .map((dir) => dir.trim())
-    .filter((dir) => dir !== "");
-  for (const dir of configured) out.push({ agent: "claude", dir: join(dir, "projects") });
-  if (home !== "") {
-    out.push({ agent: "claude", dir: join(home, ".claude", "projects") });
-    out.push({ agent: "claude", dir: join(home, ".config", "claude", "projects") });
-  }
-  const codexHome = env.CODEX_HOME ?? (home === "" ? undefined : join(home, ".codex"));
-  if (codexHome !== undefined) out.push({ agent: "codex", dir: join(codexHome, "sessions") });
-  if (home !== "") out.push({ agent: "gemini", dir: join(home, ".gemini", "tmp") });
-  return out;
+  return USAGE_SOURCES.flatMap((source) => source.folders(env, home).map((dir) => ({ agent: source.agent, dir })));
 }
 
 /** The folders of the default locations, for the cache to forget the files that left them. */
@@ -92,7 +78,7 @@ export function discoverDefault(env: Readonly<Record<string, string | undefined>
       location.dir,
       (path, size, mtimeMs) => {
         const agent = agentByName(path) ?? location.agent;
-        if (belongsTo(agent, path) && agent === location.agent) out.push({ path, agent, size, mtimeMs });
+        if (agent === location.agent && sourceOf(agent)?.isLog(path) === true) out.push({ path, agent, size, mtimeMs });
       },
       (failure) => failed.push(failure),
     );
@@ -123,7 +109,9 @@ export function discoverPaths(paths: readonly string[]): Discovered {
         path,
         (file, size, mtimeMs) => {
           const agent = agentByName(file);
-          if (file.endsWith(".jsonl") || agent === "gemini") files.push({ path: file, agent, size, mtimeMs });
+          // A source that reads whole documents (Gemini's `.json` chats) names its own files.
+          if (file.endsWith(".jsonl") || (agent !== undefined && sourceOf(agent)?.scanDocument !== undefined))
+            files.push({ path: file, agent, size, mtimeMs });
         },
         (failure) => failed.push(failure),
       );
@@ -143,22 +131,6 @@ function isLink(path: string): boolean {
 /** "a symbolic link to nothing" when `path` is a link whose target is gone; undefined otherwise. */
 function linkFailure(path: string): string | undefined {
   return isLink(path) ? "a symbolic link to nothing" : undefined;
-}
-
-/** The agent a path's name gives away: Codex `rollout-*.jsonl`, Gemini `chats/session-*`; else undefined. */
-function agentByName(path: string): UsageAgent | undefined {
-  const name = path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
-  if (/^rollout-.*\.jsonl$/.test(name)) return "codex";
-  if (/[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/.test(path)) return "gemini";
-  if (/[\\/]projects[\\/].*\.jsonl$/.test(path)) return "claude";
-  return undefined;
-}
-
-/** The files an agent's own folder holds that are its session logs. */
-function belongsTo(agent: UsageAgent, path: string): boolean {
-  if (agent === "claude") return path.endsWith(".jsonl");
-  if (agent === "codex") return /[\\/]rollout-[^\\/]*\.jsonl$/.test(path);
-  return /[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/.test(path);
 }
 
 function isDirectory(path: string): boolean {

@@ -5,7 +5,8 @@
 import { AgentStreamError } from "../errors.ts";
 import { calendar, checkZone, localDays } from "./aggregate.ts";
 import type { Charge, Ledger, LedgerSession } from "./ledger.ts";
-import { USAGE_AGENTS, type UsageAgent } from "./types.ts";
+import { USAGE_AGENTS } from "./sources.ts";
+import type { UsageAgent } from "./types.ts";
 
 export interface UsageFilter {
   readonly since: string | undefined;

@@ -5,6 +5,7 @@
  * session id + message id, the last write wins.
  */
 import type { JsonObject, JsonValue } from "../model/events.ts";
+import { geminiUsageKey } from "../model/usage-keys.ts";
 import { arr, get, num, obj, str } from "../dialect/json.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import {
@@ -20,7 +21,10 @@ import {
   recordMap,
   requestKey,
   type ScannerStart,
+  type UsageSource,
 } from "./scanner.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TokenCounts } from "./types.ts";
 
 /** Gemini API usage as the CLI writes it: `input` includes `cached`; `thoughts` and `tool` are counted beside them. */
@@ -56,12 +60,12 @@ function projectOf(path: string): string | null {
   return chats > 0 ? (parts[chats - 1] ?? null) : null;
 }
 
-export interface GeminiScanner extends LineScanner {
+interface GeminiScanner extends LineScanner {
   /** One record of the chat (a line of the JSONL file, or the header and messages of a `.json` file). */
   record(rec: JsonObject): void;
 }
 
-export function createGeminiScanner(start: ScannerStart): GeminiScanner {
+function createGeminiScanner(start: ScannerStart): GeminiScanner {
   const previous = start.previous;
   const facts = previous?.facts === undefined ? { ...freshFacts("gemini"), project: projectOf(start.path) } : { ...previous.facts };
   const records = recordMap(start);
@@ -80,7 +84,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
       badLines++;
       return;
     }
-    const key = requestKey(`gemini:${facts.sessionId ?? start.path}:${id}`);
+    const key = requestKey(`gemini:${geminiUsageKey(facts.sessionId ?? start.path, id)}`);
     records.delete(key);
     records.set(key, { key, time, model: str(rec, "model") ?? null, tokens: geminiTokens(tokens), costUsd: null, sidechain });
   };
@@ -112,7 +116,7 @@ export function createGeminiScanner(start: ScannerStart): GeminiScanner {
 }
 
 /** A whole `.json` chat document. */
-export function scanGeminiDocument(scanner: GeminiScanner, text: string): boolean {
+function scanGeminiDocument(scanner: GeminiScanner, text: string): boolean {
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;
@@ -123,3 +127,21 @@ export function scanGeminiDocument(scanner: GeminiScanner, text: string): boolea
   scanner.record(value);
   return true;
 }
+
+const GEMINI_CHAT = /[\\/]chats[\\/]session-[^\\/]*\.jsonl?$/;
+
+export const geminiSource: UsageSource = {
+  agent: "gemini",
+  help: "Gemini CLI: ~/.gemini/tmp/*/chats",
+  folders: (_env, home) => (home === "" ? [] : [join(home, ".gemini", "tmp")]),
+  isLog: (path) => GEMINI_CHAT.test(path),
+  named: (path) => GEMINI_CHAT.test(path),
+  sniff: (head) => /"projectHash"\s*:/.test(head),
+  scanner: createGeminiScanner,
+  scanDocument(path) {
+    if (!path.endsWith(".json")) return undefined;
+    const scanner = createGeminiScanner({ agent: "gemini", path });
+    if (!scanGeminiDocument(scanner, readFileSync(path, "utf8"))) return { ...scanner.result(), badLines: 1 };
+    return scanner.result();
+  },
+};

@@ -31,7 +31,7 @@ export interface Charge {
   /** What the agent reported it cost; null: to be estimated from the price table. */
   readonly costUsd: number | null;
   readonly sidechain: boolean;
-  /** A condensed charge (result-cache.ts) stands for this many requests of one day; else 1. */
+  /** A condensed charge (condense.ts) stands for this many requests of one day; else 1. */
   readonly requests?: number;
   /** A condensed charge's cost estimated when it was condensed (per request, at the table it was keyed by). */
   readonly estimated?: { readonly usd: number; readonly unpriced: boolean };
@@ -50,22 +50,13 @@ export interface LedgerSession {
   badLines: number;
 }
 
-/**
- * Charges one after the other (charge-list.ts): an array, or the last result's packed rows. A packed list hands
- * over one object, refilled for each row: read it, do not keep it (copy what must be kept).
- */
-export interface ChargeList {
-  readonly length: number;
-  forEach(visit: (charge: Charge) => void): void;
-}
-
 export interface Ledger {
   /** Every charge, in the order the requests were first seen (condensed: file by file, in merge order). */
-  readonly charges: ChargeList;
+  readonly charges: readonly Charge[];
   readonly sessions: Map<string, LedgerSession>;
   /** Records read that repeated one already counted (the same request in another file or line). */
   readonly duplicates: number;
-  /** Set when the charges are condensed by day (result-cache.ts): the only time zone their days are right in. */
+  /** Set when the charges are condensed by day (condense.ts): the only time zone their days are right in. */
   readonly timeZone?: string;
 }
 
@@ -86,15 +77,6 @@ export interface Merged {
   readonly chosenRow: Int32Array;
   readonly ownerScan: Int32Array;
   readonly duplicates: number;
-  /** Per scan: 1 when a request of it is in another scan too. */
-  readonly shared: Uint8Array;
-  /**
-   * Per scan: the first scan (in merge order) of its group, the scans linked to it by shared requests, directly
-   * or through others (its own index when it shares none).
-   */
-  readonly group: Int32Array;
-  /** Per scan: its records whose request an earlier scan holds (they add up to `duplicates`). */
-  readonly repeated: Int32Array;
 }
 
 /**
@@ -104,15 +86,15 @@ export interface Merged {
  *
  * The set of requests seen is an open-addressing table of the keys' two hashes (Float64Array, no strings):
  * a slot is probed by the low bits of one hash and matched on both, so two requests whose slot or whose one
- * hash collide are still two requests; only a collision of both 53-bit hashes would merge them.
+ * hash collide are still two requests; only a collision of both 53-bit hashes would merge them. A Map of the
+ * keys as text took several times the CPU of a re-run over cached files (docs/usage.md, "Scale").
  */
 export function mergeScans(scans: readonly FileScan[]): Merged {
   const ordered = orderScans(scans);
   const total = ordered.reduce((sum, scan) => sum + scan.records.length, 0);
   const requests = new RequestTable(ordered, total);
   for (let s = 0; s < ordered.length; s++) requests.addFile(s, (ordered[s] as FileScan).records);
-  const { chosenScan, chosenRow, ownerScan, duplicates, shared, repeated } = requests;
-  const group = requests.groups();
+  const { chosenScan, chosenRow, ownerScan, duplicates } = requests;
   return {
     scans: ordered,
     ...sessionsOf(ordered),
@@ -121,16 +103,12 @@ export function mergeScans(scans: readonly FileScan[]): Merged {
     chosenRow,
     ownerScan,
     duplicates,
-    shared,
-    group,
-    repeated,
   };
 }
 
 /** The scans in the order they are merged: start, then end, then path. */
-export function orderScans(scans: readonly FileScan[]): FileScan[] {
-  // The keys taken out once (a sort compares each scan about log2(n) times), and ordered by `mergeOrder`: the
-  // update (update.ts) places changed files among kept ones by the same rule.
+function orderScans(scans: readonly FileScan[]): FileScan[] {
+  // The keys taken out once (a sort compares each scan about log2(n) times).
   const keys = scans.map((scan, i) => ({ start: scan.facts.start, end: scan.facts.end, path: scan.path, i }));
   keys.sort(mergeOrder);
   return keys.map((key) => scans[key.i] as FileScan);
@@ -151,10 +129,6 @@ class RequestTable {
   readonly chosenScan: Int32Array;
   readonly chosenRow: Int32Array;
   readonly ownerScan: Int32Array;
-  readonly shared: Uint8Array;
-  readonly repeated: Int32Array;
-  /** A union-find forest of the scans, linked where they share a request: each root is its group's first scan. */
-  private readonly parent: Int32Array;
   count = 0;
   duplicates = 0;
   private readonly table: KeyTable;
@@ -163,9 +137,6 @@ class RequestTable {
   constructor(ordered: readonly FileScan[], total: number) {
     this.ordered = ordered;
     this.table = new KeyTable(total);
-    this.shared = new Uint8Array(ordered.length);
-    this.repeated = new Int32Array(ordered.length);
-    this.parent = Int32Array.from(ordered, (_, i) => i);
     this.chosenScan = new Int32Array(total);
     this.chosenRow = new Int32Array(total);
     this.ownerScan = new Int32Array(total);
@@ -184,13 +155,6 @@ class RequestTable {
         continue;
       }
       this.duplicates++;
-      this.repeated[s] = (this.repeated[s] ?? 0) + 1;
-      // A key seen again in another file: every file holding it is marked in its turn (the first one here).
-      if ((ownerScan[request] ?? 0) !== s) {
-        this.shared[s] = 1;
-        this.shared[ownerScan[request] ?? 0] = 1;
-        this.link(s, ownerScan[request] ?? 0);
-      }
       // Across files the copy with the final figures wins: a response's output count only grows.
       const known = this.ordered[chosenScan[request] ?? 0]?.records.tokens[(chosenRow[request] ?? 0) * TOKEN_FIELDS + 1] ?? 0;
       if ((tokens[row * TOKEN_FIELDS + 1] ?? 0) > known) {
@@ -199,33 +163,10 @@ class RequestTable {
       }
     }
   }
-  /** Each scan's group: the first scan of its linked ones (`Merged.group`). */
-  groups(): Int32Array {
-    return Int32Array.from(this.parent, (_, s) => this.root(s));
-  }
-
-  private root(s: number): number {
-    const parent = this.parent;
-    let root = s;
-    // Path halving: each step hangs a scan under its grandparent, so chains of linked files stay short.
-    while (parent[root] !== root) {
-      parent[root] = parent[parent[root] ?? root] ?? root;
-      root = parent[root] ?? root;
-    }
-    return root;
-  }
-
-  /** Joins two scans' groups under the earlier root (so every root is its group's first scan). */
-  private link(a: number, b: number): void {
-    const x = this.root(a);
-    const y = this.root(b);
-    if (x < y) this.parent[y] = x;
-    else if (y < x) this.parent[x] = y;
-  }
 }
 
 /** An open-addressing hash set of request keys (two 53-bit hashes), mapping each to its request number. */
-export class KeyTable {
+class KeyTable {
   /** A slot's two hashes side by side (one cache line holds both: the table is too large for the cache). */
   private readonly keys: Float64Array;
   /** Request number + 1 per slot; 0: empty. */
@@ -252,11 +193,6 @@ export class KeyTable {
     return next;
   }
 
-  /** Whether the key is in the table. */
-  has(hi: number, lo: number): boolean {
-    return (this.request[this.slotOf(hi, lo)] ?? 0) !== 0;
-  }
-
   /** The key's slot, or the empty slot where it would go. */
   private slotOf(hi: number, lo: number): number {
     // The low 32 bits of one hash, mixed (Fibonacci hashing), choose the first slot.
@@ -270,7 +206,7 @@ export class KeyTable {
 }
 
 /** The ledger with one charge per request (`collect.ts` condenses it instead when it prices). */
-export function buildLedger(scans: readonly FileScan[]): Ledger & { readonly charges: readonly Charge[] } {
+export function buildLedger(scans: readonly FileScan[]): Ledger {
   const merged = mergeScans(scans);
   const charges: Charge[] = [];
   forEachCharge(merged, (charge) => charges.push({ ...charge, tokens: { ...charge.tokens } }));
@@ -278,14 +214,14 @@ export function buildLedger(scans: readonly FileScan[]): Ledger & { readonly cha
 }
 
 /** What places a file in merge order: its start, end (null: last) and path. */
-export interface OrderKey {
+interface OrderKey {
   readonly start: number | null;
   readonly end: number | null;
   readonly path: string;
 }
 
 /** `orderScans`' order: negative when `a` is merged first. */
-export function mergeOrder(a: OrderKey, b: OrderKey): number {
+function mergeOrder(a: OrderKey, b: OrderKey): number {
   const infinite = Number.POSITIVE_INFINITY;
   return (a.start ?? infinite) - (b.start ?? infinite) || (a.end ?? infinite) - (b.end ?? infinite) || compare(a.path, b.path);
 }
@@ -295,7 +231,7 @@ function compare(a: string, b: string): number {
 }
 
 /** The key of the session a scan belongs to (`Ledger.sessions`). */
-export function sessionKey(scan: FileScan): string {
+function sessionKey(scan: FileScan): string {
   return `${scan.agent}:${scan.facts.sessionId ?? scan.path}`;
 }
 
@@ -303,7 +239,7 @@ export function sessionKey(scan: FileScan): string {
  * Adds a scan to its session in `sessions` (made when new): scans are added in merge order, and what a session
  * says (its project, times, status, files) is what its scans say in that order.
  */
-export function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): LedgerSession {
+function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): LedgerSession {
   const { facts } = scan;
   const key = sessionKey(scan);
   let session = sessions.get(key);

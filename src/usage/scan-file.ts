@@ -2,12 +2,10 @@
  * Reads one session file (whole, or from where an earlier read stopped) in fixed-size chunks, so memory stays
  * flat whatever the file's size, and hands each complete line to the agent's scanner.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { createClaudeScanner } from "./claude.ts";
-import { createCodexScanner } from "./codex.ts";
-import { createGeminiScanner, scanGeminiDocument } from "./gemini.ts";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { agentByContent, sourceOf } from "./sources.ts";
 import { readFailure } from "./discover.ts";
-import type { LineScanner, ScannerStart, ScanResult } from "./scanner.ts";
+import type { LineScanner } from "./scanner.ts";
 import type { FileScan, UsageAgent } from "./types.ts";
 
 const CHUNK_BYTES = 1 << 20;
@@ -20,11 +18,9 @@ export interface ScanRequest {
   /**
    * A scan of an earlier, shorter version of the file: read on from its offset when the file was appended to
    * (the bytes before the offset are the ones it read: `FileScan.seam`), checked in the same open as the read.
-   * Otherwise (the file was rewritten) it is read whole. The scan says which (`FileScan.readOn`).
+   * Otherwise (the file was rewritten) it is read whole.
    */
   readonly previous?: FileScan | undefined;
-  /** Whether `previous` may hold a request key (scanner.ts `ScannerStart.previousMayHold`): this thread only. */
-  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 /**
@@ -48,10 +44,13 @@ export function scanFile(request: ScanRequest, onFailure?: (reason: string) => v
     const earlier = request.previous;
     const previous = earlier !== undefined && earlier.agent === agent && appendedTo(fd, earlier, stats.size) ? earlier : undefined;
     const base = { path: request.path, agent, size: stats.size, mtimeMs: stats.mtimeMs };
-    if (agent === "gemini" && request.path.endsWith(".json")) return { ...base, offset: stats.size, ...scanJsonChat(request.path) };
-    const scanner = createScanner({ agent, path: request.path, previous, previousMayHold: request.previousMayHold });
+    const source = sourceOf(agent);
+    if (source === undefined) return undefined;
+    const document = source.scanDocument?.(request.path);
+    if (document !== undefined) return { ...base, offset: stats.size, ...document };
+    const scanner = source.scanner({ agent, path: request.path, previous });
     const offset = readLines(fd, previous?.offset ?? 0, stats.size, scanner);
-    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result(), ...(previous === undefined ? {} : { readOn: true }) };
+    return { ...base, offset, seam: seamAt(fd, offset), ...scanner.result() };
   } catch (error) {
     onFailure?.(readFailure(error));
     return undefined;
@@ -92,18 +91,6 @@ function seamAt(fd: number, offset: number): number {
  */
 function appendedTo(fd: number, previous: FileScan, size: number): boolean {
   return previous.seam !== undefined && previous.offset <= size && seamAt(fd, previous.offset) === previous.seam;
-}
-
-function createScanner(start: ScannerStart): LineScanner {
-  if (start.agent === "claude") return createClaudeScanner(start);
-  if (start.agent === "codex") return createCodexScanner(start);
-  return createGeminiScanner(start);
-}
-
-function scanJsonChat(path: string): ScanResult {
-  const scanner = createGeminiScanner({ agent: "gemini", path });
-  if (!scanGeminiDocument(scanner, readFileSync(path, "utf8"))) return { ...scanner.result(), badLines: 1 };
-  return scanner.result();
 }
 
 /**
@@ -148,9 +135,5 @@ function readLines(fd: number, offset: number, size: number, scanner: LineScanne
 function sniffAgent(fd: number): UsageAgent | undefined {
   const head = Buffer.alloc(64 * 1024);
   const read = readSync(fd, head, 0, head.length, 0);
-  const text = head.toString("utf8", 0, read);
-  if (/"projectHash"\s*:/.test(text)) return "gemini";
-  if (/^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta|event_msg|response_item|turn_context)"/.test(text)) return "codex";
-  if (/"(?:sessionId|parentUuid|leafUuid)"\s*:/.test(text)) return "claude";
-  return undefined;
+  return agentByContent(head.toString("utf8", 0, read));
 }

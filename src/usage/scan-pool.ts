@@ -7,7 +7,6 @@
 import { availableParallelism } from "node:os";
 import { type ScanFailure, type ScanRequest, scanOrFailure } from "./scan-file.ts";
 import { compactColumns } from "./columns.ts";
-import { plainScan } from "./stored-scan.ts";
 import type { FileScan } from "./types.ts";
 
 /** Below this much to read, one thread is faster than starting workers. */
@@ -15,11 +14,10 @@ const WORKER_MIN_BYTES = 32 * 1024 * 1024;
 const BATCH_FILES = 32;
 
 /**
- * A worker's young generation, in MB. A worker holds one file's records and a batch's results; what it makes for a
- * line dies with the line. Left to itself, V8 grows each worker's young generation to tens of MB and shrinks it
- * again, and every page it takes anew is a page fault: on the 2-vCPU VM of docs/usage.md (about 12 µs a fault) the
- * first run over 1 GB took 3.6–4.0 s with 72,000–78,000 faults and 210 MB, and 3.2–3.4 s with 45,000–47,000 and
- * 150 MB with 1–4 MB here.
+ * A worker's young generation, in MB (a Worker option, not a V8 flag). A worker holds one file's records and a
+ * batch's results; what it makes for a line dies with the line. Left to itself, V8 grows each worker's young
+ * generation to tens of MB and shrinks it again, and every page it takes anew is a page fault, slow on a VM:
+ * capped, a first run over 1 GB was faster and lighter (docs/usage.md, "Scale").
  */
 const WORKER_YOUNG_MB = 2;
 
@@ -92,12 +90,8 @@ async function runPool(
   return results;
 }
 
-/**
- * A request as posted: an earlier scan as a plain object (a loaded scan's fields are getters, which a structured
- * clone skips), its columns (views of the loaded cache) in arrays of their own, so that only they are copied.
- */
+/** A request as posted: an earlier scan's columns (views of the loaded cache) in a block of their own, so that only they are copied. */
 function forWorker(request: ScanRequest): ScanRequest {
-  // A function cannot be posted: a worker looks every key up among the previous records.
-  const { previous, previousMayHold: _here, ...rest } = request;
-  return previous === undefined ? rest : { ...rest, previous: plainScan(previous, compactColumns(previous.records)) };
+  const previous = request.previous;
+  return previous === undefined ? request : { ...request, previous: { ...previous, records: compactColumns(previous.records) } };
 }

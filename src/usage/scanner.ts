@@ -7,6 +7,29 @@ import { isJsonObject } from "../model/lossless-integer.ts";
 import { RecordMap } from "./record-map.ts";
 import type { FileScan, RequestKey, ScannerState, SessionFacts, UsageAgent } from "./types.ts";
 
+/**
+ * One agent's session logs as `usage` and `sessions` read them: where they are, how a file is told to be one, and
+ * the scanner that reads it. Each scanner file declares its source; sources.ts lists them (docs/usage.md).
+ */
+export interface UsageSource {
+  readonly agent: UsageAgent;
+  /** How `--help` names its standard folders. */
+  readonly help: string;
+  /** Its standard folders in this environment, whether or not they exist (`home`: "" when unknown). */
+  folders(env: Readonly<Record<string, string | undefined>>, home: string): string[];
+  /** Whether a file found under one of its folders is one of its session logs. */
+  isLog(path: string): boolean;
+  /** Whether a file's path alone says it is one of its logs, wherever it is. */
+  named(path: string): boolean;
+  /** Whether a log's first 64 KiB say it is one of its logs (a file named on the command line). */
+  sniff(head: string): boolean;
+  /** Its rules (`named`, `sniff`) match widely: they are tried after every other source's. */
+  readonly loose?: true;
+  scanner(start: ScannerStart): LineScanner;
+  /** A log read whole as one document rather than line by line (Gemini's older `.json` chats); undefined: not one. */
+  scanDocument?(path: string): ScanResult | undefined;
+}
+
 /** Reads one file's lines (without their LF) and says what they held. */
 export interface LineScanner {
   line(bytes: Buffer, start: number, end: number): void;
@@ -25,11 +48,6 @@ export interface ScannerStart {
   readonly agent: UsageAgent;
   readonly path: string;
   readonly previous?: ScanResult | undefined;
-  /**
-   * False when the previous read cannot hold a request key (the scan cache's key filters: no false "no"), so a
-   * key new to it is not looked up among its records. Absent: every key is looked up.
-   */
-  readonly previousMayHold?: ((hi: number, lo: number) => boolean) | undefined;
 }
 
 export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
@@ -38,7 +56,7 @@ export function freshFacts(agent: UsageAgent, subagent = false): SessionFacts {
 
 /** Carries a previous scan's records forward, keyed, so the last record of a request still wins after an append. */
 export function recordMap(start: ScannerStart): RecordMap {
-  return new RecordMap(start.previous?.records, start.previousMayHold);
+  return new RecordMap(start.previous?.records);
 }
 
 export function copyState(previous: ScanResult | undefined): ScannerState {

@@ -3,10 +3,8 @@
  * crosses a worker boundary and goes into the cache as it is), and the token counts in one meaning for every agent.
  */
 
-/** The agents whose session logs are read. */
-export type UsageAgent = "claude" | "codex" | "gemini";
-
-export const USAGE_AGENTS: readonly UsageAgent[] = ["claude", "codex", "gemini"];
+/** The name of an agent whose session logs are read (its `UsageSource`, sources.ts): `claude`, `codex`, `gemini`. */
+export type UsageAgent = string;
 
 /**
  * Tokens of one request, in one meaning for every agent (docs/usage.md): `input` excludes cached input, `output`
@@ -153,8 +151,6 @@ export interface FileScan {
   readonly records: RecordColumns;
   /** What an appended read needs to go on (per agent; opaque outside its scanner). */
   readonly state: ScannerState;
-  /** Set on a scan just made by reading on from an earlier one (scan-file.ts `ScanRequest.previous`); never stored. */
-  readonly readOn?: true;
 }
 
 /** Scanner state kept between reads of a growing file. */

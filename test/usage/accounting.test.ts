@@ -7,7 +7,6 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { collectUsage } from "../../src/usage/collect.ts";
-import { chargeArray } from "../../src/usage/charge-list.ts";
 import { type TokenCounts, zeroTokens, addTokens } from "../../src/usage/types.ts";
 import { hasShared, sharedPath } from "../helpers/shared.ts";
 import { claudeLine, claudeUserLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
@@ -15,7 +14,7 @@ import { claudeLine, claudeUserLine, codexMeta, codexTokenCount, tempTree } from
 async function totals(paths: string[]): Promise<{ tokens: TokenCounts; requests: number; duplicates: number; sessions: number }> {
   const { ledger } = await collectUsage({ paths, env: {}, cache: false });
   const tokens = zeroTokens();
-  for (const charge of chargeArray(ledger.charges)) addTokens(tokens, charge.tokens);
+  for (const charge of ledger.charges) addTokens(tokens, charge.tokens);
   return { tokens, requests: ledger.charges.length, duplicates: ledger.duplicates, sessions: ledger.sessions.size };
 }
 
@@ -80,8 +79,8 @@ describe.skipIf(!hasShared)("usage on the real captures", () => {
     expect(ledger.sessions.size).toBe(1);
     const [session] = [...ledger.sessions.values()];
     expect(session?.files[0]).toMatch(/parent_a4731909\.jsonl$/);
-    expect(chargeArray(ledger.charges).filter((c) => c.sidechain)).toHaveLength(4);
-    expect(chargeArray(ledger.charges).filter((c) => !c.sidechain)).toHaveLength(5);
+    expect(ledger.charges.filter((c) => c.sidechain)).toHaveLength(4);
+    expect(ledger.charges.filter((c) => !c.sidechain)).toHaveLength(5);
   });
 
   it("Codex: the running total repeated by token_usage_record and token_count counts once; the resume's turn is the difference", async () => {
@@ -154,7 +153,7 @@ describe("usage on synthetic trees", () => {
     const { ledger } = await collectUsage({ paths: [tree.root], env: {}, cache: false });
     expect(ledger.charges).toHaveLength(3);
     expect(ledger.duplicates).toBe(2);
-    const bySession = (id: string) => chargeArray(ledger.charges).filter((c) => ledger.sessions.get(c.session)?.sessionId === id).length;
+    const bySession = (id: string) => ledger.charges.filter((c) => ledger.sessions.get(c.session)?.sessionId === id).length;
     expect([bySession("old"), bySession("new")]).toEqual([2, 1]);
   });
 

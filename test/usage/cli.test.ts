@@ -375,20 +375,20 @@ describe("agentstream sessions", () => {
   });
 });
 
-describe("the result of the last run", () => {
-  it("is reused over unchanged files and the same prices, and not when either changes", async () => {
+describe("the scan cache across runs", () => {
+  it("gives a cold run's report over unchanged files, in another zone, with other prices and after an append", async () => {
     const root = home();
     const env = { HOME: root, XDG_CACHE_HOME: join(root, "cache") };
     const args = ["usage", "--json", "--tz", "UTC", "--by", "day,model", "--breakdown"];
     // Files of older layouts go when the new ones are written; anything else stays.
     mkdirSync(join(root, "cache", "agentstream"), { recursive: true });
-    for (const stale of ["usage-result-v5.bin", "usage-v6.json", "notes.txt"])
+    for (const stale of ["usage-result-v5.bin", "usage-result-v7.bin", "usage-v6.json", "usage-v8.bin", "notes.txt"])
       writeFileSync(join(root, "cache", "agentstream", stale), "x");
     const first = (await cli(args, env)).out;
-    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-result-v7.bin", "usage-v8.bin"]);
+    expect(readdirSync(join(root, "cache", "agentstream")).sort()).toEqual(["notes.txt", "usage-v9.bin"]);
     expect((await cli(args, env)).out).toBe(first);
     expect((await cli([...args, "--no-cache"], env)).out).toBe(first);
-    // Another time zone: the result is condensed by day, so it is keyed by the zone; the days are that zone's.
+    // Another time zone: the days are that zone's.
     const tokyoArgs = args.map((arg) => (arg === "UTC" ? "Asia/Tokyo" : arg));
     const tokyo = (await cli(tokyoArgs, env)).out;
     expect(tokyo).toBe((await cli([...tokyoArgs, "--no-cache"], env)).out);

@@ -2,6 +2,7 @@
 import type { AgentEventDraft, FileChange, JsonObject, JsonValue, MessageKind, PlanItem, Usage } from "../../model/events.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
 import { emptyUsage } from "../../model/usage.ts";
+import { claudeUsageKey } from "../../model/usage-keys.ts";
 import { arr, bool, obj, str } from "../../dialect/json.ts";
 import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
@@ -678,8 +679,8 @@ class ClaudeSessionStream {
 
     const usage = fieldObj(message, "usage");
     if (usage !== undefined) {
-      const requestId = fieldStr(rec, "requestId");
-      const key = requestId === undefined ? messageId : `${messageId}|${requestId}`;
+      // One request per key, the rule `usage` counts by (src/model/usage-keys.ts).
+      const key = claudeUsageKey(fieldStr(message, "id"), fieldStr(rec, "requestId"), uuid) ?? messageId;
       if (s.currentUsageKey !== undefined && s.currentUsageKey !== key) this.flushUsage(s.currentUsageKey);
       s.currentUsageKey = key;
       const figures = anthropicUsage(usage);

@@ -44,18 +44,6 @@ export function codexUsage(value: JsonValue | undefined): Usage | undefined {
   });
 }
 
-/** True when two usages carry the same figures. */
-export function sameUsage(a: Usage | undefined, b: Usage | undefined): boolean {
-  if (a === undefined || b === undefined) return false;
-  return (
-    a.inputTokens === b.inputTokens &&
-    a.outputTokens === b.outputTokens &&
-    a.cacheReadTokens === b.cacheReadTokens &&
-    a.cacheWriteTokens === b.cacheWriteTokens &&
-    a.reasoningTokens === b.reasoningTokens
-  );
-}
-
 /** `rate_limit` drafts for a Codex `rate_limits` object (one per window: primary, secondary). */
 export function codexRateLimits(rateLimits: JsonValue | undefined, recordTime?: string): AgentEventDraft[] {
   const limits = asWire<CodexRateLimits>(rateLimits);

@@ -16,17 +16,9 @@ import { compact, obj, str, textOf } from "../../dialect/json.ts";
 import { asWire, field, fieldArr, fieldBool, fieldItems, fieldNum, fieldObj, fieldStr, type Wire } from "../../dialect/wire.ts";
 import { createStreamState } from "../../dialect/messages.ts";
 import { type Handler, dispatch, handlers } from "../../dialect/handlers.ts";
-import {
-  codexDurationMs,
-  codexPatchChanges,
-  codexPlanItems,
-  codexRateLimits,
-  codexReconnect,
-  codexUsage,
-  joinOutput,
-  sameUsage,
-} from "./exec.ts";
+import { codexDurationMs, codexPatchChanges, codexPlanItems, codexRateLimits, codexReconnect, codexUsage, joinOutput } from "./exec.ts";
 import type { McpToolCallResult } from "./wire.ts";
+import { codexRunningTotal, codexUsageKey } from "../../model/usage-keys.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (codex-rs protocol `RolloutLine` / `RolloutItem`)
@@ -481,6 +473,8 @@ class RolloutStream {
   sawTimestamp = false;
   turnHadAnswer = false;
   cumulative: Usage | undefined;
+  /** The running total last emitted (`codexUsageKey`). */
+  cumulativeKey: string | undefined;
   model: string | undefined;
   /** Messages told once by response_item and once by event_msg: the first copy is the message, the second pairs with it. */
   readonly copies: { key: string; text: string; source: Source; messageId: string }[] = [];
@@ -602,7 +596,11 @@ class RolloutStream {
 
   usageFigure(out: AgentEventDraft[], usage: Usage | undefined): boolean {
     // token_count and token_usage_record repeat the same thread total; we emit one cumulative usage per distinct figure.
-    if (usage === undefined || sameUsage(usage, this.cumulative)) return false;
+    // One snapshot per running total, the rule `usage` counts by (src/model/usage-keys.ts).
+    if (usage === undefined) return false;
+    const key = codexUsageKey("", codexRunningTotal(undefined, usage.inputTokens ?? 0, usage.outputTokens ?? 0));
+    if (key === this.cumulativeKey) return false;
+    this.cumulativeKey = key;
     this.cumulative = usage;
     out.push(compact({ type: "usage" as const, usage, scope: "cumulative" as const, model: this.model }));
     return true;

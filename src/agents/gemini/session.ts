@@ -1,6 +1,7 @@
 // Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
 import type { AgentEventDraft, JsonObject, JsonValue } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
+import { geminiUsageKey } from "../../model/usage-keys.ts";
 import type { DecodeContext, Dialect, DialectDecoder } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, compact, obj, textOf } from "../../dialect/json.ts";
@@ -152,7 +153,9 @@ function createGeminiSessionDecoder(): DialectDecoder {
 class GeminiSessionStream {
   readonly state = createStreamState();
   open: OpenRecord | undefined;
-  /** Record ids already closed: a late rewrite only adds tool calls. */
+  /** The chat's session id (its header), once read. */
+  sessionId = "";
+  /** Requests already closed (`geminiUsageKey`): a late rewrite only adds tool calls, its tokens are not counted again. */
   readonly closed = new Set<string>();
   readonly seenUsers = new Set<string>();
   readonly thoughtsEmitted = new Map<string, number>();
@@ -168,7 +171,7 @@ class GeminiSessionStream {
     if (this.open === undefined) return [];
     const rec = this.open;
     this.open = undefined;
-    this.closed.add(rec.id);
+    this.closed.add(geminiUsageKey(this.sessionId, rec.id));
     const out: AgentEventDraft[] = [];
     if (this.state.isOpen(rec.id)) {
       for (const d of this.state.complete(rec.id, rec.text, "assistant", "text", { time: rec.time }))
@@ -246,7 +249,7 @@ class GeminiSessionStream {
     const time = fieldStr(v, "timestamp");
     const out: AgentEventDraft[] = [];
     if (this.open !== undefined && this.open.id !== id) out.push(...this.close());
-    const late = this.closed.has(id);
+    const late = this.closed.has(geminiUsageKey(this.sessionId, id));
     if (!late) {
       const text = contentText(field(v, "content"));
       if (this.open === undefined) this.open = { id, line, time, text, tokens: undefined, model: undefined };
@@ -334,6 +337,7 @@ class GeminiSessionStream {
     }
     if (isHeader(v)) {
       const { sessionId, startTime, ...rest } = v;
+      if (typeof sessionId === "string") this.sessionId = sessionId;
       return [
         compact({
           type: "session.started" as const,

@@ -1,0 +1,74 @@
+/**
+ * One rule per agent for what a request is (src/model/usage-keys.ts), shared by the decoders and the usage
+ * scanners: on every real session capture, `summary --json` and `usage --by session --json` give the same tokens
+ * and the same cost.
+ */
+import { describe, expect, it } from "vitest";
+import { run } from "../../src/cli/run.ts";
+import { claudeUsageKey, codexRunningTotal, codexUsageKey, geminiUsageKey } from "../../src/model/usage-keys.ts";
+import { fakeIo } from "../helpers/fake-io.ts";
+import { listCaptures } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+const SESSION_DIALECTS = ["claude-session", "codex-session", "gemini-session"];
+const captures = listCaptures().filter(([dialect, path]) => SESSION_DIALECTS.includes(dialect) && path.endsWith(".jsonl"));
+
+async function json(args: string[]): Promise<Record<string, unknown>> {
+  const io = fakeIo({ env: { XDG_CACHE_HOME: tempDir("usage-keys-cache"), NO_COLOR: "1" } });
+  expect(await run(args, io), io.err()).toBe(0);
+  return JSON.parse(io.out()) as Record<string, unknown>;
+}
+
+interface SummaryUsage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
+}
+
+/** The summary's figures in `usage`'s meaning (docs/usage.md "One meaning for every agent's tokens"). */
+function inUsageTerms(dialect: string, u: SummaryUsage) {
+  const n = (v: number | null) => v ?? 0;
+  const cached = n(u.cacheReadTokens) + (dialect === "codex-session" ? n(u.cacheWriteTokens) : 0);
+  return {
+    // Codex and Gemini report input with the cached part in it; Claude without.
+    input: dialect === "claude-session" ? n(u.inputTokens) : n(u.inputTokens) - cached,
+    // Gemini reports thoughts beside the output; `usage` counts them in it.
+    output: n(u.outputTokens) + (dialect === "gemini-session" ? n(u.reasoningTokens) : 0),
+    cacheRead: n(u.cacheReadTokens),
+    cacheWrite: n(u.cacheWriteTokens),
+  };
+}
+
+describe("summary and usage agree on every session capture", () => {
+  it("has captures of the three session dialects", () => {
+    const dialects = new Set(captures.map(([dialect]) => dialect));
+    expect(captures.length === 0 || SESSION_DIALECTS.every((d) => dialects.has(d))).toBe(true);
+  });
+
+  it.each(captures)("%s %s: the same tokens and cost", async (dialect, path) => {
+    const summary = await json(["summary", path, "--json"]);
+    const usage = await json(["usage", path, "--by", "session", "--json", "--tz", "UTC"]);
+    const totals = usage.totals as { tokens: Record<string, number>; costUsd: number | null; requests: number };
+    const { input, output, cacheRead, cacheWrite } = totals.tokens;
+    expect({ input, output, cacheRead, cacheWrite }).toEqual(inUsageTerms(dialect, summary.usage as SummaryUsage));
+    // A session with no request: the summary knows no cost (null), usage sums none (0).
+    expect(totals.costUsd).toBe(totals.requests === 0 ? (summary.costUsd ?? 0) : summary.costUsd);
+  });
+});
+
+describe("the request keys", () => {
+  it("Claude: message id and request id; the message id alone without one; the uuid without a message id", () => {
+    expect(claudeUsageKey("msg_1", "req_1", "u1")).toBe("msg_1|req_1");
+    expect(claudeUsageKey("msg_1", undefined, "u1")).toBe("msg_1|");
+    expect(claudeUsageKey(undefined, "req_1", "u1")).toBe("uuid:u1");
+    expect(claudeUsageKey(undefined, undefined, undefined)).toBeUndefined();
+  });
+
+  it("Codex: a thread's running total; Gemini: a session's message", () => {
+    expect(codexUsageKey("t#0", codexRunningTotal(undefined, 1000, 20))).toBe("t#0:1020");
+    expect(codexRunningTotal(1030, 1000, 20)).toBe(1030);
+    expect(geminiUsageKey("s1", "m1")).not.toBe(geminiUsageKey("s2", "m1"));
+  });
+});
