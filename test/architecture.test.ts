@@ -401,10 +401,6 @@ describe("comments carry no measured figures", () => {
   const BEING_REWRITTEN = new Set([
     "pipeline/create-event-reader.ts",
     "run/_packed-deltas.ts",
-    "usage/aggregate.ts",
-    "usage/cache-dir.ts",
-    "usage/columns.ts",
-    "usage/scan-pool.ts",
   ]);
 
   it("no comment line in src holds a measured time, ratio or the date it was measured on", () => {
