@@ -10,15 +10,7 @@ import { LosslessInteger } from "../model/lossless-integer.ts";
 import { createOneshotEncoder } from "../formats/oneshot/encode.ts";
 import { toLine } from "../formats/agentstream/encode.ts";
 import { stringifyRecord } from "../framing/stringify.ts";
-import {
-  createSharedStrings,
-  hasStandIn,
-  splice,
-  strings,
-  type Piece,
-  type SharedStrings,
-  type StringRegistry,
-} from "../framing/shared-strings.ts";
+import { mayHoldPlaceholder, splice, type HeldStrings, type Piece } from "../framing/held-strings.ts";
 
 /** The file descriptors the event-derived logs are appended to. */
 export interface LogLineFds {
@@ -34,30 +26,26 @@ export interface LogLineWriter {
 }
 
 /**
- * `registry` holds the bytes of the input strings the events' stand-ins stand for (the log worker's
- * has the main thread's nonce and adopts what it is sent); the writer does not release them.
+ * `held` holds the bytes of the strings the events' placeholders stand for (`run --to agentstream`; the log
+ * worker's has the main thread's nonce and adopts what it is sent); the writer does not release them.
  */
-export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = strings, runId?: string): LogLineWriter {
+export function createLogLineWriter(fds: LogLineFds, held: HeldStrings | undefined, runId?: string): LogLineWriter {
   // The record encoder, not the format's text writer: each packet is encoded straight into the
   // buffer below (the same text as `run --to oneshot`: the run's id, a completion however the agent ended).
   const oneshot = createOneshotEncoder(runId === undefined ? {} : { run: { runId } });
-  const shared = createSharedStrings(registry);
-  const events = createLineBuffer(fds.events);
-  const packets = createLineBuffer(fds.oneshot);
+  const events = createLineBuffer(fds.events, held);
+  const packets = createLineBuffer(fds.oneshot, held);
   return {
     write(batch) {
       for (const event of batch) {
-        const standIn = shared.standIn(event);
-        events.add(toLine(standIn), shared);
-        for (const packet of oneshot.encode(standIn)) packets.add(stringifyRecord(packet), shared);
-        shared.forget();
+        events.add(toLine(event));
+        for (const packet of oneshot.encode(event)) packets.add(stringifyRecord(packet));
       }
       events.flush();
       packets.flush();
     },
     end() {
-      shared.forget(); // what the encoder held back has no stand-ins of its own
-      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet), shared);
+      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet));
       packets.flush();
     },
   };
@@ -70,7 +58,7 @@ const BUFFER_BYTES = 4 * 1024 * 1024;
  * Lines encoded straight into one reused buffer, the newline added as a byte, and written with one
  * write per batch (more only when a batch outgrows the buffer; every write ends at a line's end).
  */
-function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings): void; flush(): void } {
+function createLineBuffer(fd: number, held: HeldStrings | undefined): { add(json: string): void; flush(): void } {
   const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let length = 0;
   const flush = (): void => {
@@ -78,9 +66,9 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
     length = 0;
   };
   return {
-    add(json, shared) {
-      // An input string's stand-in may stand in any event (a notice quoting a record), not only where `standIn` looks.
-      const pieces = shared.registry.size > 0 && hasStandIn(json, shared.registry) ? splice(json, shared.registry) : [json];
+    add(json) {
+      // A placeholder may stand in any event (a notice quoting a record), not only in a tool's output.
+      const pieces = held !== undefined && mayHoldPlaceholder(json, held) ? splice(json, held) : [json];
       // UTF-8 needs at most 3 bytes per UTF-16 unit, and the newline one more.
       let most = 1;
       for (const piece of pieces) most += typeof piece === "string" ? piece.length * 3 : piece.length;

@@ -4,7 +4,7 @@ import { useNativeScans } from "../../run/native-scans.ts";
 import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import type { CliIo } from "../io.ts";
 import { viewVerbosity, viewWidth } from "../view-options.ts";

@@ -1,5 +1,5 @@
 import { useNativeScans } from "../../run/native-scans.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createSummarySink } from "../sinks/summary-sink.ts";

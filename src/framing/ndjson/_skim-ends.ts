@@ -9,16 +9,7 @@
  * has been checked whole before (escapes, UTF-8, the secret check): the cuts fall on escaped line breaks, so
  * what is kept is valid JSON string text.
  */
-
-/** How many lines a view shows from each end of a long output. */
-export interface EndsOptions {
-  readonly head: number;
-  readonly tail: number;
-  /** Fewer hidden lines than this and the view shows them all: the string is kept whole. */
-  readonly minHidden: number;
-  /** The most columns the view shows of one line: a line of one-column characters longer than this is cut the same whatever follows. */
-  readonly columns: number;
-}
+import type { EndsOptions } from "./tool-output-ends.ts";
 
 const BACKSLASH = 0x5c;
 /** Spaces on the first emptied line (the view reads an output of 4096 characters or more as long). */

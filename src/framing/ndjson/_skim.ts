@@ -6,10 +6,9 @@
  * else the skimmer gives up and the line is read in full, so a bad record is reported exactly as
  * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
  */
-import { type EndsOptions, middleCut } from "./_skim-ends.ts";
+import { middleCut } from "./_skim-ends.ts";
+import type { EndsOptions } from "./tool-output-ends.ts";
 import { nativeScanner } from "./_skim-native.ts";
-
-export type { EndsOptions };
 
 /** Which string values may be skipped. */
 export interface SkimOptions {

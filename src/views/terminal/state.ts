@@ -3,7 +3,7 @@
  * screen (the open message line, tool calls, sessions, notes waiting for a line to close). One object,
  * passed to every part of the renderer (./screen.ts, ./messages.ts, ./tools.ts, ./footer.ts, ./on-*.ts).
  */
-import type { EndsOptions } from "../../framing/ndjson/_skim.ts";
+import type { EndsOptions } from "../../framing/ndjson/tool-output-ends.ts";
 import type { EventOf, JsonValue, MessageKind, MessageRole, PlanItem, Usage } from "../../model/events.ts";
 import { createSummaryBuilder, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { SanitizeOptions, TerminalSanitizer } from "../shared/sanitize.ts";
