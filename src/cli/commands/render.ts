@@ -66,6 +66,10 @@ sequences and control characters in agent and tool text are shown as visible sym
     const output = createBatchedOutput(io.stdout);
     const verbosity = chooseVerbosity(values);
     const width = viewWidth(values.width, io);
+    const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
+    // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
+    // decoded), unless the raw records are shown too. The skipped text's UTF-8 is checked natively.
+    const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     const sink = createRendererSink(
       {
         mode: chooseMode(values.mode, io),
@@ -73,6 +77,7 @@ sequences and control characters in agent and tool text are shown as visible sym
         verbosity,
         links: values.links,
         keepColors: values["keep-colors"],
+        ...(toolOutputEnds === undefined ? {} : { cutMarker: toolOutputEnds.marker }),
       },
       output,
       values.follow ? { stillWritten: writtenLately } : {},
@@ -81,10 +86,6 @@ sequences and control characters in agent and tool text are shown as visible sym
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
     const ciToken = io.env.GITHUB_ACTIONS === "true" ? `agentstream-${randomUUID()}` : undefined;
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
-    const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
-    // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
-    // decoded), unless the raw records are shown too. The skipped text's UTF-8 is checked natively.
-    const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     if (toolOutputEnds !== undefined) useNativeScans();
     try {
       // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out
