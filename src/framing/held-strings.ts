@@ -18,6 +18,7 @@ import type { AgentEvent, JsonObject, JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const encoder = new TextEncoder();
 
 /** Bytes held at most by default: past this (a consumer that drops events without releasing them), strings are read in full. */
 const MAX_HELD_BYTES = 64 * 1024 * 1024;
@@ -48,6 +49,7 @@ export class HeldStrings implements StringHolder {
   readonly maxBytes: number;
   private readonly entries = new Map<string, Uint8Array>();
   private next = 0;
+  private nextText = 0;
   /** Bytes held now. */
   heldBytes = 0;
 
@@ -70,6 +72,20 @@ export class HeldStrings implements StringHolder {
   /** Holds a string's JSON text (quotes included; the registry keeps this array) and returns its placeholder. */
   hold(json: Uint8Array): string {
     const key = String(this.next++);
+    this.entries.set(key, json);
+    this.heldBytes += json.length;
+    return this.prefix + key;
+  }
+
+  /**
+   * Holds a text the writer has, as `JSON.stringify` writes it, and returns its placeholder: a writer that
+   * writes one long text several times (the run logs: a tool's output, repeated in its result, in two logs)
+   * escapes and encodes it once.
+   */
+  holdText(text: string): string {
+    // Keys of their own: a log worker's registry also holds its main thread's, under theirs.
+    const key = `t${this.nextText++}`;
+    const json = encoder.encode(JSON.stringify(text));
     this.entries.set(key, json);
     this.heldBytes += json.length;
     return this.prefix + key;
