@@ -86,7 +86,7 @@ export interface ReadOptions extends NdjsonOptions {
 /**
  * The long strings `fields: "summary"` skips: tool output, which no summary fact reads. Lines from 8 KiB
  * are skimmed: with the WebAssembly scan, skipping a 4 KiB output of an 8 KiB line costs less than
- * decoding and parsing it (summary of the bench corpus ~8 % less CPU than from 64 KiB, docs/benchmarks.md).
+ * decoding and parsing it (docs/benchmarks.md).
  */
 const SUMMARY_SKIM = {
   keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
@@ -433,7 +433,7 @@ class EventPipeline {
     const n = this.seq++;
     let event: Record<string, unknown>;
     // Deltas, most of a stream, have a spread of their own: a spread that sees one shape copies it
-    // fast, one that sees every event type's does not (about 1 µs an event).
+    // fast, one that sees every event type's does not.
     if (draft.type === "message.delta" && sessionId !== undefined && source !== undefined)
       event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };

@@ -167,7 +167,7 @@ function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | un
   const worker = new Worker(workerUrl, { execArgv: [], workerData, resourceLimits: { maxYoungGenerationSizeMb: LOG_WORKER_YOUNG_MB } });
   let inFlight = 0;
   let behind = false;
-  // Searching every event costs the main thread about 5 % of the parse; only the parser makes
+  // Searching every event costs the main thread a share of the parse; only the parser makes
   // LosslessIntegers (and says so), so the search starts at the first one.
   let searchLossless = false;
   let failure: unknown;
