@@ -60,7 +60,8 @@ async function child(mode, arg) {
     const strings = held === undefined ? undefined : new held.HeldStrings();
     const logs = mode === "flood" ? { log: dir, runId: "flood" } : {};
     const options = { dialect: "claude", heartbeatMs: 0, ...logs };
-    const run = agent.runAgentHolding === undefined ? runAgent("cat", [arg], options) : agent.runAgentHolding("cat", [arg], options, strings);
+    const run =
+      agent.runAgentHolding === undefined ? runAgent("cat", [arg], options) : agent.runAgentHolding("cat", [arg], options, strings);
     let events = 0;
     for await (const event of run.events) {
       events++;

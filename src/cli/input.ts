@@ -3,7 +3,12 @@
  * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
 import { AgentStreamError, isSecurityIssue, type Issue } from "../errors.ts";
-import { createEventReader, createEventReaderHolding, type EventReaderCallbacks, type ReadOptions } from "../pipeline/create-event-reader.ts";
+import {
+  createEventReader,
+  createEventReaderHolding,
+  type EventReaderCallbacks,
+  type ReadOptions,
+} from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
 import {
   createDiagnostics,
@@ -129,25 +134,25 @@ async function readInput(
   const sseLine = (line: number | undefined): number | undefined =>
     line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line);
   const callbacks: EventReaderCallbacks = {
-      onEvent(event) {
-        const line = event.source?.line;
-        const mapped = sseLine(line);
-        sink.event(
-          mapped === undefined || mapped === line || event.source === undefined
-            ? event
-            : { ...event, source: { ...event.source, line: mapped } },
-          name,
-        );
-      },
-      onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
+    onEvent(event) {
+      const line = event.source?.line;
+      const mapped = sseLine(line);
+      sink.event(
+        mapped === undefined || mapped === line || event.source === undefined
+          ? event
+          : { ...event, source: { ...event.source, line: mapped } },
+        name,
+      );
+    },
+    onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
   };
   const readOptions: ReadOptions = {
-      ...baseOptions,
-      file: name,
-      onIssue(reported) {
-        const line = sseLine(reported.line);
-        report(line === reported.line || line === undefined ? reported : { ...reported, line });
-      },
+    ...baseOptions,
+    file: name,
+    onIssue(reported) {
+      const line = sseLine(reported.line);
+      report(line === reported.line || line === undefined ? reported : { ...reported, line });
+    },
   };
   // A sink that splices held strings (the record sink's `--to agentstream`) has its reader hold them.
   const reader =
