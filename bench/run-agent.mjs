@@ -53,15 +53,19 @@ async function child(mode, arg) {
     const dir = mkdtempSync(join(tmpdir(), "agentstream-bench-run-"));
     const threads = await sampleThreadCpu();
     const started = performance.now();
-    // As `run --to agentstream` reads: long tool outputs stay bytes (a build without it ignores the option),
-    // and the consumer lets each event's go once it has it (as the record sink does once it has written them).
-    const shared = await import("../dist/framing/shared-strings.js").catch(() => undefined);
+    // As `run --to agentstream` reads: long tool outputs held as bytes (a build without held strings reads
+    // them in full), and the consumer lets each event's go once it has it (as the record sink does once written).
+    const held = await import("../dist/framing/held-strings.js").catch(() => undefined);
+    const agent = await import("../dist/run/run-agent.js");
+    const strings = held === undefined ? undefined : new held.HeldStrings();
     const logs = mode === "flood" ? { log: dir, runId: "flood" } : {};
-    const run = runAgent("cat", [arg], { dialect: "claude", heartbeatMs: 0, read: { rawStrings: true }, ...logs });
+    const options = { dialect: "claude", heartbeatMs: 0, ...logs };
+    const run =
+      agent.runAgentHolding === undefined ? runAgent("cat", [arg], options) : agent.runAgentHolding("cat", [arg], options, strings);
     let events = 0;
     for await (const event of run.events) {
       events++;
-      shared?.releaseStandIns(event);
+      if (strings !== undefined) held.releaseHeld(event, strings);
     }
     const result = await run.result;
     const seconds = (performance.now() - started) / 1000;

@@ -9,7 +9,7 @@ import type { NatsConnectOptions } from "../fleet/connection.ts";
 import type { PublisherOptions } from "../fleet/publisher.ts";
 import type { StartPoint } from "../fleet/reader.ts";
 import { DEFAULT_STREAM } from "../fleet/subjects.ts";
-import { parseDuration } from "../run/_duration.ts";
+import { parseDuration } from "../run/duration.ts";
 import type { OptionSpecs, ParsedValues } from "./args.ts";
 import type { CliIo } from "./io.ts";
 

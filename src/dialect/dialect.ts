@@ -19,6 +19,12 @@ export interface DecodeContext {
   readonly line: number;
   /** Reports a problem with the current record; it becomes an `Issue` with this line. */
   report(problem: DecodeProblem): void;
+  /**
+   * The text of a held string (framing/held-strings.ts: a long tool output the reader keeps as its bytes for a
+   * writer of our own format), for a decoder whose dialect lets them through (`Dialect.passesHeldStrings`)
+   * and that reads this output's text itself; any other value as it is. Absent when nothing is held.
+   */
+  heldText?(value: string | undefined): string | undefined;
 }
 
 /** Turns one agent's records into events. Holds state across records (a tool call spread over lines). */
@@ -53,6 +59,13 @@ export interface Dialect {
    * session ends and the next begins in concatenated output (`cat a.jsonl b.jsonl | ...`).
    */
   startsSession?(record: InputRecord): SessionOpening | undefined;
+  /**
+   * Whether this record's decoder may get held strings (framing/held-strings.ts) in place of its long tool
+   * outputs: it hands them on unchanged into a `tool.completed` (`output`, `result`) and reads their text only
+   * through `DecodeContext.heldText`. Any other record (and every record of a dialect without this) is decoded
+   * with its texts. Only writers of our own format ask for held strings.
+   */
+  passesHeldStrings?(value: JsonValue): boolean;
 }
 
 /** What a stream's opening record says about its session. */

@@ -13,7 +13,7 @@ import {
   type NdjsonOptions,
   type TextRecord,
 } from "../framing/ndjson/create-ndjson-parser.ts";
-import type { EndsOptions } from "../framing/ndjson/_skim.ts";
+import type { EndsOptions } from "../framing/ndjson/tool-output-ends.ts";
 import type { DecodeContext, DecodeProblem, Dialect, DialectDecoder } from "../dialect/dialect.ts";
 import { detectDialect, getDialect } from "../dialects.ts";
 import type { EventStage } from "../stages/stage.ts";
@@ -21,7 +21,8 @@ import { createRepairStage, type RepairOptions, type RepairStats } from "../stag
 import { createRedactionStage } from "../stages/redact/create-redaction-stage.ts";
 import { createJoinStage } from "../stages/join/create-join-stage.ts";
 import { mayHoldSecretRaw, redactText, redactValue, type RedactionCounts } from "../stages/redact/redact-text.ts";
-import { HeldStrings, MAX_HELD_BYTES, RAW_STRINGS_SKIM } from "./_held-strings.ts";
+import { HELD_STRINGS_SKIM, HeldRecord } from "./_held-strings.ts";
+import type { HeldStrings } from "../framing/held-strings.ts";
 
 export type { EventStage };
 
@@ -71,16 +72,6 @@ export interface ReadOptions extends NdjsonOptions {
    */
   toolOutputEnds?: EndsOptions;
   /**
-   * For a consumer that writes our own format and splices input bytes (`convert --to agentstream`,
-   * `agentstream run`'s logs; framing/shared-strings.ts `splice`): a long tool output (8 KiB or more)
-   * whose JSON text is what `JSON.stringify` writes and that may hold no secret is not decoded; the
-   * event carries a stand-in (`strings.isStandIn`) for it, and the consumer must splice or resolve
-   * every event it gets and release it (`releaseStandIns`). Ignored with `fields: "summary"` or
-   * `includeRaw`. Not for views or other writers: they need the text.
-   * @defaultValue false
-   */
-  rawStrings?: boolean;
-  /**
    * For a view (`render`): the `message.delta` events of one message that follow each other in one chunk
    * given to `feed` reach `onEvent` as one event, their texts joined (the first one's `position`, `time`
    * and `source`); likewise a tool call's `tool.input.delta`s. Nothing waits past the chunk. Every stage
@@ -95,7 +86,7 @@ export interface ReadOptions extends NdjsonOptions {
 /**
  * The long strings `fields: "summary"` skips: tool output, which no summary fact reads. Lines from 8 KiB
  * are skimmed: with the WebAssembly scan, skipping a 4 KiB output of an 8 KiB line costs less than
- * decoding and parsing it (summary of the bench corpus ~8 % less CPU than from 64 KiB, docs/benchmarks.md).
+ * decoding and parsing it (docs/benchmarks.md).
  */
 const SUMMARY_SKIM = {
   keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
@@ -187,13 +178,30 @@ export interface EventReader {
  * reader.feed(chunk); reader.end();
  */
 export function createEventReader(callbacks: EventReaderCallbacks, options: ReadOptions = {}): EventReader {
+  return readerOf(new EventPipeline(checked(callbacks), options, undefined));
+}
+
+/**
+ * For a writer of our own format that splices held strings (the record sink's `--to agentstream`, `run`'s
+ * logs; framing/held-strings.ts): an event reader whose long tool outputs may reach `onEvent` as placeholders
+ * of `held`, which the caller splices (or resolves) and releases. As `createEventReader` with `fields: "summary"`
+ * or `includeRaw`. Not part of the package's API.
+ */
+export function createEventReaderHolding(callbacks: EventReaderCallbacks, options: ReadOptions, held: HeldStrings): EventReader {
+  return readerOf(new EventPipeline(checked(callbacks), options, held));
+}
+
+function checked(callbacks: EventReaderCallbacks): EventReaderCallbacks {
   if (typeof callbacks?.onEvent !== "function") {
     throw new AgentStreamError(
       "invalid-option",
       "createEventReader needs callbacks with an onEvent function: createEventReader({ onEvent: (event) => ... })",
     );
   }
-  const pipeline = new EventPipeline(callbacks, options);
+  return callbacks;
+}
+
+function readerOf(pipeline: EventPipeline): EventReader {
   return {
     feed(chunk) {
       pipeline.framer.feed(chunk);
@@ -279,10 +287,10 @@ class EventPipeline {
   redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined = undefined;
   readonly context: DecodeContext;
   readonly framer: ReturnType<typeof createNdjsonParser>;
-  /** The input strings held as bytes (`rawStrings`), or undefined. */
-  readonly heldStrings: HeldStrings | undefined;
+  /** The strings held for the record being read, when the reader holds strings for its writer. */
+  readonly heldStrings: HeldRecord | undefined;
 
-  constructor(callbacks: EventReaderCallbacks, options: ReadOptions) {
+  constructor(callbacks: EventReaderCallbacks, options: ReadOptions, held: HeldStrings | undefined) {
     this.callbacks = callbacks;
     this.onEvent = callbacks.onEvent;
     this.options = options;
@@ -314,8 +322,8 @@ class EventPipeline {
     this.detecting = this.dialect === undefined;
     this.decoder = this.dialect?.createDecoder();
     this.context = this.createContext();
-    const rawStrings = options.rawStrings === true && options.fields !== "summary" && !this.includeRaw;
-    this.heldStrings = rawStrings ? new HeldStrings() : undefined;
+    const holds = held !== undefined && options.fields !== "summary" && !this.includeRaw;
+    this.heldStrings = holds ? new HeldRecord(held) : undefined;
     this.framer = this.createFramer();
   }
 
@@ -334,6 +342,9 @@ class EventPipeline {
         };
         pipeline.reportIssue(pipeline.file === undefined ? issue : { ...issue, file: pipeline.file });
       },
+      heldText(value) {
+        return pipeline.heldStrings === undefined ? value : pipeline.heldStrings.strings.text(value);
+      },
     };
   }
 
@@ -344,7 +355,6 @@ class EventPipeline {
     const keep = this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw };
     const held = this.heldStrings;
     if (held !== undefined) {
-      const holdStrings = { sink: held, maxHeldBytes: MAX_HELD_BYTES };
       return createNdjsonParser(
         {
           onRecord: (record) => {
@@ -353,7 +363,7 @@ class EventPipeline {
           },
           onIssue: (issue) => this.reportIssue(issue),
         },
-        { ...options, skim: options.skim ?? { ...RAW_STRINGS_SKIM, ...keep }, holdStrings },
+        { ...options, skim: options.skim ?? { ...HELD_STRINGS_SKIM, ...keep }, holdStrings: held },
       );
     }
     const skim =
@@ -423,7 +433,7 @@ class EventPipeline {
     const n = this.seq++;
     let event: Record<string, unknown>;
     // Deltas, most of a stream, have a spread of their own: a spread that sees one shape copies it
-    // fast, one that sees every event type's does not (about 1 µs an event).
+    // fast, one that sees every event type's does not.
     if (draft.type === "message.delta" && sessionId !== undefined && source !== undefined)
       event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
@@ -468,9 +478,8 @@ class EventPipeline {
   }
 
   private decode(input: InputRecord): void {
-    // A decoder that reads a held string as text gets the text (rawStrings).
-    const record =
-      input.kind === "json" && this.heldStrings?.active === true ? this.heldStrings.resolveFor(this.dialect?.name, input) : input;
+    // A decoder gets held strings only where its dialect lets them through; elsewhere their texts.
+    const record = input.kind === "json" && this.heldStrings?.active === true ? this.heldStrings.resolveFor(this.dialect, input) : input;
     this.currentLine = record.line;
     if (record.kind === "text" && record.dropped !== undefined) {
       this.currentRaw = undefined;

@@ -10,15 +10,8 @@ import { LosslessInteger } from "../model/lossless-integer.ts";
 import { createOneshotEncoder } from "../formats/oneshot/encode.ts";
 import { toLine } from "../formats/agentstream/encode.ts";
 import { stringifyRecord } from "../framing/stringify.ts";
-import {
-  createSharedStrings,
-  hasStandIn,
-  splice,
-  strings,
-  type Piece,
-  type SharedStrings,
-  type StringRegistry,
-} from "../framing/shared-strings.ts";
+import { isJsonObject } from "../model/lossless-integer.ts";
+import { HeldStrings, mayHoldPlaceholder, splice, type Piece } from "../framing/held-strings.ts";
 
 /** The file descriptors the event-derived logs are appended to. */
 export interface LogLineFds {
@@ -34,32 +27,75 @@ export interface LogLineWriter {
 }
 
 /**
- * `registry` holds the bytes of the input strings the events' stand-ins stand for (the log worker's
- * has the main thread's nonce and adopts what it is sent); the writer does not release them.
+ * `held` holds the bytes of the strings the events' placeholders stand for (`run --to agentstream`; the log
+ * worker's has the main thread's nonce and adopts what it is sent); the writer does not release them.
  */
-export function createLogLineWriter(fds: LogLineFds, registry: StringRegistry = strings, runId?: string): LogLineWriter {
+export function createLogLineWriter(fds: LogLineFds, reads: HeldStrings | undefined, runId?: string): LogLineWriter {
+  const held = reads ?? new HeldStrings();
   // The record encoder, not the format's text writer: each packet is encoded straight into the
   // buffer below (the same text as `run --to oneshot`: the run's id, a completion however the agent ended).
   const oneshot = createOneshotEncoder(runId === undefined ? {} : { run: { runId } });
-  const shared = createSharedStrings(registry);
-  const events = createLineBuffer(fds.events);
-  const packets = createLineBuffer(fds.oneshot);
+  const events = createLineBuffer(fds.events, held);
+  const packets = createLineBuffer(fds.oneshot, held);
   return {
     write(batch) {
       for (const event of batch) {
-        const standIn = shared.standIn(event);
-        events.add(toLine(standIn), shared);
-        for (const packet of oneshot.encode(standIn)) packets.add(stringifyRecord(packet), shared);
-        shared.forget();
+        const keys: string[] = [];
+        const written = withLongTextsHeld(event, held, keys);
+        events.add(toLine(written));
+        for (const packet of oneshot.encode(written)) packets.add(stringifyRecord(packet));
+        for (const key of keys) held.release(key);
       }
       events.flush();
       packets.flush();
     },
     end() {
-      shared.forget(); // what the encoder held back has no stand-ins of its own
-      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet), shared);
+      for (const packet of oneshot.end()) packets.add(stringifyRecord(packet));
       packets.flush();
     },
+  };
+}
+
+/** A text this long (UTF-16 units) is escaped once per event; shorter ones cost less to escape again than to look up. */
+const LONG_TEXT = 8192;
+
+/**
+ * The event with its long tool output texts held (`HeldStrings.holdText`; their keys pushed to `keys`): each
+ * is escaped and encoded once, though both logs write it and Claude's `tool_use_result.stdout` repeats the
+ * output in `result`, and spliced in where its placeholder is. `JSON.stringify` escapes a string the same
+ * wherever it stands, so the text is the same. The event itself when it has none.
+ */
+function withLongTextsHeld(event: AgentEvent, held: HeldStrings, keys: string[]): AgentEvent {
+  if (event.type !== "tool.completed") return event;
+  const placeholders = new Map<string, string>();
+  const hold = (value: unknown): unknown => {
+    if (typeof value !== "string" || value.length < LONG_TEXT) return value;
+    let placeholder = placeholders.get(value);
+    if (placeholder === undefined) {
+      placeholder = held.holdText(value);
+      placeholders.set(value, placeholder);
+      keys.push(held.keyOf(placeholder) as string);
+    }
+    return placeholder;
+  };
+  const output = event.output === undefined ? undefined : (hold(event.output) as string);
+  let result = event.result;
+  if (isJsonObject(result)) {
+    let copy: typeof result | undefined;
+    for (const key of Object.keys(result)) {
+      const value = hold(result[key]);
+      if (value === result[key]) continue;
+      copy ??= { ...result };
+      copy[key] = value as string; // an existing key keeps its place
+    }
+    result = copy ?? result;
+  }
+  if (output === event.output && result === event.result) return event;
+  // Existing keys keep their place in a spread, so the text keeps its key order.
+  return {
+    ...event,
+    ...(output === event.output || output === undefined ? {} : { output }),
+    ...(result === event.result ? {} : { result }),
   };
 }
 
@@ -70,7 +106,7 @@ const BUFFER_BYTES = 4 * 1024 * 1024;
  * Lines encoded straight into one reused buffer, the newline added as a byte, and written with one
  * write per batch (more only when a batch outgrows the buffer; every write ends at a line's end).
  */
-function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings): void; flush(): void } {
+function createLineBuffer(fd: number, held: HeldStrings): { add(json: string): void; flush(): void } {
   const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let length = 0;
   const flush = (): void => {
@@ -78,9 +114,9 @@ function createLineBuffer(fd: number): { add(json: string, shared: SharedStrings
     length = 0;
   };
   return {
-    add(json, shared) {
-      // An input string's stand-in may stand in any event (a notice quoting a record), not only where `standIn` looks.
-      const pieces = shared.registry.size > 0 && hasStandIn(json, shared.registry) ? splice(json, shared.registry) : [json];
+    add(json) {
+      // A placeholder may stand in any event (a notice quoting a record), not only in a tool's output.
+      const pieces = mayHoldPlaceholder(json, held) ? splice(json, held) : [json];
       // UTF-8 needs at most 3 bytes per UTF-16 unit, and the newline one more.
       let most = 1;
       for (const piece of pieces) most += typeof piece === "string" ? piece.length * 3 : piece.length;

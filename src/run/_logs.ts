@@ -15,8 +15,7 @@ import { Worker } from "node:worker_threads";
 import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
 import { packDeltas, type PackedDeltas } from "./_packed-deltas.ts";
-import { findRepeatedOutput, withoutRepeatedOutput } from "./_shared-strings.ts";
-import { forEachStandIn, strings } from "../framing/shared-strings.ts";
+import { forEachHeld, type HeldStrings } from "../framing/held-strings.ts";
 
 /** Where a run's logs went. */
 export interface RunLogFiles {
@@ -63,25 +62,23 @@ export type ToLogWorker =
       /** The batch's events, but for the deltas in `packed` (when there is one), which go between them. */
       readonly events: readonly AgentEvent[];
       readonly packed: PackedDeltas | undefined;
-      /** Where `events` hold LosslessIntegers (indexes into `events`, as `repeats`). */
+      /** Where `events` hold LosslessIntegers (indexes into `events`). */
       readonly lossless: readonly (readonly [number, LosslessPaths])[];
-      /** Events whose result repeats their output under these keys (sent once, put back by the worker). */
-      readonly repeats: readonly (readonly [number, readonly string[]])[];
-      /** The input strings the events' stand-ins stand for (the reader's rawStrings), packed into one buffer. */
+      /** The held strings the events' placeholders stand for, packed into one buffer. */
       readonly strings: HeldBytes | undefined;
       readonly bytes: number;
     }
   | { readonly type: "end" };
-/** Input strings' JSON bytes: views into shared memory, and the others one after another in `bytes` (`[key, offset, length]`). */
+/** Held strings' JSON bytes, one after another in `bytes` (`[key, offset, length]`). */
 interface HeldBytes {
-  readonly shared: readonly (readonly [string, Uint8Array])[];
   readonly bytes: Uint8Array;
   readonly entries: readonly (readonly [string, number, number])[];
 }
 
-/** What the log worker is started with: the two files, the nonce of this thread's stand-ins, and the run's id. */
+/** What the log worker is started with: the two files, the nonce of the reader's held strings, and the run's id. */
 export interface LogWorkerData extends LogLineFds {
-  readonly nonce: string;
+  /** Undefined when the run's reader holds no strings. */
+  readonly nonce: string | undefined;
   readonly runId: string;
 }
 
@@ -99,7 +96,8 @@ const workerUrl = new URL("./_log-worker.js", import.meta.url);
 /** The worker is compiled JavaScript; the TypeScript sources (vitest) have none beside them. */
 const workerAvailable = import.meta.url.endsWith(".js");
 
-export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunLogs {
+/** `held`: the strings the run's reader holds (`run --to agentstream`), which the logs splice too. */
+export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow, held?: HeldStrings): RunLogs {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: RunLogFiles = {
     raw: join(dir, `${runId}.raw`),
@@ -110,7 +108,7 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow): RunL
   };
   const open = (path: string): number => openSync(path, "a", 0o600);
   const fds = { raw: open(files.raw), stderr: open(files.stderr), events: open(files.events), oneshot: open(files.oneshot) };
-  const lines = workerAvailable ? createWorkerLines(fds, runId, flow) : createInThreadLines(fds, runId);
+  const lines = workerAvailable ? createWorkerLines(fds, runId, flow, held) : createInThreadLines(fds, runId, held);
   let events: AgentEvent[] = [];
   return {
     files,
@@ -148,8 +146,8 @@ interface EventLines {
   end(): Promise<void>;
 }
 
-function createInThreadLines(fds: LogLineFds, runId: string): EventLines {
-  const writer = createLogLineWriter(fds, undefined, runId);
+function createInThreadLines(fds: LogLineFds, runId: string, held: HeldStrings | undefined): EventLines {
+  const writer = createLogLineWriter(fds, held, runId);
   return {
     write: (events) => writer.write(events),
     expectLosslessIntegers() {
@@ -162,14 +160,14 @@ function createInThreadLines(fds: LogLineFds, runId: string): EventLines {
   };
 }
 
-function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | undefined): EventLines {
+function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | undefined, held: HeldStrings | undefined): EventLines {
   // Not our process's flags (--input-type, --eval, a profiler's): some stop a worker from starting.
-  const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: strings.nonce, runId };
+  const workerData: LogWorkerData = { events: fds.events, oneshot: fds.oneshot, nonce: held?.nonce, runId };
   // A small young generation: the worker allocates each batch's lines and drops them, so the default (tens of MB) is slack.
   const worker = new Worker(workerUrl, { execArgv: [], workerData, resourceLimits: { maxYoungGenerationSizeMb: LOG_WORKER_YOUNG_MB } });
   let inFlight = 0;
   let behind = false;
-  // Searching every event costs the main thread about 5 % of the parse; only the parser makes
+  // Searching every event costs the main thread a share of the parse; only the parser makes
   // LosslessIntegers (and says so), so the search starts at the first one.
   let searchLossless = false;
   let failure: unknown;
@@ -205,13 +203,12 @@ function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | un
         const paths = findLosslessIntegers(others[i]);
         if (paths.length > 0) lossless.push([i, paths]);
       }
-      const { sent, repeats } = withoutRepeats(others);
-      const held = heldBytesOf(others);
+      const heldBytes = held === undefined ? undefined : heldBytesOf(others, held);
       const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
       inFlight += bytes;
-      const message: ToLogWorker = { type: "events", events: sent, packed: packing?.packed, lossless, repeats, strings: held, bytes };
-      // The packed input strings are moved, not copied: they were copied once into their own buffer.
-      worker.postMessage(message, held === undefined || held.bytes.length === 0 ? [] : [held.bytes.buffer as ArrayBuffer]);
+      const message: ToLogWorker = { type: "events", events: others, packed: packing?.packed, lossless, strings: heldBytes, bytes };
+      // The held strings' bytes are moved, not copied: they were copied once into their own buffer.
+      worker.postMessage(message, heldBytes === undefined ? [] : [heldBytes.bytes.buffer as ArrayBuffer]);
       if (!behind && inFlight > LOG_HIGH_WATER) {
         behind = true;
         flow?.onBehind();
@@ -236,50 +233,28 @@ function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | un
 }
 
 /**
- * The bytes of the input strings the batch's stand-ins stand for, or undefined when it has none. A string
- * in shared memory (`run` joins long lines there) is sent as its view, which the worker reads without a
- * copy; any other is copied into one buffer that is moved (a held string is a view into its line, and a
- * clone of a view copies its whole buffer).
+ * The bytes of the held strings the batch's placeholders stand for, copied into one buffer that is moved
+ * (a held string is a view into its line, and a clone of a view copies its whole buffer); undefined when
+ * it has none.
  */
-function heldBytesOf(events: readonly AgentEvent[]): HeldBytes | undefined {
-  const keys: string[] = [];
-  for (const event of events) forEachStandIn(event, strings, (key) => keys.push(key));
-  if (keys.length === 0) return undefined;
-  const shared: [string, Uint8Array][] = [];
-  const copied: [string, Uint8Array][] = [];
+function heldBytesOf(events: readonly AgentEvent[], held: HeldStrings): HeldBytes | undefined {
+  const found: [string, Uint8Array][] = [];
   let total = 0;
-  for (const key of keys) {
-    const json = strings.bytes(key);
-    if (json === undefined) continue;
-    if (json.buffer instanceof SharedArrayBuffer) shared.push([key, json]);
-    else {
-      copied.push([key, json]);
+  for (const event of events)
+    forEachHeld(event, held, (key) => {
+      const json = held.bytes(key);
+      if (json === undefined) return;
+      found.push([key, json]);
       total += json.length;
-    }
-  }
+    });
+  if (found.length === 0) return undefined;
   const bytes = new Uint8Array(total);
   const entries: [string, number, number][] = [];
   let at = 0;
-  for (const [key, json] of copied) {
+  for (const [key, json] of found) {
     bytes.set(json, at);
     entries.push([key, at, json.length]);
     at += json.length;
   }
-  return { bytes, entries, shared };
-}
-
-/** The batch as sent to the worker: events whose result repeats their long output are copies without the repeat. */
-function withoutRepeats(events: readonly AgentEvent[]): { sent: readonly AgentEvent[]; repeats: [number, readonly string[]][] } {
-  const repeats: [number, readonly string[]][] = [];
-  let sent: AgentEvent[] | undefined;
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i] as AgentEvent;
-    if (event.type !== "tool.completed") continue;
-    const keys = findRepeatedOutput(event);
-    if (keys.length === 0) continue;
-    sent ??= [...events]; // the consumer's events are not touched
-    sent[i] = withoutRepeatedOutput(event, keys);
-    repeats.push([i, keys]);
-  }
-  return { sent: sent ?? events, repeats };
+  return { bytes, entries };
 }

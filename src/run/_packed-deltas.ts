@@ -1,10 +1,8 @@
 /**
- * Message deltas handed to the log worker as columns, not objects. A flood is mostly deltas (22,379
- * of the 25,693 events of the 64 MB bench corpus), and a structured clone writes every key of every
- * object, and the worker's side makes each object again key by key. As columns (the texts, the
- * numbers in one Float64Array, each message's ids once), over that corpus's batches (`v8.serialize`
- * and `deserialize`, best of 9): the main thread's part 15 ms → 4 ms (packing included), the
- * worker's 22 ms → 4 ms (rebuilding included), 4.4 MB → 1.4 MB cloned.
+ * Message deltas handed to the log worker as columns, not objects. A flood is mostly deltas, and a
+ * structured clone writes every key of every object, and the worker's side makes each object again
+ * key by key. As columns (the texts, the numbers in one Float64Array, each message's ids once) both
+ * sides do a fraction of that work and far fewer bytes are cloned (docs/benchmarks.md).
  *
  * Only a delta of the envelope's usual shape is packed (these keys in this order, strings and
  * numbers where the model says so, with or without the `time` that `run` gives every event the

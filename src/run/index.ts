@@ -3,6 +3,6 @@
  * browser-safe). docs/run.md.
  */
 export { runAgent, RUN_EXIT, type AgentRun, type RunAgentOptions, type RunEnd, type RunResult } from "./run-agent.ts";
-export type { RunLogFiles } from "./_logs.ts";
-export { parseDuration } from "./_duration.ts";
-export { dialectOfCommand } from "./_dialect-of-command.ts";
+export type { RunLogFiles } from "./run-agent.ts";
+export { parseDuration } from "./duration.ts";
+export { dialectOfCommand } from "./dialect-of-command.ts";

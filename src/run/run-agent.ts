@@ -11,19 +11,23 @@ import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
 import {
   createEventReader,
+  createEventReaderHolding,
   type EventReader,
+  type EventReaderCallbacks,
   type HealthStats,
   type ReadOptions,
   type RecordStats,
 } from "../pipeline/create-event-reader.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
-import { dialectOfCommand } from "./_dialect-of-command.ts";
+import { dialectOfCommand } from "./dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
 import { createReceiptTimeStage, ReceiptClock } from "./_receipt-time.ts";
-import { useSharedLineMemory } from "./native-scans.ts";
-import { resolveStandIns } from "../framing/shared-strings.ts";
+import { type HeldStrings, withHeldTexts } from "../framing/held-strings.ts";
+
+/** Where the logs of a run are (`AgentRun.logs`). */
+export type { RunLogFiles };
 
 /** Options for {@link runAgent}. */
 export interface RunAgentOptions {
@@ -52,9 +56,6 @@ export interface RunAgentOptions {
   /**
    * Reader options (framing, includeRaw, repair, limits, stages). `redact: true` replaces secrets in
    * every event and so in the events, oneshot and summary logs; the raw and stderr logs stay verbatim.
-   * `rawStrings: true` (what `run --to agentstream` uses): long tool outputs are never decoded; the logs
-   * get their input bytes, and `events` yields stand-ins that its consumer must splice or resolve and
-   * release (framing/shared-strings.ts; `onEvent` gets them resolved).
    */
   read?: Omit<ReadOptions, "dialect" | "onIssue" | "strict" | "file">;
   /** Receives every input issue as it happens (they are also in the result). */
@@ -130,7 +131,21 @@ const QUEUE_HIGH_WATER = 4096;
  * const { exitCode, summary } = await run.result;
  */
 export function runAgent(command: string, args: readonly string[] = [], options: RunAgentOptions = {}): AgentRun {
-  const run = new AgentRunState(command, args, options);
+  return runAgentHolding(command, args, options, undefined);
+}
+
+/**
+ * For `run --to agentstream`, whose record sink splices held strings (framing/held-strings.ts): as `runAgent`,
+ * with the reader holding long tool outputs in `held`; the logs splice them, and `events` yields their
+ * placeholders, which the consumer splices and releases (`onEvent` gets their texts). Not part of the package's API.
+ */
+export function runAgentHolding(
+  command: string,
+  args: readonly string[],
+  options: RunAgentOptions,
+  held: HeldStrings | undefined,
+): AgentRun {
+  const run = new AgentRunState(command, args, options, held);
   return {
     runId: run.runId,
     get pid() {
@@ -202,7 +217,7 @@ class AgentRunState {
   readonly stderrDecoder = new TextDecoder();
   finished = false;
 
-  constructor(command: string, args: readonly string[], options: RunAgentOptions) {
+  constructor(command: string, args: readonly string[], options: RunAgentOptions, held: HeldStrings | undefined) {
     this.command = command;
     this.args = args;
     this.options = options;
@@ -210,38 +225,33 @@ class AgentRunState {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.killAfterMs = options.killAfterMs ?? 5000;
     this.nextHeartbeat = this.heartbeatMs;
-    // Long tool outputs as stand-ins for their bytes (`read.rawStrings`): the logs splice them, and
-    // `events` hands them on to its consumer, which splices or resolves them and lets them go.
-    const rawStrings = options.read?.rawStrings === true;
-    if (rawStrings && options.log !== undefined) useSharedLineMemory(); // the held strings go to the log worker
     const onEvent = options.onEvent;
-    this.reader = createEventReader(
-      {
-        onEvent: (event) => {
-          this.track(event);
-          this.summary.add(event);
-          this.logs?.event(event);
-          if (onEvent !== undefined) onEvent(rawStrings ? resolveStandIns(event) : event);
-          this.queue.push(event);
-        },
+    const callbacks: EventReaderCallbacks = {
+      onEvent: (event) => {
+        this.track(event);
+        this.summary.add(event);
+        this.logs?.event(event);
+        if (onEvent !== undefined) onEvent(held === undefined ? event : withHeldTexts(event, held));
+        this.queue.push(event);
       },
-      {
-        ...options.read,
-        stages: [...(options.read?.stages ?? []), createReceiptTimeStage(this.receipt)],
-        dialect: options.dialect ?? dialectOfCommand(command),
-        onIssue: (issue) => {
-          if (issue.code === "unsafe-integer") this.logs?.expectLosslessIntegers();
-          this.issues.push(issue);
-          this.summary.addIssue(issue);
-          options.onIssue?.(issue);
-        },
+    };
+    const readOptions: ReadOptions = {
+      ...options.read,
+      stages: [...(options.read?.stages ?? []), createReceiptTimeStage(this.receipt)],
+      dialect: options.dialect ?? dialectOfCommand(command),
+      onIssue: (issue) => {
+        if (issue.code === "unsafe-integer") this.logs?.expectLosslessIntegers();
+        this.issues.push(issue);
+        this.summary.addIssue(issue);
+        options.onIssue?.(issue);
       },
-    );
+    };
+    this.reader = held === undefined ? createEventReader(callbacks, readOptions) : createEventReaderHolding(callbacks, readOptions, held);
     // After the reader: a bad option (an unknown dialect) throws before any log file exists.
     this.logs =
       options.log === undefined
         ? undefined
-        : openLogs(options.log, this.runId, {
+        : openLogs(options.log, this.runId, held, {
             onBehind: () => {
               this.logsBehind = true;
               this.flowAgentStdout();
@@ -503,9 +513,9 @@ class AgentRunState {
 }
 
 /** Opens the run's logs; a folder that cannot be written is the caller's mistake, said before anything starts. */
-function openLogs(dir: string, runId: string, flow: RunLogFlow): RunLogs {
+function openLogs(dir: string, runId: string, held: HeldStrings | undefined, flow: RunLogFlow): RunLogs {
   try {
-    return openRunLogs(dir, runId, flow);
+    return openRunLogs(dir, runId, flow, held);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new AgentStreamError("io", `cannot write the run's logs in ${dir}: ${reason}`, { cause });

@@ -1,7 +1,7 @@
 /** The CLI pipeline as sources × sinks: any source feeds any sink; output is batched per chunk, with backpressure. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readInputs } from "../../src/cli/_input.ts";
+import { readInputs } from "../../src/cli/input.ts";
 import { parseCommandLine } from "../../src/cli/args.ts";
 import type { CliOutput } from "../../src/cli/io.ts";
 import { createBatchedOutput } from "../../src/cli/output.ts";

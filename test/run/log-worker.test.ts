@@ -9,36 +9,37 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/model/events.ts";
-import type * as RunModule from "../../src/run/index.ts";
+import type * as RunModule from "../../src/run/run-agent.ts";
 import type * as AgentstreamWriter from "../../src/formats/agentstream/encode.ts";
 import type * as FormatWriter from "../../src/formats/writer.ts";
 import type * as OneshotFormat from "../../src/formats/oneshot/index.ts";
-import type * as SharedStrings from "../../src/framing/shared-strings.ts";
+import type * as HeldStringsModule from "../../src/framing/held-strings.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const built = join(repoRoot, "dist/run/index.js");
+const built = join(repoRoot, "dist/run/run-agent.js");
 
 async function runBuilt(
   command: string,
   args: readonly string[],
   dialect: string,
-  rawStrings = false,
+  hold = false,
 ): Promise<{ events: AgentEvent[]; dir: string; standIns: number }> {
-  const { runAgent } = (await import(pathToFileURL(built).href)) as typeof RunModule;
-  const shared = (await import(pathToFileURL(join(repoRoot, "dist/framing/shared-strings.js")).href)) as typeof SharedStrings;
+  const { runAgentHolding } = (await import(pathToFileURL(built).href)) as typeof RunModule;
+  const module = (await import(pathToFileURL(join(repoRoot, "dist/framing/held-strings.js")).href)) as typeof HeldStringsModule;
+  const held = hold ? new module.HeldStrings() : undefined;
   const dir = join(tempDir("log-worker"), "logs");
-  const run = runAgent(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w", read: { rawStrings } });
+  const run = runAgentHolding(command, args, { dialect, heartbeatMs: 0, log: dir, runId: "w" }, held);
   const events: AgentEvent[] = [];
   let standIns = 0;
   for await (const event of run.events) {
-    // As the record sink does: the event's text is taken (here: resolved), then its input strings let go of.
-    const resolved = shared.resolveStandIns(event);
+    // As the record sink does: the event's text is taken (here: read), then its held strings let go of.
+    const resolved = held === undefined ? event : module.withHeldTexts(event, held);
     if (resolved !== event) standIns++;
     events.push(resolved);
-    shared.releaseStandIns(event);
+    if (held !== undefined) module.releaseHeld(event, held);
   }
-  expect(shared.strings.size).toBe(0);
+  expect(held?.size ?? 0).toBe(0);
   const result = await run.result;
   expect(result.logs?.events).toBe(join(dir, "w.events.ndjson"));
   return { events, dir, standIns };
@@ -118,7 +119,7 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
   });
 
   it.skipIf(!hasShared)(
-    "with rawStrings, splices long tool outputs' input bytes into both logs: the same logs as a full read",
+    "holding strings, splices long tool outputs' input bytes into both logs: the same logs as a full read",
     async () => {
       // Canonical JSON text (held as bytes), and one with an escaped lone surrogate (read in full, by decision).
       const capture = readFileSync(sharedPath("fixtures/claude/ralph_partial_bash_success_2.1.218.jsonl"), "utf8");

@@ -1,6 +1,6 @@
 /** The task `run` reads off an agent's command line (docs/run.md, "The task"). */
 import { describe, expect, it } from "vitest";
-import { promptOfCommand } from "../../src/run/_prompt-of-command.ts";
+import { promptOfCommand } from "../../src/run/prompt-of-command.ts";
 
 describe("promptOfCommand", () => {
   it.each([

@@ -12,7 +12,6 @@ import type {
 } from "../../model/events.ts";
 import { AgentStreamError } from "../../errors.ts";
 import type { InputRecord } from "../../framing/ndjson/create-ndjson-parser.ts";
-import { strings } from "../../framing/shared-strings.ts";
 import type { DecodeContext, Dialect, DialectDecoder, SessionOpening } from "../../dialect/dialect.ts";
 import { unknownRecord } from "../../dialect/dialect.ts";
 import { arr, at, compact, get, num, obj, str } from "../../dialect/json.ts";
@@ -970,6 +969,7 @@ class ClaudeStream {
     block: Wire<ContentBlock> | undefined,
     rich: JsonValue | undefined,
     sessionId: string | undefined,
+    context: DecodeContext,
     out: AgentEventDraft[],
   ): void {
     const id = fieldStr(block, "tool_use_id");
@@ -981,10 +981,10 @@ class ClaudeStream {
     const richFields = asWire<ToolUseResult>(rich);
     const known = this.tools.get(id);
     const raw = contentText(field(block, "content"));
-    // A long output may be a stand-in for input bytes (the reader's rawStrings mode): it passes through
-    // as it is, and is resolved to its text only where this decoder reads the text.
+    // A long output may be a held string (`passesHeldStrings`): it passes through as it is, and is read as
+    // its text only where this decoder reads the text.
     const readsText = known?.kind === "subagent" || known?.kind === "todo" || (isError && known?.kind === "command");
-    const text = readsText ? strings.resolve(raw) : raw;
+    const text = readsText && context.heldText !== undefined ? context.heldText(raw) : raw;
     const output = known?.kind === "subagent" && text !== undefined ? subagentText(text) : text;
     let exitCode = count(field(richFields, "exitCode")) ?? count(field(richFields, "exit_code")) ?? undefined;
     if (exitCode === undefined && isError && known?.kind === "command") {
@@ -1002,7 +1002,8 @@ class ClaudeStream {
       this.fileChange(id, info, rich, toolSession, out);
     if (!isError && info.kind === "todo") this.taskListChange(info, output, rich, toolSession, out);
     if (info.kind === "subagent" && fieldStr(richFields, "status") !== "async_launched") {
-      const answer = strings.resolve(contentText(field(richFields, "content"))) ?? output;
+      const content = contentText(field(richFields, "content"));
+      const answer = (context.heldText === undefined ? content : context.heldText(content)) ?? output;
       this.completeChild(
         id,
         isError ? "error" : "success",
@@ -1038,7 +1039,7 @@ class ClaudeStream {
       const type = fieldStr(block, "type") ?? "";
       if (type === "text") out.push(...this.state.complete(`${baseId}#${i}`, fieldStr(block, "text") ?? "", "user", "text", { sessionId }));
       // tool_use_result belongs to the line; with several tool_result blocks we cannot tell whose it is.
-      else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, out);
+      else if (type === "tool_result") this.toolResult(block, results === 1 ? rich : undefined, sessionId, context, out);
       else if (type === "image" || type === "document")
         out.push(
           this.notice("attachment", `[${type}]`, sessionId, compact({ mediaType: fieldStr(fieldObj(block, "source"), "media_type") })),
@@ -1472,6 +1473,8 @@ export const claude: Dialect = {
   },
   createDecoder: () => createClaudeDecoder(CLAUDE_CODE),
   startsSession: claudeStreamOpening,
+  // The `user` records carry the tool results; their decoder reads a held output's text through `heldText`.
+  passesHeldStrings: (value) => str(value, "type") === "user",
 };
 
 /**

@@ -240,6 +240,9 @@ export const codex: Dialect = {
   name: "codex",
   description: "Codex CLI: codex exec --json (current, 0.40-0.43 experimental, and legacy {id,msg})",
   detect,
+  // A completed command's `aggregated_output` becomes its output as it is. Not `item.updated` (its output is
+  // compared with the last one) nor the legacy records (they join `stdout` and `stderr`).
+  passesHeldStrings: (value) => str(value, "type") === "item.completed" && str(obj(value, "item"), "type") === "command_execution",
   startsSession(record) {
     if (record.kind !== "json") return undefined;
     // Legacy exec opens with its config line (the prompt line follows it).

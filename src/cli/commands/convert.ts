@@ -1,5 +1,5 @@
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { createBatchedOutput } from "../output.ts";
 import { readingOptions } from "../reading-options.ts";
@@ -65,11 +65,9 @@ export const convert = defineCommand({
     );
     const { sources, release } = readingSources(positionals, io, values.follow);
     try {
-      // Our own format splices a long tool output's input bytes: it is never decoded (record-sink.ts).
-      const rawStrings = format.name === "agentstream";
       // A writer that copies its own format's records through needs them: each event keeps its record (`raw`).
       const reading = format.copiesOwnRecords === true ? { ...values, "include-raw": true } : values;
-      const runs = await readInputs({ sources, io, reading, sink, output, rawStrings });
+      const runs = await readInputs({ sources, io, reading, sink, output });
       return readingStatus(runs, values);
     } finally {
       release();

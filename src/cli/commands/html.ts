@@ -4,7 +4,7 @@ import { AgentStreamError } from "../../errors.ts";
 import { DEFAULT_CAPS } from "../../views/html/embed.ts";
 import { exportPage } from "../../views/html/page.ts";
 import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
 import type { CliIo } from "../io.ts";

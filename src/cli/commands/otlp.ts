@@ -9,7 +9,7 @@ import { ExportedSessions, exportedStatePath } from "../../otel/exported.ts";
 import { summaryFacts } from "../../otel/facts.ts";
 import { serializeSpans } from "../../otel/serialize.ts";
 import { sendTraces } from "../../otel/send.ts";
-import { readInputs } from "../_input.ts";
+import { readInputs } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { EXIT } from "../exit.ts";
 import type { CliIo } from "../io.ts";

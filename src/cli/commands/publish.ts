@@ -1,7 +1,7 @@
 import { AgentStreamError } from "../../errors.ts";
 import { createPublisher } from "../../fleet/publisher.ts";
-import { parseDuration } from "../../run/_duration.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { parseDuration } from "../../run/duration.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { safeLine } from "../diagnostics.ts";
 import { EXIT } from "../exit.ts";

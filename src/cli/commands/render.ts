@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import { outputEnds } from "../../views/terminal/state.ts";
 import type { RenderMode, Verbosity } from "../../views/terminal/create-terminal-renderer.ts";
 import { AgentStreamError } from "../../errors.ts";
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import type { CliIo } from "../io.ts";
 import { viewVerbosity, viewWidth } from "../view-options.ts";
@@ -65,6 +65,10 @@ sequences and control characters in agent and tool text are shown as visible sym
     const output = createBatchedOutput(io.stdout);
     const verbosity = chooseVerbosity(values);
     const width = viewWidth(values.width, io);
+    const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
+    // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
+    // decoded), unless the raw records are shown too. 
+    const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     const sink = createRendererSink(
       {
         mode: chooseMode(values.mode, io),
@@ -72,6 +76,7 @@ sequences and control characters in agent and tool text are shown as visible sym
         verbosity,
         links: values.links,
         keepColors: values["keep-colors"],
+        ...(toolOutputEnds === undefined ? {} : { cutMarker: toolOutputEnds.marker }),
       },
       output,
       values.follow ? { stillWritten: writtenLately } : {},
@@ -80,10 +85,6 @@ sequences and control characters in agent and tool text are shown as visible sym
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
     const ciToken = io.env.GITHUB_ACTIONS === "true" ? `agentstream-${randomUUID()}` : undefined;
     if (ciToken !== undefined) await io.stdout.write(`::stop-commands::${ciToken}\n`);
-    const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
-    // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
-    // decoded), unless the raw records are shown too.
-    const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     try {
       // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out
       // (with --debug or --include-raw the reader keeps each event with its record).

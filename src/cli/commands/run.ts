@@ -1,9 +1,10 @@
 import { AgentStreamError } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
-import { newRunId, runAgent, type AgentRun, type RunResult } from "../../run/run-agent.ts";
-import { promptOfCommand } from "../../run/_prompt-of-command.ts";
+import { newRunId, runAgentHolding, type AgentRun, type RunResult } from "../../run/run-agent.ts";
+import type { HeldStrings } from "../../framing/held-strings.ts";
+import { promptOfCommand } from "../../run/prompt-of-command.ts";
 import type { RunFacts } from "../../encoding/record-encoder.ts";
-import { parseDuration } from "../../run/_duration.ts";
+import { parseDuration } from "../../run/duration.ts";
 import { getOutputFormat, outputFormats } from "../../output-formats.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
 import { createDiagnostics, describeRedactions } from "../diagnostics.ts";
@@ -161,28 +162,32 @@ executable, 127 command not found, 2 usage error.`,
             otlp?.add(event);
           };
     const agent: AgentRun = startAgent(publishing, () =>
-      runAgent(command, args, {
-        runId,
-        ...(values.from === undefined ? {} : { dialect: values.from }),
-        heartbeatMs: duration("heartbeat") ?? 15_000,
-        idleTimeoutMs: duration("idle-timeout") ?? 0,
-        timeoutMs: duration("timeout") ?? 0,
-        stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
-        read: {
-          ...toReadOptions({
-            ...readingDefaults,
-            "include-raw": values["include-raw"] || copiesOwnRecords(values),
-            "no-repair": values["no-repair"],
-            "no-redact": values["no-redact"],
-          }),
-          rawStrings: splicesOutputs(values),
+      runAgentHolding(
+        command,
+        args,
+        {
+          runId,
+          ...(values.from === undefined ? {} : { dialect: values.from }),
+          heartbeatMs: duration("heartbeat") ?? 15_000,
+          idleTimeoutMs: duration("idle-timeout") ?? 0,
+          timeoutMs: duration("timeout") ?? 0,
+          stdin: io.stdin.isTTY === true && !values.stdin ? "ignore" : "inherit",
+          read: {
+            ...toReadOptions({
+              ...readingDefaults,
+              "include-raw": values["include-raw"] || copiesOwnRecords(values),
+              "no-repair": values["no-repair"],
+              "no-redact": values["no-redact"],
+            }),
+          },
+          ...logOption(values, io),
+          ...(onEvent === undefined ? {} : { onEvent }),
+          onIssue(issue) {
+            if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));
+          },
         },
-        ...logOption(values, io),
-        ...(onEvent === undefined ? {} : { onEvent }),
-        onIssue(issue) {
-          if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));
-        },
-      }),
+        splicesOutputs(values) ? sink.heldStrings : undefined,
+      ),
     );
     if (values["no-redact"])
       void io.stderr.write(
@@ -337,6 +342,8 @@ function agentName(command: string): string {
 
 /** Where a run's events go: one of the CLI's sinks over live output, and the run's report at the end. */
 interface RunSink {
+  /** The record sink's held strings (`--to agentstream`): the run's reader holds long tool outputs there. */
+  readonly heldStrings?: HeldStrings;
   event(event: AgentEvent): Promise<void>;
   end(report: object): Promise<void>;
 }
@@ -409,7 +416,7 @@ function createRunSink(values: RunValues, io: CliIo, readers: Readers, run: RunF
 }
 
 /**
- * Whether every consumer of the run's events splices a long tool output's input bytes (record-sink.ts):
+ * Whether every consumer of the run's events splices held strings (record-sink.ts):
  * `--to agentstream` on stdout (and the logs), with no page (`--serve`) or publisher needing the text.
  */
 function splicesOutputs(values: RunValues): boolean {
@@ -434,6 +441,7 @@ function formatRunSink(
   const writerSummary = values["final-summary"] && format.name === "codex-thread";
   const sink = createRecordSink(format, { finalSummary: writerSummary, run }, output);
   return {
+    ...(sink.heldStrings === undefined ? {} : { heldStrings: sink.heldStrings }),
     async event(event) {
       await echoToStderr(event, values, io);
       sink.event(event, "agent");

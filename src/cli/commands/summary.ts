@@ -1,4 +1,4 @@
-import { readInputs, readingStatus } from "../_input.ts";
+import { readInputs, readingStatus } from "../input.ts";
 import { defineCommand } from "../args.ts";
 import { readingOptions } from "../reading-options.ts";
 import { createSummarySink } from "../sinks/summary-sink.ts";

@@ -1,5 +1,5 @@
 import { formatSpecs, getFormatSpec } from "../../formats/index.ts";
-import { readInputs } from "../_input.ts";
+import { readInputs } from "../input.ts";
 import { createDiagnostics } from "../diagnostics.ts";
 import type { InputRun } from "../sinks/sink.ts";
 import { defineCommand } from "../args.ts";

@@ -1,10 +1,11 @@
 /**
  * A Sink consumes the events of each input: a format writer (record sink), the terminal renderer,
- * a summary, a validator; next an SSE server, a publisher. The pipeline (../_input.ts) calls it.
+ * a summary, a validator; next an SSE server, a publisher. The pipeline (../input.ts) calls it.
  */
 import type { Issue } from "../../errors.ts";
 import type { AgentEvent } from "../../model/events.ts";
 import type { EventReader, SessionBoundary } from "../../pipeline/create-event-reader.ts";
+import type { HeldStrings } from "../../framing/held-strings.ts";
 
 /** One input as the commands see it. */
 export interface InputRun {
@@ -22,6 +23,11 @@ export interface InputRun {
 }
 
 export interface Sink {
+  /**
+   * A sink that writes our own format and splices held strings (framing/held-strings.ts): its readers hold
+   * long tool outputs there, and its events may carry their placeholders, which it splices and releases.
+   */
+  readonly heldStrings?: HeldStrings;
   /** One event of the input named `input`. */
   event(event: AgentEvent, input: string): void;
   /** An issue of the input named `input` (already printed on stderr when it should be). */

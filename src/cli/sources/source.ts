@@ -1,6 +1,6 @@
 /**
  * A Source is where one input's bytes come from: a file, stdin, a child process, a followed file
- * (follow.ts); next a NATS subscription. The pipeline (../_input.ts) reads each source in turn.
+ * (follow.ts); next a NATS subscription. The pipeline (../input.ts) reads each source in turn.
  */
 import type { Issue } from "../../errors.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The framer's rawStrings mode (`NdjsonOptions.rawStrings`): of the long strings the skimmer found
- * (a tool's output), those whose JSON text is exactly what `JSON.stringify` writes for their value are
- * not decoded: their bytes are held in the registry (framing/shared-strings.ts) and the record gets a
- * short stand-in in their place. A writer of our own format splices the bytes back where the stand-in
- * is, so the output is byte for byte what a full read writes. Every other string is read as usual.
+ * The framer's side of held strings (`NdjsonOptions.holdStrings`, framing/held-strings.ts): of the long
+ * strings the skimmer found (a tool's output), those whose JSON text is exactly what `JSON.stringify`
+ * writes for their value are not decoded: their bytes are held and the record gets a short placeholder
+ * in their place. A writer of our own format splices the bytes back where the placeholder is, so the
+ * output is byte for byte what a full read writes. Every other string is read as usual.
  *
  * Canonical means what `JSON.stringify` writes: `\" \\ \n \r \t \b \f`, `\u00XX` in lowercase for the
  * other control characters, nothing else escaped, valid UTF-8 (the skimmer has checked the UTF-8, the
@@ -13,30 +13,7 @@
  * U+2028 and U+2029 are canonical (JSON.stringify writes them as they are).
  */
 
-/** Where the rawStrings mode keeps its bytes; the registry of framing/shared-strings.ts is one. */
-export interface RawStringSink {
-  /** Input strings' bytes held now: past the framer's cap, strings are read in full. */
-  readonly heldInputBytes: number;
-  /** Holds the JSON text of a string (quotes included; the array is the sink's) and returns its stand-in. */
-  holdInputString(json: Uint8Array): string;
-}
-
-/**
- * Where the framer puts a long line it joins from several chunks, in rawStrings mode: by default
- * ordinary memory; a Node entry whose held strings go to another thread (`run`'s log worker) hands in
- * shared memory, so the strings' views are sent there without a copy. (Not the default: a browser's
- * TextDecoder refuses shared memory.)
- */
-let lineMemory: ((bytes: number) => Uint8Array) | undefined;
-
-export function useLineMemory(allocate: ((bytes: number) => Uint8Array) | undefined): void {
-  lineMemory = allocate;
-}
-
-/** A fresh line of `bytes` bytes, for the framer to join a long line into. */
-export function allocateLine(bytes: number): Uint8Array {
-  return lineMemory === undefined ? new Uint8Array(bytes) : lineMemory(bytes);
-}
+import type { StringHolder } from "../held-strings.ts";
 
 const BACKSLASH = 0x5c;
 const U = 0x75;
@@ -49,7 +26,7 @@ const FOUR_BACKSLASHES = 0x5c5c5c5c;
  * Whether the string's JSON text `[start, end)` (quotes excluded) is what JSON.stringify writes for its
  * value. One pass in JavaScript, four bytes at a time where they hold no backslash, each escape stepped
  * over whole (so `\\u` is a backslash and a `u`). A native search for `\u` measured slower: tool output
- * is full of `\u001b` (ANSI colours: 636,000 in the 64 MB corpus), and each hit costs a call.
+ * is full of `\u001b` (ANSI colours), and each hit costs a call.
  */
 export function isCanonicalJsonString(bytes: Uint8Array, start: number, end: number): boolean {
   const base = bytes.byteOffset;
@@ -90,35 +67,35 @@ function canonicalEscapeLength(bytes: Uint8Array, i: number): number {
 
 /**
  * The line with the skipped ranges `[start, end)` (quotes excluded) that can be held replaced by
- * stand-ins; `undefined` when none can (the line is then read as usual). Each range gets a stand-in
+ * placeholders; `undefined` when none can (the line is then read as usual). Each range gets a placeholder
  * of its own, even when two hold the same text (Claude's `stdout` repeats the tool_result's): telling
- * them equal costs a pass over both, and nothing that passes stand-ins on compares them.
+ * them equal costs a pass over both, and nothing that passes placeholders on compares them.
  */
-export function withStandIns(
+export function withPlaceholders(
   bytes: Uint8Array,
   ranges: readonly number[],
-  sink: RawStringSink,
-  maxHeldBytes: number,
+  held: StringHolder,
   callersMemory: boolean,
 ): Uint8Array | undefined {
   const cuts: number[] = [];
-  const standIns: Uint8Array[] = [];
+  const placeholders: Uint8Array[] = [];
   for (let r = 0; r < ranges.length; r += 2) {
     const start = ranges[r] as number;
     const end = ranges[r + 1] as number;
     if (!isCanonicalJsonString(bytes, start, end)) continue;
-    if (sink.heldInputBytes + end - start + 2 > maxHeldBytes) continue;
+    if (held.heldBytes + end - start + 2 > held.maxBytes) continue;
     // A line the framer joined is its own, and held as it is; the caller's chunk may be reused: copied.
-    const standIn = sink.holdInputString(callersMemory ? bytes.slice(start - 1, end + 1) : bytes.subarray(start - 1, end + 1));
+    const placeholder = held.hold(callersMemory ? bytes.slice(start - 1, end + 1) : bytes.subarray(start - 1, end + 1));
     cuts.push(start, end);
-    standIns.push(encoder.encode(JSON.stringify(standIn).slice(1, -1)));
+    placeholders.push(encoder.encode(JSON.stringify(placeholder).slice(1, -1)));
   }
-  return cuts.length === 0 ? undefined : replaceRanges(bytes, cuts, standIns);
+  return cuts.length === 0 ? undefined : replaceRanges(bytes, cuts, placeholders);
 }
 
-function replaceRanges(bytes: Uint8Array, cuts: readonly number[], standIns: readonly Uint8Array[]): Uint8Array {
+function replaceRanges(bytes: Uint8Array, cuts: readonly number[], placeholders: readonly Uint8Array[]): Uint8Array {
   let size = bytes.length;
-  for (let c = 0; c < cuts.length; c += 2) size += (standIns[c / 2] as Uint8Array).length - ((cuts[c + 1] as number) - (cuts[c] as number));
+  for (let c = 0; c < cuts.length; c += 2)
+    size += (placeholders[c / 2] as Uint8Array).length - ((cuts[c + 1] as number) - (cuts[c] as number));
   const out = new Uint8Array(size);
   let from = 0;
   let at = 0;
@@ -126,9 +103,9 @@ function replaceRanges(bytes: Uint8Array, cuts: readonly number[], standIns: rea
     const start = cuts[c] as number;
     out.set(bytes.subarray(from, start), at);
     at += start - from;
-    const standIn = standIns[c / 2] as Uint8Array;
-    out.set(standIn, at);
-    at += standIn.length;
+    const placeholder = placeholders[c / 2] as Uint8Array;
+    out.set(placeholder, at);
+    at += placeholder.length;
     from = cuts[c + 1] as number;
   }
   out.set(bytes.subarray(from), at);

@@ -1,31 +1,23 @@
 /**
  * Reading a long tool output as its ends only (`SkimOptions.ends`, for `render`, whose view shows the first and
  * last few lines of a long output and says how many were hidden): the string's JSON text keeps its first lines
- * (the blank ones the view trims, then `head` more) and its last (the trailing blank ones, then `tail`), and the
- * lines between become empty, so the view counts the same lines and shows the same ones. The first emptied line
- * is padded with spaces, so the text stays longer than the view's 4096-character test for "long". A string of one
- * line (a base64 image) is kept as its start when that is plain printable ASCII longer than any row the view cuts
- * a line to (`columns`): the view shows that start, cut, either way. The string
+ * (the blank ones the view trims, then `head` more) and its last (the trailing blank ones, then `tail`). The first
+ * line between holds the view's marker (`EndsOptions.marker`: the output says it was cut) and the others become
+ * empty (it says how much), so the view counts the same lines and shows the same ones. A string of one line (a
+ * base64 image) is kept as its start when that is plain printable ASCII longer than any row the view cuts a
+ * line to (`columns`): the view shows that start, cut, either way. The string
  * has been checked whole before (escapes, UTF-8, the secret check): the cuts fall on escaped line breaks, so
  * what is kept is valid JSON string text.
  */
-
-/** How many lines a view shows from each end of a long output. */
-export interface EndsOptions {
-  readonly head: number;
-  readonly tail: number;
-  /** Fewer hidden lines than this and the view shows them all: the string is kept whole. */
-  readonly minHidden: number;
-  /** The most columns the view shows of one line: a line of one-column characters longer than this is cut the same whatever follows. */
-  readonly columns: number;
-}
+import type { EndsOptions } from "./tool-output-ends.ts";
 
 const BACKSLASH = 0x5c;
-/** Spaces on the first emptied line (the view reads an output of 4096 characters or more as long). */
-const PAD = 4096;
+/** Bytes kept of a one-line string past the columns the view shows (its cut to width looks a little further). */
+const ROW_SLACK = 64;
 /** A kept line is decoded to test whether it is blank; one longer than this is not (the string is kept whole). */
 const MAX_TESTED_LINE = 64 * 1024;
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** The middle `[from, to)` of the string `[start, end)` to replace with `fill`; undefined to keep the string whole. */
 export function middleCut(
@@ -43,9 +35,11 @@ export function middleCut(
   if (tail === undefined) return undefined;
   const hidden = newlines + 1 - head.lines - tail.lines;
   if (hidden < ends.minHidden) return undefined;
-  // `hidden` empty lines, each ended by an escaped line break; the first holds the padding.
-  const fill = new Uint8Array(PAD + 2 * hidden).fill(0x20);
-  for (let k = PAD; k < fill.length; k += 2) {
+  // `hidden` lines, each ended by an escaped line break: the first holds the marker, the others are empty.
+  const marker = encoder.encode(JSON.stringify(ends.marker).slice(1, -1));
+  const fill = new Uint8Array(marker.length + 2 * hidden);
+  fill.set(marker);
+  for (let k = marker.length; k < fill.length; k += 2) {
     fill[k] = BACKSLASH;
     fill[k + 1] = 0x6e;
   }
@@ -59,7 +53,7 @@ function startCut(
   end: number,
   columns: number,
 ): { from: number; to: number; fill: Uint8Array } | undefined {
-  const keep = Math.max(PAD, columns + 64);
+  const keep = columns + ROW_SLACK;
   if (end - start <= 2 * keep) return undefined;
   for (let i = start; i < start + keep; i++) {
     const c = bytes[i] as number;

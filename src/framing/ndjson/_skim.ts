@@ -6,10 +6,11 @@
  * else the skimmer gives up and the line is read in full, so a bad record is reported exactly as
  * without the option. docs/benchmarks.md ("Selective reading") gives the contract.
  */
-import { type EndsOptions, middleCut } from "./_skim-ends.ts";
+import { middleCut } from "./_skim-ends.ts";
+import type { EndsOptions } from "./tool-output-ends.ts";
 import { createNativeScanner, type NativeScanner, type SkimKeyword } from "./_skim-native.ts";
 
-export type { EndsOptions, SkimKeyword };
+export type { SkimKeyword };
 
 /** Which string values may be skipped. */
 export interface SkimOptions {

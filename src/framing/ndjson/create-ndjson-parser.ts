@@ -16,7 +16,8 @@ import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 import { Skimmer, withoutRanges, type SkimOptions } from "./_skim.ts";
-import { allocateLine, withStandIns, type RawStringSink } from "./_raw-strings.ts";
+import { withPlaceholders } from "./_raw-strings.ts";
+import type { StringHolder } from "../held-strings.ts";
 
 export type { SkimOptions };
 
@@ -118,13 +119,16 @@ export interface NdjsonOptions {
    * event reader's `fields: "summary"`.
    */
   skim?: SkimOptions;
+}
+
+/** The framer's options: `NdjsonOptions` and what the event reader hands in for a writer of our own format. */
+export interface FramerOptions extends NdjsonOptions {
   /**
    * With `skim`: the skipped strings whose JSON text is what `JSON.stringify` writes are not read as
-   * `""` but held as bytes in `sink`, the record getting a stand-in (a short string) in their place;
-   * the others are read in full. For writers that splice the bytes back (framing/shared-strings.ts).
-   * Past `maxHeldBytes` held, strings are read in full.
+   * `""` but held as bytes there, the record getting a placeholder in their place; the others are read
+   * in full. For writers that splice the bytes back (framing/held-strings.ts).
    */
-  holdStrings?: { readonly sink: RawStringSink; readonly maxHeldBytes: number };
+  holdStrings?: StringHolder;
 }
 
 /** Lines shorter than this are parsed whole unless `skim.minLineBytes` says otherwise. */
@@ -164,7 +168,7 @@ const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
  * const parser = createNdjsonParser({ onRecord: (r) => console.log(r), onIssue: (i) => console.warn(i) });
  * parser.feed('{"type":"init"}\n'); parser.end();
  */
-export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOptions = {}): NdjsonParser {
+export function createNdjsonParser(callbacks: NdjsonCallbacks, options: FramerOptions = {}): NdjsonParser {
   if (typeof callbacks?.onRecord !== "function") {
     throw new AgentStreamError(
       "invalid-option",
@@ -201,7 +205,7 @@ class NdjsonFramer {
   readonly skim: SkimOptions | undefined;
   /** This parser's skimmer (its scan's state), when `skim` is set. */
   readonly skimmer: Skimmer | undefined;
-  readonly holdStrings: NdjsonOptions["holdStrings"];
+  readonly holdStrings: FramerOptions["holdStrings"];
   /** The chunk being fed: a line inside it is the caller's memory (which it may reuse), any other line is ours. */
   chunk: Uint8Array | undefined = undefined;
   framing: Framing;
@@ -242,7 +246,7 @@ class NdjsonFramer {
   sniffBuffer: Uint8Array | undefined = undefined;
   leadingBom = false;
 
-  constructor(callbacks: NdjsonCallbacks, options: NdjsonOptions, framing: Framing) {
+  constructor(callbacks: NdjsonCallbacks, options: FramerOptions, framing: Framing) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.rejectDuplicates = options.duplicateKeys === "reject";
@@ -340,9 +344,7 @@ class NdjsonFramer {
     if (ranges.length === 0) return false;
     const raw = this.holdStrings;
     const reduced =
-      raw === undefined
-        ? withoutRanges(view, ranges)
-        : withStandIns(view, ranges, raw.sink, raw.maxHeldBytes, view.buffer === this.chunk?.buffer);
+      raw === undefined ? withoutRanges(view, ranges) : withPlaceholders(view, ranges, raw, view.buffer === this.chunk?.buffer);
     if (reduced === undefined) return false;
     const text = lenientDecoder.decode(reduced);
     // Invalid UTF-8 outside the skipped strings: the full read reports it, with the line's bytes.
@@ -487,9 +489,7 @@ class NdjsonFramer {
 
   private join(parts: Uint8Array[], total: number, into?: Uint8Array): Uint8Array {
     if (parts.length === 1) return parts[0] as Uint8Array;
-    // A long line whose strings may be held: where the held strings' memory comes from (_raw-strings.ts).
-    const holds = this.holdStrings !== undefined && total >= (this.skim?.minLineBytes ?? SKIM_MIN_LINE_BYTES);
-    const joined = into ?? (holds ? allocateLine(total) : new Uint8Array(total));
+    const joined = into ?? new Uint8Array(total);
     let at = 0;
     for (const part of parts) {
       joined.set(part, at);

@@ -51,6 +51,11 @@ export interface RendererOptions {
   links?: boolean;
   /** Keep the colours (SGR only) of tool output, messages and text lines; every other sequence is still shown, not run. @defaultValue false */
   keepColors?: boolean;
+  /**
+   * The marker of the events' reader's `toolOutputEnds` (`outputEnds()`): an output holding it was cut to its ends
+   * by the reader, its other cut lines left empty, and is shown cut whatever its length.
+   */
+  cutMarker?: string;
 }
 
 export interface TerminalRenderer {
@@ -113,6 +118,7 @@ export function createTerminalRenderer(options: RendererOptions): TerminalRender
     width: Math.max(20, Math.floor(options.width ?? 80)),
     links: options.links === true,
     keepColors: options.keepColors === true,
+    cutMarker: options.cutMarker,
   });
   return {
     render(event) {

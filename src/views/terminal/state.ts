@@ -3,7 +3,7 @@
  * screen (the open message line, tool calls, sessions, notes waiting for a line to close). One object,
  * passed to every part of the renderer (./screen.ts, ./messages.ts, ./tools.ts, ./footer.ts, ./on-*.ts).
  */
-import type { EndsOptions } from "../../framing/ndjson/_skim.ts";
+import { cutMarker, type EndsOptions } from "../../framing/ndjson/tool-output-ends.ts";
 import type { EventOf, JsonValue, MessageKind, MessageRole, PlanItem, Usage } from "../../model/events.ts";
 import { createSummaryBuilder, type SummaryBuilder } from "../../summary/summarize.ts";
 import type { SanitizeOptions, TerminalSanitizer } from "../shared/sanitize.ts";
@@ -28,9 +28,10 @@ export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | u
   if (verbosity === "full" || verbosity === "debug") return undefined;
   // A shown line is cut to its row's room (at most the width, which the renderer makes at least 20), four rows of it with -v (tools.ts).
   const columns = 4 * Math.max(Math.floor(width), 20);
+  const marker = cutMarker();
   return verbosity === "verbose"
-    ? { head: VERBOSE_HEAD, tail: VERBOSE_TAIL, minHidden: MIN_HIDDEN, columns }
-    : { head: NORMAL_HEAD, tail: NORMAL_TAIL, minHidden: MIN_HIDDEN, columns };
+    ? { head: VERBOSE_HEAD, tail: VERBOSE_TAIL, minHidden: MIN_HIDDEN, columns, marker }
+    : { head: NORMAL_HEAD, tail: NORMAL_TAIL, minHidden: MIN_HIDDEN, columns, marker };
 }
 /**
  * Characters of a session's latest answers kept at least to compare the final answer with (`SessionState.answers`,
@@ -132,6 +133,8 @@ export interface RenderState {
   readonly verbose: boolean;
   /** `--full` (or debug): nothing is cut. */
   readonly uncut: boolean;
+  /** The marker of the outputs its reader cut to their ends (`EndsOptions.marker`), when it asked for that. */
+  readonly cutMarker: string | undefined;
   readonly links: boolean;
   readonly sgrPolicy: SanitizeOptions["sgr"];
   /** Options for untrusted multi-line text that may keep its colours (tool output, messages, text lines). */
@@ -183,6 +186,7 @@ export interface RenderSettings {
   readonly width: number;
   readonly links: boolean;
   readonly keepColors: boolean;
+  readonly cutMarker?: string | undefined;
 }
 
 /** A renderer's state before the first event. */
@@ -199,6 +203,7 @@ export function createRenderState(settings: RenderSettings): RenderState {
     quiet: verbosity === "quiet",
     verbose: verbosity === "verbose" || verbosity === "full" || verbosity === "debug",
     uncut: verbosity === "full" || verbosity === "debug",
+    cutMarker: settings.cutMarker,
     links,
     sgrPolicy,
     richText: links ? { sgr: sgrPolicy, link: linkOut } : { sgr: sgrPolicy },

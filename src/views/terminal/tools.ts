@@ -113,7 +113,9 @@ export interface OutputLines {
 export function outputLines(r: RenderState, text: string): OutputLines {
   const head = r.verbose ? VERBOSE_HEAD : NORMAL_HEAD;
   const tail = r.verbose ? VERBOSE_TAIL : NORMAL_TAIL;
-  if (r.uncut || text.length < 4096) return allLines(trimBlankEnds(sanitizeForTerminal(text, r.richText).split("\n")));
+  // A short output is shown whole; one the reader cut to its ends says so (its marker stands where the cut starts).
+  const short = text.length < 4096 && (r.cutMarker === undefined || !text.includes(r.cutMarker));
+  if (r.uncut || short) return allLines(trimBlankEnds(sanitizeForTerminal(text, r.richText).split("\n")));
   const { start, end } = nonBlankSpan(text);
   const count = start < end ? countLines(text, start, end) : 0;
   if (count - head - tail < MIN_HIDDEN) {

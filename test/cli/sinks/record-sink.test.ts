@@ -1,4 +1,4 @@
-/** The record sink: `--to agentstream` writes a long tool output's bytes once per field, spliced where the writer put a stand-in. */
+/** The record sink: `--to agentstream` splices the held strings its reader keeps (framing/held-strings.ts), byte for byte the text of a full read. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { createRecordSink } from "../../../src/cli/sinks/record-sink.ts";
@@ -8,9 +8,11 @@ import { makeEvent } from "../../../src/emitter.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { getOutputFormat } from "../../../src/output-formats.ts";
 import type { SkimOptions } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
-import { releaseStandIns, resolveStandIns, strings } from "../../../src/framing/shared-strings.ts";
-import { createEventReader, type ReadOptions } from "../../../src/pipeline/create-event-reader.ts";
+import { HeldStrings, releaseHeld, withHeldTexts } from "../../../src/framing/held-strings.ts";
+import { createEventReader, createEventReaderHolding, type ReadOptions } from "../../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
+import { claude } from "../../../src/agents/claude/stream-json.ts";
+import type { Dialect } from "../../../src/dialect/dialect.ts";
 import { listCaptures } from "../../helpers/shared.ts";
 
 /** What `convert` writes for `events`, through a target that takes bytes (as stdout does) or only text (as test fakes do). */
@@ -66,7 +68,7 @@ describe("createRecordSink --to agentstream", () => {
   });
 });
 
-/** `convert --to agentstream` read with `rawStrings`: long tool outputs are spliced from the input's bytes. */
+/** `convert --to agentstream` with every long tool output the skim keys reach offered to be held. */
 const FORCED_RAW: SkimOptions = {
   keys: new Set(["stdout", "stderr", "aggregated_output", "formatted_output"]),
   toolResultKeys: new Set(["content"]),
@@ -74,13 +76,23 @@ const FORCED_RAW: SkimOptions = {
   minLineBytes: 0,
 };
 
+/** Read options, and whether the reader holds strings for the sink (as `convert --to agentstream` does). */
+type ConvertOptions = ReadOptions & { readonly hold?: boolean };
+
+/** The held strings of the last `convertInput` that held some (tests check that nothing is left held). */
+let lastHeld: HeldStrings | undefined;
+const heldNow = (): number => lastHeld?.size ?? 0;
+
 /** The bytes `convert --to agentstream` writes for `input` read with `options`, fed in chunks of `chunk` bytes. */
-async function convertInput(input: Uint8Array, options: ReadOptions, sse: boolean, chunk: number): Promise<string> {
+async function convertInput(input: Uint8Array, { hold, ...options }: ConvertOptions, sse: boolean, chunk: number): Promise<string> {
   const written: Buffer[] = [];
   const target: CliOutput = { isTTY: false, write: () => expect.unreachable(), writeBytes: (b) => void written.push(Buffer.from(b)) };
   const output = createBatchedOutput(target);
   const sink = createRecordSink(getOutputFormat("agentstream"), { sse, coalesce: "none", finalSummary: false }, output);
-  const reader = createEventReader({ onEvent: (event) => sink.event(event, "input") }, options);
+  const onEvent = (event: AgentEvent): void => sink.event(event, "input");
+  const held = sink.heldStrings as HeldStrings;
+  if (hold === true) lastHeld = held;
+  const reader = hold === true ? createEventReaderHolding({ onEvent }, options, held) : createEventReader({ onEvent }, options);
   for (let at = 0; at < input.length; at += chunk) reader.feed(input.subarray(at, at + chunk));
   reader.end();
   await sink.end([]);
@@ -88,20 +100,20 @@ async function convertInput(input: Uint8Array, options: ReadOptions, sse: boolea
   return Buffer.concat(written).toString("utf8");
 }
 
-/** Compares a full read's output with a rawStrings read's (every string the skim keys reach offered); returns the strings held. */
+/** Compares a full read's output with a holding read's (every string the skim keys reach offered); returns the strings held. */
 async function compareRaw(input: Uint8Array, redact: boolean, chunks: readonly number[] = [7, input.length || 1]): Promise<number> {
   let heldStrings = 0;
-  const hold = vi.spyOn(strings, "holdInputString");
+  const hold = vi.spyOn(HeldStrings.prototype, "hold");
   try {
     for (const sse of [false, true]) {
       const expected = await convertInput(input, { redact }, sse, input.length || 1);
       for (const chunk of chunks) {
         hold.mockClear();
         const skim = redact ? { ...FORCED_RAW, keep: mayHoldSecretRaw } : FORCED_RAW;
-        const actual = await convertInput(input, { redact, rawStrings: true, skim }, sse, chunk);
+        const actual = await convertInput(input, { redact, hold: true, skim }, sse, chunk);
         expect(actual).toBe(expected);
-        expect(actual).not.toContain(strings.prefixInJson.slice(1)); // no stand-in reaches the output
-        expect(strings.size).toBe(0); // every held string was written or let go of
+        expect(actual).not.toContain("agentstream-held-"); // no placeholder reaches the output
+        expect(heldNow()).toBe(0); // every held string was written or let go of
         heldStrings += hold.mock.calls.length;
       }
     }
@@ -113,7 +125,7 @@ async function compareRaw(input: Uint8Array, redact: boolean, chunks: readonly n
 
 const captures = listCaptures();
 
-describe.skipIf(captures.length === 0)("convert --to agentstream with rawStrings: the same bytes on every real capture", () => {
+describe.skipIf(captures.length === 0)("convert --to agentstream with held strings: the same bytes on every real capture", () => {
   let held = 0;
   it.each(captures.map(([dialect, path]) => [`${dialect}/${path.split("/").pop()}`, path] as const))("%s", async (_name, path) => {
     const input = readFileSync(path);
@@ -126,18 +138,28 @@ describe.skipIf(captures.length === 0)("convert --to agentstream with rawStrings
   });
 
   it.each(captures.map(([dialect, path]) => [`${dialect}/${path.split("/").pop()}`, path] as const))(
-    "%s: events resolved from stand-ins are the events of a full read",
+    "%s: events resolved from placeholders are the events of a full read",
     (_name, path) => {
       const input = readFileSync(path);
       const full: AgentEvent[] = [];
       createEventReaderOn(input, { redact: true }, (event) => full.push(event));
       const raw: AgentEvent[] = [];
-      createEventReaderOn(input, { redact: true, rawStrings: true, skim: { ...FORCED_RAW, keep: mayHoldSecretRaw } }, (event) => {
-        raw.push(resolveStandIns(event));
-        releaseStandIns(event);
-      });
+      const held = new HeldStrings();
+      const options = { redact: true, skim: { ...FORCED_RAW, keep: mayHoldSecretRaw } };
+      const reader = createEventReaderHolding(
+        {
+          onEvent(event) {
+            raw.push(withHeldTexts(event, held));
+            releaseHeld(event, held);
+          },
+        },
+        options,
+        held,
+      );
+      reader.feed(input);
+      reader.end();
       expect(raw).toEqual(full);
-      expect(strings.size).toBe(0);
+      expect(held.size).toBe(0);
     },
   );
 });
@@ -148,7 +170,7 @@ function createEventReaderOn(input: Uint8Array, options: ReadOptions, onEvent: (
   reader.end();
 }
 
-describe("convert --to agentstream with rawStrings: synthetic long outputs", () => {
+describe("convert --to agentstream with held strings: synthetic long outputs", () => {
   const head =
     '{"type":"system","subtype":"init","session_id":"s1","model":"m","tools":["Bash"]}\n' +
     '{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat log"}}]},"session_id":"s1"}\n';
@@ -158,17 +180,17 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
   const tail = '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1"}\n';
   const session = (json: string, isError = false): Uint8Array => new TextEncoder().encode(head + result(json, isError) + tail);
   const long = (text: string): string => text.repeat(Math.ceil(9000 / text.length));
-  const options = { redact: false, rawStrings: true } as const;
+  const options = { redact: false, hold: true } as const;
 
   it("holds a canonical output of 8 KiB or more (and its repeat in stdout) at the reader's own thresholds", async () => {
     for (const json of [long('配置 \\"q\\" \\\\ \\n \\u001b[0m 👩‍💻 '), long("raw U+2028 \u2028 and U+2029 \u2029 ")]) {
       const input = session(json);
-      const hold = vi.spyOn(strings, "holdInputString");
+      const hold = vi.spyOn(HeldStrings.prototype, "hold");
       const expected = await convertInput(input, { redact: true }, false, 4096);
       expect(await convertInput(input, { ...options, redact: true }, false, 4096)).toBe(expected);
       expect(hold.mock.calls.length).toBe(2);
       hold.mockRestore();
-      expect(strings.size).toBe(0);
+      expect(heldNow()).toBe(0);
     }
   });
 
@@ -181,7 +203,7 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     ["a short form written the long way", long("x\\u000ay ")],
   ])("reads %s in full, with the same output", async (_name, json) => {
     const input = session(json);
-    const hold = vi.spyOn(strings, "holdInputString");
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
     expect(await convertInput(input, options, false, 4096)).toBe(await convertInput(input, { redact: false }, false, 4096));
     expect(hold.mock.calls.length).toBe(0);
     hold.mockRestore();
@@ -192,7 +214,7 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     const bytes = new TextEncoder().encode(text);
     const at = text.indexOf("ok ok") + 1;
     const input = new Uint8Array([...bytes.subarray(0, at), 0xff, ...bytes.subarray(at + 1)]);
-    const hold = vi.spyOn(strings, "holdInputString");
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
     expect(await convertInput(input, options, false, 4096)).toBe(await convertInput(input, { redact: false }, false, 4096));
     expect(hold.mock.calls.length).toBe(0);
     hold.mockRestore();
@@ -201,7 +223,7 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
   it("redacts a secret inside a long output exactly as before", async () => {
     const json = `${long("log line ")}token ghp_${"A1b2".repeat(9)} ${long("more ")}`;
     const input = session(json);
-    const hold = vi.spyOn(strings, "holdInputString");
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
     const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
     expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
     expect(actual).toContain("[REDACTED:");
@@ -209,12 +231,12 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
     hold.mockRestore();
   });
 
-  it("resolves a stand-in where the Claude decoder reads the text (a failed command's exit code)", async () => {
+  it("resolves a placeholder where the Claude decoder reads the text (a failed command's exit code)", async () => {
     const input = session(`Exit code 3\\n${long("stderr line\\n")}`, true);
     const actual = await convertInput(input, options, false, 4096);
     expect(actual).toBe(await convertInput(input, { redact: false }, false, 4096));
     expect(actual).toContain('"exitCode":3');
-    expect(strings.size).toBe(0);
+    expect(heldNow()).toBe(0);
   });
 
   it("holds a Codex command's long aggregated_output; its progress (item.updated) is read in full", async () => {
@@ -229,38 +251,87 @@ describe("convert --to agentstream with rawStrings: synthetic long outputs", () 
       command("item.completed", `${json}done`, "completed") +
       '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n';
     const input = new TextEncoder().encode(text);
-    const hold = vi.spyOn(strings, "holdInputString");
-    const actual = await convertInput(input, { redact: true, rawStrings: true, dialect: "codex" }, false, 4096);
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
+    const actual = await convertInput(input, { redact: true, hold: true, dialect: "codex" }, false, 4096);
     expect(actual).toBe(await convertInput(input, { redact: true, dialect: "codex" }, false, 4096));
     expect(actual).toContain('"type":"tool.progress"');
     expect(hold.mock.calls.length).toBe(2);
     hold.mockRestore();
-    expect(strings.size).toBe(0);
+    expect(heldNow()).toBe(0);
   });
 
-  it("never lets a stand-in out as text where a decoder serialized or joined it (a tool_result whose content is an object)", async () => {
+  it("never lets a placeholder out as text where a decoder serialized or joined it (a tool_result whose content is an object)", async () => {
     const json = long("out \\u001b[0m 配置 ").repeat(2);
     const line = `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":{"stdout":"${json}","note":"x"},"is_error":false}]},"session_id":"s1"}\n`;
     const input = new TextEncoder().encode(head + line + tail);
-    const hold = vi.spyOn(strings, "holdInputString");
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
     const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
     expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
-    expect(actual).not.toContain("agentstream-shared");
+    expect(actual).not.toContain("agentstream-held");
     expect(hold.mock.calls.length).toBe(1);
     hold.mockRestore();
-    expect(strings.size).toBe(0);
+    expect(heldNow()).toBe(0);
   });
 
-  it("splices a stand-in wherever the decoder put it (a tool_result without its tool_use_id becomes a notice quoting it)", async () => {
+  it("splices a placeholder wherever the decoder put it (a tool_result without its tool_use_id becomes a notice quoting it)", async () => {
     const json = long("orphan \\u001b[0m 配置 ").repeat(2);
     const line = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"${json}"}]},"session_id":"s1"}\n`;
     const input = new TextEncoder().encode(head + line + tail);
-    const hold = vi.spyOn(strings, "holdInputString");
+    const hold = vi.spyOn(HeldStrings.prototype, "hold");
     const actual = await convertInput(input, { ...options, redact: true }, false, 4096);
     expect(actual).toBe(await convertInput(input, { redact: true }, false, 4096));
     expect(actual).toContain('"type":"notice"');
     expect(hold.mock.calls.length).toBe(1);
     hold.mockRestore();
-    expect(strings.size).toBe(0);
+    expect(heldNow()).toBe(0);
+  });
+});
+
+describe("a dialect says for itself which records may carry held strings (Dialect.passesHeldStrings)", () => {
+  const json = "line \\u001b[0m 配置 \\n".repeat(1200);
+  const text =
+    '{"type":"system","subtype":"init","session_id":"s1","model":"m","tools":["Bash"]}\n' +
+    '{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat log"}}]},"session_id":"s1"}\n' +
+    `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"${json}","is_error":false}]},"session_id":"s1"}\n`;
+  const outputsOf = (dialect: Dialect): { placeholders: number; outputs: (string | undefined)[] } => {
+    const held = new HeldStrings();
+    let placeholders = 0;
+    const outputs: (string | undefined)[] = [];
+    const reader = createEventReaderHolding(
+      {
+        onEvent(event) {
+          if (event.type !== "tool.completed") return;
+          if (held.keyOf(event.output) !== undefined) placeholders++;
+          const read = withHeldTexts(event, held);
+          outputs.push(read.type === "tool.completed" ? read.output : undefined);
+          releaseHeld(event, held);
+        },
+      },
+      { dialect, redact: false },
+      held,
+    );
+    reader.feed(new TextEncoder().encode(text));
+    reader.end();
+    expect(held.size).toBe(0);
+    return { placeholders, outputs };
+  };
+
+  it("a dialect that declares it gets the placeholder, whatever its name; one that does not gets the text", () => {
+    const renamed = outputsOf({ ...claude, name: "claude-fork" });
+    const { passesHeldStrings: _, ...silentClaude } = claude;
+    const silent = outputsOf({ ...silentClaude, name: "claude-silent" });
+    expect(renamed.placeholders).toBe(1);
+    expect(silent.placeholders).toBe(0);
+    expect(renamed.outputs).toEqual(silent.outputs);
+    expect(silent.outputs[0]).toContain("配置");
+  });
+
+  it("two writers' readers hold their strings apart (no registry shared by the process)", () => {
+    const a = new HeldStrings();
+    const b = new HeldStrings();
+    const placeholder = a.hold(new TextEncoder().encode('"x"'));
+    expect(b.keyOf(placeholder)).toBeUndefined();
+    expect(b.size).toBe(0);
+    expect(a.text(placeholder)).toBe("x");
   });
 });

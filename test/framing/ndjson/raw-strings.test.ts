@@ -1,4 +1,4 @@
-/** The framer's rawStrings mode: which strings are held as bytes (canonical ones only) and what the record gets instead. */
+/** The framer's side of held strings: which strings are held as bytes (canonical ones only) and what the record gets instead. */
 import { describe, expect, it } from "vitest";
 import {
   createNdjsonParser,
@@ -7,7 +7,7 @@ import {
   type SkimOptions,
 } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
 import { isCanonicalJsonString } from "../../../src/framing/ndjson/_raw-strings.ts";
-import { StringRegistry } from "../../../src/framing/shared-strings.ts";
+import { HeldStrings } from "../../../src/framing/held-strings.ts";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -93,29 +93,26 @@ describe("isCanonicalJsonString: exactly what JSON.stringify writes", () => {
 describe("createNdjsonParser with holdStrings", () => {
   const skim: SkimOptions = { keys: new Set(["stdout"]), toolResultKeys: new Set(["content"]), minBytes: 16, minLineBytes: 0 };
 
-  function read(line: string, chunk: number, maxHeldBytes = 1 << 20): { records: InputRecord[]; registry: StringRegistry } {
-    const registry = new StringRegistry();
+  function read(line: string, chunk: number, maxBytes = 1 << 20): { records: InputRecord[]; registry: HeldStrings } {
+    const registry = new HeldStrings({ maxBytes });
     const records: InputRecord[] = [];
-    const parser = createNdjsonParser(
-      { onRecord: (record) => records.push(record) },
-      { skim, holdStrings: { sink: registry, maxHeldBytes } },
-    );
+    const parser = createNdjsonParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
     const bytes = encode(line);
     for (let at = 0; at < bytes.length; at += chunk) parser.feed(bytes.subarray(at, at + chunk));
     parser.end();
     return { records, registry };
   }
 
-  it("gives each canonical long string a stand-in whose bytes are its JSON text; the rest is read as usual", () => {
+  it("gives each canonical long string a placeholder whose bytes are its JSON text; the rest is read as usual", () => {
     const long = 'a "quoted" \\ line\n\u001b[0m 配置 '.repeat(4);
     const odd = "\\u00e9 escaped the long way, and long enough";
     const line = `{"type":"x","stdout":${JSON.stringify(long)},"other":${JSON.stringify(long)},"content":"${odd}","n":1}\n`;
     for (const chunk of [1, 7, line.length]) {
       const { records, registry } = read(line, chunk);
       const value = jsonValue<{ stdout: string; other: string; content: string; n: number }>(records[0]);
-      expect(registry.isStandIn(value.stdout)).toBe(true);
+      expect(registry.keyOf(value.stdout) !== undefined).toBe(true);
       expect(new TextDecoder().decode(registry.bytes(registry.keyOf(value.stdout) as string))).toBe(JSON.stringify(long));
-      expect(registry.resolve(value.stdout)).toBe(long);
+      expect(registry.text(value.stdout)).toBe(long);
       expect(value.other).toBe(long); // not a skim key
       expect(value.content).toBe("é escaped the long way, and long enough"); // not under a tool_result, and not canonical
       expect(value.n).toBe(1);
@@ -126,23 +123,20 @@ describe("createNdjsonParser with holdStrings", () => {
   it("holds copies of the caller's chunk, never views into it", () => {
     const long = "x".repeat(64);
     const line = encode(`{"stdout":"${long}"}\n`);
-    const registry = new StringRegistry();
+    const registry = new HeldStrings();
     const records: InputRecord[] = [];
-    const parser = createNdjsonParser(
-      { onRecord: (record) => records.push(record) },
-      { skim, holdStrings: { sink: registry, maxHeldBytes: 1 << 20 } },
-    );
+    const parser = createNdjsonParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
     parser.feed(line);
     line.fill(0x20); // the caller reuses its buffer
     const value = jsonValue<{ stdout: string }>(records[0]);
-    expect(registry.resolve(value.stdout)).toBe(long);
+    expect(registry.text(value.stdout)).toBe(long);
   });
 
   it("reads strings in full past the held bytes' cap", () => {
     const long = "y".repeat(64);
     const { records, registry } = read(`{"stdout":"${long}"}\n{"stdout":"${long}z"}\n`, 5, 100);
     const values = records.map((record) => jsonValue<{ stdout: string }>(record).stdout);
-    expect(registry.isStandIn(values[0])).toBe(true);
+    expect(registry.keyOf(values[0]) !== undefined).toBe(true);
     expect(values[1]).toBe(`${long}z`);
   });
 });

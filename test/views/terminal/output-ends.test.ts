@@ -24,6 +24,7 @@ function claudeStream(output: string, rawText?: string): Uint8Array {
 function render(input: Uint8Array, verbosity: Verbosity, width: number, ends: boolean): { text: string; output: string } {
   let text = "";
   let output = "";
+  const toolOutputEnds = ends ? outputEnds(verbosity, width) : undefined;
   const renderer = createTerminalRenderer({
     write: (t) => {
       text += t;
@@ -31,8 +32,8 @@ function render(input: Uint8Array, verbosity: Verbosity, width: number, ends: bo
     mode: "basic",
     width,
     verbosity,
+    ...(toolOutputEnds === undefined ? {} : { cutMarker: toolOutputEnds.marker }),
   });
-  const toolOutputEnds = ends ? outputEnds(verbosity, width) : undefined;
   const reader = createEventReader(
     {
       onEvent(event: AgentEvent) {
@@ -69,6 +70,19 @@ function same(input: Uint8Array): boolean {
 
 const line = (i: number) => `line ${i}: ${"x".repeat(i % 90)} é 日本 ${i % 7 === 0 ? "\t tabbed" : ""}`;
 const many = (n: number, make = line) => Array.from({ length: n }, (_, i) => make(i));
+
+describe("a cut output says how much was cut", () => {
+  it("keeps the line count, marks where the cut starts, and is not padded", () => {
+    const output = many(3000).join("\n");
+    const { output: read } = render(claudeStream(output), "normal", 80, true);
+    const marker = (outputEnds("normal", 80) as { marker: string }).marker.slice(0, "\u0000agentstream-cut-".length);
+    expect(read.length).toBeLessThan(output.length);
+    expect(read.split("\n").length).toBe(output.split("\n").length);
+    const cutLines = read.split("\n").filter((l) => l.startsWith(marker));
+    expect(cutLines.length).toBe(1);
+    expect(read).not.toMatch(/ {64}/);
+  });
+});
 
 describe("tool outputs read as their ends: the view prints the same", () => {
   it.each([

@@ -4,7 +4,7 @@
  * Read only from the forms each CLI documents for one-shot use; anything else (a prompt on stdin,
  * `-` for stdin, an option order these rules do not cover) is no prompt, and `--task` can say it.
  */
-import { dialectOfCommand } from "./_dialect-of-command.ts";
+import { dialectOfCommand } from "./dialect-of-command.ts";
 
 /** The options whose value is the prompt, by dialect (the command's name). */
 const PROMPT_OPTIONS: Readonly<Record<string, readonly string[]>> = {

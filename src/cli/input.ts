@@ -3,7 +3,12 @@
  * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
 import { AgentStreamError, isSecurityIssue, type Issue } from "../errors.ts";
-import { createEventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
+import {
+  createEventReader,
+  createEventReaderHolding,
+  type EventReaderCallbacks,
+  type ReadOptions,
+} from "../pipeline/create-event-reader.ts";
 import { primeOnce } from "../pipeline/read-events.ts";
 import {
   createDiagnostics,
@@ -19,7 +24,7 @@ import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import type { BatchedOutput } from "./output.ts";
 import { toReadOptions, type ReadingValues } from "./reading-options.ts";
-import type { EndsOptions } from "../framing/ndjson/_skim.ts";
+import type { EndsOptions } from "../framing/ndjson/tool-output-ends.ts";
 import type { InputRun, Sink } from "./sinks/sink.ts";
 import { isRestart, type Source, type SourceChunk } from "./sources/source.ts";
 
@@ -42,8 +47,6 @@ export interface PipelineOptions {
   readonly fields?: "all" | "summary";
   /** For a view that shows only the ends of a long tool output: read only those (`ReadOptions.toolOutputEnds`). */
   readonly toolOutputEnds?: EndsOptions;
-  /** Long tool outputs as stand-ins for their input bytes (`ReadOptions.rawStrings`): the sink splices them. */
-  readonly rawStrings?: boolean;
   /** For a view: a run of deltas in one chunk as one event (`ReadOptions.joinDeltas`). */
   readonly joinDeltas?: boolean;
   /** Where diagnostics go (sanitised, capped per code); one of the command's own when a sink prints issues too. Default: a fresh one on stderr. */
@@ -69,7 +72,6 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     ...toReadOptions(reading),
     fields: options.fields ?? "all",
     ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
-    rawStrings: options.rawStrings === true,
     joinDeltas: options.joinDeltas === true,
     ...(options.unredacted === true ? { redact: false } : {}),
   };
@@ -131,29 +133,32 @@ async function readInput(
   // Read as SSE, records are numbered as the data lines fed to the reader: point back at the SSE line.
   const sseLine = (line: number | undefined): number | undefined =>
     line === undefined || line === 0 ? line : (framing?.lineOf(line) ?? line);
-  const reader = createEventReader(
-    {
-      onEvent(event) {
-        const line = event.source?.line;
-        const mapped = sseLine(line);
-        sink.event(
-          mapped === undefined || mapped === line || event.source === undefined
-            ? event
-            : { ...event, source: { ...event.source, line: mapped } },
-          name,
-        );
-      },
-      onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
+  const callbacks: EventReaderCallbacks = {
+    onEvent(event) {
+      const line = event.source?.line;
+      const mapped = sseLine(line);
+      sink.event(
+        mapped === undefined || mapped === line || event.source === undefined
+          ? event
+          : { ...event, source: { ...event.source, line: mapped } },
+        name,
+      );
     },
-    {
-      ...baseOptions,
-      file: name,
-      onIssue(reported) {
-        const line = sseLine(reported.line);
-        report(line === reported.line || line === undefined ? reported : { ...reported, line });
-      },
+    onSessionBoundary: (boundary) => sink.sessionBoundary?.(boundary, name),
+  };
+  const readOptions: ReadOptions = {
+    ...baseOptions,
+    file: name,
+    onIssue(reported) {
+      const line = sseLine(reported.line);
+      report(line === reported.line || line === undefined ? reported : { ...reported, line });
     },
-  );
+  };
+  // A sink that splices held strings (the record sink's `--to agentstream`) has its reader hold them.
+  const reader =
+    sink.heldStrings === undefined
+      ? createEventReader(callbacks, readOptions)
+      : createEventReaderHolding(callbacks, readOptions, sink.heldStrings);
   // Read unredacted (validate), the diagnostics still never print a secret unless --no-redact.
   const printable = (issue: Issue): Issue => (options.unredacted === true && !reading["no-redact"] ? redactedIssue(issue) : issue);
   function report(issue: Issue): void {
