@@ -67,7 +67,7 @@ sequences and control characters in agent and tool text are shown as visible sym
     const width = viewWidth(values.width, io);
     const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
     // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
-    // decoded), unless the raw records are shown too. 
+    // decoded), unless the raw records are shown too.
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
     const sink = createRendererSink(
       {
