@@ -157,6 +157,8 @@ executable, 127 command not found, 2 usage error.`,
           rawStrings: splicesOutputs(values),
         },
         ...logOption(values, io),
+        // The view shows the totals only: the summary's list of tool calls is read by --json and --final-summary (and the logs).
+        listToolCalls: values.json || values["final-summary"],
         ...(publishing === undefined ? {} : { onEvent: (event: AgentEvent) => publishing.publisher.event(event) }),
         onIssue(issue) {
           if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));

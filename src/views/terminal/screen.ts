@@ -10,7 +10,8 @@ import { cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../shared/
 import { wrapLine } from "../shared/wrap.ts";
 import type { Group, MessageState, RenderState } from "./state.ts";
 
-export function emit(r: RenderState, text: string): void {
+/** Queues `text`; `endsLine` says whether it ends with a newline when the caller knows (a text built piece by piece is not read again). */
+export function emit(r: RenderState, text: string, endsLine?: boolean): void {
   if (text === "") return;
   if (r.statusShown) {
     // The live status line is replaced, never kept: clear it before real output takes its row.
@@ -18,7 +19,7 @@ export function emit(r: RenderState, text: string): void {
     r.statusShown = false;
   }
   r.pending.push(text);
-  r.atLineStart = text.endsWith("\n");
+  r.atLineStart = endsLine ?? text.endsWith("\n");
   r.wroteAnything = true;
 }
 
@@ -346,7 +347,7 @@ function writeAsciiRows(r: RenderState, m: MessageState, segment: string, at: nu
   m.col = col;
   m.rowHasWord = rowHasWord;
   m.spaces = segment.slice(to);
-  emit(r, out);
+  emit(r, out, false);
 }
 
 /** A word wider than what is left of its row, cut into rows (each cut loses its columns): the text to write. */
@@ -396,7 +397,7 @@ function writeWordLoop(r: RenderState, m: MessageState, segment: string): void {
       if (needsRowStart(r, m)) {
         if (from !== -1) out += segment.slice(from, to);
         from = -1;
-        emit(r, out);
+        emit(r, out, false);
         out = "";
         startRow(r, m);
       }
@@ -431,7 +432,7 @@ function writeWordLoop(r: RenderState, m: MessageState, segment: string): void {
   }
   if (from !== -1) out += segment.slice(from, to);
   m.spaces = carried + segment.slice(to === -1 ? 0 : to);
-  emit(r, out);
+  emit(r, out, false);
 }
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;
