@@ -4,6 +4,8 @@
  * messages now (`ready`) and whether the first attempt is still under way (`starting`: events
  * wait in memory meanwhile, since starting is not an outage).
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { Socket } from "node:net";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats, type NatsConnectOptions } from "./connection.ts";
 import { ensureStream, type StreamLimits } from "./stream.ts";
@@ -72,6 +74,37 @@ function abandon(connection: NatsConnection): void {
   transport?.socket?.destroy();
 }
 
+/**
+ * The client sockets opened while one of our connection attempts is under way. An attempt the client gives up
+ * (no INFO from a server that accepted the connection but does not answer: paused, overloaded, not NATS) leaves
+ * its socket open, and with it the process, after our last line: what the attempt opened and did not keep is
+ * destroyed here when it fails or when the link closes under it. Node says which sockets a client opens only
+ * through this channel; we listen to it only while an attempt is pending.
+ */
+class AttemptSockets {
+  readonly sockets = new Set<Socket>();
+  readonly listener = (message: unknown): void => {
+    const socket = (message as { socket?: Socket }).socket;
+    if (socket !== undefined) this.sockets.add(socket);
+  };
+
+  constructor() {
+    subscribe("net.client.socket", this.listener);
+  }
+
+  /** Stops listening and destroys the sockets opened meanwhile, but `kept` (the connection's own). */
+  release(kept?: NatsConnection): void {
+    unsubscribe("net.client.socket", this.listener);
+    const own = kept === undefined ? undefined : socketOf(kept);
+    for (const socket of this.sockets) if (socket !== own) socket.destroy();
+    this.sockets.clear();
+  }
+}
+
+function socketOf(connection: NatsConnection): unknown {
+  return (connection as unknown as { protocol?: { transport?: { socket?: unknown } } }).protocol?.transport?.socket;
+}
+
 /** A wait that does not keep the process alive on its own. */
 function sleepUnref(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -102,6 +135,7 @@ export function openLink(
         waker.wake();
         return;
       } catch (error) {
+        if (stopped) return;
         if (attempt === 0)
           events.notice(`cannot use the stream ${options.stream.name} on ${options.servers}: ${reasonOf(error)}; retrying`);
         failedToStart(`the stream ${options.stream.name} is not available`);
@@ -122,15 +156,24 @@ export function openLink(
       }
     }
   };
+  let attemptSockets: AttemptSockets | undefined;
   const start = async (): Promise<void> => {
     for (let attempt = 0; !stopped && connection === undefined; attempt++) {
+      attemptSockets = new AttemptSockets();
       try {
         // Two missed pings, 2 s apart, and the connection counts as lost (a paused server).
         const connected = await connectNats(options.connection, { pingInterval: 2000, maxPingOut: 2 });
+        attemptSockets.release(connected);
         // Closed while connecting: this connection would keep the process alive for nothing.
-        if (stopped) return void (await connected.close().catch(() => {}));
+        if (stopped) {
+          await Promise.race([connected.close().catch(() => {}), sleepUnref(CLOSE_WAIT_MS)]);
+          return abandon(connected);
+        }
         connection = connected;
       } catch (error) {
+        attemptSockets.release();
+        // Closed meanwhile: nothing more to say or to try (the last line is out).
+        if (stopped) return;
         if (attempt === 0) events.notice(`cannot connect to NATS (${options.servers}): ${reasonOf(error)}; retrying`);
         failedToStart(`NATS (${options.servers}) is not answering`);
         await waker.wait(Math.min(250 * 2 ** attempt, MAX_RETRY_MS));
@@ -158,6 +201,8 @@ export function openLink(
     async close() {
       stopped = true;
       waker.wake();
+      // An attempt under way is given up: what it opened goes now, not when the client's timeout ends it.
+      attemptSockets?.release();
       if (connection === undefined) return;
       await Promise.race([connection.close().catch(() => {}), sleepUnref(CLOSE_WAIT_MS)]);
       abandon(connection);
