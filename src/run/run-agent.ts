@@ -19,7 +19,7 @@ import {
   type RecordStats,
 } from "../pipeline/create-event-reader.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
-import { createSummaryBuilder, type SessionSummary } from "../summary/summarize.ts";
+import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
@@ -70,6 +70,12 @@ export interface RunAgentOptions {
   log?: string;
   /** Names the run and its log files. @defaultValue a time stamp and 6 random hex digits */
   runId?: string;
+  /**
+   * List every tool call in the result's `summary.toolCalls`. That list is the one part of a run's memory that grows
+   * with its output (an entry per call): a caller that never reads it (the CLI without `--json` or `--final-summary`)
+   * passes false, and `toolCalls` is then empty; with `log` it is always listed (the summary log has it). @defaultValue true
+   */
+  listToolCalls?: boolean;
 }
 
 /** How the run ended. */
@@ -171,7 +177,7 @@ class AgentRunState {
   readonly heartbeatMs: number;
   readonly killAfterMs: number;
   readonly issues: Issue[] = [];
-  readonly summary = createSummaryBuilder();
+  readonly summary: SummaryBuilder;
   /** When the output being read arrived: the time of every event the agent gave none (docs/events.md). */
   readonly receipt = new ReceiptClock();
   readonly toolsInFlight = new Map<string, string>();
@@ -222,6 +228,7 @@ class AgentRunState {
     this.args = args;
     this.options = options;
     this.runId = options.runId ?? newRunId();
+    this.summary = createSummaryBuilder({ toolCalls: options.listToolCalls !== false || options.log !== undefined });
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.killAfterMs = options.killAfterMs ?? 5000;
     this.nextHeartbeat = this.heartbeatMs;

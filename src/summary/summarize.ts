@@ -65,6 +65,9 @@ export interface SummaryBuilder {
   result(stats: RecordStats, dialect: string | undefined, health?: HealthStats): SessionSummary;
 }
 
+/** Text with something but white space in it (as `trim() !== ""`, without a trimmed copy of each message). */
+const NOT_BLANK = /\S/;
+
 /** Issues listed in a summary: the first ones; `health` counts them all. Keeps memory flat on a long, broken stream. */
 const LISTED_ISSUES = 1000;
 
@@ -115,7 +118,7 @@ export function createSummaryBuilder(options: SummaryBuilderOptions = {}): Summa
           builder.estimate.add(event, event.model ?? builder.usageModel ?? builder.started?.model);
           break;
         case "message.completed":
-          if (event.role === "assistant" && event.kind === "text" && builder.isRoot(event) && event.text.trim() !== "")
+          if (event.role === "assistant" && event.kind === "text" && builder.isRoot(event) && NOT_BLANK.test(event.text))
             builder.lastAssistantText = event.text;
           break;
         case "tool.started": {

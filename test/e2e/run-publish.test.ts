@@ -4,13 +4,14 @@
  * server being killed and restarted in their middle, every event once, in order per session.
  */
 import { spawn } from "node:child_process";
+import { createServer, type Socket } from "node:net";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
-import { natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
+import { freePort, natsServerPath, startNatsServer, type NatsServer } from "../helpers/nats-server.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -23,6 +24,8 @@ interface Finished {
   readonly stdout: string;
   readonly stderr: string;
   readonly code: number | null;
+  /** Milliseconds from its last output (stdout or stderr) to its exit. */
+  readonly afterLastOutputMs: number;
 }
 
 /** Starts the CLI; `done` resolves once it has exited, `written()` is its stdout so far. */
@@ -30,9 +33,21 @@ function startCli(args: readonly string[]): { done: Promise<Finished>; written()
   const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return { done: new Promise((resolve) => child.on("close", (code) => resolve({ stdout, stderr, code }))), written: () => stdout };
+  let lastOutputAt = performance.now();
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+    lastOutputAt = performance.now();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+    lastOutputAt = performance.now();
+  });
+  return {
+    done: new Promise((resolve) =>
+      child.on("exit", (code) => resolve({ stdout, stderr, code, afterLastOutputMs: performance.now() - lastOutputAt })),
+    ),
+    written: () => stdout,
+  };
 }
 
 const runCli = (args: readonly string[]): Promise<Finished> => startCli(args).done;
@@ -142,5 +157,75 @@ describe.skipIf(!haveBin || natsServerPath === undefined)("agentstream run --pub
     });
     // At least one run noticed the outage and said where its events went.
     expect(finished.some((result) => /events go to the spool/.test(result.stderr))).toBe(true);
+  });
+
+  describe("closing never waits on a connection that is not there", () => {
+    /** `run --publish <url>` of a fake agent with the view, a flush timeout of 1 s: how it ended. */
+    const runTo = (url: string, events: number, spool: string) =>
+      startCli([
+        "run",
+        "--publish",
+        url,
+        "--host",
+        "closing",
+        "--spool",
+        spool,
+        "--flush-timeout",
+        "1s",
+        "--mode",
+        "none",
+        "--",
+        process.execPath,
+        numbered,
+        "--session=closing",
+        `--events=${events}`,
+        "--every-ms=5",
+      ]);
+    /** Exits right after its last line (the flush timeout is spent before it): a loose bound, CI is slow; a hang is 5 s or more. */
+    const endedPromptly = (result: Finished): void => {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("message 40");
+      expect(result.stderr).toMatch(/still waiting/);
+      expect(result.afterLastOutputMs).toBeLessThan(2500);
+    };
+
+    it("a port nothing listens on", async () => {
+      const result = await runTo(`nats://127.0.0.1:${await freePort()}`, 40, tempDir("run-publish", { until: "file" })).done;
+      endedPromptly(result);
+    });
+
+    it("a server that accepts the connection and never answers (a paused or overloaded server)", async () => {
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on("error", () => {});
+      });
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      const address = silent.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      try {
+        const result = await runTo(`nats://127.0.0.1:${port}`, 40, tempDir("run-publish", { until: "file" })).done;
+        endedPromptly(result);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      }
+    });
+
+    it("a server killed in the middle of the run, not back", async () => {
+      const own = await startNatsServer();
+      try {
+        const started = runTo(own.url, 200, tempDir("run-publish", { until: "file" }));
+        while (started.written().split("\n").length < 20) await sleep(20);
+        await own.kill();
+        const result = await started.done;
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("message 200");
+        expect(result.stderr).toMatch(/lost the connection/);
+        expect(result.afterLastOutputMs).toBeLessThan(2500);
+      } finally {
+        await own.stop();
+      }
+    });
   });
 });

@@ -85,6 +85,22 @@ describe("runAgent", () => {
   );
 
   it.skipIf(!hasShared)(
+    "lists the tool calls in the summary unless listToolCalls is false (the list grows with the run); a summary log always has them",
+    async () => {
+      const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
+      const replay = (options: RunAgentOptions) =>
+        runFake("replay.mjs", [capture, "--speed=1000", "--max-gap-ms=20"], { dialect: "claude", heartbeatMs: 0, ...options });
+      const listed = (await replay({})).result.summary;
+      expect(listed.toolCalls.length).toBeGreaterThan(0);
+      const unlisted = (await replay({ listToolCalls: false })).result.summary;
+      expect(unlisted.toolCalls).toEqual([]);
+      expect({ ...unlisted, toolCalls: listed.toolCalls, durationMs: listed.durationMs }).toEqual(listed);
+      const logged = await replay({ listToolCalls: false, log: join(tempDir("run-tools"), "logs"), runId: "t" });
+      expect(logged.result.summary.toolCalls).toEqual(listed.toolCalls);
+    },
+  );
+
+  it.skipIf(!hasShared)(
     "stamps every event the agent gave no time with when run received it: no log line without a time, no epoch",
     async () => {
       const dir = join(tempDir("run-times"), "logs");

@@ -181,6 +181,8 @@ executable, 127 command not found, 2 usage error.`,
             }),
           },
           ...logOption(values, io),
+          // The view shows the totals only: the summary's list of tool calls is read by --json and --final-summary (and the logs).
+          listToolCalls: values.json || values["final-summary"],
           ...(onEvent === undefined ? {} : { onEvent }),
           onIssue(issue) {
             if (!values.quiet && (issue.severity !== "info" || values.verbose)) diagnostics.issue(issue, agentName(command));

@@ -5,6 +5,9 @@ import { closeLine, emitRows, indentOf, line, note, style } from "./screen.ts";
 import { MIN_HIDDEN, type RenderState, USER_LINES, VERBOSE_HEAD, VERBOSE_TAIL } from "./state.ts";
 import { hiddenSummary, trimBlankEnds } from "./tools.ts";
 
+/** Text with something but white space in it (as `trim() !== ""`, without a trimmed copy of each message). */
+const NOT_BLANK = /\S/;
+
 export function onMessageStarted(r: RenderState, event: EventOf<"message.started">): void {
   messageState(r, event.messageId, event.role, event.kind, event);
 }
@@ -33,7 +36,7 @@ export function onMessageCompleted(r: RenderState, event: EventOf<"message.compl
     const streamed = m.parts.length === 1 ? (m.parts[0] as string) : m.parts.join("");
     if (event.text.length > streamed.length && event.text.startsWith(streamed)) streamText(r, m, event.text.slice(streamed.length));
     finishMessage(r, m);
-  } else if (event.text.trim() !== "") {
+  } else if (NOT_BLANK.test(event.text)) {
     // Prompts and system text are cut (from the end) like tool output; answers and reasoning never are.
     const keep =
       m.role === "user" || m.role === "system" || m.role === "developer"

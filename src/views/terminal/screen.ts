@@ -10,7 +10,8 @@ import { cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../shared/
 import { wrapLine } from "../shared/wrap.ts";
 import type { Group, MessageState, RenderState } from "./state.ts";
 
-export function emit(r: RenderState, text: string): void {
+/** Queues `text`; `endsLine` says whether it ends with a newline when the caller knows (a text built piece by piece is not read again). */
+export function emit(r: RenderState, text: string, endsLine?: boolean): void {
   if (text === "") return;
   if (r.statusShown) {
     // The live status line is replaced, never kept: clear it before real output takes its row.
@@ -18,7 +19,7 @@ export function emit(r: RenderState, text: string): void {
     r.statusShown = false;
   }
   r.pending.push(text);
-  r.atLineStart = text.endsWith("\n");
+  r.atLineStart = endsLine ?? text.endsWith("\n");
   r.wroteAnything = true;
 }
 
@@ -268,54 +269,170 @@ export function writeWords(r: RenderState, m: MessageState, segment: string): vo
   }
 }
 
+/** Printable ASCII only: one column per character. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
- * `writeSegment`'s word loop for text without tabs and escape sequences (most prose; a run of joined deltas
- * is a long segment): words are found by their spaces and measured once, and what the loop would emit word
- * by word is emitted at once. The row decisions are `writeWords`', one by one (`test/views/terminal/screen.test.ts`
- * checks both give the same output).
+ * `writeSegment` for text without tabs and escape sequences (most prose; a run of joined deltas is a long
+ * segment). It lays text out as `writeWords` does, word by word (`test/views/terminal/screen.test.ts` checks
+ * both give the same output), but makes no string per word: the words and spaces that stay on one row are one
+ * slice of the segment, so the output is a slice per row plus each row's break. In printable ASCII (a column
+ * per character) a row's words are found at once by where the row ends, not word by word.
  */
 export function writePlainSegment(r: RenderState, m: MessageState, segment: string): void {
+  if (PRINTABLE_ASCII.test(segment)) {
+    let first = 0;
+    while (first < segment.length && segment.charCodeAt(first) === 0x20) first++;
+    first = segment.indexOf(" ", first);
+    if (first !== -1) {
+      // The first word may open the line, take its hang or follow spaces owed from before: the word loop places it.
+      writeWordLoop(r, m, segment.slice(0, first));
+      writeAsciiRows(r, m, segment, first);
+      return;
+    }
+  }
+  writeWordLoop(r, m, segment);
+}
+
+/**
+ * The rest of a printable ASCII segment after its first word (placed: the line is open, no spaces owed from
+ * before): each row takes the words that end within its room at once, found with `lastIndexOf`.
+ */
+function writeAsciiRows(r: RenderState, m: MessageState, segment: string, at: number): void {
+  let lastWordEnd = segment.length;
+  while (lastWordEnd > at && segment.charCodeAt(lastWordEnd - 1) === 0x20) lastWordEnd--;
   let out = "";
-  let at = 0;
-  while (at < segment.length) {
-    let end = at;
-    while (end < segment.length && segment.charCodeAt(end) === 0x20) end++;
-    if (end > at) {
-      m.spaces += segment.slice(at, end);
-      at = end;
+  // segment[from, to) is output not yet in `out`; `to` is where the last word placed ends.
+  let from = -1;
+  let to = at;
+  let col = m.col;
+  let rowHasWord = m.rowHasWord;
+  while (to < lastWordEnd) {
+    const gapStart = to;
+    let start = gapStart;
+    while (segment.charCodeAt(start) === 0x20) start++;
+    let end = segment.indexOf(" ", start);
+    if (end === -1) end = segment.length;
+    if (rowHasWord && col + end - gapStart > r.width) {
+      if (from !== -1) out += segment.slice(from, to);
+      out += wrapText(m);
+      col = m.col;
+      rowHasWord = false;
+      from = start;
+    } else {
+      if (from === -1) from = gapStart;
+      col += start - gapStart;
+    }
+    to = end;
+    if (col + end - start > r.width) {
+      // A word longer than a row (alone on it): cut as the word loop cuts it.
+      out += segment.slice(from, start);
+      from = -1;
+      m.col = col;
+      out += cutLongWord(r, m, segment.slice(start, end), end - start);
+      col = m.col;
+      rowHasWord = m.rowHasWord;
       continue;
     }
-    while (end < segment.length && segment.charCodeAt(end) !== 0x20) end++;
-    let word = segment.slice(at, end);
-    at = end;
-    if (needsRowStart(r, m)) {
-      emit(r, out);
-      out = "";
-      startRow(r, m);
+    col += end - start;
+    rowHasWord = true;
+    // The words after it that end within the row's room: placed at once, with the spaces between them.
+    const limit = end + r.width - col;
+    let fits = limit >= lastWordEnd ? lastWordEnd : segment.charCodeAt(limit) === 0x20 ? limit : segment.lastIndexOf(" ", limit);
+    while (segment.charCodeAt(fits - 1) === 0x20) fits--;
+    col += fits - end;
+    to = fits;
+  }
+  if (from !== -1) out += segment.slice(from, to);
+  m.col = col;
+  m.rowHasWord = rowHasWord;
+  m.spaces = segment.slice(to);
+  emit(r, out, false);
+}
+
+/** A word wider than what is left of its row, cut into rows (each cut loses its columns): the text to write. */
+function cutLongWord(r: RenderState, m: MessageState, word: string, width: number): string {
+  let out = "";
+  let rest = word;
+  let restWidth = width;
+  while (rest !== "" && m.col + restWidth > r.width) {
+    const [head, tail] = splitAtWidth(rest, Math.max(r.width - m.col, 1));
+    out += head + wrapText(m);
+    rest = tail;
+    restWidth -= displayWidth(head);
+  }
+  if (rest !== "") {
+    out += rest;
+    m.col += restWidth;
+    m.rowHasWord = true;
+  }
+  return out;
+}
+
+/** The word loop of `writePlainSegment`, for any segment without tabs and escape sequences. */
+function writeWordLoop(r: RenderState, m: MessageState, segment: string): void {
+  const length = segment.length;
+  let out = "";
+  // segment[from, to) is output not yet in `out`: the words placed since the last break and the spaces between them.
+  let from = -1;
+  let to = -1;
+  // Spaces owed before the next word: those carried in from before this segment (until its first word), then its own.
+  let carried = m.spaces;
+  let at = 0;
+  while (at < length) {
+    let gapStart = at;
+    while (at < length && segment.charCodeAt(at) === 0x20) at++;
+    if (at === length) break;
+    const start = at;
+    let ascii = true;
+    for (; at < length; at++) {
+      const c = segment.charCodeAt(at);
+      if (c === 0x20) break;
+      if (c < 0x20 || c >= 0x7f) ascii = false;
     }
-    takeHang(r, m);
-    let width = displayWidth(word);
-    const gap = m.spaces.length;
-    if (m.rowHasWord && m.col + gap + width > r.width) out += wrapText(m);
-    else if (gap > 0) {
-      out += m.spaces;
+    const width = ascii ? at - start : displayWidth(segment.slice(start, at));
+    if (needsRowStart(r, m) || m.lineStart) {
+      // At most once a segment (its first word): the general steps, with the spaces owed in `m.spaces` as they read them.
+      m.spaces = carried + segment.slice(gapStart, start);
+      if (needsRowStart(r, m)) {
+        if (from !== -1) out += segment.slice(from, to);
+        from = -1;
+        emit(r, out, false);
+        out = "";
+        startRow(r, m);
+      }
+      takeHang(r, m);
+      carried = m.spaces;
+      gapStart = start;
+    }
+    const gap = carried.length + start - gapStart;
+    if (m.rowHasWord && m.col + gap + width > r.width) {
+      if (from !== -1) out += segment.slice(from, to);
+      out += wrapText(m);
+      from = start;
+    } else {
+      if (from === -1) {
+        out += carried;
+        from = gapStart;
+      }
       m.col += gap;
     }
-    m.spaces = "";
-    while (word !== "" && m.col + width > r.width) {
-      const [head, tail] = splitAtWidth(word, Math.max(r.width - m.col, 1));
-      out += head + wrapText(m);
-      word = tail;
-      width -= displayWidth(head);
-    }
-    if (word !== "") {
-      out += word;
+    carried = "";
+    to = at;
+    m.fresh = false;
+    if (m.col + width <= r.width) {
       m.col += width;
       m.rowHasWord = true;
+      continue;
     }
-    m.fresh = false;
+    // A word longer than a row: each cut loses its columns (as in writeWords).
+    out += segment.slice(from, start);
+    from = -1;
+    out += cutLongWord(r, m, segment.slice(start, at), width);
   }
-  emit(r, out);
+  if (from !== -1) out += segment.slice(from, to);
+  m.spaces = carried + segment.slice(to === -1 ? 0 : to);
+  emit(r, out, false);
 }
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;

@@ -16,6 +16,19 @@ const piece = fc.oneof(
   fc.constantFrom("thế giới", "错误", "配置文件".repeat(12), "🙂", "👩‍💻", "🇻🇳", "e\u0301", "\u200b", "␛[31m"),
   fc.stringMatching(/^[\x20-\x7e]{0,12}$/),
 );
+/** Printable ASCII only, the path that finds a row's words at once: short and long words, runs of spaces. */
+const asciiPiece = fc.oneof(
+  fc.constantFrom(" ", "  ", "     ", "a", "word", "words,", "x".repeat(19), "y".repeat(79), "z".repeat(130)),
+  fc.stringMatching(/^[\x20-\x7e]{0,24}$/),
+);
+const lines = (pieces: fc.Arbitrary<string>): fc.Arbitrary<string[]> =>
+  fc.array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.array(pieces, { maxLength: 40 }).map((p) => p.join("")) },
+      { weight: 1, arbitrary: fc.constant("\n") },
+    ),
+    { maxLength: 12 },
+  );
 const segments = fc.array(
   fc.oneof(
     { weight: 6, arbitrary: fc.array(piece, { maxLength: 12 }).map((p) => p.join("")) },
@@ -51,6 +64,20 @@ describe("writeSegment's plain-text path", () => {
       numRuns: 1000,
     },
   )("lays text out as the word loop does", (steps, width, depth, mode) => {
+    expect(layOut(writePlainSegment, steps, width, depth, mode)).toBe(layOut(writeWords, steps, width, depth, mode));
+  });
+
+  test.prop(
+    [
+      lines(asciiPiece),
+      fc.integer({ min: 8, max: 120 }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.constantFrom("full" as const, "none" as const),
+    ],
+    {
+      numRuns: 1000,
+    },
+  )("lays printable ASCII out as the word loop does (whole rows at once)", (steps, width, depth, mode) => {
     expect(layOut(writePlainSegment, steps, width, depth, mode)).toBe(layOut(writeWords, steps, width, depth, mode));
   });
 });
