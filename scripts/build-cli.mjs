@@ -41,9 +41,10 @@ const common = {
   format: "esm",
   platform: "node",
   target: "node20.19",
-  // The NATS client is loaded only by the commands that use it (docs/fleet.md) and stays a package;
-  // ajv is bundled (loading its many CommonJS files was a large part of every command's start).
-  external: ["@nats-io/*"],
+  // The NATS client and the OpenTelemetry packages are loaded only by the commands that use them (docs/fleet.md,
+  // docs/otel.md) and stay packages (their CommonJS files `require` Node's modules, which an ES module bundle
+  // cannot); ajv is bundled (loading its many CommonJS files was a large part of every command's start).
+  external: ["@nats-io/*", "@opentelemetry/*"],
   legalComments: "inline",
   logLevel: "warning",
 };
