@@ -1,5 +1,5 @@
 /** The filter of request keys each scan-cache frame keeps (key-filter.ts). */
-import { fc } from "@fast-check/vitest";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KeyFilter, StoredKeyFilter } from "../../src/usage/key-filter.ts";
 

@@ -1,6 +1,6 @@
 /** The last result kept between runs (result-cache.ts) and the packed columns it is stored in (packed.ts). */
 import { describe, expect, it } from "vitest";
-import { fc } from "@fast-check/vitest";
+import fc from "fast-check";
 import { GROUP_DIMENSIONS, groupUsage } from "../../src/usage/aggregate.ts";
 import { chargeArray, joinCharges, PackedCharges, packCharges } from "../../src/usage/charge-list.ts";
 import { chargeFilter, parseFilter } from "../../src/usage/filters.ts";

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, existsSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fc } from "@fast-check/vitest";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { groupUsage } from "../../src/usage/aggregate.ts";
 import { collectUsage } from "../../src/usage/collect.ts";

@@ -10,7 +10,7 @@
 import { readdirSync } from "node:fs";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { HttpAgent, transformChunks, verifyEvents, type BaseEvent, type Message } from "@ag-ui/client";
-import { test } from "@fast-check/vitest";
+import { test } from "../../helpers/property.ts";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { run } from "../../../src/cli/run.ts";
