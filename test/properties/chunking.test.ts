@@ -37,7 +37,8 @@ describe("chunk boundaries never change the output", () => {
     it("one byte at a time", () => {
       expect(readAll(chunkEvery(bytes, 1))).toEqual(whole);
     });
-    test.prop([fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 25 })("random cuts", (cuts) => {
+    // Each run reads the whole input once, whatever its cuts: few runs of many cuts try more boundaries for less.
+    test.prop([fc.array(fc.nat(), { maxLength: 64 })], { numRuns: 8 })("random cuts", (cuts) => {
       expect(readAll(splitAt(bytes, cuts))).toEqual(whole);
     });
   });
