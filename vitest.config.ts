@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -22,6 +23,9 @@ export default defineConfig({
     setupFiles: ["test/helpers/isolate-home.ts"],
     testTimeout: 60_000,
     pool: "forks",
+    // vitest's default is one worker less than the cores, which on two cores is one: a serial run with a core idle
+    // (most files also wait on child processes, servers or timers). Both cores on two, vitest's default above that.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: slow } },
       { extends: true, test: { name: "slow", include: slow } },

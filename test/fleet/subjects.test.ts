@@ -1,7 +1,7 @@
 /** The subject scheme (docs/fleet.md) and how connection settings are read and shown. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { describePublishReport } from "../../src/cli/sinks/publisher-sink.ts";
 import { parseSince, parseSinceTime } from "../../src/cli/fleet-options.ts";

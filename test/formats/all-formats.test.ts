@@ -8,10 +8,11 @@ import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parse
 import { formatSpecs } from "../../src/formats/index.ts";
 import { outputFormats } from "../../src/output-formats.ts";
 import type { Issue } from "../../src/errors.ts";
+import type { AgentEvent } from "../../src/model/events.ts";
 import { readFile } from "../helpers/read.ts";
 import { listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 
-function convert(events: ReturnType<typeof readFile>["events"], format: string): string {
+function convert(events: readonly AgentEvent[], format: string): string {
   const spec = outputFormats.find((f) => f.name === format);
   if (spec === undefined) throw new Error(format);
   const writer = spec.create({});
@@ -50,9 +51,29 @@ const sources: [string, string][] = [
 ];
 const ndjsonFormats = outputFormats.filter((f) => f.mediaType === "application/x-ndjson").map((f) => f.name);
 
+/** Freezes a value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** Each capture's events, read once for every format, frozen: a writer that changed them would throw. */
+const eventsRead = new Map<string, readonly AgentEvent[]>();
+function eventsOf(path: string): readonly AgentEvent[] {
+  let events = eventsRead.get(path);
+  if (events === undefined) {
+    events = deepFreeze(readFile(path).events);
+    eventsRead.set(path, events);
+  }
+  return events;
+}
+
 describe.each(ndjsonFormats)("every capture converts to %s and validates", (format) => {
   it.each(sources)("%s", (_name, path) => {
-    const { events } = readFile(path);
+    const events = eventsOf(path);
     const text = convert(events, format);
     expect(validateOutput(format, text)).toEqual([]);
   });

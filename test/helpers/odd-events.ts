@@ -3,7 +3,7 @@
  * sequence (deltas with no start, completions twice, tools completed with no start, subagents,
  * events after session.completed) into valid output.
  */
-import { fc } from "@fast-check/vitest";
+import fc from "fast-check";
 import type { AgentEvent, AgentEventDraft } from "../../src/model/events.ts";
 
 const sessionId = fc.constantFrom(undefined, "root", "sub", "sub2");

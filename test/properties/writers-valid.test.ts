@@ -5,7 +5,7 @@
  * never pass invalid output through.
  */
 import { describe, expect } from "vitest";
-import { test } from "@fast-check/vitest";
+import { test } from "../helpers/property.ts";
 import { formatSpecs } from "../../src/formats/index.ts";
 import { convertEvents, validateFormat } from "../helpers/convert.ts";
 import { mutatedEvents, oddEvents } from "../helpers/odd-events.ts";

@@ -1,4 +1,4 @@
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { makeEvent, validateLine } from "../../src/emitter.ts";
 import { EVENT_TYPES, type AgentEvent } from "../../src/model/events.ts";

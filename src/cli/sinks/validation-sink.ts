@@ -6,7 +6,7 @@
 import type { Issue } from "../../errors.ts";
 import type { AgentEvent, JsonObject } from "../../model/events.ts";
 import type { FormatSpec, FormatValidator } from "../../validation/format-spec.ts";
-import { compileSchema } from "../../validation/ajv.ts";
+import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
 import { createSequenceChecker } from "../../formats/agentstream/rules.ts";
 import { schemaIssues, validateEvent } from "../../validation/validate-event.ts";
 
@@ -117,9 +117,24 @@ function recordValidator(spec: FormatSpec, inOrder: boolean): InputValidator {
   };
 }
 
+/**
+ * Each format's schema compiled once per process: `validate` makes a validator per input, and compiling a schema
+ * with ajv costs more than checking a short input against it.
+ */
+const compiledSchemas = new WeakMap<object, ValidateFunction>();
+
+function compiledSchema(schema: object): ValidateFunction {
+  let compiled = compiledSchemas.get(schema);
+  if (compiled === undefined) {
+    compiled = compileSchema(schema);
+    compiledSchemas.set(schema, compiled);
+  }
+  return compiled;
+}
+
 /** A record cut from its stream: the format's schema, then the rules about the record itself. */
 function recordAloneValidator(spec: FormatSpec): FormatValidator {
-  const schema = compileSchema(spec.schema);
+  const schema = compiledSchema(spec.schema);
   return {
     check(record, line) {
       if (!schema(record)) return schemaIssues(schema.errors ?? [], line);

@@ -3,7 +3,7 @@
  * sentence coalescing), the core lifecycle events, the validator's rules (each one rejects a
  * hand-made violation), the upstream AAEP schemas over every capture, and round trips.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { aaep } from "../../../src/formats/aaep/decode.ts";
 import { aaepSchema, codePointLength } from "../../../src/formats/aaep/schema.ts";

@@ -10,9 +10,9 @@
 import { readdirSync } from "node:fs";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { HttpAgent, transformChunks, verifyEvents, type BaseEvent, type Message } from "@ag-ui/client";
-import { test } from "@fast-check/vitest";
+import { test } from "../../helpers/property.ts";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { run } from "../../../src/cli/run.ts";
 import type { Issue } from "../../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject } from "../../../src/model/events.ts";
@@ -522,8 +522,28 @@ interface Rebuilt {
   toolCalls: Map<string, { name: string; args: string; results: string[] }>;
 }
 
+/**
+ * Runs `body` with the client as it runs in production. Under a test runner (NODE_ENV=test or VITEST_WORKER_ID set),
+ * @ag-ui/client clones and freezes every message for every event, to catch a subscriber that mutates them: work
+ * that grows with the square of a capture's size (most of this file's time) and checks only our subscribers
+ * below, which mutate nothing, not the stream we wrote.
+ */
+async function asInProduction<T>(body: () => Promise<T>): Promise<T> {
+  vi.stubEnv("NODE_ENV", "production");
+  vi.stubEnv("VITEST_WORKER_ID", undefined);
+  try {
+    return await body();
+  } finally {
+    vi.unstubAllEnvs();
+  }
+}
+
 /** Runs our SSE output through HttpAgent (SSE parser → zod → transformChunks → verifyEvents → reducer). */
 async function rebuildWithHttpAgent(sseText: string): Promise<Rebuilt> {
+  return asInProduction(() => rebuild(sseText));
+}
+
+async function rebuild(sseText: string): Promise<Rebuilt> {
   const agent = new HttpAgent({
     url: "http://agentstream.invalid/run",
     fetch: async () => new Response(sseText, { headers: { "content-type": "text/event-stream" } }),

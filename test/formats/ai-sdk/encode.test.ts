@@ -8,7 +8,7 @@
  * rejects one synthetic stream per rule, and the reader agrees on every rule it enforces.
  */
 import { DefaultChatTransport, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
-import { test } from "@fast-check/vitest";
+import { test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { run } from "../../../src/cli/run.ts";
 import type { Issue } from "../../../src/errors.ts";

@@ -2,7 +2,7 @@
  * `--to codex-thread`: the dev-agent lifecycle, redaction, the envelope's timestamp / sequence /
  * thread_id rules, `--final-summary`, the validator's rules, and round trips through our reader.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { codexThread } from "../../../src/formats/codex-thread/decode.ts";
 import { REDACTED, redactSecrets, redactText } from "../../../src/encoding/redact.ts";

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Codex, type ThreadItem, type Usage as SdkUsage } from "@openai/codex-sdk";
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { codex } from "../../../src/agents/codex/exec.ts";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../../src/model/events.ts";

@@ -2,7 +2,7 @@
  * `--to oneshot`: packets, executors, timestamps, heartbeats, the validator's rules, and round trips
  * through our oneshot reader over the example and every real capture.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { oneshot } from "../../../src/formats/oneshot/decode.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";

@@ -2,7 +2,7 @@
  * `--to witness`: the mapping, the spec's validator rules, odd sequences, and round trips through
  * our witness reader over the example and every real capture.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { witness } from "../../../src/formats/witness/decode.ts";
 import type { AgentEvent } from "../../../src/model/events.ts";

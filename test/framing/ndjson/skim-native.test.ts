@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { createNativeScanner } from "../../../src/framing/ndjson/_skim-native.ts";
 import { SKIM_SCAN_WAT_SHA256 } from "../../../src/framing/ndjson/_skim-scan.wasm.ts";

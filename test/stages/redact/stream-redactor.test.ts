@@ -1,4 +1,4 @@
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { createStreamRedactor, holdStart, redactText, type RedactionCounts } from "../../../src/stages/redact/index.ts";
 import { ANY_TRIGGER } from "../../../src/stages/redact/redact-text.ts";

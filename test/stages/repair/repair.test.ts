@@ -3,7 +3,7 @@
  * extraction, overlap thresholds, duplicate suppression, final versus streamed, lifecycle,
  * unknown events), on streams built to break the delta contract.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { checkSequence } from "../../../src/formats/agentstream/rules.ts";
 import { completed, delta, line, see, started } from "../../helpers/streams.ts";

@@ -4,7 +4,7 @@
  * pieces, and on the whole terminal corpus (../shared/corpus/terminal/escape-payloads.json).
  */
 import { readFileSync } from "node:fs";
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { createSanitizer, safeHttpUrl, sanitizeForTerminal, stripSgr, type SanitizeOptions } from "../../../src/views/shared/sanitize.ts";
 import { hasShared, noteSharedMissing, sharedPath } from "../../helpers/shared.ts";

@@ -1,4 +1,4 @@
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import { codePointWidth, cutToWidth, displayWidth, splitAtWidth, visibleWidth } from "../../../src/views/shared/width.ts";
 

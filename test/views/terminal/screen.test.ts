@@ -3,7 +3,7 @@
  * (no tabs, no escape sequences), which measures each word once and emits a segment at once, lays text out exactly as the word loop
  * (`writeWords`) does, on every row, at every width, indent and mode.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect } from "vitest";
 import type { AgentEvent } from "../../../src/model/events.ts";
 import { messageState } from "../../../src/views/terminal/messages.ts";

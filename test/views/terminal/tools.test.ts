@@ -2,7 +2,7 @@
  * A long tool output's lines (src/views/terminal/tools.ts `outputLines`): only the lines the view shows
  * are found, by counting line breaks, and they must be those the split of the whole output gave.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect } from "vitest";
 import { sanitizeForTerminal } from "../../../src/views/shared/sanitize.ts";
 import {

@@ -3,7 +3,7 @@
  * document's structure under hostile text (our headings only, no raw HTML but our <details>, every fence closed, no
  * image or non-web link, no control character but newline and tab).
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import type { AgentEventDraft, Usage } from "../../../src/model/events.ts";
 import { code, fenced, safeMarkdown } from "../../../src/views/transcript/markdown.ts";

@@ -2,7 +2,7 @@
  * `--to text`: the layout of each event, the golden transcript of the example, streaming, odd sequences, and hostile
  * text: no control character but newline and tab survives into the output.
  */
-import { fc, test } from "@fast-check/vitest";
+import { fc, test } from "../../helpers/property.ts";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentEventDraft, Usage } from "../../../src/model/events.ts";
 import { createTextWriter } from "../../../src/views/transcript/text.ts";
