@@ -26,6 +26,7 @@ import { repoRoot } from "../helpers/shared.ts";
 import { scenarios, type Scenario } from "./scenarios.ts";
 import { ofType } from "../helpers/events.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { startReceiver } from "../helpers/otlp.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.js");
 const ready = realClis.claude !== undefined && realClis.codex !== undefined && existsSync(bin);
@@ -160,6 +161,40 @@ describe.skipIf(!ready)("agentstream run around the real agent CLIs", () => {
       }
     });
   });
+
+  it.concurrent.each(clis)(
+    "$name under run --otlp: the session, its model steps and one execute_tool span per tool call reach a local receiver",
+    async (cli) => {
+      const scenario = scenarios.find((s) => s.name === "tool call and its result");
+      if (scenario === undefined) throw new Error("no tool-call scenario");
+      const receiver = await startReceiver();
+      try {
+        const run = await cli.run(scenario.script, "Follow the scripted scenario.", {
+          through: (file, args) => [process.execPath, [bin, "run", "--from", cli.name, "--otlp", receiver.origin, "--", file, ...args]],
+        });
+        expect(run.exitCode, run.stderr.slice(0, 500)).toBe(0);
+        const spans = receiver.requests().flatMap((request) => request.spans);
+        const [session, ...more] = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
+        expect(more.map((span) => span.name)).toEqual([]);
+        expect(session?.parentSpanId).toBe("");
+        const tools = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "execute_tool");
+        expect(tools.length).toBeGreaterThan(0);
+        for (const tool of tools) {
+          expect(tool.name).toBe(`execute_tool ${String(tool.attributes["gen_ai.tool.name"])}`);
+          expect(tool.attributes["gen_ai.tool.call.id"]).toEqual(expect.any(String));
+        }
+        expect(spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat").length).toBeGreaterThan(0);
+        // One trace, one conversation; every span inside the session's time.
+        expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+        expect(new Set(spans.map((span) => span.attributes["gen_ai.conversation.id"])).size).toBe(1);
+        for (const span of spans) {
+          expect(span.start >= (session?.start ?? 0n) && span.end <= (session?.end ?? 0n), span.name).toBe(true);
+        }
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 
   it("codex under run --stream-json: the receipt time on every line, task, headless and the facts the run knows", async () => {
     const scenario = scenarios.find((s) => s.name === "tool call and its result");

@@ -80,6 +80,8 @@ export class SpanMapper {
   private readonly latestOnly: boolean;
   private readonly fallbackSessionId: string | undefined;
   private rootKey: string | undefined;
+  /** The root was keyed before any event named its session (the run id, under `run`): the first session named takes it over. */
+  private rootUnnamed = false;
   private traceId = "";
   private dialect: string | undefined;
   private readonly newFacts: () => SessionFacts;
@@ -105,7 +107,8 @@ export class SpanMapper {
   add(event: AgentEvent): void {
     const at = this.clock.ms(event.time);
     this.dialect ??= event.source?.dialect;
-    if (event.type === "session.started" && this.startsNewTrace(event)) this.endTrace();
+    if (event.type === "session.started" && this.namesUnnamedRoot(event)) this.renameRoot(event.sessionId ?? "");
+    else if (event.type === "session.started" && this.startsNewTrace(event)) this.endTrace();
     const session = this.sessionOf(event, at);
     this.summary.add(event);
     session.span.lastMs = Math.max(session.span.lastMs, at);
@@ -115,6 +118,28 @@ export class SpanMapper {
   /** The input ended: whatever is open ends at the last time seen. */
   end(): void {
     if (this.rootKey !== undefined) this.endTrace();
+  }
+
+  /**
+   * Under `run` the agent may speak (a stderr line, a heartbeat) before it names its session (Codex's thread id): the
+   * root opened under the run id is that session, not a trace of its own, while nothing of it has ended yet.
+   */
+  private namesUnnamedRoot(event: EventOf<"session.started">): boolean {
+    const root = this.rootSession();
+    if (!this.rootUnnamed || root === undefined || event.sessionId === undefined) return false;
+    if (event.parentSessionId !== undefined || event.parentToolCallId !== undefined) return false;
+    return root.steps === 0 && root.step === undefined && root.tools.size === 0;
+  }
+
+  private renameRoot(id: string): void {
+    const root = this.rootSession();
+    if (this.rootKey !== undefined) this.sessions.delete(this.rootKey);
+    this.rootKey = id;
+    this.rootUnnamed = false;
+    this.traceId = traceIdOf(id);
+    const renamed = this.openSession(id, undefined, undefined, root?.span.startMs ?? 0);
+    renamed.span.lastMs = root?.span.lastMs ?? renamed.span.lastMs;
+    this.current = renamed;
   }
 
   private startsNewTrace(event: EventOf<"session.started">): boolean {
@@ -149,6 +174,7 @@ export class SpanMapper {
   private openRoot(event: AgentEvent, at: number): SessionState {
     const key = event.sessionId ?? this.fallbackSessionId ?? `${event.source?.dialect ?? "stream"}@${event.time ?? at}`;
     this.rootKey = key;
+    this.rootUnnamed = event.sessionId === undefined;
     this.traceId = traceIdOf(key);
     return this.openSession(key, undefined, undefined, at);
   }

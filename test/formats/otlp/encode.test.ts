@@ -243,3 +243,23 @@ describe("otlp without the summary's builder (a library caller that hands none)"
     expect(chat.end - chat.start).toBe(1_000_000_000n);
   });
 });
+
+describe("otlp under run (the run id until the agent names its session)", () => {
+  it("a line before the agent names its session (Codex's thread id) is in that session's trace, not a trace of its own", () => {
+    const events = build([
+      { type: "notice", kind: "stderr", text: "Reading prompt from stdin...", time: "2026-01-01T00:00:00.000Z" },
+      { type: "session.started", sessionId: "thread-1", agent: "codex", time: "2026-01-01T00:00:01.000Z" },
+      { type: "tool.started", sessionId: "thread-1", toolCallId: "c1", name: "shell", time: "2026-01-01T00:00:02.000Z" },
+      { type: "tool.completed", sessionId: "thread-1", toolCallId: "c1", status: "ok", time: "2026-01-01T00:00:03.000Z" },
+      { type: "session.completed", sessionId: "thread-1", status: "ok", time: "2026-01-01T00:00:04.000Z" },
+    ]);
+    const spans: FinishedSpan[] = [];
+    const mapper = new SpanMapper({ fallbackSessionId: "run-1" }, (span) => spans.push(span));
+    for (const event of events) mapper.add(event);
+    mapper.end();
+    const roots = spans.filter((span) => span.parentSpanId === undefined);
+    expect(roots.map((span) => span.name)).toEqual(["invoke_agent codex"]);
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    expect(roots[0]?.startMs).toBe(Date.parse("2026-01-01T00:00:00.000Z"));
+  });
+});
