@@ -33,7 +33,7 @@ export interface CatalogOptions {
   readonly registry?: string;
   /** A feed nobody watches is released after this long. @defaultValue 60000 */
   readonly releaseMs?: number;
-  /** Bytes of frames a log's feed keeps in memory (older ones are read again from the log for who needs them). @defaultValue 8 MiB */
+  /** Bytes of frames a log's feed keeps in memory (older ones are read again from the log for who needs them). @defaultValue 16 MiB */
   readonly feedBytes?: number;
   /** Other sources of sessions, listed beside the files (`serve --nats`: ./session-source.ts). */
   readonly sources?: readonly SessionSource[];

@@ -19,8 +19,8 @@ export interface FeedViewer {
 
 /** The longest a feed's kept frames may grow (bytes of JSON) before the oldest are dropped, when nothing can read them again. @defaultValue 64 MiB */
 const FEED_MAX_BYTES = 64 * 1024 * 1024;
-/** The same bound for a feed that can read its log again ({@link FeedOptions.reread}): only the recent frames, for the viewers keeping up. @defaultValue 8 MiB */
-const REREAD_FEED_MAX_BYTES = 8 * 1024 * 1024;
+/** The same bound for a feed that can read its log again ({@link FeedOptions.reread}): only the recent frames, for the viewers keeping up. @defaultValue 16 MiB */
+const REREAD_FEED_MAX_BYTES = 16 * 1024 * 1024;
 /** Frames gathered into one block at most (a block is what one socket write carries). */
 const BLOCK_BYTES = 256 * 1024;
 
@@ -48,7 +48,7 @@ export type FeedReread = () => AsyncIterable<readonly AgentEvent[]>;
 export interface FeedOptions {
   readonly file: string | null;
   readonly live: boolean;
-  /** Bytes of frames kept in memory. @defaultValue 64 MiB, 8 MiB with `reread` */
+  /** Bytes of frames kept in memory. @defaultValue 64 MiB, 16 MiB with `reread` */
   readonly maxBytes?: number;
   readonly host?: string;
   readonly title?: string;
