@@ -50,7 +50,8 @@ describe("viewers behind a feed's kept frames", () => {
     const early = openSse(started.origin, path, auth);
     await early.waitFor((frame) => frame.event === "message");
 
-    for (let i = 1; i < LINES; i += 250) appendFileSync(log, Array.from({ length: Math.min(250, LINES - i) }, (_, k) => line(i + k)).join(""));
+    for (let i = 1; i < LINES; i += 250)
+      appendFileSync(log, Array.from({ length: Math.min(250, LINES - i) }, (_, k) => line(i + k)).join(""));
     await early.waitFor((frame) => frame.event === "message" && frame.id === String(LINES - 1));
     const feed = await catalog.feed(session?.id as string);
     // The feed let go of most of the log: what it keeps is under its bound, not the log's size.
