@@ -10,6 +10,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
 import { AgentStreamError } from "../errors.ts";
+import type { AgentEvent } from "../model/events.ts";
 import { createEventReader, type EventReader, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import { followFile, isFollowRestart } from "../follow/follow-file.ts";
 import { registeredRuns } from "./registry.ts";
@@ -32,6 +33,8 @@ export interface CatalogOptions {
   readonly registry?: string;
   /** A feed nobody watches is released after this long. @defaultValue 60000 */
   readonly releaseMs?: number;
+  /** Bytes of frames a log's feed keeps in memory (older ones are read again from the log for who needs them). @defaultValue 16 MiB */
+  readonly feedBytes?: number;
   /** Other sources of sessions, listed beside the files (`serve --nats`: ./session-source.ts). */
   readonly sources?: readonly SessionSource[];
   /**
@@ -505,16 +508,16 @@ function sameStamp(read: FileStamp | undefined, now: FileStamp | undefined): boo
 
 /** Follows a log into a feed; the feed is released (the follow stopped) once nobody has watched it for a while. */
 function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void): FileFeed {
+  const read = { ...options.read, file: basename(file.shown), onIssue: () => {} };
   const feed = new SessionFeed(file.id, {
     file: file.shown,
     live: isLive(file),
     ...(file.title === undefined ? {} : { title: file.title }),
+    ...(options.feedBytes === undefined ? {} : { maxBytes: options.feedBytes }),
+    reread: () => rereadLog(file.real, read),
   });
   const stop = new AbortController();
-  const reader = createEventReader(
-    { onEvent: (event) => feed.push(event) },
-    { ...options.read, file: basename(file.shown), onIssue: () => {} },
-  );
+  const reader = createEventReader({ onEvent: (event) => feed.push(event) }, read);
   feed.facts.stats = () => reader.stats;
   feed.facts.dialect = () => reader.dialect;
   const release = (): void => {
@@ -547,4 +550,19 @@ function openFileFeed(file: LogFile, options: CatalogOptions, forget: () => void
     }
   })();
   return opened;
+}
+
+/**
+ * A log's events read again from its start, a chunk at a time, by a reader of the same options as its feed's (the
+ * same events, numbered and redacted the same): what a viewer behind the feed's kept frames is sent.
+ */
+async function* rereadLog(real: string, read: ReadOptions): AsyncGenerator<AgentEvent[]> {
+  let batch: AgentEvent[] = [];
+  const reader = createEventReader({ onEvent: (event) => batch.push(event) }, read);
+  for await (const chunk of createReadStream(real, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+    reader.feed(chunk);
+    if (batch.length === 0) continue;
+    yield batch;
+    batch = [];
+  }
 }

@@ -15,7 +15,8 @@ const LINE_CHARS = 200;
 
 /** Folds events into the list's facts (the same summary fold as `agentstream summary`). */
 export class SessionFacts {
-  private readonly summary = createSummaryBuilder();
+  // The list shows no tool calls: keeping one entry per call would grow with the session.
+  private readonly summary = createSummaryBuilder({ toolCalls: false });
   private started: Extract<AgentEvent, { type: "session.started" }> | undefined;
   private firstTime: string | undefined;
   private count = 0;

@@ -3,8 +3,10 @@
  * list shows, and who to wake when it grows. Each event is serialized once and the frames added in
  * one turn of the event loop are encoded once, into one UTF-8 block every viewer writes as it is
  * (a viewer is a cursor into the blocks, never a copy); the viewers are woken once per turn, not
- * once per event. Memory is bounded: past `maxBytes` of frames the oldest blocks are dropped (a
- * viewer that needs them is told how many it missed).
+ * once per event. Memory is bounded whatever the stream's length: past `maxBytes` of frames the
+ * oldest blocks are released. A viewer that needs frames no longer kept reads them again from the
+ * feed's log when it has one (`reread`: a late joiner or a slow viewer costs a read of the file,
+ * not memory), else is told how many it missed.
  */
 import { stringifyRecord } from "../framing/stringify.ts";
 import type { AgentEvent } from "../model/events.ts";
@@ -15,8 +17,10 @@ export interface FeedViewer {
   wake(): void;
 }
 
-/** The longest a feed's kept frames may grow (bytes of JSON) before the oldest are dropped. @defaultValue 64 MiB */
+/** The longest a feed's kept frames may grow (bytes of JSON) before the oldest are dropped, when nothing can read them again. @defaultValue 64 MiB */
 const FEED_MAX_BYTES = 64 * 1024 * 1024;
+/** The same bound for a feed that can read its log again ({@link FeedOptions.reread}): only the recent frames, for the viewers keeping up. @defaultValue 16 MiB */
+const REREAD_FEED_MAX_BYTES = 16 * 1024 * 1024;
 /** Frames gathered into one block at most (a block is what one socket write carries). */
 const BLOCK_BYTES = 256 * 1024;
 
@@ -33,14 +37,35 @@ interface Block {
 export interface FeedSlice {
   readonly bytes: Buffer;
   readonly next: number;
+  /** The seq of the slice's last frame. */
+  readonly lastSeq: number;
+}
+
+/** The feed's events read again from its log, from the first, in batches (a chunk of the file's worth each); stopped by `return()`. */
+export type FeedReread = () => AsyncIterable<readonly AgentEvent[]>;
+
+/** Options for a {@link SessionFeed}. */
+export interface FeedOptions {
+  readonly file: string | null;
+  readonly live: boolean;
+  /** Bytes of frames kept in memory. @defaultValue 64 MiB, 16 MiB with `reread` */
+  readonly maxBytes?: number;
+  readonly host?: string;
+  readonly title?: string;
+  /** Reads the feed's events again from its log, numbered as the feed numbered them: viewers behind the kept frames catch up from there. */
+  readonly reread?: FeedReread;
+}
+
+/** An event as one SSE frame (`id:` is its seq, for `Last-Event-ID`). */
+export function frameOf(event: AgentEvent): string {
+  return `id: ${event.seq}\ndata: ${stringifyRecord(event)}\n\n`;
 }
 
 export class SessionFeed {
   readonly id: string;
   readonly file: string | null;
-  /** Blocks kept, oldest first, from `blocks[start]`. */
-  private blocks: Block[] = [];
-  private start = 0;
+  /** Blocks kept, oldest first (a dropped block leaves at once: nothing else refers to its bytes). */
+  private readonly blocks: Block[] = [];
   /** Frames pushed since the last block was made. */
   private pending: string[] = [];
   private pendingSeqs: number[] = [];
@@ -51,6 +76,8 @@ export class SessionFeed {
   private dropped = 0;
   /** The seq of the last frame dropped, if any was. */
   private lastDroppedSeq: number | undefined;
+  /** The seq of the last event pushed, if any was. */
+  private lastPushedSeq: number | undefined;
   private ended = false;
   private live: boolean;
   /** The host that published it (a session of NATS), else null. */
@@ -62,14 +89,17 @@ export class SessionFeed {
   readonly facts = new SessionFacts();
   private readonly maxBytes: number;
   private readonly blockBytes: number;
+  /** FeedOptions.reread. */
+  readonly reread: FeedReread | undefined;
 
-  constructor(id: string, options: { file: string | null; live: boolean; maxBytes?: number; host?: string; title?: string }) {
+  constructor(id: string, options: FeedOptions) {
     this.id = id;
     this.file = options.file;
     this.live = options.live;
     this.host = options.host ?? null;
     this.title = options.title;
-    this.maxBytes = options.maxBytes ?? FEED_MAX_BYTES;
+    this.reread = options.reread;
+    this.maxBytes = options.maxBytes ?? (options.reread === undefined ? FEED_MAX_BYTES : REREAD_FEED_MAX_BYTES);
     // A block is a unit of dropping too: several of them fit under the bound.
     this.blockBytes = Math.min(BLOCK_BYTES, Math.floor(this.maxBytes / 16));
   }
@@ -77,7 +107,8 @@ export class SessionFeed {
   /** Adds one event (already redacted); the viewers are woken at the end of this turn, once for every event added in it. */
   push(event: AgentEvent): void {
     this.facts.add(event);
-    const frame = `id: ${event.seq}\ndata: ${stringifyRecord(event)}\n\n`;
+    this.lastPushedSeq = event.seq;
+    const frame = frameOf(event);
     this.pending.push(frame);
     this.pendingSeqs.push(event.seq);
     this.pendingBytes += frame.length;
@@ -114,7 +145,24 @@ export class SessionFeed {
   get endIndex(): number {
     this.seal();
     const last = this.blocks[this.blocks.length - 1];
-    return last === undefined || this.start === this.blocks.length ? this.dropped : last.first + last.seqs.length;
+    return last === undefined ? this.dropped : last.first + last.seqs.length;
+  }
+
+  /** The seq of the last event pushed (undefined: none yet). */
+  get lastSeq(): number | undefined {
+    return this.lastPushedSeq;
+  }
+
+  /** Blocks of frames held in memory now (bounded by `maxBytes`, whatever the stream's length). */
+  get retainedBlocks(): number {
+    this.seal();
+    return this.blocks.length;
+  }
+
+  /** Bytes of frames held in memory now. */
+  get retainedBytes(): number {
+    this.seal();
+    return this.bytes;
   }
 
   /** One frame's text (a test's view of the blocks; viewers write {@link sliceFrom}). */
@@ -128,13 +176,17 @@ export class SessionFeed {
   sliceFrom(index: number): FeedSlice {
     const block = this.blockOf(index);
     const offset = block.offsets[index - block.first] as number;
-    return { bytes: offset === 0 ? block.bytes : block.bytes.subarray(offset), next: block.first + block.seqs.length };
+    return {
+      bytes: offset === 0 ? block.bytes : block.bytes.subarray(offset),
+      next: block.first + block.seqs.length,
+      lastSeq: block.seqs[block.seqs.length - 1] as number,
+    };
   }
 
   /** Absolute index of the first frame whose seq is above `seq` (a `Last-Event-ID` resume). */
   indexAfter(seq: number): number {
     this.seal();
-    let low = this.start;
+    let low = 0;
     let high = this.blocks.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
@@ -177,7 +229,7 @@ export class SessionFeed {
   /** The kept block holding frame `index`. */
   private blockOf(index: number): Block {
     this.seal();
-    let low = this.start;
+    let low = 0;
     let high = this.blocks.length - 1;
     while (low < high) {
       const mid = (low + high + 1) >>> 1;
@@ -198,26 +250,20 @@ export class SessionFeed {
     }
     const bytes = Buffer.from(this.pending.join(""), "utf8");
     const last = this.blocks[this.blocks.length - 1];
-    const first = last === undefined || this.start === this.blocks.length ? this.dropped : last.first + last.seqs.length;
+    const first = last === undefined ? this.dropped : last.first + last.seqs.length;
     this.blocks.push({ first, seqs: this.pendingSeqs, offsets, bytes });
     this.bytes += bytes.length;
     this.pending = [];
     this.pendingSeqs = [];
     this.pendingBytes = 0;
-    while (this.bytes > this.maxBytes && this.blocks.length - this.start > 1) this.dropOldest();
+    while (this.bytes > this.maxBytes && this.blocks.length > 1) this.dropOldest();
   }
 
   private dropOldest(): void {
-    const block = this.blocks[this.start] as Block;
+    const block = this.blocks.shift() as Block;
     this.lastDroppedSeq = block.seqs[block.seqs.length - 1];
     this.bytes -= block.bytes.length;
     this.dropped += block.seqs.length;
-    this.start++;
-    // Compact now and then rather than shifting on every drop.
-    if (this.start > 1024 && this.start * 2 > this.blocks.length) {
-      this.blocks = this.blocks.slice(this.start);
-      this.start = 0;
-    }
   }
 }
 

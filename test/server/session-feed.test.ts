@@ -29,6 +29,21 @@ describe("a session feed", () => {
     expect(feed.indexAfter(4)).toBe(firstKept);
   });
 
+  it("holds no more than its bound whatever the stream's length: a dropped block is released at once", () => {
+    const frame = `id: 0\ndata: ${JSON.stringify(text(0, 100))}\n\n`.length;
+    const maxBytes = frame * 64;
+    const feed = new SessionFeed("f", { file: null, live: true, maxBytes });
+    // Each event its own block (as when events come one per turn of the event loop): thousands of blocks pass.
+    for (let seq = 0; seq < 5000; seq++) {
+      feed.push(text(seq, 100));
+      expect(feed.endIndex).toBe(seq + 1);
+    }
+    expect(feed.retainedBytes).toBeLessThanOrEqual(maxBytes);
+    expect(feed.retainedBlocks).toBeLessThanOrEqual(64);
+    expect(feed.retainedBlocks).toBe(feed.endIndex - feed.firstIndex);
+    expect(feed.frameAt(feed.firstIndex)).toMatch(new RegExp(`^id: ${feed.firstIndex}\\n`));
+  });
+
   it("wakes its viewers once per turn for all the events pushed in it, and hands every viewer the same encoded bytes", async () => {
     const feed = new SessionFeed("f", { file: null, live: true });
     const wakes: [number, number] = [0, 0];

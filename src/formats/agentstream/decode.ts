@@ -39,6 +39,8 @@ export const agentstream: Dialect = {
         void seq;
         const event = rest as unknown as AgentEventDraft & { type: AgentEventType };
         if (event.type === "message.started") starts.set(event.messageId, { role: event.role, kind: event.kind });
+        // Only an open message's deltas need it: kept for every message, it would grow with the stream.
+        else if (event.type === "message.completed") starts.delete(event.messageId);
         return [event.type === "message.delta" ? withRoleAndKind(event, starts) : event];
       },
       end: () => [],
