@@ -145,15 +145,21 @@ export function openRunLogs(dir: string, runId: string, options: RunLogOptions =
       events = [];
       try {
         await lines.end();
+      } catch (error) {
+        toolCalls?.discard(); // no summary log to read it back into
+        throw error;
       } finally {
         for (const fd of Object.values(fds)) closeSync(fd);
       }
-      const fd = open(files.summary);
       try {
-        if (toolCalls === undefined) writeAll(fd, `${JSON.stringify(summary, null, 2)}\n`);
-        else writeSummarySpliced(fd, summary, toolCalls);
+        const fd = open(files.summary);
+        try {
+          if (toolCalls === undefined) writeAll(fd, `${JSON.stringify(summary, null, 2)}\n`);
+          else writeSummarySpliced(fd, summary, toolCalls);
+        } finally {
+          closeSync(fd);
+        }
       } finally {
-        closeSync(fd);
         toolCalls?.discard();
       }
     },
