@@ -147,6 +147,10 @@ const runs = {
     input: "claude",
     argv: (f, dir) => ["run", "--from", "claude", "--mode", "basic", "--heartbeat", "0", "--log", dir, "--", "cat", f],
   },
+  "run --mode none --log": {
+    input: "claude",
+    argv: (f, dir) => ["run", "--from", "claude", "--mode", "none", "--heartbeat", "0", "--log", dir, "--", "cat", f],
+  },
   "run --log --json": {
     input: "claude",
     argv: (f, dir) => ["run", "--from", "claude", "--json", "--heartbeat", "0", "--log", dir, "--", "cat", f],
@@ -189,7 +193,7 @@ export function reportGeneratedMemory(sizes = [100, 1000], which = Object.keys(r
       const r = measureCommand(name, files.get(key));
       return `${r.rssMb.toFixed(0)} MB (${r.seconds.toFixed(1)} s, ${r.mbPerS.toFixed(0)} MB/s)`;
     });
-    console.log(`  ${name.padEnd(14)} ${cells.join(" / ")}`);
+    console.log(`  ${name.padEnd(21)} ${cells.join(" / ")}`);
   }
 }
 

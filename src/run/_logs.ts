@@ -16,6 +16,7 @@ import type { AgentEvent } from "../model/events.ts";
 import { createLogLineWriter, findLosslessIntegers, writeAll, type LogLineFds, type LosslessPaths } from "./_log-lines.ts";
 import { packDeltas, type PackedDeltas } from "./_packed-deltas.ts";
 import { forEachHeld, type HeldStrings } from "../framing/held-strings.ts";
+import { createToolCallSpool, type ToolCallSpool } from "./_tool-call-spool.ts";
 
 /** Where a run's logs went. */
 export interface RunLogFiles {
@@ -96,8 +97,20 @@ const workerUrl = new URL("./_log-worker.js", import.meta.url);
 /** The worker is compiled JavaScript; the TypeScript sources (vitest) have none beside them. */
 const workerAvailable = import.meta.url.endsWith(".js");
 
-/** `held`: the strings the run's reader holds (`run --to agentstream`), which the logs splice too. */
-export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow, held?: HeldStrings): RunLogs {
+/** How the logs are written beyond the defaults. */
+export interface RunLogOptions {
+  readonly flow?: RunLogFlow;
+  /** The strings the run's reader holds (`run --to agentstream`), which the logs splice too. */
+  readonly held?: HeldStrings | undefined;
+  /**
+   * The summary's `toolCalls` come from the logs' own spool (src/run/_tool-call-spool.ts), not from memory: the
+   * summary given to `close` has an empty list, which the summary log replaces with every call of the run.
+   */
+  readonly spoolToolCalls?: boolean;
+}
+
+export function openRunLogs(dir: string, runId: string, options: RunLogOptions = {}): RunLogs {
+  const { flow, held } = options;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: RunLogFiles = {
     raw: join(dir, `${runId}.raw`),
@@ -109,6 +122,7 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow, held?
   const open = (path: string): number => openSync(path, "a", 0o600);
   const fds = { raw: open(files.raw), stderr: open(files.stderr), events: open(files.events), oneshot: open(files.oneshot) };
   const lines = workerAvailable ? createWorkerLines(fds, runId, flow, held) : createInThreadLines(fds, runId, held);
+  const toolCalls = options.spoolToolCalls === true ? createToolCallSpool(join(dir, `.${runId}.tool-calls.tmp`)) : undefined;
   let events: AgentEvent[] = [];
   return {
     files,
@@ -116,6 +130,7 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow, held?
     stderr: (chunk) => writeAll(fds.stderr, chunk),
     event(event) {
       events.push(event);
+      toolCalls?.add(event);
     },
     flush(inputBytes = 0) {
       if (events.length === 0) return;
@@ -130,14 +145,38 @@ export function openRunLogs(dir: string, runId: string, flow?: RunLogFlow, held?
       events = [];
       try {
         await lines.end();
+      } catch (error) {
+        toolCalls?.discard(); // no summary log to read it back into
+        throw error;
       } finally {
         for (const fd of Object.values(fds)) closeSync(fd);
       }
-      const fd = open(files.summary);
-      writeAll(fd, `${JSON.stringify(summary, null, 2)}\n`);
-      closeSync(fd);
+      try {
+        const fd = open(files.summary);
+        try {
+          if (toolCalls === undefined) writeAll(fd, `${JSON.stringify(summary, null, 2)}\n`);
+          else writeSummarySpliced(fd, summary, toolCalls);
+        } finally {
+          closeSync(fd);
+        }
+      } finally {
+        toolCalls?.discard();
+      }
     },
   };
+}
+
+/** The summary with its `toolCalls` array's elements read from the spool (pretty-printed as JSON.stringify would). */
+function writeSummarySpliced(fd: number, summary: unknown, toolCalls: ToolCallSpool): void {
+  const marker = `tool-calls-${Math.random().toString(36).slice(2)}`;
+  const text = JSON.stringify(summary, (key, value: unknown) => (key === "toolCalls" && Array.isArray(value) ? marker : value), 2);
+  const at = text.indexOf(`"${marker}"`);
+  if (at < 0) return writeAll(fd, `${text}\n`);
+  const lineStart = text.lastIndexOf("\n", at) + 1;
+  const indent = /^ */.exec(text.slice(lineStart))?.[0] ?? "";
+  writeAll(fd, `${text.slice(0, at)}[`);
+  const listed = toolCalls.writeTo(fd, `${indent}  `);
+  writeAll(fd, `${listed > 0 ? `\n${indent}` : ""}]${text.slice(at + marker.length + 2)}\n`);
 }
 
 interface EventLines {

@@ -73,7 +73,8 @@ export interface RunAgentOptions {
   /**
    * List every tool call in the result's `summary.toolCalls`. That list is the one part of a run's memory that grows
    * with its output (an entry per call): a caller that never reads it (the CLI without `--json` or `--final-summary`)
-   * passes false, and `toolCalls` is then empty; with `log` it is always listed (the summary log has it). @defaultValue true
+   * passes false, and `toolCalls` is then empty; with `log`, the summary log still lists every call, read back at the end
+   * from a spool file beside the logs (each call is held only while it is open). @defaultValue true
    */
   listToolCalls?: boolean;
 }
@@ -228,7 +229,7 @@ class AgentRunState {
     this.args = args;
     this.options = options;
     this.runId = options.runId ?? newRunId();
-    this.summary = createSummaryBuilder({ toolCalls: options.listToolCalls !== false || options.log !== undefined });
+    this.summary = createSummaryBuilder({ toolCalls: options.listToolCalls !== false });
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.killAfterMs = options.killAfterMs ?? 5000;
     this.nextHeartbeat = this.heartbeatMs;
@@ -258,7 +259,7 @@ class AgentRunState {
     this.logs =
       options.log === undefined
         ? undefined
-        : openLogs(options.log, this.runId, held, {
+        : openLogs(options.log, this.runId, held, options.listToolCalls === false, {
             onBehind: () => {
               this.logsBehind = true;
               this.flowAgentStdout();
@@ -520,9 +521,10 @@ class AgentRunState {
 }
 
 /** Opens the run's logs; a folder that cannot be written is the caller's mistake, said before anything starts. */
-function openLogs(dir: string, runId: string, held: HeldStrings | undefined, flow: RunLogFlow): RunLogs {
+/** `spoolToolCalls`: the summary lists no tool calls, so the summary log gets them from a spool on disk. */
+function openLogs(dir: string, runId: string, held: HeldStrings | undefined, spoolToolCalls: boolean, flow: RunLogFlow): RunLogs {
   try {
-    return openRunLogs(dir, runId, flow, held);
+    return openRunLogs(dir, runId, { flow, held, spoolToolCalls });
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new AgentStreamError("io", `cannot write the run's logs in ${dir}: ${reason}`, { cause });

@@ -252,9 +252,15 @@ class SummaryState {
     if (value !== undefined) this.cost = (this.cost ?? 0) + value;
   }
 
+  /** The time `noteTime` saw last (a repeat changes neither end). */
+  private lastTimeText: string | undefined;
+
   /** Keeps the earliest and latest timestamp, for a duration when no record states one. */
   noteTime(time: string | undefined): void {
-    const at = time === undefined ? Number.NaN : Date.parse(time);
+    // Consecutive events mostly share one time (under `run`, every event of a chunk has its receipt time): parse it once.
+    if (time === undefined || time === this.lastTimeText) return;
+    this.lastTimeText = time;
+    const at = Date.parse(time);
     if (Number.isNaN(at)) return;
     this.firstTime = this.firstTime === undefined ? at : Math.min(this.firstTime, at);
     this.lastTime = this.lastTime === undefined ? at : Math.max(this.lastTime, at);

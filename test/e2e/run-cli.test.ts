@@ -361,4 +361,30 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(read.events.length).toBeGreaterThan(0);
     expect(read.issues.filter((i) => i.severity === "error")).toEqual([]);
   });
+
+  it("the summary log lists every tool call of a run with the view (spooled, not held), and leaves no spool behind", () => {
+    const dir = join(tempDir("run-tool-spool"), "logs");
+    const run = cli([
+      "run",
+      "--from",
+      "claude",
+      "--mode",
+      "none",
+      "--heartbeat",
+      "0",
+      "--log",
+      dir,
+      "--",
+      process.execPath,
+      fake("many-tools.mjs"),
+      "--tools=3000",
+    ]);
+    expect(run.code).toBe(0);
+    const names = readdirSync(dir);
+    expect(names.filter((name) => name.startsWith("."))).toEqual([]);
+    const summaryFile = join(dir, names.find((name) => name.endsWith(".summary.json")) ?? ".summary.json");
+    const toolCalls = (JSON.parse(readFileSync(summaryFile, "utf8")) as { summary: { toolCalls: { status: string }[] } }).summary.toolCalls;
+    expect(toolCalls).toHaveLength(3000);
+    expect(toolCalls.every((call) => call.status === "success")).toBe(true);
+  });
 });

@@ -85,7 +85,7 @@ describe("runAgent", () => {
   );
 
   it.skipIf(!hasShared)(
-    "lists the tool calls in the summary unless listToolCalls is false (the list grows with the run); a summary log always has them",
+    "lists the tool calls in the summary unless listToolCalls is false (the list grows with the run); a summary log always has them, from a spool",
     async () => {
       const capture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
       const replay = (options: RunAgentOptions) =>
@@ -95,8 +95,17 @@ describe("runAgent", () => {
       const unlisted = (await replay({ listToolCalls: false })).result.summary;
       expect(unlisted.toolCalls).toEqual([]);
       expect({ ...unlisted, toolCalls: listed.toolCalls, durationMs: listed.durationMs }).toEqual(listed);
-      const logged = await replay({ listToolCalls: false, log: join(tempDir("run-tools"), "logs"), runId: "t" });
-      expect(logged.result.summary.toolCalls).toEqual(listed.toolCalls);
+      const dir = join(tempDir("run-tools"), "logs");
+      const logged = await replay({ listToolCalls: false, log: dir, runId: "t" });
+      // The run holds no list for the log either: the summary log's comes from a spool on disk, removed at the end.
+      expect(logged.result.summary.toolCalls).toEqual([]);
+      const text = readFileSync(join(dir, "t.summary.json"), "utf8");
+      const summaryLog = JSON.parse(text) as RunResult;
+      expect(summaryLog.summary.toolCalls).toEqual(listed.toolCalls);
+      expect(text).toBe(
+        `${JSON.stringify({ ...logged.result, summary: { ...logged.result.summary, toolCalls: listed.toolCalls } }, null, 2)}\n`,
+      );
+      expect(readdirSync(dir).sort()).toEqual(["t-oneshot-log.json", "t.events.ndjson", "t.raw", "t.stderr", "t.summary.json"]);
     },
   );
 
