@@ -2,8 +2,8 @@
  * The skimmer's check of a string it may skip, run by a small WebAssembly module with SIMD (`_skim-scan.wat`,
  * its bytes in the generated `_skim-scan.wasm.ts`): 16 bytes at a time are tested for `"`, `\`, control bytes
  * and the anchor bytes of the caller's keywords, and only those bytes are handled one by one (an escape's
- * validity, a keyword's other bytes); the string's UTF-8 is then checked 16 bytes at a time too. The keywords are data handed in (`SkipCheck.keywords`):
- * the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
+ * validity, a keyword's other bytes); the string's UTF-8 is then checked 16 bytes at a time too. The keywords are
+ * data handed in (`SkipCheck.keywords`): the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
  * (`scanString` in `_skim.ts`, which stays for where WebAssembly is not there): test/framing/ndjson/skim-native.test.ts.
  */
 import { SKIM_SCAN_WASM_BASE64 } from "./_skim-scan.wasm.ts";

@@ -111,6 +111,29 @@
   ;; them is checked after the last, so a sequence cut by the end is an error.
   (func (export "utf8") (param $p i32) (param $end i32) (result i32)
     (local $in v128) (local $prev v128) (local $error v128) (local $n i32) (local $done i32)
+    (local $b v128) (local $c v128) (local $d v128)
+    ;; 64 bytes at a time while they last; a block of ASCII after ASCII is passed with one test.
+    (block $tail
+      (loop $wide
+        (br_if $tail (i32.lt_s (i32.sub (local.get $end) (local.get $p)) (i32.const 64)))
+        (local.set $in (v128.load (local.get $p)))
+        (local.set $b (v128.load offset=16 (local.get $p)))
+        (local.set $c (v128.load offset=32 (local.get $p)))
+        (local.set $d (v128.load offset=48 (local.get $p)))
+        (if (i8x16.bitmask (v128.or (v128.or (local.get $in) (local.get $b)) (v128.or (local.get $c) (local.get $d))))
+          (then
+            (local.set $error
+              (v128.or
+                (v128.or (local.get $error)
+                  (v128.or (call $utf8Errors (local.get $in) (local.get $prev)) (call $utf8Errors (local.get $b) (local.get $in))))
+                (v128.or (call $utf8Errors (local.get $c) (local.get $b)) (call $utf8Errors (local.get $d) (local.get $c))))))
+          (else
+            (if (i8x16.bitmask (local.get $prev))
+              (then (local.set $error (v128.or (local.get $error) (call $utf8Errors (local.get $in) (local.get $prev))))))))
+        (local.set $prev (local.get $d))
+        (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (br $wide)))
+    ;; Then 16 at a time, the last block and one of zeros after it.
     (loop $block
       (local.set $n (i32.sub (local.get $end) (local.get $p)))
       (local.set $done (i32.le_s (local.get $n) (i32.const 0)))
