@@ -2,8 +2,8 @@
  * The skimmer's check of a string it may skip, run by a small WebAssembly module with SIMD (`_skim-scan.wat`,
  * its bytes in the generated `_skim-scan.wasm.ts`): 16 bytes at a time are tested for `"`, `\`, control bytes
  * and the anchor bytes of the caller's keywords, and only those bytes are handled one by one (an escape's
- * validity, a UTF-8 sequence, a keyword's other bytes). The keywords are data handed in (`SkipCheck.keywords`):
- * the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
+ * validity, a keyword's other bytes); the string's UTF-8 is then checked 16 bytes at a time too. The keywords are
+ * data handed in (`SkipCheck.keywords`): the module's tables are made from them when a skimmer is made. It gives the verdicts of the JavaScript scan
  * (`scanString` in `_skim.ts`, which stays for where WebAssembly is not there): test/framing/ndjson/skim-native.test.ts.
  */
 import { SKIM_SCAN_WASM_BASE64 } from "./_skim-scan.wasm.ts";
@@ -11,6 +11,7 @@ import { SKIM_SCAN_WASM_BASE64 } from "./_skim-scan.wasm.ts";
 interface ScanExports {
   readonly memory: WebAssembly.Memory;
   scan(start: number, from: number, anchors: number): number;
+  utf8(start: number, end: number): number;
   hits(): number;
   hitsAt(): number;
   resumeAt(): number;
@@ -75,7 +76,7 @@ export class NativeScanner {
         const at = this.exports.hitsAt() >>> 2;
         for (let k = 0; k < hits; k++) seen.push((this.hitList[at + k] as number) - offset);
       }
-      if (end !== -2) return end < 0 ? -1 : end - offset;
+      if (end !== -2) return end < 0 || this.exports.utf8(i + offset, end) === 0 ? -1 : end - offset;
       from = this.exports.resumeAt();
     }
   }
@@ -145,8 +146,8 @@ export function createNativeScanner(keywords: readonly SkimKeyword[]): NativeSca
  * Writes the tables of the anchors mode and the keyword lists (see the .wat's Memory); false when they do not fit.
  * The nibble tables: one bit per high half of an ASCII byte (2 to 7), set in the low-half entry of each special
  * byte (`"`, `\\`, an anchor) of that half; bit 0 in every low-half entry and the high halves 0 and 1 (control
- * bytes), bit 7 in every low-half entry and the high halves 8 to 15 (UTF-8 sequences). The AND of a byte's two
- * entries is then not 0 exactly for the special bytes, the control bytes and the bytes from 0x80.
+ * bytes). The AND of a byte's two entries is then not 0 exactly for the special bytes and the control bytes (bytes
+ * from 0x80 pass: the string's UTF-8 is checked apart, `utf8`).
  */
 function writeKeywords(memory: Uint8Array, keywords: readonly SkimKeyword[]): boolean {
   const byAnchor = new Map<number, SkimKeyword[]>();
@@ -158,10 +159,9 @@ function writeKeywords(memory: Uint8Array, keywords: readonly SkimKeyword[]): bo
   }
   const lo = memory.subarray(0, 16);
   const hi = memory.subarray(16, 32);
-  lo.fill(1 | 0x80);
+  lo.fill(1);
   hi.fill(0);
   hi.fill(1, 0, 2);
-  hi.fill(0x80, 8, 16);
   for (const special of [0x22, 0x5c, ...byAnchor.keys()]) {
     const bit = 1 << ((special >> 4) - 1);
     lo[special & 15] = (lo[special & 15] as number) | bit;

@@ -3,7 +3,7 @@
 ;; _skim-scan.wasm.ts (committed: the build needs no assembler); _skim-native.ts runs it.
 ;;
 ;; Why hand-written: the check is JSON string syntax (escapes, no raw control byte, no printable ASCII
-;; escaped) fused with a keyword check; no library scans for that set of bytes, and a JavaScript byte loop
+;; escaped, valid UTF-8) fused with a keyword check; no library scans for that set of bytes, and a JavaScript byte loop
 ;; is several times slower (docs/benchmarks.md). The module knows no keyword: the caller writes them, with
 ;; the tables that find their anchor bytes, into its memory (_skim-native.ts, from the SkipCheck it is given).
 ;;
@@ -103,48 +103,81 @@
         (br $entry)))
     (i32.const 0))
 
-;; Whether `b` is a UTF-8 continuation byte.
-  (func $continuation (param $b i32) (result i32)
-    (i32.eq (i32.and (local.get $b) (i32.const 0xc0)) (i32.const 0x80)))
-
-  ;; Bytes taken by the UTF-8 sequence that starts with `c` (0x80 or more) at `p`, 0 when it is not valid UTF-8
-  ;; (no overlong form, surrogate or value past U+10FFFF: _skim.ts `utf8Length`). The sentinel ends any sequence cut
-  ;; by the line's end, the closing quote one cut by the string's.
-  (func $utf8 (param $p i32) (param $c i32) (result i32)
-    (local $c1 i32)
-    (local.set $c1 (i32.load8_u offset=1 (local.get $p)))
-    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xc2)) (i32.const 0x1e))
-      (then (return (select (i32.const 2) (i32.const 0) (call $continuation (local.get $c1))))))
-    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xe0)) (i32.const 0x10))
-      (then
-        (if (i32.eqz (i32.and (call $continuation (local.get $c1)) (call $continuation (i32.load8_u offset=2 (local.get $p)))))
-          (then (return (i32.const 0))))
-        (if (i32.and (i32.eq (local.get $c) (i32.const 0xe0)) (i32.lt_u (local.get $c1) (i32.const 0xa0))) (then (return (i32.const 0))))
-        (if (i32.and (i32.eq (local.get $c) (i32.const 0xed)) (i32.gt_u (local.get $c1) (i32.const 0x9f))) (then (return (i32.const 0))))
-        (return (i32.const 3))))
-    (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0xf0)) (i32.const 5))
-      (then
-        (if (i32.eqz
-              (i32.and (i32.and (call $continuation (local.get $c1)) (call $continuation (i32.load8_u offset=2 (local.get $p))))
-                       (call $continuation (i32.load8_u offset=3 (local.get $p)))))
-          (then (return (i32.const 0))))
-        (if (i32.and (i32.eq (local.get $c) (i32.const 0xf0)) (i32.lt_u (local.get $c1) (i32.const 0x90))) (then (return (i32.const 0))))
-        (if (i32.and (i32.eq (local.get $c) (i32.const 0xf4)) (i32.gt_u (local.get $c1) (i32.const 0x8f))) (then (return (i32.const 0))))
-        (return (i32.const 4))))
-    (i32.const 0))
-
-  ;; Where the run of UTF-8 sequences that starts at `p` ends (the first byte below 0x80 after it), 0 when one
-  ;; of them is not valid UTF-8.
-  (func $utf8Run (param $p i32) (result i32)
-    (local $c i32) (local $step i32)
-    (loop $next
-      (local.set $c (i32.load8_u (local.get $p)))
-      (if (i32.lt_u (local.get $c) (i32.const 0x80)) (then (return (local.get $p))))
-      (local.set $step (call $utf8 (local.get $p) (local.get $c)))
-      (if (i32.eqz (local.get $step)) (then (return (i32.const 0))))
-      (local.set $p (i32.add (local.get $p) (local.get $step)))
-      (br $next))
+;; Whether the bytes [p, end) are valid UTF-8 (no overlong form, surrogate or value past U+10FFFF: _skim.ts
+  ;; `utf8Length`), 1 or 0, 16 bytes at a time: the lookup algorithm of Keiser and Lemire ("Validating UTF-8 in less
+  ;; than one instruction per byte", 2021), as simdjson writes it. Three table lookups on the high half of the byte
+  ;; before, its low half and the byte's high half say what each pair of bytes may not be; the bytes two and three
+  ;; after a three- and four-byte lead must be continuations. Bytes past `end` count as 0 (ASCII), and one block of
+  ;; them is checked after the last, so a sequence cut by the end is an error.
+  (func (export "utf8") (param $p i32) (param $end i32) (result i32)
+    (local $in v128) (local $prev v128) (local $error v128) (local $n i32) (local $done i32)
+    (local $b v128) (local $c v128) (local $d v128)
+    ;; 64 bytes at a time while they last; a block of ASCII after ASCII is passed with one test.
+    (block $tail
+      (loop $wide
+        (br_if $tail (i32.lt_s (i32.sub (local.get $end) (local.get $p)) (i32.const 64)))
+        (local.set $in (v128.load (local.get $p)))
+        (local.set $b (v128.load offset=16 (local.get $p)))
+        (local.set $c (v128.load offset=32 (local.get $p)))
+        (local.set $d (v128.load offset=48 (local.get $p)))
+        (if (i8x16.bitmask (v128.or (v128.or (local.get $in) (local.get $b)) (v128.or (local.get $c) (local.get $d))))
+          (then
+            (local.set $error
+              (v128.or
+                (v128.or (local.get $error)
+                  (v128.or (call $utf8Errors (local.get $in) (local.get $prev)) (call $utf8Errors (local.get $b) (local.get $in))))
+                (v128.or (call $utf8Errors (local.get $c) (local.get $b)) (call $utf8Errors (local.get $d) (local.get $c))))))
+          (else
+            (if (i8x16.bitmask (local.get $prev))
+              (then (local.set $error (v128.or (local.get $error) (call $utf8Errors (local.get $in) (local.get $prev))))))))
+        (local.set $prev (local.get $d))
+        (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (br $wide)))
+    ;; Then 16 at a time, the last block and one of zeros after it.
+    (loop $block
+      (local.set $n (i32.sub (local.get $end) (local.get $p)))
+      (local.set $done (i32.le_s (local.get $n) (i32.const 0)))
+      (local.set $in (select (v128.const i64x2 0 0) (v128.load (local.get $p)) (local.get $done)))
+      (if (i32.lt_s (local.get $n) (i32.const 16))
+        (then
+          (local.set $in
+            (v128.and (local.get $in)
+              (i8x16.gt_s (i8x16.splat (select (local.get $n) (i32.const 0) (i32.gt_s (local.get $n) (i32.const 0))))
+                          (v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15))))))
+      ;; Two blocks of ASCII: nothing to check.
+      (if (i32.or (i8x16.bitmask (local.get $in)) (i8x16.bitmask (local.get $prev)))
+        (then
+          (local.set $error
+            (v128.or (local.get $error) (call $utf8Errors (local.get $in) (local.get $prev))))))
+      (if (local.get $done) (then (return (i32.eqz (v128.any_true (local.get $error))))))
+      (local.set $prev (local.get $in))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $block))
     (unreachable))
+
+  ;; The error bits of the 16 bytes `in` after the 16 bytes `prev` (0 everywhere: valid so far).
+  (func $utf8Errors (param $in v128) (param $prev v128) (result v128)
+    (local $prev1 v128) (local $special v128) (local $must23 v128)
+    (local.set $prev1 (i8x16.shuffle 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 (local.get $prev) (local.get $in)))
+    ;; bits: 1 too short | 2 too long | 4 overlong 3 | 8 too large | 16 surrogate | 32 overlong 2 | 64 too large 1000 or
+    ;; overlong 4 | 128 two continuations
+    (local.set $special
+      (v128.and
+        (v128.and
+          (i8x16.swizzle (v128.const i8x16 2 2 2 2 2 2 2 2 128 128 128 128 33 1 21 73) (i8x16.shr_u (local.get $prev1) (i32.const 4)))
+          (i8x16.swizzle (v128.const i8x16 231 163 131 131 139 203 203 203 203 203 203 203 203 219 203 203)
+                         (v128.and (local.get $prev1) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))
+        (i8x16.swizzle (v128.const i8x16 1 1 1 1 1 1 1 1 230 174 186 186 1 1 1 1) (i8x16.shr_u (local.get $in) (i32.const 4)))))
+    ;; The second and third bytes after a lead of three or four: continuations (top bit of the difference).
+    (local.set $must23
+      (v128.and
+        (v128.or
+          (i8x16.sub_sat_u (i8x16.shuffle 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 (local.get $prev) (local.get $in))
+                           (v128.const i8x16 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60 0x60))
+          (i8x16.sub_sat_u (i8x16.shuffle 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 (local.get $prev) (local.get $in))
+                           (v128.const i8x16 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70 0x70)))
+        (v128.const i8x16 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80 0x80)))
+    (v128.xor (local.get $must23) (local.get $special)))
 
   ;; The special bytes of the 16 at `at`, one bit each (see $scan for the tables `lo` and `hi`).
   (func $classify (param $at i32) (param $lo v128) (param $hi v128) (result i32)
@@ -158,15 +191,16 @@
     (i8x16.bitmask (i8x16.ne (local.get $class) (v128.const i64x2 0 0))))
 
   ;; Scans the string whose text starts at `start` from `from` (absolute addresses): the address of its
-  ;; closing quote, -1 on a raw control byte (the sentinel included), a bad escape or invalid UTF-8, -2 when HITS is full
+  ;; closing quote, -1 on a raw control byte (the sentinel included) or a bad escape, -2 when HITS is full
   ;; (scan on from `resumeAt`; the line breaks are counted from the string's start). With `anchors` not 0 the
   ;; caller's keywords are looked for at their anchor bytes on the way, and where one is found its anchor is
   ;; recorded at HITS (`hits` of them, counted from this call).
   ;;
   ;; Each 64-byte block is classified, 16 bytes at a time, by two table lookups (`swizzle`) on its bytes' low
-  ;; and high halves, whose AND is not 0 exactly for `"`, `\`, bytes below 0x20, bytes from 0x80 (a UTF-8
-  ;; sequence, checked whole) and (with anchors) the anchor bytes. Without anchors the bits are: 0 below 0x20 |
-  ;; 1 `"` | 2 `\` | 3 from 0x80; with them, the caller's tables at 0 and 16 (_skim-native.ts `writeKeywords`).
+  ;; and high halves, whose AND is not 0 exactly for `"`, `\`, bytes below 0x20 and (with anchors) the anchor
+  ;; bytes. Bytes from 0x80 pass: the caller checks the string's UTF-8 with `utf8` once it has its end, in one pass
+  ;; that does not stop at every sequence. Without anchors the bits are: 0 below 0x20 | 1 `"` | 2 `\`; with them,
+  ;; the caller's tables at 0 and 16 (_skim-native.ts `writeKeywords`).
   (func (export "scan") (param $start i32) (param $from i32) (param $anchors i32) (result i32)
     (local $lo v128) (local $hi v128) (local $mask i64) (local $k i32) (local $p i32) (local $c i32) (local $step i32)
     (global.set $hits (i32.const 0))
@@ -176,8 +210,8 @@
         (local.set $lo (v128.load (i32.const 0)))
         (local.set $hi (v128.load (i32.const 16))))
       (else
-        (local.set $lo (v128.const i8x16 9 9 11 9 9 9 9 9 9 9 9 9 13 9 9 9))
-        (local.set $hi (v128.const i8x16 1 1 2 0 0 4 0 0 8 8 8 8 8 8 8 8))))
+        (local.set $lo (v128.const i8x16 1 1 3 1 1 1 1 1 1 1 1 1 5 1 1 1))
+        (local.set $hi (v128.const i8x16 1 1 2 0 0 4 0 0 0 0 0 0 0 0 0 0))))
     (loop $block
       (local.set $mask
         (i64.or
@@ -199,18 +233,12 @@
         (local.set $k (i32.wrap_i64 (i64.ctz (local.get $mask))))
         (local.set $p (i32.add (local.get $from) (local.get $k)))
         (local.set $c (i32.load8_u (local.get $p)))
-        ;; An escape, or a run of UTF-8 sequences, is stepped over whole (0: invalid).
+        ;; An escape is stepped over whole (0: invalid).
         (local.set $step (i32.const 0))
         (if (i32.eq (local.get $c) (i32.const 0x5c))
           (then
             (local.set $step (call $escape (local.get $p)))
             (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))))
-        ;; A run of UTF-8 sequences is checked in one loop and stepped over whole.
-        (if (i32.ge_u (local.get $c) (i32.const 0x80))
-          (then
-            (local.set $step (call $utf8Run (local.get $p)))
-            (if (i32.eqz (local.get $step)) (then (return (i32.const -1))))
-            (local.set $step (i32.sub (local.get $step) (local.get $p)))))
         (if (local.get $step)
           (then
             (local.set $k (i32.add (local.get $k) (local.get $step)))

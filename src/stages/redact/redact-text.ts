@@ -25,10 +25,12 @@ interface Keyword {
 /**
  * The characters a trigger is preferably anchored on, the best first: rare in agent output, or separators whose
  * neighbours rule most of them out at once (`_` in `ghp_`, `-` in `sk-`, `.` in `ya29.`); then upper-case and
- * lower-case letters, rarest first. A regular expression finds its anchor with a fast character-class scan before it
- * looks around, and the skimmer's byte scan stops only at anchors: the fewer places they occur, the faster both run.
+ * lower-case letters, rarest first in tool output. A regular expression finds its anchor with a fast character-class
+ * scan before it looks around, and the skimmer's byte scan stops only at anchors: the fewer places they occur, the
+ * faster both run. Tool output is not prose: the letters of `iVBORw0KGgo`, which begins every PNG image sent as
+ * base64, come last of their case, and `k` of the `ok` that test runners print on every line comes after `y`.
  */
-const ANCHOR_PREFERENCE = "_.:-JAzwWZQXKVBYGPFMUCLDRHSNIOTE0123456789qxjkvbygpfmucldrhsnioate/=+";
+const ANCHOR_PREFERENCE = "_.:-JAzwWZQXYPFMUCLDHSNITEVBGROK0123456789qxjvbygpfmucldrhsnioatek/=+";
 
 function anchorOf(text: string, ignoreCase: boolean): number {
   // Where case is ignored, both cases are anchors: the commoner one counts.

@@ -122,6 +122,35 @@ describe("the SIMD scan against the JavaScript scan", () => {
     }
   });
 
+  it("checks UTF-8 as the standard does (TextDecoder, fatal): every lead byte with a second byte of every kind, across a block's edge", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true });
+    const valid = (bytes: Uint8Array): boolean => {
+      try {
+        fatal.decode(bytes);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const wrong: string[] = [];
+    for (let lead = 0x80; lead <= 0xff; lead++) {
+      // Both ends of each high half from 0x80: the ranges that tell overlong forms, surrogates and values past U+10FFFF.
+      for (const second of [0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xaf, 0xb0, 0xbf, 0xc0, 0xff]) {
+        for (const length of [2, 3, 4]) {
+          const sequence = [lead, second, 0x80, 0x80].slice(0, length);
+          // The string's text starts a block: sequences at its start, across its first edge, at its end.
+          for (const shift of [0, 13, 14, 15, 16]) {
+            const inner = Uint8Array.from([...text("x".repeat(shift)), ...sequence]);
+            const line = Uint8Array.from([0x22, ...inner, 0x22, 0x7d]);
+            const end = scanner!.stringEnd(line, 1, true, []);
+            if (end !== (valid(inner) ? line.length - 2 : -1)) wrong.push(`${sequence.map((b) => b.toString(16))} at ${shift}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("takes more anchors than its list holds (the scan resumes) and grows its memory for a long line", () => {
     const many = text("AKIA ".repeat(5000));
     const seen: number[] = [];
