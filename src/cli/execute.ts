@@ -1,6 +1,6 @@
 /**
  * Runs one loaded command: its `--help`, its run, and its errors turned into exit codes and one line on stderr.
- * Shared by `run` (run.ts: finds the command among all of them) and the commands' scripts (command-scripts.ts).
+ * `run` (run.ts) finds the command among all of them and hands it here.
  */
 import { AgentStreamError } from "../errors.ts";
 import { fitHelp, type Command } from "./args.ts";

@@ -3,8 +3,7 @@ import { join } from "node:path";
 
 /**
  * agentstream's cache directory, $XDG_CACHE_HOME/agentstream (else ~/.cache/agentstream); undefined when neither
- * variable is set. It holds the scan cache (cache.ts) and the commands' compiled
- * code (src/cli/command-scripts.ts): anything in it may be deleted at any time.
+ * variable is set. It holds the scan cache (cache.ts): anything in it may be deleted at any time.
  */
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const base = env.XDG_CACHE_HOME ?? (env.HOME === undefined ? undefined : join(env.HOME, ".cache"));
