@@ -1,12 +1,13 @@
 // `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
 // NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
-//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--only substring,…] [--usage-mb SIZE]
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--corpus both|bytes|delta] [--only substring,…] [--usage-mb SIZE]
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ensureCorpus } from "./corpus.mjs";
+import { ensureDeltaStream } from "./delta-stream.mjs";
 import { reportGeneratedMemory, reportMemory } from "./memory.mjs";
 import { benchOtel } from "./otel.mjs";
 import { benchRun } from "./run-agent.mjs";
@@ -92,68 +93,80 @@ const shuffle = (xs, seed) => {
   return a;
 };
 
-const samples = new Map(methods.map((m) => [m, []]));
-const failed = new Set();
-let lineCount = 0;
-for (let round = 0; round < rounds; round++) {
-  const times = {};
-  for (const method of shuffle(methods, round + 7)) {
-    if (failed.has(method)) continue;
-    const r = runMethod(method);
-    if (Number.isNaN(r.ms)) failed.add(method);
-    times[method] = r;
-    if (method === "floor") lineCount = r.events;
+/**
+ * The table for one corpus: every method in a fresh process per round, shuffled, each against the floor of the same
+ * round, then the targets. Run on both corpora of the speed rule: the byte-heavy one and the delta-heavy stream.
+ */
+function measureTable(file, label) {
+  const fileBytes = statSync(file).size;
+  console.log(`\n== ${label}: ${file} (${(fileBytes / 1e6).toFixed(1)} MB)\n`);
+  const samples = new Map(methods.map((m) => [m, []]));
+  const failed = new Set();
+  let lineCount = 0;
+  for (let round = 0; round < rounds; round++) {
+    const times = {};
+    for (const method of shuffle(methods, round + 7)) {
+      if (failed.has(method)) continue;
+      const r = runMethod(method, file);
+      if (Number.isNaN(r.ms)) failed.add(method);
+      times[method] = r;
+      if (method === "floor") lineCount = r.events;
+    }
+    for (const method of methods) {
+      const t = times[method];
+      if (t) samples.get(method).push({ ...t, ratio: times.floor.ms / t.ms, cpuRatio: times.floor.cpuMs / t.cpuMs });
+    }
+    process.stderr.write(`round ${round + 1}/${rounds} done\n`);
   }
-  for (const method of methods) {
-    const t = times[method];
-    if (t) samples.get(method).push({ ...t, ratio: times.floor.ms / t.ms, cpuRatio: times.floor.cpuMs / t.cpuMs });
+
+  const rows = methods
+    .filter((m) => !failed.has(m))
+    .map((method) => {
+      const s = samples.get(method);
+      const ms = median(s.map((x) => x.ms));
+      return {
+        method,
+        mbps: fileBytes / 1e6 / (ms / 1000),
+        linesPerSec: lineCount / (ms / 1000),
+        rssMb: median(s.map((x) => x.rssMb)),
+        ratio: median(s.map((x) => x.ratio)),
+        cpuRatio: median(s.map((x) => x.cpuRatio)),
+      };
+    });
+  const pad = (s, n) => String(s).padEnd(n);
+  const padL = (s, n) => String(s).padStart(n);
+  // "x floor (cpu)": the same ratio from CPU time, which a loaded machine disturbs much less than wall time.
+  console.log(
+    `${pad("method", 36)}${padL("MB/s", 8)}${padL("records/s", 12)}${padL("peak RSS MB", 13)}${padL("x floor", 9)}${padL("x floor (cpu)", 15)}`,
+  );
+  for (const r of rows) {
+    console.log(
+      `${pad(r.method, 36)}${padL(r.mbps.toFixed(1), 8)}${padL(Math.round(r.linesPerSec).toLocaleString("en"), 12)}${padL(r.rssMb.toFixed(0), 13)}${padL(r.ratio.toFixed(2), 9)}${padL(r.cpuRatio.toFixed(2), 15)}`,
+    );
   }
-  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+  const cpuRatio = (name) => rows.find((r) => r.method === name)?.cpuRatio;
+  const ratio = (name) => rows.find((r) => r.method === name)?.ratio;
+  const rt = ratio("floor+stringify+write");
+  const conv = ratio("ours: convert --to agentstream");
+  const split2 = ratio("split2+JSON.parse");
+  const both = (of) => `${of(ratio).toFixed(2)}x (cpu ${of(cpuRatio).toFixed(2)}x)`;
+  console.log("\ntargets (wall, and from CPU time):");
+  if (conv && rt)
+    console.log(
+      `  convert vs parse+stringify+write: ${both((r) => r("ours: convert --to agentstream") / r("floor+stringify+write"))} (target >= 0.8x)`,
+    );
+  if (conv && split2)
+    console.log(
+      `  convert vs split2+JSON.parse:      ${both((r) => r("ours: convert --to agentstream") / r("split2+JSON.parse"))} (target >= 2x)`,
+    );
+  if (ratio("ours: summary")) console.log(`  summary vs floor:                  ${both((r) => r("ours: summary"))} (target >= 1.0x)`);
+  if (ratio("ours: render --mode full"))
+    console.log(`  render vs floor:                   ${both((r) => r("ours: render --mode full"))} (target >= 0.7x)`);
 }
 
-const rows = methods
-  .filter((m) => !failed.has(m))
-  .map((method) => {
-    const s = samples.get(method);
-    const ms = median(s.map((x) => x.ms));
-    return {
-      method,
-      mbps: bytes / 1e6 / (ms / 1000),
-      linesPerSec: lineCount / (ms / 1000),
-      rssMb: median(s.map((x) => x.rssMb)),
-      ratio: median(s.map((x) => x.ratio)),
-      cpuRatio: median(s.map((x) => x.cpuRatio)),
-    };
-  });
-const pad = (s, n) => String(s).padEnd(n);
-const padL = (s, n) => String(s).padStart(n);
-// "x floor (cpu)": the same ratio from CPU time, which a loaded machine disturbs much less than wall time.
-console.log(
-  `${pad("method", 36)}${padL("MB/s", 8)}${padL("records/s", 12)}${padL("peak RSS MB", 13)}${padL("x floor", 9)}${padL("x floor (cpu)", 15)}`,
-);
-for (const r of rows) {
-  console.log(
-    `${pad(r.method, 36)}${padL(r.mbps.toFixed(1), 8)}${padL(Math.round(r.linesPerSec).toLocaleString("en"), 12)}${padL(r.rssMb.toFixed(0), 13)}${padL(r.ratio.toFixed(2), 9)}${padL(r.cpuRatio.toFixed(2), 15)}`,
-  );
-}
-const cpuRatio = (name) => rows.find((r) => r.method === name)?.cpuRatio;
-const ratio = (name) => rows.find((r) => r.method === name)?.ratio;
-const rt = ratio("floor+stringify+write");
-const conv = ratio("ours: convert --to agentstream");
-const split2 = ratio("split2+JSON.parse");
-const both = (of) => `${of(ratio).toFixed(2)}x (cpu ${of(cpuRatio).toFixed(2)}x)`;
-console.log("\ntargets (wall, and from CPU time):");
-if (conv && rt)
-  console.log(
-    `  convert vs parse+stringify+write: ${both((r) => r("ours: convert --to agentstream") / r("floor+stringify+write"))} (target >= 0.8x)`,
-  );
-if (conv && split2)
-  console.log(
-    `  convert vs split2+JSON.parse:      ${both((r) => r("ours: convert --to agentstream") / r("split2+JSON.parse"))} (target >= 2x)`,
-  );
-if (ratio("ours: summary")) console.log(`  summary vs floor:                  ${both((r) => r("ours: summary"))} (target >= 1.0x)`);
-if (ratio("ours: render --mode full"))
-  console.log(`  render vs floor:                   ${both((r) => r("ours: render --mode full"))} (target >= 0.7x)`);
+const which = opt("corpus", "both");
+if (which !== "delta") measureTable(corpus, `byte-heavy corpus (${agent})`);
+if (which !== "bytes" && agent === "claude") measureTable(await ensureDeltaStream(), "delta-heavy stream (Claude Code, partial messages)");
 
 // Latency: lines written one every 2 ms into a pipe; time from write to event. Two streams: any
 // NDJSON (--from json) and a Claude Code stream detected automatically (its decoder compiles on first use).
