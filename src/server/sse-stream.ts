@@ -37,14 +37,7 @@ export function streamFeed(feed: SessionFeed, res: ServerResponse, options: Stre
   /** Wakes a reading of the log again that waits for the socket to drain (false: the viewer is gone). */
   let drained: ((open: boolean) => void) | undefined;
 
-  res.writeHead(200, {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-store",
-    "X-Accel-Buffering": "no",
-  });
-  // Events that were dropped from the feed before this viewer asked for them, and cannot be read again: say how many.
-  const missing = feed.reread !== undefined ? 0 : options.after === undefined ? feed.firstIndex : feed.missedAfter(options.after);
-  res.write(`retry: 1000\n\n${missing > 0 ? control("truncated", { dropped: missing }) : ""}`);
+  writeStreamHead(feed, res, options.after);
 
   const close = (): void => {
     if (closed) return;
@@ -147,6 +140,18 @@ export function streamFeed(feed: SessionFeed, res: ServerResponse, options: Stre
   }, options.heartbeatMs ?? 15_000);
   res.on("close", close);
   pump();
+}
+
+/** The response's head and the stream's first frames: the reconnection delay, and what this viewer can never get. */
+function writeStreamHead(feed: SessionFeed, res: ServerResponse, after: number | undefined): void {
+  res.writeHead(200, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Accel-Buffering": "no",
+  });
+  // Events that were dropped from the feed before this viewer asked for them, and cannot be read again: say how many.
+  const missing = feed.reread !== undefined ? 0 : after === undefined ? feed.firstIndex : feed.missedAfter(after);
+  res.write(`retry: 1000\n\n${missing > 0 ? control("truncated", { dropped: missing }) : ""}`);
 }
 
 /** A control frame: no `id:`, so it never moves the viewer's `Last-Event-ID`. */
