@@ -1,17 +1,10 @@
-/**
- * publish and tail without a server: usage errors, and a publish to a server that is down, whose
- * events go to the spool, what does not fit counted and said (never silent). The suites with a
- * real nats-server are test/fleet/nats-*.test.ts and test/e2e/run-publish.test.ts.
- */
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
+
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { freePort } from "../helpers/nats-server.ts";
-import { repoRoot } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const capture = join(import.meta.dirname, "../fixtures/claude/edit-write-todowrite-file-changed-plan.ndjson");
