@@ -1,4 +1,9 @@
-
+/**
+ * publish and tail without a server: usage errors, and a publish to a server that is down, whose
+ * events go to the spool, what does not fit counted and said (never silent). The suites with a
+ * real nats-server are test/fleet/nats-*.test.ts and test/e2e/run-publish.test.ts; publish's
+ * end-by-itself check is test/e2e/publish-cli.test.ts.
+ */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
