@@ -5,7 +5,8 @@
 // image, a huge log), and non-ASCII text (Vietnamese, CJK, emoji, ANSI escapes in tool output).
 import { createWriteStream, existsSync, mkdirSync, statSync } from "node:fs";
 
-function prng(seed) {
+/** A seeded PRNG (mulberry32): the same corpus on every machine. */
+export function prng(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

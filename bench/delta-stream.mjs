@@ -5,17 +5,7 @@
 // bench/.corpus/. It is the second corpus of the speed rule beside bench/corpus.mjs's byte-heavy one.
 //   node bench/delta-stream.mjs [--lines N]   prints the file's path (and its line statistics)
 import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "./corpus.mjs";
 
 const WORDS = [
   "the",
