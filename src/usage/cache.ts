@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { olderVersion, removeStale } from "./cache-dir.ts";
 import { columnBytes, columnViews, compactColumns } from "./columns.ts";
-import type { FileScan, RecordColumns, ScannerState, SessionFacts, UsageAgent } from "./types.ts";
+import type { FileScan, RecordColumns } from "./types.ts";
 
 /** Changes whenever the layout does: a file of another version is made again. */
 const VERSION = 9;
@@ -32,21 +32,12 @@ const PREFIX_BYTES = MAGIC.length + 16;
  */
 const MAX_CACHE_BYTES = 512 * 1024 * 1024;
 
-/** One file's entry in the header: every field of its scan but the records' columns. */
-interface Entry {
-  readonly path: string;
-  readonly agent: UsageAgent;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly offset: number;
-  readonly seam?: number | undefined;
-  readonly badLines: number;
-  readonly facts: SessionFacts;
-  readonly state: ScannerState;
+/** One file's entry in the header: every field of its scan but the records' columns, and how to read those back. */
+type Entry = Omit<FileScan, "records"> & {
   readonly models: readonly string[];
   readonly threads?: readonly (string | null)[] | undefined;
   readonly length: number;
-}
+};
 
 export function cacheFile(dir: string): string {
   return join(dir, `usage-v${VERSION}.bin`);
