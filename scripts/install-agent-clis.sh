@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Installs the real agent CLIs that test/e2e/real-clis.test.ts drives against our scripted model
-# server: Claude Code and Codex, pinned, from npm, into .agent-clis/ (ignored by git; about 640 MB,
-# too big to be dev dependencies of the package). Idempotent: does nothing when the pinned versions
+# Installs the real agent CLIs that the real-CLI tests drive against our scripted model servers:
+# Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and OpenCode, pinned, from npm, into
+# .agent-clis/ (ignored by git; about 1.4 GB, too big to be dev dependencies of the package). Idempotent: does nothing when the pinned versions
 # are there. Quiet, and never fails CI: when npm cannot install them it says so in one line on stderr
 # and the suite skips with one line. Called by .ci/run after install-test-deps.sh.
-# AGENT_CLIS_DIR overrides the folder (the tests read the same variable); AGENT_CLIS_OPENCODE=1 adds OpenCode.
+# AGENT_CLIS_DIR overrides the folder (the tests read the same variable). Amp is not here: its npm
+# package downloads its binary from outside the registry at install time (docs/sessions.md).
 set -u
 cd "$(dirname "$0")/.."
 dir="${AGENT_CLIS_DIR:-.agent-clis}"
 case "$dir" in /*) ;; *) dir="$(pwd)/$dir" ;; esac
-packages=("@anthropic-ai/claude-code@2.1.197" "@openai/codex@0.169.0")
-# OpenCode (354 MB more, 15-20 s a run) only on request: AGENT_CLIS_OPENCODE=1.
-[ "${AGENT_CLIS_OPENCODE:-}" = "1" ] && packages+=("opencode-ai@1.18.33")
+packages=("@anthropic-ai/claude-code@2.1.197" "@openai/codex@0.169.0" "@google/gemini-cli@0.61.0"
+  "@qwen-code/qwen-code@0.24.4" "@github/copilot@1.0.102" "opencode-ai@1.18.33")
 
 installed_version() { # prints the version of package $1 installed in $dir, or nothing
   node -e 'try { console.log(require(process.argv[1]).version) } catch {}' \

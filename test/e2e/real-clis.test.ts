@@ -33,7 +33,7 @@ if (!haveClis) {
   );
 } else if (realClis.opencode === undefined) {
   console.warn(
-    "[agentstream tests] OpenCode is not installed (optional: AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh): its two real-CLI tests are skipped",
+    "[agentstream tests] OpenCode is not installed (scripts/install-agent-clis.sh): its two real-CLI tests are skipped",
   );
 }
 if (haveClis && !canIsolateNetwork()) {

@@ -120,12 +120,12 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
 /**
  * Runs `opencode run --format json <prompt>` with its built-in `anthropic` provider pointed at a server
  * playing `script` (OpenCode's shell tool is `bash`; the server answers with that name). Optional:
- * installed only with AGENT_CLIS_OPENCODE=1. A run takes 15 to 20 s here, mostly its own start-up.
+ * A run takes 15 to 20 s here, mostly its own start-up.
  */
 export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
   const opencode = realClis.opencode;
   if (opencode === undefined)
-    throw new Error(`OpenCode is not installed in ${agentClisDir}: run AGENT_CLIS_OPENCODE=1 scripts/install-agent-clis.sh`);
+    throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: opencode,
     args: ["run", "--format", "json", prompt],
