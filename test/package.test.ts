@@ -41,6 +41,7 @@ function compare(a: Version, b: Version): number {
 function admits(comparator: string, v: Version): boolean {
   const [, op = "", rest = ""] = /^(>=|<=|>|<|=|\^|~)?\s*(.*)$/.exec(comparator) ?? [];
   const { version, parts } = parse(rest);
+  if (parts === 0) return true; // `*`, `x` or nothing: any version
   const c = compare(v, version);
   const next: Version = parts <= 1 || op === "^" ? [version[0] + 1, 0, 0] : [version[0], version[1] + 1, 0];
   switch (op) {
@@ -77,6 +78,7 @@ describe("the lockfile's engines", () => {
     expect(satisfies("^20.19.0 || ^22.13.0 || >=23.5.0", "22.13.0")).toBe(true);
     expect(satisfies("^20.19.0 || ^22.13.0 || >=23.5.0", "22.12.0")).toBe(false);
     expect(satisfies("20 || >=22", "21.0.0")).toBe(false);
+    expect(satisfies("*", "20.19.0")).toBe(true);
     expect(satisfies("^10 || ^12 || ^13.7 || ^14 || >=15.0.1", "24.0.0")).toBe(true);
   });
 

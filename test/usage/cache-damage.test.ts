@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCache } from "../../src/usage/cache.ts";
 import { repoRoot } from "../helpers/shared.ts";
-import { claudeLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
+import { claudeLine, claudeUserLine, codexMeta, codexTokenCount, tempTree } from "./trees.ts";
 
 const bin = join(repoRoot, "dist/cli/bin.cjs");
 
@@ -79,6 +79,20 @@ describe.skipIf(!existsSync(bin))("a damaged usage cache", () => {
         expect(usage(logs, cacheHome).out, `${file} at ${at}, the run after`).toBe(cold.out);
       }
     }
+  });
+
+  it("a cache one run wrote is read by the next without a word, a session with no requests among the rest", () => {
+    const { logs, cacheHome, cacheDir } = sessions();
+    // No request in it: its columns are empty, an array with no memory behind it, and the checksum must still
+    // cover every byte the way the reader does.
+    writeFileSync(join(logs, "projects/p0/quiet.jsonl"), `${JSON.stringify(claudeUserLine("quiet", "2026-03-01T09:00:00Z"))}\n`);
+    const cold = usage(logs, cacheHome, ["--no-cache"]);
+    const first = usage(logs, cacheHome);
+    expect(first.err).toBe("");
+    const second = usage(logs, cacheHome);
+    expect(second.err).toBe("");
+    expect(second.out).toBe(cold.out);
+    expect(loadCache(cacheDir).damaged).toBeUndefined();
   });
 
   it("a cache cut short is made again, whole", () => {
