@@ -73,7 +73,9 @@ const LAYERS: readonly Layer[] = [
   { layer: 9, path: "follow/", only: ["errors.ts"] },
   // OTLP export (Node): the configuration, the official transformer's bodies, HTTP with retries, the live batcher.
   { layer: 9, path: "otel/", only: ["model/", "errors.ts", "encoding/", "summary/", "formats/"] },
-  { layer: 9, path: "cli/", peers: NODE_PEERS },
+  // The MCP server (docs/mcp.md): the sessions and usage of usage/, read through the pipeline like any command.
+  { layer: 9, path: "mcp/", peers: ["usage/"] },
+  { layer: 9, path: "cli/", peers: [...NODE_PEERS, "mcp/"] },
   { layer: 9, path: "testing/" },
   { layer: 9, path: "index.ts" },
 ];
