@@ -77,8 +77,12 @@ export function sessionRoots(paths: readonly string[], env: Readonly<Record<stri
 /** What was collected, without the sessions that have a file outside the roots (a link leading out). */
 export function confined(collected: Collected, roots: SessionRoots): Collected {
   const kept = new Map<string, LedgerSession>();
-  for (const [key, session] of collected.ledger.sessions) if (session.files.every((file) => roots.holds(file))) kept.set(key, session);
-  if (kept.size === collected.ledger.sessions.size) return collected;
+  let dropped = 0;
+  for (const [key, session] of collected.ledger.sessions) {
+    if (session.files.every((file) => roots.holds(file))) kept.set(key, session);
+    else dropped += session.files.length;
+  }
+  if (dropped === 0) return collected;
   const charges = collected.ledger.charges.filter((charge) => kept.has(charge.session));
-  return { ...collected, ledger: { ...collected.ledger, sessions: kept, charges } };
+  return { ...collected, files: collected.files - dropped, ledger: { ...collected.ledger, sessions: kept, charges } };
 }

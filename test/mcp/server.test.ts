@@ -1,0 +1,329 @@
+/**
+ * `agentstream mcp` through the official SDK's own client over stdio, spawning the built binary (one server for
+ * the file): the tools and their schemas, each tool on the real session captures of ../shared/fixtures and on our
+ * synthetic ones (the same answers as `sessions --json`, `summary --json`, `convert --to text` and `usage --json`),
+ * paging that returns every event and line once, paths outside the roots and symbolic links leading out refused,
+ * and no fake secret in any answer.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixturePath } from "../helpers/fixtures.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+const bin = join(repoRoot, "dist/cli/bin.js");
+const captures = hasShared ? ["claude-session", "codex-session", "gemini-session"].map((dir) => sharedPath("fixtures", dir)) : [];
+if (!hasShared) console.warn("[agentstream tests] ../shared is absent: test/mcp/server.test.ts runs on our synthetic sessions only");
+
+/** Fake secrets: the corpus's (tokens joined from their parts) when ../shared is there, and one of our own. */
+function fakeSecrets(): { token: string; text: string }[] {
+  const own = ["ghp", "_", "Q7w".repeat(12)].join("");
+  const ours = [{ token: own, text: `export GITHUB_TOKEN=${own}` }];
+  if (!hasShared) return ours;
+  const corpus = JSON.parse(readFileSync(sharedPath("corpus/secrets/fake-tokens.json"), "utf8")) as {
+    positives: { parts: string[]; context: string }[];
+  };
+  return ours.concat(corpus.positives.map((p) => ({ token: p.parts.join(""), text: p.context.replace("{TOKEN}", p.parts.join("")) })));
+}
+const secrets = fakeSecrets();
+
+const SESSION_ID = "6d1f4c1e-0000-4e5a-9b1c-00000000mcp1";
+
+/** A Claude Code session log: `exchanges` prompts, each a Bash call whose output holds the fake secrets, then an answer. */
+function claudeSession(exchanges: number): string {
+  const base = { isSidechain: false, userType: "external", cwd: "/work/mcp-demo", sessionId: SESSION_ID, version: "2.1.200" };
+  const lines: object[] = [];
+  let time = Date.parse("2026-03-04T10:00:00.000Z");
+  const at = (): string => new Date((time += 1000)).toISOString();
+  const usage = { input_tokens: 5, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 20 };
+  for (let i = 0; i < exchanges; i++) {
+    const assistant = (id: string, content: object[]): object => ({
+      ...base,
+      type: "assistant",
+      requestId: `req_${i}_${id}`,
+      message: { id: `msg_${i}_${id}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content, stop_reason: null, usage },
+      uuid: `a-${i}-${id}`,
+      timestamp: at(),
+    });
+    lines.push({
+      ...base,
+      type: "user",
+      message: { role: "user", content: `Step ${i}: look at the config. ${secrets[0]?.text}` },
+      uuid: `u-${i}`,
+      timestamp: at(),
+    });
+    lines.push(assistant("t", [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `cat config-${i}.env` } }]));
+    const output = secrets.map((secret) => secret.text).join("\n");
+    lines.push({
+      ...base,
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: output, is_error: false }] },
+      uuid: `r-${i}`,
+      timestamp: at(),
+    });
+    lines.push(assistant("x", [{ type: "text", text: `Step ${i} done: the config sets the token.\nSecond line of step ${i}.` }]));
+  }
+  return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+}
+
+// The synthetic store: one session with secrets, and a link to a session outside every root.
+const store = tempDir("mcp-store", { until: "file" });
+const outside = tempDir("mcp-outside", { until: "file" });
+const sessionFile = join(store, "projects", "-work-mcp-demo", `${SESSION_ID}.jsonl`);
+mkdirSync(join(store, "projects", "-work-mcp-demo"), { recursive: true });
+writeFileSync(sessionFile, claudeSession(12));
+const outsideFile = join(outside, "7e2a0000-0000-4000-8000-0000000out1.jsonl");
+writeFileSync(outsideFile, claudeSession(1).replaceAll(SESSION_ID, "7e2a0000-0000-4000-8000-0000000out1").replaceAll('"msg_', '"msg_out_'));
+const linkOut = join(store, "projects", "-work-mcp-demo", "link-out.jsonl");
+symlinkSync(outsideFile, linkOut);
+// One of our own Claude fixtures, named as a file.
+const ownFixture = fixturePath("claude-session", "tool-result-bash-exit-code.ndjson");
+const roots = [...captures, store, ownFixture];
+
+/** The built CLI's stdout, as JSON or text. */
+function cli(args: readonly string[]): string {
+  return execFileSync(process.execPath, [bin, ...args], { encoding: "utf8", env: process.env, maxBuffer: 64 * 1024 * 1024 });
+}
+
+let client: Client;
+let stderr = "";
+
+beforeAll(async () => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", ...roots],
+    env: process.env as Record<string, string>,
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  client = new Client({ name: "agentstream-test", version: "1.0.0" });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+});
+
+async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+function structured<T>(result: CallToolResult): T {
+  expect(result.isError ?? false, textOf(result)).toBe(false);
+  return result.structuredContent as T;
+}
+
+interface SessionJson {
+  sessionId: string | null;
+  agent: string;
+  files: string[];
+}
+
+describe("agentstream mcp over stdio (the SDK's client)", () => {
+  it("offers four read-only tools, each described, with an input schema", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["list_sessions", "read_transcript", "session_summary", "usage"]);
+    for (const tool of tools) {
+      expect(tool.description?.length).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.annotations?.openWorldHint).toBe(false);
+    }
+    const transcript = tools.find((tool) => tool.name === "read_transcript");
+    expect(Object.keys(transcript?.inputSchema.properties ?? {})).toEqual(["session", "format", "offset", "limit"]);
+    expect(stderr).toContain("serving");
+  });
+
+  it("list_sessions answers as `sessions --json` over the same paths, newest first, links leading out left out", async () => {
+    const got = structured<{ sessions: SessionJson[]; total: number }>(await call("list_sessions", { limit: 1000 }));
+    const expected = JSON.parse(cli(["sessions", "--json", ...roots])) as SessionJson[];
+    const outsider = expected.filter((s) => s.files.includes(linkOut));
+    expect(outsider).toHaveLength(1); // `sessions` reads the link; the server does not
+    expect(got.sessions).toEqual(expected.filter((s) => !s.files.includes(linkOut)).reverse());
+    expect(got.total).toBe(got.sessions.length);
+    const ids = got.sessions.map((s) => s.sessionId);
+    expect(ids).toContain(SESSION_ID);
+    expect(ids).toContain("5f0c2a9e-0000-4a2b-9c3d-00000000c1a0");
+    if (hasShared) expect(new Set(got.sessions.map((s) => s.agent))).toEqual(new Set(["claude", "codex", "gemini"]));
+    const text = textOf(await call("list_sessions", {}));
+    expect(text).toContain(SESSION_ID);
+  });
+
+  it("list_sessions filters as `sessions` does, and says what is wrong with a filter", async () => {
+    const codex = structured<{ sessions: SessionJson[] }>(await call("list_sessions", { agent: ["codex"] }));
+    expect(codex.sessions.every((s) => s.agent === "codex")).toBe(true);
+    const later = structured<{ sessions: SessionJson[] }>(await call("list_sessions", { since: "2099-01-01" }));
+    expect(later.sessions).toEqual([]);
+    const one = structured<{ sessions: SessionJson[]; total: number }>(await call("list_sessions", { limit: 1 }));
+    expect(one.sessions).toHaveLength(1);
+    const wrong = await call("list_sessions", { since: "2026-02-30" });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toMatch(/since.*not a day/);
+  });
+
+  it("session_summary gives `summary --json` of each capture and of our fixtures, by id or by path", async () => {
+    const { sessions } = structured<{ sessions: SessionJson[] }>(await call("list_sessions", { limit: 1000 }));
+    const files = [...sessions.map((s) => s.files[0] as string).filter((file) => !file.includes("/subagents/")), ownFixture];
+    for (const file of files) {
+      const got = structured<{ path: string; summaries: unknown[] }>(await call("session_summary", { session: file }));
+      expect(got.summaries, file).toEqual([JSON.parse(cli(["summary", "--json", file]))]);
+    }
+    const byId = structured<{ path: string; summaries: { sessionId: string }[] }>(await call("session_summary", { session: SESSION_ID }));
+    expect(byId.path).toBe(sessionFile);
+    expect(byId.summaries[0]?.sessionId).toBe(SESSION_ID);
+  });
+
+  it("read_transcript pages the text transcript (`convert --to text`, redacted): every line once", async () => {
+    for (const file of [sessionFile, ownFixture, ...(hasShared ? [sharedPath("fixtures", "codex-session")] : [])]) {
+      const path = file.endsWith("codex-session") ? join(file, "pagehub_0.154.0_exec_resume_rollout_filtered.jsonl") : file;
+      const lines: string[] = [];
+      let offset: number | null = 0;
+      let total = -1;
+      while (offset !== null) {
+        const page: { lines: string[]; nextOffset: number | null; total: number; offset: number } = structured(
+          await call("read_transcript", { session: path, offset, limit: 9 }),
+        );
+        expect(page.offset).toBe(offset);
+        expect(page.lines.length).toBeLessThanOrEqual(9);
+        total = page.total;
+        lines.push(...page.lines);
+        offset = page.nextOffset;
+      }
+      expect(lines).toHaveLength(total);
+      expect(`${lines.join("\n")}\n`).toBe(cli(["convert", "--to", "text", path]));
+    }
+  });
+
+  it("read_transcript pages the events: each event once, in order, the same as one page of all", async () => {
+    const all: { events: { seq: number }[]; total: number; nextOffset: number | null } = structured(
+      await call("read_transcript", { session: sessionFile, format: "events", limit: 2000 }),
+    );
+    expect(all.nextOffset).toBeNull();
+    expect(all.events.map((event) => event.seq)).toEqual([...Array(all.total).keys()]);
+    const paged: { seq: number }[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page: { events: { seq: number }[]; nextOffset: number | null } = structured(
+        await call("read_transcript", { session: sessionFile, format: "events", offset, limit: 7 }),
+      );
+      paged.push(...page.events);
+      offset = page.nextOffset;
+    }
+    expect(paged).toEqual(all.events);
+    const past = structured<{ events: unknown[]; nextOffset: null }>(
+      await call("read_transcript", { session: sessionFile, format: "events", offset: all.total + 5 }),
+    );
+    expect(past.events).toEqual([]);
+    expect(past.nextOffset).toBeNull();
+  });
+
+  it("usage answers as `usage --json` over the same paths", async () => {
+    const got = structured<Record<string, unknown>>(await call("usage", { by: ["agent", "model"], breakdown: false }));
+    const expected = JSON.parse(cli(["usage", "--json", "--by", "agent,model", ...roots.filter((root) => root !== store), sessionFile]));
+    expect(got).toEqual(expected);
+    expect(textOf(await call("usage", { by: ["agent"] }))).toMatch(/^agent\s+input/);
+  });
+
+  it("refuses every path outside the roots, symbolic links leading out, and folders, and answers on", async () => {
+    const refused = [
+      "/etc/passwd",
+      join(store, "..", "..", "etc", "passwd"),
+      "../../../../../../etc/hostname",
+      outsideFile,
+      linkOut,
+      join(store, "projects"),
+      "no-such-session-id",
+    ];
+    for (const session of refused) {
+      for (const tool of ["session_summary", "read_transcript"]) {
+        const result = await call(tool, { session });
+        expect(result.isError, `${tool} ${session}`).toBe(true);
+        expect(textOf(result)).toMatch(/outside the session stores|not a session file|no session has the id|no such session file/);
+        expect(textOf(result)).toMatch(/list_sessions/);
+      }
+    }
+    expect(textOf(await call("read_transcript", { session: linkOut }))).toContain("symbolic links leading out are refused");
+    // Bad arguments are tool errors too (the SDK checks the schema), and the server still answers.
+    expect((await call("read_transcript", { session: sessionFile, offset: -1 })).isError).toBe(true);
+    expect(structured<{ total: number }>(await call("list_sessions", {})).total).toBeGreaterThan(0);
+  });
+
+  it("never answers with a secret: every tool on the session that holds them", async () => {
+    const results: CallToolResult[] = [
+      await call("list_sessions", { limit: 1000 }),
+      await call("session_summary", { session: SESSION_ID }),
+      await call("usage", { by: ["session"], breakdown: true }),
+    ];
+    for (const format of ["text", "events"]) {
+      for (let offset: number | null = 0; offset !== null; ) {
+        const result = await call("read_transcript", { session: sessionFile, format, offset, limit: 25 });
+        results.push(result);
+        offset = (result.structuredContent as { nextOffset: number | null }).nextOffset;
+      }
+    }
+    const said = JSON.stringify(results);
+    expect(said).toContain("[REDACTED:");
+    for (const secret of secrets) expect(said.includes(secret.token), secret.token.slice(0, 8)).toBe(false);
+  });
+});
+
+describe("agentstream mcp as a process", () => {
+  it("writes only the protocol on stdout, and its diagnostics on stderr", async () => {
+    const child = spawn(process.execPath, [bin, "mcp", store], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    const send = (message: object): void => void child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read_transcript", arguments: { session: "/etc/passwd" } } });
+    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } });
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (Buffer.concat(out).toString("utf8").includes('"id":3')) resolve();
+      };
+      child.stdout.on("data", check);
+    });
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    const lines = Buffer.concat(out)
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { isError?: boolean } });
+    expect(messages.every((message) => message.jsonrpc === "2.0")).toBe(true);
+    expect(messages.map((message) => message.id)).toEqual([1, 2, 3]);
+    expect(messages[1]?.result?.isError).toBe(true);
+    expect(Buffer.concat(err).toString("utf8")).toContain("agentstream mcp");
+  });
+
+  it("will not start on a path that does not exist (exit 3, said on stderr, nothing on stdout)", () => {
+    const missing = join(store, "no-such-folder");
+    let failure: { status: number; stdout: string; stderr: string } | undefined;
+    try {
+      execFileSync(process.execPath, [bin, "mcp", missing], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    } catch (error) {
+      failure = error as { status: number; stdout: string; stderr: string };
+    }
+    expect(failure?.status).toBe(3);
+    expect(failure?.stdout).toBe("");
+    expect(failure?.stderr).toContain("no such file or folder");
+  });
+});
