@@ -38,8 +38,8 @@ const SESSION_ID = "6d1f4c1e-0000-4e5a-9b1c-00000000mcp1";
 function claudeSession(exchanges: number): string {
   const base = { isSidechain: false, userType: "external", cwd: "/work/mcp-demo", sessionId: SESSION_ID, version: "2.1.200" };
   const lines: object[] = [];
-  let time = Date.parse("2026-03-04T10:00:00.000Z");
-  const at = (): string => new Date((time += 1000)).toISOString();
+  let second = 0;
+  const at = (): string => new Date(Date.parse("2026-03-04T10:00:00.000Z") + 1000 * ++second).toISOString();
   const usage = { input_tokens: 5, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 20 };
   for (let i = 0; i < exchanges; i++) {
     const assistant = (id: string, content: object[]): object => ({
