@@ -44,7 +44,8 @@ const common = {
   // The NATS client and the OpenTelemetry packages are loaded only by the commands that use them (docs/fleet.md,
   // docs/otel.md) and stay packages (their CommonJS files `require` Node's modules, which an ES module bundle
   // cannot); ajv is bundled (loading its many CommonJS files was a large part of every command's start).
-  external: ["@nats-io/*", "@opentelemetry/*"],
+  // better-sqlite3 is a native module (its .node file is loaded from its package folder): never bundled.
+  external: ["@nats-io/*", "@opentelemetry/*", "better-sqlite3"],
   legalComments: "inline",
   logLevel: "warning",
 };
