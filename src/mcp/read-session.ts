@@ -93,12 +93,12 @@ class PageCollector<T> {
 }
 
 /**
- * A page of the session's events (the agentstream event model, docs/events.md), deltas of one message read in one
- * chunk joined into one event as views read them; no `raw` records.
+ * A page of the session's events (the agentstream event model, docs/events.md; no `raw` records), read with the
+ * default options: an event's index is its `seq`, the `event` a search hit names (`render --at`).
  */
 export async function eventsPage(path: string, request: PageRequest): Promise<Page<AgentEvent>> {
   const collector = new PageCollector<AgentEvent>(request, (event) => JSON.stringify(event).length);
-  await readFile(path, { onEvent: (event) => collector.add(event) }, { joinDeltas: true });
+  await readFile(path, { onEvent: (event) => collector.add(event) }, {});
   return collector.page();
 }
 
@@ -113,7 +113,7 @@ export async function textPage(path: string, request: PageRequest): Promise<Page
     pending = lines.pop() ?? "";
     for (const line of lines) collector.add(cut(line, request.maxChars));
   };
-  await readFile(path, { onEvent: (event) => addText(writer.write(event)) }, { joinDeltas: true });
+  await readFile(path, { onEvent: (event) => addText(writer.write(event)) }, {});
   addText(writer.end());
   if (pending !== "") collector.add(cut(pending, request.maxChars));
   return collector.page();

@@ -22,8 +22,9 @@ export interface McpServeOptions {
 }
 
 const INSTRUCTIONS = `Read-only access to the coding-agent sessions saved on this machine (Claude Code, Codex, Gemini CLI, ...).
-list_sessions finds sessions (filters: agent, since/until, project); session_summary and read_transcript take a
-session id or log path from it; usage reports tokens and cost. Transcripts are redacted and paged.`;
+search finds what any agent did (words, phrases, a regex, a tool, a file touched); list_sessions finds sessions
+(filters: agent, since/until, project); session_summary and read_transcript take a session id or log path from
+either; usage reports tokens and cost. Everything is redacted; transcripts are paged.`;
 
 /**
  * Serves until the client closes standard input. Throws `RefusedPath` at once when a path named does not exist.
@@ -31,7 +32,8 @@ session id or log path from it; usage reports tokens and cost. Transcripts are r
 export async function serveMcp(options: McpServeOptions): Promise<void> {
   const roots = sessionRoots(options.paths, options.env);
   const server = new McpServer({ name: "agentstream", version: VERSION }, { instructions: INSTRUCTIONS });
-  registerTools(server, new SessionStore(roots, options.env), options.log);
+  const store = new SessionStore(roots, options.env, options.log);
+  registerTools(server, store, options.log);
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   const closed = new Promise<void>((resolve) => {
     // The transport does not watch for the end of its input: a client that goes away closes it.
@@ -43,4 +45,5 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
   options.log(`agentstream mcp ${VERSION}: serving ${where} on stdio (read-only)\n`);
   await closed;
   await server.close();
+  store.close();
 }

@@ -9,6 +9,7 @@ import { createPricer, loadPrices, type Pricer } from "../usage/prices.ts";
 import { sessionsReport } from "../usage/reports.ts";
 import type { SessionRow } from "../usage/session-rows.ts";
 import { basename } from "node:path";
+import { openSearchIndex, type SearchIndex } from "../search/index.ts";
 import { confined, RefusedPath, type SessionRoots } from "./roots.ts";
 
 export interface Collection {
@@ -22,9 +23,26 @@ export class SessionStore {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly pricer: Pricer = createPricer(loadPrices(undefined));
 
-  constructor(roots: SessionRoots, env: Readonly<Record<string, string | undefined>>) {
+  /** Opened at the first search, kept open while the server runs (each search first reads what changed). */
+  private index: SearchIndex | undefined;
+  private readonly log: (text: string) => void;
+
+  constructor(roots: SessionRoots, env: Readonly<Record<string, string | undefined>>, log: (text: string) => void) {
     this.roots = roots;
     this.env = env;
+    this.log = log;
+  }
+
+  /** The search index over the same paths, brought up to date with the logs (docs/search.md). */
+  searchIndex(): SearchIndex {
+    this.index ??= openSearchIndex({ paths: this.roots.paths, env: this.env, onNotice: (line) => this.log(`${line}\n`) });
+    this.index.update();
+    return this.index;
+  }
+
+  close(): void {
+    this.index?.close();
+    this.index = undefined;
   }
 
   /** Checks the filter (a mistake throws before anything is read), then reads the stores (what changed since the last call). */

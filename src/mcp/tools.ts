@@ -1,7 +1,7 @@
 /**
  * The tools of `agentstream mcp`, all read-only: list sessions (as `sessions`), one session's summary (as
  * `summary --json`), a page of its transcript (redacted: as `convert --to text`, or its events), and usage (as
- * `usage --json`). docs/mcp.md is their contract.
+ * `usage --json`), and search (search-tool.ts). docs/mcp.md is their contract.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
@@ -15,6 +15,7 @@ import { SESSION_SORTS } from "../usage/session-rows.ts";
 import { USAGE_AGENTS } from "../usage/sources.ts";
 import { answer, guarded } from "./answers.ts";
 import { eventsPage, summarizeFile, textPage } from "./read-session.ts";
+import { registerSearch } from "./search-tool.ts";
 import type { SessionStore } from "./store.ts";
 
 /** A page of a transcript stops before it passes this many characters (clients cap what a tool may return). */
@@ -106,6 +107,7 @@ export function registerTools(server: McpServer, store: SessionStore, log: (text
 
   registerTranscript(server, store, log);
   registerUsage(server, store, log);
+  registerSearch(server, store, log);
 }
 
 function registerTranscript(server: McpServer, store: SessionStore, log: (text: string) => void): void {

@@ -124,6 +124,16 @@ function structured<T>(result: CallToolResult): T {
   return result.structuredContent as T;
 }
 
+interface Hit {
+  agent: string;
+  sessionId: string | null;
+  path: string;
+  line: number | null;
+  event: number;
+  field: string;
+  snippet: string;
+}
+
 interface SessionJson {
   sessionId: string | null;
   agent: string;
@@ -131,9 +141,9 @@ interface SessionJson {
 }
 
 describe("agentstream mcp over stdio (the SDK's client)", () => {
-  it("offers four read-only tools, each described, with an input schema", async () => {
+  it("offers five read-only tools, each described, with an input schema", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["list_sessions", "read_transcript", "session_summary", "usage"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["list_sessions", "read_transcript", "search", "session_summary", "usage"]);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(60);
       expect(tool.inputSchema.type).toBe("object");
@@ -258,9 +268,39 @@ describe("agentstream mcp over stdio (the SDK's client)", () => {
     expect(structured<{ total: number }>(await call("list_sessions", {})).total).toBeGreaterThan(0);
   });
 
+  it("search finds words and facets in the captures and our sessions, and each hit opens at its event", async () => {
+    const found = structured<{ hits: Hit[]; nextOffset: number | null }>(await call("search", { query: '"second line of step 7"' }));
+    expect(found.hits).toHaveLength(1);
+    const hit = found.hits[0] as Hit;
+    expect(hit).toMatchObject({ agent: "claude", sessionId: SESSION_ID, path: sessionFile, field: "answer" });
+    expect(hit.snippet).toContain("Second line of step 7");
+    const page = structured<{ events: { seq: number; type: string; text?: string; source?: { line: number } }[] }>(
+      await call("read_transcript", { session: hit.path, format: "events", offset: hit.event, limit: 1 }),
+    );
+    expect(page.events[0]?.seq).toBe(hit.event);
+    expect(page.events[0]?.source?.line).toBe(hit.line);
+    expect(page.events[0]?.text).toContain("Second line of step 7");
+    // A word only the session behind the link leading out has: nothing from it.
+    const steps = structured<{ hits: Hit[] }>(await call("search", { query: "config-0.env", limit: 200 }));
+    expect(steps.hits.map((h) => h.path)).toEqual([sessionFile]);
+    const bash = structured<{ hits: Hit[]; nextOffset: number | null }>(await call("search", { tool: "Bash", limit: 5 }));
+    expect(bash.hits).toHaveLength(5);
+    expect(bash.nextOffset).toBe(5);
+    if (hasShared) {
+      const codex = structured<{ hits: Hit[] }>(await call("search", { agent: ["codex"], query: "OK" }));
+      expect(codex.hits.length).toBeGreaterThan(0);
+      expect(codex.hits.every((h) => h.agent === "codex" && h.sessionId === "01a09103-3378-7c31-8e3b-5a07badfc8aa")).toBe(true);
+    }
+    const wrong = await call("search", { query: "x", since: "yesterday" });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toMatch(/"since" takes a time ago/);
+  });
+
   it("never answers with a secret: every tool on the session that holds them", async () => {
     const results: CallToolResult[] = [
       await call("list_sessions", { limit: 1000 }),
+      await call("search", { query: "GITHUB_TOKEN", outputs: true, limit: 200 }),
+      ...(await Promise.all(secrets.slice(0, 5).map((secret) => call("search", { query: secret.token, outputs: true })))),
       await call("session_summary", { session: SESSION_ID }),
       await call("usage", { by: ["session"], breakdown: true }),
     ];
