@@ -97,7 +97,7 @@ describe.skipIf(realClis.claude === undefined)("agentstream mcp in the real Clau
     const turns = run.server.requests.filter((request) => request.turn !== undefined);
     expect(turns.map((request) => request.turn)).toEqual([0, 1, 2]);
     // Claude Code offered our tools to the model.
-    const offered = ((turns[0]?.body as { tools?: { name: string }[] }).tools ?? []).map((tool) => tool.name);
+    const offered = ((turns[0]?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((tool) => tool.name);
     expect(offered).toEqual(expect.arrayContaining(["mcp__agentstream__search", "mcp__agentstream__list_sessions"]));
     // The search's answer went back to the model: the hit's session and snippet.
     const afterSearch = toolResults(turns[1]?.body);
