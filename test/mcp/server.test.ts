@@ -195,41 +195,52 @@ describe("agentstream mcp over stdio (the SDK's client)", () => {
   });
 
   it("read_transcript pages the text transcript (`convert --to text`, redacted): every line once", async () => {
-    for (const file of [sessionFile, ownFixture, ...(hasShared ? [sharedPath("fixtures", "codex-session")] : [])]) {
-      const path = file.endsWith("codex-session") ? join(file, "pagehub_0.154.0_exec_resume_rollout_filtered.jsonl") : file;
+    const { sessions } = structured<{ sessions: SessionJson[] }>(await call("list_sessions", { limit: 1000 }));
+    const files = sessions.flatMap((session) => session.files).filter((file) => file !== sessionFile);
+    for (const [path, pageSize] of [[sessionFile, 9] as const, [ownFixture, 9] as const, ...files.map((file) => [file, 400] as const)]) {
       const lines: string[] = [];
       let offset: number | null = 0;
       let total = -1;
       while (offset !== null) {
         const page: { lines: string[]; nextOffset: number | null; total: number; offset: number } = structured(
-          await call("read_transcript", { session: path, offset, limit: 9 }),
+          await call("read_transcript", { session: path, offset, limit: pageSize }),
         );
         expect(page.offset).toBe(offset);
-        expect(page.lines.length).toBeLessThanOrEqual(9);
+        expect(page.lines.length).toBeLessThanOrEqual(pageSize);
         total = page.total;
         lines.push(...page.lines);
         offset = page.nextOffset;
       }
-      expect(lines).toHaveLength(total);
-      expect(`${lines.join("\n")}\n`).toBe(cli(["convert", "--to", "text", path]));
+      expect(lines, path).toHaveLength(total);
+      expect(`${lines.join("\n")}\n`, path).toBe(cli(["convert", "--to", "text", path]));
     }
   });
 
-  it("read_transcript pages the events: each event once, in order, the same as one page of all", async () => {
+  it("read_transcript pages the events: each event once, in order (its index is its seq), pages cut to their size", async () => {
+    const largest = hasShared
+      ? [[sharedPath("fixtures", "claude-session", "ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl"), 150] as const]
+      : [];
+    for (const [path, pageSize] of [[sessionFile, 7] as const, ...largest]) {
+      const seqs: number[] = [];
+      let total = -1;
+      for (let offset: number | null = 0; offset !== null; ) {
+        const page: { events: { seq: number }[]; nextOffset: number | null; total: number } = structured(
+          await call("read_transcript", { session: path, format: "events", offset, limit: pageSize }),
+        );
+        expect(page.events.length).toBeGreaterThan(0);
+        expect(page.events.length).toBeLessThanOrEqual(pageSize);
+        seqs.push(...page.events.map((event) => event.seq));
+        total = page.total;
+        offset = page.nextOffset;
+      }
+      // Every event once, in order: an event's index is its seq.
+      expect(seqs, path).toEqual([...Array(total).keys()]);
+    }
     const all: { events: { seq: number }[]; total: number; nextOffset: number | null } = structured(
       await call("read_transcript", { session: sessionFile, format: "events", limit: 2000 }),
     );
     expect(all.nextOffset).toBeNull();
     expect(all.events.map((event) => event.seq)).toEqual([...Array(all.total).keys()]);
-    const paged: { seq: number }[] = [];
-    for (let offset: number | null = 0; offset !== null; ) {
-      const page: { events: { seq: number }[]; nextOffset: number | null } = structured(
-        await call("read_transcript", { session: sessionFile, format: "events", offset, limit: 7 }),
-      );
-      paged.push(...page.events);
-      offset = page.nextOffset;
-    }
-    expect(paged).toEqual(all.events);
     const past = structured<{ events: unknown[]; nextOffset: null }>(
       await call("read_transcript", { session: sessionFile, format: "events", offset: all.total + 5 }),
     );

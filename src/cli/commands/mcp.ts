@@ -10,8 +10,9 @@ export const mcp = defineCommand({
   summary: "a Model Context Protocol server on stdio: agents list, summarize, read and count the saved sessions (docs/mcp.md)",
   usage: "mcp [path ...]",
   description: `Serves the saved agent sessions to an MCP client (Claude Code, Codex, Gemini CLI, ...) over
-standard input and output, read-only: list_sessions (as \`sessions\`), session_summary (as \`summary --json\`),
-read_transcript (paged, secrets always redacted) and usage (as \`usage --json\`). It reads the agents'
+standard input and output, read-only: search (the index of \`search\`), list_sessions (as \`sessions\`),
+session_summary (as \`summary --json\`), read_transcript (paged, secrets always redacted) and usage (as
+\`usage --json\`). It reads the agents'
 standard locations, or only the files and folders named; a path a client asks for outside them, or a
 symbolic link leading out of them, is refused. Standard output carries the protocol only; diagnostics go
 to standard error. No network listener. The client starts it: see docs/mcp.md for Claude Code, Codex and Gemini CLI.`,
