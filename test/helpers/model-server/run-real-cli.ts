@@ -44,7 +44,7 @@ export interface RealCliOptions {
    * `agentstream run [options] --`: `through(file, args)` gives the command line to spawn instead.
    */
   readonly through?: (file: string, args: readonly string[]) => readonly [string, readonly string[]];
-  /** More arguments for the CLI, after its own (Claude Code: `--mcp-config <file>`, `--allowedTools <tool>`). */
+  /** More arguments for the CLI, after its own (Claude Code: `--mcp-config <file>`; Codex: `-c mcp_servers.x={...}`). */
   readonly extraArgs?: readonly string[];
 }
 
@@ -123,6 +123,7 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
       "analytics.enabled=false",
       "--dangerously-bypass-approvals-and-sandbox",
       ...disabled.flatMap((feature) => ["--disable", feature]),
+      ...(options.extraArgs ?? []),
       prompt,
     ],
     env: { ...baseEnv(home), CODEX_HOME: home, MOCK_KEY: "sk-scripted-test-key" },

@@ -1,18 +1,23 @@
 /**
- * `agentstream mcp` as the real Claude Code CLI uses it, offline: Claude Code starts our server from `--mcp-config`,
- * the scripted model (test/helpers/model-server/) calls its `search` and `list_sessions` tools in its first turns,
- * and the next request Claude Code sends the model must carry what the tools answered (the session id, the hit's
- * snippet) in its tool_result. Claude Code comes from scripts/install-agent-clis.sh; without it this file skips.
+ * `agentstream mcp` as the real agent CLIs use it, offline. Claude Code starts our server from `--mcp-config`, the
+ * scripted model (test/helpers/model-server/) calls its `search` and `list_sessions` tools in its first turns, and
+ * the next request Claude Code sends the model must carry what the tools answered (the session id, the hit's
+ * snippet) in its tool_result. Codex starts it from its `mcp_servers` configuration; Codex 0.169 defers MCP tools
+ * behind the Responses API's tool search, which the scripted server does not speak, so the check there is that the
+ * server started and introduced itself (its instructions reach the model). The CLIs come from
+ * scripts/install-agent-clis.sh; without them the tests skip.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentClisDir, canIsolateNetwork, realClis, runRealClaude } from "../helpers/model-server/run-real-cli.ts";
+import { agentClisDir, canIsolateNetwork, realClis, runRealClaude, runRealCodex } from "../helpers/model-server/run-real-cli.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-if (realClis.claude === undefined) {
-  console.warn(`[agentstream tests] Claude Code not found in ${agentClisDir}: test/e2e/mcp-real-claude.test.ts is skipped`);
+if (realClis.claude === undefined || realClis.codex === undefined) {
+  console.warn(
+    `[agentstream tests] Claude Code or Codex not found in ${agentClisDir}: their tests in test/e2e/mcp-real-clis.test.ts are skipped`,
+  );
 }
 
 const SESSION_ID = "3b7e9d20-0000-4c1d-8e2f-0000000c1a0d";
@@ -63,15 +68,19 @@ function toolResults(body: unknown): string[] {
   return out;
 }
 
+/** A store holding the session log, and the command that serves it. */
+function servedStore(): { command: string; args: string[] } {
+  const dir = tempDir("mcp-store", { until: "file" });
+  const store = join(dir, "store", "-work-due-dates");
+  mkdirSync(store, { recursive: true });
+  writeFileSync(join(store, `${SESSION_ID}.jsonl`), sessionLog());
+  return { command: process.execPath, args: [join(repoRoot, "dist/cli/bin.js"), "mcp", join(dir, "store")] };
+}
+
 describe.skipIf(realClis.claude === undefined)("agentstream mcp in the real Claude Code, offline", () => {
   it("the scripted model searches the sessions and lists them through our server, and gets the answers", async () => {
-    const dir = tempDir("mcp-claude", { until: "file" });
-    const store = join(dir, "store", "-work-due-dates");
-    mkdirSync(store, { recursive: true });
-    writeFileSync(join(store, `${SESSION_ID}.jsonl`), sessionLog());
-    const config = join(dir, "mcp.json");
-    const server = { command: process.execPath, args: [join(repoRoot, "dist/cli/bin.js"), "mcp", join(dir, "store")] };
-    writeFileSync(config, JSON.stringify({ mcpServers: { agentstream: server } }));
+    const config = join(tempDir("mcp-claude", { until: "file" }), "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { agentstream: servedStore() } }));
 
     const run = await runRealClaude(
       [
@@ -112,5 +121,22 @@ describe.skipIf(realClis.claude === undefined)("agentstream mcp in the real Clau
     expect(afterList.at(-1)).toContain("/work/due-dates");
     expect(run.stdout.toString("utf8")).toContain("The session that added formatDue is 3b7e9d20.");
     if (!canIsolateNetwork()) console.warn("[agentstream tests] mcp-real-claude ran without network isolation (127.0.0.1 only)");
+  });
+});
+
+describe.skipIf(realClis.codex === undefined)("agentstream mcp in the real Codex, offline", () => {
+  it("starts our server from its mcp_servers configuration and gives the model its instructions", async () => {
+    const { command, args } = servedStore();
+    // The `[mcp_servers.agentstream]` table of ~/.codex/config.toml, given on the command line.
+    const table = `mcp_servers.agentstream={command=${JSON.stringify(command)},args=[${args.map((arg) => JSON.stringify(arg)).join(",")}]}`;
+    const run = await runRealCodex([{ blocks: [{ type: "text", text: "Noted." }] }], "Which session added formatDue?", {
+      extraArgs: ["-c", table],
+    });
+    const context = `codex exited ${run.exitCode}${run.timedOut ? " (timed out)" : ""}; stderr: ${run.stderr.slice(0, 800)}`;
+    expect(run.timedOut, context).toBe(false);
+    expect(run.exitCode, context).toBe(0);
+    const first = JSON.stringify(run.server.requests.find((request) => request.turn === 0)?.body);
+    // Codex lists the server's tools as a deferred namespace described by the server's `initialize` instructions.
+    expect(first).toContain("mcp__agentstream: Read-only access to the coding-agent sessions saved on this machine");
   });
 });
