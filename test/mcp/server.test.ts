@@ -329,6 +329,31 @@ describe("agentstream mcp over stdio (the SDK's client)", () => {
 });
 
 describe("agentstream mcp as a process", () => {
+  it("with no path, serves the agents' standard locations, and nothing else", async () => {
+    const home = tempDir("mcp-home");
+    const projects = join(home, ".claude", "projects", "-work-mcp-demo");
+    mkdirSync(projects, { recursive: true });
+    writeFileSync(join(projects, `${SESSION_ID}.jsonl`), claudeSession(2));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CACHE_HOME: join(home, ".cache") };
+    delete env.CLAUDE_CONFIG_DIR;
+    delete env.CODEX_HOME;
+    const own = new Client({ name: "agentstream-test-home", version: "1.0.0" });
+    await own.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp"], env, stderr: "ignore" }));
+    try {
+      const listed = (await own.callTool({ name: "list_sessions", arguments: {} })) as CallToolResult;
+      const { sessions } = structured<{ sessions: SessionJson[] }>(listed);
+      expect(sessions.map((session) => session.sessionId)).toEqual([SESSION_ID]);
+      const read = (await own.callTool({ name: "session_summary", arguments: { session: SESSION_ID } })) as CallToolResult;
+      expect(structured<{ path: string }>(read).path).toBe(join(projects, `${SESSION_ID}.jsonl`));
+      // The store the other server reads is not one of this one's.
+      const refused = (await own.callTool({ name: "read_transcript", arguments: { session: sessionFile } })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(join(home, ".claude", "projects"));
+    } finally {
+      await own.close();
+    }
+  });
+
   it("writes only the protocol on stdout, and its diagnostics on stderr", async () => {
     const child = spawn(process.execPath, [bin, "mcp", store], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
     const out: Buffer[] = [];
