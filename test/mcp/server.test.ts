@@ -248,6 +248,20 @@ describe("agentstream mcp over stdio (the SDK's client)", () => {
     expect(past.nextOffset).toBeNull();
   });
 
+  it.skipIf(!hasShared)("a page stops before 60,000 characters, and the next one goes on from there", async () => {
+    const path = sharedPath("fixtures", "claude-session", "ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl");
+    for (const format of ["text", "events"] as const) {
+      const first = structured<{ lines?: string[]; events?: unknown[]; nextOffset: number; total: number }>(
+        await call("read_transcript", { session: path, format, limit: 2000 }),
+      );
+      const items = first.lines ?? first.events ?? [];
+      const size = items.reduce<number>((sum, item) => sum + (typeof item === "string" ? item.length + 1 : JSON.stringify(item).length), 0);
+      expect(items.length).toBeLessThan(Math.min(2000, first.total));
+      expect(size).toBeLessThanOrEqual(60_000);
+      expect(first.nextOffset).toBe(items.length);
+    }
+  });
+
   it("usage answers as `usage --json` over the same paths", async () => {
     const got = structured<Record<string, unknown>>(await call("usage", { by: ["agent", "model"], breakdown: false }));
     const expected = JSON.parse(cli(["usage", "--json", "--by", "agent,model", ...roots.filter((root) => root !== store), sessionFile]));
