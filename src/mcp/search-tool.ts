@@ -4,7 +4,8 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { parseTimeBound, SEARCH_STATUSES, type SearchHit, type SearchQuery, type SearchStatus } from "../search/index.ts";
+import { parseTimeBound } from "../search/time.ts";
+import { SEARCH_STATUSES, type SearchHit, type SearchQuery, type SearchStatus } from "../search/types.ts";
 import { USAGE_AGENTS } from "../usage/sources.ts";
 import { answer, guarded } from "./answers.ts";
 import type { SessionStore } from "./store.ts";
@@ -70,7 +71,7 @@ export function registerSearch(server: McpServer, store: SessionStore, log: (tex
             limit: args.limit,
             offset: args.offset,
           };
-          const result = store.searchIndex().search(query);
+          const result = (await store.searchIndex()).search(query);
           const hits = result.hits.filter((hit) => store.roots.holds(hit.path));
           const next = result.more ? args.offset + args.limit : null;
           const head = `${hits.length} hit(s)${next === null ? "" : `; more from offset ${next}`}`;

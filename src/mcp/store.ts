@@ -9,7 +9,7 @@ import { createPricer, loadPrices, type Pricer } from "../usage/prices.ts";
 import { sessionsReport } from "../usage/reports.ts";
 import type { SessionRow } from "../usage/session-rows.ts";
 import { basename } from "node:path";
-import { openSearchIndex, type SearchIndex } from "../search/index.ts";
+import type { SearchIndex } from "../search/types.ts";
 import { confined, RefusedPath, type SessionRoots } from "./roots.ts";
 
 export interface Collection {
@@ -33,9 +33,15 @@ export class SessionStore {
     this.log = log;
   }
 
-  /** The search index over the same paths, brought up to date with the logs (docs/search.md). */
-  searchIndex(): SearchIndex {
-    this.index ??= openSearchIndex({ paths: this.roots.paths, env: this.env, onNotice: (line) => this.log(`${line}\n`) });
+  /**
+   * The search index over the same paths, brought up to date with the logs (docs/search.md). Loaded at the first
+   * search: the other tools neither wait for SQLite's native module nor fail without it.
+   */
+  async searchIndex(): Promise<SearchIndex> {
+    if (this.index === undefined) {
+      const { openSearchIndex } = await import("../search/open-search-index.ts");
+      this.index = openSearchIndex({ paths: this.roots.paths, env: this.env, onNotice: (line) => this.log(`${line}\n`) });
+    }
     this.index.update();
     return this.index;
   }
