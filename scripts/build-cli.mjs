@@ -44,7 +44,10 @@ const common = {
   // The NATS client and the OpenTelemetry packages are loaded only by the commands that use them (docs/fleet.md,
   // docs/otel.md) and stay packages (their CommonJS files `require` Node's modules, which an ES module bundle
   // cannot); ajv is bundled (loading its many CommonJS files was a large part of every command's start).
-  external: ["@nats-io/*", "@opentelemetry/*"],
+  // better-sqlite3 is a native module (its .node file is loaded from its package folder): never bundled.
+  // The MCP SDK and zod are bundled, into the `mcp` command's chunk only: pure JS, and one file starts faster than the
+  // SDK's many modules (the time to answer `initialize` was about a third shorter, on a shared machine).
+  external: ["@nats-io/*", "@opentelemetry/*", "better-sqlite3"],
   legalComments: "inline",
   logLevel: "warning",
 };

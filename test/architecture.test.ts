@@ -27,7 +27,7 @@ interface Layer {
   packages?: readonly string[];
 }
 
-const NODE_PEERS = ["run/", "server/", "usage/", "fleet/", "follow/", "otel/"];
+const NODE_PEERS = ["run/", "server/", "usage/", "fleet/", "follow/", "otel/", "search/"];
 
 /** docs/architecture.md's table, lowest first. */
 const LAYERS: readonly Layer[] = [
@@ -68,12 +68,16 @@ const LAYERS: readonly Layer[] = [
   { layer: 9, path: "server/", peers: NODE_PEERS },
   // Reads the agents' logs itself: the model, the wire readers and the views' width and sanitizer (docs/usage.md).
   { layer: 9, path: "usage/", only: ["model/", "errors.ts", "dialect/json.ts", "views/shared/", "prices/"] },
+  // The search index (Node, SQLite): the logs `usage` finds, read through the pipeline, redacted, in the cache folder.
+  { layer: 9, path: "search/", peers: ["usage/"], only: ["model/", "errors.ts", "pipeline/"] },
   { layer: 9, path: "fleet/", peers: NODE_PEERS },
   // The file follower the CLI's --follow and the server's run logs share: Node's fs, the Issue type.
   { layer: 9, path: "follow/", only: ["errors.ts"] },
   // OTLP export (Node): the configuration, the official transformer's bodies, HTTP with retries, the live batcher.
   { layer: 9, path: "otel/", only: ["model/", "errors.ts", "encoding/", "summary/", "formats/"] },
-  { layer: 9, path: "cli/", peers: NODE_PEERS },
+  // The MCP server (docs/mcp.md): the sessions and usage of usage/, read through the pipeline like any command.
+  { layer: 9, path: "mcp/", peers: ["usage/", "search/"] },
+  { layer: 9, path: "cli/", peers: [...NODE_PEERS, "mcp/"] },
   { layer: 9, path: "testing/" },
   { layer: 9, path: "index.ts" },
 ];

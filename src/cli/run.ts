@@ -64,6 +64,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./commands/usage.ts")).usage,
   },
   {
+    name: "mcp",
+    summary: "a Model Context Protocol server on stdio: agents list, summarize, read and count the saved sessions (docs/mcp.md)",
+    load: async () => (await import("./commands/mcp.ts")).mcp,
+  },
+  {
     name: "validate",
     summary: "check a stream: framing, schema and sequence rules (exit 1 on any issue)",
     load: async () => (await import("./commands/validate.ts")).validate,

@@ -1,6 +1,6 @@
-import { sessionInRange, sessionMatches } from "../../usage/filters.ts";
-import { figuresJson, sessionsTable } from "../../usage/render.ts";
-import { durationOf, SESSION_SORTS, sessionRows, sortSessions } from "../../usage/session-rows.ts";
+import { sessionsTable } from "../../usage/render.ts";
+import { sessionJson, sessionsReport } from "../../usage/reports.ts";
+import { SESSION_SORTS } from "../../usage/session-rows.ts";
 import { defineCommand } from "../args.ts";
 import { readUsage, tableWidth, USAGE_LOCATIONS_NOTE, usageOptions } from "../usage-options.ts";
 
@@ -31,22 +31,9 @@ estimated from the price table.`,
   ],
   async run({ values, positionals, io }) {
     const { collected, filter, pricer, exit } = await readUsage(values, positionals, io);
-    const keep = (session: Parameters<typeof sessionMatches>[1] & object): boolean =>
-      sessionMatches(filter, session) && sessionInRange(filter, session);
-    const rows = sortSessions(sessionRows(collected.ledger, pricer, keep), values.sort);
+    const rows = sessionsReport(collected, filter, pricer, values.sort);
     if (values.json || values.ndjson) {
-      const objects = rows.map((row) => ({
-        agent: row.agent,
-        sessionId: row.sessionId,
-        project: row.project,
-        start: row.start === null ? null : new Date(row.start).toISOString(),
-        end: row.end === null ? null : new Date(row.end).toISOString(),
-        durationMs: row.start === null ? null : durationOf(row),
-        status: row.status,
-        ...figuresJson(row.figures),
-        malformedLines: row.malformedLines,
-        files: row.files,
-      }));
+      const objects = rows.map(sessionJson);
       const text = values.ndjson ? objects.map((o) => `${JSON.stringify(o)}\n`).join("") : `${JSON.stringify(objects, null, 2)}\n`;
       await io.stdout.write(text);
       return exit;

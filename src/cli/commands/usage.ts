@@ -1,6 +1,6 @@
-import { GROUP_DIMENSIONS, type GroupDimension, groupUsage } from "../../usage/aggregate.ts";
-import { chargeFilter } from "../../usage/filters.ts";
-import { costNote, figuresJson, usageTable } from "../../usage/render.ts";
+import { GROUP_DIMENSIONS, type GroupDimension } from "../../usage/aggregate.ts";
+import { costNote, usageTable } from "../../usage/render.ts";
+import { usageJson, usageReport } from "../../usage/reports.ts";
 import { AgentStreamError } from "../../errors.ts";
 import { defineCommand } from "../args.ts";
 import { readUsage, tableWidth, USAGE_LOCATIONS_NOTE, usageOptions } from "../usage-options.ts";
@@ -35,32 +35,9 @@ Days, weeks (from Monday) and months are those of each request's own time.`,
   async run({ values, positionals, io }) {
     const by = parseGroups(values.by);
     const { collected, filter, pricer, exit } = await readUsage(values, positionals, io);
-    const include = chargeFilter(filter, collected.ledger);
-    const report = groupUsage(collected.ledger.charges, {
-      by,
-      timeZone: filter.timeZone,
-      breakdown: values.breakdown,
-      pricer,
-      ledger: collected.ledger,
-      ...(include === undefined ? {} : { include }),
-    });
+    const report = usageReport(collected, filter, pricer, { by, breakdown: values.breakdown });
     if (values.json) {
-      const groups = report.groups.map((g) => ({
-        ...g.key,
-        ...figuresJson(g.figures),
-        ...(g.breakdown === undefined ? {} : { breakdown: g.breakdown.map((b) => ({ model: b.model, ...figuresJson(b.figures) })) }),
-      }));
-      const json = {
-        by,
-        timeZone: filter.timeZone,
-        prices: pricer.date,
-        files: collected.files,
-        sessions: collected.ledger.sessions.size,
-        duplicateRecords: collected.ledger.duplicates,
-        malformedLines: [...collected.ledger.sessions.values()].reduce((sum, session) => sum + session.badLines, 0),
-        groups,
-        totals: figuresJson(report.totals),
-      };
+      const json = usageJson(report, collected, filter, pricer);
       await io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       return exit;
     }

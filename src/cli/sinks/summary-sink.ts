@@ -4,27 +4,17 @@
  */
 import { formatCost } from "../../views/shared/format.ts";
 import { sanitizeForTerminal } from "../../views/shared/sanitize.ts";
-import type { HealthStats, RecordStats } from "../../pipeline/create-event-reader.ts";
-import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../../summary/summarize.ts";
-import type { RedactionCounts } from "../../stages/redact/redact-text.ts";
+import { INPUT_START, type ReaderCounters, type SummaryWithRedactions, summarizeSession } from "../../pipeline/session-summary.ts";
+import { createSummaryBuilder, type SummaryBuilder } from "../../summary/summarize.ts";
 import { describeRedactions } from "../diagnostics.ts";
 import type { CliOutput } from "../io.ts";
 import type { InputRun, Sink } from "./sink.ts";
 
-/** A summary, with the secrets replaced in its input by kind (`{}` with --no-redact or none found). */
-type SummaryWithRedactions = SessionSummary & { redactions: RedactionCounts };
-
-/** Where a session starts in its input: the input's counters at that point (zero for the first). */
-interface SessionStart {
-  readonly stats: RecordStats | undefined;
-  readonly health: HealthStats | undefined;
-  readonly redactions: RedactionCounts;
-}
-
 /** The session being read in one input, and how many of that input's sessions were already summarized. */
 interface OpenSession {
   builder: SummaryBuilder;
-  from: SessionStart;
+  /** Where the session starts in its input: the input's counters at that point. */
+  from: ReaderCounters;
   done: number;
 }
 
@@ -41,7 +31,7 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
   const session = (input: string): OpenSession => {
     let found = open.get(input);
     if (found === undefined) {
-      found = { builder: createSummaryBuilder(), from: { stats: undefined, health: undefined, redactions: {} }, done: 0 };
+      found = { builder: createSummaryBuilder(), from: INPUT_START, done: 0 };
       open.set(input, found);
     }
     return found;
@@ -58,7 +48,7 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
   const finish = (run: InputRun): { summary: SummaryWithRedactions; done: number } => {
     const last = session(run.name);
     const to = { stats: run.reader.stats, health: run.reader.health, redactions: run.reader.redactions };
-    return { summary: summarize(last, to, run.reader.dialect), done: last.done };
+    return { summary: summarizeSession(last.builder, last.from, to, run.reader.dialect), done: last.done };
   };
   const restarted = new Map<InputRun, { summary: SummaryWithRedactions; done: number }>();
   return {
@@ -73,7 +63,7 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
       // Concatenated sessions: each gets its own summary, with the counts of its own lines.
       const ended = session(input);
       const to = { stats: boundary.statsBefore, health: boundary.healthBefore, redactions: boundary.redactionsBefore };
-      emit(summarize(ended, to, boundary.previousDialect), input);
+      emit(summarizeSession(ended.builder, ended.from, to, boundary.previousDialect), input);
       open.set(input, { builder: createSummaryBuilder(), from: to, done: ended.done + 1 });
     },
     inputRestarted(run) {
@@ -92,34 +82,6 @@ export function createSummarySink(options: { readonly json: boolean; readonly in
       if (held.length > 0) await stdout.write(`${JSON.stringify(held, null, 2)}\n`);
     },
   };
-}
-
-function summarize(
-  session: OpenSession,
-  to: { readonly stats: RecordStats; readonly health: HealthStats; readonly redactions: RedactionCounts },
-  dialect: string | undefined,
-): SummaryWithRedactions {
-  const { from, builder } = session;
-  const stats = from.stats === undefined ? to.stats : difference(to.stats, from.stats);
-  const health = from.health === undefined ? to.health : difference(to.health, from.health);
-  return { ...builder.result(stats, dialect, health), redactions: differenceOfCounts(to.redactions, from.redactions) };
-}
-
-/** Secrets redacted since the session started, by kind (kinds with none left out). */
-function differenceOfCounts(to: RedactionCounts, from: RedactionCounts): RedactionCounts {
-  const out: Record<string, number> = {};
-  for (const [kind, count] of Object.entries(to)) {
-    const since = count - ((from as Record<string, number>)[kind] ?? 0);
-    if (since > 0) out[kind] = since;
-  }
-  return out as RedactionCounts;
-}
-
-/** Counter by counter, `to - from`. */
-function difference<T extends object>(to: T, from: T): T {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(to)) out[key] = (value as number) - ((from as Record<string, number>)[key] ?? 0);
-  return out as T;
 }
 
 function formatSummary(s: SummaryWithRedactions, name: string): string {

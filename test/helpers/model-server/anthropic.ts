@@ -95,12 +95,13 @@ export async function answerAnthropic(
     } else {
       stopReason = "tool_use";
       const toolUseId = `toolu_scripted_${index}_${blockIndex}`;
+      const name = block.type === "call" ? block.name : shellTool;
       sse.send("content_block_start", {
         type: "content_block_start",
         ...at,
-        content_block: { type: "tool_use", id: toolUseId, name: shellTool, input: {} },
+        content_block: { type: "tool_use", id: toolUseId, name, input: {} },
       });
-      const input = JSON.stringify({ command: block.command, description: "Run a scripted command" });
+      const input = JSON.stringify(block.type === "call" ? block.input : { command: block.command, description: "Run a scripted command" });
       for (const partial_json of splitText(input, 3))
         sse.send("content_block_delta", { type: "content_block_delta", ...at, delta: { type: "input_json_delta", partial_json } });
     }

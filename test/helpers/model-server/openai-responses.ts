@@ -104,14 +104,15 @@ function streamItem(send: Send, block: Block, suffix: string, output_index: numb
   }
   const item_id = `fc_scripted_${suffix}`;
   const call_id = `call_scripted_${suffix}`;
-  const args = JSON.stringify({ cmd: block.command });
+  const name = block.type === "call" ? block.name : "exec_command";
+  const args = JSON.stringify(block.type === "call" ? block.input : { cmd: block.command });
   send("response.output_item.added", {
     output_index,
-    item: { id: item_id, type: "function_call", status: "in_progress", call_id, name: "exec_command", arguments: "" },
+    item: { id: item_id, type: "function_call", status: "in_progress", call_id, name, arguments: "" },
   });
   for (const delta of splitText(args, 3)) send("response.function_call_arguments.delta", { item_id, output_index, delta });
   send("response.function_call_arguments.done", { item_id, output_index, arguments: args });
-  const item = { id: item_id, type: "function_call", status: "completed", call_id, name: "exec_command", arguments: args };
+  const item = { id: item_id, type: "function_call", status: "completed", call_id, name, arguments: args };
   send("response.output_item.done", { output_index, item });
   return item;
 }

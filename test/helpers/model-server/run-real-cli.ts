@@ -44,6 +44,8 @@ export interface RealCliOptions {
    * `agentstream run [options] --`: `through(file, args)` gives the command line to spawn instead.
    */
   readonly through?: (file: string, args: readonly string[]) => readonly [string, readonly string[]];
+  /** More arguments for the CLI, after its own (Claude Code: `--mcp-config <file>`; Codex: `-c mcp_servers.x={...}`). */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface RealCliRun {
@@ -73,7 +75,17 @@ export async function runRealClaude(script: Script, prompt: string, options: Rea
   if (claude === undefined) throw new Error(`Claude Code is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: claude,
-    args: ["-p", prompt, "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--allowedTools", "Bash"],
+    args: [
+      "-p",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--include-partial-messages",
+      "--allowedTools",
+      "Bash",
+      ...(options.extraArgs ?? []),
+    ],
     env: {
       ...baseEnv(home),
       ANTHROPIC_BASE_URL: baseUrl,
@@ -111,6 +123,7 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
       "analytics.enabled=false",
       "--dangerously-bypass-approvals-and-sandbox",
       ...disabled.flatMap((feature) => ["--disable", feature]),
+      ...(options.extraArgs ?? []),
       prompt,
     ],
     env: { ...baseEnv(home), CODEX_HOME: home, MOCK_KEY: "sk-scripted-test-key" },
@@ -124,8 +137,7 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
  */
 export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
   const opencode = realClis.opencode;
-  if (opencode === undefined)
-    throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  if (opencode === undefined) throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: opencode,
     args: ["run", "--format", "json", prompt],

@@ -21,7 +21,9 @@ export type Block =
   /** Thinking (Anthropic) or a reasoning summary (Responses API). */
   | { readonly type: "thinking"; readonly text: string }
   /** A shell call: Claude Code's `Bash` tool, Codex's `exec_command` with `{"cmd": ...}`. */
-  | { readonly type: "tool"; readonly command: string };
+  | { readonly type: "tool"; readonly command: string }
+  /** A call of another tool by its name, with its input as given (an MCP server's tool: `mcp__agentstream__search`). */
+  | { readonly type: "call"; readonly name: string; readonly input: Readonly<Record<string, unknown>> };
 
 /** An API error instead of an answer. */
 interface ApiError {

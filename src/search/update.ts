@@ -1,0 +1,179 @@
+/**
+ * Keeping the index up to date with the logs: the files `sessions` finds (the same discovery, the same paths and
+ * default folders), each compared with what the index saw (size, mtime, inode and device): an unchanged file is not
+ * read, a new, grown or changed one is read again whole through the reader, a vanished one is removed.
+ */
+import { statSync } from "node:fs";
+import { discoverDefault, discoverPaths, readFailure, type FoundFile } from "../usage/discover.ts";
+import { extractSessions, type ExtractedSession } from "./extract.ts";
+import type { Db } from "./store.ts";
+import type { UpdateReport } from "./types.ts";
+
+interface FileRow {
+  readonly id: number;
+  readonly path: string;
+  readonly size: number;
+  readonly mtime: number;
+  readonly ino: string;
+  readonly dev: string;
+}
+
+/** The agent of a session: as discovery named it (`claude`), else its product name without `-code`/`-cli`. */
+function agentOf(found: FoundFile, session: ExtractedSession | undefined): string {
+  return found.agent ?? session?.agentProduct?.replace(/-(code|cli)$/, "") ?? "unknown";
+}
+
+/**
+ * Brings the index up to date with the files under `paths` (none: the agents' standard locations) and marks them as
+ * the scope that searches look in (the `scope` table).
+ */
+export function updateIndex(db: Db, paths: readonly string[] | undefined, env: Readonly<Record<string, string | undefined>>): UpdateReport {
+  const started = performance.now();
+  const discovered = paths === undefined || paths.length === 0 ? discoverDefault(env) : discoverPaths(paths);
+  const failed = [...discovered.failed];
+  const known = new Map((db.prepare("SELECT id, path, size, mtime, ino, dev FROM files").all() as FileRow[]).map((row) => [row.path, row]));
+  const writer = new IndexWriter(db);
+  let added = 0;
+  let changed = 0;
+  let unchanged = 0;
+  const inScope: number[] = [];
+  for (const found of discovered.files) {
+    const row = known.get(found.path);
+    known.delete(found.path);
+    let identity: { ino: string; dev: string };
+    try {
+      const stat = statSync(found.path, { bigint: true });
+      identity = { ino: String(stat.ino), dev: String(stat.dev) };
+    } catch (error) {
+      failed.push({ path: found.path, reason: readFailure(error) });
+      continue;
+    }
+    if (
+      row !== undefined &&
+      row.size === found.size &&
+      row.mtime === found.mtimeMs &&
+      row.ino === identity.ino &&
+      row.dev === identity.dev
+    ) {
+      unchanged++;
+      inScope.push(row.id);
+      continue;
+    }
+    let sessions: ExtractedSession[];
+    try {
+      sessions = extractSessions(found.path);
+    } catch (error) {
+      failed.push({ path: found.path, reason: readFailure(error) });
+      continue;
+    }
+    if (row === undefined) added++;
+    else changed++;
+    inScope.push(writer.replaceFile(row?.id, found, identity, sessions));
+  }
+  // Indexed files this discovery did not find: gone from disk (removed), or outside these paths (kept for another search).
+  let removed = 0;
+  for (const row of known.values()) {
+    if (exists(row.path)) continue;
+    writer.removeFile(row.id);
+    removed++;
+  }
+  writer.setScope(inScope);
+  const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+  return {
+    added,
+    changed,
+    unchanged,
+    removed,
+    sessions: count("SELECT count(*) FROM sessions WHERE file IN (SELECT file FROM scope)"),
+    documents: count("SELECT count(*) FROM docs WHERE session IN (SELECT id FROM sessions WHERE file IN (SELECT file FROM scope))"),
+    missing: discovered.missing,
+    failed,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The statements that change the index, prepared once per update. Each file is written in one transaction. */
+class IndexWriter {
+  private readonly db: Db;
+  private readonly deleteDocs;
+  private readonly deleteTouched;
+  private readonly deleteSessions;
+  private readonly deleteFile;
+  private readonly insertFile;
+  private readonly insertSession;
+  private readonly insertDoc;
+  private readonly insertTouched;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.deleteDocs = db.prepare("DELETE FROM docs WHERE session IN (SELECT id FROM sessions WHERE file = ?)");
+    this.deleteTouched = db.prepare("DELETE FROM touched WHERE session IN (SELECT id FROM sessions WHERE file = ?)");
+    this.deleteSessions = db.prepare("DELETE FROM sessions WHERE file = ?");
+    this.deleteFile = db.prepare("DELETE FROM files WHERE id = ?");
+    this.insertFile = db.prepare("INSERT INTO files(path, agent, size, mtime, ino, dev) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertSession = db.prepare(
+      "INSERT INTO sessions(file, session_id, agent, project, model, start, end, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.insertDoc = db.prepare("INSERT INTO docs(session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, tool) VALUES (?, ?, ?, ?)");
+  }
+
+  private clear(fileId: number): void {
+    this.deleteDocs.run(fileId);
+    this.deleteTouched.run(fileId);
+    this.deleteSessions.run(fileId);
+  }
+
+  removeFile(fileId: number): void {
+    this.db.transaction(() => {
+      this.clear(fileId);
+      this.deleteFile.run(fileId);
+    })();
+  }
+
+  /** Replaces what the index holds of one file (`fileId`: its row, when it had one) by its sessions; returns its id. */
+  replaceFile(
+    fileId: number | undefined,
+    found: FoundFile,
+    identity: { ino: string; dev: string },
+    sessions: readonly ExtractedSession[],
+  ): number {
+    return this.db.transaction(() => {
+      if (fileId !== undefined) {
+        this.clear(fileId);
+        this.deleteFile.run(fileId);
+      }
+      const agent = agentOf(found, sessions[0]);
+      const id = Number(this.insertFile.run(found.path, agent, found.size, found.mtimeMs, identity.ino, identity.dev).lastInsertRowid);
+      for (const session of sessions) {
+        const { sessionId, project, model, start, end, status } = session;
+        const sessionRow = Number(
+          this.insertSession.run(id, sessionId, agentOf(found, session), project, model, start, end, status).lastInsertRowid,
+        );
+        for (const doc of session.docs) {
+          this.insertDoc.run(sessionRow, doc.seq, doc.line, doc.time ?? start, doc.field, doc.tool, doc.text);
+        }
+        for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, file.tool);
+      }
+      return id;
+    })();
+  }
+
+  /** The files this update found: searches look only in them. */
+  setScope(ids: readonly number[]): void {
+    this.db.exec("CREATE TEMP TABLE IF NOT EXISTS scope(file INTEGER PRIMARY KEY)");
+    const insert = this.db.prepare("INSERT OR IGNORE INTO scope(file) VALUES (?)");
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM scope");
+      for (const id of ids) insert.run(id);
+    })();
+  }
+}
