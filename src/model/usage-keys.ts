@@ -32,3 +32,8 @@ export function codexRunningTotal(totalTokens: number | undefined, input: number
 export function geminiUsageKey(sessionId: string, messageId: string): string {
   return `${sessionId}:${messageId}`;
 }
+
+/** Qwen Code writes one chat line per model response, each with its own `uuid`: one request is a session's line uuid. */
+export function qwenUsageKey(sessionId: string, uuid: string): string {
+  return `${sessionId}:${uuid}`;
+}

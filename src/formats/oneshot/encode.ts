@@ -37,6 +37,7 @@ const EXECUTORS: Record<string, string> = {
   amp: "amp",
   "qwen-code": "qwen",
   qwen: "qwen",
+  "qwen-session": "qwen",
   harmony: "direct",
 };
 

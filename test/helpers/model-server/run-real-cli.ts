@@ -9,7 +9,7 @@
  * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
@@ -25,7 +25,14 @@ const bin = (name: string): string | undefined => {
   return existsSync(path) ? path : undefined;
 };
 /** Paths of the installed CLIs; undefined when absent. */
-export const realClis = { claude: bin("claude"), codex: bin("codex"), opencode: bin("opencode") } as const;
+export const realClis = {
+  claude: bin("claude"),
+  codex: bin("codex"),
+  opencode: bin("opencode"),
+  qwen: bin("qwen"),
+  gemini: bin("gemini"),
+  copilot: bin("copilot"),
+} as const;
 
 let namespaceWorks: boolean | undefined;
 /** True when `unshare -n` plus `ip link set lo up` work here (checked once). */
@@ -57,6 +64,10 @@ export interface RealCliRun {
   readonly timedOut: boolean;
   /** The server, closed: its `requests` show what the CLI asked. */
   readonly server: ModelServer;
+  /** The CLI's HOME (kept until the test file ends): where it saved its session. */
+  readonly home: string;
+  /** The folder the CLI ran in. */
+  readonly cwd: string;
 }
 
 /** The environment both CLIs get: nothing of ours leaks in (no real keys, no IS_SANDBOX quirks). */
@@ -124,8 +135,7 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
  */
 export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
   const opencode = realClis.opencode;
-  if (opencode === undefined)
-    throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  if (opencode === undefined) throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: opencode,
     args: ["run", "--format", "json", prompt],
@@ -145,6 +155,42 @@ export async function runRealOpenCode(script: Script, prompt: string, options: R
     },
   }));
 }
+
+/**
+ * Runs `qwen -p <prompt> --output-format stream-json --include-partial-messages --approval-mode yolo` with its
+ * OpenAI-compatible provider (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL) pointed at a server playing `script`
+ * over Chat Completions. `yolo` lets `run_shell_command` run without asking (and offers it at all in `-p` mode).
+ */
+export async function runRealQwen(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const qwen = realClis.qwen;
+  if (qwen === undefined) throw new Error(`Qwen Code is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => {
+    // Its background memory extraction is one more model request after the answer, racing the exit: off.
+    mkdirSync(join(home, ".qwen"), { recursive: true });
+    writeFileSync(
+      join(home, ".qwen", "settings.json"),
+      JSON.stringify({
+        memory: { enableManagedAutoMemory: false },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      }),
+    );
+    return {
+      command: qwen,
+      args: ["-p", prompt, "--output-format", "stream-json", "--include-partial-messages", "--approval-mode", "yolo"],
+      env: {
+        ...baseEnv(home),
+        OPENAI_BASE_URL: `${baseUrl}/v1`,
+        OPENAI_API_KEY: "sk-scripted-test-key",
+        OPENAI_MODEL: QWEN_MODEL,
+        QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
+      },
+    };
+  });
+}
+
+/** The model Qwen Code is told to use (any name works against our server). */
+export const QWEN_MODEL = "qwen3-coder-plus";
 
 interface Invocation {
   readonly command: string;
@@ -187,7 +233,7 @@ async function runReal(
       : [command, [...args]];
     const [outer, outerArgv] = options.through === undefined ? [file, argv] : options.through(file, argv);
     const result = await spawnCollect(outer, outerArgv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
-    return { ...result, isolated, server };
+    return { ...result, isolated, server, home, cwd: work };
   } finally {
     await server?.close();
   }
