@@ -14,7 +14,7 @@ import { tempDir } from "../helpers/temp.ts";
 
 const SESSION_DIALECTS = ["claude-session", "codex-session", "gemini-session"];
 /** Our own captures of the stores the real CLIs made offline (test/fixtures/<dialect>/README.md). */
-const OWN_SESSION_DIALECTS = ["qwen-session"];
+const OWN_SESSION_DIALECTS = ["gemini-session", "qwen-session"];
 const ownCaptures = OWN_SESSION_DIALECTS.flatMap((dialect) =>
   readdirSync(fixturePath(dialect, ""))
     .filter((name) => name.endsWith(".jsonl"))

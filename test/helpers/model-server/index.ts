@@ -1,7 +1,8 @@
 /**
  * A scripted model server for driving the real agent CLIs offline: it speaks the Anthropic Messages
- * API (`HEAD /`, `POST /v1/messages`) and the OpenAI Responses API (`POST /v1/responses`), both
- * streaming, on 127.0.0.1 only, and answers each model request with the next turn of a script.
+ * API (`HEAD /`, `POST /v1/messages`), the OpenAI Responses API (`POST /v1/responses`), OpenAI Chat
+ * Completions (`POST /v1/chat/completions`, openai-chat.ts) and the Gemini API
+ * (`POST /v1beta/models/<model>:streamGenerateContent`, gemini.ts), all streaming, on 127.0.0.1 only, and answers each model request with the next turn of a script.
  * @example
  * const server = await startModelServer([{ blocks: [{ type: "text", text: "Hello." }] }]);
  * // ANTHROPIC_BASE_URL=server.url claude -p hi ...
@@ -13,6 +14,7 @@ import { rmSync } from "node:fs";
 import { answerAnthropic, answerAnthropicSideQuery, shellToolOf } from "./anthropic.ts";
 import { answerResponses } from "./openai-responses.ts";
 import { answerChat, chatShellToolOf } from "./openai-chat.ts";
+import { answerGeminiSideQuery, answerGeminiStream, GEMINI_MODEL, geminiShellToolOf } from "./gemini.ts";
 import type { Script, Turn } from "./script.ts";
 
 export type { Script } from "./script.ts";
@@ -113,6 +115,24 @@ export async function startModelServer(script: Script, options: ModelServerOptio
       const { turn, index } = takeTurn();
       record(index === undefined ? { api: "chat" } : { api: "chat", turn: index });
       await answerChat(res, turn, index ?? script.length, modelName, shellTool);
+      return;
+    }
+    const gemini = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent)$/.exec(path);
+    if (req.method === "POST" && gemini !== null) {
+      const geminiModel = gemini[1] ?? GEMINI_MODEL;
+      if (gemini[2] === "generateContent") {
+        record({ api: "gemini", side: true });
+        answerGeminiSideQuery(res, body, geminiModel);
+        return;
+      }
+      if (geminiShellToolOf(body) === undefined) {
+        record({ api: "gemini", side: true });
+        await answerGeminiStream(res, SIDE_ANSWER, 1000 + sideQueries++, geminiModel);
+        return;
+      }
+      const { turn, index } = takeTurn();
+      record(index === undefined ? { api: "gemini" } : { api: "gemini", turn: index });
+      await answerGeminiStream(res, turn, index ?? script.length, geminiModel);
       return;
     }
     record({ api: "other" });

@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
 import { startModelServer, type ModelServer } from "./index.ts";
 import { CODEX_MODEL } from "./openai-responses.ts";
+import { GEMINI_MODEL } from "./gemini.ts";
 import type { Script } from "./script.ts";
 import { tempDir } from "../temp.ts";
 
@@ -184,6 +185,42 @@ export async function runRealQwen(script: Script, prompt: string, options: RealC
         OPENAI_API_KEY: "sk-scripted-test-key",
         OPENAI_MODEL: QWEN_MODEL,
         QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
+      },
+    };
+  });
+}
+
+/**
+ * Runs `gemini -p <prompt> --output-format stream-json --approval-mode yolo -m gemini-2.5-flash` with the Gemini API
+ * at a server playing `script`: GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY, with `security.auth.selectedType`
+ * `gemini-api-key` in its settings (the base URL alone selects the `gateway` auth type, which `-p` refuses) and the
+ * folder trusted (GEMINI_CLI_TRUST_WORKSPACE: an untrusted folder turns yolo back to asking). A named model skips
+ * its router's classifier request. TMPDIR is the run's folder: it writes error reports there.
+ */
+export async function runRealGemini(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const gemini = realClis.gemini;
+  if (gemini === undefined) throw new Error(`Gemini CLI is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => {
+    mkdirSync(join(home, ".gemini"), { recursive: true });
+    writeFileSync(
+      join(home, ".gemini", "settings.json"),
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        telemetry: { enabled: false },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      }),
+    );
+    mkdirSync(join(home, "tmp"), { recursive: true });
+    return {
+      command: gemini,
+      args: ["-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo", "-m", GEMINI_MODEL],
+      env: {
+        ...baseEnv(home),
+        GOOGLE_GEMINI_BASE_URL: baseUrl,
+        GEMINI_API_KEY: "scripted-test-key",
+        GEMINI_CLI_TRUST_WORKSPACE: "true",
+        TMPDIR: join(home, "tmp"),
       },
     };
   });
