@@ -9,6 +9,7 @@ import { aider } from "./aider/index.ts";
 import { amp, claude, claudeSession, qwen } from "./claude/index.ts";
 import { cline } from "./cline/index.ts";
 import { codex, codexSession } from "./codex/index.ts";
+import { copilot } from "./copilot/index.ts";
 import { cursor } from "./cursor/index.ts";
 import { gemini, geminiSession, qwenSession } from "./gemini/index.ts";
 import { harmony } from "./harmony/index.ts";
@@ -18,6 +19,7 @@ export const agents: readonly Dialect[] = [
   codex,
   codexSession,
   qwenSession,
+  copilot,
   claudeSession,
   amp,
   qwen,

@@ -37,3 +37,8 @@ export function geminiUsageKey(sessionId: string, messageId: string): string {
 export function qwenUsageKey(sessionId: string, uuid: string): string {
   return `${sessionId}:${uuid}`;
 }
+
+/** Copilot CLI writes one `session.usage_record` per model request with the provider's response id: one request is a session's `apiCallId`. */
+export function copilotUsageKey(sessionId: string, apiCallId: string): string {
+  return `${sessionId}:${apiCallId}`;
+}

@@ -29,6 +29,7 @@ const MEANINGS: Readonly<Record<string, TokenMeaning>> = {
   "codex-session": OPENAI,
   "gemini-session": { inputHasCache: true, reasoningApart: true },
   "qwen-session": OPENAI,
+  copilot: OPENAI,
 };
 
 /** The estimate a summary carries: the USD of the priced requests, and the models that have no price. */

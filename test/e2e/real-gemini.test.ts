@@ -26,5 +26,6 @@ describe.skipIf(realClis.gemini === undefined)("real Gemini CLI 0.61.0 against t
     sessionFiles: (home) => filesUnder(join(home, ".gemini", "tmp"), /[\\/]chats[\\/]session-[^\\/]+\.jsonl$/),
     storesErrors: false,
     streamsReasoning: false,
+    streamsUsage: true,
   });
 });

@@ -26,5 +26,6 @@ describe.skipIf(realClis.qwen === undefined)("real Qwen Code 0.24.4 against the 
     sessionFiles: (home) => filesUnder(join(home, ".qwen", "projects"), /[\\/]chats[\\/][^\\/]+\.jsonl$/),
     storesErrors: true,
     streamsReasoning: true,
+    streamsUsage: true,
   });
 });

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { claudeUsageKey, codexRunningTotal, codexUsageKey, geminiUsageKey, qwenUsageKey } from "../../src/model/usage-keys.ts";
+import {
+  claudeUsageKey,
+  codexRunningTotal,
+  codexUsageKey,
+  copilotUsageKey,
+  geminiUsageKey,
+  qwenUsageKey,
+} from "../../src/model/usage-keys.ts";
 import { readdirSync } from "node:fs";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
@@ -13,12 +20,17 @@ import { listCaptures } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const SESSION_DIALECTS = ["claude-session", "codex-session", "gemini-session"];
-/** Our own captures of the stores the real CLIs made offline (test/fixtures/<dialect>/README.md). */
-const OWN_SESSION_DIALECTS = ["gemini-session", "qwen-session"];
-const ownCaptures = OWN_SESSION_DIALECTS.flatMap((dialect) =>
-  readdirSync(fixturePath(dialect, ""))
+/** Our own captures of the stores the real CLIs made offline (test/fixtures/<folder>/README.md), by dialect. */
+const OWN_SESSION_FOLDERS: readonly [dialect: string, folder: string][] = [
+  ["gemini-session", "gemini-session"],
+  ["qwen-session", "qwen-session"],
+  ["copilot", "copilot-session"],
+];
+const OWN_SESSION_DIALECTS = OWN_SESSION_FOLDERS.map(([dialect]) => dialect);
+const ownCaptures = OWN_SESSION_FOLDERS.flatMap(([dialect, folder]) =>
+  readdirSync(fixturePath(folder, ""))
     .filter((name) => name.endsWith(".jsonl"))
-    .map((name): [string, string] => [dialect, fixturePath(dialect, name)]),
+    .map((name): [string, string] => [dialect, fixturePath(folder, name)]),
 );
 const captures = [
   ...listCaptures().filter(([dialect, path]) => SESSION_DIALECTS.includes(dialect) && path.endsWith(".jsonl")),
@@ -79,10 +91,11 @@ describe("the request keys", () => {
     expect(claudeUsageKey(undefined, undefined, undefined)).toBeUndefined();
   });
 
-  it("Codex: a thread's running total; Gemini: a session's message", () => {
+  it("Codex: a thread's running total; Gemini: a session's message; Qwen: a session's line; Copilot: a session's API call", () => {
     expect(codexUsageKey("t#0", codexRunningTotal(undefined, 1000, 20))).toBe("t#0:1020");
     expect(codexRunningTotal(1030, 1000, 20)).toBe(1030);
     expect(geminiUsageKey("s1", "m1")).not.toBe(geminiUsageKey("s2", "m1"));
     expect(qwenUsageKey("s1", "u1")).not.toBe(qwenUsageKey("s2", "u1"));
+    expect(copilotUsageKey("s1", "chatcmpl-1")).not.toBe(copilotUsageKey("s2", "chatcmpl-1"));
   });
 });

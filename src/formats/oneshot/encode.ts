@@ -38,6 +38,8 @@ const EXECUTORS: Record<string, string> = {
   "qwen-code": "qwen",
   qwen: "qwen",
   "qwen-session": "qwen",
+  "copilot-cli": "copilot",
+  copilot: "copilot",
   harmony: "direct",
 };
 

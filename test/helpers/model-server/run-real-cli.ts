@@ -226,6 +226,32 @@ export async function runRealGemini(script: Script, prompt: string, options: Rea
   });
 }
 
+/**
+ * Runs `copilot -p <prompt> --output-format json --allow-all-tools` with its BYOK provider (`COPILOT_PROVIDER_BASE_URL`,
+ * type `openai`: Chat Completions) at a server playing `script`, in its offline mode (`COPILOT_OFFLINE`: no GitHub
+ * sign-in, telemetry, web tools or updates).
+ */
+export async function runRealCopilot(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const copilot = realClis.copilot;
+  if (copilot === undefined) throw new Error(`Copilot CLI is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => ({
+    command: copilot,
+    args: ["-p", prompt, "--output-format", "json", "--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"],
+    env: {
+      ...baseEnv(home),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: `${baseUrl}/v1`,
+      COPILOT_PROVIDER_TYPE: "openai",
+      COPILOT_PROVIDER_API_KEY: "sk-scripted-test-key",
+      COPILOT_MODEL: COPILOT_MODEL,
+      COPILOT_AUTO_UPDATE: "false",
+    },
+  }));
+}
+
+/** The model Copilot CLI is told to use (its BYOK provider takes any name). */
+export const COPILOT_MODEL = "gpt-4.1";
+
 /** The model Qwen Code is told to use (any name works against our server). */
 export const QWEN_MODEL = "qwen3-coder-plus";
 
