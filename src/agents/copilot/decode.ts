@@ -94,6 +94,15 @@ const BOOKKEEPING = new Set([
   "assistant.idle",
   "system.message",
   "tool.execution_partial_result",
+  // Named by the Copilot SDK's session events (not seen in 1.0.102's -p runs): lifecycle and context bookkeeping.
+  "session.idle",
+  "session.resume",
+  "session.handoff",
+  "session.truncation",
+  "session.compaction_start",
+  "session.compaction_complete",
+  "session.usage_info",
+  "assistant.intent",
 ]);
 
 /** Copilot CLI's tools by kind. */
@@ -140,6 +149,8 @@ class CopilotStream {
   sessionId = "";
   lastError: string | undefined;
   readonly counted = new Set<string>();
+  /** The event type this stream's tokens come from (see `usage`). */
+  usageType: string | undefined;
   readonly openTurns = new Set<string>();
   /** The reasoning being streamed (`assistant.reasoning_delta`), completed by the message that follows or by `assistant.reasoning`. */
   streamingReasoning: string | undefined;
@@ -224,8 +235,16 @@ class CopilotStream {
     return [compact({ type: "tool.completed" as const, toolCallId, name, output, isError: fieldBool(data, "success") === false, time })];
   }
 
+  /**
+   * One request's tokens: a session file's `session.usage_record` (`data.usage`), or `assistant.usage` (`data`, the SDK's
+   * ephemeral event). A stream counts the kind it met first, so a request reported both ways is counted once.
+   */
   usage(v: Wire<CopilotEvent>, time: string | undefined): AgentEventDraft[] {
-    const usage = fieldObj(fieldObj(v, "data") as Wire<UsageRecordData> | undefined, "usage");
+    const type = fieldStr(v, "type");
+    this.usageType ??= type;
+    if (type !== this.usageType) return [];
+    const data = fieldObj(v, "data") as Wire<UsageRecordData> | undefined;
+    const usage = type === "assistant.usage" ? (data as Wire<NonNullable<UsageRecordData["usage"]>> | undefined) : fieldObj(data, "usage");
     if (usage === undefined) return [];
     const key = copilotUsageKey(this.sessionId, fieldStr(usage, "apiCallId") ?? fieldStr(v, "id") ?? "");
     if (this.counted.has(key)) return [];
@@ -318,6 +337,7 @@ class CopilotStream {
       case "tool.execution_complete":
         return [...out, ...this.toolComplete(data as Wire<ToolCompleteData> | undefined, time)];
       case "session.usage_record":
+      case "assistant.usage":
         return [...out, ...this.usage(v, time)];
       case "session.error": {
         this.lastError = fieldStr(data, "message") ?? "error";

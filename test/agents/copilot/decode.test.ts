@@ -108,6 +108,18 @@ describe("copilot: Copilot CLI 1.0.102 output and session files of our offline r
     }
   });
 
+  it("assistant.usage (the SDK's per-request event) gives the tokens of an output, once per request when both kinds come", () => {
+    const at = "2026-12-02T02:18:09.000Z";
+    const usage = { model: "gpt-4.1", inputTokens: 120, outputTokens: 12, cacheReadTokens: 20, cacheWriteTokens: 0 };
+    const lines = [
+      { type: "assistant.usage", data: usage, id: "u1", timestamp: at, parentId: null, ephemeral: true },
+      { type: "session.usage_record", data: { usage: { ...usage, apiCallId: "x" } }, id: "u2", timestamp: at, parentId: "u1" },
+    ];
+    const text = `${readFileSync(output("text"), "utf8")}${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+    const { summary } = readAll([text], { dialect: copilot });
+    expect(summary.usage).toMatchObject({ inputTokens: 120, outputTokens: 12, cacheReadTokens: 20 });
+  });
+
   it("an event type it does not know is an unknown record, said once", () => {
     const line = { type: "assistant.new_thing", data: {}, id: "x", timestamp: "2026-12-02T02:18:09.000Z", parentId: null };
     const { events, issues } = readAll([`${readFileSync(session("text"), "utf8")}${JSON.stringify(line)}\n`], { dialect: copilot });
