@@ -96,7 +96,8 @@ const BOOKKEEPING = new Set([
   "tool.execution_partial_result",
   // Named by the Copilot SDK's session events (not seen in 1.0.102's -p runs): lifecycle and context bookkeeping.
   "session.idle",
-  "session.resume",
+  "session.auto_mode_resolved",
+  "session.usage_checkpoint",
   "session.handoff",
   "session.truncation",
   "session.compaction_start",
@@ -138,7 +139,7 @@ function createCopilotDecoder(): DialectDecoder {
       if (record.kind !== "json") return [];
       return decoding.decodeJson(record.value, context);
     },
-    end: () => decoding.state.closeAll(),
+    end: () => decoding.finish(),
   };
 }
 
@@ -149,6 +150,8 @@ class CopilotStream {
   sessionId = "";
   lastError: string | undefined;
   readonly counted = new Set<string>();
+  /** The time of a `session.shutdown` not yet known to be the last (see `finish`). */
+  shutdown: { readonly time: string | undefined } | undefined;
   /** The event type this stream's tokens come from (see `usage`). */
   usageType: string | undefined;
   readonly openTurns = new Set<string>();
@@ -267,6 +270,17 @@ class CopilotStream {
   }
 
   /** The end: the output's `result` line, or the session file's `session.shutdown`. */
+  /**
+   * The end of input: a session file's last `session.shutdown` ends the session. It is held until then because a
+   * resumed session (`copilot --resume`) appends `session.resume` and more turns to the same file after it.
+   */
+  finish(): AgentEventDraft[] {
+    const shutdown = this.shutdown;
+    this.shutdown = undefined;
+    if (shutdown === undefined) return this.state.closeAll();
+    return this.end(this.lastError === undefined ? "success" : "error", shutdown.time);
+  }
+
   end(status: "success" | "error", time: string | undefined, durationMs?: number): AgentEventDraft[] {
     if (this.ended) return [];
     this.ended = true;
@@ -347,7 +361,12 @@ class CopilotStream {
         ];
       }
       case "session.shutdown":
-        return [...out, ...this.end(this.lastError === undefined ? "success" : "error", time)];
+        this.shutdown = { time };
+        return out;
+      case "session.resume":
+        // The same session goes on in the same file: the shutdown before it was not its end.
+        this.shutdown = undefined;
+        return out;
       case "result": {
         const result = value as Wire<ResultLine>;
         const exitCode = fieldNum(result, "exitCode");
@@ -357,8 +376,18 @@ class CopilotStream {
           fieldNum(fieldObj(result, "usage"), "sessionDurationMs"),
         );
       }
+      case "session.task_complete": {
+        const summary = fieldStr(data, "summary");
+        return [
+          ...out,
+          compact({ type: "notice" as const, kind: "task_complete", level: "info" as const, text: summary ?? "task complete", time }),
+        ];
+      }
       default:
         if (BOOKKEEPING.has(type)) return out;
+        // Hooks, skills and subagents report beside the conversation: kept as notices, not unknown.
+        if (/^(hook|skill|subagent)\./.test(type))
+          return [...out, compact({ type: "notice" as const, kind: type, level: "info" as const, text: type, details: data, time })];
         context.report({ code: "unknown-record", message: `unknown copilot event type ${JSON.stringify(type)}` });
         return [...out, unknownRecord(value as JsonValue as JsonObject, `unknown event type ${JSON.stringify(type)}`)];
     }

@@ -120,6 +120,30 @@ describe("copilot: Copilot CLI 1.0.102 output and session files of our offline r
     expect(summary.usage).toMatchObject({ inputTokens: 120, outputTokens: 12, cacheReadTokens: 20 });
   });
 
+  it("a resumed session (session.resume after session.shutdown in the same file) is one session, ended by its last shutdown", () => {
+    const lines = readFileSync(session("text"), "utf8").trim().split("\n");
+    const at = (s: number) => `2026-12-02T03:00:0${s}.000Z`;
+    const more = [
+      { type: "session.resume", data: { resumeTime: at(0) }, id: "r1", timestamp: at(0), parentId: null },
+      { type: "user.message", data: { content: "Again.", messageId: "m2" }, id: "r2", timestamp: at(1), parentId: "r1" },
+      {
+        type: "assistant.message",
+        data: { messageId: "a2", content: "Once more.", toolRequests: [] },
+        id: "r3",
+        timestamp: at(2),
+        parentId: "r2",
+      },
+      { type: "session.shutdown", data: {}, id: "r4", timestamp: at(3), parentId: "r3" },
+    ];
+    const text = [...lines, ...more.map((line) => JSON.stringify(line))].join("\n");
+    const { events, issues } = readAll([`${text}\n`], { dialect: copilot });
+    expect(issues).toEqual([]);
+    expect(checkSequence(events)).toEqual([]);
+    const completed = ofType(events, "session.completed");
+    expect(completed.map((event) => [event.status, event.time])).toEqual([["success", at(3)]]);
+    expect(ofType(events, "message.completed").map((m) => m.text)).toContain("Once more.");
+  });
+
   it("an event type it does not know is an unknown record, said once", () => {
     const line = { type: "assistant.new_thing", data: {}, id: "x", timestamp: "2026-12-02T02:18:09.000Z", parentId: null };
     const { events, issues } = readAll([`${readFileSync(session("text"), "utf8")}${JSON.stringify(line)}\n`], { dialect: copilot });
