@@ -1,6 +1,7 @@
 /** The options `sessions` and `usage` share, and the one place they turn into a ledger and a filter. */
 import { collectUsage, type Collected } from "../usage/collect.ts";
 import { DEFAULT_LOCATIONS_HELP } from "../usage/discover.ts";
+import { USAGE_AGENTS } from "../usage/sources.ts";
 import { parseFilter, type UsageFilter } from "../usage/filters.ts";
 import { createPricer, loadPrices, type Pricer } from "../usage/prices.ts";
 import { AgentStreamError } from "../errors.ts";
@@ -11,7 +12,7 @@ import type { CliIo } from "./io.ts";
 export const usageOptions = {
   since: { type: "string", valueHint: "<day>", description: "from this day on (YYYY-MM-DD or YYYYMMDD, in the time zone)" },
   until: { type: "string", valueHint: "<day>", description: "up to this day, included" },
-  agent: { type: "string", multiple: true, valueHint: "<agent>", description: "only claude, codex or gemini (repeat, or a comma list)" },
+  agent: { type: "string", multiple: true, valueHint: "<agent>", description: `only ${USAGE_AGENTS.join(", ")} (repeat, or a comma list)` },
   project: { type: "string", valueHint: "<text>", description: "only projects (working directories) containing this text" },
   tz: { type: "string", valueHint: "<zone>", description: "time zone for days and times (default: the machine's)" },
   prices: { type: "string", valueHint: "<file>", description: "a JSON price table laid over the built-in one (docs/usage.md)" },

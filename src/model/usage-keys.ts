@@ -32,3 +32,13 @@ export function codexRunningTotal(totalTokens: number | undefined, input: number
 export function geminiUsageKey(sessionId: string, messageId: string): string {
   return `${sessionId}:${messageId}`;
 }
+
+/** Qwen Code writes one chat line per model response, each with its own `uuid`: one request is a session's line uuid. */
+export function qwenUsageKey(sessionId: string, uuid: string): string {
+  return `${sessionId}:${uuid}`;
+}
+
+/** Copilot CLI writes one `session.usage_record` per model request with the provider's response id: one request is a session's `apiCallId`. */
+export function copilotUsageKey(sessionId: string, apiCallId: string): string {
+  return `${sessionId}:${apiCallId}`;
+}

@@ -9,6 +9,7 @@ const DIALECT_OF_COMMAND: Readonly<Record<string, string>> = {
   qwen: "qwen",
   cline: "cline",
   aider: "aider",
+  copilot: "copilot",
 };
 
 /** The dialect named by the command's file name (`/usr/bin/claude` → `claude`), or `auto` when it names no known agent. */

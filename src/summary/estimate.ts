@@ -28,6 +28,8 @@ const MEANINGS: Readonly<Record<string, TokenMeaning>> = {
   codex: OPENAI,
   "codex-session": OPENAI,
   "gemini-session": { inputHasCache: true, reasoningApart: true },
+  "qwen-session": OPENAI,
+  copilot: OPENAI,
 };
 
 /** The estimate a summary carries: the USD of the priced requests, and the models that have no price. */

@@ -24,7 +24,7 @@ import {
   type UsageSource,
 } from "./scanner.ts";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { TokenCounts } from "./types.ts";
 
 /** Gemini API usage as the CLI writes it: `input` includes `cached`; `thoughts` and `tool` are counted beside them. */
@@ -53,11 +53,22 @@ function geminiTokens(tokens: JsonObject): TokenCounts {
   };
 }
 
-/** The project folder of a chat file: `<tmp>/<project>/chats/<file>`. */
+/**
+ * The project of a chat file `<tmp>/<project>/chats/<file>`: the working directory its `.project_root` names
+ * (written beside `chats` by recent versions, 0.61 at least), else the project folder's name (older versions
+ * name it by a hash of the path).
+ */
 function projectOf(path: string): string | null {
   const parts = path.split(/[\\/]/);
   const chats = parts.lastIndexOf("chats");
-  return chats > 0 ? (parts[chats - 1] ?? null) : null;
+  if (chats <= 0) return null;
+  try {
+    const root = readFileSync(join(dirname(dirname(path)), ".project_root"), "utf8").trim();
+    if (root !== "") return root;
+  } catch {
+    // No such file: an older version's chat, or a chat copied elsewhere.
+  }
+  return parts[chats - 1] ?? null;
 }
 
 interface GeminiScanner extends LineScanner {

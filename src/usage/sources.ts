@@ -5,11 +5,13 @@
  */
 import { claudeSource } from "./claude.ts";
 import { codexSource } from "./codex.ts";
+import { copilotSource } from "./copilot.ts";
 import { geminiSource } from "./gemini.ts";
+import { qwenSource } from "./qwen.ts";
 import type { UsageSource } from "./scanner.ts";
 import type { UsageAgent } from "./types.ts";
 
-export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource];
+export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource, qwenSource, copilotSource];
 
 export const USAGE_AGENTS: readonly UsageAgent[] = USAGE_SOURCES.map((source) => source.agent);
 

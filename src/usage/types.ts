@@ -117,7 +117,7 @@ export interface RecordColumns {
 export interface SessionFacts {
   readonly agent: UsageAgent;
   sessionId: string | null;
-  /** The working directory; for Gemini, the project folder name (its logs carry only a hash). */
+  /** The working directory; for Gemini, the one its `.project_root` names, else the project folder's name (its logs carry only a hash). */
   project: string | null;
   /** Epoch ms of the first and last timestamp seen. */
   start: number | null;

@@ -5,13 +5,37 @@
  */
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { claudeUsageKey, codexRunningTotal, codexUsageKey, geminiUsageKey } from "../../src/model/usage-keys.ts";
+import {
+  claudeUsageKey,
+  codexRunningTotal,
+  codexUsageKey,
+  copilotUsageKey,
+  geminiUsageKey,
+  qwenUsageKey,
+} from "../../src/model/usage-keys.ts";
+import { readdirSync } from "node:fs";
 import { fakeIo } from "../helpers/fake-io.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 import { listCaptures } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const SESSION_DIALECTS = ["claude-session", "codex-session", "gemini-session"];
-const captures = listCaptures().filter(([dialect, path]) => SESSION_DIALECTS.includes(dialect) && path.endsWith(".jsonl"));
+/** Our own captures of the stores the real CLIs made offline (test/fixtures/<folder>/README.md), by dialect. */
+const OWN_SESSION_FOLDERS: readonly [dialect: string, folder: string][] = [
+  ["gemini-session", "gemini-session"],
+  ["qwen-session", "qwen-session"],
+  ["copilot", "copilot-session"],
+];
+const OWN_SESSION_DIALECTS = OWN_SESSION_FOLDERS.map(([dialect]) => dialect);
+const ownCaptures = OWN_SESSION_FOLDERS.flatMap(([dialect, folder]) =>
+  readdirSync(fixturePath(folder, ""))
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name): [string, string] => [dialect, fixturePath(folder, name)]),
+);
+const captures = [
+  ...listCaptures().filter(([dialect, path]) => SESSION_DIALECTS.includes(dialect) && path.endsWith(".jsonl")),
+  ...ownCaptures,
+];
 
 async function json(args: string[]): Promise<Record<string, unknown>> {
   const io = fakeIo({ env: { XDG_CACHE_HOME: tempDir("usage-keys-cache"), NO_COLOR: "1" } });
@@ -32,7 +56,7 @@ function inUsageTerms(dialect: string, u: SummaryUsage) {
   const n = (v: number | null) => v ?? 0;
   const cached = n(u.cacheReadTokens) + (dialect === "codex-session" ? n(u.cacheWriteTokens) : 0);
   return {
-    // Codex and Gemini report input with the cached part in it; Claude without.
+    // Codex, Gemini and Qwen report input with the cached part in it; Claude without.
     input: dialect === "claude-session" ? n(u.inputTokens) : n(u.inputTokens) - cached,
     // Gemini reports thoughts beside the output; `usage` counts them in it.
     output: n(u.outputTokens) + (dialect === "gemini-session" ? n(u.reasoningTokens) : 0),
@@ -42,9 +66,10 @@ function inUsageTerms(dialect: string, u: SummaryUsage) {
 }
 
 describe("summary and usage agree on every session capture", () => {
-  it("has captures of the three session dialects", () => {
+  it("has captures of the three session dialects, and ours of the others", () => {
     const dialects = new Set(captures.map(([dialect]) => dialect));
-    expect(captures.length === 0 || SESSION_DIALECTS.every((d) => dialects.has(d))).toBe(true);
+    expect(captures.length === ownCaptures.length || SESSION_DIALECTS.every((d) => dialects.has(d))).toBe(true);
+    expect(OWN_SESSION_DIALECTS.every((d) => dialects.has(d))).toBe(true);
   });
 
   it.each(captures)("%s %s: the same tokens and cost", async (dialect, path) => {
@@ -66,9 +91,11 @@ describe("the request keys", () => {
     expect(claudeUsageKey(undefined, undefined, undefined)).toBeUndefined();
   });
 
-  it("Codex: a thread's running total; Gemini: a session's message", () => {
+  it("Codex: a thread's running total; Gemini: a session's message; Qwen: a session's line; Copilot: a session's API call", () => {
     expect(codexUsageKey("t#0", codexRunningTotal(undefined, 1000, 20))).toBe("t#0:1020");
     expect(codexRunningTotal(1030, 1000, 20)).toBe(1030);
     expect(geminiUsageKey("s1", "m1")).not.toBe(geminiUsageKey("s2", "m1"));
+    expect(qwenUsageKey("s1", "u1")).not.toBe(qwenUsageKey("s2", "u1"));
+    expect(copilotUsageKey("s1", "chatcmpl-1")).not.toBe(copilotUsageKey("s2", "chatcmpl-1"));
   });
 });

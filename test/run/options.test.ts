@@ -42,6 +42,7 @@ describe("dialectOfCommand", () => {
     ["qwen", "qwen"],
     ["cline", "cline"],
     ["aider", "aider"],
+    ["copilot", "copilot"],
     ["C:\\\\tools\\\\claude.exe", "claude"],
     ["node", "auto"],
     ["npx", "auto"],

@@ -1,4 +1,4 @@
-// Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, ~0.42); versions and quirks: docs/dialects/gemini-session.md
+// Source: Gemini CLI chat recording, ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl (JSONL variant, 0.42 to 0.61); versions and quirks: docs/dialects/gemini-session.md
 import type { AgentEventDraft, JsonObject, JsonValue } from "../../model/events.ts";
 import { usageFrom } from "../../model/usage.ts";
 import { geminiUsageKey } from "../../model/usage-keys.ts";
@@ -26,7 +26,8 @@ interface UserRecord {
   id: string;
   timestamp: string;
   type: "user";
-  content: { text?: string }[] | string;
+  /** 0.61+: also the tool results sent back to the model, as `functionResponse` parts. */
+  content: ({ text?: string } | ToolResultPart)[] | string;
 }
 interface ToolCallRecord {
   id: string;
@@ -86,6 +87,13 @@ function isHeader(v: JsonObject): boolean {
 
 function isSet(v: JsonObject): boolean {
   return obj(v, "$set") !== undefined && Object.keys(v).length === 1;
+}
+
+/** A `user` record's parts when every one is a `functionResponse` (tool results sent back), else undefined. */
+function functionResponses(value: JsonValue | undefined): Wire<ToolResultPart>[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const parts = value.map((part) => asWire<ToolResultPart>(part));
+  return parts.every((part) => fieldObj(part, "functionResponse") !== undefined) ? (parts as Wire<ToolResultPart>[]) : undefined;
 }
 
 /** The text of a Gemini `content`: a string or an array of parts with `text`. */
@@ -244,6 +252,24 @@ class GeminiSessionStream {
     return out;
   }
 
+  /** Tool results sent back to the model: a call the gemini record's rewrite has not completed yet is completed here. */
+  toolResponses(parts: Wire<ToolResultPart>[], time: string | undefined): AgentEventDraft[] {
+    const out: AgentEventDraft[] = [];
+    for (const part of parts) {
+      const response = fieldObj(part, "functionResponse");
+      const toolCallId = fieldStr(response, "id");
+      if (toolCallId === undefined || this.toolsCompleted.has(toolCallId) || !this.toolsStarted.has(toolCallId)) continue;
+      this.toolsCompleted.add(toolCallId);
+      this.state.toolCompleted(toolCallId);
+      const result = fieldObj(response, "response");
+      const error = fieldStr(result, "error");
+      const output = fieldStr(result, "output") ?? error ?? textOf(result);
+      const name = fieldStr(response, "name") ?? "unknown";
+      out.push(compact({ type: "tool.completed" as const, toolCallId, name, output, isError: error !== undefined, time }));
+    }
+    return out;
+  }
+
   gemini(v: Wire<GeminiRecord>, line: number): AgentEventDraft[] {
     const id = fieldStr(v, "id") ?? this.state.nextId("gemini");
     const time = fieldStr(v, "timestamp");
@@ -304,6 +330,9 @@ class GeminiSessionStream {
         return this.gemini(v, context.line);
       case "user": {
         const out = this.close();
+        const responses = functionResponses(field(conversation, "content"));
+        // 0.61+: the tool results sent back to the model are a `user` record of functionResponse parts, not a prompt.
+        if (responses !== undefined) return [...out, ...this.toolResponses(responses, time)];
         const id = fieldStr(conversation, "id") ?? this.state.nextId("user");
         // The user record can be rewritten like the gemini ones; the first write is kept.
         if (this.seenUsers.has(id)) return out;

@@ -8,8 +8,8 @@ export const sessions = defineCommand({
   name: "sessions",
   summary: "one row per agent session found: agent, project, start, duration, models, status, tokens, cost",
   usage: "sessions [options] [path ...]",
-  description: `Lists the Claude Code, Codex and Gemini CLI sessions whose logs are under the paths (files or
-folders), or in the agents' standard locations. A Claude session's subagent files count in it.
+  description: `Lists the agent sessions whose logs are under the paths (files or folders), or in the standard
+locations of the agents listed below. A Claude session's subagent files count in it.
 Tokens and cost follow the same rules as \`agentstream usage\` (docs/usage.md); cost marked ~ is
 estimated from the price table.`,
   options: {

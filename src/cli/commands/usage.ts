@@ -10,8 +10,8 @@ export const usage = defineCommand({
   summary: "tokens and cost of every session on the machine, by day, week, month, session, model, project or agent",
   usage: "usage [--by <group>]... [options] [path ...]",
   description: `Adds up the tokens (input, output, cache read, cache write, reasoning) and the cost of the
-Claude Code, Codex and Gemini CLI session logs under the paths (files or folders), or in the agents'
-standard locations. Each request is counted once, by each agent's own rule, however many files or
+agent session logs under the paths (files or folders), or in the standard locations of the agents
+listed below. Each request is counted once, by each agent's own rule, however many files or
 lines repeat it (docs/usage.md). Cost is what the agent reported, else estimated from the price
 table shipped with agentstream (marked ~); models without a price are listed, never counted as zero.
 Days, weeks (from Monday) and months are those of each request's own time.`,

@@ -37,6 +37,9 @@ const EXECUTORS: Record<string, string> = {
   amp: "amp",
   "qwen-code": "qwen",
   qwen: "qwen",
+  "qwen-session": "qwen",
+  "copilot-cli": "copilot",
+  copilot: "copilot",
   harmony: "direct",
 };
 

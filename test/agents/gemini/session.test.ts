@@ -198,6 +198,44 @@ describe("gemini-session: synthetic fixtures", () => {
   });
 });
 
+describe("gemini-session: Gemini CLI 0.61.0 chats of our offline runs (test/fixtures/gemini-session/README.md)", () => {
+  it.each(["0.61-text.jsonl", "0.61-tool-call.jsonl", "0.61-thinking.jsonl", "0.61-api-error-http.jsonl"])(
+    "%s: gemini-session, valid events, no unknown, no issue",
+    (name) => {
+      const { dialect, events, issues } = readFile(fixturePath("gemini-session", name), { dialect: "auto" });
+      expect(dialect).toBe("gemini-session");
+      expect(issues).toEqual([]);
+      expect(ofType(events, "unknown")).toEqual([]);
+      for (const event of events) expect(validateEvent(event)).toEqual([]);
+      expect(checkSequence(events)).toEqual([]);
+    },
+  );
+
+  it("the tool results sent back (a user record of functionResponse parts) are no user message", () => {
+    const { events, summary } = readFile(fixturePath("gemini-session", "0.61-tool-call.jsonl"), { dialect: "auto" });
+    const users = ofType(events, "message.completed").filter((message) => message.role === "user");
+    expect(users.map((message) => message.text)).toEqual(["Follow the scripted scenario."]);
+    const done = ofType(events, "tool.completed");
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ name: "run_shell_command", isError: false });
+    expect(done[0]?.output).toContain("Output: scripted-output");
+    expect(summary.usage).toMatchObject({ inputTokens: 350, outputTokens: 50, cacheReadTokens: 200 });
+    expect(summary.finalText).toBe("The command printed scripted-output.");
+  });
+
+  it("a functionResponse whose call was never completed by a rewrite completes it", () => {
+    const lines = readFileSync(fixturePath("gemini-session", "0.61-tool-call.jsonl"), "utf8").trim().split("\n");
+    // Drop the rewrite that carries toolCalls, keeping a first write that names the call.
+    const first = JSON.parse(lines.find((line) => line.includes('"type":"gemini"')) ?? "{}") as Record<string, unknown>;
+    const call = { id: "run_shell_command__call_scripted_0_0", name: "run_shell_command", args: { command: "echo scripted-output" } };
+    const kept = lines
+      .filter((line) => !line.includes('"toolCalls"'))
+      .map((line) => (line.includes(`"id":"${String(first.id)}"`) ? JSON.stringify({ ...first, toolCalls: [call] }) : line));
+    const { events } = readAll([`${kept.join("\n")}\n`], { dialect: geminiSession });
+    expect(ofType(events, "tool.completed").map((tool) => [tool.toolCallId, tool.isError])).toEqual([[call.id, false]]);
+  });
+});
+
 describeDialect(
   geminiSession,
   { describe, it, expect },

@@ -1,7 +1,8 @@
 /**
  * A scripted model server for driving the real agent CLIs offline: it speaks the Anthropic Messages
- * API (`HEAD /`, `POST /v1/messages`) and the OpenAI Responses API (`POST /v1/responses`), both
- * streaming, on 127.0.0.1 only, and answers each model request with the next turn of a script.
+ * API (`HEAD /`, `POST /v1/messages`), the OpenAI Responses API (`POST /v1/responses`), OpenAI Chat
+ * Completions (`POST /v1/chat/completions`, openai-chat.ts) and the Gemini API
+ * (`POST /v1beta/models/<model>:streamGenerateContent`, gemini.ts), all streaming, on 127.0.0.1 only, and answers each model request with the next turn of a script.
  * @example
  * const server = await startModelServer([{ blocks: [{ type: "text", text: "Hello." }] }]);
  * // ANTHROPIC_BASE_URL=server.url claude -p hi ...
@@ -12,6 +13,8 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { rmSync } from "node:fs";
 import { answerAnthropic, answerAnthropicSideQuery, shellToolOf } from "./anthropic.ts";
 import { answerResponses } from "./openai-responses.ts";
+import { answerChat, chatShellToolOf } from "./openai-chat.ts";
+import { answerGeminiSideQuery, answerGeminiStream, GEMINI_MODEL, geminiShellToolOf } from "./gemini.ts";
 import type { Script, Turn } from "./script.ts";
 
 export type { Script } from "./script.ts";
@@ -22,7 +25,7 @@ interface ModelRequest {
   readonly method: string;
   /** Path without the query string (`/v1/messages?beta=true` → `/v1/messages`). */
   readonly path: string;
-  readonly api: "anthropic" | "responses" | "other";
+  readonly api: "anthropic" | "responses" | "chat" | "gemini" | "other";
   /** The parsed JSON body, when there was one. */
   readonly body: unknown;
   /** The script turn this request was answered with; absent for side queries, probes and extra requests. */
@@ -54,6 +57,9 @@ export interface ModelServerOptions {
 
 /** Text for requests after the script ran out, so a CLI that asks once more still ends cleanly. */
 const EXHAUSTED: Turn = { blocks: [{ type: "text", text: "(the script has no more turns)", chunks: 1 }], usage: { input: 0, output: 0 } };
+
+/** The answer to a side query (a request that offers no shell tool): a short text with zero usage. */
+const SIDE_ANSWER: Turn = { blocks: [{ type: "text", text: "Scripted side answer.", chunks: 1 }], usage: { input: 0, output: 0 } };
 
 /** Starts the server on 127.0.0.1, port chosen by the system. */
 export async function startModelServer(script: Script, options: ModelServerOptions = {}): Promise<ModelServer> {
@@ -97,6 +103,36 @@ export async function startModelServer(script: Script, options: ModelServerOptio
       const { turn, index } = takeTurn();
       record(index === undefined ? { api: "responses" } : { api: "responses", turn: index });
       await answerResponses(res, turn, index ?? script.length, modelName);
+      return;
+    }
+    if (req.method === "POST" && path.endsWith("/chat/completions")) {
+      const shellTool = chatShellToolOf(body);
+      if (shellTool === undefined) {
+        record({ api: "chat", side: true });
+        await answerChat(res, SIDE_ANSWER, 1000 + sideQueries++, modelName);
+        return;
+      }
+      const { turn, index } = takeTurn();
+      record(index === undefined ? { api: "chat" } : { api: "chat", turn: index });
+      await answerChat(res, turn, index ?? script.length, modelName, shellTool);
+      return;
+    }
+    const gemini = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent)$/.exec(path);
+    if (req.method === "POST" && gemini !== null) {
+      const geminiModel = gemini[1] ?? GEMINI_MODEL;
+      if (gemini[2] === "generateContent") {
+        record({ api: "gemini", side: true });
+        answerGeminiSideQuery(res, body, geminiModel);
+        return;
+      }
+      if (geminiShellToolOf(body) === undefined) {
+        record({ api: "gemini", side: true });
+        await answerGeminiStream(res, SIDE_ANSWER, 1000 + sideQueries++, geminiModel);
+        return;
+      }
+      const { turn, index } = takeTurn();
+      record(index === undefined ? { api: "gemini" } : { api: "gemini", turn: index });
+      await answerGeminiStream(res, turn, index ?? script.length, geminiModel);
       return;
     }
     record({ api: "other" });

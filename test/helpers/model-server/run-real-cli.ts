@@ -9,12 +9,13 @@
  * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
 import { startModelServer, type ModelServer } from "./index.ts";
 import { CODEX_MODEL } from "./openai-responses.ts";
+import { GEMINI_MODEL } from "./gemini.ts";
 import type { Script } from "./script.ts";
 import { tempDir } from "../temp.ts";
 
@@ -25,7 +26,14 @@ const bin = (name: string): string | undefined => {
   return existsSync(path) ? path : undefined;
 };
 /** Paths of the installed CLIs; undefined when absent. */
-export const realClis = { claude: bin("claude"), codex: bin("codex"), opencode: bin("opencode") } as const;
+export const realClis = {
+  claude: bin("claude"),
+  codex: bin("codex"),
+  opencode: bin("opencode"),
+  qwen: bin("qwen"),
+  gemini: bin("gemini"),
+  copilot: bin("copilot"),
+} as const;
 
 let namespaceWorks: boolean | undefined;
 /** True when `unshare -n` plus `ip link set lo up` work here (checked once). */
@@ -59,6 +67,10 @@ export interface RealCliRun {
   readonly timedOut: boolean;
   /** The server, closed: its `requests` show what the CLI asked. */
   readonly server: ModelServer;
+  /** The CLI's HOME (kept until the test file ends): where it saved its session. */
+  readonly home: string;
+  /** The folder the CLI ran in. */
+  readonly cwd: string;
 }
 
 /** The environment both CLIs get: nothing of ours leaks in (no real keys, no IS_SANDBOX quirks). */
@@ -158,6 +170,104 @@ export async function runRealOpenCode(script: Script, prompt: string, options: R
   }));
 }
 
+/**
+ * Runs `qwen -p <prompt> --output-format stream-json --include-partial-messages --approval-mode yolo` with its
+ * OpenAI-compatible provider (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL) pointed at a server playing `script`
+ * over Chat Completions. `yolo` lets `run_shell_command` run without asking (and offers it at all in `-p` mode).
+ */
+export async function runRealQwen(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const qwen = realClis.qwen;
+  if (qwen === undefined) throw new Error(`Qwen Code is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => {
+    // Its background memory extraction is one more model request after the answer, racing the exit: off.
+    mkdirSync(join(home, ".qwen"), { recursive: true });
+    writeFileSync(
+      join(home, ".qwen", "settings.json"),
+      JSON.stringify({
+        memory: { enableManagedAutoMemory: false },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      }),
+    );
+    return {
+      command: qwen,
+      args: ["-p", prompt, "--output-format", "stream-json", "--include-partial-messages", "--approval-mode", "yolo"],
+      env: {
+        ...baseEnv(home),
+        OPENAI_BASE_URL: `${baseUrl}/v1`,
+        OPENAI_API_KEY: "sk-scripted-test-key",
+        OPENAI_MODEL: QWEN_MODEL,
+        QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
+      },
+    };
+  });
+}
+
+/**
+ * Runs `gemini -p <prompt> --output-format stream-json --approval-mode yolo -m gemini-2.5-flash` with the Gemini API
+ * at a server playing `script`: GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY, with `security.auth.selectedType`
+ * `gemini-api-key` in its settings (the base URL alone selects the `gateway` auth type, which `-p` refuses) and the
+ * folder trusted (GEMINI_CLI_TRUST_WORKSPACE: an untrusted folder turns yolo back to asking). A named model skips
+ * its router's classifier request. TMPDIR is the run's folder: it writes error reports there.
+ */
+export async function runRealGemini(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const gemini = realClis.gemini;
+  if (gemini === undefined) throw new Error(`Gemini CLI is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => {
+    mkdirSync(join(home, ".gemini"), { recursive: true });
+    writeFileSync(
+      join(home, ".gemini", "settings.json"),
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        telemetry: { enabled: false },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      }),
+    );
+    mkdirSync(join(home, "tmp"), { recursive: true });
+    return {
+      command: gemini,
+      args: ["-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo", "-m", GEMINI_MODEL],
+      env: {
+        ...baseEnv(home),
+        GOOGLE_GEMINI_BASE_URL: baseUrl,
+        GEMINI_API_KEY: "scripted-test-key",
+        GEMINI_CLI_TRUST_WORKSPACE: "true",
+        TMPDIR: join(home, "tmp"),
+      },
+    };
+  });
+}
+
+/**
+ * Runs `copilot -p <prompt> --output-format json --allow-all-tools` with its BYOK provider (`COPILOT_PROVIDER_BASE_URL`,
+ * type `openai`: Chat Completions) at a server playing `script`, in its offline mode (`COPILOT_OFFLINE`: no GitHub
+ * sign-in, telemetry, web tools or updates).
+ */
+export async function runRealCopilot(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
+  const copilot = realClis.copilot;
+  if (copilot === undefined) throw new Error(`Copilot CLI is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  return runReal(script, options, (home, baseUrl) => ({
+    command: copilot,
+    args: ["-p", prompt, "--output-format", "json", "--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"],
+    env: {
+      ...baseEnv(home),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: `${baseUrl}/v1`,
+      COPILOT_PROVIDER_TYPE: "openai",
+      COPILOT_PROVIDER_API_KEY: "sk-scripted-test-key",
+      COPILOT_MODEL: COPILOT_MODEL,
+      COPILOT_AUTO_UPDATE: "false",
+    },
+  }));
+}
+
+/** The model Copilot CLI is told to use (its BYOK provider takes any name). */
+export const COPILOT_MODEL = "gpt-4.1";
+
+/** The model Qwen Code is told to use (any name works against our server). */
+export const QWEN_MODEL = "qwen3-coder-plus";
+
 interface Invocation {
   readonly command: string;
   readonly args: readonly string[];
@@ -199,7 +309,7 @@ async function runReal(
       : [command, [...args]];
     const [outer, outerArgv] = options.through === undefined ? [file, argv] : options.through(file, argv);
     const result = await spawnCollect(outer, outerArgv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
-    return { ...result, isolated, server };
+    return { ...result, isolated, server, home, cwd: work };
   } finally {
     await server?.close();
   }

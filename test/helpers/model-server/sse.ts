@@ -4,6 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 export interface SseWriter {
   send(event: string, data: object): void;
+  /** A `data:` line without an event name (Chat Completions and the Gemini API frame their chunks so); a string is sent as is (`[DONE]`). */
+  data(data: object | string): void;
   /** Waits `ms`, sending `onTick()` every `everyMs` meanwhile (keeps the connection visibly alive). */
   wait(ms: number, everyMs?: number, onTick?: () => void): Promise<void>;
   end(): void;
@@ -14,6 +16,9 @@ export function openSse(res: ServerResponse): SseWriter {
   return {
     send(event, data) {
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    data(data) {
+      res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
     },
     async wait(ms, everyMs = ms, onTick) {
       for (let left = ms; left > 0; left -= everyMs) {
