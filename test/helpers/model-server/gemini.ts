@@ -68,7 +68,15 @@ export async function answerGeminiStream(res: ServerResponse, turn: Turn, index:
     if (block.type === "text") for (const text of splitText(block.text, block.chunks ?? 3)) chunk([{ text }]);
     else if (block.type === "thinking") chunk([{ text: block.text, thought: true }]);
     else
-      chunk([{ functionCall: { id: `call_scripted_${index}_${calls++}`, name: "run_shell_command", args: { command: block.command } } }]);
+      chunk([
+        {
+          functionCall: {
+            id: `call_scripted_${index}_${calls++}`,
+            name: block.type === "call" ? block.name : "run_shell_command",
+            args: block.type === "call" ? block.input : { command: block.command },
+          },
+        },
+      ]);
   }
   sse.data({
     candidates: [{ content: { parts: [{ text: "" }], role: "model" }, finishReason: "STOP", index: 0 }],

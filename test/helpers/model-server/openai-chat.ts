@@ -57,9 +57,10 @@ export async function answerChat(
     else if (block.type === "thinking") for (const piece of splitText(block.text, 2)) delta({ reasoning_content: piece });
     else {
       const call = calls++;
-      const args = JSON.stringify({ command: block.command });
+      const args = JSON.stringify(block.type === "call" ? block.input : { command: block.command });
+      const name = block.type === "call" ? block.name : shellTool;
       delta({
-        tool_calls: [{ index: call, id: `call_scripted_${index}_${call}`, type: "function", function: { name: shellTool, arguments: "" } }],
+        tool_calls: [{ index: call, id: `call_scripted_${index}_${call}`, type: "function", function: { name, arguments: "" } }],
       });
       for (const piece of splitText(args, 3)) delta({ tool_calls: [{ index: call, function: { arguments: piece } }] });
     }
