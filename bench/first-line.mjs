@@ -36,4 +36,6 @@ for (let i = 0; i < runs; i++) {
   b.push(await once(binB));
 }
 const ratios = a.map((x, i) => x / b[i]);
-console.log(`first line out, ms (median of ${runs}): A ${median(a).toFixed(2)}  B ${median(b).toFixed(2)}  A/B paired ${median(ratios).toFixed(2)}`);
+console.log(
+  `first line out, ms (median of ${runs}): A ${median(a).toFixed(2)}  B ${median(b).toFixed(2)}  A/B paired ${median(ratios).toFixed(2)}`,
+);

@@ -75,7 +75,9 @@ describe("the framer keeps integers beyond 2^53 as written", () => {
     let deep: unknown = big;
     for (let i = 0; i < 300; i++) deep = [deep];
     expect(stringifyRecord(deep)).toBe(`${"[".repeat(300)}1104763548210798038${"]".repeat(300)}`);
-    expect(stringifyRecord({ a: [1, "x", { b: null }], d: new Date(0) })).toBe(JSON.stringify({ a: [1, "x", { b: null }], d: new Date(0) }));
+    expect(stringifyRecord({ a: [1, "x", { b: null }], d: new Date(0) })).toBe(
+      JSON.stringify({ a: [1, "x", { b: null }], d: new Date(0) }),
+    );
     expect(stringifyRecord(undefined)).toBe("null");
   });
 
