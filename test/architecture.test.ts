@@ -101,19 +101,9 @@ const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
  */
 const MODULE_STATE: ReadonlyMap<string, string> = new Map([
   [
-    "model/lossless-integer.ts: losslessJsonHook",
-    "set and restored around one synchronous JSON.stringify call (never seen by another caller)",
+    "validation/validate-event.ts: compiled",
+    "the public validateEvent(value) and validateLine(line) are plain functions (docs/api.md): without one validator compiled on first use, every call would compile the event schema; a pure function of a constant schema, the same for every caller",
   ],
-  ["pipeline/read-events.ts: primed", "compiles the reading path once per process; changes no result"],
-  ["views/web/markdown.ts: hooked", "DOMPurify's hooks are the page's own global: installed once"],
-  ...["codex", "ag-ui", "ai-sdk", "codex-thread", "oneshot", "aaep", "witness"].map(
-    (format) =>
-      [
-        `formats/${format}/spec.ts: ${format === "codex" ? "shared" : "compiled"}`,
-        "a schema validator compiled on first use: the same for every caller",
-      ] as const,
-  ),
-  ["validation/validate-event.ts: compiled", "the event schema's validator compiled on first use: the same for every caller"],
 ]);
 
 /** `path: name` of each top-level `let` or `var` of a file. */

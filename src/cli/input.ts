@@ -9,7 +9,6 @@ import {
   type EventReaderCallbacks,
   type ReadOptions,
 } from "../pipeline/create-event-reader.ts";
-import { primeOnce } from "../pipeline/read-events.ts";
 import {
   createDiagnostics,
   createProgress,
@@ -19,6 +18,7 @@ import {
   redactedIssue,
   withCliHints,
 } from "./diagnostics.ts";
+import { primeReadingPath } from "./prime-reading.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
@@ -75,8 +75,8 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     joinDeltas: options.joinDeltas === true,
     ...(options.unredacted === true ? { redact: false } : {}),
   };
-  // A live pipe's first line should not pay for compiling the pipeline: compile it now, while the agent starts.
-  if (sources.some((source) => source.live === true)) primeOnce();
+  // Once per command, before its first source: the compile happens while the agent starts, not on its first line.
+  if (sources.some((source) => source.live === true)) primeReadingPath();
   if (reading["no-redact"])
     void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   if (sources.some((source) => source.interactive === true) && !reading.quiet) {

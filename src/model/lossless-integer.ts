@@ -37,8 +37,8 @@ export class LosslessInteger {
    * What a plain `JSON.stringify` writes: the nearest double, so code that knows nothing of this
    * class sees the same number as before. `stringifyRecord` writes the exact digits instead.
    */
-  toJSON(): number | string {
-    return losslessJsonHook === undefined ? this.valueOf() : losslessJsonHook(this);
+  toJSON(): number {
+    return this.valueOf();
   }
 
   /** True for a LosslessInteger, even one from another copy of the package. */
@@ -51,20 +51,6 @@ export class LosslessInteger {
 
 const losslessBrand = Symbol.for("agentstream.LosslessInteger");
 Object.defineProperty(LosslessInteger.prototype, losslessBrand, { value: true });
-
-/** Set by `stringifyRecord` for the duration of one JSON.stringify call (synchronous, so never nested). */
-let losslessJsonHook: ((value: LosslessInteger) => string) | undefined;
-
-/** Internal: lets the framing layer substitute a placeholder while it stringifies. */
-export function withLosslessJsonHook<T>(hook: (value: LosslessInteger) => string, run: () => T): T {
-  const previous = losslessJsonHook;
-  losslessJsonHook = hook;
-  try {
-    return run();
-  } finally {
-    losslessJsonHook = previous;
-  }
-}
 
 /** True for a JSON object: not null, an array or a LosslessInteger. */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {

@@ -24,7 +24,6 @@ export function readEvents(source: EventSourceInput, options: ReadOptions = {}):
   // generator costs a promise and a trip through its internal queue, which dominated the cost per
   // event. Here `next()` hands out queued events at once and only awaits the source when the
   // queue is empty; events still come out as soon as their line ends.
-  primeOnce();
   let queue: AgentEvent[] = [];
   let head = 0;
   const reader = createEventReader({ onEvent: (event) => queue.push(event) }, options);
@@ -69,29 +68,6 @@ export function readEvents(source: EventSourceInput, options: ReadOptions = {}):
   };
   return iterator;
 }
-
-let primed = false;
-/**
- * Runs a few lines through a throwaway pipeline the first time `readEvents` is called, while the
- * caller is still waiting for its source: V8 compiles functions on first use, and without this the
- * first real line of a live stream pays for compiling the whole path (about a millisecond).
- */
-export function primeOnce(): void {
-  if (primed) return;
-  primed = true;
-  for (const sample of PRIMING_SAMPLES) {
-    const reader = createEventReader({ onEvent() {} });
-    reader.feed(sample);
-    reader.end();
-  }
-}
-
-/** One tiny stream of the most common shapes: any NDJSON, Claude Code partial messages, Codex. */
-const PRIMING_SAMPLES = [
-  '{"type":"prime","text":"x"}\nprime\n{"type":"prime"}\n',
-  '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}},"session_id":"s","parent_tool_use_id":null}\n',
-  '{"type":"thread.started","thread_id":"t"}\n{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"hi"}}\n',
-];
 
 /** What `readEvents` returns when it is done (the generator's return value). */
 export interface ReaderSummary {

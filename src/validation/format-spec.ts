@@ -4,6 +4,7 @@
  */
 import type { Issue } from "../errors.ts";
 import type { JsonObject } from "../model/events.ts";
+import type { ValidateFunction } from "./ajv.ts";
 
 /** Validates one stream of records in a given format. */
 export interface FormatValidator {
@@ -18,10 +19,17 @@ export interface FormatSpec {
   readonly description: string;
   /** The JSON Schema 2020-12 of one record. */
   readonly schema: object;
-  createValidator(): FormatValidator;
+  /**
+   * A validator for one stream. `compile` turns the format's schema into a check (ajv's `compileSchema` unless
+   * given): a caller making many validators passes one that keeps what it compiled, as `validate` does per command.
+   */
+  createValidator(compile?: CompileSchema): FormatValidator;
   /**
    * The rules about one record alone beyond its schema (AAEP's RFC 3339 timestamp and urgency rules, Witness's
    * unknown type): with the schema, what `validate --no-sequence` checks of a record cut from its stream.
    */
   recordRules?(record: JsonObject, line: number): Issue[];
 }
+
+/** Compiles a format's JSON Schema into a check; a caller's own may keep what it compiled. */
+type CompileSchema = (schema: object) => ValidateFunction;

@@ -10,6 +10,7 @@ import { outputFormats } from "../../src/output-formats.ts";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
 import { readFile } from "../helpers/read.ts";
+import { compileOnce } from "../helpers/convert.ts";
 import { listCaptures, noteSharedMissing, repoRoot } from "../helpers/shared.ts";
 
 function convert(events: readonly AgentEvent[], format: string): string {
@@ -24,7 +25,7 @@ function convert(events: readonly AgentEvent[], format: string): string {
 function validateOutput(format: string, text: string): Issue[] {
   const spec = formatSpecs.find((f) => f.name === format);
   if (spec === undefined) return [];
-  const validator = spec.createValidator();
+  const validator = spec.createValidator(compileOnce);
   const issues: Issue[] = [];
   const parser = createNdjsonParser(
     {
@@ -76,5 +77,19 @@ describe.each(ndjsonFormats)("every capture converts to %s and validates", (form
     const events = eventsOf(path);
     const text = convert(events, format);
     expect(validateOutput(format, text)).toEqual([]);
+  });
+});
+
+describe("a format's validator compiles its schema through the compile its caller gives", () => {
+  // agentstream's is the event schema's one validator, validateEvent's (test/architecture.test.ts says why).
+  const specs = formatSpecs.filter((spec) => spec.name !== "agentstream");
+  it.each(specs.map((spec) => [spec.name, spec] as const))("%s", (_name, spec) => {
+    const compiled: object[] = [];
+    const validator = spec.createValidator((schema) => {
+      compiled.push(schema);
+      return compileOnce(schema);
+    });
+    validator.check({ type: "not-a-record-of-any-format" }, 1);
+    expect(compiled).toEqual([spec.schema]);
   });
 });

@@ -68,6 +68,19 @@ describe("the framer keeps integers beyond 2^53 as written", () => {
     expect(stringifyRecord({ id: new LosslessInteger("1104763548210798038") }, 2)).toBe('{\n  "id": 1104763548210798038\n}');
   });
 
+  it("finds a LosslessInteger behind an object's own toJSON, deep down, or in an array; a record without one is plain JSON", () => {
+    const big = new LosslessInteger("1104763548210798038");
+    const wrapped = { toJSON: () => ({ inner: [big] }) };
+    expect(stringifyRecord({ w: wrapped })).toBe('{"w":{"inner":[1104763548210798038]}}');
+    let deep: unknown = big;
+    for (let i = 0; i < 300; i++) deep = [deep];
+    expect(stringifyRecord(deep)).toBe(`${"[".repeat(300)}1104763548210798038${"]".repeat(300)}`);
+    expect(stringifyRecord({ a: [1, "x", { b: null }], d: new Date(0) })).toBe(
+      JSON.stringify({ a: [1, "x", { b: null }], d: new Date(0) }),
+    );
+    expect(stringifyRecord(undefined)).toBe("null");
+  });
+
   it("a string that looks like a placeholder stays a string", () => {
     const value = { s: "\u0000lossless-0:0", n: new LosslessInteger("-12345678901234567890") };
     expect(stringifyRecord(value)).toBe('{"s":"\\u0000lossless-0:0","n":-12345678901234567890}');

@@ -8,6 +8,7 @@ import type { AgentEvent } from "../../src/model/events.ts";
 import { createNdjsonParser } from "../../src/framing/ndjson/create-ndjson-parser.ts";
 import { getFormatSpec } from "../../src/formats/index.ts";
 import { getOutputFormat, type WriterOptions } from "../../src/output-formats.ts";
+import { compileSchema, type ValidateFunction } from "../../src/validation/ajv.ts";
 import { expect } from "vitest";
 import type { SessionSummary } from "../../src/summary/summarize.ts";
 import { readAll, type ReadResult } from "./read.ts";
@@ -30,9 +31,17 @@ export function records(text: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** Each format's schema compiled once per test file (a validator per output would compile it again each time). */
+const compiledSchemas = new WeakMap<object, ValidateFunction>();
+export function compileOnce(schema: object): ValidateFunction {
+  const compiled = compiledSchemas.get(schema) ?? compileSchema(schema);
+  compiledSchemas.set(schema, compiled);
+  return compiled;
+}
+
 /** Every issue (info excluded) the named format's validator finds in NDJSON text. */
 export function validateFormat(format: string, text: string): Issue[] {
-  const validator = getFormatSpec(format).createValidator();
+  const validator = getFormatSpec(format).createValidator(compileOnce);
   const issues: Issue[] = [];
   const parser = createNdjsonParser(
     {

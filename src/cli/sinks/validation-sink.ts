@@ -110,7 +110,7 @@ function eventValidator(inOrder: boolean): InputValidator {
 
 /** Each record as written (kept as the `raw` of an `unknown` event) must match the format's schema and sequence rules. */
 function recordValidator(spec: FormatSpec, inOrder: boolean): InputValidator {
-  const inner = inOrder ? spec.createValidator() : recordAloneValidator(spec);
+  const inner = inOrder ? spec.createValidator(compiledSchema) : recordAloneValidator(spec);
   return {
     check: (event, line) => (event.type === "unknown" ? inner.check(event.raw as JsonObject, line) : []),
     end: () => inner.end(),

@@ -35,15 +35,13 @@ interface OutputState {
   completions: number;
 }
 
-let compiled: ValidateFunction | undefined;
-
 /** `aaep`: its JSON Schema 2020-12 and sequence rules. */
 export const aaepSpec: FormatSpec = {
   name: "aaep",
   description: "AAEP v1 events: agent.output.streaming chunks and the core lifecycle events",
   schema: aaepSchema,
-  createValidator() {
-    const validator = new AaepStreamValidator();
+  createValidator(compile = compileSchema) {
+    const validator = new AaepStreamValidator(compile(aaepSchema));
     return {
       check(record, line) {
         if (!validator.validate(record)) return schemaIssues(validator.validate.errors ?? [], line);
@@ -122,9 +120,8 @@ class AaepStreamValidator {
   /** The latest `AAEP_RECENT_IDS` event ids: a repeat of an older one is not seen (docs/formats/aaep.md). */
   readonly eventIds: RecentIds;
 
-  constructor() {
-    compiled ??= compileSchema(aaepSchema);
-    this.validate = compiled;
+  constructor(validate: ValidateFunction) {
+    this.validate = validate;
     this.sessions = new Map<string, SessionState>();
     this.outputs = new Map<string, OutputState>();
     this.eventIds = new RecentIds(AAEP_RECENT_IDS);

@@ -610,18 +610,17 @@ function useId(
   if (closes) open.delete(id);
 }
 
-let compiled: ValidateFunction | undefined;
-
 /** `ag-ui`: its JSON Schema 2020-12 and sequence rules. */
 export const agUiSpec: FormatSpec = {
   name: "ag-ui",
   description: "AG-UI protocol events (protocol 1.0): zod EventSchemas shapes and verifyEvents order",
   schema: agUiSchema,
-  createValidator(): FormatValidator {
+  createValidator(compile = compileSchema): FormatValidator {
+    let compiled: ValidateFunction | undefined;
     const sequence = createAgUiSequenceChecker();
     return {
       check(record, line) {
-        compiled ??= compileSchema(agUiSchema);
+        compiled ??= compile(agUiSchema);
         if (!compiled(record)) return schemaIssues(compiled.errors ?? [], line);
         return sequence.check(record, line);
       },

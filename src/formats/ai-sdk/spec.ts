@@ -222,18 +222,17 @@ function createAiSdkSequenceChecker(): AiSdkSequenceChecker {
   };
 }
 
-let compiled: ValidateFunction | undefined;
-
 /** `ai-sdk`: its JSON Schema 2020-12 and sequence rules. */
 export const aiSdkSpec: FormatSpec = {
   name: "ai-sdk",
   description: "Vercel AI SDK UI message stream chunks (ai 6.x): uiMessageChunkSchema shapes and processUIMessageStream order",
   schema: aiSdkSchema,
-  createValidator(): FormatValidator {
+  createValidator(compile = compileSchema): FormatValidator {
+    let compiled: ValidateFunction | undefined;
     const sequence = createAiSdkSequenceChecker();
     return {
       check(record, line) {
-        compiled ??= compileSchema(aiSdkSchema);
+        compiled ??= compile(aiSdkSchema);
         if (!compiled(record)) return schemaIssues(compiled.errors ?? [], line);
         return sequence.check(record, line);
       },

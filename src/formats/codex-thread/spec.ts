@@ -3,7 +3,7 @@
 // catalog's required fields, and the ordering the design implies; docs/formats/codex-thread.md.
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -86,16 +86,13 @@ const codexThreadSchema = {
   ],
 };
 
-let compiled: ValidateFunction | undefined;
-
 /** `codex-thread`: its JSON Schema 2020-12 and sequence rules. */
 export const codexThreadSpec: FormatSpec = {
   name: "codex-thread",
   description: "Codex-style --stream-json lifecycle (dev-agent design: thread/turn/item)",
   schema: codexThreadSchema,
-  createValidator() {
-    compiled ??= compileSchema(codexThreadSchema);
-    const validate = compiled;
+  createValidator(compile = compileSchema) {
+    const validate = compile(codexThreadSchema);
     let lastSequence: number | undefined;
     let threadId: string | undefined;
     let records = 0;

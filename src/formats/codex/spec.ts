@@ -345,12 +345,12 @@ export const codexSpec: FormatSpec = {
   name: "codex",
   description: "the real Codex exec --json event shapes (0.44+)",
   schema: codexSchema,
-  createValidator() {
+  createValidator(compile = compileSchema) {
     let compiled: ValidateFunction | undefined;
     const sequence = createCodexSequence();
     return {
       check(record, line) {
-        compiled ??= validator();
+        compiled ??= compile(codexSchema);
         if (!compiled(record)) return schemaIssues(compiled.errors ?? [], line);
         // Sequence rules need a well-formed record; a schema failure is reported once, above.
         return sequence.check(record, line);
@@ -359,9 +359,3 @@ export const codexSpec: FormatSpec = {
     };
   },
 };
-
-let shared: ValidateFunction | undefined;
-function validator(): ValidateFunction {
-  shared ??= compileSchema(codexSchema);
-  return shared;
-}

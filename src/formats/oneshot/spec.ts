@@ -4,7 +4,7 @@
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -68,16 +68,13 @@ const oneshotSchema = {
   ],
 };
 
-let compiled: ValidateFunction | undefined;
-
 /** `oneshot`: its JSON Schema 2020-12 and sequence rules. */
 export const oneshotSpec: FormatSpec = {
   name: "oneshot",
   description: "oneshot unified activity packets",
   schema: oneshotSchema,
-  createValidator() {
-    compiled ??= compileSchema(oneshotSchema);
-    const validate = compiled;
+  createValidator(compile = compileSchema) {
+    const validate = compile(oneshotSchema);
     let identity: { executor: string; oneshotId: string } | undefined;
     const toolUses = new RecentIds(VALIDATOR_RECENT_IDS); // the latest tool_use ids: a bounded memory
 

@@ -3,7 +3,7 @@
 // `brain` a string or null; `meta` an object or null). docs/formats/witness.md.
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -30,16 +30,13 @@ const witnessSchema = {
   },
 };
 
-let compiled: ValidateFunction | undefined;
-
 /** `witness`: its JSON Schema 2020-12 and sequence rules. */
 export const witnessSpec: FormatSpec = {
   name: "witness",
   description: "Witness Forge NDJSON events {type, content, brain, meta}",
   schema: witnessSchema,
-  createValidator() {
-    compiled ??= compileSchema(witnessSchema);
-    const validate = compiled;
+  createValidator(compile = compileSchema) {
+    const validate = compile(witnessSchema);
     return {
       check(record, line) {
         if (!validate(record)) return schemaIssues(validate.errors ?? [], line);

@@ -50,23 +50,21 @@ const ALLOWED_TAGS = [
   "td",
 ];
 
-let hooked = false;
-/** Links open elsewhere and leak nothing; anything DOMPurify still sees with another scheme loses its href. */
-function hookLinks(): void {
-  if (hooked) return;
-  hooked = true;
-  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-    if (node.nodeName !== "A") return;
-    const href = node.getAttribute("href");
-    if (href === null || !isSafeLink(href)) node.removeAttribute("href");
-    node.setAttribute("rel", "noopener noreferrer nofollow");
-    node.setAttribute("target", "_blank");
-  });
+/**
+ * Links open elsewhere and leak nothing; an href with another scheme that DOMPurify let through goes. Done on the
+ * sanitized fragment rather than in a DOMPurify hook: hooks live on DOMPurify's one shared instance, this on our output.
+ */
+function fixLinks(fragment: DocumentFragment): void {
+  for (const link of Array.from(fragment.querySelectorAll("a"))) {
+    const href = link.getAttribute("href");
+    if (href === null || !isSafeLink(href)) link.removeAttribute("href");
+    link.setAttribute("rel", "noopener noreferrer nofollow");
+    link.setAttribute("target", "_blank");
+  }
 }
 
 /** Fills `into` with `text` rendered as sanitized Markdown (hidden characters made visible first). */
 export function renderMarkdown(text: string, into: HTMLElement): void {
-  hookLinks();
   const html = markdown.render(visible(text));
   const clean = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
@@ -74,5 +72,6 @@ export function renderMarkdown(text: string, into: HTMLElement): void {
     ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
+  fixLinks(clean);
   into.replaceChildren(clean);
 }

@@ -18,7 +18,7 @@ import type { Issue } from "../../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject } from "../../../src/model/events.ts";
 import { createNdjsonParser } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
 import { agUiSpec as agUiFormat } from "../../../src/formats/ag-ui/spec.ts";
-import { convertEvents, records } from "../../helpers/convert.ts";
+import { compileOnce, convertEvents, records } from "../../helpers/convert.ts";
 import { build } from "../../helpers/events.ts";
 import { fakeIo } from "../../helpers/fake-io.ts";
 import { oddEvents } from "../../helpers/odd-events.ts";
@@ -52,7 +52,7 @@ function schemaFailures(events: readonly JsonObject[]): string[] {
 }
 
 function ourIssues(events: readonly JsonObject[]): Issue[] {
-  const validator = agUiFormat!.createValidator();
+  const validator = agUiFormat!.createValidator(compileOnce);
   const issues = events.flatMap((event, i) => validator.check(event, i + 1));
   return [...issues, ...validator.end()];
 }

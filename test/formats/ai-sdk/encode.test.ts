@@ -14,7 +14,7 @@ import { run } from "../../../src/cli/run.ts";
 import type { Issue } from "../../../src/errors.ts";
 import type { AgentEvent, AgentEventDraft, JsonObject, JsonValue } from "../../../src/model/events.ts";
 import { aiSdkSpec as aiSdkFormat } from "../../../src/formats/ai-sdk/spec.ts";
-import { convertEvents, records } from "../../helpers/convert.ts";
+import { compileOnce, convertEvents, records } from "../../helpers/convert.ts";
 import { build } from "../../helpers/events.ts";
 import { fakeIo } from "../../helpers/fake-io.ts";
 import { oddEvents } from "../../helpers/odd-events.ts";
@@ -40,7 +40,7 @@ async function schemaFailures(chunks: readonly JsonObject[]): Promise<string[]> 
 }
 
 function ourIssues(chunks: readonly JsonObject[]): Issue[] {
-  const validator = aiSdkFormat!.createValidator();
+  const validator = aiSdkFormat!.createValidator(compileOnce);
   return [...chunks.flatMap((chunk, i) => validator.check(chunk, i + 1)), ...validator.end()];
 }
 

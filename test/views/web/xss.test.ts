@@ -161,6 +161,12 @@ async function injected(page: Page): Promise<string[]> {
       const tag = node.tagName.toLowerCase();
       if (forbidden.has(tag)) bad.push(`<${tag}>`);
       if (tag === "input" && !node.classList.contains("as-search")) bad.push("<input>");
+      if (
+        tag === "a" &&
+        node.closest(".as-markdown") !== null &&
+        (node.getAttribute("rel") !== "noopener noreferrer nofollow" || node.getAttribute("target") !== "_blank")
+      )
+        bad.push("a Markdown link that would open in the page or send a referrer");
       if (tag === "svg" && node.closest(".as-timeline") === null) bad.push("<svg> outside the timeline");
       for (const attr of Array.from(node.attributes)) {
         const name = attr.name.toLowerCase();
