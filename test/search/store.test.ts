@@ -61,7 +61,7 @@ describe("the index as a cache", () => {
         const page = Buffer.alloc(1);
         for (const at of [4096, 8192, 12288, 16384]) {
           readSync(fd, page, 0, 1, at);
-          writeSync(fd, Buffer.from([page[0] ^ 0xff]), 0, 1, at);
+          writeSync(fd, Buffer.from([(page[0] ?? 0) ^ 0xff]), 0, 1, at);
         }
         closeSync(fd);
       },
