@@ -8,7 +8,7 @@ import type { SearchableFile } from "./catalog.ts";
 
 /** Hits of one answer: 50 unless `limit` says fewer or more, never more than 200 (the page pages with `offset`). */
 const DEFAULT_LIMIT = 50;
-export const MAX_SEARCH_LIMIT = 200;
+const MAX_SEARCH_LIMIT = 200;
 const STATUSES: readonly SearchStatus[] = ["success", "error", "interrupted", "unfinished"];
 
 /** The query of `url`, or why it is not one. */

@@ -103,6 +103,7 @@ export class SearchBox {
     this.inFlight = controller;
     this.panel.hidden = false;
     this.panel.dataset.state = "searching";
+    this.panel.dataset.query = params.toString();
     this.status.textContent = "searching…";
     void this.ask(params, controller);
   }
