@@ -76,6 +76,10 @@ export class LivePane {
     if (!entry.hasAttribute("tabindex")) entry.tabIndex = -1;
     entry.focus({ preventScroll: true });
     entry.scrollIntoView({ block: "center" });
+    // The header and chart are drawn again after this event (a microtask): what they add above moves the entry.
+    window.requestAnimationFrame(() => {
+      if (entry.classList.contains("as-hit-target")) entry.scrollIntoView({ block: "center" });
+    });
   }
 
   close(): void {

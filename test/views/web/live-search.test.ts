@@ -22,6 +22,7 @@ if (!hasBrowser) console.warn(`[agentstream tests] ${noBrowserReason}`);
 else if (!built) console.warn("[agentstream tests] dist/ not built: test/views/web/live-search.test.ts is skipped (npm run build)");
 
 const claudeCapture = sharedPath("fixtures/claude/archistrator_success_with_tools.jsonl");
+const codexCapture = sharedPath("fixtures/codex/adkharness_warning_error_items_before_turn_zsh_command.jsonl");
 /** The answer that holds the word searched for: far down a long session, so opening it must scroll. */
 const TURNS = 120;
 const HIT_TURN = 100;
@@ -70,6 +71,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "long.jsonl"), longSession("long-1", "pangolinzest"));
   if (hasShared) {
     copyFileSync(claudeCapture, join(dir, "claude.jsonl"));
+    copyFileSync(codexCapture, join(dir, "codex.jsonl"));
     for (const { id, text } of xssPayloads().filter((p) => p.text.length < 100_000))
       writeFileSync(join(dir, `xss-${id}.jsonl`), hostileSession(`xss-${id}`, "hostilemarker", text));
   }
@@ -192,6 +194,18 @@ describe.skipIf(!hasBrowser || !built)("the search box of the live page in chrom
         .evaluate((e) => [getComputedStyle(e).backgroundColor, getComputedStyle(document.body).backgroundColor]);
       expect(mark).not.toBe(body);
       expect(mark).toBe(colorScheme === "light" ? "rgb(255, 248, 197)" : "rgba(187, 128, 9, 0.45)");
+      if (!hasShared) continue;
+      // In one column the page itself scrolls: the hit's event (a real Codex capture's last answer, under a header
+      // that grows as the session's end arrives) ends up in the window.
+      await page.locator(".as-global-search").fill("py files");
+      await answered(page, "py files");
+      await page.locator(".as-search-hit").first().click();
+      const target = page.locator(".as-pane .as-hit-target");
+      await target.waitFor();
+      await expect
+        .poll(() => target.evaluate((e) => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().top < window.innerHeight))
+        .toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
       await page.close();
     }
   });
