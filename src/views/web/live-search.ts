@@ -29,6 +29,10 @@ export class SearchBox {
   private readonly status = el("p", { class: "as-search-line", attrs: { role: "status", "aria-live": "polite" } });
   private readonly facets = el("div", { class: "as-search-facets" });
   private readonly results = el("ol", { class: "as-search-hits" });
+  private readonly moreButton = el("button", { class: "as-search-more", text: "more hits", attrs: { type: "button" } });
+  /** The hits listed, and the search that found them (for the next page). */
+  private hits: LiveSearchHit[] = [];
+  private params = new URLSearchParams();
   private readonly chosen: Record<Facet, string | undefined> = { agent: undefined, tool: undefined };
   private timer: number | undefined;
   private inFlight: AbortController | undefined;
@@ -37,7 +41,9 @@ export class SearchBox {
   constructor(onOpen: (hit: LiveSearchHit) => void) {
     this.onOpen = onOpen;
     this.panel.hidden = true;
-    this.panel.append(this.status, this.facets, this.results);
+    this.moreButton.hidden = true;
+    this.moreButton.addEventListener("click", () => this.more());
+    this.panel.append(this.status, this.facets, this.results, this.moreButton);
     this.input.addEventListener("input", () => this.soon());
     this.regex.addEventListener("change", () => this.soon());
     this.input.addEventListener("keydown", (event) => {
@@ -72,7 +78,9 @@ export class SearchBox {
     this.chosen.tool = undefined;
     this.inFlight?.abort();
     window.clearTimeout(this.timer);
+    this.hits = [];
     this.results.replaceChildren();
+    this.moreButton.hidden = true;
     this.facets.replaceChildren();
     this.status.textContent = "";
     this.panel.hidden = true;
@@ -98,6 +106,19 @@ export class SearchBox {
       const value = this.chosen[facet];
       if (value !== undefined) params.set(facet, value);
     }
+    this.params = params;
+    this.hits = [];
+    this.ask(params);
+  }
+
+  /** The next page of the same search, added below the hits listed. */
+  private more(): void {
+    const params = new URLSearchParams(this.params);
+    params.set("offset", String(this.hits.length));
+    this.ask(params);
+  }
+
+  private ask(params: URLSearchParams): void {
     this.inFlight?.abort();
     const controller = new AbortController();
     this.inFlight = controller;
@@ -105,10 +126,10 @@ export class SearchBox {
     this.panel.dataset.state = "searching";
     this.panel.dataset.query = params.toString();
     this.status.textContent = "searching…";
-    void this.ask(params, controller);
+    void this.fetchHits(params, controller);
   }
 
-  private async ask(params: URLSearchParams, controller: AbortController): Promise<void> {
+  private async fetchHits(params: URLSearchParams, controller: AbortController): Promise<void> {
     let answer: LiveSearchAnswer;
     try {
       const response = await fetch(`/api/search?${params}`, {
@@ -119,23 +140,29 @@ export class SearchBox {
       const body = (await response.json()) as LiveSearchAnswer | { error: string };
       if (controller.signal.aborted) return;
       if (!response.ok || "error" in body) {
-        this.show([], `${"error" in body ? body.error : `the server answered ${response.status}`}`, "error");
+        this.show([], `${"error" in body ? body.error : `the server answered ${response.status}`}`, "error", this.hits.length === 0);
         return;
       }
       answer = body;
     } catch {
-      if (!controller.signal.aborted) this.show([], "the server cannot be reached", "error");
+      if (!controller.signal.aborted) this.show([], "the server cannot be reached", "error", this.hits.length === 0);
       return;
     }
-    const count = `${answer.hits.length}${answer.more ? "+" : ""} hit${answer.hits.length === 1 ? "" : "s"}`;
-    this.show(answer.hits, answer.hits.length === 0 ? "nothing found" : count, "done");
+    const first = this.hits.length === 0;
+    this.hits.push(...answer.hits);
+    const count = `${this.hits.length}${answer.more ? "+" : ""} hit${this.hits.length === 1 ? "" : "s"}`;
+    this.show(answer.hits, this.hits.length === 0 ? "nothing found" : count, "done", first);
+    this.moreButton.hidden = !answer.more;
   }
 
-  private show(hits: readonly LiveSearchHit[], line: string, state: string): void {
+  /** Lists `hits` (in place of the ones listed, or below them for the next page); the facets count every hit listed. */
+  private show(hits: readonly LiveSearchHit[], line: string, state: string, replace = true): void {
     this.status.textContent = visibleLine(line);
     this.panel.dataset.state = state;
-    this.renderFacets(hits);
-    this.results.replaceChildren(...hits.map((hit) => el("li", {}, [this.hitButton(hit)])));
+    if (replace) this.results.replaceChildren();
+    this.results.append(...hits.map((hit) => el("li", {}, [this.hitButton(hit)])));
+    this.renderFacets(this.hits);
+    if (state !== "done") this.moreButton.hidden = true;
   }
 
   /** The agents and tools among the hits (counts of the hits shown), each a switch that narrows the search to it. */

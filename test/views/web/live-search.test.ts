@@ -159,6 +159,12 @@ describe.skipIf(!hasBrowser || !built)("the search box of the live page in chrom
     await page.locator(".as-global-search").fill("the");
     await answered(page, "the");
     expect(await page.locator(".as-facet[data-facet='agent']").count()).toBeGreaterThan(1);
+    // 50 at a time: the next ones below them.
+    expect(await page.locator(".as-search-hit").count()).toBe(50);
+    await page.locator(".as-search-more").click();
+    await answered(page, "the", "&offset=50");
+    expect(await page.locator(".as-search-hit").count()).toBeGreaterThan(50);
+    expect(await page.locator(".as-search-line").textContent()).toMatch(/^\d+\+? hits$/);
     await page.locator(".as-facet[data-facet='agent']", { hasText: "codex" }).click();
     await answered(page, "the", "&agent=codex");
     expect(new Set(await page.locator(".as-search-hit .as-hit-agent").allTextContents())).toEqual(new Set(["codex"]));
