@@ -196,12 +196,18 @@ export function extractSessions(path: string): ExtractedSession[] {
   );
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
-    // A fresh buffer per chunk: the reader may keep a view of the last line's start.
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
+    // A fresh buffer per chunk (the reader may keep a view of the last line's start), no larger than the file: most
+    // logs are small, and zeroing a large buffer for each cost more than reading them.
+    let total = 0;
     for (;;) {
-      const buffer = new Uint8Array(CHUNK_BYTES);
-      const read = readSync(fd, buffer);
+      // Past the size the file had when opened (a log still written), a small read first says whether there is more.
+      const size = total >= stat.size ? 4096 : Math.min(CHUNK_BYTES, stat.size - total);
+      const buffer = Buffer.allocUnsafe(size);
+      const read = readSync(fd, buffer, 0, size, null);
       if (read === 0) break;
+      total += read;
       reader.feed(buffer.subarray(0, read));
     }
     reader.end();

@@ -142,6 +142,59 @@ describe("search", () => {
   });
 });
 
+describe.skipIf(!hasShared)("opening a hit where the user is: render --at, html --at", () => {
+  const capture = sharedPath("fixtures/claude-session/ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl");
+
+  it("render --at starts at the hit's event, after the session's header", async () => {
+    const [hit] = await hits(['"npm run build"', capture, "--tool", "Bash"]);
+    expect(hit).toMatchObject({ field: "input", tool: "Bash" });
+    const io = fakeIo();
+    expect(await run(["render", capture, "--at", `#${hit?.event}`, "--mode", "none"], io)).toBe(0);
+    const lines = io.out().split("\n");
+    expect(lines[0]).toBe("◆ claude-code 1.0.98 · claude-sonnet-4-20250514 · /path/to/Demo");
+    const cut = lines.findIndex((line) => line.startsWith("⋯ "));
+    expect(lines[cut]).toBe(`⋯ events 0–${(hit?.event ?? 0) - 1} not shown (--at ${hit?.event})`);
+    expect(lines[cut + 1]).toMatch(/^ {2}→ Bash {2}npm run build$/);
+  });
+
+  it("every hit's event is the event render --at shows first (the numbering is the same)", async () => {
+    for (const hit of await hits(["todo", capture, "--limit", "4", "--tool", "TodoWrite"])) {
+      const io = fakeIo();
+      expect(await run(["render", capture, "--at", String(hit.event), "--mode", "none", "--full"], io)).toBe(0);
+      const after = io
+        .out()
+        .split("\n")
+        .slice(
+          io
+            .out()
+            .split("\n")
+            .findIndex((line) => line.startsWith("⋯ ")) + 1,
+        );
+      expect(after[0]).toMatch(/TodoWrite|todo/i);
+    }
+  });
+
+  it("--at takes an event number and one file: a mistake is exit 2", async () => {
+    for (const args of [
+      ["render", capture, "--at", "x1"],
+      ["render", capture, capture, "--at", "3"],
+      ["html", capture, capture, "--at", "3", "-o", "x/"],
+      ["html", capture, "--at=-1"],
+    ]) {
+      const io = fakeIo();
+      expect(await run(args, io), io.err()).toBe(2);
+      expect(io.err()).toMatch(/--at takes/);
+    }
+  });
+
+  it("html --at writes the event the page opens at into the page", async () => {
+    const io = fakeIo();
+    const out = join(tempDir("search-html"), "page.html");
+    expect(await run(["html", "-q", capture, "--at", "716", "-o", out], io)).toBe(0);
+    expect(readFileSync(out, "utf8")).toMatch(/"header":\{[^}]*"at":716/);
+  });
+});
+
 const bin = join(repoRoot, "dist/cli/bin.js");
 describe.skipIf(!existsSync(bin))("search (built binary)", () => {
   it("searches the agents' standard folders, builds the index once and then reads only what changed", () => {
