@@ -11,6 +11,8 @@ import { visible, visibleLine } from "./text.ts";
 
 /** Typing settles this long before the server is asked. */
 const TYPING_MS = 200;
+/** A search still unanswered this long says why. */
+const SLOW_MS = 1500;
 /** Hits asked for at once. */
 const LIMIT = 50;
 /** Characters of a snippet shown around its first match. */
@@ -126,6 +128,11 @@ export class SearchBox {
     this.panel.dataset.state = "searching";
     this.panel.dataset.query = params.toString();
     this.status.textContent = "searching…";
+    // The first search builds the index of every served log (in the server's worker): say why it takes a while.
+    window.setTimeout(() => {
+      if (this.inFlight === controller && this.panel.dataset.state === "searching")
+        this.status.textContent = "searching… (the first search indexes the served sessions; later ones read only what changed)";
+    }, SLOW_MS);
     void this.fetchHits(params, controller);
   }
 
