@@ -1,7 +1,7 @@
 // `npm run bench`: our paths beside the floor (hand-written byte split + JSON.parse) and popular
 // NDJSON libraries, in one run, each method in a fresh child process, rounds in shuffled order,
 // ratios to the floor computed per round and reported as medians. Not a test: it asserts nothing.
-//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--corpus both|bytes|delta] [--only substring,…] [--usage-mb SIZE]
+//   node bench/run.mjs [--rounds N] [--mb SIZE] [--agent claude|codex|gemini] [--corpus both|bytes|delta] [--only substring,…] [--usage-mb SIZE] [--search-mb SIZE]
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +22,7 @@ const opt = (name, fallback) => {
 const rounds = Number(opt("rounds", 3));
 const sizeMb = Number(opt("mb", 64));
 // --only a,b: the rows whose name contains any of the substrings (plus the floor), and the sections
-// (memory, run, otel, usage, serve) named exactly.
+// (memory, run, otel, usage, search, serve) named exactly.
 const only = opt("only", "")
   .split(",")
   .filter((o) => o !== "");
@@ -231,5 +231,9 @@ if (wants("run")) await benchRun(corpus);
 if (wants("otel")) await benchOtel(corpus);
 // `usage` over a generated tree of Claude session files, beside ccusage on the same files (bench/usage.mjs).
 if (wants("usage")) execFileSync(process.execPath, ["bench/usage.mjs", "--mb", opt("usage-mb", "1000")], { stdio: "inherit" });
+
+// `search` over a generated tree of Claude, Codex and Gemini sessions (bench/search.mjs): 100 MB by default, since the
+// first build reads every session through the pipeline; `--search-mb 1000` measures the 1 GB tree.
+if (wants("search")) execFileSync(process.execPath, ["bench/search.mjs", "--mb", opt("search-mb", "100")], { stdio: "inherit" });
 // `agentstream serve` and `run --serve`: live latency to the viewer, 50 viewers of one live session.
 if (wants("serve")) await benchServe();

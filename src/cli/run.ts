@@ -59,6 +59,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./commands/sessions.ts")).sessions,
   },
   {
+    name: "search",
+    summary: "find anything any agent did: prompts, answers, tool calls and the files they touched, newest first",
+    load: async () => (await import("./commands/search.ts")).search,
+  },
+  {
     name: "usage",
     summary: "tokens and cost of every session on the machine, by day, week, month, session, model, project or agent",
     load: async () => (await import("./commands/usage.ts")).usage,

@@ -73,7 +73,8 @@ class SessionCollector {
   status: SearchStatus = "unfinished";
   readonly docs: ExtractedDoc[] = [];
   readonly touched: TouchedFile[] = [];
-  readonly toolNames = new Map<string, string>();
+  /** Each tool call's name and the seq of its start, by id. */
+  readonly toolCalls = new Map<string, { readonly name: string; readonly seq: number }>();
 
   add(event: AgentEvent): void {
     const time = timeOf(event.time);
@@ -100,18 +101,22 @@ class SessionCollector {
       case "tool.started":
         return this.toolStarted(event, time);
       case "tool.completed": {
-        const tool = event.name ?? this.toolNames.get(event.toolCallId) ?? null;
+        const tool = event.name ?? this.toolCalls.get(event.toolCallId)?.name ?? null;
         this.doc(event, time, "output", tool, event.output ?? "", OUTPUT_CAP);
         return;
       }
       case "file.changed": {
-        const tool = (event.toolCallId === undefined ? undefined : this.toolNames.get(event.toolCallId)) ?? null;
+        // A change a tool call made is that call's: its input is indexed already, the paths count as its touches.
+        const call = event.toolCallId === undefined ? undefined : this.toolCalls.get(event.toolCallId);
+        const seq = call?.seq ?? event.seq;
         for (const change of event.changes) {
-          this.touched.push({ path: change.path, tool, seq: event.seq });
-          if (change.newPath !== undefined) this.touched.push({ path: change.newPath, tool, seq: event.seq });
+          this.touched.push({ path: change.path, tool: call?.name ?? null, seq });
+          if (change.newPath !== undefined) this.touched.push({ path: change.newPath, tool: call?.name ?? null, seq });
         }
-        const diffs = event.changes.map((change) => `${change.path}\n${change.diff ?? ""}`).join("\n");
-        this.doc(event, time, "input", tool, diffs, TEXT_CAP);
+        if (call === undefined) {
+          const diffs = event.changes.map((change) => `${change.path}\n${change.diff ?? ""}`).join("\n");
+          this.doc(event, time, "input", null, diffs, TEXT_CAP);
+        }
         return;
       }
       case "error":
@@ -130,7 +135,7 @@ class SessionCollector {
   }
 
   private toolStarted(event: AgentEvent & { type: "tool.started" }, time: number | null): void {
-    this.toolNames.set(event.toolCallId, event.name);
+    this.toolCalls.set(event.toolCallId, { name: event.name, seq: event.seq });
     const strings: string[] = [];
     const paths: string[] = [];
     if (event.input !== undefined) collectStrings(event.input, strings, paths, undefined);
@@ -191,12 +196,18 @@ export function extractSessions(path: string): ExtractedSession[] {
   );
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
-    // A fresh buffer per chunk: the reader may keep a view of the last line's start.
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
+    // A fresh buffer per chunk (the reader may keep a view of the last line's start), no larger than the file: most
+    // logs are small, and zeroing a large buffer for each cost more than reading them.
+    let total = 0;
     for (;;) {
-      const buffer = new Uint8Array(CHUNK_BYTES);
-      const read = readSync(fd, buffer);
+      // Past the size the file had when opened (a log still written), a small read first says whether there is more.
+      const size = total >= stat.size ? 4096 : Math.min(CHUNK_BYTES, stat.size - total);
+      const buffer = Buffer.allocUnsafe(size);
+      const read = readSync(fd, buffer, 0, size, null);
       if (read === 0) break;
+      total += read;
       reader.feed(buffer.subarray(0, read));
     }
     reader.end();

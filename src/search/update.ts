@@ -30,9 +30,38 @@ function agentOf(found: FoundFile, session: ExtractedSession | undefined): strin
 export function updateIndex(db: Db, paths: readonly string[] | undefined, env: Readonly<Record<string, string | undefined>>): UpdateReport {
   const started = performance.now();
   const discovered = paths === undefined || paths.length === 0 ? discoverDefault(env) : discoverPaths(paths);
-  const failed = [...discovered.failed];
   const known = new Map((db.prepare("SELECT id, path, size, mtime, ino, dev FROM files").all() as FileRow[]).map((row) => [row.path, row]));
   const writer = new IndexWriter(db);
+  // Files are written in batches, one transaction each: a transaction per file spent more on the journal than on
+  // the rows, and one for everything would lose all of a long first build to a Ctrl-C.
+  let batchBytes = 0;
+  db.exec("BEGIN");
+  try {
+    return finishUpdate(db, writer, started, discovered, known, (found) => {
+      batchBytes += found.size;
+      if (batchBytes < BATCH_BYTES) return;
+      db.exec("COMMIT");
+      db.exec("BEGIN");
+      batchBytes = 0;
+    });
+  } catch (error) {
+    if (db.inTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+/** Bytes of logs read between two commits. */
+const BATCH_BYTES = 32 * 1024 * 1024;
+
+function finishUpdate(
+  db: Db,
+  writer: IndexWriter,
+  started: number,
+  discovered: ReturnType<typeof discoverPaths>,
+  known: Map<string, FileRow>,
+  afterFile: (found: FoundFile) => void,
+): UpdateReport {
+  const failed = [...discovered.failed];
   let added = 0;
   let changed = 0;
   let unchanged = 0;
@@ -69,6 +98,7 @@ export function updateIndex(db: Db, paths: readonly string[] | undefined, env: R
     if (row === undefined) added++;
     else changed++;
     inScope.push(writer.replaceFile(row?.id, found, identity, sessions));
+    afterFile(found);
   }
   // Indexed files this discovery did not find: gone from disk (removed), or outside these paths (kept for another search).
   let removed = 0;
@@ -78,6 +108,7 @@ export function updateIndex(db: Db, paths: readonly string[] | undefined, env: R
     removed++;
   }
   writer.setScope(inScope);
+  db.exec("COMMIT");
   const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
   return {
     added,

@@ -102,10 +102,26 @@ export interface SessionCatalog {
   feed(id: string): Promise<SessionFeed | undefined>;
   /** Adds a session whose events are pushed in (a run's own). */
   add(feed: SessionFeed): void;
+  /**
+   * The session logs under the served paths, by real path (scans them again, as `list` does): what `GET /api/search`
+   * searches. Sessions beside the files (a run's own, NATS) have no log here and are not searched.
+   */
+  searchable(): Promise<SearchableFile[]>;
   /** Served paths that do not exist yet, then whether each source beside the files can be read now (`GET /api/sources`). */
   sources(): SourceStatus[];
   /** Stops following every log (and closes the sources). */
   close(): void;
+}
+
+/** A served session log as the search index reads it. */
+export interface SearchableFile {
+  /** The session's id in the API. */
+  readonly id: string;
+  /** Its real path (symbolic links resolved; under a served path). */
+  readonly path: string;
+  /** What tells the index it changed: size and modification time as the last walk saw them. */
+  readonly size: number;
+  readonly mtimeMs: number;
 }
 
 /** Folders not walked: nothing an agent log lives in, and possibly huge. */
@@ -214,6 +230,12 @@ export async function createCatalog(options: CatalogOptions): Promise<SessionCat
       const opened = openFeed(id).finally(() => opening.delete(id));
       opening.set(id, opened);
       return opened;
+    },
+    async searchable() {
+      await scan();
+      return [...files.values()]
+        .filter((file) => file.isSession)
+        .map((file) => ({ id: file.id, path: file.real, size: file.size, mtimeMs: file.mtimeMs }));
     },
     add(feed) {
       pushed.set(feed.id, feed);

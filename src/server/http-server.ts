@@ -1,5 +1,5 @@
 /**
- * `agentstream serve`'s HTTP server: node:http and five routes, no framework (the whole surface is
+ * `agentstream serve`'s HTTP server: node:http and six routes, no framework (the whole surface is
  * a page, two assets, two JSON lists and an SSE stream; a framework would add code to audit and
  * defaults to override, such as permissive CORS). Every request passes the guard (./security.ts)
  * before routing.
@@ -11,6 +11,8 @@ import type { WebAssets } from "./assets.ts";
 import type { SessionCatalog } from "./catalog.ts";
 import { LIVE_PAGE } from "./page.ts";
 import { SECURITY_HEADERS, createGuard, newToken, type Guard } from "./security.ts";
+import { searchAnswer, searchQueryOf } from "./search-route.ts";
+import type { SearchService } from "./search-service.ts";
 import { streamFeed } from "./sse-stream.ts";
 
 /** Options for {@link startServer}. */
@@ -29,6 +31,8 @@ export interface ServerOptions {
   readonly stallMs?: number;
   /** Viewers streaming at once; more get 503. @defaultValue 256 */
   readonly maxViewers?: number;
+  /** `GET /api/search` over the catalog's session logs (absent: that route answers 404); closed with the server. */
+  readonly search?: SearchService;
 }
 
 /** A listening server. */
@@ -74,6 +78,7 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
     if (path === "/assets/app.css") return send(response, 200, "text/css; charset=utf-8", options.assets.css);
     if (path === "/api/sessions") return sendJson(response, await options.catalog.list());
     if (path === "/api/sources") return sendJson(response, options.catalog.sources());
+    if (path === "/api/search") return answerSearch(response, url, options);
     const route = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})(\/events)?$/.exec(path);
     const feed = route === null ? undefined : await options.catalog.feed(route[1] as string);
     if (feed === undefined) return send(response, 404, "text/plain", "not found\n");
@@ -109,6 +114,7 @@ export async function startServer(options: ServerOptions): Promise<SessionServer
     viewers: () => viewers,
     close() {
       options.catalog.close();
+      void options.search?.close();
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -130,6 +136,17 @@ function send(response: ServerResponse, status: number, type: string, body: stri
   response.end(response.req.method === "HEAD" ? undefined : body);
 }
 
-function sendJson(response: ServerResponse, value: unknown): void {
-  send(response, 200, "application/json; charset=utf-8", JSON.stringify(value));
+function sendJson(response: ServerResponse, value: unknown, status = 200): void {
+  send(response, status, "application/json; charset=utf-8", JSON.stringify(value));
+}
+
+/** `GET /api/search`: the served session logs searched (./search-service.ts); a query that cannot be read is a 400. */
+async function answerSearch(response: ServerResponse, url: URL, options: ServerOptions): Promise<void> {
+  if (options.search === undefined) return sendJson(response, { error: "this server does not search its sessions" }, 404);
+  const parsed = searchQueryOf(url);
+  if ("error" in parsed) return sendJson(response, { error: parsed.error }, 400);
+  const files = await options.catalog.searchable();
+  const reply = await options.search.search(files, parsed.query);
+  if (!reply.ok) return sendJson(response, { error: reply.message }, reply.status);
+  sendJson(response, searchAnswer(reply.result, files));
 }

@@ -29,6 +29,11 @@ and the page says what was left out. Secrets are redacted unless --no-redact. do
       valueHint: "<path>",
       description: "a file (one session), or a directory (ends with / or exists): one file per session; default: stdout",
     },
+    at: {
+      type: "string",
+      valueHint: "<event>",
+      description: "open the page scrolled to this event (its number, as `agentstream search` prints it: #42)",
+    },
     ...readingOptions,
   },
   examples: [
@@ -38,11 +43,14 @@ and the page says what was left out. Secrets are redacted unless --no-redact. do
   ],
   async run({ values, positionals, io }) {
     const target = outputTarget(values.output, positionals.length, io);
+    const at = eventNumber(values.at, positionals);
     const assets = loadWebAssets();
     const held: FinishedSession[] = [];
     const usedNames = new Set<string>();
     let writing: Promise<void> = Promise.resolve();
-    const sink = createHtmlSink(DEFAULT_CAPS, (finished) => {
+    const sink = createHtmlSink(DEFAULT_CAPS, (delivered) => {
+      const finished =
+        at === undefined ? delivered : { ...delivered, session: { ...delivered.session, header: { ...delivered.session.header, at } } };
       if (target.kind !== "directory") held.push(finished);
       else writing = writing.then(() => writeToDirectory(target.path, finished, usedNames, io, values.quiet, assets));
     });
@@ -63,6 +71,15 @@ and the page says what was left out. Secrets are redacted unless --no-redact. do
     return readingStatus(runs, values);
   },
 });
+
+/** `--at <event>` (`42` or `#42`, as search prints it), for one input: events are numbered per input. */
+function eventNumber(at: string | undefined, inputs: readonly string[]): number | undefined {
+  if (at === undefined) return undefined;
+  const text = at.startsWith("#") ? at.slice(1) : at;
+  if (!/^\d+$/.test(text)) throw new AgentStreamError("usage", `--at takes an event number (as search prints it: #42), not "${at}"`);
+  if (inputs.length > 1) throw new AgentStreamError("usage", "--at takes one input (events are numbered per input)");
+  return Number(text);
+}
 
 type Target = { kind: "stdout" } | { kind: "file"; path: string } | { kind: "directory"; path: string };
 

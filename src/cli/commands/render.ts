@@ -30,6 +30,11 @@ const renderOptions = {
     description: "also notices, repairs, unknown records, system messages, more output",
   },
   full: { type: "boolean", default: false, description: "everything, nothing cut" },
+  at: {
+    type: "string",
+    valueHint: "<event>",
+    description: "start at this event (its number, as `agentstream search` prints it: #42); the header is still shown",
+  },
   debug: { type: "boolean", default: false, description: "each event as one line of JSON (with the agent's raw record)" },
   width: {
     type: "string",
@@ -66,6 +71,7 @@ sequences and control characters in agent and tool text are shown as visible sym
     const verbosity = chooseVerbosity(values);
     const width = viewWidth(values.width, io);
     const reading = { ...values, verbose: false, "include-raw": values.debug || values["include-raw"] };
+    const startAt = eventNumber(values.at, positionals, values.follow);
     // The view shows a long tool output's first and last lines: only those are read (the rest is checked, not
     // decoded), unless the raw records are shown too.
     const toolOutputEnds = reading["include-raw"] ? undefined : outputEnds(verbosity, width);
@@ -79,7 +85,7 @@ sequences and control characters in agent and tool text are shown as visible sym
         ...(toolOutputEnds === undefined ? {} : { cutMarker: toolOutputEnds.marker }),
       },
       output,
-      values.follow ? { stillWritten: writtenLately } : {},
+      { ...(values.follow ? { stillWritten: writtenLately } : {}), ...(startAt === undefined ? {} : { startAt }) },
     );
     const { sources, release } = readingSources(positionals, io, values.follow);
     // In a GitHub Actions job, stop the runner from acting on "::command::" lines in agent or tool text.
@@ -89,7 +95,8 @@ sequences and control characters in agent and tool text are shown as visible sym
       // The view shows text, not records: a run of deltas in one chunk is one event to redact and lay out
       // (with --debug or --include-raw the reader keeps each event with its record).
       const ends = toolOutputEnds === undefined ? {} : { toolOutputEnds };
-      const runs = await readInputs({ sources, io, reading, sink, output, joinDeltas: true, ...ends });
+      // With --at, events are numbered as every other reading numbers them (search, html): one per delta.
+      const runs = await readInputs({ sources, io, reading, sink, output, joinDeltas: startAt === undefined, ...ends });
       return readingStatus(runs, values);
     } finally {
       release();
@@ -97,6 +104,16 @@ sequences and control characters in agent and tool text are shown as visible sym
     }
   },
 });
+
+/** `--at <event>` (`42` or `#42`, as search prints it), for one saved file: events are numbered per input. */
+function eventNumber(at: string | undefined, files: readonly string[], follow: boolean): number | undefined {
+  if (at === undefined) return undefined;
+  const text = at.startsWith("#") ? at.slice(1) : at;
+  if (!/^\d+$/.test(text)) throw new AgentStreamError("usage", `--at takes an event number (as search prints it: #42), not "${at}"`);
+  if (files.length !== 1 || files[0] === "-" || follow)
+    throw new AgentStreamError("usage", "--at takes one saved session file (events are numbered per file)");
+  return Number(text);
+}
 
 /**
  * A followed file changed this recently is taken to be still written: a saved session log (no result record by

@@ -4,6 +4,7 @@ import { loadWebAssets } from "../../server/assets.ts";
 import { createCatalog } from "../../server/catalog.ts";
 import { startServer } from "../../server/http-server.ts";
 import { registryDir } from "../../server/registry.ts";
+import { createSearchService } from "../../server/search-service.ts";
 import { isLoopback } from "../../server/security.ts";
 import type { SessionSource } from "../../server/session-source.ts";
 import { defineCommand, type ParsedValues } from "../args.ts";
@@ -82,7 +83,12 @@ no run has written to) is served empty and its sessions are listed once it appea
       fleet?.close();
       throw error;
     });
-    const server = await startServer({ catalog, assets: loadWebAssets(), host: values.host, port: parsePort(values.port) });
+    // The page's search box: the index of the served logs, in the cache folder `agentstream search` uses.
+    const search = createSearchService({
+      env: io.env,
+      onNotice: (line) => void io.stderr.write(`${sanitizeForTerminal(line, { keepNewlines: false })}\n`),
+    });
+    const server = await startServer({ catalog, assets: loadWebAssets(), host: values.host, port: parsePort(values.port), search });
     warnIfExposed(values.host, io);
     for (const missing of catalog.sources().filter((source) => source.kind === "path"))
       await io.stderr.write(

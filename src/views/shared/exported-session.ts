@@ -15,6 +15,8 @@ export interface ExportHeader {
   readonly generator?: string;
   /** Secrets replaced in the input, by kind (absent with --no-redact or when none). */
   readonly redactions?: Readonly<Record<string, number>>;
+  /** The event (its `seq`) the page opens scrolled to: `html --at`, a search hit (docs/search.md). */
+  readonly at?: number;
 }
 
 /** What the size caps left out of the file (docs/web.md, "The export's caps"). */

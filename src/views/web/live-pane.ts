@@ -25,6 +25,8 @@ export class LivePane {
   private lastSeq = -1;
   private ended = false;
   private retry: number | undefined;
+  /** A search hit's event to show once it has arrived (./live-search.ts). */
+  private target: number | undefined;
 
   constructor(info: LiveSessionInfo, onClose: (pane: LivePane) => void) {
     this.id = info.id;
@@ -49,6 +51,35 @@ export class LivePane {
   /** Events shown so far: the seq of the last one (-1: none). */
   get seq(): number {
     return this.lastSeq;
+  }
+
+  /**
+   * Scrolls to event `seq` and marks it (a search hit): at once when it is on the page, else when it arrives (or
+   * the stream ends without it: then the last entry before it). Closed blocks around it open.
+   */
+  reveal(seq: number): void {
+    this.target = seq;
+    if (this.lastSeq >= seq || this.ended) this.showTarget();
+  }
+
+  private showTarget(): void {
+    const seq = this.target;
+    if (seq === undefined) return;
+    const entry = this.view.entryFor(seq);
+    if (entry === undefined) return;
+    this.target = undefined;
+    for (const marked of Array.from(this.body.querySelectorAll(".as-hit-target"))) marked.classList.remove("as-hit-target");
+    for (let at: HTMLElement | null = entry; at !== null && at !== this.body; at = at.parentElement)
+      if (at instanceof HTMLDetailsElement) at.open = true;
+    entry.classList.add("as-hit-target");
+    entry.dataset.hit = String(seq);
+    if (!entry.hasAttribute("tabindex")) entry.tabIndex = -1;
+    entry.focus({ preventScroll: true });
+    entry.scrollIntoView({ block: "center" });
+    // The header and chart are drawn again after this event (a microtask): what they add above moves the entry.
+    window.requestAnimationFrame(() => {
+      if (entry.classList.contains("as-hit-target")) entry.scrollIntoView({ block: "center" });
+    });
   }
 
   close(): void {
@@ -91,6 +122,7 @@ export class LivePane {
     this.liveness.event(event);
     this.view.append(event);
     this.element.dataset.seq = String(event.seq);
+    if (this.target !== undefined && event.seq >= this.target) this.showTarget();
   }
 
   private onTruncated(control: TruncatedControl): void {
@@ -108,6 +140,7 @@ export class LivePane {
     this.view.end();
     this.liveness.end();
     this.element.dataset.ended = "yes";
+    this.showTarget();
   }
 }
 

@@ -65,3 +65,39 @@ export interface ResyncControl {
 export interface TruncatedControl {
   readonly dropped: number;
 }
+
+/** One hit of `GET /api/search`: an event of a served session whose text matched (redacted by the index). */
+export interface LiveSearchHit {
+  /** The session's id in the API (`/api/sessions/<id>`): what the page opens. */
+  readonly session: string;
+  /** `claude`, `codex`, `gemini`, ... (as `sessions` names them). */
+  readonly agent: string;
+  /** The agent's own session id, when it gave one. */
+  readonly sessionId: string | null;
+  /** The working directory the session ran in. */
+  readonly project: string | null;
+  readonly model: string | null;
+  readonly status: string;
+  /** The event's seq in the session's stream (the SSE `id:`): where the page scrolls to. */
+  readonly event: number;
+  /** 1-based line of the record in the log (null for an event the reader made up). */
+  readonly line: number | null;
+  /** When, RFC 3339, or null. */
+  readonly time: string | null;
+  /** `prompt`, `answer`, `reasoning`, `tool`, `input`, `output` or `error`. */
+  readonly field: string;
+  /** The tool's name, for a tool call's name, input or output. */
+  readonly tool: string | null;
+  /** The lines around the match, redacted (agent text: shown as text only). */
+  readonly snippet: string;
+  /** Where the query matched in `snippet`: `[start, end)` in UTF-16 code units. */
+  readonly ranges: readonly (readonly [number, number])[];
+}
+
+/** `GET /api/search`'s answer. */
+export interface LiveSearchAnswer {
+  /** Newest first. */
+  readonly hits: readonly LiveSearchHit[];
+  /** More hits past `offset + limit`. */
+  readonly more: boolean;
+}

@@ -7,7 +7,8 @@ import { el } from "./dom.ts";
 import { installKeys } from "./keys.ts";
 import { LivePane } from "./live-pane.ts";
 import { SessionList } from "./live-list.ts";
-import type { LiveSessionInfo, LiveSourceStatus } from "./live-wire.ts";
+import { SearchBox } from "./live-search.ts";
+import type { LiveSearchHit, LiveSessionInfo, LiveSourceStatus } from "./live-wire.ts";
 import { visibleLine } from "./text.ts";
 
 /** How often the list asks the server again. */
@@ -22,8 +23,13 @@ export function startLive(root: HTMLElement): void {
   area.append(empty);
   const list = new SessionList((info) => open(info));
   const status = el("span", { class: "as-connection", attrs: { role: "status" } });
-  const bar = el("header", { class: "as-live-bar" }, [el("span", { class: "as-live-name", text: "agentstream" }), status]);
-  root.append(bar, el("div", { class: "as-live" }, [list.element, el("div", { class: "as-live-main" }, [installKeys(area), area])]));
+  const search = new SearchBox((hit) => void openHit(hit));
+  const bar = el("header", { class: "as-live-bar" }, [el("span", { class: "as-live-name", text: "agentstream" }), search.controls, status]);
+  root.append(
+    bar,
+    search.panel,
+    el("div", { class: "as-live" }, [list.element, el("div", { class: "as-live-main" }, [installKeys(area), area])]),
+  );
 
   const changed = (): void => {
     const ids = panes.map((p) => p.id);
@@ -37,11 +43,11 @@ export function startLive(root: HTMLElement): void {
     panes.splice(panes.indexOf(pane), 1);
     changed();
   };
-  function open(info: LiveSessionInfo): void {
+  function open(info: LiveSessionInfo): LivePane {
     const already = panes.find((p) => p.id === info.id);
     if (already !== undefined) {
       already.element.scrollIntoView({ block: "nearest" });
-      return;
+      return already;
     }
     if (panes.length >= MAX_PANES) close(panes[0] as LivePane);
     const pane = new LivePane(info, close);
@@ -50,9 +56,16 @@ export function startLive(root: HTMLElement): void {
     changed();
     // In one column (a phone) the pane is below the list: bring it into view. Side by side, it is in view already.
     if (window.matchMedia("(max-width: 760px)").matches) pane.element.scrollIntoView({ block: "nearest" });
+    return pane;
+  }
+  /** A search hit: its session opened (or the pane that shows it), scrolled to its event. */
+  async function openHit(hit: LiveSearchHit): Promise<void> {
+    const info = list.find(hit.session) ?? (await fetchJson<LiveSessionInfo>(`/api/sessions/${encodeURIComponent(hit.session)}`));
+    if (info === undefined) return;
+    open(info).reveal(hit.event);
   }
 
-  installPageKeys(list, panes, close);
+  installPageKeys(list, search, panes, close);
   const wanted = openFromFragment();
   let first = true;
   const refresh = async (): Promise<void> => {
@@ -106,13 +119,19 @@ function openFromFragment(): string[] {
   return match === null ? [] : (match[1] ?? "").split(",").filter(Boolean).map(decodeURIComponent);
 }
 
-/** f: filter the list; x: close the session holding the focus (the entry keys are ./keys.ts's). */
-function installPageKeys(list: SessionList, panes: readonly LivePane[], close: (pane: LivePane) => void): void {
+/**
+ * f: filter the list; s: search every session (`/` is the open sessions' search, ./keys.ts's); x: close the session
+ * holding the focus (the entry keys are ./keys.ts's).
+ */
+function installPageKeys(list: SessionList, search: SearchBox, panes: readonly LivePane[], close: (pane: LivePane) => void): void {
   document.addEventListener("keydown", (event) => {
     const target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey || target instanceof HTMLInputElement) return;
     if (event.key === "f") {
       list.filter.focus();
+      event.preventDefault();
+    } else if (event.key === "s") {
+      search.focus();
       event.preventDefault();
     } else if (event.key === "x") {
       const pane = panes.find((p) => target instanceof Node && p.element.contains(target));

@@ -5,6 +5,7 @@
 import type { ExportedSession } from "../shared/exported-session.ts";
 import { installKeys } from "./keys.ts";
 import { startLive } from "./live.ts";
+import { scrollToEvent } from "./scroll-to-event.ts";
 import { SessionView } from "./session-view.ts";
 
 /** Events shown before the page first paints; the rest follow in batches of this size, one per task. */
@@ -23,7 +24,13 @@ function startExport(root: HTMLElement): void {
     const end = Math.min(start + BATCH, events.length);
     for (let i = start; i < end; i++) view.append(events[i] as (typeof events)[number]);
     if (end < events.length) setTimeout(() => appendFrom(end), 0);
-    else view.end();
+    else {
+      view.end();
+      // `html --at 42`, or a link to `page.html#event-42`: the page opens at that event.
+      const hash = /^#event-(\d+)$/.exec(location.hash);
+      const at = hash === null ? session.header.at : Number(hash[1]);
+      if (at !== undefined) scrollToEvent(root, at);
+    }
   };
   appendFrom(0);
 }

@@ -44,6 +44,8 @@ export class SessionView {
   private readonly tools = new Map<string, ToolBlock>();
   /** Where each session's entries go: the root's in the conversation, a subagent's under its call. */
   private readonly containers = new Map<string, HTMLElement>();
+  /** The entry that shows each event a search can find (a message's completion, a tool's start and end, an error): where a hit scrolls to. */
+  private readonly entries = new Map<number, HTMLElement>();
   private readonly cwds = new Map<string, string>();
   private readonly summary: SummaryBuilder = createSummaryBuilder();
   private readonly usage = new Timeline();
@@ -74,6 +76,18 @@ export class SessionView {
     if (this.start === undefined && event.time !== undefined) this.start = event.time;
     if (this.isRoot(event) && this.usage.add(event)) this.queueRefresh();
     this.dispatch(event);
+  }
+
+  /**
+   * The entry that shows event `seq` (a search hit's event): its own entry, else the block it completed or went into,
+   * else the last entry before it. Undefined before any entry.
+   */
+  entryFor(seq: number): HTMLElement | undefined {
+    const own = this.entries.get(seq);
+    if (own !== undefined) return own;
+    let before: HTMLElement | undefined;
+    for (const [at, element] of this.entries) if (at <= seq) before = element;
+    return before;
   }
 
   /** The input ended: messages still streaming keep their text, the header and chart get their last figures. */
@@ -226,6 +240,7 @@ export class SessionView {
   private onMessageCompleted(event: EventOf<"message.completed">): void {
     const block = this.messageFor(event.messageId, event.role, event.kind, event);
     completeMessage(block, event.text, this.omitted(event.seq, "text"));
+    this.entries.set(event.seq, block.element);
     if (event.role === "assistant" && event.kind === "text" && this.isRoot(event)) this.lastAnswer += squeeze(event.text);
   }
 
@@ -244,6 +259,7 @@ export class SessionView {
       this.add(event, block.element);
     }
     completeTool(block, event, this.toolContext(event));
+    this.entries.set(event.seq, block.element);
   }
 
   private onFileChanged(event: EventOf<"file.changed">): void {
@@ -321,6 +337,7 @@ export class SessionView {
 
   private add(event: AgentEvent, element: HTMLElement): void {
     element.dataset.seq = String(event.seq);
+    this.entries.set(event.seq, element);
     this.containerOf(event).append(element);
   }
 

@@ -1,0 +1,213 @@
+/** `agentstream search` as a user runs it: in-process (fake terminal) and through the built binary. */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { run } from "../../src/cli/run.ts";
+import type { SearchHit } from "../../src/search/index.ts";
+import { fakeIo } from "../helpers/fake-io.ts";
+import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
+import { tempDir } from "../helpers/temp.ts";
+import { prompt, sessionTree, toolResult, toolUse, twoSessions } from "../search/sessions.ts";
+
+interface Printed {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** One cache for the real captures' searches: they are indexed once. */
+const sharedCache = tempDir("search-cache", { until: "file" });
+
+async function search(args: string[], options: { stdoutTTY?: boolean; env?: Record<string, string> } = {}): Promise<Printed> {
+  const cache = args.some((arg) => arg.startsWith(sharedPath("fixtures"))) ? sharedCache : tempDir("search-cache");
+  const io = fakeIo({ stdoutTTY: options.stdoutTTY ?? false, env: { XDG_CACHE_HOME: cache, TZ: "UTC", ...options.env } });
+  const code = await run(["search", "--tz", "UTC", ...args], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function hits(args: string[]): Promise<SearchHit[]> {
+  const printed = await search([...args, "--json"]);
+  expect(printed.code, printed.err).toBe(0);
+  return (JSON.parse(printed.out) as { hits: SearchHit[] }).hits;
+}
+
+const captures = ["claude-session", "codex-session", "gemini-session"].map((folder) => sharedPath("fixtures", folder));
+
+describe.skipIf(!hasShared)("search over the real session captures", () => {
+  it("finds each agent's sessions, newest first, with where to open them", async () => {
+    const todo = await hits(['"todo app"', ...captures, "--limit", "5"]);
+    expect(todo.length).toBe(5);
+    expect(todo.every((hit) => hit.agent === "claude" && hit.path.endsWith("ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl"))).toBe(
+      true,
+    );
+    const times = todo.map((hit) => hit.time ?? "");
+    expect(times).toEqual([...times].sort().reverse());
+    const marker = await hits(["marker.txt", ...captures, "--agent", "gemini"]);
+    expect(marker.map((hit) => [hit.agent, hit.field, hit.line])).toContainEqual(["gemini", "prompt", 2]);
+    const codex = await hits(["", ...captures, "--agent", "codex"]);
+    expect(codex.map((hit) => hit.agent)).toEqual(["codex"]);
+    // The line a hit names holds the record it came from.
+    for (const hit of [...todo, ...marker]) {
+      const line = readFileSync(hit.path, "utf8").split("\n")[(hit.line ?? 0) - 1] ?? "";
+      const [start, end] = hit.ranges[0] ?? [0, 0];
+      expect(line.toLowerCase()).toContain(hit.snippet.slice(start, end).toLowerCase());
+    }
+  });
+
+  it("prints the agent, project, time, path:line #event and the matching lines", async () => {
+    const printed = await search(["todo app", sharedPath("fixtures/claude-session"), "--limit", "1"]);
+    expect(printed.code).toBe(0);
+    expect(printed.out).toMatch(
+      /^2025-09-03 01:02 · claude · \/path\/to\/Demo · answer\n {2}\S+ccviewer_1\.0\.98_orchestrator_todo_app_fe5e1c67\.jsonl:438 #768\n {4}.*TODO app/,
+    );
+    expect(printed.err).toBe("agentstream search: more hits past 1: --limit shows more\n");
+  });
+
+  it("--tool Edit --file: the tool calls that touched the file", async () => {
+    const edits = await hits(["", sharedPath("fixtures/claude-session"), "--tool", "Edit", "--file", "src/app/page.tsx"]);
+    expect(edits.length).toBeGreaterThan(0);
+    expect(edits.every((hit) => hit.tool === "Edit" && hit.snippet.includes("src/app/page.tsx"))).toBe(true);
+  });
+});
+
+describe("search", () => {
+  it("highlights matches only on a terminal that takes colour", async () => {
+    const root = twoSessions().root;
+    expect((await search(["formatDue", root], { stdoutTTY: true })).out).toContain("\x1b[1;33mformatDue\x1b[0m");
+    expect((await search(["formatDue", root], { stdoutTTY: true, env: { NO_COLOR: "1" } })).out).not.toContain("\x1b");
+    expect((await search(["formatDue", root])).out).not.toContain("\x1b");
+  });
+
+  it("shows escape sequences in agent text as visible symbols, never runs them", async () => {
+    const tree = sessionTree();
+    const b = { session: "esc-1", time: "2026-11-01T00:00:00.000Z" };
+    tree.write("p/esc-1.jsonl", [prompt(b, "evil \x1b]0;pwned\x07 title and \x1b[2J clear")]);
+    const printed = await search(["evil", tree.root], { stdoutTTY: true });
+    expect(printed.out).toContain("evil");
+    expect(printed.out.replace(/\x1b\[(?:1;33|0|1|2)m/g, "")).not.toContain("\x1b");
+  });
+
+  it("answers a caller's mistake with exit 2 and what to do", async () => {
+    const root = twoSessions().root;
+    for (const [args, message] of [
+      [["x", root, "--since", "14x"], /--since takes a time ago \(14d, 2w, 12h, 30m\)/],
+      [["x", root, "--until", "2026-02-30"], /2026-02-30 is not a day of the calendar/],
+      [["(unclosed", root, "--regex"], /--regex: not a valid regular expression/],
+      [["x", root, "--agent", "nobody"], /--agent takes claude, codex, gemini/],
+      [["x", root, "--limit", "0"], /--limit takes a whole number from 1 to 1000/],
+      [["x", root, "--status", "done"], /--status takes/],
+    ] as const) {
+      const printed = await search([...args]);
+      expect(printed.code, printed.err).toBe(2);
+      expect(printed.err).toMatch(message);
+    }
+  });
+
+  it("--since takes a time ago and a day; a missing path is said with exit 3", async () => {
+    const root = twoSessions().root;
+    expect((await hits(["the", root, "--since", "2026-11-24"])).every((hit) => hit.sessionId === "bbbb-2222")).toBe(true);
+    expect(await hits(["the", root, "--since", "1d"])).toEqual([]);
+    const printed = await search(["the", root, join(root, "nope")]);
+    expect(printed.code).toBe(3);
+    expect(printed.err).toContain("nope: no such file or folder");
+  });
+
+  it("never matches nor prints a secret in a prompt or a tool output", async () => {
+    const token = ["ghp", "_F3TdkryHPY18bipwDNWE6TgnuBLUA4EelszI"].join("");
+    const tree = sessionTree();
+    const b = { session: "sec-1", time: "2026-11-02T00:00:00.000Z" };
+    tree.write("p/sec-1.jsonl", [
+      prompt(b, `deploy with GITHUB_TOKEN=${token} please`),
+      toolUse({ ...b, time: "2026-11-02T00:00:01.000Z" }, "t1", "Bash", { command: `echo ${token}` }),
+      toolResult({ ...b, time: "2026-11-02T00:00:02.000Z" }, "t1", `export GITHUB_TOKEN=${token}\ndone deploying`),
+    ]);
+    const cache = tempDir("search-cache");
+    const env = { XDG_CACHE_HOME: cache };
+    for (const query of [token, token.slice(4, 20), "F3Tdkry"]) {
+      expect((await search([query, tree.root, "--outputs", "--json"], { env })).out).toContain('"hits": []');
+    }
+    const found = await search(["deploy", tree.root, "--outputs"], { env });
+    expect(found.out).toContain("deploy with");
+    expect(found.out).toContain("[REDACTED");
+    expect(found.out).not.toContain(token.slice(4));
+    expect(readFileSync(join(cache, "agentstream/search-v1.sqlite")).includes(token.slice(4))).toBe(false);
+  });
+
+  it("--no-index leaves the cache folder alone", async () => {
+    const cache = tempDir("search-cache");
+    const printed = await search(["formatDue", twoSessions().root, "--no-index"], { env: { XDG_CACHE_HOME: cache } });
+    expect(printed.out).toContain("formatDue");
+    expect(existsSync(join(cache, "agentstream"))).toBe(false);
+  });
+});
+
+describe.skipIf(!hasShared)("opening a hit where the user is: render --at, html --at", () => {
+  const capture = sharedPath("fixtures/claude-session/ccviewer_1.0.98_orchestrator_todo_app_fe5e1c67.jsonl");
+
+  it("render --at starts at the hit's event, after the session's header", async () => {
+    const [hit] = await hits(['"npm run build"', capture, "--tool", "Bash"]);
+    expect(hit).toMatchObject({ field: "input", tool: "Bash" });
+    const io = fakeIo();
+    expect(await run(["render", capture, "--at", `#${hit?.event}`, "--mode", "none"], io)).toBe(0);
+    const lines = io.out().split("\n");
+    expect(lines[0]).toBe("◆ claude-code 1.0.98 · claude-sonnet-4-20250514 · /path/to/Demo");
+    const cut = lines.findIndex((line) => line.startsWith("⋯ "));
+    expect(lines[cut]).toBe(`⋯ events 0–${(hit?.event ?? 0) - 1} not shown (--at ${hit?.event})`);
+    expect(lines[cut + 1]).toMatch(/^ {2}→ Bash {2}npm run build$/);
+  });
+
+  it("every hit's event is the event render --at shows first (the numbering is the same)", async () => {
+    for (const hit of await hits(["todo", capture, "--limit", "4", "--tool", "TodoWrite"])) {
+      const io = fakeIo();
+      expect(await run(["render", capture, "--at", String(hit.event), "--mode", "none", "--full"], io)).toBe(0);
+      const after = io
+        .out()
+        .split("\n")
+        .slice(
+          io
+            .out()
+            .split("\n")
+            .findIndex((line) => line.startsWith("⋯ ")) + 1,
+        );
+      expect(after[0]).toMatch(/TodoWrite|todo/i);
+    }
+  });
+
+  it("--at takes an event number and one file: a mistake is exit 2", async () => {
+    for (const args of [
+      ["render", capture, "--at", "x1"],
+      ["render", capture, capture, "--at", "3"],
+      ["html", capture, capture, "--at", "3", "-o", "x/"],
+      ["html", capture, "--at=-1"],
+    ]) {
+      const io = fakeIo();
+      expect(await run(args, io), io.err()).toBe(2);
+      expect(io.err()).toMatch(/--at takes/);
+    }
+  });
+
+  it("html --at writes the event the page opens at into the page", async () => {
+    const io = fakeIo();
+    const out = join(tempDir("search-html"), "page.html");
+    expect(await run(["html", "-q", capture, "--at", "716", "-o", out], io)).toBe(0);
+    expect(readFileSync(out, "utf8")).toMatch(/"header":\{[^}]*"at":716/);
+  });
+});
+
+const bin = join(repoRoot, "dist/cli/bin.js");
+describe.skipIf(!existsSync(bin))("search (built binary)", () => {
+  it("searches the agents' standard folders, builds the index once and then reads only what changed", () => {
+    const home = tempDir("search-home");
+    const tree = twoSessions();
+    const env = { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC", CLAUDE_CONFIG_DIR: join(tree.root) };
+    const once = spawnSync(process.execPath, [bin, "search", "formatDue"], { encoding: "utf8", env });
+    expect(once.status, once.stderr).toBe(0);
+    expect(once.stdout).toMatch(
+      /2026-11-20 10:00 · claude · \/work\/shop · answer\n {2}\S+aaaa-1111\.jsonl:5 #\d+\n {4}Fixed: formatDue now/,
+    );
+    expect(existsSync(join(home, ".cache/agentstream/search-v1.sqlite"))).toBe(true);
+    const json = spawnSync(process.execPath, [bin, "search", "formatDue", "--json"], { encoding: "utf8", env });
+    expect(JSON.parse(json.stdout).index).toMatchObject({ added: 0, changed: 0, unchanged: 2, removed: 0 });
+  });
+});
