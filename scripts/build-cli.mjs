@@ -44,7 +44,7 @@ const common = {
   // The NATS client and the OpenTelemetry packages are loaded only by the commands that use them (docs/fleet.md,
   // docs/otel.md) and stay packages (their CommonJS files `require` Node's modules, which an ES module bundle
   // cannot); ajv is bundled (loading its many CommonJS files was a large part of every command's start).
-  external: ["@nats-io/*", "@opentelemetry/*"],
+  external: ["@nats-io/*", "@opentelemetry/*", "better-sqlite3"],
   legalComments: "inline",
   logLevel: "warning",
 };

@@ -12,7 +12,7 @@ import { codex, codexSession } from "./codex/index.ts";
 import { cursor } from "./cursor/index.ts";
 import { gemini, geminiSession } from "./gemini/index.ts";
 import { harmony } from "./harmony/index.ts";
-import { opencode } from "./opencode/index.ts";
+import { opencode, opencodeSession } from "./opencode/index.ts";
 
 export const agents: readonly Dialect[] = [
   codex,
@@ -24,6 +24,7 @@ export const agents: readonly Dialect[] = [
   claude,
   geminiSession,
   gemini,
+  opencodeSession,
   opencode,
   cline,
   harmony,

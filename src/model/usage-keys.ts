@@ -32,3 +32,8 @@ export function codexRunningTotal(totalTokens: number | undefined, input: number
 export function geminiUsageKey(sessionId: string, messageId: string): string {
   return `${sessionId}:${messageId}`;
 }
+
+/** OpenCode stores one `step-finish` part per model call, with that call's tokens and cost: one request is a session's step-finish part. */
+export function opencodeUsageKey(sessionId: string, partId: string): string {
+  return `${sessionId}:${partId}`;
+}

@@ -13,7 +13,7 @@ import { CostEstimate } from "./estimate.ts";
  * span of the timestamps is the session's duration. A live stream's timestamps only cover what was printed
  * (not the start-up or the model's first latency), so its duration comes from its end record or stays null.
  */
-const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set(["claude-session", "codex-session", "gemini-session"]);
+const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set(["claude-session", "codex-session", "gemini-session", "opencode-session"]);
 
 /** How a tool call ended, as far as the stream says. */
 export type ToolCallStatus = "success" | "error" | "incomplete";

@@ -6,10 +6,11 @@
 import { claudeSource } from "./claude.ts";
 import { codexSource } from "./codex.ts";
 import { geminiSource } from "./gemini.ts";
+import { opencodeSource } from "./opencode.ts";
 import type { UsageSource } from "./scanner.ts";
 import type { UsageAgent } from "./types.ts";
 
-export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource];
+export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource, opencodeSource];
 
 export const USAGE_AGENTS: readonly UsageAgent[] = USAGE_SOURCES.map((source) => source.agent);
 

@@ -57,6 +57,9 @@ export interface RealCliRun {
   readonly timedOut: boolean;
   /** The server, closed: its `requests` show what the CLI asked. */
   readonly server: ModelServer;
+  /** The CLI's HOME and working folder (kept until the test file ends): where it left its session store. */
+  readonly home: string;
+  readonly cwd: string;
 }
 
 /** The environment both CLIs get: nothing of ours leaks in (no real keys, no IS_SANDBOX quirks). */
@@ -124,8 +127,7 @@ export async function runRealCodex(script: Script, prompt: string, options: Real
  */
 export async function runRealOpenCode(script: Script, prompt: string, options: RealCliOptions = {}): Promise<RealCliRun> {
   const opencode = realClis.opencode;
-  if (opencode === undefined)
-    throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
+  if (opencode === undefined) throw new Error(`OpenCode is not installed in ${agentClisDir}: run scripts/install-agent-clis.sh`);
   return runReal(script, options, (home, baseUrl) => ({
     command: opencode,
     args: ["run", "--format", "json", prompt],
@@ -187,7 +189,7 @@ async function runReal(
       : [command, [...args]];
     const [outer, outerArgv] = options.through === undefined ? [file, argv] : options.through(file, argv);
     const result = await spawnCollect(outer, outerArgv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
-    return { ...result, isolated, server };
+    return { ...result, isolated, server, home, cwd: work };
   } finally {
     await server?.close();
   }
