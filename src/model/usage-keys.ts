@@ -37,3 +37,8 @@ export function geminiUsageKey(sessionId: string, messageId: string): string {
 export function opencodeUsageKey(sessionId: string, partId: string): string {
   return `${sessionId}:${partId}`;
 }
+
+/** Amp keeps a thread as one document whose assistant messages carry their call's usage: one request is a thread's message id. */
+export function ampUsageKey(threadId: string, messageId: string): string {
+  return `${threadId}:${messageId}`;
+}

@@ -141,25 +141,38 @@ function listStore(path: string, source: UsageSource, out: FoundFile[], failed: 
 
 /**
  * The stores at a standard location of a source that keeps one: the location itself when it is a file (a database
- * named by its environment variable), else the stores directly in the folder (not walked: OpenCode's data folder
- * holds its snapshots too).
+ * named by its environment variable), else the stores in the folder down to the store's depth (not further: OpenCode's
+ * data folder holds its snapshots too). Links to folders are not followed.
  */
 function listStores(location: string, source: UsageSource, out: FoundFile[], failed: ReadFailure[]): void {
-  let entries: string[];
+  const store = source.store;
+  if (store === undefined) return;
   try {
     if (statSync(location).isFile()) {
       listStore(location, source, out, failed);
       return;
     }
-    entries = readdirSync(location).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR")
-      failed.push({ path: location, reason: readFailure(error) });
+  } catch {
     return;
   }
-  for (const name of entries) {
-    const path = join(location, name);
-    if (source.store?.isStore(path) === true && isFile(path)) listStore(path, source, out, failed);
+  let level: string[] = [location];
+  for (let depth = 0; depth <= store.depth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") failed.push({ path: dir, reason: readFailure(error) });
+        continue;
+      }
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) next.push(path);
+        else if (depth === store.depth && store.isStore(path) && isFile(path)) listStore(path, source, out, failed);
+      }
+    }
+    level = next;
   }
 }
 

@@ -111,6 +111,7 @@ function sessionLines(db: Database.Database, sessionId: string): StoreLines {
 }
 
 export const opencodeStore: SessionStore = {
+  depth: 0,
   isStore: (path) => DATABASE_NAME.test(path),
   list(path): StoreListing {
     // Taken before the read, as scan-file.ts takes it.

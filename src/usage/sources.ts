@@ -3,14 +3,16 @@
  * file (declaring its `UsageSource`), its line here, and its request key in src/model/usage-keys.ts, shared
  * with its decoder (docs/usage.md "A new source").
  */
+import { ampSource } from "./amp.ts";
 import { claudeSource } from "./claude.ts";
 import { codexSource } from "./codex.ts";
+import { cursorSource } from "./cursor.ts";
 import { geminiSource } from "./gemini.ts";
 import { opencodeSource } from "./opencode.ts";
 import type { UsageSource } from "./scanner.ts";
 import type { UsageAgent } from "./types.ts";
 
-export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource, opencodeSource];
+export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource, opencodeSource, cursorSource, ampSource];
 
 export const USAGE_AGENTS: readonly UsageAgent[] = USAGE_SOURCES.map((source) => source.agent);
 

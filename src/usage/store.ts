@@ -27,6 +27,8 @@ export type StoreLines = { readonly lines: string[] } | { readonly failed: strin
 
 /** How a source reads sessions out of a store (UsageSource.store). */
 export interface SessionStore {
+  /** How many folders below a standard location its stores are (OpenCode: 0, the database is in it; Cursor: 2). */
+  readonly depth: number;
   /** Whether the file at `path` is such a store (a database named on the command line, or met in a folder). */
   isStore(path: string): boolean;
   /** Every session of the store at `path`. */

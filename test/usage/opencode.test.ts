@@ -88,21 +88,19 @@ describe("OpenCode's store in sessions and usage", () => {
     const writer = new Database(db);
     writer.pragma("journal_mode = WAL");
     const message = writer.prepare('SELECT id FROM message WHERE data LIKE \'%"finish":"stop"%\'').get() as { id: string };
-    writer
-      .prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(
-        "prt_zzz_added",
-        message.id,
-        SESSION,
-        1796176424900,
-        1796176424900,
-        JSON.stringify({
-          type: "step-finish",
-          reason: "stop",
-          cost: 0,
-          tokens: { input: 1, output: 7, reasoning: 0, cache: { read: 0, write: 0 } },
-        }),
-      );
+    writer.prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)").run(
+      "prt_zzz_added",
+      message.id,
+      SESSION,
+      1796176424900,
+      1796176424900,
+      JSON.stringify({
+        type: "step-finish",
+        reason: "stop",
+        cost: 0,
+        tokens: { input: 1, output: 7, reasoning: 0, cache: { read: 0, write: 0 } },
+      }),
+    );
     // Still in the write-ahead log, not yet in the database file: the log's stamp tells the change.
     const after = JSON.parse((await cli(["usage", "--json"], env)).out) as { totals: { tokens: { output: number }; requests: number } };
     writer.close();

@@ -23,7 +23,7 @@ async function* storeChunks(path: string, io: CliIo): AsyncIterable<Uint8Array |
     yield* io.openFile(path);
     return;
   }
-  if ("failed" in input) throw new Error(`${path}: ${input.failed}`);
+  if ("failed" in input) throw new Error(input.failed);
   for (const line of input.lines) yield `${line}\n`;
 }
 
