@@ -123,6 +123,36 @@ function messageLines(message: JsonObject, sessionId: string, createdAt: number 
   return lines;
 }
 
+/** How deep link blobs may nest (a root's children may be link blobs of their own). */
+const MAX_LINK_DEPTH = 8;
+
+/**
+ * The messages a link blob's field 1 names, in order: a JSON blob is a message; any other blob links further (it
+ * is walked too). A blob that opens like JSON but does not parse stays a line of its own, reported as malformed.
+ */
+function messagesOf(db: Database.Database, fields: { field: number; value: Uint8Array }[], depth: number): (JsonObject | string)[] {
+  const blob = db.prepare("SELECT data FROM blobs WHERE id = ?");
+  const out: (JsonObject | string)[] = [];
+  for (const field of fields) {
+    if (field.field !== 1) continue;
+    const data = (blob.get(Buffer.from(field.value).toString("hex")) as { data?: unknown } | undefined)?.data;
+    if (!(data instanceof Uint8Array) || data.length === 0) continue;
+    if (data[0] !== 0x7b) {
+      const children = depth < MAX_LINK_DEPTH ? bytesFields(data) : undefined;
+      if (children !== undefined) out.push(...messagesOf(db, children, depth + 1));
+      continue;
+    }
+    const text = Buffer.from(data).toString("utf8");
+    try {
+      const message = JSON.parse(text) as JsonValue;
+      if (isJsonObject(message)) out.push(message);
+    } catch {
+      out.push(text.replace(/\r?\n/g, " "));
+    }
+  }
+  return out;
+}
+
 /** The session's lines: its init, then each message of the latest root blob, in order. */
 function sessionLines(db: Database.Database): StoreLines {
   const meta = metaOf(db);
@@ -148,19 +178,11 @@ function sessionLines(db: Database.Database): StoreLines {
   const lines = [JSON.stringify(init)];
   const createdAt = num(meta, "createdAt");
   let first = true;
-  for (const field of fields) {
-    if (field.field !== 1) continue;
-    const data = (blob.get(Buffer.from(field.value).toString("hex")) as { data?: unknown } | undefined)?.data;
-    if (!(data instanceof Uint8Array)) continue;
-    const text = Buffer.from(data).toString("utf8");
-    let message: JsonValue;
-    try {
-      message = JSON.parse(text) as JsonValue;
-    } catch {
-      lines.push(text.replace(/\r?\n/g, " "));
+  for (const message of messagesOf(db, fields, 0)) {
+    if (typeof message === "string") {
+      lines.push(message);
       continue;
     }
-    if (!isJsonObject(message)) continue;
     const out = messageLines(message, sessionId, first ? createdAt : undefined);
     if (out.length > 0 && message.role === "user") first = false;
     lines.push(...out.map((line) => JSON.stringify(line)));
