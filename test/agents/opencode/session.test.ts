@@ -4,6 +4,7 @@
  * `summary`, `render` and `html` reading a session by its reference.
  */
 import { copyFileSync, readFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { opencodeSession } from "../../../src/agents/opencode/session.ts";
@@ -84,6 +85,26 @@ describe("opencode-session", () => {
     const html = fakeIo({ env: { NO_COLOR: "1" } });
     expect(await run(["html", db, "-o", page], html), html.err()).toBe(0);
     expect(readFileSync(page, "utf8")).toContain("The command printed scripted-output.");
+  });
+
+  it("an assistant message that failed: its error, and the session ends in error (sessions says error too)", async () => {
+    const db = database();
+    const writer = new Database(db);
+    const last = writer.prepare("SELECT id, data FROM message ORDER BY time_created DESC LIMIT 1").get() as { id: string; data: string };
+    const data = {
+      ...(JSON.parse(last.data) as Record<string, unknown>),
+      error: { name: "APIError", data: { message: "scripted overload" } },
+    };
+    delete data.finish;
+    writer.prepare("UPDATE message SET data = ? WHERE id = ?").run(JSON.stringify(data), last.id);
+    writer.prepare("DELETE FROM part WHERE message_id = ? AND data LIKE '%step-finish%'").run(last.id);
+    writer.close();
+    const { events } = readAll([`${linesOf(db).join("\n")}\n`], { dialect: opencodeSession });
+    expect(ofType(events, "error").map((e) => e.message)).toEqual(["scripted overload"]);
+    expect(ofType(events, "session.completed")[0]).toMatchObject({ status: "error", error: "scripted overload" });
+    const io = fakeIo({ env: { NO_COLOR: "1", XDG_CACHE_HOME: tempDir("opencode-error-cache") } });
+    expect(await run(["sessions", db, "--json"], io), io.err()).toBe(0);
+    expect((JSON.parse(io.out()) as { status: string }[])[0]?.status).toBe("error");
   });
 
   it("a session that is not in the database, or a file that is no database: an input error, not a crash", async () => {
