@@ -21,6 +21,7 @@ if (!ready)
   );
 
 const scenario = scenarios.find((s) => s.name === "tool call and its result");
+const thinking = scenarios.find((s) => s.name === "thinking or reasoning");
 
 function agentstream(args: string[], home: string): string {
   const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CACHE_HOME: join(home, ".cache"), NO_COLOR: "1" };
@@ -29,10 +30,15 @@ function agentstream(args: string[], home: string): string {
 
 describe.skipIf(!ready)("the real OpenCode's session store", () => {
   let cli: RealCliRun;
+  let reasoned: RealCliRun;
   beforeAll(async () => {
-    if (scenario === undefined) throw new Error("no scenario");
-    cli = await runRealOpenCode(scenario.script, "Follow the scripted scenario.", { timeoutMs: 55_000 });
+    if (scenario === undefined || thinking === undefined) throw new Error("no scenario");
+    [cli, reasoned] = await Promise.all([
+      runRealOpenCode(scenario.script, "Follow the scripted scenario.", { timeoutMs: 55_000 }),
+      runRealOpenCode(thinking.script, "Follow the scripted scenario.", { timeoutMs: 55_000 }),
+    ]);
     expect(cli.exitCode, cli.stderr.slice(0, 500)).toBe(0);
+    expect(reasoned.exitCode, reasoned.stderr.slice(0, 500)).toBe(0);
   }, 70_000);
 
   it("sessions, usage, summary and html read what it stored", () => {
@@ -65,5 +71,13 @@ describe.skipIf(!ready)("the real OpenCode's session store", () => {
     const page = join(tempDir("opencode-store-html"), "session.html");
     agentstream(["html", ref, "-o", page], cli.home);
     expect(readFileSync(page, "utf8")).toContain("echo scripted-output");
+  });
+
+  it("a stored reasoning part is the answer's reasoning, apart from its text", () => {
+    const db = join(reasoned.home, ".local/share/opencode/opencode.db");
+    const text = agentstream(["render", db], reasoned.home);
+    expect(text).toContain(thinking?.reasoning);
+    const summary = JSON.parse(agentstream(["summary", db, "--json"], reasoned.home)) as { finalText: string };
+    expect(summary.finalText).toBe(thinking?.finalText);
   });
 });

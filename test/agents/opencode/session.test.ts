@@ -91,7 +91,7 @@ describe("opencode-session", () => {
     const db = database();
     const writer = new Database(db);
     const last = writer.prepare("SELECT id, data FROM message ORDER BY time_created DESC LIMIT 1").get() as { id: string; data: string };
-    const data = {
+    const data: Record<string, unknown> = {
       ...(JSON.parse(last.data) as Record<string, unknown>),
       error: { name: "APIError", data: { message: "scripted overload" } },
     };
