@@ -169,7 +169,7 @@ function listStores(location: string, source: UsageSource, out: FoundFile[], fai
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) next.push(path);
-        else if (depth === store.depth && store.isStore(path) && isFile(path)) listStore(path, source, out, failed);
+        else if (store.isStore(path) && isFile(path)) listStore(path, source, out, failed);
       }
     }
     level = next;

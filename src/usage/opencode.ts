@@ -29,6 +29,7 @@ import {
   type ScannerStart,
   type UsageSource,
 } from "./scanner.ts";
+import { STORAGE_SESSION, storageLines, storageStamp } from "./opencode-storage.ts";
 import { databaseStamp, type SessionStore, type StoreLines, type StoreListing, splitRef, storeRef, withDatabase } from "./store.ts";
 import type { TokenCounts } from "./types.ts";
 
@@ -110,10 +111,19 @@ function sessionLines(db: Database.Database, sessionId: string): StoreLines {
   return { lines };
 }
 
+/**
+ * Both of OpenCode's stores: its database (`opencode.db`, a session is `<database>#<session id>`) and the JSON storage
+ * of older versions (a session is its `storage/session/<project>/<id>.json` file: opencode-storage.ts).
+ */
 export const opencodeStore: SessionStore = {
-  depth: 0,
-  isStore: (path) => DATABASE_NAME.test(path),
+  // The databases are in the data folder; the storage's session files one folder below `storage/session`.
+  depth: 1,
+  isStore: (path) => DATABASE_NAME.test(path) || STORAGE_SESSION.test(path),
   list(path): StoreListing {
+    if (STORAGE_SESSION.test(path)) {
+      const stamp = storageStamp(path);
+      return stamp === undefined ? { failed: "no such file or folder" } : { sessions: [{ ref: path, ...stamp }] };
+    }
     // Taken before the read, as scan-file.ts takes it.
     const stamp = databaseStamp(path) ?? { size: 0, mtimeMs: 0 };
     const listed = withDatabase(path, (db) => db.prepare("SELECT id FROM session ORDER BY time_created, id").all() as { id: string }[]);
@@ -121,11 +131,13 @@ export const opencodeStore: SessionStore = {
     return { sessions: listed.map((row) => ({ ref: storeRef(path, row.id), ...stamp })) };
   },
   read(ref): StoreLines {
+    if (STORAGE_SESSION.test(ref)) return storageLines(ref);
     const split = splitRef(ref);
     if (split === undefined) return { failed: "not a session of a store (<database>#<session id>)" };
     return withDatabase(split.path, (db) => sessionLines(db, split.sessionId));
   },
   stamp: (ref) => {
+    if (STORAGE_SESSION.test(ref)) return storageStamp(ref);
     const split = splitRef(ref);
     return split === undefined ? undefined : databaseStamp(split.path);
   },
@@ -229,13 +241,14 @@ export const opencodeSource: UsageSource = {
   folders(env, home) {
     const dir = dataDir(env, home);
     const named = env.OPENCODE_DB;
-    if (named === undefined || named === "" || named === ":memory:") return dir === undefined ? [] : [dir];
+    const folders = dir === undefined ? [] : [dir, join(dir, "storage", "session")];
+    if (named === undefined || named === "" || named === ":memory:") return folders;
     // A database named elsewhere is a location of its own; its folder's other databases are still found.
     const path = isAbsolute(named) ? named : dir === undefined ? undefined : join(dir, named);
-    return [...(dir === undefined ? [] : [dir]), ...(path === undefined ? [] : [path])];
+    return [...folders, ...(path === undefined ? [] : [path])];
   },
-  isLog: (path) => splitRef(path) !== undefined,
-  named: (path) => DATABASE_NAME.test(splitRef(path)?.path ?? path),
+  isLog: (path) => splitRef(path) !== undefined || STORAGE_SESSION.test(path),
+  named: (path) => DATABASE_NAME.test(splitRef(path)?.path ?? path) || STORAGE_SESSION.test(path),
   sniff: (head) => /^\{"type":"session\.updated","properties":/.test(head),
   scanner: createOpencodeScanner,
   store: opencodeStore,

@@ -27,7 +27,7 @@ export type StoreLines = { readonly lines: string[] } | { readonly failed: strin
 
 /** How a source reads sessions out of a store (UsageSource.store). */
 export interface SessionStore {
-  /** How many folders below a standard location its stores are (OpenCode: 0, the database is in it; Cursor: 2). */
+  /** How many folders below a standard location its stores may be (Cursor: 2), at most: the folders are not walked deeper. */
   readonly depth: number;
   /** Whether the file at `path` is such a store (a database named on the command line, or met in a folder). */
   isStore(path: string): boolean;
