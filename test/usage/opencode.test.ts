@@ -9,6 +9,8 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { EXIT } from "../../src/cli/exit.ts";
+import { loadCache } from "../../src/usage/cache.ts";
+import { cacheDir } from "../../src/usage/cache-dir.ts";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { repoRoot } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -106,6 +108,18 @@ describe("OpenCode's store in sessions and usage", () => {
     writer.close();
     expect(after.totals.requests).toBe(3);
     expect(after.totals.tokens.output).toBe(57);
+  });
+
+  it("forgets a session deleted from a database named on the command line (its cache entry goes too)", async () => {
+    const { env, db } = dataHome();
+    await cli(["sessions", db, "--json"], env);
+    expect([...loadCache(cacheDir(env)).scans.keys()]).toEqual([`${db}#${SESSION}`]);
+    const writer = new Database(db);
+    writer.pragma("foreign_keys = ON");
+    writer.prepare("DELETE FROM session WHERE id = ?").run(SESSION);
+    writer.close();
+    expect(JSON.parse((await cli(["sessions", db, "--json"], env)).out)).toEqual([]);
+    expect([...loadCache(cacheDir(env)).scans.keys()]).toEqual([]);
   });
 
   it("says a damaged, foreign or locked database, and a session that is not in it; the other sessions are still read", async () => {
