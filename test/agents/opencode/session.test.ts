@@ -7,6 +7,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { describeDialect } from "../../../src/testing/index.ts";
 import { opencodeSession } from "../../../src/agents/opencode/session.ts";
 import { run } from "../../../src/cli/run.ts";
 import { checkSequence } from "../../../src/formats/agentstream/rules.ts";
@@ -119,3 +120,5 @@ describe("opencode-session", () => {
     expect(bad.err()).toContain("not an SQLite database");
   });
 });
+
+describeDialect(opencodeSession, { describe, it, expect }, { sample: `${linesOf(database()).join("\n")}\n` });
