@@ -67,7 +67,14 @@ function toolResult(block: JsonObject): JsonObject {
 function threadLines(thread: JsonObject): string[] {
   const id = str(thread, "id") ?? "";
   const lines: JsonObject[] = [
-    { type: "system", subtype: "init", cwd: cwdOf(thread) ?? "", session_id: id, created: num(thread, "created") ?? null },
+    {
+      type: "system",
+      subtype: "init",
+      cwd: cwdOf(thread) ?? "",
+      session_id: id,
+      created: num(thread, "created") ?? null,
+      title: str(thread, "title") ?? null,
+    },
   ];
   let last: JsonObject | undefined;
   for (const message of (arr(thread, "messages") ?? []).filter(isJsonObject)) {
@@ -173,6 +180,7 @@ function createAmpScanner(start: Parameters<UsageSource["scanner"]>[0]): LineSca
       facts.sessionId ??= str(rec, "session_id") ?? null;
       if (rec.type === "system") {
         facts.project ??= str(rec, "cwd") || null;
+        facts.title ??= str(rec, "title") ?? null;
         noteTime(facts, num(rec, "created") ?? null);
       }
       noteTime(facts, num(rec, "sent_at") ?? null);

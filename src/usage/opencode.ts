@@ -173,6 +173,7 @@ function createOpencodeScanner(start: ScannerStart): LineScanner {
   const session = (info: JsonObject): void => {
     facts.sessionId ??= str(info, "id") ?? null;
     facts.project ??= str(info, "directory") ?? null;
+    facts.title ??= str(info, "title") ?? null;
     if (str(info, "parentID") !== undefined) child = true;
     const time = obj(info, "time");
     noteTime(facts, time === undefined ? null : (num(time, "created") ?? null));

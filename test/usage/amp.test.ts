@@ -44,6 +44,7 @@ describe("Amp's threads", () => {
       files: string[];
     }[];
     expect(session).toMatchObject({
+      title: "List the files",
       agent: "amp",
       sessionId: THREAD,
       project: "/work/demo",

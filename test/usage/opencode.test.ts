@@ -55,6 +55,8 @@ describe("OpenCode's store in sessions and usage", () => {
     expect(sessions).toHaveLength(1);
     const [session] = sessions;
     expect(session).toMatchObject({
+      // The title OpenCode's title agent gave it (the scripted server answered "ok").
+      title: "ok",
       agent: "opencode",
       sessionId: SESSION,
       status: "completed",

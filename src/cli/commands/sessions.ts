@@ -46,6 +46,7 @@ estimated from the price table.`,
         ...figuresJson(row.figures),
         malformedLines: row.malformedLines,
         files: row.files,
+        ...(row.title === null ? {} : { title: row.title }),
       }));
       const text = values.ndjson ? objects.map((o) => `${JSON.stringify(o)}\n`).join("") : `${JSON.stringify(objects, null, 2)}\n`;
       await io.stdout.write(text);
