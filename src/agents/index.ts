@@ -13,7 +13,7 @@ import { copilot } from "./copilot/index.ts";
 import { cursor } from "./cursor/index.ts";
 import { gemini, geminiSession, qwenSession } from "./gemini/index.ts";
 import { harmony } from "./harmony/index.ts";
-import { opencode } from "./opencode/index.ts";
+import { opencode, opencodeSession } from "./opencode/index.ts";
 
 export const agents: readonly Dialect[] = [
   codex,
@@ -27,6 +27,7 @@ export const agents: readonly Dialect[] = [
   claude,
   geminiSession,
   gemini,
+  opencodeSession,
   opencode,
   cline,
   harmony,

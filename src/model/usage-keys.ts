@@ -42,3 +42,13 @@ export function qwenUsageKey(sessionId: string, uuid: string): string {
 export function copilotUsageKey(sessionId: string, apiCallId: string): string {
   return `${sessionId}:${apiCallId}`;
 }
+
+/** OpenCode stores one `step-finish` part per model call, with that call's tokens and cost: one request is a session's step-finish part. */
+export function opencodeUsageKey(sessionId: string, partId: string): string {
+  return `${sessionId}:${partId}`;
+}
+
+/** Amp keeps a thread as one document whose assistant messages carry their call's usage: one request is a thread's message id. */
+export function ampUsageKey(threadId: string, messageId: string): string {
+  return `${threadId}:${messageId}`;
+}

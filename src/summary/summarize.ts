@@ -19,6 +19,7 @@ const SAVED_SESSION_DIALECTS: ReadonlySet<string> = new Set([
   "gemini-session",
   "qwen-session",
   "copilot",
+  "opencode-session",
 ]);
 
 /** How a tool call ended, as far as the stream says. */

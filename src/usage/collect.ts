@@ -94,9 +94,14 @@ function forget(cached: Map<string, FileScan>, found: readonly FoundFile[], root
   let dropped = false;
   for (const path of cached.keys()) {
     const absolute = resolve(path);
-    if (present.has(absolute) || !roots.some((root) => absolute.startsWith(root.endsWith(sep) ? root : root + sep))) continue;
+    if (present.has(absolute) || !roots.some((root) => under(absolute, root))) continue;
     cached.delete(path);
     dropped = true;
   }
   return dropped;
+}
+
+/** Whether `path` is under the folder `root`, or a session of the store `root` names (`<database>#<session id>`). */
+function under(path: string, root: string): boolean {
+  return path.startsWith(root.endsWith(sep) ? root : root + sep) || path.startsWith(`${root}#`);
 }

@@ -4,7 +4,10 @@
  */
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readFailure } from "./read-failure.ts";
 import { agentByName, sourceOf, USAGE_SOURCES } from "./sources.ts";
+import type { UsageSource } from "./scanner.ts";
+import { splitRef, type StoreLines } from "./store.ts";
 import type { UsageAgent } from "./types.ts";
 
 /** A session file found, with what its name says about its agent (undefined: read its first line). */
@@ -26,24 +29,6 @@ export interface Discovered {
   readonly files: FoundFile[];
   readonly missing: string[];
   readonly failed: ReadFailure[];
-}
-
-/** Why a file or folder could not be read, in words, from the system's error. */
-export function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "ENOENT":
-      return "no such file or folder";
-    case "ELOOP":
-      return "a loop of symbolic links";
-    case "EIO":
-      return "input/output error";
-    default:
-      return code ?? (error instanceof Error ? error.message : String(error));
-  }
 }
 
 /** A standard location: the folder and the agent whose logs it holds. */
@@ -72,7 +57,14 @@ export function discoverDefault(env: Readonly<Record<string, string | undefined>
   const out: FoundFile[] = [];
   const failed: ReadFailure[] = [];
   for (const location of defaultLocations(env)) {
-    if (seen.has(location.dir) || !isDirectory(location.dir)) continue;
+    if (seen.has(location.dir)) continue;
+    const source = sourceOf(location.agent);
+    if (source?.store !== undefined) {
+      seen.add(location.dir);
+      listStores(location.dir, source, out, failed);
+      continue;
+    }
+    if (!isDirectory(location.dir)) continue;
     seen.add(location.dir);
     walk(
       location.dir,
@@ -95,6 +87,11 @@ export function discoverPaths(paths: readonly string[]): Discovered {
   const missing: string[] = [];
   const failed: ReadFailure[] = [];
   for (const path of paths) {
+    const ref = storeSession(path);
+    if (ref !== undefined) {
+      files.push(ref);
+      continue;
+    }
     let stats: ReturnType<typeof statSync>;
     try {
       stats = statSync(path);
@@ -103,11 +100,18 @@ export function discoverPaths(paths: readonly string[]): Discovered {
       else failed.push({ path, reason: linkFailure(path) ?? readFailure(error) });
       continue;
     }
-    if (stats.isFile()) files.push({ path, agent: agentByName(path), size: stats.size, mtimeMs: stats.mtimeMs });
+    const store = storeSource(path);
+    if (stats.isFile() && store !== undefined) listStore(path, store, files, failed);
+    else if (stats.isFile()) files.push({ path, agent: agentByName(path), size: stats.size, mtimeMs: stats.mtimeMs });
     else if (stats.isDirectory())
       walk(
         path,
         (file, size, mtimeMs) => {
+          const inStore = storeSource(file);
+          if (inStore !== undefined) {
+            listStore(file, inStore, files, failed);
+            return;
+          }
           const agent = agentByName(file);
           // A source that reads whole documents (Gemini's `.json` chats) names its own files.
           if (file.endsWith(".jsonl") || (agent !== undefined && sourceOf(agent)?.scanDocument !== undefined))
@@ -118,6 +122,106 @@ export function discoverPaths(paths: readonly string[]): Discovered {
     else failed.push({ path, reason: "not a file or folder" });
   }
   return { files, missing, failed };
+}
+
+/** The source whose store a file is (an `opencode.db`, a Cursor `store.db`), else undefined. */
+function storeSource(path: string): UsageSource | undefined {
+  return USAGE_SOURCES.find((source) => source.store?.isStore(path) === true);
+}
+
+/** Each session of the store at `path`, as a file found under its reference; a store that cannot be read, as a failure. */
+function listStore(path: string, source: UsageSource, out: FoundFile[], failed: ReadFailure[]): void {
+  const listing = source.store?.list(path);
+  if (listing === undefined) return;
+  if ("failed" in listing) failed.push({ path, reason: listing.failed });
+  else
+    for (const session of listing.sessions)
+      out.push({ path: session.ref, agent: source.agent, size: session.size, mtimeMs: session.mtimeMs });
+}
+
+/**
+ * The stores at a standard location of a source that keeps one: the location itself when it is a file (a database
+ * named by its environment variable), else the stores in the folder down to the store's depth (not further: OpenCode's
+ * data folder holds its snapshots too). Links to folders are not followed.
+ */
+function listStores(location: string, source: UsageSource, out: FoundFile[], failed: ReadFailure[]): void {
+  const store = source.store;
+  if (store === undefined) return;
+  try {
+    if (statSync(location).isFile()) {
+      listStore(location, source, out, failed);
+      return;
+    }
+  } catch {
+    return;
+  }
+  let level: string[] = [location];
+  for (let depth = 0; depth <= store.depth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") failed.push({ path: dir, reason: readFailure(error) });
+        continue;
+      }
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) next.push(path);
+        else if (store.isStore(path) && isFile(path)) listStore(path, source, out, failed);
+      }
+    }
+    level = next;
+  }
+}
+
+/** A session named by its reference (`<database>#<session id>`) in a store that is there; undefined when `path` is not one. */
+function storeSession(path: string): FoundFile | undefined {
+  const ref = splitRef(path);
+  if (ref === undefined) return undefined;
+  const source = storeSource(ref.path);
+  if (source === undefined || !isFile(ref.path)) return undefined;
+  const listing = source.store?.list(ref.path);
+  const found = listing !== undefined && "sessions" in listing ? listing.sessions.find((session) => session.ref === path) : undefined;
+  // A session not (or no longer) in the store is read anyway: its read says why it cannot be.
+  const stamp = found ?? { size: 0, mtimeMs: 0 };
+  return { path, agent: source.agent, size: stamp.size, mtimeMs: stamp.mtimeMs };
+}
+
+/** Whether a path names a store or a session in one (by its name alone: nothing is opened). */
+export function namesStore(path: string): boolean {
+  return storeSource(splitRef(path)?.path ?? path) !== undefined;
+}
+
+/**
+ * What a reading command (`html`, `render`, `summary`) reads for a path that names a store or one of its sessions:
+ * the session's lines in its session dialect, or every session's one after the other (a database named whole);
+ * undefined when the path is no store's.
+ */
+export function storeInput(path: string): StoreLines | undefined {
+  const ref = splitRef(path);
+  const store = storeSource(ref?.path ?? path)?.store;
+  if (store === undefined) return undefined;
+  if (ref !== undefined && isFile(ref.path)) return store.read(path);
+  if (!isFile(path)) return undefined;
+  const listing = store.list(path);
+  if ("failed" in listing) return listing;
+  const lines: string[] = [];
+  for (const session of listing.sessions) {
+    const read = store.read(session.ref);
+    if ("failed" in read) return { failed: `${session.ref}: ${read.failed}` };
+    lines.push(...read.lines);
+  }
+  return { lines };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isLink(path: string): boolean {

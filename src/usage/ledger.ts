@@ -48,6 +48,8 @@ export interface LedgerSession {
   status: SessionStatus;
   readonly files: string[];
   badLines: number;
+  /** The title its store keeps (OpenCode, Amp), else null. */
+  title: string | null;
 }
 
 export interface Ledger {
@@ -254,6 +256,7 @@ function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): Ledger
       status: "unknown",
       files: [],
       badLines: 0,
+      title: null,
     };
     sessions.set(key, session);
   }
@@ -264,6 +267,7 @@ function sessionOf(sessions: Map<string, LedgerSession>, scan: FileScan): Ledger
     if (session.end === null || (facts.end ?? -Infinity) >= session.end) session.status = facts.status;
   }
   session.project ??= facts.project;
+  session.title ??= facts.title ?? null;
   if (facts.start !== null) session.start = session.start === null ? facts.start : Math.min(session.start, facts.start);
   if (facts.end !== null) session.end = session.end === null ? facts.end : Math.max(session.end, facts.end);
   session.badLines += scan.badLines;

@@ -27,6 +27,8 @@ export type SessionJson = {
   status: SessionRow["status"];
   malformedLines: number;
   files: readonly string[];
+  /** The session's title where its store keeps one (OpenCode, Amp). */
+  title?: string;
 } & FiguresJson;
 
 export function sessionJson(row: SessionRow): SessionJson {
@@ -41,6 +43,7 @@ export function sessionJson(row: SessionRow): SessionJson {
     ...figuresJson(row.figures),
     malformedLines: row.malformedLines,
     files: row.files,
+    ...(row.title === null ? {} : { title: row.title }),
   };
 }
 

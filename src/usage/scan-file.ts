@@ -4,8 +4,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { agentByContent, sourceOf } from "./sources.ts";
-import { readFailure } from "./discover.ts";
-import type { LineScanner } from "./scanner.ts";
+import { readFailure } from "./read-failure.ts";
+import type { LineScanner, UsageSource } from "./scanner.ts";
 import type { FileScan, UsageAgent } from "./types.ts";
 
 const CHUNK_BYTES = 1 << 20;
@@ -29,6 +29,8 @@ export interface ScanRequest {
  * for one that holds no session.
  */
 export function scanFile(request: ScanRequest, onFailure?: (reason: string) => void): FileScan | undefined {
+  const store = request.agent === undefined ? undefined : sourceOf(request.agent);
+  if (store?.store !== undefined && store.isLog(request.path)) return scanStored(request.path, store, onFailure);
   let fd: number;
   try {
     fd = openSync(request.path, "r");
@@ -57,6 +59,30 @@ export function scanFile(request: ScanRequest, onFailure?: (reason: string) => v
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * One session of a store (`<database>#<session id>`): its lines, as the store gives them, through the source's
+ * scanner. Read whole every time its store changed (a database is rewritten in place, never only appended to).
+ */
+function scanStored(ref: string, source: UsageSource, onFailure?: (reason: string) => void): FileScan | undefined {
+  const store = source.store;
+  if (store === undefined) return undefined;
+  // Taken before the read: a store written during it has a newer stamp by the next run, which reads it again.
+  const stamp = store.stamp(ref);
+  const read = store.read(ref);
+  if ("failed" in read) {
+    onFailure?.(read.failed);
+    return undefined;
+  }
+  const scanner = source.scanner({ agent: source.agent, path: ref });
+  let size = 0;
+  for (const line of read.lines) {
+    const bytes = Buffer.from(line, "utf8");
+    size += bytes.length + 1;
+    scanner.line(bytes, 0, bytes.length);
+  }
+  return { path: ref, agent: source.agent, size: stamp?.size ?? 0, mtimeMs: stamp?.mtimeMs ?? 0, offset: size, ...scanner.result() };
 }
 
 /** A file that could not be read, and why (`permission denied`). */

@@ -5,6 +5,7 @@
 import type { JsonObject, JsonValue } from "../model/events.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import { RecordMap } from "./record-map.ts";
+import type { SessionStore } from "./store.ts";
 import type { FileScan, RequestKey, ScannerState, SessionFacts, UsageAgent } from "./types.ts";
 
 /**
@@ -28,6 +29,12 @@ export interface UsageSource {
   scanner(start: ScannerStart): LineScanner;
   /** A log read whole as one document rather than line by line (Gemini's older `.json` chats); undefined: not one. */
   scanDocument?(path: string): ScanResult | undefined;
+  /**
+   * Its sessions are in a store (a database, a folder of JSON files) rather than one file each: `isLog`, `named`
+   * and the scanner then take a session's reference (`<database>#<session id>`), and the scanner reads the lines
+   * the store gives for it (store.ts).
+   */
+  readonly store?: SessionStore;
 }
 
 /** Reads one file's lines (without their LF) and says what they held. */

@@ -15,6 +15,8 @@ export interface SessionRow {
   readonly figures: UsageFigures;
   /** Lines of its files that were not JSON, or usage records whose counts or time were malformed. */
   readonly malformedLines: number;
+  /** The title its store keeps (OpenCode, Amp), else null. */
+  readonly title: string | null;
 }
 
 export const SESSION_SORTS = ["start", "end", "duration", "tokens", "cost", "project", "agent"] as const;
@@ -33,9 +35,9 @@ export function sessionRows(ledger: Ledger, pricer: Pricer, keep: (session: Ledg
   const rows: SessionRow[] = [];
   for (const session of ledger.sessions.values()) {
     if (!keep(session)) continue;
-    const { agent, sessionId, project, start, end, status, files, badLines } = session;
+    const { agent, sessionId, project, start, end, status, files, badLines, title } = session;
     const sessionFigures = figures.get(session.key) ?? emptyFigures();
-    rows.push({ agent, sessionId, project, start, end, status, files, figures: sessionFigures, malformedLines: badLines });
+    rows.push({ agent, sessionId, project, start, end, status, files, figures: sessionFigures, malformedLines: badLines, title });
   }
   return rows;
 }

@@ -3,15 +3,27 @@
  * file (declaring its `UsageSource`), its line here, and its request key in src/model/usage-keys.ts, shared
  * with its decoder (docs/usage.md "A new source").
  */
+import { ampSource } from "./amp.ts";
 import { claudeSource } from "./claude.ts";
 import { codexSource } from "./codex.ts";
 import { copilotSource } from "./copilot.ts";
+import { cursorSource } from "./cursor.ts";
 import { geminiSource } from "./gemini.ts";
+import { opencodeSource } from "./opencode.ts";
 import { qwenSource } from "./qwen.ts";
 import type { UsageSource } from "./scanner.ts";
 import type { UsageAgent } from "./types.ts";
 
-export const USAGE_SOURCES: readonly UsageSource[] = [claudeSource, codexSource, geminiSource, qwenSource, copilotSource];
+export const USAGE_SOURCES: readonly UsageSource[] = [
+  claudeSource,
+  codexSource,
+  geminiSource,
+  qwenSource,
+  copilotSource,
+  opencodeSource,
+  cursorSource,
+  ampSource,
+];
 
 export const USAGE_AGENTS: readonly UsageAgent[] = USAGE_SOURCES.map((source) => source.agent);
 

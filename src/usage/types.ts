@@ -125,6 +125,8 @@ export interface SessionFacts {
   status: SessionStatus;
   /** A subagent file (Claude `subagents/agent-*.jsonl`): counted in its parent session. */
   subagent: boolean;
+  /** The title the agent gave the session, where its store keeps one (OpenCode, Amp); absent otherwise. */
+  title?: string | null;
 }
 
 /** `completed`: the agent wrote its end of turn last; `error`: an API error last; `open`: a turn never ended; else `unknown`. */

@@ -5,18 +5,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
+import { copyFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import {
   claudeUsageKey,
   codexRunningTotal,
   codexUsageKey,
   copilotUsageKey,
   geminiUsageKey,
+  opencodeUsageKey,
   qwenUsageKey,
 } from "../../src/model/usage-keys.ts";
-import { readdirSync } from "node:fs";
 import { fakeIo } from "../helpers/fake-io.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
-import { listCaptures } from "../helpers/shared.ts";
+import { listCaptures, repoRoot } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const SESSION_DIALECTS = ["claude-session", "codex-session", "gemini-session"];
@@ -56,10 +58,10 @@ function inUsageTerms(dialect: string, u: SummaryUsage) {
   const n = (v: number | null) => v ?? 0;
   const cached = n(u.cacheReadTokens) + (dialect === "codex-session" ? n(u.cacheWriteTokens) : 0);
   return {
-    // Codex, Gemini and Qwen report input with the cached part in it; Claude without.
-    input: dialect === "claude-session" ? n(u.inputTokens) : n(u.inputTokens) - cached,
-    // Gemini reports thoughts beside the output; `usage` counts them in it.
-    output: n(u.outputTokens) + (dialect === "gemini-session" ? n(u.reasoningTokens) : 0),
+    // Codex, Gemini and Qwen report input with the cached part in it; Claude and OpenCode without.
+    input: dialect === "claude-session" || dialect === "opencode-session" ? n(u.inputTokens) : n(u.inputTokens) - cached,
+    // Gemini and OpenCode report thoughts beside the output; `usage` counts them in it.
+    output: n(u.outputTokens) + (dialect === "gemini-session" || dialect === "opencode-session" ? n(u.reasoningTokens) : 0),
     cacheRead: n(u.cacheReadTokens),
     cacheWrite: n(u.cacheWriteTokens),
   };
@@ -72,7 +74,18 @@ describe("summary and usage agree on every session capture", () => {
     expect(OWN_SESSION_DIALECTS.every((d) => dialects.has(d))).toBe(true);
   });
 
-  it.each(captures)("%s %s: the same tokens and cost", async (dialect, path) => {
+  // Session stores that are not one file (src/usage/store.ts): our own captures, read by a session's reference.
+  const stores: [string, string][] = [["opencode-session", "test/fixtures/opencode-session/opencode.db#ses_dcb8ada35ffefqQG3Xv570XUvO"]];
+  it.each(stores)("%s %s (a store): the same tokens and cost", async (dialect, ref) => {
+    const [file = "", session = ""] = ref.split("#");
+    const copy = join(tempDir("usage-keys-store"), file.split("/").at(-1) ?? "");
+    copyFileSync(join(repoRoot, file), copy);
+    await agree(dialect, `${copy}#${session}`);
+  });
+
+  it.each(captures)("%s %s: the same tokens and cost", async (dialect, path) => agree(dialect, path));
+
+  async function agree(dialect: string, path: string): Promise<void> {
     const summary = await json(["summary", path, "--json"]);
     const usage = await json(["usage", path, "--by", "session", "--json", "--tz", "UTC"]);
     const totals = usage.totals as { tokens: Record<string, number>; costUsd: number | null; requests: number };
@@ -80,7 +93,7 @@ describe("summary and usage agree on every session capture", () => {
     expect({ input, output, cacheRead, cacheWrite }).toEqual(inUsageTerms(dialect, summary.usage as SummaryUsage));
     // A session with no request: the summary knows no cost (null), usage sums none (0).
     expect(totals.costUsd).toBe(totals.requests === 0 ? (summary.costUsd ?? 0) : summary.costUsd);
-  });
+  }
 });
 
 describe("the request keys", () => {
@@ -97,5 +110,6 @@ describe("the request keys", () => {
     expect(geminiUsageKey("s1", "m1")).not.toBe(geminiUsageKey("s2", "m1"));
     expect(qwenUsageKey("s1", "u1")).not.toBe(qwenUsageKey("s2", "u1"));
     expect(copilotUsageKey("s1", "chatcmpl-1")).not.toBe(copilotUsageKey("s2", "chatcmpl-1"));
+    expect(opencodeUsageKey("ses_1", "prt_1")).not.toBe(opencodeUsageKey("ses_2", "prt_1"));
   });
 });

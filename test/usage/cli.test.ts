@@ -117,7 +117,7 @@ describe("agentstream usage", () => {
       err: expect.stringMatching(/--tz takes an IANA time zone/),
     });
     expect(await cli(["usage", "--since", "last week"], env)).toMatchObject({ code: 2, err: expect.stringMatching(/--since takes a day/) });
-    expect(await cli(["usage", "--agent", "cursor"], env)).toMatchObject({
+    expect(await cli(["usage", "--agent", "aider"], env)).toMatchObject({
       code: 2,
       err: expect.stringMatching(/--agent takes claude, codex, gemini/),
     });

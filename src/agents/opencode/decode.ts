@@ -212,7 +212,7 @@ function createOpencodeDecoder(): DialectDecoder {
 }
 
 /** One stream's decoding state, and the handlers that read and update it. */
-class OpencodeStream {
+export class OpencodeStream {
   readonly state = createStreamState();
   sessionStarted = false;
   sawJson = false;

@@ -1,1 +1,2 @@
 export { opencode } from "./decode.ts";
+export { opencodeSession } from "./session.ts";

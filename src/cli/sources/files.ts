@@ -1,13 +1,30 @@
 /** Sources over the CLI's file arguments and stdin, followed or not. */
 import { AgentStreamError } from "../../errors.ts";
+import { namesStore, storeInput } from "../../usage/discover.ts";
 import type { OptionSpecs } from "../args.ts";
 import type { CliIo } from "../io.ts";
 import { followSource } from "./follow.ts";
 import type { Source } from "./source.ts";
 
-/** A named file, opened when it is read (so a missing file fails as that input's I/O error). */
+/**
+ * A named file, opened when it is read (so a missing file fails as that input's I/O error). A session store's
+ * database, or one session of it (`<database>#<session id>`, as `sessions` lists it), is read as the lines of its
+ * session dialect (src/usage/store.ts).
+ */
 function fileSource(path: string, io: CliIo): Source {
+  if (namesStore(path)) return { name: path, chunks: () => storeChunks(path, io) };
   return { name: path, size: io.fileSize(path), chunks: () => io.openFile(path) };
+}
+
+/** A store's lines, each ended by LF; anything not a store is read as a file after all. */
+async function* storeChunks(path: string, io: CliIo): AsyncIterable<Uint8Array | string> {
+  const input = storeInput(path);
+  if (input === undefined) {
+    yield* io.openFile(path);
+    return;
+  }
+  if ("failed" in input) throw new Error(input.failed);
+  for (const line of input.lines) yield `${line}\n`;
 }
 
 /** The standard input (`-`, or no file named). */

@@ -32,6 +32,7 @@ const EXECUTORS: Record<string, string> = {
   codex: "codex",
   "codex-session": "codex",
   opencode: "opencode",
+  "opencode-session": "opencode",
   "cursor-agent": "cursor",
   cursor: "cursor",
   amp: "amp",
