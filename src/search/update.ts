@@ -4,7 +4,8 @@
  * read, a new, grown or changed one is read again whole through the reader, a vanished one is removed.
  */
 import { statSync } from "node:fs";
-import { discoverDefault, discoverPaths, readFailure, type FoundFile } from "../usage/discover.ts";
+import { discoverDefault, discoverPaths, type FoundFile } from "../usage/discover.ts";
+import { readFailure } from "../usage/read-failure.ts";
 import { extractSessions, type ExtractedSession } from "./extract.ts";
 import type { Db } from "./store.ts";
 import type { UpdateReport } from "./types.ts";
