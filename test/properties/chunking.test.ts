@@ -14,8 +14,9 @@ const ownFixtures = (): [string, Uint8Array][] => {
   const out: [string, Uint8Array][] = [];
   for (const dir of readdirSync(root, { withFileTypes: true })) {
     if (!dir.isDirectory()) continue;
-    for (const name of readdirSync(new URL(`${dir.name}/`, root)))
-      out.push([`${dir.name}/${name}`, readFileSync(new URL(`${dir.name}/${name}`, root))]);
+    // A store kept as a folder tree (OpenCode's older storage, Cursor's chats) is read through its store, not as a stream.
+    for (const entry of readdirSync(new URL(`${dir.name}/`, root), { withFileTypes: true }))
+      if (entry.isFile()) out.push([`${dir.name}/${entry.name}`, readFileSync(new URL(`${dir.name}/${entry.name}`, root))]);
   }
   return out;
 };
