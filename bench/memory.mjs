@@ -165,7 +165,10 @@ const runs = {
   "render tiny": { input: "tiny", argv: (f) => ["render", "--mode", "basic", f] },
 };
 
-/** Peak RSS (MB) and wall time (s) of one built command under /usr/bin/time -v, stdout to /dev/null. */
+/**
+ * Peak RSS (MB), wall time (s) and CPU time (user + system, s, every thread) of one built command under /usr/bin/time -v,
+ * stdout to /dev/null. On a machine shared with other work the CPU time moves far less than the wall time.
+ */
 export function measureCommand(name, file) {
   const dir = benchTempDir("mem-out");
   const started = Date.now();
@@ -176,7 +179,8 @@ export function measureCommand(name, file) {
   const seconds = (Date.now() - started) / 1000;
   const stderr = child.stderr.toString();
   const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
-  return { rssMb: kb / 1024, seconds, mbPerS: statSync(file).size / 1e6 / seconds };
+  const timeOf = (label) => Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(stderr)?.[1] ?? Number.NaN);
+  return { rssMb: kb / 1024, seconds, cpuSeconds: timeOf("User") + timeOf("System"), mbPerS: statSync(file).size / 1e6 / seconds };
 }
 
 /** Prints one row per command: peak RSS and time at each size of its generated input. */
@@ -191,7 +195,7 @@ export function reportGeneratedMemory(sizes = [100, 1000], which = Object.keys(r
       const key = `${runs[name].input}-${size}`;
       if (!files.has(key)) files.set(key, generate(runs[name].input, size));
       const r = measureCommand(name, files.get(key));
-      return `${r.rssMb.toFixed(0)} MB (${r.seconds.toFixed(1)} s, ${r.mbPerS.toFixed(0)} MB/s)`;
+      return `${r.rssMb.toFixed(0)} MB (${r.seconds.toFixed(1)} s, ${r.mbPerS.toFixed(0)} MB/s, ${r.cpuSeconds.toFixed(1)} s CPU)`;
     });
     console.log(`  ${name.padEnd(21)} ${cells.join(" / ")}`);
   }

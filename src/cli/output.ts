@@ -80,13 +80,18 @@ function encodeParts(parts: readonly (string | Uint8Array)[], length: number): U
 export interface LiveOutput extends BatchedOutput {
   /**
    * Call after each event: the text of one turn of the event loop goes out in one write (an agent's
-   * burst is not a write per event), at the latest when 1 MB is queued, and then waits for the reader.
+   * burst is not a write per event), at the latest when LIVE_QUEUE_LIMIT is queued, and then waits for the reader.
    */
   settle(): Promise<void>;
 }
 
-/** The most text a live stream queues before it waits for the consumer. */
-const LIVE_QUEUE_LIMIT = 1 << 20;
+/**
+ * The most text a live stream queues before it waits for the consumer. One turn of the event loop can read
+ * many pipe chunks of a flooding agent; text queued across them outlives the young generation's collections,
+ * and each such string is promoted to the old generation, whose garbage is most of `run`'s peak memory.
+ * A few tens of KB still make one write of a chunk's text.
+ */
+const LIVE_QUEUE_LIMIT = 1 << 16;
 
 export function createLiveOutput(target: CliOutput): LiveOutput {
   const batched = createBatchedOutput(target);

@@ -86,8 +86,13 @@ export interface LogWorkerData extends LogLineFds {
 /** Messages from it. */
 type FromLogWorker = { readonly type: "written"; readonly bytes: number } | { readonly type: "ended" };
 
-/** Agent output (bytes) whose events may wait for the log worker before the agent is paused. */
-const LOG_HIGH_WATER = 8 * 1024 * 1024;
+/**
+ * Agent output (bytes) whose events may wait for the log worker before the agent is paused. What waits is
+ * the batches' serialized clones (native memory, about the size of the output they came from), and the
+ * allocator keeps the most it ever held: this bound is part of the peak. A busy machine starves the worker
+ * now and then, so it is reached; a few MiB still leave the worker a backlog to work on while the agent is paused.
+ */
+const LOG_HIGH_WATER = 2 * 1024 * 1024;
 /** Each batch counts at least this much, so many small batches (heartbeats, stderr lines) count too. */
 const BATCH_MIN_WEIGHT = 1024;
 

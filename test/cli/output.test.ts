@@ -76,4 +76,18 @@ describe("createLiveOutput", () => {
     await output.settle();
     expect(target.writes.map((w) => w.length)).toEqual([(1 << 20) + 1]);
   });
+
+  it("queues at most 64 KB of a flood before it writes: text held across many chunks would be promoted garbage", async () => {
+    const target = capture();
+    const output = createLiveOutput(target);
+    // A flooding agent: many events' text within one turn of the event loop, as when several pipe chunks are read at once.
+    for (let i = 0; i < 200; i++) {
+      output.write(`${"y".repeat(999)}\n`);
+      await output.settle();
+    }
+    expect(target.writes.length).toBeGreaterThanOrEqual(2);
+    for (const write of target.writes) expect(write.length).toBeLessThanOrEqual((1 << 16) + 1000);
+    await nextTurn();
+    expect(target.writes.join("")).toBe(`${"y".repeat(999)}\n`.repeat(200));
+  });
 });

@@ -14,6 +14,7 @@ import type * as AgentstreamWriter from "../../src/formats/agentstream/encode.ts
 import type * as FormatWriter from "../../src/formats/writer.ts";
 import type * as OneshotFormat from "../../src/formats/oneshot/index.ts";
 import type * as HeldStringsModule from "../../src/framing/held-strings.ts";
+import type * as LogsModule from "../../src/run/_logs.ts";
 import { hasShared, repoRoot, sharedPath } from "../helpers/shared.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -67,6 +68,47 @@ function withoutReceiptTimes(text: string, since: number): string {
 }
 
 describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
+  it("asks for the agent to be paused once its events are behind by more than 2 MiB of output, and lets it go when caught up", async () => {
+    const { openRunLogs } = (await import(pathToFileURL(join(repoRoot, "dist/run/_logs.js")).href)) as typeof LogsModule;
+    const dir = join(tempDir("log-worker"), "logs");
+    let paused = false;
+    let pauses = 0;
+    let resumed: () => void = () => {};
+    const caughtUp = new Promise<void>((resolve) => {
+      resumed = resolve;
+    });
+    const flow = {
+      onBehind() {
+        paused = true;
+        pauses++;
+      },
+      onCaughtUp() {
+        paused = false;
+        resumed();
+      },
+    };
+    const logs = openRunLogs(dir, "b", { flow });
+    // A flood fed without yielding: the worker's replies wait for the next turn, so nothing is counted as written meanwhile.
+    let batches = 0;
+    while (!paused && batches < 100) {
+      for (let i = 0; i < 64; i++) {
+        const seq = batches * 64 + i;
+        logs.event({ v: 1, seq, type: "notice", kind: "probe", level: "info", text: `${seq} ${"x".repeat(1000)}` } as AgentEvent);
+      }
+      logs.flush(1 << 20);
+      batches++;
+    }
+    // What waits for the worker is bounded by the high-water mark, whatever the agent has left to say.
+    expect(batches).toBe(3);
+    expect(pauses).toBe(1);
+    await caughtUp;
+    expect(paused).toBe(false);
+    await logs.close({});
+    const lines = readFileSync(join(dir, "b.events.ndjson"), "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(3 * 64);
+    expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(Array.from({ length: 3 * 64 }, (_, i) => i));
+  });
+
   it.skipIf(!hasShared)("writes the same events and oneshot logs as the in-thread writer, on a real capture", async () => {
     const capture = sharedPath("fixtures/claude/meridian_streaming_turn_partial.ndjson");
     const { events, dir } = await runBuilt("cat", [capture], "claude");
