@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { olderVersion, removeStale } from "../usage/cache-dir.ts";
 
 /** Changes whenever the schema or what is indexed does: an index of another version is made again. */
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 /** The index as SQLite handles it (better-sqlite3's connection). */
 export type Db = Database.Database;
@@ -42,7 +42,7 @@ END;
 `;
 const TABLES = ["docs", "docs_fts", "files", "sessions", "touched"];
 
-export function indexFile(dir: string): string {
+function indexFile(dir: string): string {
   return join(dir, `search-v${SCHEMA_VERSION}.sqlite`);
 }
 

@@ -2,7 +2,17 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentStreamError } from "../../src/errors.ts";
-import { openSearchIndex, type SearchIndex, type SearchQuery } from "../../src/search/index.ts";
+import {
+  type MatchRange,
+  openSearchIndex,
+  SEARCH_FIELDS,
+  type SearchField,
+  type SearchIndex,
+  type SearchIndexOptions,
+  type SearchQuery,
+  type SearchResult,
+  type SearchStatus,
+} from "../../src/search/index.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { answer, prompt, twoSessions } from "./sessions.ts";
 
@@ -11,7 +21,7 @@ afterEach(() => {
   for (const index of open.splice(0)) index.close();
 });
 
-function indexOf(paths: string[], cacheDir: string | false = tempDir("search-cache")): SearchIndex {
+function indexOf(paths: string[], cacheDir: SearchIndexOptions["cacheDir"] = tempDir("search-cache")): SearchIndex {
   const index = openSearchIndex({ env: {}, paths, cacheDir });
   open.push(index);
   return index;
@@ -19,9 +29,15 @@ function indexOf(paths: string[], cacheDir: string | false = tempDir("search-cac
 
 /** Each hit as `session field: the matched texts`. */
 function found(index: SearchIndex, query: SearchQuery): string[] {
-  return index
-    .search(query)
-    .hits.map((hit) => `${hit.sessionId} ${hit.field}: ${hit.ranges.map(([a, b]) => hit.snippet.slice(a, b)).join(",")}`);
+  const result: SearchResult = index.search(query);
+  const matched = (snippet: string, ranges: readonly MatchRange[]) => ranges.map(([a, b]) => snippet.slice(a, b)).join(",");
+  return result.hits.map((hit) => {
+    const field: SearchField = hit.field;
+    const status: SearchStatus = hit.status;
+    expect(SEARCH_FIELDS).toContain(field);
+    expect(status).toBe("unfinished");
+    return `${hit.sessionId} ${field}: ${matched(hit.snippet, hit.ranges)}`;
+  });
 }
 
 describe("openSearchIndex", () => {
