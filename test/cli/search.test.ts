@@ -141,7 +141,6 @@ describe("search", () => {
     });
     const cache = tempDir("search-cache");
     const env = { XDG_CACHE_HOME: cache };
-    const index = readFileSync;
     for (const { token } of cases) {
       const middle = token.slice(Math.floor(token.length / 3), Math.floor(token.length / 3) + 12);
       for (const query of [token, middle]) {
@@ -154,7 +153,7 @@ describe("search", () => {
     expect(found.out).toContain("[REDACTED");
     for (const { token } of cases)
       expect(found.out).not.toContain(token.slice(Math.floor(token.length / 3), Math.floor(token.length / 3) + 12));
-    const stored = index(join(cache, "agentstream/search-v1.sqlite"));
+    const stored = readFileSync(join(cache, "agentstream/search-v1.sqlite"));
     for (const { token } of cases) expect(stored.includes(token), token).toBe(false);
   });
 
