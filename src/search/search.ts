@@ -114,12 +114,11 @@ function plan(query: SearchQuery): Plan {
   }
   if (terms.length === 0 && regex === undefined && query.tool === undefined && query.file === undefined) {
     // Facets only: one hit per session, its first prompt (else its first text).
-    where.push(`d.id IN (SELECT coalesce(
-      (SELECT id FROM docs WHERE session = s2.id AND field = 'prompt' ORDER BY seq LIMIT 1),
-      (SELECT id FROM docs WHERE session = s2.id ORDER BY seq LIMIT 1)) FROM sessions s2 WHERE s2.file IN (SELECT file FROM scope))`);
-  }
+    // Driven from the sessions (CROSS JOIN keeps that order): one row each, not a walk over every text.
+    from = "sessions s CROSS JOIN docs d ON d.id = s.first_doc";
+  } else from += " JOIN sessions s ON s.id = d.session";
   const sql = `SELECT d.id, d.seq, d.line, d.time, d.field, d.tool, d.text, f.path, s.session_id, s.agent, s.project, s.model, s.status
-    FROM ${from} JOIN sessions s ON s.id = d.session JOIN files f ON f.id = s.file
+    FROM ${from} JOIN files f ON f.id = s.file
     WHERE ${where.join(" AND ")} ORDER BY d.time IS NULL, d.time DESC, d.id DESC`;
   const check =
     regex !== undefined

@@ -142,6 +142,7 @@ class IndexWriter {
   private readonly insertSession;
   private readonly insertDoc;
   private readonly insertTouched;
+  private readonly setFirstDoc;
 
   constructor(db: Db) {
     this.db = db;
@@ -155,6 +156,7 @@ class IndexWriter {
     );
     this.insertDoc = db.prepare("INSERT INTO docs(session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, tool) VALUES (?, ?, ?, ?)");
+    this.setFirstDoc = db.prepare("UPDATE sessions SET first_doc = ? WHERE id = ?");
   }
 
   private clear(fileId: number): void {
@@ -189,9 +191,19 @@ class IndexWriter {
         const sessionRow = Number(
           this.insertSession.run(id, sessionId, agentOf(found, session), project, model, start, end, status).lastInsertRowid,
         );
+        // The session's first prompt (else its first text): its hit when only facets are asked.
+        let first: number | undefined;
+        let firstIsPrompt = false;
         for (const doc of session.docs) {
-          this.insertDoc.run(sessionRow, doc.seq, doc.line, doc.time ?? start, doc.field, doc.tool, doc.text);
+          const docId = Number(
+            this.insertDoc.run(sessionRow, doc.seq, doc.line, doc.time ?? start, doc.field, doc.tool, doc.text).lastInsertRowid,
+          );
+          if (first === undefined || (!firstIsPrompt && doc.field === "prompt")) {
+            first = docId;
+            firstIsPrompt = doc.field === "prompt";
+          }
         }
+        if (first !== undefined) this.setFirstDoc.run(first, sessionRow);
         for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, file.tool);
       }
       return id;
