@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { olderVersion, removeStale } from "../usage/cache-dir.ts";
 
 /** Changes whenever the schema or what is indexed does: an index of another version is made again. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** The index as SQLite handles it (better-sqlite3's connection). */
 export type Db = Database.Database;
@@ -25,11 +25,11 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, agent TEXT
 CREATE TABLE sessions(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, session_id TEXT, agent TEXT NOT NULL,
   project TEXT, model TEXT, start INTEGER, end INTEGER, status TEXT NOT NULL, first_doc INTEGER);
 CREATE INDEX sessions_file ON sessions(file);
+CREATE INDEX sessions_first_doc ON sessions(first_doc);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, session INTEGER NOT NULL, seq INTEGER NOT NULL, line INTEGER,
   time INTEGER, field TEXT NOT NULL, tool TEXT, text TEXT NOT NULL);
 CREATE INDEX docs_session ON docs(session, seq);
-CREATE INDEX docs_time ON docs(time);
-CREATE INDEX docs_tool ON docs(tool COLLATE NOCASE, time);
+CREATE INDEX docs_tool ON docs(tool COLLATE NOCASE);
 CREATE TABLE touched(session INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL, tool TEXT);
 CREATE INDEX touched_session ON touched(session);
 CREATE INDEX touched_path ON touched(path);

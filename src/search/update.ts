@@ -50,6 +50,9 @@ export function updateIndex(db: Db, paths: readonly string[] | undefined, env: R
   }
 }
 
+/** Ids of texts per ms of their time (`docId`). */
+export const ID_PER_MS = 1024;
+
 /** Bytes of logs read between two commits. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 
@@ -143,6 +146,7 @@ class IndexWriter {
   private readonly insertDoc;
   private readonly insertTouched;
   private readonly setFirstDoc;
+  private readonly lastIdFrom;
 
   constructor(db: Db) {
     this.db = db;
@@ -154,7 +158,8 @@ class IndexWriter {
     this.insertSession = db.prepare(
       "INSERT INTO sessions(file, session_id, agent, project, model, start, end, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.insertDoc = db.prepare("INSERT INTO docs(session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.insertDoc = db.prepare("INSERT INTO docs(id, session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    this.lastIdFrom = db.prepare("SELECT max(id) FROM docs WHERE id >= ? AND id < ?").pluck();
     this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, tool) VALUES (?, ?, ?, ?)");
     this.setFirstDoc = db.prepare("UPDATE sessions SET first_doc = ? WHERE id = ?");
   }
@@ -195,9 +200,9 @@ class IndexWriter {
         let first: number | undefined;
         let firstIsPrompt = false;
         for (const doc of session.docs) {
-          const docId = Number(
-            this.insertDoc.run(sessionRow, doc.seq, doc.line, doc.time ?? start, doc.field, doc.tool, doc.text).lastInsertRowid,
-          );
+          const time = doc.time ?? start;
+          const docId = this.docId(time);
+          this.insertDoc.run(docId, sessionRow, doc.seq, doc.line, time, doc.field, doc.tool, doc.text);
           if (first === undefined || (!firstIsPrompt && doc.field === "prompt")) {
             first = docId;
             firstIsPrompt = doc.field === "prompt";
@@ -208,6 +213,17 @@ class IndexWriter {
       }
       return id;
     })();
+  }
+
+  /**
+   * A text's id, in the order of its time: its ms × 1024, plus one for each text already there within the same
+   * ms (past 1024 of them, the next ms's ids). So the FTS index hands out matches newest first by descending rowid, and
+   * a search stops at its page instead of sorting every match; a time range is a rowid range. No time: from 0.
+   */
+  private docId(time: number | null): number {
+    const base = Math.max(0, time ?? 0) * ID_PER_MS;
+    const last = this.lastIdFrom.get(base, base + ID_PER_MS * 1024) as number | null;
+    return last === null ? base : last + 1;
   }
 
   /** The files this update found: searches look only in them. */
