@@ -80,11 +80,11 @@ function facetConditions(query: SearchQuery, where: string[], params: unknown[])
   if (query.since !== undefined) {
     // Ids follow time (update.ts `docId`): a time range is a rowid range.
     where.push("d.id >= ?");
-    params.push(Math.max(0, query.since) * ID_PER_MS);
+    params.push(Math.min(Math.max(0, query.since), Date.UTC(2200, 0, 1)) * ID_PER_MS);
   }
   if (query.until !== undefined) {
     where.push("d.id < ?");
-    params.push((Math.max(0, query.until) + 1) * ID_PER_MS);
+    params.push((Math.min(Math.max(0, query.until), Date.UTC(2200, 0, 1)) + 1) * ID_PER_MS);
   }
   if (query.tool !== undefined) {
     where.push("d.tool = ? COLLATE NOCASE");

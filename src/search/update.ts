@@ -53,6 +53,8 @@ export function updateIndex(db: Db, paths: readonly string[] | undefined, env: R
 /** Ids of texts per ms of their time (`docId`). */
 export const ID_PER_MS = 1024;
 
+const LAST_MS = Date.UTC(2200, 0, 1);
+
 /** Bytes of logs read between two commits. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 
@@ -221,7 +223,8 @@ class IndexWriter {
    * a search stops at its page instead of sorting every match; a time range is a rowid range. No time: from 0.
    */
   private docId(time: number | null): number {
-    const base = Math.max(0, time ?? 0) * ID_PER_MS;
+    // Past year 2200 (a wrong clock) times are held there: the ids stay exact integers (below 2^53).
+    const base = Math.min(Math.max(0, time ?? 0), LAST_MS) * ID_PER_MS;
     const last = this.lastIdFrom.get(base, base + ID_PER_MS * 1024) as number | null;
     return last === null ? base : last + 1;
   }

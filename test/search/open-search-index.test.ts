@@ -102,6 +102,25 @@ describe("openSearchIndex", () => {
     expect(() => index.search({ limit: 0 })).toThrow(AgentStreamError);
   });
 
+  it("orders texts with the same time, no time, or a time far off, without a clash", () => {
+    const tree = twoSessions();
+    const same = { session: "dddd-4444", time: "2026-11-20T10:00:00.000Z" };
+    tree.write("projects/-work-same/dddd-4444.jsonl", [
+      prompt(same, "wombat one"),
+      answer(same, "wombat two"),
+      answer(same, "wombat three", "thinking"),
+    ]);
+    tree.write("projects/-work-far/eeee-5555.jsonl", [prompt({ session: "eeee-5555", time: "9999-01-01T00:00:00.000Z" }, "wombat far")]);
+    const index = indexOf([tree.root]);
+    expect(index.update()).toMatchObject({ added: 4, failed: [] });
+    expect(found(index, { text: "wombat", reasoning: true })).toEqual([
+      "eeee-5555 prompt: wombat",
+      "dddd-4444 reasoning: wombat",
+      "dddd-4444 answer: wombat",
+      "dddd-4444 prompt: wombat",
+    ]);
+  });
+
   it("pages with limit and offset", () => {
     const index = indexOf([twoSessions().root]);
     const all = index.search({ text: "the", limit: 100 });
