@@ -81,7 +81,7 @@ console.log(
 console.log(`  ${load()} at the start`);
 
 const cacheHome = benchTempDir("search-cache");
-const indexPath = join(cacheHome, "agentstream", "search-v3.sqlite");
+const indexPath = join(cacheHome, "agentstream", "search-v4.sqlite");
 const cli = (query, extra = []) =>
   measure(process.execPath, ["dist/cli/bin.cjs", "search", query, out, "--json", "--limit", "5", ...extra], { XDG_CACHE_HOME: cacheHome });
 const row = (name, run, note = "") =>

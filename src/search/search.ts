@@ -6,7 +6,7 @@
 import { AgentStreamError } from "../errors.ts";
 import { ID_PER_MS } from "./update.ts";
 import { compileRegex, ftsExpression, holdsAll, matchRanges, queryTerms, snippetOf } from "./query.ts";
-import type { Db } from "./store.ts";
+import { type Db, reversed } from "./store.ts";
 import { SEARCH_STATUSES, type SearchField, type SearchHit, type SearchQuery, type SearchResult, type SearchStatus } from "./types.ts";
 
 const DEFAULT_LIMIT = 20;
@@ -36,11 +36,6 @@ interface Plan {
   readonly check: (row: Row) => boolean;
   /** What the snippet highlights. */
   readonly matcher: readonly string[] | RegExp;
-}
-
-/** `\`, `%` and `_` escaped for a LIKE pattern with `ESCAPE '\'`. */
-function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function checkPaging(query: SearchQuery): { limit: number; offset: number } {
@@ -105,11 +100,13 @@ function plan(query: SearchQuery): Plan {
   const regex = query.regex === undefined ? undefined : compileRegex(query.regex);
   if (query.file !== undefined) {
     const file = query.file.replace(/^\.\//, "");
-    const touched = "SELECT session, seq FROM touched WHERE path = ? OR path LIKE ? ESCAPE '\\'";
+    // The path itself, or a path ending in `/<file>`: reversed, both are ranges of one index.
+    const touched = "SELECT session, seq FROM touched WHERE reversed = ? OR (reversed >= ? AND reversed < ?)";
     // With nothing to find, the hits are the tool calls that touched the file; else the session must have touched it.
     if (terms.length === 0 && regex === undefined) where.push(`(d.session, d.seq) IN (${touched})`);
     else where.push(`d.session IN (SELECT session FROM (${touched}))`);
-    params.push(file, `%/${likeEscape(file)}`);
+    const end = reversed(`/${file}`);
+    params.push(reversed(file), end, `${end}\uffff`);
   }
   const expression = ftsExpression(terms);
   if (expression !== undefined) {

@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { discoverDefault, discoverPaths, readFailure, type FoundFile } from "../usage/discover.ts";
 import { extractSessions, type ExtractedSession } from "./extract.ts";
-import type { Db } from "./store.ts";
+import { type Db, reversed } from "./store.ts";
 import type { UpdateReport } from "./types.ts";
 
 interface FileRow {
@@ -162,7 +162,7 @@ class IndexWriter {
     );
     this.insertDoc = db.prepare("INSERT INTO docs(id, session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     this.lastIdFrom = db.prepare("SELECT max(id) FROM docs WHERE id >= ? AND id < ?").pluck();
-    this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, tool) VALUES (?, ?, ?, ?)");
+    this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, reversed, tool) VALUES (?, ?, ?, ?, ?)");
     this.setFirstDoc = db.prepare("UPDATE sessions SET first_doc = ? WHERE id = ?");
   }
 
@@ -211,7 +211,7 @@ class IndexWriter {
           }
         }
         if (first !== undefined) this.setFirstDoc.run(first, sessionRow);
-        for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, file.tool);
+        for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, reversed(file.path), file.tool);
       }
       return id;
     })();

@@ -153,7 +153,7 @@ describe("search", () => {
     expect(found.out).toContain("[REDACTED");
     for (const { token } of cases)
       expect(found.out).not.toContain(token.slice(Math.floor(token.length / 3), Math.floor(token.length / 3) + 12));
-    const stored = readFileSync(join(cache, "agentstream/search-v3.sqlite"));
+    const stored = readFileSync(join(cache, "agentstream/search-v4.sqlite"));
     for (const { token } of cases) expect(stored.includes(token), token).toBe(false);
   });
 
@@ -229,7 +229,7 @@ describe.skipIf(!existsSync(bin))("search (built binary)", () => {
     expect(once.stdout).toMatch(
       /2026-11-20 10:00 · claude · \/work\/shop · answer\n {2}\S+aaaa-1111\.jsonl:5 #\d+\n {4}Fixed: formatDue now/,
     );
-    expect(existsSync(join(home, ".cache/agentstream/search-v3.sqlite"))).toBe(true);
+    expect(existsSync(join(home, ".cache/agentstream/search-v4.sqlite"))).toBe(true);
     const json = spawnSync(process.execPath, [bin, "search", "formatDue", "--json"], { encoding: "utf8", env });
     expect(JSON.parse(json.stdout).index).toMatchObject({ added: 0, changed: 0, unchanged: 2, removed: 0 });
   });

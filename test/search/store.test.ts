@@ -21,7 +21,7 @@ import { openSearchIndex } from "../../src/search/index.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { twoSessions } from "./sessions.ts";
 
-const NAME = "search-v3.sqlite";
+const NAME = "search-v4.sqlite";
 
 /** A cache folder holding a good index of `root`'s sessions. */
 function builtCache(root: string): string {
