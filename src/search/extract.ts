@@ -12,14 +12,14 @@ import type { SearchField, SearchStatus } from "./types.ts";
  * What one tool output keeps in the index: its first 8 KiB. Outputs are most of a log's bytes (file dumps, test
  * runs, listings); their start says what they are, and the index stays a fraction of the logs (docs/search.md).
  */
-export const OUTPUT_CAP = 8 * 1024;
+const OUTPUT_CAP = 8 * 1024;
 /** What any other text keeps: a prompt or answer longer than this is cut (a pasted log, a generated file). */
-export const TEXT_CAP = 64 * 1024;
+const TEXT_CAP = 64 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
 
 /** One indexed text. */
-export interface ExtractedDoc {
+interface ExtractedDoc {
   readonly seq: number;
   readonly line: number | null;
   /** ms since the epoch, or null when the event has no time. */
@@ -30,7 +30,7 @@ export interface ExtractedDoc {
 }
 
 /** A file a tool call touched (a read, an edit, a write, a patch). */
-export interface TouchedFile {
+interface TouchedFile {
   readonly path: string;
   readonly tool: string | null;
   readonly seq: number;

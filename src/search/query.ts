@@ -7,7 +7,7 @@ import { AgentStreamError } from "../errors.ts";
 import type { MatchRange } from "./types.ts";
 
 /** The trigram tokenizer indexes runs of 3 characters: a shorter term cannot use the index and is checked by scanning. */
-export const MIN_INDEXED_CHARS = 3;
+const MIN_INDEXED_CHARS = 3;
 
 /** The words and phrases of a query, lower-cased, empty ones dropped: `fix "the test"` → `["fix", "the test"]`. */
 export function queryTerms(text: string): string[] {

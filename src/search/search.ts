@@ -4,8 +4,9 @@
  * candidates, newest first; then each hit's snippet and match ranges.
  */
 import { AgentStreamError } from "../errors.ts";
+import { ID_PER_MS } from "./update.ts";
 import { compileRegex, ftsExpression, holdsAll, matchRanges, queryTerms, snippetOf } from "./query.ts";
-import type { Db } from "./store.ts";
+import { type Db, reversed } from "./store.ts";
 import { SEARCH_STATUSES, type SearchField, type SearchHit, type SearchQuery, type SearchResult, type SearchStatus } from "./types.ts";
 
 const DEFAULT_LIMIT = 20;
@@ -37,11 +38,6 @@ interface Plan {
   readonly matcher: readonly string[] | RegExp;
 }
 
-/** `\`, `%` and `_` escaped for a LIKE pattern with `ESCAPE '\'`. */
-function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function checkPaging(query: SearchQuery): { limit: number; offset: number } {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const offset = query.offset ?? 0;
@@ -58,7 +54,8 @@ function facetConditions(query: SearchQuery, where: string[], params: unknown[])
   const fields: SearchField[] = ["prompt", "answer", "tool", "input", "error"];
   if (query.reasoning === true) fields.push("reasoning");
   if (query.outputs === true) fields.push("output");
-  where.push(`d.field IN (${fields.map(() => "?").join(", ")})`, "s.file IN (SELECT file FROM scope)");
+  // `+`: never the way into the sessions (each plan streams newest first from its own index; see `order`).
+  where.push(`d.field IN (${fields.map(() => "?").join(", ")})`, "+s.file IN (SELECT file FROM scope)");
   params.push(...fields);
   if (query.agents !== undefined && query.agents.length > 0) {
     where.push(`s.agent IN (${query.agents.map(() => "?").join(", ")})`);
@@ -76,12 +73,13 @@ function facetConditions(query: SearchQuery, where: string[], params: unknown[])
     params.push(query.status);
   }
   if (query.since !== undefined) {
-    where.push("d.time >= ?");
-    params.push(query.since);
+    // Ids follow time (update.ts `docId`): a time range is a rowid range.
+    where.push("d.id >= ?");
+    params.push(Math.min(Math.max(0, query.since), Date.UTC(2200, 0, 1)) * ID_PER_MS);
   }
   if (query.until !== undefined) {
-    where.push("d.time <= ?");
-    params.push(query.until);
+    where.push("d.id < ?");
+    params.push((Math.min(Math.max(0, query.until), Date.UTC(2200, 0, 1)) + 1) * ID_PER_MS);
   }
   if (query.tool !== undefined) {
     where.push("d.tool = ? COLLATE NOCASE");
@@ -94,33 +92,38 @@ function plan(query: SearchQuery): Plan {
   const where: string[] = [];
   const params: unknown[] = [];
   let from = "docs d";
+  // Newest first is descending ids (update.ts `docId`): each source streams in that order, so a page stops early.
+  let order = "d.id DESC";
   facetConditions(query, where, params);
   const text = query.text?.trim() ?? "";
   const terms = queryTerms(text);
   const regex = query.regex === undefined ? undefined : compileRegex(query.regex);
   if (query.file !== undefined) {
     const file = query.file.replace(/^\.\//, "");
-    const touched = "SELECT session, seq FROM touched WHERE path = ? OR path LIKE ? ESCAPE '\\'";
+    // The path itself, or a path ending in `/<file>`: reversed, both are ranges of one index.
+    const touched = "SELECT session, seq FROM touched WHERE reversed = ? OR (reversed >= ? AND reversed < ?)";
     // With nothing to find, the hits are the tool calls that touched the file; else the session must have touched it.
     if (terms.length === 0 && regex === undefined) where.push(`(d.session, d.seq) IN (${touched})`);
     else where.push(`d.session IN (SELECT session FROM (${touched}))`);
-    params.push(file, `%/${likeEscape(file)}`);
+    const end = reversed(`/${file}`);
+    params.push(reversed(file), end, `${end}\uffff`);
   }
   const expression = ftsExpression(terms);
   if (expression !== undefined) {
     from = "docs_fts JOIN docs d ON d.id = docs_fts.rowid";
     where.push("docs_fts MATCH ?");
+    order = "docs_fts.rowid DESC";
     params.push(expression);
   }
   if (terms.length === 0 && regex === undefined && query.tool === undefined && query.file === undefined) {
     // Facets only: one hit per session, its first prompt (else its first text).
-    where.push(`d.id IN (SELECT coalesce(
-      (SELECT id FROM docs WHERE session = s2.id AND field = 'prompt' ORDER BY seq LIMIT 1),
-      (SELECT id FROM docs WHERE session = s2.id ORDER BY seq LIMIT 1)) FROM sessions s2 WHERE s2.file IN (SELECT file FROM scope))`);
-  }
+    // Driven from the sessions (CROSS JOIN keeps that order): one row each, not a walk over every text.
+    from = "sessions s CROSS JOIN docs d ON d.id = s.first_doc";
+    order = "s.first_doc DESC";
+  } else from += " JOIN sessions s ON s.id = d.session";
   const sql = `SELECT d.id, d.seq, d.line, d.time, d.field, d.tool, d.text, f.path, s.session_id, s.agent, s.project, s.model, s.status
-    FROM ${from} JOIN sessions s ON s.id = d.session JOIN files f ON f.id = s.file
-    WHERE ${where.join(" AND ")} ORDER BY d.time IS NULL, d.time DESC, d.id DESC`;
+    FROM ${from} JOIN files f ON f.id = s.file
+    WHERE ${where.join(" AND ")} ORDER BY ${order}`;
   const check =
     regex !== undefined
       ? (row: Row) => {

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { olderVersion, removeStale } from "../usage/cache-dir.ts";
 
 /** Changes whenever the schema or what is indexed does: an index of another version is made again. */
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 4;
 
 /** The index as SQLite handles it (better-sqlite3's connection). */
 export type Db = Database.Database;
@@ -23,15 +23,16 @@ const SCHEMA = `
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, agent TEXT NOT NULL,
   size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL, dev TEXT NOT NULL);
 CREATE TABLE sessions(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, session_id TEXT, agent TEXT NOT NULL,
-  project TEXT, model TEXT, start INTEGER, end INTEGER, status TEXT NOT NULL);
+  project TEXT, model TEXT, start INTEGER, end INTEGER, status TEXT NOT NULL, first_doc INTEGER);
 CREATE INDEX sessions_file ON sessions(file);
+CREATE INDEX sessions_first_doc ON sessions(first_doc);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, session INTEGER NOT NULL, seq INTEGER NOT NULL, line INTEGER,
   time INTEGER, field TEXT NOT NULL, tool TEXT, text TEXT NOT NULL);
 CREATE INDEX docs_session ON docs(session, seq);
-CREATE INDEX docs_time ON docs(time);
-CREATE TABLE touched(session INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL, tool TEXT);
+CREATE INDEX docs_tool ON docs(tool COLLATE NOCASE);
+CREATE TABLE touched(session INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL, reversed TEXT NOT NULL, tool TEXT);
 CREATE INDEX touched_session ON touched(session);
-CREATE INDEX touched_path ON touched(path);
+CREATE INDEX touched_reversed ON touched(reversed);
 CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool, content='docs', content_rowid='id', tokenize='trigram');
 CREATE TRIGGER docs_insert AFTER INSERT ON docs BEGIN
   INSERT INTO docs_fts(rowid, text, tool) VALUES (new.id, new.text, new.tool);
@@ -42,8 +43,13 @@ END;
 `;
 const TABLES = ["docs", "docs_fts", "files", "sessions", "touched"];
 
-export function indexFile(dir: string): string {
+function indexFile(dir: string): string {
   return join(dir, `search-v${SCHEMA_VERSION}.sqlite`);
+}
+
+/** A path's characters in reverse order: `--file src/auth.ts` (a path's end) is then a range of an index. */
+export function reversed(path: string): string {
+  return [...path].reverse().join("");
 }
 
 /** Whether an error is SQLite saying the file is not a database, or a damaged one. */

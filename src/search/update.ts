@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { discoverDefault, discoverPaths, type FoundFile } from "../usage/discover.ts";
 import { readFailure } from "../usage/read-failure.ts";
 import { extractSessions, type ExtractedSession } from "./extract.ts";
-import type { Db } from "./store.ts";
+import { type Db, reversed } from "./store.ts";
 import type { UpdateReport } from "./types.ts";
 
 interface FileRow {
@@ -50,6 +50,11 @@ export function updateIndex(db: Db, paths: readonly string[] | undefined, env: R
     throw error;
   }
 }
+
+/** Ids of texts per ms of their time (`docId`). */
+export const ID_PER_MS = 1024;
+
+const LAST_MS = Date.UTC(2200, 0, 1);
 
 /** Bytes of logs read between two commits. */
 const BATCH_BYTES = 32 * 1024 * 1024;
@@ -143,6 +148,8 @@ class IndexWriter {
   private readonly insertSession;
   private readonly insertDoc;
   private readonly insertTouched;
+  private readonly setFirstDoc;
+  private readonly lastIdFrom;
 
   constructor(db: Db) {
     this.db = db;
@@ -154,8 +161,10 @@ class IndexWriter {
     this.insertSession = db.prepare(
       "INSERT INTO sessions(file, session_id, agent, project, model, start, end, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.insertDoc = db.prepare("INSERT INTO docs(session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, tool) VALUES (?, ?, ?, ?)");
+    this.insertDoc = db.prepare("INSERT INTO docs(id, session, seq, line, time, field, tool, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    this.lastIdFrom = db.prepare("SELECT max(id) FROM docs WHERE id >= ? AND id < ?").pluck();
+    this.insertTouched = db.prepare("INSERT INTO touched(session, seq, path, reversed, tool) VALUES (?, ?, ?, ?, ?)");
+    this.setFirstDoc = db.prepare("UPDATE sessions SET first_doc = ? WHERE id = ?");
   }
 
   private clear(fileId: number): void {
@@ -190,13 +199,35 @@ class IndexWriter {
         const sessionRow = Number(
           this.insertSession.run(id, sessionId, agentOf(found, session), project, model, start, end, status).lastInsertRowid,
         );
+        // The session's first prompt (else its first text): its hit when only facets are asked.
+        let first: number | undefined;
+        let firstIsPrompt = false;
         for (const doc of session.docs) {
-          this.insertDoc.run(sessionRow, doc.seq, doc.line, doc.time ?? start, doc.field, doc.tool, doc.text);
+          const time = doc.time ?? start;
+          const docId = this.docId(time);
+          this.insertDoc.run(docId, sessionRow, doc.seq, doc.line, time, doc.field, doc.tool, doc.text);
+          if (first === undefined || (!firstIsPrompt && doc.field === "prompt")) {
+            first = docId;
+            firstIsPrompt = doc.field === "prompt";
+          }
         }
-        for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, file.tool);
+        if (first !== undefined) this.setFirstDoc.run(first, sessionRow);
+        for (const file of session.touched) this.insertTouched.run(sessionRow, file.seq, file.path, reversed(file.path), file.tool);
       }
       return id;
     })();
+  }
+
+  /**
+   * A text's id, in the order of its time: its ms × 1024, plus one for each text already there within the same
+   * ms (past 1024 of them, the next ms's ids). So the FTS index hands out matches newest first by descending rowid, and
+   * a search stops at its page instead of sorting every match; a time range is a rowid range. No time: from 0.
+   */
+  private docId(time: number | null): number {
+    // Past year 2200 (a wrong clock) times are held there: the ids stay exact integers (below 2^53).
+    const base = Math.min(Math.max(0, time ?? 0), LAST_MS) * ID_PER_MS;
+    const last = this.lastIdFrom.get(base, base + ID_PER_MS * 1024) as number | null;
+    return last === null ? base : last + 1;
   }
 
   /** The files this update found: searches look only in them. */

@@ -32,6 +32,21 @@ async function hits(args: string[]): Promise<SearchHit[]> {
   return (JSON.parse(printed.out) as { hits: SearchHit[] }).hits;
 }
 
+/** Fake secrets in their context: the corpus's (one per rule) when ../shared is here, else one GitHub token. */
+function secretCases(): { token: string; text: string }[] {
+  if (!hasShared) {
+    const token = ["ghp", "_F3TdkryHPY18bipwDNWE6TgnuBLUA4EelszI"].join("");
+    return [{ token, text: `export GITHUB_TOKEN=${token}` }];
+  }
+  const corpus = JSON.parse(readFileSync(sharedPath("corpus/secrets/fake-tokens.json"), "utf8")) as {
+    positives: { rule: string; parts: string[]; context: string }[];
+  };
+  const rules = new Set<string>();
+  return corpus.positives
+    .filter((p) => !rules.has(p.rule) && rules.add(p.rule) !== undefined)
+    .map((p) => ({ token: p.parts.join(""), text: p.context.replace("{TOKEN}", p.parts.join("")) }));
+}
+
 const captures = ["claude-session", "codex-session", "gemini-session"].map((folder) => sharedPath("fixtures", folder));
 
 describe.skipIf(!hasShared)("search over the real session captures", () => {
@@ -113,25 +128,33 @@ describe("search", () => {
     expect(printed.err).toContain("nope: no such file or folder");
   });
 
-  it("never matches nor prints a secret in a prompt or a tool output", async () => {
-    const token = ["ghp", "_F3TdkryHPY18bipwDNWE6TgnuBLUA4EelszI"].join("");
+  it("never matches nor prints a secret in a prompt, a tool input or a tool output (the fake secrets of ../shared/corpus)", async () => {
+    const cases = secretCases();
     const tree = sessionTree();
-    const b = { session: "sec-1", time: "2026-11-02T00:00:00.000Z" };
-    tree.write("p/sec-1.jsonl", [
-      prompt(b, `deploy with GITHUB_TOKEN=${token} please`),
-      toolUse({ ...b, time: "2026-11-02T00:00:01.000Z" }, "t1", "Bash", { command: `echo ${token}` }),
-      toolResult({ ...b, time: "2026-11-02T00:00:02.000Z" }, "t1", `export GITHUB_TOKEN=${token}\ndone deploying`),
-    ]);
+    cases.forEach(({ text }, i) => {
+      const b = { session: `sec-${i}`, time: `2026-11-02T00:00:0${i % 10}.000Z` };
+      tree.write(`p/sec-${i}.jsonl`, [
+        prompt(b, `deploy with ${text} please`),
+        toolUse({ ...b, time: "2026-11-02T00:01:00.000Z" }, `t${i}`, "Bash", { command: `echo ${text}` }),
+        toolResult({ ...b, time: "2026-11-02T00:02:00.000Z" }, `t${i}`, `${text}\ndone deploying`),
+      ]);
+    });
     const cache = tempDir("search-cache");
     const env = { XDG_CACHE_HOME: cache };
-    for (const query of [token, token.slice(4, 20), "F3Tdkry"]) {
-      expect((await search([query, tree.root, "--outputs", "--json"], { env })).out).toContain('"hits": []');
+    for (const { token } of cases) {
+      const middle = token.slice(Math.floor(token.length / 3), Math.floor(token.length / 3) + 12);
+      for (const query of [token, middle]) {
+        const printed = await search(["--outputs", "--reasoning", "--json", "--", query, tree.root], { env });
+        expect(printed.code, printed.err).toBe(0);
+        expect(JSON.parse(printed.out).hits, `${query} found`).toEqual([]);
+      }
     }
-    const found = await search(["deploy", tree.root, "--outputs"], { env });
-    expect(found.out).toContain("deploy with");
+    const found = await search(["deploy", tree.root, "--outputs", "--limit", "1000"], { env });
     expect(found.out).toContain("[REDACTED");
-    expect(found.out).not.toContain(token.slice(4));
-    expect(readFileSync(join(cache, "agentstream/search-v1.sqlite")).includes(token.slice(4))).toBe(false);
+    for (const { token } of cases)
+      expect(found.out).not.toContain(token.slice(Math.floor(token.length / 3), Math.floor(token.length / 3) + 12));
+    const stored = readFileSync(join(cache, "agentstream/search-v4.sqlite"));
+    for (const { token } of cases) expect(stored.includes(token), token).toBe(false);
   });
 
   it("--no-index leaves the cache folder alone", async () => {
@@ -206,7 +229,7 @@ describe.skipIf(!existsSync(bin))("search (built binary)", () => {
     expect(once.stdout).toMatch(
       /2026-11-20 10:00 · claude · \/work\/shop · answer\n {2}\S+aaaa-1111\.jsonl:5 #\d+\n {4}Fixed: formatDue now/,
     );
-    expect(existsSync(join(home, ".cache/agentstream/search-v1.sqlite"))).toBe(true);
+    expect(existsSync(join(home, ".cache/agentstream/search-v4.sqlite"))).toBe(true);
     const json = spawnSync(process.execPath, [bin, "search", "formatDue", "--json"], { encoding: "utf8", env });
     expect(JSON.parse(json.stdout).index).toMatchObject({ added: 0, changed: 0, unchanged: 2, removed: 0 });
   });

@@ -2,7 +2,17 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentStreamError } from "../../src/errors.ts";
-import { openSearchIndex, type SearchIndex, type SearchQuery } from "../../src/search/index.ts";
+import {
+  type MatchRange,
+  openSearchIndex,
+  SEARCH_FIELDS,
+  type SearchField,
+  type SearchIndex,
+  type SearchIndexOptions,
+  type SearchQuery,
+  type SearchResult,
+  type SearchStatus,
+} from "../../src/search/index.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { answer, prompt, twoSessions } from "./sessions.ts";
 
@@ -11,7 +21,7 @@ afterEach(() => {
   for (const index of open.splice(0)) index.close();
 });
 
-function indexOf(paths: string[], cacheDir: string | false = tempDir("search-cache")): SearchIndex {
+function indexOf(paths: string[], cacheDir: SearchIndexOptions["cacheDir"] = tempDir("search-cache")): SearchIndex {
   const index = openSearchIndex({ env: {}, paths, cacheDir });
   open.push(index);
   return index;
@@ -19,9 +29,15 @@ function indexOf(paths: string[], cacheDir: string | false = tempDir("search-cac
 
 /** Each hit as `session field: the matched texts`. */
 function found(index: SearchIndex, query: SearchQuery): string[] {
-  return index
-    .search(query)
-    .hits.map((hit) => `${hit.sessionId} ${hit.field}: ${hit.ranges.map(([a, b]) => hit.snippet.slice(a, b)).join(",")}`);
+  const result: SearchResult = index.search(query);
+  const matched = (snippet: string, ranges: readonly MatchRange[]) => ranges.map(([a, b]) => snippet.slice(a, b)).join(",");
+  return result.hits.map((hit) => {
+    const field: SearchField = hit.field;
+    const status: SearchStatus = hit.status;
+    expect(SEARCH_FIELDS).toContain(field);
+    expect(status).toBe("unfinished");
+    return `${hit.sessionId} ${field}: ${matched(hit.snippet, hit.ranges)}`;
+  });
 }
 
 describe("openSearchIndex", () => {
@@ -84,6 +100,25 @@ describe("openSearchIndex", () => {
     expect(found(index, { text: "the", until: Date.parse("2026-11-21T00:00:00Z") }).every((l) => l.startsWith("aaaa"))).toBe(true);
     expect(index.search({ status: "success" }).hits).toEqual([]);
     expect(() => index.search({ limit: 0 })).toThrow(AgentStreamError);
+  });
+
+  it("orders texts with the same time, no time, or a time far off, without a clash", () => {
+    const tree = twoSessions();
+    const same = { session: "dddd-4444", time: "2026-11-20T10:00:00.000Z" };
+    tree.write("projects/-work-same/dddd-4444.jsonl", [
+      prompt(same, "wombat one"),
+      answer(same, "wombat two"),
+      answer(same, "wombat three", "thinking"),
+    ]);
+    tree.write("projects/-work-far/eeee-5555.jsonl", [prompt({ session: "eeee-5555", time: "9999-01-01T00:00:00.000Z" }, "wombat far")]);
+    const index = indexOf([tree.root]);
+    expect(index.update()).toMatchObject({ added: 4, failed: [] });
+    expect(found(index, { text: "wombat", reasoning: true })).toEqual([
+      "eeee-5555 prompt: wombat",
+      "dddd-4444 reasoning: wombat",
+      "dddd-4444 answer: wombat",
+      "dddd-4444 prompt: wombat",
+    ]);
   });
 
   it("pages with limit and offset", () => {

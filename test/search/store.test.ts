@@ -7,6 +7,7 @@ import {
   readFileSync,
   readSync,
   closeSync,
+  existsSync,
   statSync,
   symlinkSync,
   truncateSync,
@@ -20,7 +21,7 @@ import { openSearchIndex } from "../../src/search/index.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { twoSessions } from "./sessions.ts";
 
-const NAME = "search-v1.sqlite";
+const NAME = "search-v4.sqlite";
 
 /** A cache folder holding a good index of `root`'s sessions. */
 function builtCache(root: string): string {
@@ -46,6 +47,14 @@ function searchAgain(root: string, cache: string): { notices: string[]; found: s
 const expected = ["aaaa-1111 answer", "aaaa-1111 input"];
 
 describe("the index as a cache", () => {
+  it("removes the index of an older schema version", () => {
+    const root = twoSessions().root;
+    const cache = tempDir("search-cache");
+    writeFileSync(join(cache, "search-v1.sqlite"), "an older layout");
+    expect(searchAgain(root, cache).found).toEqual(expected);
+    expect(existsSync(join(cache, "search-v1.sqlite"))).toBe(false);
+  });
+
   it("is used again as it is when nothing is wrong", () => {
     const root = twoSessions().root;
     const cache = builtCache(root);

@@ -60,7 +60,7 @@ they change (docs/search.md).`,
   options: searchOptions,
   notes: `
 ${DEFAULT_LOCATIONS_HELP}
-Index: $XDG_CACHE_HOME/agentstream/search-v1.sqlite (else ~/.cache/agentstream), a cache made again when damaged.`,
+Index: $XDG_CACHE_HOME/agentstream/search-v4.sqlite (else ~/.cache/agentstream), a cache made again when damaged.`,
   examples: [
     'agentstream search "formatDue"',
     "agentstream search --tool Edit --file src/auth.ts",
