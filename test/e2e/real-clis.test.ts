@@ -32,9 +32,7 @@ if (!haveClis) {
     `[agentstream tests] real agent CLIs not found in ${agentClisDir}: test/e2e/real-clis.test.ts is skipped (run scripts/install-agent-clis.sh)`,
   );
 } else if (realClis.opencode === undefined) {
-  console.warn(
-    "[agentstream tests] OpenCode is not installed (scripts/install-agent-clis.sh): its two real-CLI tests are skipped",
-  );
+  console.warn("[agentstream tests] OpenCode is not installed (scripts/install-agent-clis.sh): its two real-CLI tests are skipped");
 }
 if (haveClis && !canIsolateNetwork()) {
   console.warn(
