@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { AgentEvent, JsonValue } from "../model/events.ts";
 import { createEventReader } from "../pipeline/create-event-reader.ts";
+import { namesStore, storeInput } from "../usage/discover.ts";
 import type { SearchField, SearchStatus } from "./types.ts";
 
 /**
@@ -194,6 +195,22 @@ export function extractSessions(path: string): ExtractedSession[] {
     },
     { dialect: "auto", redact: true },
   );
+  if (namesStore(path)) feedStore(path, reader);
+  else feedFile(path, reader);
+  reader.end();
+  return sessions.map((session) => session.finish()).filter((session) => session.docs.length > 0 || session.sessionId !== null);
+}
+
+/** A session kept in a store (`<database>#<id>`, src/usage/store.ts): its lines in its session dialect. */
+function feedStore(ref: string, reader: { feed(chunk: string): void }): void {
+  const input = storeInput(ref);
+  if (input === undefined || "failed" in input) {
+    throw Object.assign(new Error(input?.failed ?? "not a session store"), { code: input?.failed ?? "not a session store" });
+  }
+  for (const line of input.lines) reader.feed(`${line}\n`);
+}
+
+function feedFile(path: string, reader: { feed(chunk: Uint8Array): void }): void {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
@@ -210,9 +227,7 @@ export function extractSessions(path: string): ExtractedSession[] {
       total += read;
       reader.feed(buffer.subarray(0, read));
     }
-    reader.end();
   } finally {
     closeSync(fd);
   }
-  return sessions.map((session) => session.finish()).filter((session) => session.docs.length > 0 || session.sessionId !== null);
 }

@@ -4,8 +4,9 @@
  * read, a new, grown or changed one is read again whole through the reader, a vanished one is removed.
  */
 import { statSync } from "node:fs";
-import { discoverDefault, discoverPaths, type FoundFile } from "../usage/discover.ts";
+import { discoverDefault, discoverPaths, type FoundFile, namesStore } from "../usage/discover.ts";
 import { readFailure } from "../usage/read-failure.ts";
+import { splitRef } from "../usage/store.ts";
 import { extractSessions, type ExtractedSession } from "./extract.ts";
 import { type Db, reversed } from "./store.ts";
 import type { UpdateReport } from "./types.ts";
@@ -77,7 +78,8 @@ function finishUpdate(
     known.delete(found.path);
     let identity: { ino: string; dev: string };
     try {
-      const stat = statSync(found.path, { bigint: true });
+      // A session kept in a store (`<database>#<id>`): the database's identity; its size and mtime are the store's stamp.
+      const stat = statSync(fileOf(found.path), { bigint: true });
       identity = { ino: String(stat.ino), dev: String(stat.dev) };
     } catch (error) {
       failed.push({ path: found.path, reason: readFailure(error) });
@@ -129,9 +131,14 @@ function finishUpdate(
   };
 }
 
+/** The file a path names: itself, or the database of a store's session reference. */
+function fileOf(path: string): string {
+  return namesStore(path) ? (splitRef(path)?.path ?? path) : path;
+}
+
 function exists(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return statSync(fileOf(path)).isFile();
   } catch {
     return false;
   }

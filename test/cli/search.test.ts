@@ -1,6 +1,6 @@
 /** `agentstream search` as a user runs it: in-process (fake terminal) and through the built binary. */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
@@ -48,6 +48,30 @@ function secretCases(): { token: string; text: string }[] {
 }
 
 const captures = ["claude-session", "codex-session", "gemini-session"].map((folder) => sharedPath("fixtures", folder));
+
+describe("search over a session store that is not one file (OpenCode's opencode.db, our own capture)", () => {
+  /** The capture copied where OpenCode keeps it under a fresh XDG_DATA_HOME: found by the default discovery. */
+  function openCodeHome(): Record<string, string> {
+    const data = tempDir("search-opencode-data");
+    mkdirSync(join(data, "opencode"), { recursive: true });
+    copyFileSync(join(repoRoot, "test/fixtures/opencode-session/opencode.db"), join(data, "opencode/opencode.db"));
+    return { XDG_DATA_HOME: data, HOME: tempDir("search-opencode-home") };
+  }
+
+  it("finds a prompt, an answer and a tool command in its sessions, each hit a reference render --at opens", async () => {
+    const env = openCodeHome();
+    const printed = await search(["scripted-output", "--json"], { env });
+    expect(printed.code, printed.err).toBe(0);
+    const found = (JSON.parse(printed.out) as { hits: SearchHit[] }).hits;
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((hit) => hit.agent === "opencode" && /opencode\.db#ses_/.test(hit.path))).toBe(true);
+    expect(new Set(found.map((hit) => hit.field))).toEqual(new Set(["input", "answer"]));
+    const [hit] = found;
+    const io = fakeIo({ env: { ...env, NO_COLOR: "1" } });
+    expect(await run(["render", hit?.path ?? "", "--at", String(hit?.event)], io), io.err()).toBe(0);
+    expect(io.out()).toContain("scripted-output");
+  });
+});
 
 describe.skipIf(!hasShared)("search over the real session captures", () => {
   it("finds each agent's sessions, newest first, with where to open them", async () => {
