@@ -3,7 +3,7 @@
  * the fake agents. Exit codes, signals, output modes, stderr kept off stdout, crash-safe logs.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAll } from "../helpers/read.ts";
@@ -345,6 +345,8 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
       "--mib=64",
     ]);
     await run.seen('"seq":1000,');
+    // The events log is written by a worker thread that may trail stdout on a busy machine: kill once it has begun.
+    await eventsLogBegun(dir);
     run.child.kill("SIGKILL");
     await run.done;
     const [events] = readdirSync(dir).filter((name) => name.endsWith(".events.ndjson"));
@@ -388,3 +390,13 @@ describe.skipIf(!haveBin)("agentstream run (built binary, fake agents)", () => {
     expect(toolCalls.every((call) => call.status === "success")).toBe(true);
   });
 });
+
+/** Resolves once a run's events log in `dir` holds a byte (at most 10 s). */
+async function eventsLogBegun(dir: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const [events] = readdirSync(dir).filter((name) => name.endsWith(".events.ndjson"));
+    if (events !== undefined && statSync(join(dir, events)).size > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
