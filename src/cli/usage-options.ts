@@ -65,7 +65,9 @@ export async function readUsage(values: UsageValues, paths: readonly string[], i
   if (skipped.length > 0) {
     const some = skipped.slice(0, 3).map(safeCell).join(", ");
     const more = skipped.length > 3 ? ` and ${skipped.length - 3} more` : "";
-    await io.stderr.write(`agentstream: ${skipped.length} file(s) skipped, not a Claude, Codex or Gemini session log: ${some}${more}\n`);
+    await io.stderr.write(
+      `agentstream: ${skipped.length} file(s) skipped, not a session log of an agent agentstream reads (${USAGE_AGENTS.join(", ")}): ${some}${more}\n`,
+    );
   }
   const rebuilt = collected.cacheRebuilt;
   if (rebuilt !== undefined)

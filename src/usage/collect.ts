@@ -38,7 +38,7 @@ export interface Collected {
   readonly missing: readonly string[];
   /** Files and folders that could not be read (permission denied, a link to nothing), with why: tried again each run. */
   readonly failed: readonly ReadFailure[];
-  /** Files read that are not a Claude, Codex or Gemini session log. */
+  /** Files read that are not a session log of any source (sources.ts). */
   readonly skipped: readonly string[];
   /** A cache file that was there and could not be used (damaged, not a regular file): its path and why; it was made again. */
   readonly cacheRebuilt?: { readonly path: string; readonly why: string } | undefined;

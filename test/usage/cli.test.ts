@@ -148,7 +148,7 @@ describe("agentstream usage", () => {
     });
     expect(result.code).toBe(3);
     expect(result.err).toMatch(/missing: no such file or folder/);
-    expect(result.err).toMatch(/1 file\(s\) skipped, not a Claude, Codex or Gemini session log/);
+    expect(result.err).toMatch(/1 file\(s\) skipped, not a session log of an agent agentstream reads/);
     expect(JSON.parse(result.out).totals.requests).toBe(1);
   });
 });
@@ -165,7 +165,7 @@ describe("input that cannot be read", () => {
       expect(named.code).toBe(3);
       expect(named.err).toMatch(/moved\.jsonl: cannot read it: a symbolic link to nothing/);
       expect(named.err).toMatch(/pipe\.jsonl: cannot read it: not a file or folder/);
-      expect(named.err).not.toMatch(/not a Claude, Codex or Gemini session log/);
+      expect(named.err).not.toMatch(/not a session log of an agent agentstream reads/);
       // The default locations: the rest is counted, the link said, the status an I/O error.
       const found = await cli([command, "--no-cache", "--json"], env);
       expect(found.code).toBe(3);
@@ -211,7 +211,7 @@ describe("input that cannot be read", () => {
         expect(result.status, result.stderr).toBe(3);
         expect(result.stderr).toContain(`${secret}: cannot read it: permission denied`);
         expect(result.stderr).toMatch(/-work-closed: cannot read it: permission denied/);
-        expect(result.stderr).not.toMatch(/not a Claude, Codex or Gemini session log/);
+        expect(result.stderr).not.toMatch(/not a session log of an agent agentstream reads/);
         const json = JSON.parse(result.stdout);
         if (args[0] === "sessions") expect(json.map((s: { sessionId: string }) => s.sessionId)).not.toContain("w3");
         else expect(json.totals.requests).toBe(args.length === 2 ? 5 + 7 : 3 + 7);

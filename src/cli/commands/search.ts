@@ -50,7 +50,8 @@ export const search = defineCommand({
   name: "search",
   summary: "find anything any agent did: prompts, answers, tool calls and the files they touched, newest first",
   usage: 'search [options] [query] [path ...]   (no query but paths: search "" path ...)',
-  description: `Searches the Claude Code, Codex and Gemini CLI sessions under the paths (files or folders), or in
+  description: `Searches the agents' sessions (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, OpenCode,
+Cursor CLI, Amp) under the paths (files or folders), or in
 the agents' standard locations: prompts, answers, tool names and inputs (commands, paths, patterns),
 errors; reasoning with --reasoning, tool outputs with --outputs. Words and "quoted phrases",
 case-insensitive, found inside longer words too; --regex for the rest. Each hit says the agent, the
