@@ -181,6 +181,15 @@ describe("search", () => {
     for (const { token } of cases) expect(stored.includes(token), token).toBe(false);
   });
 
+  it("a path where the query goes finds nothing and says how to search it with no query", async () => {
+    const folder = sharedPath("fixtures", "claude-session");
+    const printed = await search(["--tool", "Write", folder]);
+    expect(printed.code).toBe(0);
+    expect(printed.err).toContain(`to look in it with no query: agentstream search "" ${folder}`);
+    const meant = await hits(["", "--tool", "Write", folder]);
+    expect(meant.length).toBeGreaterThan(0);
+  });
+
   it("--no-index leaves the cache folder alone", async () => {
     const cache = tempDir("search-cache");
     const printed = await search(["formatDue", twoSessions().root, "--no-index"], { env: { XDG_CACHE_HOME: cache } });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { AgentStreamError } from "../../errors.ts";
 import {
   openSearchIndex,
@@ -90,6 +91,13 @@ Index: $XDG_CACHE_HOME/agentstream/search-v4.sqlite (else ~/.cache/agentstream),
       }
       if (result.hits.length === 0) {
         await io.stderr.write(`agentstream search: no match in ${report.sessions} session(s)\n`);
+        // The first word is always the query: a path there was most likely meant as where to look.
+        if (text !== "" && existsSync(text)) {
+          const shown = safeCell(text);
+          await io.stderr.write(
+            `agentstream search: "${shown}" was searched for as text; to look in it with no query: agentstream search "" ${shown} …\n`,
+          );
+        }
         return exit;
       }
       const colour = chooseMode(undefined, io) !== "none";
