@@ -426,3 +426,17 @@ describe("comments carry no measured figures", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe("the inner loop shares modules between test files", () => {
+  /** Every test file under a folder, relative to the repository. */
+  const testFiles = (dir: string): string[] =>
+    readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith(".test.ts") ? [join(dir, entry.name)] : [],
+    );
+
+  it("a file that replaces a module (vi.mock) is listed to run isolated (vitest.config.ts MOCKING)", async () => {
+    const { MOCKING } = await import("../vitest.config.ts");
+    const mocking = testFiles("test").filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(repoRoot, file), "utf8")));
+    expect([...mocking].sort()).toEqual([...MOCKING].sort());
+  });
+});
