@@ -71,15 +71,9 @@ export function createStreamState(): StreamState {
   const toolNames = new Map<string, string>();
   const counters = new Map<string, number>();
 
-  const withSession = <T extends AgentEventDraft>(draft: T, sessionId: string | undefined, time?: string): T => {
-    if (sessionId === undefined) return time === undefined ? draft : { ...draft, time };
-    return time === undefined ? { ...draft, sessionId } : { ...draft, sessionId, time };
-  };
   const metaOf = (options?: StartOptions): MessageMeta => {
     const meta: { contentType?: string; language?: string; channel?: string } = {};
-    if (options?.contentType !== undefined) meta.contentType = options.contentType;
-    if (options?.language !== undefined) meta.language = options.language;
-    if (options?.channel !== undefined) meta.channel = options.channel;
+    addMeta(meta, options);
     return meta;
   };
 
@@ -88,7 +82,9 @@ export function createStreamState(): StreamState {
       if (messages.has(messageId)) return [];
       const meta = metaOf(options);
       messages.set(messageId, { role, kind, parts: [], length: 0, sessionId: options?.sessionId, meta });
-      return [withSession({ type: "message.started", messageId, role, kind, ...meta }, options?.sessionId, options?.time)];
+      const draft: Draft = { type: "message.started", messageId, role, kind };
+      addMeta(draft, meta);
+      return [withSession(draft, options?.sessionId, options?.time)];
     },
     delta(messageId, text, role, kind, options) {
       if (text === "") return [];
@@ -105,9 +101,11 @@ export function createStreamState(): StreamState {
       const open = messages.get(messageId) as OpenMessage;
       messages.delete(messageId);
       const full = text ?? open.parts.join("");
-      const draft: AgentEventDraft = { type: "message.completed", messageId, role, kind, text: full, ...open.meta, ...metaOf(options) };
-      const signed = options?.signature !== undefined ? { ...draft, signature: options.signature } : draft;
-      out.push(withSession(signed, options?.sessionId ?? open.sessionId, options?.time));
+      const draft: Draft = { type: "message.completed", messageId, role, kind, text: full };
+      addMeta(draft, open.meta);
+      addMeta(draft, options);
+      if (options?.signature !== undefined) draft.signature = options.signature;
+      out.push(withSession(draft, options?.sessionId ?? open.sessionId, options?.time));
       return out;
     },
     isOpen: (messageId) => messages.has(messageId),
@@ -130,12 +128,9 @@ export function createStreamState(): StreamState {
       const out: AgentEventDraft[] = [];
       for (const [messageId, open] of [...messages]) {
         messages.delete(messageId);
-        out.push(
-          withSession(
-            { type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.parts.join(""), ...open.meta },
-            open.sessionId,
-          ),
-        );
+        const draft: Draft = { type: "message.completed", messageId, role: open.role, kind: open.kind, text: open.parts.join("") };
+        addMeta(draft, open.meta);
+        out.push(withSession(draft, open.sessionId));
       }
       for (const [toolCallId, open] of [...openTools]) {
         openTools.delete(toolCallId);
@@ -152,6 +147,26 @@ export function createStreamState(): StreamState {
     },
   };
   return state;
+}
+
+/**
+ * A draft being built: the stream state makes each one and adds its optional fields in order, so the
+ * keys (and the text written) are in one order, without copying the draft once per field.
+ */
+type Draft = { type: AgentEventDraft["type"]; contentType?: string; language?: string; channel?: string; [field: string]: unknown };
+
+/** Adds `meta`'s fields that are set, in the model's order (contentType, language, channel). */
+function addMeta(draft: { contentType?: string; language?: string; channel?: string }, meta: MessageMeta | undefined): void {
+  if (meta?.contentType !== undefined) draft.contentType = meta.contentType;
+  if (meta?.language !== undefined) draft.language = meta.language;
+  if (meta?.channel !== undefined) draft.channel = meta.channel;
+}
+
+/** Adds the session and time a draft's record gave, and returns it as the draft it now is. */
+function withSession(draft: Draft, sessionId: string | undefined, time?: string): AgentEventDraft {
+  if (sessionId !== undefined) draft.sessionId = sessionId;
+  if (time !== undefined) draft.time = time;
+  return draft as unknown as AgentEventDraft;
 }
 
 /**

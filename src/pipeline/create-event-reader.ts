@@ -54,6 +54,11 @@ export interface ReadOptions extends NdjsonOptions {
   /** More stages, run on every draft after repair and before the envelope is stamped. */
   stages?: readonly EventStage[];
   /**
+   * The `time` of an event whose input gave it none, asked for once per such event when its envelope is
+   * stamped (`runAgent` gives the moment the agent's output that made it arrived). Without it such events have no `time`.
+   */
+  defaultTime?: () => string;
+  /**
    * `summary`: read only what the session's facts need (`createSummaryBuilder`, usage reports). Long
    * tool outputs (a tool result's `content`, `stdout`, `stderr`, `aggregated_output`,
    * `formatted_output`, from 4 KiB) are skipped by a byte scan that still checks them, so events
@@ -249,6 +254,19 @@ function chooseStages(
   ];
 }
 
+/** An envelope given the default time: `time` after the draft's own fields, then the session and source it lacked. */
+function withTime(
+  event: Record<string, unknown>,
+  time: string,
+  sessionId: string | undefined,
+  source: EventSource | undefined,
+): Record<string, unknown> {
+  event.time = time;
+  if (sessionId !== undefined) event.sessionId = sessionId;
+  if (source !== undefined) event.source = source;
+  return event;
+}
+
 function chosenDialect(options: ReadOptions): Dialect | undefined {
   if (options.dialect === undefined || options.dialect === "auto") return undefined;
   return typeof options.dialect === "string" ? getDialect(options.dialect) : options.dialect;
@@ -269,6 +287,7 @@ class EventPipeline {
   readonly settling: boolean;
   readonly emitters: ((draft: AgentEventDraft) => void)[];
   readonly file: string | undefined;
+  readonly defaultTime: (() => string) | undefined;
   dialect: Dialect | undefined;
   readonly detecting: boolean;
   // Session boundaries in concatenated output: has the current session's opening record been read, and its id.
@@ -318,6 +337,7 @@ class EventPipeline {
     this.settling = this.stages.some((stage) => stage.settle !== undefined);
     this.emitters = this.createEmitters();
     this.file = options.file;
+    this.defaultTime = options.defaultTime;
     this.dialect = chosenDialect(options);
     this.detecting = this.dialect === undefined;
     this.decoder = this.dialect?.createDecoder();
@@ -431,10 +451,12 @@ class EventPipeline {
     const source = draft.source ?? this.currentSource();
     const v = MODEL_VERSION;
     const n = this.seq++;
+    const time = draft.time === undefined ? this.defaultTime?.() : undefined;
     let event: Record<string, unknown>;
     // Deltas, most of a stream, have a spread of their own: a spread that sees one shape copies it
     // fast, one that sees every event type's does not.
-    if (draft.type === "message.delta" && sessionId !== undefined && source !== undefined)
+    if (time !== undefined) event = withTime({ v, seq: n, ...draft }, time, sessionId, source);
+    else if (draft.type === "message.delta" && sessionId !== undefined && source !== undefined)
       event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined && source !== undefined) event = { v, seq: n, ...draft, sessionId, source };
     else if (sessionId !== undefined) event = { v, seq: n, ...draft, sessionId };

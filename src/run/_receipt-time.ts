@@ -2,10 +2,9 @@
  * Under `run`, every event carries a time (docs/events.md): the agent's own when its record had one,
  * else when `run` received the output it came from (or made the event: stderr lines, heartbeats, how
  * the agent ended). The oneshot seed and the dev-agent design define their records' times as the
- * time the event was received; this is where that time is taken, on the thread that reads the agent.
+ * time the event was received; this is where that time is taken, on the thread that reads the agent
+ * (the reader's `defaultTime`: the envelope asks for it once per event its record gave no time).
  */
-import type { EventStage } from "../stages/stage.ts";
-
 /** The receipt time of the output being read: taken once per chunk, made a string once per chunk. */
 export class ReceiptClock {
   private ms = Date.now();
@@ -21,16 +20,4 @@ export class ReceiptClock {
     this.iso ??= new Date(this.ms).toISOString();
     return this.iso;
   }
-}
-
-/** The last stage of `run`'s reader: a draft without `time` gets the receipt time. */
-export function createReceiptTimeStage(clock: ReceiptClock): EventStage {
-  return {
-    push(draft, emit) {
-      emit(draft.time === undefined ? { ...draft, time: clock.now() } : draft);
-    },
-    end() {
-      // Nothing held.
-    },
-  };
 }

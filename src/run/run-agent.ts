@@ -23,7 +23,7 @@ import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "
 import { dialectOfCommand } from "./dialect-of-command.ts";
 import { createEventQueue } from "./_event-queue.ts";
 import { openRunLogs, type RunLogFiles, type RunLogFlow, type RunLogs } from "./_logs.ts";
-import { createReceiptTimeStage, ReceiptClock } from "./_receipt-time.ts";
+import { ReceiptClock } from "./_receipt-time.ts";
 import { type HeldStrings, withHeldTexts } from "../framing/held-strings.ts";
 
 /** Where the logs of a run are (`AgentRun.logs`). */
@@ -245,7 +245,7 @@ class AgentRunState {
     };
     const readOptions: ReadOptions = {
       ...options.read,
-      stages: [...(options.read?.stages ?? []), createReceiptTimeStage(this.receipt)],
+      defaultTime: () => this.receipt.now(),
       dialect: options.dialect ?? dialectOfCommand(command),
       onIssue: (issue) => {
         if (issue.code === "unsafe-integer") this.logs?.expectLosslessIntegers();
