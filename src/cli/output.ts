@@ -81,8 +81,9 @@ export interface LiveOutput extends BatchedOutput {
   /**
    * Call after each event: the text of one turn of the event loop goes out in one write (an agent's
    * burst is not a write per event), at the latest when LIVE_QUEUE_LIMIT is queued, and then waits for the reader.
+   * Returns a promise only then: an event that need not wait costs its consumer no await.
    */
-  settle(): Promise<void>;
+  settle(): Promise<void> | undefined;
 }
 
 /**
@@ -112,12 +113,13 @@ export function createLiveOutput(target: CliOutput): LiveOutput {
       batched.writeBytes(bytes);
     },
     flush,
-    async settle() {
+    settle() {
       if (queued > LIVE_QUEUE_LIMIT) return flush();
       if (queued > 0 && !scheduled) {
         scheduled = true;
         setImmediate(() => void flush());
       }
+      return undefined;
     },
   };
 }

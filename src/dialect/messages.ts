@@ -101,6 +101,9 @@ export function createStreamState(): StreamState {
       const open = messages.get(messageId) as OpenMessage;
       messages.delete(messageId);
       const full = text ?? open.parts.join("");
+      // The Map may still reach this entry from a table it replaced (kept for iterators) until a full collection:
+      // emptied, the entry holds no text there.
+      open.parts.length = 0;
       const draft: Draft = { type: "message.completed", messageId, role, kind, text: full };
       addMeta(draft, open.meta);
       addMeta(draft, options);

@@ -16,11 +16,16 @@ export interface Clock {
 /** Creates a clock for one stream; `now` is the writer's clock (a parameter for tests). */
 export function createClock(now: () => number = Date.now): Clock {
   let last: number | undefined;
+  // Events of one chunk of output share one time (`run`'s receipt time): it is parsed once.
+  let lastText: string | undefined;
   return {
     ms(time) {
-      if (time !== undefined) {
+      if (time !== undefined && time !== lastText) {
         const parsed = Date.parse(time);
-        if (Number.isFinite(parsed)) last = parsed;
+        if (Number.isFinite(parsed)) {
+          last = parsed;
+          lastText = time;
+        }
       }
       return last ?? now();
     },

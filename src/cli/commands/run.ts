@@ -202,7 +202,8 @@ executable, 127 command not found, 2 usage error.`,
     try {
       for await (const event of agent.events) {
         page?.feed.push(event);
-        await sink.event(event);
+        const behind = sink.event(event);
+        if (behind !== undefined) await behind;
       }
       const result = await agent.result;
       await diagnostics.summarize();
@@ -346,7 +347,8 @@ function agentName(command: string): string {
 interface RunSink {
   /** The record sink's held strings (`--to agentstream`): the run's reader holds long tool outputs there. */
   readonly heldStrings?: HeldStrings;
-  event(event: AgentEvent): Promise<void>;
+  /** A promise only when the event must be waited for (stdout or stderr is behind): most events cost no await. */
+  event(event: AgentEvent): Promise<void> | undefined;
   end(report: object): Promise<void>;
 }
 
@@ -402,12 +404,11 @@ function createRunSink(values: RunValues, io: CliIo, readers: Readers, run: RunF
   // script reading stderr, a view written to a file or a pipe) gets our errors on stderr too.
   const viewIsWatched = io.stdout.isTTY && io.stderr.isTTY;
   return {
-    async event(event) {
+    event(event) {
       // Once stdout's reader is gone, what reaches a person goes to stderr, as without the view.
-      if (!readers.stdoutOpen()) await echoToStderr(event, values, io);
-      else if (!viewIsWatched) await echoOurError(event, io);
+      const echoed = !readers.stdoutOpen() ? echoToStderr(event, values, io) : viewIsWatched ? undefined : echoOurError(event, io);
       sink.event(event, "agent");
-      await output.settle();
+      return both(echoed, output.settle());
     },
     async end(report) {
       await sink.end([]);
@@ -444,10 +445,10 @@ function formatRunSink(
   const sink = createRecordSink(format, { finalSummary: writerSummary, run }, output);
   return {
     ...(sink.heldStrings === undefined ? {} : { heldStrings: sink.heldStrings }),
-    async event(event) {
-      await echoToStderr(event, values, io);
+    event(event) {
+      const echoed = echoToStderr(event, values, io);
       sink.event(event, "agent");
-      await output.settle();
+      return both(echoed, output.settle());
     },
     async end(report) {
       await sink.end([]);
@@ -488,18 +489,32 @@ function runReport(result: RunResult, published: PublishReport | undefined, expo
  * the terminal sanitizer (an agent's stderr line may hold escape sequences: only colours are kept, on a terminal).
  * `-q` keeps the errors.
  */
-async function echoToStderr(event: AgentEvent, values: RunValues, io: CliIo): Promise<void> {
+function echoToStderr(event: AgentEvent, values: RunValues, io: CliIo): Promise<void> | undefined {
   if (values.quiet) return echoOurError(event, io);
   if (event.type === "notice" && (event.kind === "stderr" || event.kind === "incomplete" || event.kind === "leftover-processes")) {
     const text = sanitizeForTerminal(event.text, { sgr: io.stderr.isTTY ? "keep" : "drop", keepNewlines: false });
-    await io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${text}\n`);
-  } else await echoOurError(event, io);
+    return pending(io.stderr.write(`${event.kind === "stderr" ? "" : "agentstream run: "}${text}\n`));
+  }
+  return echoOurError(event, io);
 }
 
 /** Our own fatal errors (the command not found, a timeout: no input line), as one line on stderr. */
-async function echoOurError(event: AgentEvent, io: CliIo): Promise<void> {
+function echoOurError(event: AgentEvent, io: CliIo): Promise<void> | undefined {
   if (event.type === "error" && event.source?.line === undefined && event.fatal === true)
-    await io.stderr.write(`agentstream run: ${sanitizeForTerminal(event.message, { keepNewlines: false })}\n`);
+    return pending(io.stderr.write(`agentstream run: ${sanitizeForTerminal(event.message, { keepNewlines: false })}\n`));
+  return undefined;
+}
+
+/** A write's promise when it has one (the stream is behind), else undefined. */
+function pending(written: void | Promise<void>): Promise<void> | undefined {
+  return written instanceof Promise ? written : undefined;
+}
+
+/** Waits for whichever of two writes is pending (most events: neither, and no promise is made). */
+function both(first: Promise<void> | undefined, second: Promise<void> | undefined): Promise<void> | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  return Promise.all([first, second]).then(() => undefined);
 }
 
 function logOption(values: RunValues, io: CliIo): { log?: string } {

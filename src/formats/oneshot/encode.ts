@@ -77,7 +77,10 @@ function commandOf(input: JsonValue | undefined): string | undefined {
 
 function defined(fields: Record<string, JsonValue | undefined>): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 
@@ -201,7 +204,10 @@ class OneshotEncoderState {
         return [];
       },
       "message.completed": (event, ms) => {
+        const open = this.open.get(event.messageId);
         this.open.delete(event.messageId);
+        // The Map may still reach the entry from a table it replaced until a full collection: emptied, it holds no text there.
+        if (open !== undefined) open.parts.length = 0;
         if (event.role === "assistant" && event.kind === "text" && this.sessionData(event.sessionId) === undefined)
           this.lastAnswer = event.text;
         const extra = defined({

@@ -29,6 +29,15 @@ interface MessageChannel {
   readonly kind: MessageKind;
 }
 
+/**
+ * Lets go of a finished message's texts. The Map it was in may still reach it from a table it replaced (kept for
+ * iterators), and what that table reaches lives until a full collection: an emptied channel holds no text there.
+ */
+function emptyChannel(channel: { rawText: string; outText: string }): void {
+  channel.rawText = "";
+  channel.outText = "";
+}
+
 /** Fields that hold identifiers or enumerations, never free text: left as they are. */
 const NOT_TEXT = new Set([
   "type",
@@ -171,11 +180,13 @@ class Redactor implements RedactionStage {
     if (held === undefined) return undefined;
     this.heldMessages.delete(messageId);
     const rawText = held.pieces.join("");
+    // The Map may still reach this entry from a table it replaced: emptied, it holds no text there (create-repair-stage.ts, `forget`).
+    const pieces = held.pieces.splice(0);
     if (held.length <= MAX_HELD_CHARS) return { rawText, outText: redactText(rawText, this.counts) };
     // Longer: a stream redactor may let a long tail go, so the deltas are replayed through one to count as it does.
     const redactor = createStreamRedactor(this.counts);
     let outText = "";
-    for (const piece of held.pieces) outText += redactor.push(piece);
+    for (const piece of pieces) outText += redactor.push(piece);
     return { rawText, outText: outText + redactor.flush() };
   }
 
@@ -206,11 +217,14 @@ class Redactor implements RedactionStage {
   private completeMessage(draft: Draft<"message.completed">, emit: Emit): void {
     const channel = this.deltasAtCompletion ? this.redactHeld(draft.messageId) : this.flushMessage(draft.messageId, emit);
     if (channel === undefined || channel.rawText !== draft.text) {
+      if (channel !== undefined) emptyChannel(channel);
       emit(this.redactFields(draft));
       return;
     }
     const redacted = this.redactFields(draft, "text");
-    emit(channel.outText === draft.text ? redacted : { ...redacted, text: channel.outText });
+    const outText = channel.outText;
+    emptyChannel(channel);
+    emit(outText === draft.text ? redacted : { ...redacted, text: outText });
   }
 
   private flushTool(toolCallId: string, sessionId: string | undefined, emit: Emit): void {

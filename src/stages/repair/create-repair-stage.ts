@@ -65,6 +65,23 @@ type Channel = {
 
 type Emit = (draft: AgentEventDraft) => void;
 
+/**
+ * Removes a channel and lets go of its texts. A Map keeps its previous table, entries and all, after it grows or
+ * compacts (an iterator may still be walking it); once that table is in the old generation, whatever its entries
+ * reach lives until a full collection. A stream of messages remembered in a Map is so a stream of texts promoted
+ * and dying in the old generation, most of a long stream's peak memory, unless each channel is emptied on removal.
+ */
+function forget(channels: Map<string, Channel>, id: string): void {
+  const channel = channels.get(id);
+  if (channel === undefined) return;
+  channels.delete(id);
+  channel.emitted = "";
+  channel.trueText = undefined;
+  channel.lastRaw = "";
+  channel.held = undefined;
+  channel.rawConcat = "";
+}
+
 const SAFE_BOUNDARY = /[\s.,;:!?)\]}'"`\-–—…]/u;
 /** Events that do not show text: a held first delta may wait past them (Claude interleaves thinking_tokens metrics). */
 const QUIET_TYPES = new Set<AgentEventDraft["type"]>(["metric", "usage", "rate_limit", "heartbeat", "retry", "notice", "repair"]);
@@ -117,7 +134,7 @@ class RepairStage implements EventStage {
         this.onToolInputDelta(draft, emit);
         return;
       case "tool.completed":
-        this.toolInputs.delete(draft.toolCallId);
+        forget(this.toolInputs, draft.toolCallId);
         this.flushAllHeld(emit);
         emit(draft);
         return;
@@ -144,7 +161,7 @@ class RepairStage implements EventStage {
       });
       return;
     }
-    if (known !== undefined) this.messages.delete(draft.messageId); // a reused id after completion starts afresh
+    if (known !== undefined) forget(this.messages, draft.messageId); // a reused id after completion starts afresh
     this.channelFor(this.messages, draft.messageId, draft.role, draft.kind, draft.sessionId);
     emit(draft);
   }
@@ -506,7 +523,7 @@ class RepairStage implements EventStage {
     if (this.messages.size <= REMEMBERED_MESSAGES) return;
     for (const [id, channel] of this.messages) {
       if (this.messages.size <= REMEMBERED_MESSAGES) break;
-      if (channel.completed) this.messages.delete(id);
+      if (channel.completed) forget(this.messages, id);
     }
   }
 

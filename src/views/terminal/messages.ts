@@ -121,10 +121,19 @@ export function linkify(r: RenderState, text: string): string {
   });
 }
 
+/**
+ * Drops a message's state and empties it: the Map may still reach the entry from a table it replaced (kept for
+ * iterators) until a full collection, and an emptied state holds no text there.
+ */
+export function forgetMessage(r: RenderState, m: MessageState): void {
+  r.messages.delete(m.id);
+  m.parts.length = 0;
+}
+
 export function finishMessage(r: RenderState, m: MessageState): void {
   endText(r, m);
   if (r.current === m) closeLine(r, m);
-  r.messages.delete(m.id);
+  forgetMessage(r, m);
   if (r.current === undefined) settle(r);
 }
 

@@ -1,6 +1,6 @@
 /** Messages: deltas stream onto the open line; a completed message adds what was not streamed, or shows itself (prompts cut). */
 import type { EventOf } from "../../model/events.ts";
-import { endText, finishMessage, messageState, rememberAnswer, streamText } from "./messages.ts";
+import { endText, finishMessage, forgetMessage, messageState, rememberAnswer, streamText } from "./messages.ts";
 import { closeLine, emitRows, indentOf, line, note, style } from "./screen.ts";
 import { MIN_HIDDEN, type RenderState, USER_LINES, VERBOSE_HEAD, VERBOSE_TAIL } from "./state.ts";
 import { hiddenSummary, trimBlankEnds } from "./tools.ts";
@@ -23,12 +23,12 @@ export function onMessageDelta(r: RenderState, event: EventOf<"message.delta">):
 export function onMessageCompleted(r: RenderState, event: EventOf<"message.completed">): void {
   const m = r.messages.get(event.messageId) ?? messageState(r, event.messageId, event.role, event.kind, event);
   if (event.kind === "redacted_reasoning") {
-    r.messages.delete(m.id);
+    forgetMessage(r, m);
     if (r.verbose) note(r, () => line(r, m.depth, style(r, "reasoning", "∴ (reasoning withheld by the provider)")));
     return;
   }
   if (!m.shown) {
-    r.messages.delete(m.id);
+    forgetMessage(r, m);
     return;
   }
   if (m.length > 0) {
@@ -55,6 +55,6 @@ export function onMessageCompleted(r: RenderState, event: EventOf<"message.compl
       emitRows(r, `${indentOf(m.depth)}  ${style(r, "meta", hiddenSummary(r, hidden, 0, r.width - indentOf(m.depth).length - 2))}\n`);
     } else streamText(r, m, event.text);
     finishMessage(r, m);
-  } else r.messages.delete(m.id);
+  } else forgetMessage(r, m);
   rememberAnswer(r, m, event.text, event);
 }

@@ -36,9 +36,11 @@ export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | u
 /**
  * Characters of a session's latest answers kept at least to compare the final answer with (`SessionState.answers`,
  * at most twice this): older ones are dropped, so a long session's memory stays flat. A final answer that repeats more than this of earlier answers is
- * shown again (docs/render.md).
+ * shown again (docs/render.md). Kept small on purpose: an answer kept across a few young-generation collections is
+ * promoted to the old generation, and a stream of answers kept that long is a stream of old-generation garbage, most
+ * of the view's peak memory.
  */
-export const ANSWERS_KEPT = 1 << 20;
+export const ANSWERS_KEPT = 1 << 16;
 /** A run of heartbeats prints its first one, then again when the idle time passes each of these. */
 export const IDLE_STEPS_MS = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 
