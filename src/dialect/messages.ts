@@ -82,9 +82,7 @@ export function createStreamState(): StreamState {
       if (messages.has(messageId)) return [];
       const meta = metaOf(options);
       messages.set(messageId, { role, kind, parts: [], length: 0, sessionId: options?.sessionId, meta });
-      const draft: Draft = { type: "message.started", messageId, role, kind };
-      addMeta(draft, meta);
-      return [withSession(draft, options?.sessionId, options?.time)];
+      return [startedDraft(messageId, role, kind, meta, options)];
     },
     delta(messageId, text, role, kind, options) {
       if (text === "") return [];
@@ -97,18 +95,21 @@ export function createStreamState(): StreamState {
       return out;
     },
     complete(messageId, text, role, kind, options) {
-      const out = state.start(messageId, role, kind, options);
-      const open = messages.get(messageId) as OpenMessage;
-      messages.delete(messageId);
-      const full = text ?? open.parts.join("");
-      // The Map may still reach this entry from a table it replaced (kept for iterators) until a full collection:
-      // emptied, the entry holds no text there.
-      open.parts.length = 0;
+      const open = messages.get(messageId);
+      // A message given whole (no deltas) never enters the map: an entry added and removed at once per message
+      // would be churn, and a Map reaches what it removed through the tables it replaced until a full collection.
+      const out = open === undefined ? [startedDraft(messageId, role, kind, metaOf(options), options)] : [];
+      let full = text ?? "";
+      if (open !== undefined) {
+        messages.delete(messageId);
+        full = text ?? open.parts.join("");
+        open.parts.length = 0; // emptied, the entry holds no text where the Map still reaches it
+      }
       const draft: Draft = { type: "message.completed", messageId, role, kind, text: full };
-      addMeta(draft, open.meta);
+      addMeta(draft, open?.meta);
       addMeta(draft, options);
       if (options?.signature !== undefined) draft.signature = options.signature;
-      out.push(withSession(draft, options?.sessionId ?? open.sessionId, options?.time));
+      out.push(withSession(draft, options?.sessionId ?? open?.sessionId, options?.time));
       return out;
     },
     isOpen: (messageId) => messages.has(messageId),
@@ -163,6 +164,19 @@ function addMeta(draft: { contentType?: string; language?: string; channel?: str
   if (meta?.contentType !== undefined) draft.contentType = meta.contentType;
   if (meta?.language !== undefined) draft.language = meta.language;
   if (meta?.channel !== undefined) draft.channel = meta.channel;
+}
+
+/** A `message.started` draft with the message's meta, session and time. */
+function startedDraft(
+  messageId: string,
+  role: MessageRole,
+  kind: MessageKind,
+  meta: MessageMeta,
+  options: StartOptions | undefined,
+): AgentEventDraft {
+  const draft: Draft = { type: "message.started", messageId, role, kind };
+  addMeta(draft, meta);
+  return withSession(draft, options?.sessionId, options?.time);
 }
 
 /** Adds the session and time a draft's record gave, and returns it as the draft it now is. */
