@@ -8,7 +8,6 @@ import { writeSync } from "node:fs";
 import type { AgentEvent } from "../model/events.ts";
 import { LosslessInteger } from "../model/lossless-integer.ts";
 import { createOneshotEncoder } from "../formats/oneshot/encode.ts";
-import { toLine } from "../formats/agentstream/encode.ts";
 import { stringifyRecord } from "../framing/stringify.ts";
 import { isJsonObject } from "../model/lossless-integer.ts";
 import { HeldStrings, mayHoldPlaceholder, splice, type Piece } from "../framing/held-strings.ts";
@@ -20,8 +19,11 @@ export interface LogLineFds {
 }
 
 export interface LogLineWriter {
-  /** Serializes the batch once per log and appends it: one write per file. */
-  write(events: readonly AgentEvent[]): void;
+  /**
+   * Serializes the batch once per log and appends it: one write per file. `plainJson`: no event can hold a
+   * LosslessInteger (the reader reported none), so each line is `JSON.stringify`'s, without the walk that looks for one.
+   */
+  write(events: readonly AgentEvent[], plainJson?: boolean): void;
   /** The oneshot packets held until the end (a preamble with no session yet). */
   end(): void;
 }
@@ -38,12 +40,13 @@ export function createLogLineWriter(fds: LogLineFds, reads: HeldStrings | undefi
   const events = createLineBuffer(fds.events, held);
   const packets = createLineBuffer(fds.oneshot, held);
   return {
-    write(batch) {
+    write(batch, plainJson = false) {
+      const stringify = plainJson ? plainStringify : stringifyRecord;
       for (const event of batch) {
         const keys: string[] = [];
         const written = withLongTextsHeld(event, held, keys);
-        events.add(toLine(written));
-        for (const packet of oneshot.encode(written)) packets.add(stringifyRecord(packet));
+        events.add(stringify(written));
+        for (const packet of oneshot.encode(written)) packets.add(stringify(packet));
         for (const key of keys) held.release(key);
       }
       events.flush();
@@ -54,6 +57,11 @@ export function createLogLineWriter(fds: LogLineFds, reads: HeldStrings | undefi
       packets.flush();
     },
   };
+}
+
+/** A record's JSON when it holds no LosslessInteger (an event or packet is always an object: never `undefined`). */
+function plainStringify(record: unknown): string {
+  return JSON.stringify(record) as string;
 }
 
 /** A text this long (UTF-16 units) is escaped once per event; shorter ones cost less to escape again than to look up. */

@@ -22,7 +22,7 @@ if (port !== null) {
       for (const [index, paths] of message.lossless) restoreLosslessIntegers(events[index], paths);
       const bytes = message.strings;
       if (bytes !== undefined) for (const [key, at, length] of bytes.entries) held?.adopt(key, bytes.bytes.subarray(at, at + length));
-      writer.write(message.packed === undefined ? events : unpackDeltas(events, message.packed));
+      writer.write(message.packed === undefined ? events : unpackDeltas(events, message.packed), message.plainJson);
       if (bytes !== undefined) for (const [key] of bytes.entries) held?.release(key);
       port.postMessage({ type: "written", bytes: message.bytes });
       return;

@@ -65,6 +65,8 @@ export type ToLogWorker =
       readonly packed: PackedDeltas | undefined;
       /** Where `events` hold LosslessIntegers (indexes into `events`). */
       readonly lossless: readonly (readonly [number, LosslessPaths])[];
+      /** No event of the run can hold a LosslessInteger yet (none was reported): the lines need no search for one. */
+      readonly plainJson: boolean;
       /** The held strings the events' placeholders stand for, packed into one buffer. */
       readonly strings: HeldBytes | undefined;
       readonly bytes: number;
@@ -250,7 +252,15 @@ function createWorkerLines(fds: LogLineFds, runId: string, flow: RunLogFlow | un
       const heldBytes = held === undefined ? undefined : heldBytesOf(others, held);
       const bytes = Math.max(inputBytes, BATCH_MIN_WEIGHT);
       inFlight += bytes;
-      const message: ToLogWorker = { type: "events", events: others, packed: packing?.packed, lossless, strings: heldBytes, bytes };
+      const message: ToLogWorker = {
+        type: "events",
+        events: others,
+        packed: packing?.packed,
+        lossless,
+        plainJson: !searchLossless,
+        strings: heldBytes,
+        bytes,
+      };
       // The held strings' bytes are moved, not copied: they were copied once into their own buffer.
       worker.postMessage(message, heldBytes === undefined ? [] : [heldBytes.bytes.buffer as ArrayBuffer]);
       if (!behind && inFlight > LOG_HIGH_WATER) {
