@@ -20,6 +20,7 @@ import { asWire, field, fieldArr, fieldBool, fieldNum, fieldObj, fieldStr, type 
 import { isoFromEpochSeconds } from "../../dialect/time.ts";
 import { dispatch, handlers } from "../../dialect/handlers.ts";
 import { type ContentBlock, type WireUsage, anthropicUsage, classifyTool, contentText, count, planStatus, unifiedDiff } from "./wire.ts";
+import { RecentMap } from "../../dialect/recent-map.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the Agent SDK's `SDKMessage` union as the CLI prints it (one object per line).
@@ -426,7 +427,7 @@ const ENVELOPE_SKIP = skip("type", "session_id", "uuid", "parent_tool_use_id");
 const SYSTEM_SKIP = skip("type", "subtype", "session_id", "uuid", "parent_tool_use_id");
 const RESULT_SKIP = skip("type", "session_id", "uuid", "result", "total_cost_usd", "total_cost", "duration_ms", "num_turns");
 const RATE_LIMIT_SKIP = new Set(["status", "resetsAt", "rateLimitType"]);
-/** API messages whose block bookkeeping is kept; the oldest is released past this. */
+/** API messages whose block bookkeeping is kept (at least this many, the latest; `RecentMap`). */
 const REMEMBERED_API_MESSAGES = 64;
 /** Completed tool calls whose info is kept for late references; the oldest is released past this. */
 const REMEMBERED_TOOLS = 1024;
@@ -476,7 +477,7 @@ class ClaudeStream {
   readonly children = new Map<string, ChildSession>();
   readonly tools = new Map<string, ToolInfo>();
   readonly taskTools = new Map<string, string>();
-  readonly apiMessages = new Map<string, ApiMessageState>();
+  readonly apiMessages = new RecentMap<string, ApiMessageState>(REMEMBERED_API_MESSAGES);
   /** The API message being streamed, per stream (`""` for the main agent, else the parent tool call id). */
   readonly streaming = new Map<string, string>();
   readonly openTurns = new Map<string, string | undefined>();
@@ -489,9 +490,8 @@ class ClaudeStream {
     let m = this.apiMessages.get(id);
     if (m === undefined) {
       m = { streamed: new Map(), done: new Set() };
-      this.apiMessages.set(id, m);
       // Lines of one API message come together; only the latest few can still get more, so older ones are released.
-      if (this.apiMessages.size > REMEMBERED_API_MESSAGES) this.apiMessages.delete(this.apiMessages.keys().next().value as string);
+      this.apiMessages.set(id, m);
     }
     return m;
   }
