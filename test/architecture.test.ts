@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { agents } from "../src/agents/index.ts";
 import { dialects } from "../src/dialects.ts";
 import { formats } from "../src/formats/index.ts";
+import { formatDialects } from "../src/formats/dialects.ts";
 import { repoRoot } from "./helpers/shared.ts";
 
 /** One row of the layer table: the files under `path` (relative to src/; a folder ends in `/`). */
@@ -323,6 +324,11 @@ describe("where new things go (one folder, one registry line)", () => {
       expect(importedBy("formats/index.ts"), name).toContain(`formats/${name}/index.ts`);
     }
     expect(formats.map((f) => f.name).sort()).toEqual(folders("formats").sort());
+  });
+
+  it("the formats read are listed for detection as the format registry has them (src/formats/dialects.ts)", () => {
+    expect(formatDialects).toEqual(formats.flatMap((format) => (format.dialect === undefined ? [] : [format.dialect])));
+    expect(importedBy("dialects.ts")).not.toContain("formats/index.ts");
   });
 });
 
