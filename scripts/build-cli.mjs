@@ -1,6 +1,6 @@
-// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs) and the list of
-// commands (run.js, ES modules with one chunk per command, imported when that command runs), instead of ~180
-// modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js (for
+// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs), the list of
+// commands (run.js) and one ES module per command (command-<name>.js, imported when that command runs), instead of
+// ~180 modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js (for
 // `node dist/cli/bin.js`) are one-line stubs loading the program. The library (dist/index.js, agentstream/run,
 // ...) stays tsc's output. Called by `npm run build`.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -52,13 +52,36 @@ const common = {
   logLevel: "warning",
 };
 
-// `run`: the list of commands, which the program imports; each command is a chunk of its own.
+/**
+ * The commands: each is one file of its own, `command-<name>.js`, holding everything it runs (what it imports
+ * lazily too), which `run.js` imports when that command runs. One file loads faster than the dozens of shared chunks
+ * code splitting makes (Node's module loader pays per module: resolving, reading, linking), at the price of the code
+ * commands share being in each of their files. Nothing is shared between the files at run time: a value that must be
+ * recognised across them carries a brand (`AgentStreamError.is`, `LosslessInteger.is`), never `instanceof`.
+ */
+const runSource = readFileSync(join(root, "src/cli/run.ts"), "utf8");
+const commandNames = [...runSource.matchAll(/import\("\.\/commands\/([a-z-]+)\.ts"\)/g)].map((match) => match[1]);
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(commandNames.map((name) => [`command-${name}`, join(root, `src/cli/commands/${name}.ts`)])),
+  plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
+});
+/** In `run.js`, a command's module is its file. */
+const commandOfBundle = {
+  name: "command-of-bundle",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\/commands\/[a-z-]+\.ts$/ }, (args) =>
+      args.importer.endsWith(join("src", "cli", "run.ts"))
+        ? { path: `./command-${args.path.slice("./commands/".length, -".ts".length)}.js`, external: true }
+        : undefined,
+    );
+  },
+};
+// `run`: the list of commands, which the program imports.
 await build({
   ...common,
   entryPoints: { run: join(root, "src/cli/run.ts") },
-  chunkNames: "[name]-[hash]",
-  splitting: true,
-  plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
+  plugins: [commandOfBundle, moduleUrlOfCompiledCopy("import.meta.url")],
 });
 /**
  * The program itself is CommonJS: Node starts an ES module entry later (its module loader), and every run would pay

@@ -212,7 +212,7 @@ describe("agentstream CLI (built binary)", () => {
   // every start pays (--help, --version, before any command) holds none of them, nor ajv.
   const bundle = join(repoRoot, "dist/cli/bundle/bin.cjs");
   it.skipIf(!existsSync(bundle))(
-    "is bundled: a start loads no command, and each command is a chunk of its own, imported when it runs",
+    "is bundled: a start loads no command, and each command is one file of its own, imported when it runs",
     () => {
       expect(readFileSync(bundle, "utf8")).not.toMatch(/\brequire\("\.\//);
       const loadedAtStart = new Set<string>();
@@ -232,9 +232,26 @@ describe("agentstream CLI (built binary)", () => {
       expect(startCode).toContain("function mainHelp");
       for (const loadedLater of ["ajv/dist/compile", "createTerminalRenderer", "createServer", "@nats-io", "function summarize"])
         expect(startCode).not.toContain(loadedLater);
-      const commandImport = /import\("\.\/([a-z]+)(?:-[A-Z0-9]+)?\.js"\)/g;
+      const commandImport = /import\("\.\/command-([a-z]+)\.js"\)/g;
       const imported = [...loadedAtStart].flatMap((file) => [...readFileSync(file, "utf8").matchAll(commandImport)].map((m) => m[1]));
-      expect(new Set(imported)).toEqual(new Set([...commands.map((c) => c.name), "run"]));
+      expect(new Set(imported)).toEqual(new Set(commands.map((c) => c.name)));
+      // A command's file imports no other file of ours: it is all the command runs (Node's loader pays per module).
+      for (const name of imported) {
+        const code = readFileSync(join(dirname(bundle), `command-${name}.js`), "utf8");
+        expect(code.match(/\b(?:from|import)\s*\(?\s*"\.\.?\/[^"]*"/g) ?? [], name).toEqual([]);
+      }
+      // Reading a stream needs the decoders only: `summary` and `render` hold no ajv (the event schema is compiled
+      // ahead of time, src/validation/_event-validator.generated.ts) and no format's encoder or schema.
+      for (const name of ["summary", "render"]) {
+        const code = readFileSync(join(dirname(bundle), `command-${name}.js`), "utf8");
+        for (const notNeeded of [
+          "ajv/dist/core.js",
+          "src/formats/ag-ui/encode.ts",
+          "src/formats/ag-ui/spec.ts",
+          "src/formats/aaep/schema.ts",
+        ])
+          expect(code, `${name}: ${notNeeded}`).not.toContain(notNeeded);
+      }
       // Nothing else: no second copy of the commands (a script compiled with a code cache of our own).
       expect(readdirSync(dirname(bundle)).filter((file) => file.endsWith(".cjs"))).toEqual(["bin.cjs"]);
     },
