@@ -251,6 +251,8 @@ describe("agentstream CLI (built binary)", () => {
           "src/formats/aaep/schema.ts",
         ])
           expect(code, `${name}: ${notNeeded}`).not.toContain(notNeeded);
+        // SQLite is loaded when a session store's database is opened (src/usage/store.ts), not by every read of a file.
+        expect(code, name).not.toMatch(/^import\b[^;]*"better-sqlite3"/m);
       }
       // Nothing else: no second copy of the commands (a script compiled with a code cache of our own).
       expect(readdirSync(dirname(bundle)).filter((file) => file.endsWith(".cjs"))).toEqual(["bin.cjs"]);
