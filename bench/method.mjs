@@ -84,9 +84,9 @@ async function ours(kind) {
     for await (const _ of readEvents(chunks())) events++;
     return events;
   }
-  // The CLI as `agentstream` runs a command: the bundle's list of commands (scripts/build-cli.mjs), which imports the
-  // command's own chunk.
-  const { run } = await import("../dist/cli/bundle/run.js");
+  // The CLI as `agentstream` runs a command: the bundle's list of commands (scripts/build-cli.mjs), which requires the
+  // command's own file.
+  const { run } = await import("../dist/cli/bundle/run.cjs");
   const out = devnull();
   // As processIo's stdout: text or bytes (a batch encoded into one buffer), backpressure by promise.
   const write = (data) => {

@@ -1,6 +1,6 @@
-// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs) and the list of
-// commands (run.js, ES modules with one chunk per command, imported when that command runs), instead of ~180
-// modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js (for
+// Bundles the CLI (after tsc) into dist/cli/bundle/: the program (src/cli/bin.ts → bin.cjs), the list of
+// commands (run.cjs) and one file per command (command-<name>.cjs, required when that command runs), instead of
+// ~180 modules (and ajv's CommonJS files). dist/cli/bin.cjs, the package's `bin`, and dist/cli/bin.js (for
 // `node dist/cli/bin.js`) are one-line stubs loading the program. The library (dist/index.js, agentstream/run,
 // ...) stays tsc's output. Called by `npm run build`.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -52,30 +52,48 @@ const common = {
   logLevel: "warning",
 };
 
-// `run`: the list of commands, which the program imports; each command is a chunk of its own.
-await build({
-  ...common,
-  entryPoints: { run: join(root, "src/cli/run.ts") },
-  chunkNames: "[name]-[hash]",
-  splitting: true,
-  plugins: [moduleUrlOfCompiledCopy("import.meta.url")],
-});
 /**
- * The program itself is CommonJS: Node starts an ES module entry later (its module loader), and every run would pay
- * that. It imports the ES module `run.js`, the list of commands.
+ * The commands: each is one file of its own, `command-<name>.cjs`, holding everything it runs (what it imports
+ * lazily too), which the list of commands requires when that command runs. One file loads faster than the dozens of
+ * shared chunks code splitting makes (Node's module loader pays per module: resolving, reading, linking), at the price
+ * of the code commands share being in each of their files. Nothing is shared between the files at run time: a value
+ * that must be recognised across them carries a brand (`AgentStreamError.is`, `LosslessInteger.is`), never
+ * `instanceof`. Every file is CommonJS, as the program is: a command that loads no ES module package never starts
+ * Node's ES module loader.
  */
-const runOfBundle = {
-  name: "run-of-bundle",
-  setup(esbuild) {
-    esbuild.onResolve({ filter: /^\.\/run\.ts$/ }, () => ({ path: "./run.js", external: true }));
-  },
+const runSource = readFileSync(join(root, "src/cli/run.ts"), "utf8");
+const commandNames = [...runSource.matchAll(/import\("\.\/commands\/([a-z-]+)\.ts"\)/g)].map((match) => match[1]);
+const commonJs = {
+  ...common,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  plugins: [moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
 };
 await build({
-  ...common,
-  entryPoints: { bin: join(root, "src/cli/bin.ts") },
-  outExtension: { ".js": ".cjs" },
-  format: "cjs",
-  plugins: [runOfBundle, moduleUrlOfCompiledCopy('require("node:url").pathToFileURL(__filename)')],
+  ...commonJs,
+  entryPoints: Object.fromEntries(commandNames.map((name) => [`command-${name}`, join(root, `src/cli/commands/${name}.ts`)])),
+});
+/**
+ * The program's `import("./run.ts")` is the list of commands' file, and the list's `import("./commands/<name>.ts")` the
+ * command's; both are required (`supported`: esbuild writes a lazy `require` for such an `import()`).
+ */
+const filesOfBundle = {
+  name: "files-of-bundle",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\/run\.ts$/ }, () => ({ path: "./run.cjs", external: true }));
+    esbuild.onResolve({ filter: /^\.\/commands\/[a-z-]+\.ts$/ }, (args) =>
+      args.importer.endsWith(join("src", "cli", "run.ts"))
+        ? { path: `./command-${args.path.slice("./commands/".length, -".ts".length)}.cjs`, external: true }
+        : undefined,
+    );
+  },
+};
+// The program (bin.cjs: an ES module entry would start Node's module loader at every run) and the list of commands.
+await build({
+  ...commonJs,
+  entryPoints: { bin: join(root, "src/cli/bin.ts"), run: join(root, "src/cli/run.ts") },
+  supported: { "dynamic-import": false },
+  plugins: [filesOfBundle, ...commonJs.plugins],
 });
 // The package's `bin`, and the same program for `node dist/cli/bin.js` (the tests, the docs' examples).
 writeFileSync(

@@ -7,20 +7,17 @@ import { AgentStreamError } from "./errors.ts";
 import type { InputRecord } from "./framing/ndjson/create-ndjson-parser.ts";
 import type { Dialect } from "./dialect/dialect.ts";
 import { agents } from "./agents/index.ts";
-import { formats } from "./formats/index.ts";
+import { formatDialects } from "./formats/dialects.ts";
 import { json } from "./agents/json/index.ts";
 
 export type { Dialect, DialectDecoder, DecodeContext, DecodeProblem, SessionOpening } from "./dialect/dialect.ts";
 
 /**
  * Every dialect, in detection order: the formats' decoders (our own and neighbouring output formats,
- * codex-thread before codex), then the agents (src/agents/index.ts), then `json` (framing only, never detected).
+ * codex-thread before codex: src/formats/dialects.ts), then the agents (src/agents/index.ts), then `json`
+ * (framing only, never detected).
  */
-export const dialects: readonly Dialect[] = [
-  ...formats.flatMap((format) => (format.dialect === undefined ? [] : [format.dialect])),
-  ...agents,
-  json,
-];
+export const dialects: readonly Dialect[] = [...formatDialects, ...agents, json];
 
 const byName = new Map(dialects.map((d) => [d.name, d]));
 

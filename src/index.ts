@@ -123,6 +123,7 @@ export { makeEvent, validateLine, type EventFields } from "./emitter.ts";
 // Validating
 export { agentstreamSchema } from "./validation/agent-event-schema.ts";
 export { validateEvent } from "./validation/validate-event.ts";
+export { compileSchema } from "./validation/ajv.ts";
 export type { FormatSpec, FormatValidator } from "./validation/format-spec.ts";
 export { formatSpecs, getFormatSpec } from "./formats/index.ts";
 export { checkSequence, createSequenceChecker, type SequenceChecker } from "./formats/agentstream/rules.ts";

@@ -9,8 +9,16 @@
  * Stores are opened read-only (SQLite: `readonly`, `fileMustExist`): an agent's store is never written to.
  */
 import { statSync } from "node:fs";
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import { readFailure } from "./read-failure.ts";
+
+/**
+ * better-sqlite3 is required when a database is first opened, not imported: every reading command imports the
+ * stores (to tell a store's path from a file's) and nearly all read plain files, which would pay for loading the
+ * package's modules at each start.
+ */
+const requireFromHere = createRequire(import.meta.url);
 
 /** One session a store holds: its reference (what the commands accept as a path) and its stamp for the scan cache. */
 interface StoredSession {
@@ -86,8 +94,9 @@ const BUSY_TIMEOUT_MS = 2000;
 
 /** Opens an agent's database read-only (never created, never written), or says why it could not. */
 function openDatabase(path: string): Opened {
+  const SqliteDatabase = requireFromHere("better-sqlite3") as typeof Database;
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    const db = new SqliteDatabase(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     return { db };
   } catch (error) {
     return { failed: databaseFailure(error) };

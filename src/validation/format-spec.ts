@@ -20,10 +20,11 @@ export interface FormatSpec {
   /** The JSON Schema 2020-12 of one record. */
   readonly schema: object;
   /**
-   * A validator for one stream. `compile` turns the format's schema into a check (ajv's `compileSchema` unless
-   * given): a caller making many validators passes one that keeps what it compiled, as `validate` does per command.
+   * A validator for one stream. `compile` turns the format's schema into a check: `compileSchema` (ajv, exported
+   * beside this type), or a caller's own that keeps what it compiled, as `validate` does per command. It is the
+   * caller's so that reading a format, which needs its decoder and never its validator, loads no ajv.
    */
-  createValidator(compile?: CompileSchema): FormatValidator;
+  createValidator(compile: CompileSchema): FormatValidator;
   /**
    * The rules about one record alone beyond its schema (AAEP's RFC 3339 timestamp and urgency rules, Witness's
    * unknown type): with the schema, what `validate --no-sequence` checks of a record cut from its stream.

@@ -1,18 +1,22 @@
 /**
  * Validation of one agentstream event against the model's JSON Schema, and the ajv-error-to-Issue
  * translation every format's validator shares. Stream rules live in formats/agentstream/rules.ts.
+ *
+ * The event schema is compiled ahead of time (scripts/generate-event-validator.mjs writes
+ * _event-validator.generated.ts, a test keeps it equal to the schema): reading a stream, which checks
+ * the events other formats carry inside their records (dialect/embedded.ts), loads no ajv and compiles nothing.
  */
+import type { ErrorObject, ValidateFunction } from "./ajv.ts";
 import type { Issue } from "../errors.ts";
-import { compileSchema, type ErrorObject, type ValidateFunction } from "./ajv.ts";
-import { agentstreamSchema } from "./agent-event-schema.ts";
+import { validate as generatedEventValidator } from "./_event-validator.generated.ts";
+import { acceptingLosslessIntegers } from "./lossless.ts";
 
-let compiled: ValidateFunction | undefined;
+const eventValidator = acceptingLosslessIntegers(generatedEventValidator as unknown as ValidateFunction);
 
 /** Checks one value against the agentstream event schema. An empty array means it is valid. */
 export function validateEvent(value: unknown, line?: number): Issue[] {
-  compiled ??= compileSchema(agentstreamSchema);
-  if (compiled(value)) return [];
-  return schemaIssues(compiled.errors ?? [], line);
+  if (eventValidator(value)) return [];
+  return schemaIssues(eventValidator.errors ?? [], line);
 }
 
 /** Turns ajv errors into issues with a readable message and a path. */

@@ -3,7 +3,7 @@
 // ../shared/docs/aaep-rules.md (rule ids L1-ENV, L1-LIFE, L1-TOOL, L1-STREAM, L*-SAFETY); docs/formats/aaep.md.
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import type { ValidateFunction } from "../../validation/ajv.ts";
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
@@ -40,7 +40,7 @@ export const aaepSpec: FormatSpec = {
   name: "aaep",
   description: "AAEP v1 events: agent.output.streaming chunks and the core lifecycle events",
   schema: aaepSchema,
-  createValidator(compile = compileSchema) {
+  createValidator(compile) {
     const validator = new AaepStreamValidator(compile(aaepSchema));
     return {
       check(record, line) {

@@ -10,7 +10,7 @@
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject, JsonValue } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import type { ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec, FormatValidator } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -615,7 +615,7 @@ export const agUiSpec: FormatSpec = {
   name: "ag-ui",
   description: "AG-UI protocol events (protocol 1.0): zod EventSchemas shapes and verifyEvents order",
   schema: agUiSchema,
-  createValidator(compile = compileSchema): FormatValidator {
+  createValidator(compile): FormatValidator {
     let compiled: ValidateFunction | undefined;
     const sequence = createAgUiSequenceChecker();
     return {

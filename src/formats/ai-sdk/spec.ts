@@ -11,7 +11,7 @@
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import type { ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec, FormatValidator } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -227,7 +227,7 @@ export const aiSdkSpec: FormatSpec = {
   name: "ai-sdk",
   description: "Vercel AI SDK UI message stream chunks (ai 6.x): uiMessageChunkSchema shapes and processUIMessageStream order",
   schema: aiSdkSchema,
-  createValidator(compile = compileSchema): FormatValidator {
+  createValidator(compile): FormatValidator {
     let compiled: ValidateFunction | undefined;
     const sequence = createAiSdkSequenceChecker();
     return {

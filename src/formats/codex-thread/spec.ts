@@ -3,7 +3,6 @@
 // catalog's required fields, and the ordering the design implies; docs/formats/codex-thread.md.
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -91,7 +90,7 @@ export const codexThreadSpec: FormatSpec = {
   name: "codex-thread",
   description: "Codex-style --stream-json lifecycle (dev-agent design: thread/turn/item)",
   schema: codexThreadSchema,
-  createValidator(compile = compileSchema) {
+  createValidator(compile) {
     const validate = compile(codexThreadSchema);
     let lastSequence: number | undefined;
     let threadId: string | undefined;

@@ -4,7 +4,7 @@
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema, type ValidateFunction } from "../../validation/ajv.ts";
+import type { ValidateFunction } from "../../validation/ajv.ts";
 import type { FormatSpec, FormatValidator } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -345,7 +345,7 @@ export const codexSpec: FormatSpec = {
   name: "codex",
   description: "the real Codex exec --json event shapes (0.44+)",
   schema: codexSchema,
-  createValidator(compile = compileSchema) {
+  createValidator(compile) {
     let compiled: ValidateFunction | undefined;
     const sequence = createCodexSequence();
     return {

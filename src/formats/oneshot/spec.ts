@@ -4,7 +4,6 @@
 import { RecentIds, VALIDATOR_RECENT_IDS } from "../../validation/recent-ids.ts";
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -73,7 +72,7 @@ export const oneshotSpec: FormatSpec = {
   name: "oneshot",
   description: "oneshot unified activity packets",
   schema: oneshotSchema,
-  createValidator(compile = compileSchema) {
+  createValidator(compile) {
     const validate = compile(oneshotSchema);
     let identity: { executor: string; oneshotId: string } | undefined;
     const toolUses = new RecentIds(VALIDATOR_RECENT_IDS); // the latest tool_use ids: a bounded memory

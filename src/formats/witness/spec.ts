@@ -3,7 +3,6 @@
 // `brain` a string or null; `meta` an object or null). docs/formats/witness.md.
 import type { Issue } from "../../errors.ts";
 import type { JsonObject } from "../../model/events.ts";
-import { compileSchema } from "../../validation/ajv.ts";
 import type { FormatSpec } from "../../validation/format-spec.ts";
 import { schemaIssues } from "../../validation/validate-event.ts";
 
@@ -35,7 +34,7 @@ export const witnessSpec: FormatSpec = {
   name: "witness",
   description: "Witness Forge NDJSON events {type, content, brain, meta}",
   schema: witnessSchema,
-  createValidator(compile = compileSchema) {
+  createValidator(compile) {
     const validate = compile(witnessSchema);
     return {
       check(record, line) {
