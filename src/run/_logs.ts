@@ -92,9 +92,10 @@ type FromLogWorker = { readonly type: "written"; readonly bytes: number } | { re
  * Agent output (bytes) whose events may wait for the log worker before the agent is paused. What waits is
  * the batches' serialized clones (native memory, about the size of the output they came from), and the
  * allocator keeps the most it ever held: this bound is part of the peak. A busy machine starves the worker
- * now and then, so it is reached; a few MiB still leave the worker a backlog to work on while the agent is paused.
+ * now and then, so it is reached; 1 MiB still leaves the worker a backlog to work on while the agent is paused
+ * (at 1 GB of output, 2 MiB peaked about 15 MB higher and was no faster: docs/run.md).
  */
-const LOG_HIGH_WATER = 2 * 1024 * 1024;
+const LOG_HIGH_WATER = 1024 * 1024;
 /** Each batch counts at least this much, so many small batches (heartbeats, stderr lines) count too. */
 const BATCH_MIN_WEIGHT = 1024;
 

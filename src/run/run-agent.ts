@@ -127,8 +127,12 @@ export const RUN_EXIT = { timeout: 124, notExecutable: 126, notFound: 127 } as c
 
 /** Longest stderr line kept in an event; the stderr log has every byte. */
 const STDERR_LINE_CHARS = 4096;
-/** Events waiting for a consumer before the agent's stdout is paused. */
-const QUEUE_HIGH_WATER = 4096;
+/**
+ * Events waiting for a consumer before the agent's stdout is paused. Small on purpose: a paused stream, resumed,
+ * hands over what it buffered in one turn of the event loop, and events queued across young-generation collections
+ * are promoted to the old generation; thousands queued made most of a long run's promoted garbage (docs/run.md).
+ */
+const QUEUE_HIGH_WATER = 256;
 
 /**
  * Runs an agent CLI and streams its events.

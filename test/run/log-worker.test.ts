@@ -68,7 +68,7 @@ function withoutReceiptTimes(text: string, since: number): string {
 }
 
 describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
-  it("asks for the agent to be paused once its events are behind by more than 2 MiB of output, and lets it go when caught up", async () => {
+  it("asks for the agent to be paused once its events are behind by more than 1 MiB of output, and lets it go when caught up", async () => {
     const { openRunLogs } = (await import(pathToFileURL(join(repoRoot, "dist/run/_logs.js")).href)) as typeof LogsModule;
     const dir = join(tempDir("log-worker"), "logs");
     let paused = false;
@@ -99,14 +99,14 @@ describe.skipIf(!existsSync(built))("runAgent's log worker (built)", () => {
       batches++;
     }
     // What waits for the worker is bounded by the high-water mark, whatever the agent has left to say.
-    expect(batches).toBe(3);
+    expect(batches).toBe(2);
     expect(pauses).toBe(1);
     await caughtUp;
     expect(paused).toBe(false);
     await logs.close({});
     const lines = readFileSync(join(dir, "b.events.ndjson"), "utf8").trimEnd().split("\n");
-    expect(lines).toHaveLength(3 * 64);
-    expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(Array.from({ length: 3 * 64 }, (_, i) => i));
+    expect(lines).toHaveLength(2 * 64);
+    expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(Array.from({ length: 2 * 64 }, (_, i) => i));
   });
 
   it.skipIf(!hasShared)("writes the same events and oneshot logs as the in-thread writer, on a real capture", async () => {

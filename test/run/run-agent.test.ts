@@ -152,7 +152,7 @@ describe("runAgent", () => {
   });
 
   it("a slow consumer pauses the agent's stdout without losing a line or taking the pause for leftover processes", async () => {
-    // 15 500 lines: the queue passes its 4096 events while the agent still writes, so its stdout is paused.
+    // 15 500 lines: the queue passes its 256 events while the agent still writes, so its stdout is paused.
     const run = runAgent(process.execPath, [join(fakeAgents, "exit-after-large-write.mjs"), "--mib=4"], { dialect: "json", drainMs: 50 });
     const events: AgentEvent[] = [];
     for await (const event of run.events) {
