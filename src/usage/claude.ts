@@ -14,17 +14,15 @@ import {
   count,
   epochOf,
   freshFacts,
-  type LineScanner,
   lineHas,
+  type LineScanner,
   malformedUsage,
-  notAnObject,
   noteTime,
-  parseLine,
+  readLine,
   recordMap,
   requestKey,
   type ScannerStart,
   type UsageSource,
-  timestampOf,
 } from "./scanner.ts";
 import { join } from "node:path";
 import type { TokenCounts, UsageRecord } from "./types.ts";
@@ -116,17 +114,10 @@ function createClaudeScanner(start: ScannerStart): LineScanner {
 
   return {
     line(bytes, from, to) {
-      const carriesUsage = lineHas(bytes, from, to, USAGE_KEY);
-      if (!carriesUsage && (factsKnown || to - from > FACT_LINE_LIMIT)) {
-        if (notAnObject(bytes, from, to)) badLines++;
-        else noteTime(facts, timestampOf(bytes, from, to));
-        return;
-      }
-      const rec = parseLine(bytes, from, to);
-      if (rec === undefined) {
-        badLines++;
-        return;
-      }
+      const worthParsing = lineHas(bytes, from, to, USAGE_KEY) || (!factsKnown && to - from <= FACT_LINE_LIMIT);
+      const rec = readLine(bytes, from, to, worthParsing, facts);
+      if (rec === "bad") badLines++;
+      if (typeof rec === "string") return;
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);
       if (!factsKnown) noteFacts(rec);

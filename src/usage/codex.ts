@@ -18,14 +18,12 @@ import {
   freshFacts,
   type LineScanner,
   malformedUsage,
-  notAnObject,
   noteTime,
-  parseLine,
+  readLine,
   recordMap,
   requestKey,
   type ScannerStart,
   type UsageSource,
-  timestampOf,
 } from "./scanner.ts";
 import { join } from "node:path";
 import type { SessionStatus, TokenCounts, UsageRecord } from "./types.ts";
@@ -191,16 +189,9 @@ function createCodexScanner(start: ScannerStart): LineScanner {
 
   return {
     line(bytes, from, to) {
-      if (!wanted(bytes, from, to)) {
-        if (notAnObject(bytes, from, to)) badLines++;
-        else noteTime(facts, timestampOf(bytes, from, to));
-        return;
-      }
-      const rec = parseLine(bytes, from, to);
-      if (rec === undefined) {
-        badLines++;
-        return;
-      }
+      const rec = readLine(bytes, from, to, wanted(bytes, from, to), facts);
+      if (rec === "bad") badLines++;
+      if (typeof rec === "string") return;
       stamp = get(rec, "timestamp");
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);

@@ -13,16 +13,14 @@ import {
   count,
   epochOf,
   freshFacts,
-  type LineScanner,
   lineHas,
+  type LineScanner,
   malformedUsage,
-  notAnObject,
   noteTime,
-  parseLine,
+  readLine,
   recordMap,
   requestKey,
   type ScannerStart,
-  timestampOf,
   type UsageSource,
 } from "./scanner.ts";
 import { join } from "node:path";
@@ -69,16 +67,10 @@ function createCopilotScanner(start: ScannerStart): LineScanner {
 
   return {
     line(bytes, from, to) {
-      if (!WORTH_PARSING.some((marker) => lineHas(bytes, from, to, marker))) {
-        if (notAnObject(bytes, from, to)) badLines++;
-        else noteTime(facts, timestampOf(bytes, from, to));
-        return;
-      }
-      const rec = parseLine(bytes, from, to);
-      if (rec === undefined) {
-        badLines++;
-        return;
-      }
+      const worthParsing = WORTH_PARSING.some((marker) => lineHas(bytes, from, to, marker));
+      const rec = readLine(bytes, from, to, worthParsing, facts);
+      if (rec === "bad") badLines++;
+      if (typeof rec === "string") return;
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);
       const data = obj(rec, "data");

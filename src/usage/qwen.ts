@@ -13,16 +13,14 @@ import {
   count,
   epochOf,
   freshFacts,
-  type LineScanner,
   lineHas,
+  type LineScanner,
   malformedUsage,
-  notAnObject,
   noteTime,
-  parseLine,
+  readLine,
   recordMap,
   requestKey,
   type ScannerStart,
-  timestampOf,
   type UsageSource,
 } from "./scanner.ts";
 import { join } from "node:path";
@@ -70,16 +68,9 @@ function createQwenScanner(start: ScannerStart): LineScanner {
   return {
     line(bytes, from, to) {
       const worthParsing = facts.sessionId === null || lineHas(bytes, from, to, USAGE_KEY) || lineHas(bytes, from, to, API_ERROR);
-      if (!worthParsing) {
-        if (notAnObject(bytes, from, to)) badLines++;
-        else noteTime(facts, timestampOf(bytes, from, to));
-        return;
-      }
-      const rec = parseLine(bytes, from, to);
-      if (rec === undefined) {
-        badLines++;
-        return;
-      }
+      const rec = readLine(bytes, from, to, worthParsing, facts);
+      if (rec === "bad") badLines++;
+      if (typeof rec === "string") return;
       const time = epochOf(str(rec, "timestamp"));
       noteTime(facts, time);
       facts.sessionId ??= str(rec, "sessionId") ?? null;

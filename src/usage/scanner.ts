@@ -86,13 +86,32 @@ export function parseLine(bytes: Buffer, start: number, end: number): JsonObject
   return isJsonObject(value) ? value : undefined;
 }
 
+/**
+ * One line as a scanner reads it: parsed when `worthParsing` (it may hold what the scanner needs), else only its time
+ * noted, from its bytes. `"bad"` for a line that is not a JSON object, counted by the scanner as malformed.
+ */
+export function readLine(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  worthParsing: boolean,
+  facts: SessionFacts,
+): JsonObject | "skipped" | "bad" {
+  if (!worthParsing) {
+    if (notAnObject(bytes, start, end)) return "bad";
+    noteTime(facts, timestampOf(bytes, start, end));
+    return "skipped";
+  }
+  return parseLine(bytes, start, end) ?? "bad";
+}
+
 const TIMESTAMP_KEY = Buffer.from('"timestamp"');
 
 /**
  * The last `"timestamp": "…"` of a line, found without parsing it (a raw quote cannot occur inside a JSON
  * string, so the bytes are a key). Used for lines not worth parsing (tool results), to keep the session's span.
  */
-export function timestampOf(bytes: Buffer, start: number, end: number): number | null {
+function timestampOf(bytes: Buffer, start: number, end: number): number | null {
   const line = bytes.subarray(start, end);
   const at = line.lastIndexOf(TIMESTAMP_KEY);
   if (at === -1) return null;
@@ -123,7 +142,7 @@ export function noteTime(facts: SessionFacts, time: number | null): void {
  * Whether a line cannot be a JSON object: it does not open with `{` and close with `}` (spaces aside). A cut or
  * garbled line is counted as malformed this way without parsing it; lines that carry usage are parsed anyway.
  */
-export function notAnObject(bytes: Buffer, start: number, end: number): boolean {
+function notAnObject(bytes: Buffer, start: number, end: number): boolean {
   let from = start;
   let to = end - 1;
   while (from <= to && isSpace(bytes[from])) from++;
