@@ -11,22 +11,29 @@
 export interface Clock {
   /** The time of an event in ms: its own when valid, else the last one seen, else now. */
   ms(time: string | undefined): number;
+  /** The event's own time in ms; NaN when it has none or it is not a time. */
+  own(time: string | undefined): number;
 }
 
 /** Creates a clock for one stream; `now` is the writer's clock (a parameter for tests). */
 export function createClock(now: () => number = Date.now): Clock {
   let last: number | undefined;
   // Events of one chunk of output share one time (`run`'s receipt time): it is parsed once.
-  let lastText: string | undefined;
+  let parsedText: string | undefined;
+  let parsed = Number.NaN;
+  const own = (time: string | undefined): number => {
+    if (time === undefined) return Number.NaN;
+    if (time !== parsedText) {
+      parsedText = time;
+      parsed = Date.parse(time);
+    }
+    return parsed;
+  };
   return {
+    own,
     ms(time) {
-      if (time !== undefined && time !== lastText) {
-        const parsed = Date.parse(time);
-        if (Number.isFinite(parsed)) {
-          last = parsed;
-          lastText = time;
-        }
-      }
+      const ms = own(time);
+      if (Number.isFinite(ms)) last = ms;
       return last ?? now();
     },
   };

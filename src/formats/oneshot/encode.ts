@@ -185,9 +185,6 @@ class OneshotEncoderState {
   /** The first and latest times the events carried (the synthesized completion's duration). */
   firstMs: number | undefined;
   lastMs: number | undefined;
-  /** The last event time `note` parsed, and its ms. */
-  notedTime: string | undefined;
-  notedMs = Number.NaN;
 
   constructor(options: EncoderOptions) {
     this.options = options;
@@ -311,12 +308,7 @@ class OneshotEncoderState {
 
   /** Notes what a synthesized completion needs: how `run` said the agent ended, and the span of the times. */
   note(event: AgentEvent): void {
-    // Events of one chunk of `run`'s output share one receipt time: it is parsed once.
-    if (event.time !== this.notedTime) {
-      this.notedTime = event.time;
-      this.notedMs = event.time === undefined ? Number.NaN : Date.parse(event.time);
-    }
-    const ms = this.notedMs;
+    const ms = this.clock.own(event.time);
     if (Number.isFinite(ms)) {
       this.firstMs = this.firstMs === undefined ? ms : Math.min(this.firstMs, ms);
       this.lastMs = this.lastMs === undefined ? ms : Math.max(this.lastMs, ms);
