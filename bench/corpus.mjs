@@ -42,6 +42,10 @@ const WORDS = [
   "tab\there",
 ];
 
+/** Part of the file's name: a changed generator writes a new file instead of reusing one made by the old. */
+const CORPUS_VERSION = 2;
+const ID_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
 /** `agent`: "claude" | "codex" | "gemini". */
 export function* generateLines(seed, targetBytes, agent = "claude") {
   const rand = prng(seed);
@@ -61,9 +65,16 @@ export function* generateLines(seed, targetBytes, agent = "claude") {
   };
   const bigAt = new Set([0.2, 0.5, 0.8].map((f) => Math.floor(f * targetBytes)));
   let bigDone = 0;
+  // Ids in the agents' own shapes (a session is a UUID, a Claude message `msg_01…`, a tool call `toolu_01…`), from
+  // a generator of their own so the content stays the same: short made-up ids would be strings V8 interns, then
+  // not once they grow past 9 characters, which no real stream does and which deoptimises whatever compares them.
+  const idRand = prng(seed ^ 0x1d5);
+  const base62 = (n) => Array.from({ length: n }, () => ID_CHARS[Math.floor(idRand() * ID_CHARS.length)]).join("");
+  const hex = (n) => Array.from({ length: n }, () => Math.floor(idRand() * 16).toString(16)).join("");
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
   while (bytes < targetBytes) {
     session++;
-    const sid = `sess-${seed}-${session}`;
+    const sid = uuid();
     const kind = { claude: 0, codex: 1, gemini: 2 }[agent];
     if (bigDone < bigAt.size && bytes > [...bigAt][bigDone]) {
       bigDone++;
@@ -92,7 +103,7 @@ export function* generateLines(seed, targetBytes, agent = "claude") {
       else
         yield emit({
           type: "user",
-          message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_big${bigDone}`, content: payload }] },
+          message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_01${base62(22)}`, content: payload }] },
           session_id: sid,
           parent_tool_use_id: null,
         });
@@ -110,7 +121,7 @@ export function* generateLines(seed, targetBytes, agent = "claude") {
         apiKeySource: "none",
       });
       for (let turn = 0; turn < 4; turn++) {
-        const mid = `msg_${session}_${turn}`;
+        const mid = `msg_01${base62(22)}`;
         yield emit({
           type: "stream_event",
           event: {
@@ -151,7 +162,7 @@ export function* generateLines(seed, targetBytes, agent = "claude") {
           parent_tool_use_id: null,
         });
         yield emit({ type: "stream_event", event: { type: "content_block_stop", index: 0 }, session_id: sid, parent_tool_use_id: null });
-        const tid = `toolu_${session}_${turn}`;
+        const tid = `toolu_01${base62(22)}`;
         yield emit({
           type: "assistant",
           message: {
@@ -257,7 +268,7 @@ export function* generateLines(seed, targetBytes, agent = "claude") {
 export async function ensureCorpus(name, seed, targetBytes, agent = "claude") {
   const dir = new URL("./.corpus/", import.meta.url);
   mkdirSync(dir, { recursive: true });
-  const path = new URL(`${name}.ndjson`, dir).pathname;
+  const path = new URL(`${name}-v${CORPUS_VERSION}.ndjson`, dir).pathname;
   if (existsSync(path) && statSync(path).size >= targetBytes) return path;
   const out = createWriteStream(path);
   for (const line of generateLines(seed, targetBytes, agent)) {
