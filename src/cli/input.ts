@@ -18,7 +18,7 @@ import {
   redactedIssue,
   withCliHints,
 } from "./diagnostics.ts";
-import { primeReadingPath } from "./prime-reading.ts";
+import { primeReadingPath } from "../pipeline/prime-reading.ts";
 import { createSseSniffer } from "./sse-sniffer.ts";
 import { EXIT } from "./exit.ts";
 import type { CliIo } from "./io.ts";
@@ -76,7 +76,7 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
     ...(options.unredacted === true ? { redact: false } : {}),
   };
   // Once per command, before its first source: the compile happens while the agent starts, not on its first line.
-  if (sources.some((source) => source.live === true)) primeReadingPath();
+  if (sources.some((source) => source.live === true)) primeReadingPath({ redact: baseOptions.redact });
   if (reading["no-redact"])
     void io.stderr.write("agentstream: --no-redact: secrets in the input (API keys, tokens, passwords) will be shown as they are\n");
   if (sources.some((source) => source.interactive === true) && !reading.quiet) {

@@ -18,6 +18,7 @@ import {
   type ReadOptions,
   type RecordStats,
 } from "../pipeline/create-event-reader.ts";
+import { primeReadingPath } from "../pipeline/prime-reading.ts";
 import type { RedactionCounts } from "../stages/redact/redact-text.ts";
 import { createSummaryBuilder, type SessionSummary, type SummaryBuilder } from "../summary/summarize.ts";
 import { dialectOfCommand } from "./dialect-of-command.ts";
@@ -322,6 +323,8 @@ class AgentRunState {
       queueMicrotask(finish);
       return;
     }
+    // The agent takes tens of milliseconds to start: compile the reading path meanwhile, not on its first line.
+    primeReadingPath({ redact: this.options.read?.redact });
     const stdout = this.child.stdout as NonNullable<ChildProcess["stdout"]>;
     const stderr = this.child.stderr as NonNullable<ChildProcess["stderr"]>;
     stdout.on("data", (chunk: Buffer) => {
