@@ -428,6 +428,55 @@ describe("comments carry no measured figures", () => {
   });
 });
 
+describe("the reader's options are product words (issue #29)", () => {
+  /**
+   * What `ReadOptions` (and the `NdjsonOptions` it extends) may hold: each says what to read and how to report it,
+   * and none changes what an event carries for one consumer only. Those are `ConsumerReading` (held strings, a view's
+   * cut outputs and joined deltas), owned by the writer or view that needs them and outside the package's API.
+   */
+  const PRODUCT_WORDS = [
+    "defaultTime",
+    "detectLimit",
+    "dialect",
+    "duplicateKeys",
+    "fields",
+    "file",
+    "forbiddenKeys",
+    "framing",
+    "includeRaw",
+    "maxDepth",
+    "maxLineBytes",
+    "onIssue",
+    "redact",
+    "repair",
+    "stages",
+    "strict",
+  ];
+
+  function members(path: string, name: string): string[] {
+    const file = ts.createSourceFile(path, readFileSync(join(src, path), "utf8"), ts.ScriptTarget.Latest, true);
+    const found = file.statements.find((n): n is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(n) && n.name.text === name);
+    return (found?.members ?? []).flatMap((m) => (m.name !== undefined && ts.isIdentifier(m.name) ? [m.name.text] : []));
+  }
+
+  it("ReadOptions and NdjsonOptions hold the product's words and no consumer's own reading", () => {
+    const words = [
+      ...members("pipeline/create-event-reader.ts", "ReadOptions"),
+      ...members("framing/ndjson/create-ndjson-parser.ts", "NdjsonOptions"),
+    ];
+    expect(words.sort()).toEqual(PRODUCT_WORDS);
+  });
+
+  it("a consumer's own reading is not exported by a package entry", () => {
+    for (const entry of ["index.ts", "run/index.ts", "testing/index.ts"]) {
+      const text = readFileSync(join(src, entry), "utf8");
+      for (const internal of ["ConsumerReading", "createEventReaderFor", "SkimOptions", "HeldStrings"]) {
+        expect(new RegExp(`\\b${internal}\\b`).test(text), `${entry} exports ${internal}`).toBe(false);
+      }
+    }
+  });
+});
+
 describe("the inner loop shares modules between test files", () => {
   /** Every test file under a folder, relative to the repository. */
   const testFiles = (dir: string): string[] =>

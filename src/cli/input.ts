@@ -3,12 +3,7 @@
  * Prints diagnostics and the progress line, flushes the batched output after each chunk.
  */
 import { AgentStreamError, isSecurityIssue, type Issue } from "../errors.ts";
-import {
-  createEventReader,
-  createEventReaderHolding,
-  type EventReaderCallbacks,
-  type ReadOptions,
-} from "../pipeline/create-event-reader.ts";
+import { createEventReaderFor, type EventReaderCallbacks, type ReadOptions } from "../pipeline/create-event-reader.ts";
 import {
   createDiagnostics,
   createProgress,
@@ -45,9 +40,9 @@ export interface PipelineOptions {
   readonly sniffSse?: boolean;
   /** What the events must carry (`summary`: the facts only; long tool outputs are skipped). */
   readonly fields?: "all" | "summary";
-  /** For a view that shows only the ends of a long tool output: read only those (`ReadOptions.toolOutputEnds`). */
+  /** For a view that shows only the ends of a long tool output: read only those (`ConsumerReading.toolOutputEnds`). */
   readonly toolOutputEnds?: EndsOptions;
-  /** For a view: a run of deltas in one chunk as one event (`ReadOptions.joinDeltas`). */
+  /** For a view: a run of deltas in one chunk as one event (`ConsumerReading.joinDeltas`). */
   readonly joinDeltas?: boolean;
   /** Where diagnostics go (sanitised, capped per code); one of the command's own when a sink prints issues too. Default: a fresh one on stderr. */
   readonly diagnostics?: Diagnostics;
@@ -71,8 +66,6 @@ export async function readInputs(options: PipelineOptions): Promise<InputRun[]> 
   const baseOptions = {
     ...toReadOptions(reading),
     fields: options.fields ?? "all",
-    ...(options.toolOutputEnds === undefined ? {} : { toolOutputEnds: options.toolOutputEnds }),
-    joinDeltas: options.joinDeltas === true,
     ...(options.unredacted === true ? { redact: false } : {}),
   };
   // Once per command, before its first source: the compile happens while the agent starts, not on its first line.
@@ -154,11 +147,13 @@ async function readInput(
       report(line === reported.line || line === undefined ? reported : { ...reported, line });
     },
   };
-  // A sink that splices held strings (the record sink's `--to agentstream`) has its reader hold them.
-  const reader =
-    sink.heldStrings === undefined
-      ? createEventReader(callbacks, readOptions)
-      : createEventReaderHolding(callbacks, readOptions, sink.heldStrings);
+  // A sink that splices held strings (the record sink's `--to agentstream`) has its reader hold them; a view reads
+  // a long output as the lines it shows and a run of deltas as one text.
+  const reader = createEventReaderFor(callbacks, readOptions, {
+    held: sink.heldStrings,
+    toolOutputEnds: options.toolOutputEnds,
+    joinDeltas: options.joinDeltas === true,
+  });
   // Read unredacted (validate), the diagnostics still never print a secret unless --no-redact.
   const printable = (issue: Issue): Issue => (options.unredacted === true && !reading["no-redact"] ? redactedIssue(issue) : issue);
   function report(issue: Issue): void {

@@ -11,6 +11,7 @@ import {
   type InputRecord,
   type JsonRecord,
   type NdjsonOptions,
+  type SkimOptions,
   type TextRecord,
 } from "../framing/ndjson/create-ndjson-parser.ts";
 import type { EndsOptions } from "../framing/ndjson/tool-output-ends.ts";
@@ -68,24 +69,6 @@ export interface ReadOptions extends NdjsonOptions {
    * @defaultValue "all"
    */
   fields?: "all" | "summary";
-  /**
-   * For a view that shows only the first and last lines of a long tool output (`render`): the long outputs
-   * `fields: "summary"` would skip (from 24 KiB, in lines of 64 KiB or more) are read as those lines, the
-   * lines between empty (their count kept), when their text is checked whole and holds nothing the secret
-   * check could flag; any other string is read in full. Where the WebAssembly scan is not there, nothing is
-   * cut. Ignored with `fields: "summary"`.
-   */
-  toolOutputEnds?: EndsOptions;
-  /**
-   * For a view (`render`): the `message.delta` events of one message that follow each other in one chunk
-   * given to `feed` reach `onEvent` as one event, their texts joined (the first one's `position`, `time`
-   * and `source`); likewise a tool call's `tool.input.delta`s. Nothing waits past the chunk. Every stage
-   * after repair, and the consumer, then pays once per run of deltas instead of once per delta
-   * (docs/benchmarks.md). The stream has fewer events than records, so not for writers. Ignored with
-   * `includeRaw` (each event keeps its record).
-   * @defaultValue false
-   */
-  joinDeltas?: boolean;
 }
 
 /**
@@ -183,17 +166,48 @@ export interface EventReader {
  * reader.feed(chunk); reader.end();
  */
 export function createEventReader(callbacks: EventReaderCallbacks, options: ReadOptions = {}): EventReader {
-  return readerOf(new EventPipeline(checked(callbacks), options, undefined));
+  return readerOf(new EventPipeline(checked(callbacks), options, {}));
 }
 
 /**
- * For a writer of our own format that splices held strings (the record sink's `--to agentstream`, `run`'s
- * logs; framing/held-strings.ts): an event reader whose long tool outputs may reach `onEvent` as placeholders
- * of `held`, which the caller splices (or resolves) and releases. As `createEventReader` with `fields: "summary"`
- * or `includeRaw`. Not part of the package's API.
+ * Reading the package does not offer, each owned by the one consumer that needs it: a writer of our own format
+ * splices the strings it holds, the terminal view is given a long output as the lines it shows and a run of deltas
+ * as the one text it writes. Each changes what an event carries, so none is a `ReadOptions` word. Not part of the
+ * package's API.
  */
-export function createEventReaderHolding(callbacks: EventReaderCallbacks, options: ReadOptions, held: HeldStrings): EventReader {
-  return readerOf(new EventPipeline(checked(callbacks), options, held));
+export interface ConsumerReading {
+  /**
+   * For a writer of our own format that splices held strings (the record sink's `--to agentstream`, `run`'s logs;
+   * framing/held-strings.ts): long tool outputs may reach `onEvent` as placeholders of `held`, which the caller
+   * splices (or resolves) and releases. Ignored with `fields: "summary"` or `includeRaw`.
+   */
+  readonly held?: HeldStrings | undefined;
+  /**
+   * For a view that shows only the first and last lines of a long tool output (`render`): the long outputs
+   * `fields: "summary"` would skip (from 24 KiB, in lines of 64 KiB or more) are read as those lines, the lines
+   * between empty (their count kept, the first holding `marker`), when their text is checked whole and holds
+   * nothing the secret check could flag; any other string is read in full. Where the WebAssembly scan is not
+   * there, nothing is cut. Ignored with `fields: "summary"`.
+   */
+  readonly toolOutputEnds?: EndsOptions | undefined;
+  /**
+   * For a view (`render`): the `message.delta` events of one message that follow each other in one chunk given
+   * to `feed` reach `onEvent` as one event, their texts joined (the first one's `position`, `time` and `source`);
+   * likewise a tool call's `tool.input.delta`s. Nothing waits past the chunk. Every stage after repair, and the
+   * view, then pays once per run of deltas instead of once per delta. Fewer events than records, so never for a
+   * writer. Ignored with `includeRaw` (each event keeps its record).
+   */
+  readonly joinDeltas?: boolean | undefined;
+  /**
+   * For tests: the skim's keys and thresholds (forced onto every string, say), in place of those `fields`,
+   * `held` or `toolOutputEnds` choose.
+   */
+  readonly skim?: SkimOptions | undefined;
+}
+
+/** `createEventReader` with what one consumer reads for itself (`ConsumerReading`). Not part of the package's API. */
+export function createEventReaderFor(callbacks: EventReaderCallbacks, options: ReadOptions, consumer: ConsumerReading): EventReader {
+  return readerOf(new EventPipeline(checked(callbacks), options, consumer));
 }
 
 function checked(callbacks: EventReaderCallbacks): EventReaderCallbacks {
@@ -308,9 +322,11 @@ class EventPipeline {
   readonly framer: ReturnType<typeof createNdjsonParser>;
   /** The strings held for the record being read, when the reader holds strings for its writer. */
   readonly heldStrings: HeldRecord | undefined;
+  readonly consumer: ConsumerReading;
 
-  constructor(callbacks: EventReaderCallbacks, options: ReadOptions, held: HeldStrings | undefined) {
+  constructor(callbacks: EventReaderCallbacks, options: ReadOptions, consumer: ConsumerReading) {
     this.callbacks = callbacks;
+    this.consumer = consumer;
     this.onEvent = callbacks.onEvent;
     this.options = options;
     this.includeRaw = options.includeRaw === true;
@@ -332,7 +348,7 @@ class EventPipeline {
     this.redactionStage =
       options.redact === true ? createRedactionStage(options.fields === "summary" ? { messageDeltas: "at-completion" } : {}) : undefined;
     const joinStage =
-      options.joinDeltas === true && !this.includeRaw ? createJoinStage({ currentSource: () => this.currentSource() }) : undefined;
+      consumer.joinDeltas === true && !this.includeRaw ? createJoinStage({ currentSource: () => this.currentSource() }) : undefined;
     this.stages = chooseStages(options, this.repairStage, joinStage, this.redactionStage);
     this.settling = this.stages.some((stage) => stage.settle !== undefined);
     this.emitters = this.createEmitters();
@@ -342,6 +358,7 @@ class EventPipeline {
     this.detecting = this.dialect === undefined;
     this.decoder = this.dialect?.createDecoder();
     this.context = this.createContext();
+    const held = consumer.held;
     const holds = held !== undefined && options.fields !== "summary" && !this.includeRaw;
     this.heldStrings = holds ? new HeldRecord(held) : undefined;
     this.framer = this.createFramer();
@@ -383,15 +400,17 @@ class EventPipeline {
           },
           onIssue: (issue) => this.reportIssue(issue),
         },
-        { ...options, skim: options.skim ?? { ...HELD_STRINGS_SKIM, ...keep }, holdStrings: held },
+        { ...options, skim: this.consumer.skim ?? { ...HELD_STRINGS_SKIM, ...keep }, holdStrings: held },
       );
     }
+    const ends = this.consumer.toolOutputEnds;
     const skim =
-      options.fields === "summary"
+      this.consumer.skim ??
+      (options.fields === "summary"
         ? { ...SUMMARY_SKIM, ...keep }
-        : options.toolOutputEnds !== undefined
-          ? { ...SUMMARY_SKIM, ...keep, minBytes: ENDS_MIN_BYTES, minLineBytes: ENDS_MIN_LINE_BYTES, ends: options.toolOutputEnds }
-          : undefined;
+        : ends !== undefined
+          ? { ...SUMMARY_SKIM, ...keep, minBytes: ENDS_MIN_BYTES, minLineBytes: ENDS_MIN_LINE_BYTES, ends }
+          : undefined);
     return createNdjsonParser(
       { onRecord: (record) => this.onRecord(record), onIssue: (issue) => this.reportIssue(issue) },
       skim === undefined ? options : { ...options, skim },

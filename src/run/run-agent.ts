@@ -10,8 +10,7 @@ import { constants } from "node:os";
 import { AgentStreamError, type Issue } from "../errors.ts";
 import type { AgentEvent, AgentEventDraft } from "../model/events.ts";
 import {
-  createEventReader,
-  createEventReaderHolding,
+  createEventReaderFor,
   type EventReader,
   type EventReaderCallbacks,
   type HealthStats,
@@ -259,7 +258,7 @@ class AgentRunState {
         options.onIssue?.(issue);
       },
     };
-    this.reader = held === undefined ? createEventReader(callbacks, readOptions) : createEventReaderHolding(callbacks, readOptions, held);
+    this.reader = createEventReaderFor(callbacks, readOptions, { held });
     // After the reader: a bad option (an unknown dialect) throws before any log file exists.
     this.logs =
       options.log === undefined

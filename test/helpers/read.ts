@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Issue } from "../../src/errors.ts";
 import type { AgentEvent } from "../../src/model/events.ts";
-import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
+import { type ConsumerReading, createEventReaderFor, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { createSummaryBuilder, type SessionSummary } from "../../src/summary/summarize.ts";
 
 export interface ReadResult {
@@ -11,12 +11,12 @@ export interface ReadResult {
   summary: SessionSummary;
 }
 
-/** Reads chunks through the synchronous pipeline and folds the summary, as `summary --json` does. */
-export function readAll(chunks: readonly (Uint8Array | string)[], options: ReadOptions = {}): ReadResult {
+/** Reads chunks through the synchronous pipeline and folds the summary, as `summary --json` does; `consumer` as a view's or writer's own reading. */
+export function readAll(chunks: readonly (Uint8Array | string)[], options: ReadOptions = {}, consumer: ConsumerReading = {}): ReadResult {
   const events: AgentEvent[] = [];
   const issues: Issue[] = [];
   const builder = createSummaryBuilder();
-  const reader = createEventReader(
+  const reader = createEventReaderFor(
     {
       onEvent(event) {
         events.push(event);
@@ -30,12 +30,13 @@ export function readAll(chunks: readonly (Uint8Array | string)[], options: ReadO
         builder.addIssue(issue);
       },
     },
+    consumer,
   );
   for (const chunk of chunks) reader.feed(chunk);
   reader.end();
   return { events, issues, dialect: reader.dialect, summary: builder.result(reader.stats, reader.dialect, reader.health) };
 }
 
-export function readFile(path: string, options: ReadOptions = {}): ReadResult {
-  return readAll([readFileSync(path)], options);
+export function readFile(path: string, options: ReadOptions = {}, consumer: ConsumerReading = {}): ReadResult {
+  return readAll([readFileSync(path)], options, consumer);
 }

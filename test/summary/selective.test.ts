@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Issue } from "../../src/errors.ts";
 import type { SkimOptions } from "../../src/framing/ndjson/create-ndjson-parser.ts";
-import { createEventReader, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
+import { createEventReader, createEventReaderFor, type ReadOptions } from "../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../src/stages/redact/redact-text.ts";
 import { createSummaryBuilder } from "../../src/summary/summarize.ts";
 import { listCaptures } from "../helpers/shared.ts";
@@ -23,11 +23,12 @@ const FORCED: SkimOptions = {
 };
 
 /** The summary, issues and counts of `input` read with `options`, in 7-byte chunks. */
-function facts(input: Uint8Array, options: ReadOptions) {
+/** The facts of `input` read with `options`, the skim forced onto every string when `skim` is given. */
+function facts(input: Uint8Array, options: ReadOptions, skim?: SkimOptions) {
   const builder = createSummaryBuilder();
   const issues: Issue[] = [];
   let skippedTo = 0;
-  const reader = createEventReader(
+  const reader = createEventReaderFor(
     {
       onEvent(event) {
         builder.add(event);
@@ -41,6 +42,7 @@ function facts(input: Uint8Array, options: ReadOptions) {
         builder.addIssue(issue);
       },
     },
+    { skim },
   );
   for (let at = 0; at < input.length; at += 7) reader.feed(input.subarray(at, at + 7));
   reader.end();
@@ -50,7 +52,7 @@ function facts(input: Uint8Array, options: ReadOptions) {
 
 function compare(input: Uint8Array, redact: boolean): { emptied: number } {
   const full = facts(input, { redact });
-  const selective = facts(input, { redact, skim: FORCED });
+  const selective = facts(input, { redact }, FORCED);
   expect(selective.summary).toEqual(full.summary);
   expect(selective.issues).toEqual(full.issues);
   expect(selective.redactions).toEqual(full.redactions);
@@ -93,7 +95,7 @@ describe("selective reading on synthetic records", () => {
   it("counts a secret in a skipped output as a full read does (the string is kept)", () => {
     const token = `ghp_${"a".repeat(36)}`;
     expect(compare(claude(`cat .env\\nGITHUB=${token}`), true).emptied).toBe(0);
-    expect(facts(claude(`x ${token}`), { redact: true, skim: FORCED }).redactions).toEqual({ "github-token": 1 });
+    expect(facts(claude(`x ${token}`), { redact: true }, FORCED).redactions).toEqual({ "github-token": 1 });
     // Written with escapes, the trigger still keeps the string.
     expect(compare(claude(`gh\\u0070_${"b".repeat(36)}`), true).emptied).toBe(0);
   });
@@ -113,7 +115,7 @@ describe("selective reading on synthetic records", () => {
     before[at + 1] = 0xff;
     before[at + 2] = 0xc3;
     compare(before, true);
-    expect(facts(before, { skim: FORCED }).issues.map((i) => i.code)).toContain("invalid-utf8");
+    expect(facts(before, {}, FORCED).issues.map((i) => i.code)).toContain("invalid-utf8");
   });
 });
 

@@ -113,16 +113,19 @@ export interface NdjsonOptions {
   forbiddenKeys?: "remove" | "reject";
   /** File name put on issues. */
   file?: string;
+}
+
+/**
+ * The framer's options: `NdjsonOptions` and what only the event reader hands in (selective reading, and the held
+ * strings of a writer of our own format): not part of the package's API, so a caller's records are always read whole.
+ */
+export interface FramerOptions extends NdjsonOptions {
   /**
    * Selective reading: long string values under these keys are skipped by scanning bytes (checked,
    * not decoded) and read as `""`; a line that does not skim cleanly is read in full. Set by the
-   * event reader's `fields: "summary"`.
+   * event reader's `fields: "summary"`, a view's `toolOutputEnds` and a writer's held strings.
    */
   skim?: SkimOptions;
-}
-
-/** The framer's options: `NdjsonOptions` and what the event reader hands in for a writer of our own format. */
-export interface FramerOptions extends NdjsonOptions {
   /**
    * With `skim`: the skipped strings whose JSON text is what `JSON.stringify` writes are not read as
    * `""` but held as bytes there, the record getting a placeholder in their place; the others are read

@@ -1,4 +1,4 @@
-/** How many lines a view shows from each end of a long tool output (`ReadOptions.toolOutputEnds`, `render`). */
+/** How many lines a view shows from each end of a long tool output (`ConsumerReading.toolOutputEnds`, `render`). */
 export interface EndsOptions {
   readonly head: number;
   readonly tail: number;

@@ -52,8 +52,8 @@ export interface RendererOptions {
   /** Keep the colours (SGR only) of tool output, messages and text lines; every other sequence is still shown, not run. @defaultValue false */
   keepColors?: boolean;
   /**
-   * The marker of the events' reader's `toolOutputEnds` (`outputEnds()`): an output holding it was cut to its ends
-   * by the reader, its other cut lines left empty, and is shown cut whatever its length.
+   * The marker `render`'s reader puts on the first cut line of a long output it read as its ends
+   * (`ConsumerReading.toolOutputEnds`, `outputEnds()`): an output holding it is shown cut whatever its length.
    */
   cutMarker?: string;
 }

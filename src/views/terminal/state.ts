@@ -22,7 +22,7 @@ export const WORD_SLACK = 16;
 export const MIN_HIDDEN = 3;
 /**
  * The lines of a long tool output this view shows at `verbosity`, from its start and its end, so that a reader
- * may read only those (`ReadOptions.toolOutputEnds`, `render`); undefined when it shows every line.
+ * may read only those (`ConsumerReading.toolOutputEnds`, `render`); undefined when it shows every line.
  */
 export function outputEnds(verbosity: Verbosity, width: number): EndsOptions | undefined {
   if (verbosity === "full" || verbosity === "debug") return undefined;

@@ -9,7 +9,7 @@ import type { AgentEvent } from "../../../src/model/events.ts";
 import { getOutputFormat } from "../../../src/output-formats.ts";
 import type { SkimOptions } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
 import { HeldStrings, releaseHeld, withHeldTexts } from "../../../src/framing/held-strings.ts";
-import { createEventReader, createEventReaderHolding, type ReadOptions } from "../../../src/pipeline/create-event-reader.ts";
+import { createEventReader, createEventReaderFor, type ReadOptions } from "../../../src/pipeline/create-event-reader.ts";
 import { mayHoldSecretRaw } from "../../../src/stages/redact/redact-text.ts";
 import { claude } from "../../../src/agents/claude/stream-json.ts";
 import type { Dialect } from "../../../src/dialect/dialect.ts";
@@ -77,14 +77,14 @@ const FORCED_RAW: SkimOptions = {
 };
 
 /** Read options, and whether the reader holds strings for the sink (as `convert --to agentstream` does). */
-type ConvertOptions = ReadOptions & { readonly hold?: boolean };
+type ConvertOptions = ReadOptions & { readonly hold?: boolean; readonly skim?: SkimOptions };
 
 /** The held strings of the last `convertInput` that held some (tests check that nothing is left held). */
 let lastHeld: HeldStrings | undefined;
 const heldNow = (): number => lastHeld?.size ?? 0;
 
 /** The bytes `convert --to agentstream` writes for `input` read with `options`, fed in chunks of `chunk` bytes. */
-async function convertInput(input: Uint8Array, { hold, ...options }: ConvertOptions, sse: boolean, chunk: number): Promise<string> {
+async function convertInput(input: Uint8Array, { hold, skim, ...options }: ConvertOptions, sse: boolean, chunk: number): Promise<string> {
   const written: Buffer[] = [];
   const target: CliOutput = { isTTY: false, write: () => expect.unreachable(), writeBytes: (b) => void written.push(Buffer.from(b)) };
   const output = createBatchedOutput(target);
@@ -92,7 +92,7 @@ async function convertInput(input: Uint8Array, { hold, ...options }: ConvertOpti
   const onEvent = (event: AgentEvent): void => sink.event(event, "input");
   const held = sink.heldStrings as HeldStrings;
   if (hold === true) lastHeld = held;
-  const reader = hold === true ? createEventReaderHolding({ onEvent }, options, held) : createEventReader({ onEvent }, options);
+  const reader = hold === true ? createEventReaderFor({ onEvent }, options, { held, skim }) : createEventReader({ onEvent }, options);
   for (let at = 0; at < input.length; at += chunk) reader.feed(input.subarray(at, at + chunk));
   reader.end();
   await sink.end([]);
@@ -145,16 +145,15 @@ describe.skipIf(captures.length === 0)("convert --to agentstream with held strin
       createEventReaderOn(input, { redact: true }, (event) => full.push(event));
       const raw: AgentEvent[] = [];
       const held = new HeldStrings();
-      const options = { redact: true, skim: { ...FORCED_RAW, keep: mayHoldSecretRaw } };
-      const reader = createEventReaderHolding(
+      const reader = createEventReaderFor(
         {
           onEvent(event) {
             raw.push(withHeldTexts(event, held));
             releaseHeld(event, held);
           },
         },
-        options,
-        held,
+        { redact: true },
+        { held, skim: { ...FORCED_RAW, keep: mayHoldSecretRaw } },
       );
       reader.feed(input);
       reader.end();
@@ -297,7 +296,7 @@ describe("a dialect says for itself which records may carry held strings (Dialec
     const held = new HeldStrings();
     let placeholders = 0;
     const outputs: (string | undefined)[] = [];
-    const reader = createEventReaderHolding(
+    const reader = createEventReaderFor(
       {
         onEvent(event) {
           if (event.type !== "tool.completed") return;
@@ -308,7 +307,7 @@ describe("a dialect says for itself which records may carry held strings (Dialec
         },
       },
       { dialect, redact: false },
-      held,
+      { held },
     );
     reader.feed(new TextEncoder().encode(text));
     reader.end();

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentEventDraft } from "../../../src/model/events.ts";
-import { createEventReader } from "../../../src/pipeline/create-event-reader.ts";
+import { createEventReaderFor } from "../../../src/pipeline/create-event-reader.ts";
 import { createJoinStage } from "../../../src/stages/join/create-join-stage.ts";
 import { createTerminalRenderer } from "../../../src/views/terminal/create-terminal-renderer.ts";
 import { readAll, readFile } from "../../helpers/read.ts";
@@ -98,7 +98,7 @@ function shown(events: readonly AgentEvent[]): string {
 describe("joinDeltas on the example and every real capture", () => {
   it.each(sources)("%s: the same text and the same other events", (_name, path) => {
     const each = readFile(path, { redact: true });
-    const joined = readFile(path, { redact: true, joinDeltas: true });
+    const joined = readFile(path, { redact: true }, { joinDeltas: true });
     expect(others(joined.events)).toEqual(others(each.events));
     expect(streamed(joined.events)).toEqual(streamed(each.events));
     expect(joined.issues).toEqual(each.issues);
@@ -109,7 +109,7 @@ describe("joinDeltas on the example and every real capture", () => {
   it.each(sources)("%s: the same summary facts from joined deltas", (_name, path) => {
     for (const redact of [true, false]) {
       const each = readFile(path, { redact, fields: "summary" });
-      const joined = readFile(path, { redact, fields: "summary", joinDeltas: true });
+      const joined = readFile(path, { redact, fields: "summary" }, { joinDeltas: true });
       expect(joined.summary).toEqual(each.summary);
     }
   });
@@ -126,11 +126,12 @@ describe("joinDeltas in the reader", () => {
   const texts = (events: readonly AgentEvent[]) => events.flatMap((e) => (e.type === "message.delta" ? [[e.text, e.source?.line]] : []));
 
   it("joins what one chunk brings, with the first record's line, and holds nothing past the chunk", () => {
-    const oneChunk = readAll([`${lines.join("\n")}\n`], { dialect: "claude", joinDeltas: true });
+    const oneChunk = readAll([`${lines.join("\n")}\n`], { dialect: "claude" }, { joinDeltas: true });
     expect(texts(oneChunk.events)).toEqual([["The quick brown fox jumps over the lazy dog, and then it naps in the afternoon sun.", 3]]);
     const perLine = readAll(
       lines.map((l) => `${l}\n`),
-      { dialect: "claude", joinDeltas: true },
+      { dialect: "claude" },
+      { joinDeltas: true },
     );
     expect(texts(perLine.events)).toEqual([
       ["The quick brown fox jumps over ", 3],
@@ -139,16 +140,17 @@ describe("joinDeltas in the reader", () => {
     ]);
     // A live consumer sees the text of a chunk as soon as that chunk is fed.
     const seen: string[] = [];
-    const reader = createEventReader(
+    const reader = createEventReaderFor(
       { onEvent: (e) => e.type === "message.delta" && seen.push(e.text) },
-      { dialect: "claude", joinDeltas: true },
+      { dialect: "claude" },
+      { joinDeltas: true },
     );
     reader.feed(`${lines.slice(0, 4).join("\n")}\n`);
     expect(seen).toEqual(["The quick brown fox jumps over the lazy dog, and then "]);
   });
 
   it("is ignored with includeRaw: every event keeps its record", () => {
-    const raw = readAll([`${lines.join("\n")}\n`], { dialect: "claude", joinDeltas: true, includeRaw: true });
+    const raw = readAll([`${lines.join("\n")}\n`], { dialect: "claude", includeRaw: true }, { joinDeltas: true });
     expect(texts(raw.events)).toHaveLength(3);
   });
 });

@@ -3,7 +3,7 @@
 // generated corpus shape (many lines, one-line base64), each compared with a full read.
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/model/events.ts";
-import { createEventReader } from "../../../src/pipeline/create-event-reader.ts";
+import { createEventReaderFor } from "../../../src/pipeline/create-event-reader.ts";
 import type { Verbosity } from "../../../src/views/shared/types.ts";
 import { createTerminalRenderer } from "../../../src/views/terminal/create-terminal-renderer.ts";
 import { outputEnds } from "../../../src/views/terminal/state.ts";
@@ -34,14 +34,15 @@ function render(input: Uint8Array, verbosity: Verbosity, width: number, ends: bo
     verbosity,
     ...(toolOutputEnds === undefined ? {} : { cutMarker: toolOutputEnds.marker }),
   });
-  const reader = createEventReader(
+  const reader = createEventReaderFor(
     {
       onEvent(event: AgentEvent) {
         if (event.type === "tool.completed") output = event.output ?? "";
         renderer.render(event);
       },
     },
-    { redact: true, ...(toolOutputEnds === undefined ? {} : { toolOutputEnds }) },
+    { redact: true },
+    { toolOutputEnds },
   );
   for (let at = 0; at < input.length; at += 65536) reader.feed(input.subarray(at, at + 65536));
   reader.end();
