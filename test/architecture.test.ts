@@ -467,10 +467,10 @@ describe("the reader's options are product words (issue #29)", () => {
     expect(words.sort()).toEqual(PRODUCT_WORDS);
   });
 
-  it("a consumer's own reading is not exported by a package entry", () => {
+  it("a consumer's own reading (and the framer's side of it) is not exported by a package entry", () => {
     for (const entry of ["index.ts", "run/index.ts", "testing/index.ts"]) {
       const text = readFileSync(join(src, entry), "utf8");
-      for (const internal of ["ConsumerReading", "createEventReaderFor", "SkimOptions", "HeldStrings"]) {
+      for (const internal of ["ConsumerReading", "createEventReaderFor", "createFramingParser", "SkimOptions", "HeldStrings"]) {
         expect(new RegExp(`\\b${internal}\\b`).test(text), `${entry} exports ${internal}`).toBe(false);
       }
     }

@@ -6,11 +6,12 @@
 import { AgentStreamError, type Issue } from "../errors.ts";
 import { MODEL_VERSION, type AgentEvent, type AgentEventDraft, type EventSource, type JsonValue } from "../model/events.ts";
 import {
-  createNdjsonParser,
+  createFramingParser,
   type FramingStats,
   type InputRecord,
   type JsonRecord,
   type NdjsonOptions,
+  type NdjsonParser,
   type SkimOptions,
   type TextRecord,
 } from "../framing/ndjson/create-ndjson-parser.ts";
@@ -319,7 +320,7 @@ class EventPipeline {
   currentRaw: JsonValue | undefined = undefined;
   redactedRaw: { readonly from: JsonValue; readonly to: JsonValue } | undefined = undefined;
   readonly context: DecodeContext;
-  readonly framer: ReturnType<typeof createNdjsonParser>;
+  readonly framer: NdjsonParser;
   /** The strings held for the record being read, when the reader holds strings for its writer. */
   readonly heldStrings: HeldRecord | undefined;
   readonly consumer: ConsumerReading;
@@ -385,14 +386,14 @@ class EventPipeline {
     };
   }
 
-  private createFramer(): ReturnType<typeof createNdjsonParser> {
+  private createFramer(): NdjsonParser {
     const options = this.options;
     // Redaction keeps every skipped string that could hold a secret, so its counts stay exact
     // (and a held string, never redacted, holds none).
     const keep = this.redactionStage === undefined ? {} : { keep: mayHoldSecretRaw };
     const held = this.heldStrings;
     if (held !== undefined) {
-      return createNdjsonParser(
+      return createFramingParser(
         {
           onRecord: (record) => {
             this.onRecord(record);
@@ -411,7 +412,7 @@ class EventPipeline {
         : ends !== undefined
           ? { ...SUMMARY_SKIM, ...keep, minBytes: ENDS_MIN_BYTES, minLineBytes: ENDS_MIN_LINE_BYTES, ends }
           : undefined);
-    return createNdjsonParser(
+    return createFramingParser(
       { onRecord: (record) => this.onRecord(record), onIssue: (issue) => this.reportIssue(issue) },
       skim === undefined ? options : { ...options, skim },
     );

@@ -171,7 +171,12 @@ const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
  * const parser = createNdjsonParser({ onRecord: (r) => console.log(r), onIssue: (i) => console.warn(i) });
  * parser.feed('{"type":"init"}\n'); parser.end();
  */
-export function createNdjsonParser(callbacks: NdjsonCallbacks, options: FramerOptions = {}): NdjsonParser {
+export function createNdjsonParser(callbacks: NdjsonCallbacks, options: NdjsonOptions = {}): NdjsonParser {
+  return createFramingParser(callbacks, options);
+}
+
+/** `createNdjsonParser` with what only the event reader hands in (`FramerOptions`). Not part of the package's API. */
+export function createFramingParser(callbacks: NdjsonCallbacks, options: FramerOptions): NdjsonParser {
   if (typeof callbacks?.onRecord !== "function") {
     throw new AgentStreamError(
       "invalid-option",

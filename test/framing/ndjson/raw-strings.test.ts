@@ -1,7 +1,7 @@
 /** The framer's side of held strings: which strings are held as bytes (canonical ones only) and what the record gets instead. */
 import { describe, expect, it } from "vitest";
 import {
-  createNdjsonParser,
+  createFramingParser,
   type InputRecord,
   type JsonRecord,
   type SkimOptions,
@@ -90,13 +90,13 @@ describe("isCanonicalJsonString: exactly what JSON.stringify writes", () => {
   });
 });
 
-describe("createNdjsonParser with holdStrings", () => {
+describe("the framing parser with holdStrings", () => {
   const skim: SkimOptions = { keys: new Set(["stdout"]), toolResultKeys: new Set(["content"]), minBytes: 16, minLineBytes: 0 };
 
   function read(line: string, chunk: number, maxBytes = 1 << 20): { records: InputRecord[]; registry: HeldStrings } {
     const registry = new HeldStrings({ maxBytes });
     const records: InputRecord[] = [];
-    const parser = createNdjsonParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
+    const parser = createFramingParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
     const bytes = encode(line);
     for (let at = 0; at < bytes.length; at += chunk) parser.feed(bytes.subarray(at, at + chunk));
     parser.end();
@@ -125,7 +125,7 @@ describe("createNdjsonParser with holdStrings", () => {
     const line = encode(`{"stdout":"${long}"}\n`);
     const registry = new HeldStrings();
     const records: InputRecord[] = [];
-    const parser = createNdjsonParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
+    const parser = createFramingParser({ onRecord: (record) => records.push(record) }, { skim, holdStrings: registry });
     parser.feed(line);
     line.fill(0x20); // the caller reuses its buffer
     const value = jsonValue<{ stdout: string }>(records[0]);
