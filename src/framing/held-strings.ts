@@ -6,7 +6,7 @@
  *
  * The writer that wants this makes a `HeldStrings` and hands it to its reader (one per reader, nothing
  * process-wide). The reader's framer holds a long string whose JSON text is exactly what `JSON.stringify`
- * writes (framing/ndjson/_raw-strings.ts checks that) and gives the record a short placeholder in its
+ * writes (framing/ndjson/_placeholders.ts checks that) and gives the record a short placeholder in its
  * place: NUL, this registry's nonce, a key. A dialect lets placeholders into its decoder only for the
  * records it names (`Dialect.passesHeldStrings`); every other record is read with its texts. The writer
  * serializes an event with the placeholders in place, and `splice` cuts the text at each one and puts

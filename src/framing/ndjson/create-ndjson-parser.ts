@@ -16,7 +16,7 @@ import type { JsonObject } from "../../model/events.ts";
 import { findDuplicateKey, inspectValue, removeForbiddenKeys } from "./_inspect-value.ts";
 import { restoreUnsafeIntegers } from "./_lossless-integers.ts";
 import { Skimmer, withoutRanges, type SkimOptions } from "./_skim.ts";
-import { withPlaceholders } from "./_raw-strings.ts";
+import { withPlaceholders } from "./_placeholders.ts";
 import type { StringHolder } from "../held-strings.ts";
 
 export type { SkimOptions };

@@ -1,5 +1,5 @@
 /**
- * The framer's side of held strings (`NdjsonOptions.holdStrings`, framing/held-strings.ts): of the long
+ * The framer's side of held strings (`FramerOptions.holdStrings`, framing/held-strings.ts): of the long
  * strings the skimmer found (a tool's output), those whose JSON text is exactly what `JSON.stringify`
  * writes for their value are not decoded: their bytes are held and the record gets a short placeholder
  * in their place. A writer of our own format splices the bytes back where the placeholder is, so the

@@ -6,7 +6,7 @@ import {
   type JsonRecord,
   type SkimOptions,
 } from "../../../src/framing/ndjson/create-ndjson-parser.ts";
-import { isCanonicalJsonString } from "../../../src/framing/ndjson/_raw-strings.ts";
+import { isCanonicalJsonString } from "../../../src/framing/ndjson/_placeholders.ts";
 import { HeldStrings } from "../../../src/framing/held-strings.ts";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
