@@ -9,7 +9,7 @@
  * 127.0.0.1 directly and `isolated` is false; tests say so in their output.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "../shared.ts";
@@ -308,7 +308,12 @@ async function runReal(
         ]
       : [command, [...args]];
     const [outer, outerArgv] = options.through === undefined ? [file, argv] : options.through(file, argv);
-    const result = await spawnCollect(outer, outerArgv, { env, cwd: work, timeoutMs: options.timeoutMs ?? 45_000 });
+    const result = await spawnCollect(outer, outerArgv, {
+      env,
+      cwd: work,
+      timeoutMs: options.timeoutMs ?? 45_000,
+      stdoutFile: join(dir, "stdout"),
+    });
     return { ...result, isolated, server, home, cwd: work };
   } finally {
     await server?.close();
@@ -322,18 +327,23 @@ interface Collected {
   readonly timedOut: boolean;
 }
 
-/** Spawns with stdin from /dev/null (Codex appends piped stdin to the prompt) and collects everything. */
+/**
+ * Spawns with stdin from /dev/null (Codex appends piped stdin to the prompt) and collects everything. Standard
+ * output goes to a file, not a pipe: a Node CLI that calls `process.exit` with a write to a pipe still queued loses
+ * its tail (Claude Code's last long line, under load: anthropics/claude-code#77112), while a write to a file is
+ * done before the call returns. The test reads what the CLI wrote; `runAgent`'s own pipe is tested elsewhere.
+ */
 function spawnCollect(
   file: string,
   args: readonly string[],
-  options: { env: Record<string, string>; cwd: string; timeoutMs: number },
+  options: { env: Record<string, string>; cwd: string; timeoutMs: number; stdoutFile: string },
 ): Promise<Collected> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const out: Buffer[] = [];
+    const stdout = openSync(options.stdoutFile, "w");
+    const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", stdout, "pipe"], detached: true });
+    closeSync(stdout);
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
     // The CLI leads a process group of its own (detached), with whatever it starts: bridge, shells, tool commands.
     const killGroup = (): void => {
@@ -352,7 +362,7 @@ function spawnCollect(
       clearTimeout(timer);
       killGroup(); // nothing the CLI left behind outlives the run
       const exitCode = code ?? 128 + (signal === null ? 0 : constants.signals[signal]);
-      resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8"), exitCode, timedOut });
+      resolvePromise({ stdout: readFileSync(options.stdoutFile), stderr: Buffer.concat(err).toString("utf8"), exitCode, timedOut });
     });
   });
 }
